@@ -1,0 +1,119 @@
+#include "collectives/mpi/mpi_backend.hpp"
+
+#include "collectives/mpi/mpi_types.hpp"
+#include "kernels/host_reduce.hpp"
+
+namespace ccb {
+namespace {
+void* in_place_or(bool in_place, const void* send) {
+  return in_place ? MPI_IN_PLACE : const_cast<void*>(send);
+}
+}  // namespace
+
+MpiBackend::MpiBackend(MPI_Comm comm) : comm_(comm) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  mpi::init_types();
+}
+
+MpiBackend::~MpiBackend() { mpi::free_types(); }
+
+void MpiBackend::run(const OpArgs& a) {
+  const MPI_Datatype type = mpi::datatype(a.dtype);
+  const MPI_Op op = mpi::reduce_op(a.dtype, a.op);
+  const int count = static_cast<int>(a.count);
+  const int chunk = static_cast<int>(a.chunk);
+  const bool is_root = rank_ == a.root;
+  switch (a.coll->id) {
+    case CollectiveId::all_reduce:
+      MPI_Allreduce(in_place_or(a.in_place, a.send), a.recv, count, type, op, comm_);
+      break;
+    case CollectiveId::all_gather:
+      MPI_Allgather(in_place_or(a.in_place, a.send), chunk, type, a.recv, chunk, type, comm_);
+      break;
+    case CollectiveId::reduce_scatter:
+      MPI_Reduce_scatter_block(in_place_or(a.in_place, a.send), a.recv, chunk, type, op, comm_);
+      break;
+    case CollectiveId::alltoall:
+      MPI_Alltoall(in_place_or(a.in_place, a.send), chunk, type, a.recv, chunk, type, comm_);
+      break;
+    case CollectiveId::broadcast:
+      MPI_Bcast(is_root ? const_cast<void*>(a.send) : a.recv, count, type, a.root, comm_);
+      break;
+    case CollectiveId::reduce:
+      MPI_Reduce(in_place_or(a.in_place && is_root, a.send), a.recv, count, type, op, a.root, comm_);
+      break;
+    case CollectiveId::gather:
+      MPI_Gather(in_place_or(a.in_place && is_root, a.send), chunk, type, a.recv, chunk, type,
+                 a.root, comm_);
+      break;
+    case CollectiveId::scatter:
+      MPI_Scatter(a.send, chunk, type, a.in_place && is_root ? MPI_IN_PLACE : a.recv, chunk, type,
+                  a.root, comm_);
+      break;
+    case CollectiveId::sendrecv: {
+      const int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+      if (a.in_place)
+        MPI_Sendrecv_replace(a.recv, count, type, next, 0, prev, 0, comm_, MPI_STATUS_IGNORE);
+      else
+        MPI_Sendrecv(a.send, count, type, next, 0, a.recv, count, type, prev, 0, comm_,
+                     MPI_STATUS_IGNORE);
+      break;
+    }
+    case CollectiveId::pingpong:
+    case CollectiveId::uni_bw:
+    case CollectiveId::bi_bw:
+      run_point_to_point(a, type, count);
+      break;
+  }
+  if (a.coll->reduces && a.op == ReduceOp::avg) {
+    // The second half of avg: divide the result this rank holds.
+    if (a.coll->id == CollectiveId::all_reduce) divide_by_ranks(a.dtype, a.recv, a.count, size_);
+    if (a.coll->id == CollectiveId::reduce_scatter) divide_by_ranks(a.dtype, a.recv, a.chunk, size_);
+    if (a.coll->id == CollectiveId::reduce && is_root) divide_by_ranks(a.dtype, a.recv, a.count, size_);
+  }
+}
+
+void MpiBackend::run_point_to_point(const OpArgs& a, MPI_Datatype type, int n) {
+  const auto partner = pair_partner(rank_, size_);
+  if (!partner) return;
+  const int peer = *partner;
+  const bool lower = rank_ < peer;
+  void* recv = a.recv;
+  void* send = const_cast<void*>(a.send);
+  switch (a.coll->id) {
+    case CollectiveId::pingpong:
+      if (lower) {
+        MPI_Send(send, n, type, peer, 1, comm_);
+        MPI_Recv(recv, n, type, peer, 1, comm_, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Recv(recv, n, type, peer, 1, comm_, MPI_STATUS_IGNORE);
+        MPI_Send(send, n, type, peer, 1, comm_);
+      }
+      break;
+    case CollectiveId::uni_bw: {
+      requests_.resize(static_cast<std::size_t>(a.window));
+      for (auto& r : requests_) {
+        if (lower) MPI_Isend(send, n, type, peer, 2, comm_, &r);
+        else MPI_Irecv(recv, n, type, peer, 2, comm_, &r);
+      }
+      MPI_Waitall(a.window, requests_.data(), MPI_STATUSES_IGNORE);
+      // The receiver acknowledges the window, as osu_bw does.
+      if (lower) MPI_Recv(nullptr, 0, MPI_BYTE, peer, 3, comm_, MPI_STATUS_IGNORE);
+      else MPI_Send(nullptr, 0, MPI_BYTE, peer, 3, comm_);
+      break;
+    }
+    case CollectiveId::bi_bw: {
+      requests_.resize(2 * static_cast<std::size_t>(a.window));
+      for (int w = 0; w < a.window; ++w) MPI_Irecv(recv, n, type, peer, 4, comm_, &requests_[w]);
+      for (int w = 0; w < a.window; ++w)
+        MPI_Isend(send, n, type, peer, 4, comm_, &requests_[a.window + w]);
+      MPI_Waitall(2 * a.window, requests_.data(), MPI_STATUSES_IGNORE);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+}  // namespace ccb

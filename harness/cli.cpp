@@ -1,0 +1,286 @@
+#include "harness/cli.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "harness/sizes.hpp"
+#include "harness/usage_error.hpp"
+
+namespace ccb {
+
+std::string_view name(TimingMode m) {
+  switch (m) {
+    case TimingMode::pipelined: return "pipelined";
+    case TimingMode::per_iteration: return "per_iteration";
+    case TimingMode::both: return "both";
+  }
+  return "both";
+}
+
+namespace {
+
+constexpr std::string_view kPaths[] = {"auto", "shm", "tcp", "rdma"};
+
+long parse_long(const std::string& flag, const std::string& text, long lo, long hi) {
+  long v = 0;
+  const auto* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v);
+  if (text.empty() || r.ec != std::errc() || r.ptr != end)
+    throw UsageError(fmt::format("{} '{}': not an integer (allowed: {} to {})", flag, text, lo, hi));
+  if (v < lo || v > hi)
+    throw UsageError(fmt::format("{} {}: out of range (allowed: {} to {})", flag, v, lo, hi));
+  return v;
+}
+
+std::size_t parse_bytes(const std::string& flag, const std::string& text) {
+  const auto v = parse_size(text);
+  if (!v)
+    throw UsageError(fmt::format("{} '{}': not a size (a whole number of bytes with an optional "
+                                 "K, M, G or T suffix, binary: 8, 64K, 1M, 2G)",
+                                 flag, text));
+  return *v;
+}
+
+double parse_seconds(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0)
+    throw UsageError(fmt::format("{} '{}': not a number of seconds >= 0", flag, text));
+  return v;
+}
+
+std::string joined_dtypes() {
+  std::string s;
+  for (const auto& t : all_dtypes()) s += (s.empty() ? "" : " ") + std::string(t.name);
+  return s;
+}
+std::string joined_ops() {
+  std::string s;
+  for (const auto& o : all_ops()) s += (s.empty() ? "" : " ") + std::string(o.name);
+  return s;
+}
+std::string joined_collectives() {
+  std::string s;
+  for (const auto& c : all_collectives()) s += (s.empty() ? "" : " ") + std::string(c.name);
+  return s;
+}
+
+}  // namespace
+
+std::string help_text() {
+  return fmt::format(R"(ccbench {0} - collective-communication benchmark
+
+Usage:
+  ccbench <collective> [options]     run a sweep (under mpirun/srun for several ranks)
+  ccbench list                       collectives, backends, dtypes, ops and paths
+  ccbench --help | --version
+
+Collectives: {1}
+
+Sweep (sizes take binary suffixes K=1024, M=1024^2, G=1024^3):
+  -b, --minbytes SIZE       smallest size (default 32M)
+  -e, --maxbytes SIZE       largest size (default 32M)
+  -f, --stepfactor N        multiply the size by N each step (default 1: add -i)
+  -i, --stepbytes SIZE      add SIZE each step when -f is 1 (default 1M)
+      --strict-sizes        fail instead of rounding a size down to what the
+                            collective needs (a multiple of element size x ranks
+                            for all_gather, reduce_scatter, alltoall, gather, scatter)
+  -d, --datatype TYPE|all   {2} (default float)
+  -o, --op OP|all           {3} (default sum; reducing collectives only)
+  -r, --root R              root rank of broadcast, reduce, gather, scatter (default 0)
+      --window N            messages per iteration of uni_bw and bi_bw (default 64)
+
+Timing:
+  -n, --iters N             timed iterations per size and mode (default 20)
+  -w, --warmup_iters N      untimed iterations first (default 1)
+      --timing MODE         pipelined, per_iteration or both (default both)
+  -a, --average 0|1|2|3     how the pipelined time of each rank is combined:
+                            0 rank 0, 1 mean, 2 min, 3 max (default 1)
+  -z, --blocking 0|1        recorded for nccl-tests compatibility; MPI calls block
+  -T, --timeout SECONDS     abort when one operation makes no progress for this
+                            long (default 0: no watchdog)
+
+Checking:
+  -c, --check N             verify the result N times per size, outside the timed
+                            region (default 1; 0 = no check, #wrong shows N/A)
+
+Backend and path:
+      --backend NAME        mpi (default)
+      --path PATH           auto, shm, tcp, rdma: sets Open MPI's pml/btl before
+                            MPI starts; the observed path is measured and recorded
+
+Output (stdout from rank 0 only):
+  -J, --json FILE           JSON Lines results, flushed point by point (results/SCHEMA.md)
+      --csv FILE            one CSV row per point and placement
+      --stats               extra table columns: per-iteration p50 and p99 and the
+                            95% confidence interval of the median, in us
+      --samples             put every per-iteration time in the JSON records
+      --progress MODE       auto (when stderr is a terminal), on, off
+
+The table (nccl-tests layout), for out-of-place and then in-place runs:
+  size     bytes moved per operation (B): all_gather, reduce_scatter, alltoall,
+           gather and scatter count all ranks' chunks (count x element size)
+  count    elements per buffer (split collectives: total over all chunks)
+  type     element type;  redop: reduction (none when it does not reduce)
+  root     root rank (-1 when not rooted)
+  time     microseconds per operation. With pipelined timing (default), the time of
+           -n back-to-back operations divided by -n on each rank, combined across
+           ranks per -a; with --timing per_iteration, the median over iterations of
+           the slowest rank's time (barrier before each, outside the timed region).
+           pingpong: half a round trip; uni_bw, bi_bw: a window divided by --window
+  algbw    size / time, in GB/s (1 GB = 1e9 bytes)
+  busbw    algbw x the nccl-tests factor: all_reduce 2(n-1)/n; all_gather,
+           reduce_scatter, alltoall, gather, scatter (n-1)/n; others 1; bi_bw 2
+           (both directions). N/A with one rank, where it is not meaningful.
+  #wrong   wrong elements summed over ranks (N/A when -c 0)
+Footer: "Out of bounds values" is the sum of #wrong; "Avg bus bandwidth" the
+mean busbw over all rows and placements.
+
+Exit codes: 0 ok, 1 internal failure, 2 bad input, 3 wrong data, 4 watchdog timeout.
+)",
+                     CCBENCH_VERSION, joined_collectives(), joined_dtypes(), joined_ops());
+}
+
+std::string list_text() {
+  std::string s = "Collectives:\n";
+  for (const auto& c : all_collectives())
+    s += fmt::format("  {:<15} {}{}{}\n", c.name, c.summary, c.reduces ? " [-o]" : "",
+                     c.rooted ? " [-r]" : "");
+  s += "\nBackends:\n  mpi             MPI over host memory (built)\n";
+#if CCBENCH_HAVE_CUDA
+  s += "  nccl            NCCL over GPU memory (CUDA built in; backend not implemented yet)\n";
+#else
+  s += "  nccl            NCCL over GPU memory (not built: no CUDA toolkit at configure time)\n";
+#endif
+  s += "\nDtypes: " + joined_dtypes() + "\n";
+  s += "Ops:    " + joined_ops() + "\n";
+  s += "Paths:  auto (Open MPI chooses), shm (pml ob1, btl self,vader), tcp (pml ob1, btl "
+       "self,tcp), rdma (pml ucx)\n";
+  return s;
+}
+
+ParsedArgs parse_args(int argc, const char* const* argv) {
+  ParsedArgs out;
+  Config& cfg = out.config;
+  for (int i = 0; i < argc; ++i) cfg.argv.emplace_back(argv[i]);
+
+  CLI::App app{"ccbench"};
+  app.set_help_flag();  // handled below, so that help text is ours
+  bool help = false, version = false;
+  std::string collective, minb, maxb, stepb, factor, iters, warmup, check, op, dtype, root, block,
+      avg, timeout, timing, window, path, backend;
+  app.add_flag("-h,--help", help);
+  app.add_flag("--version", version);
+  app.add_option("collective", collective);
+  app.add_option("-b,--minbytes", minb);
+  app.add_option("-e,--maxbytes", maxb);
+  app.add_option("-i,--stepbytes", stepb);
+  app.add_option("-f,--stepfactor", factor);
+  app.add_option("-n,--iters", iters);
+  app.add_option("-w,--warmup_iters", warmup);
+  app.add_option("-c,--check", check);
+  app.add_option("-o,--op", op);
+  app.add_option("-d,--datatype", dtype);
+  app.add_option("-r,--root", root);
+  app.add_option("-z,--blocking", block);
+  app.add_option("-a,--average", avg);
+  app.add_option("-T,--timeout", timeout);
+  app.add_option("-J,--json", cfg.json_path);
+  app.add_option("--csv", cfg.csv_path);
+  app.add_option("--timing", timing);
+  app.add_option("--window", window);
+  app.add_option("--path", path);
+  app.add_option("--backend", backend);
+  app.add_option("--progress", cfg.progress);
+  app.add_flag("--stats", cfg.stats_columns);
+  app.add_flag("--samples", cfg.samples);
+  app.add_flag("--strict-sizes", cfg.strict_sizes);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(fmt::format("{} (see ccbench --help)", e.what()));
+  }
+  if (help) {
+    out.command = Command::help;
+    return out;
+  }
+  if (version) {
+    out.command = Command::version;
+    return out;
+  }
+  if (collective == "list") {
+    out.command = Command::list;
+    return out;
+  }
+  if (collective.empty())
+    throw UsageError(fmt::format("no collective given (one of: {}; or list)", joined_collectives()));
+  cfg.collective = find_collective(collective);
+  if (!cfg.collective)
+    throw UsageError(fmt::format("unknown collective '{}' (one of: {})", collective, joined_collectives()));
+
+  if (!minb.empty()) cfg.min_bytes = parse_bytes("-b/--minbytes", minb);
+  if (!maxb.empty()) cfg.max_bytes = parse_bytes("-e/--maxbytes", maxb);
+  if (!stepb.empty()) cfg.step_bytes = parse_bytes("-i/--stepbytes", stepb);
+  if (!factor.empty()) {
+    cfg.step_factor = parse_long("-f/--stepfactor", factor, 1, 1 << 20);
+  }
+  constexpr long kIntMax = std::numeric_limits<int>::max();
+  if (!iters.empty()) cfg.iters = static_cast<int>(parse_long("-n/--iters", iters, 1, kIntMax));
+  if (!warmup.empty()) cfg.warmup = static_cast<int>(parse_long("-w/--warmup_iters", warmup, 0, kIntMax));
+  if (!check.empty()) cfg.check = static_cast<int>(parse_long("-c/--check", check, 0, kIntMax));
+  if (!root.empty()) cfg.root = static_cast<int>(parse_long("-r/--root", root, 0, kIntMax));
+  if (!block.empty()) cfg.blocking = static_cast<int>(parse_long("-z/--blocking", block, 0, 1));
+  if (!avg.empty()) cfg.aggregation = static_cast<int>(parse_long("-a/--average", avg, 0, 3));
+  if (!timeout.empty()) cfg.timeout_s = parse_seconds("-T/--timeout", timeout);
+  if (!window.empty()) cfg.window = static_cast<int>(parse_long("--window", window, 1, 1 << 16));
+
+  if (!dtype.empty()) {
+    cfg.dtypes.clear();
+    if (dtype == "all") {
+      for (const auto& t : all_dtypes()) cfg.dtypes.push_back(t.id);
+    } else if (auto d = parse_dtype(dtype)) {
+      cfg.dtypes.push_back(*d);
+    } else {
+      throw UsageError(fmt::format("-d/--datatype '{}': unknown (allowed: {}, all)", dtype, joined_dtypes()));
+    }
+  }
+  if (!op.empty()) {
+    cfg.ops.clear();
+    if (op == "all") {
+      for (const auto& o : all_ops()) cfg.ops.push_back(o.id);
+    } else if (auto o = parse_op(op)) {
+      cfg.ops.push_back(*o);
+    } else {
+      throw UsageError(fmt::format("-o/--op '{}': unknown (allowed: {}, all)", op, joined_ops()));
+    }
+  }
+  if (!timing.empty()) {
+    if (timing == "pipelined") cfg.timing = TimingMode::pipelined;
+    else if (timing == "per_iteration") cfg.timing = TimingMode::per_iteration;
+    else if (timing == "both") cfg.timing = TimingMode::both;
+    else throw UsageError(fmt::format("--timing '{}': unknown (allowed: pipelined, per_iteration, both)", timing));
+  }
+  if (!path.empty()) {
+    bool known = false;
+    for (auto p : kPaths) known = known || p == path;
+    if (!known) throw UsageError(fmt::format("--path '{}': unknown (allowed: auto, shm, tcp, rdma)", path));
+    cfg.path = path;
+  }
+  if (!backend.empty()) {
+    if (backend == "nccl")
+      throw UsageError("--backend nccl: not available in this build (NCCL backend not implemented yet); allowed: mpi");
+    if (backend != "mpi") throw UsageError(fmt::format("--backend '{}': unknown (allowed: mpi)", backend));
+    cfg.backend = backend;
+  }
+  if (cfg.progress != "auto" && cfg.progress != "on" && cfg.progress != "off")
+    throw UsageError(fmt::format("--progress '{}': unknown (allowed: auto, on, off)", cfg.progress));
+  // Checks that need no rank count: the plan's shape.
+  (void)sweep_sizes(cfg.min_bytes, cfg.max_bytes, cfg.step_bytes, cfg.step_factor);
+  return out;
+}
+
+}  // namespace ccb

@@ -1,0 +1,85 @@
+#include "harness/comm.hpp"
+
+#include <climits>
+
+namespace ccb {
+
+Comm::Comm(MPI_Comm comm) : comm_(comm) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  MPI_Comm local;
+  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local);
+  MPI_Comm_rank(local, &local_rank_);
+  MPI_Comm_size(local, &local_size_);
+  MPI_Comm_free(&local);
+  const int leader = local_rank_ == 0 ? 1 : 0;
+  MPI_Allreduce(&leader, &nodes_, 1, MPI_INT, MPI_SUM, comm_);
+}
+
+void Comm::barrier() const { MPI_Barrier(comm_); }
+
+void Comm::max_inplace(std::vector<double>& values) const {
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX,
+                comm_);
+}
+
+double Comm::combine(double value, int how, bool participate) const {
+  if (how == 0) {
+    double v = value;
+    MPI_Bcast(&v, 1, MPI_DOUBLE, 0, comm_);
+    return v;
+  }
+  if (how == 1) {
+    double in[2] = {participate ? value : 0.0, participate ? 1.0 : 0.0}, out[2];
+    MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_SUM, comm_);
+    return out[1] > 0 ? out[0] / out[1] : 0.0;
+  }
+  const bool is_min = how == 2;
+  double v = participate ? value : (is_min ? 1e300 : -1e300), out;
+  MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, is_min ? MPI_MIN : MPI_MAX, comm_);
+  return out;
+}
+
+uint64_t Comm::sum(uint64_t value) const {
+  uint64_t out = 0;
+  MPI_Allreduce(&value, &out, 1, MPI_UINT64_T, MPI_SUM, comm_);
+  return out;
+}
+
+int Comm::max(int value) const {
+  int out = 0;
+  MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, comm_);
+  return out;
+}
+
+std::string Comm::agree_error(const std::string& mine) const {
+  const int candidate = mine.empty() ? INT_MAX : rank_;
+  int failing = INT_MAX;
+  MPI_Allreduce(&candidate, &failing, 1, MPI_INT, MPI_MIN, comm_);
+  if (failing == INT_MAX) return {};
+  int len = failing == rank_ ? static_cast<int>(mine.size()) : 0;
+  MPI_Bcast(&len, 1, MPI_INT, failing, comm_);
+  std::string text = failing == rank_ ? mine : std::string(static_cast<std::size_t>(len), '\0');
+  MPI_Bcast(text.data(), len, MPI_CHAR, failing, comm_);
+  return text;
+}
+
+std::vector<std::string> Comm::all_strings(const std::string& mine) const {
+  const int len = static_cast<int>(mine.size());
+  std::vector<int> lens(static_cast<std::size_t>(size_));
+  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm_);
+  std::vector<int> displs(lens.size());
+  int total = 0;
+  for (std::size_t i = 0; i < lens.size(); ++i) {
+    displs[i] = total;
+    total += lens[i];
+  }
+  std::string all(static_cast<std::size_t>(total), '\0');
+  MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, comm_);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < lens.size(); ++i)
+    out.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
+  return out;
+}
+
+}  // namespace ccb

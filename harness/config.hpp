@@ -1,0 +1,44 @@
+// Everything one invocation asked for, after parsing and before MPI starts.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "collectives/collective.hpp"
+#include "kernels/dtype.hpp"
+
+namespace ccb {
+
+enum class TimingMode { pipelined, per_iteration, both };
+
+struct Config {
+  const Collective* collective = nullptr;
+  std::string backend = "mpi";
+  std::vector<DType> dtypes{DType::float32};
+  std::vector<ReduceOp> ops{ReduceOp::sum};
+  std::size_t min_bytes = std::size_t{32} << 20;
+  std::size_t max_bytes = std::size_t{32} << 20;
+  std::size_t step_bytes = std::size_t{1} << 20;
+  long step_factor = 1;
+  int iters = 20;
+  int warmup = 1;
+  int check = 1;          // verification iterations per point; 0 = no check
+  int root = 0;
+  int aggregation = 1;    // -a: 0 rank 0, 1 average, 2 min, 3 max
+  int blocking = 0;       // -z, recorded; MPI calls are always blocking
+  double timeout_s = 0;   // -T, 0 = no watchdog
+  std::string json_path;  // -J
+  std::string csv_path;
+  bool stats_columns = false;
+  bool samples = false;
+  bool strict_sizes = false;
+  TimingMode timing = TimingMode::both;
+  std::string path = "auto";
+  int window = 64;
+  std::string progress = "auto";  // auto (stderr is a terminal), on, off
+  std::vector<std::string> argv;
+};
+
+std::string_view name(TimingMode m);
+
+}  // namespace ccb

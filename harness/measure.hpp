@@ -1,0 +1,34 @@
+// Measuring one point: warm-up, pipelined batch, per-iteration samples and
+// verification, with the same iteration count on every rank.
+#pragma once
+#include "collectives/backend.hpp"
+#include "harness/comm.hpp"
+#include "harness/config.hpp"
+#include "harness/watchdog.hpp"
+#include "results/record.hpp"
+
+namespace ccb {
+
+// Test-only fault injection (CCBENCH_FAULT, see README "Failure behaviour"):
+// corrupt one element of the result on this rank after a verification run.
+struct Faults {
+  int corrupt_rank = -1;
+};
+Faults faults_from_environment();
+
+// Divides an iteration's time into the time of one operation:
+// pingpong 2 (half a round trip), uni_bw/bi_bw the window, else 1.
+int ops_per_iteration(const Collective& c, int window);
+
+struct PointBuffers {
+  void* send = nullptr;
+  void* recv = nullptr;  // also the single buffer of in-place runs
+  std::size_t recv_capacity_count = 0;
+};
+
+// Fills `out` (one placement). iterations is decided by rank 0 and broadcast.
+void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, OpArgs args,
+                       const PointBuffers& buffers, const Faults& faults, Watchdog& watchdog,
+                       Placement& out);
+
+}  // namespace ccb

@@ -1,0 +1,35 @@
+// Asking Open MPI for a transport (MCA parameters set before MPI_Init) and
+// observing which one carried the data (interface byte counters around a
+// probe transfer).
+#pragma once
+#include <string>
+
+#include "harness/comm.hpp"
+
+namespace ccb {
+
+// Sets OMPI_MCA_pml / OMPI_MCA_btl for the path ("auto": nothing). Throws
+// UsageError when the path cannot exist here (rdma without /sys/class/infiniband).
+void request_mpi_path(const std::string& path);
+
+struct ObservedPath {
+  std::string path;      // self, shm, tcp, rdma, unverified
+  std::string evidence;  // the counters behind the verdict
+};
+
+// Collective over comm: every rank sends `probe_bytes` to the next rank in a
+// ring while each node's first rank reads its network counters before and
+// after. Loopback bytes >= half the node's same-host bytes: intra-node tcp,
+// else shm; other interfaces (or InfiniBand ports) >= half the cross-host
+// bytes: inter-node tcp (or rdma), else unverified. Result on every rank.
+ObservedPath observe_path(const Comm& comm, const std::vector<std::string>& rank_hosts,
+                          std::size_t probe_bytes = std::size_t{8} << 20);
+
+// Totals read from /proc/net/dev and /sys/class/infiniband (for tests too).
+struct NetCounters {
+  unsigned long long loopback_tx = 0, other_tx = 0, infiniband_tx = 0;
+};
+NetCounters read_net_counters();
+NetCounters parse_proc_net_dev(const std::string& text);
+
+}  // namespace ccb

@@ -1,0 +1,26 @@
+// Provenance of a run: versions, placement of every rank, filtered and
+// redacted environment.
+#pragma once
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "harness/comm.hpp"
+#include "results/record.hpp"
+
+namespace ccb {
+
+// Environment variables worth recording: NCCL_*, UCX_*, OMPI_*, CUDA_*, SLURM_*,
+// PMIX_*, CCBENCH_*. Values of names that look like secrets (TOKEN, SECRET,
+// PASSWORD, PASSWD, KEY, CREDENTIAL, AUTH, COOKIE, SESSION) are replaced.
+bool is_recorded_variable(std::string_view name);
+bool looks_secret(std::string_view name);
+inline constexpr std::string_view kRedacted = "<redacted>";
+std::map<std::string, std::string> capture_environment(const char* const* envp);
+
+std::string utc_now_iso8601();
+
+// Versions and placement; collective over comm, complete on rank 0.
+void collect_run_info(const Comm& comm, RunInfo& info);
+
+}  // namespace ccb

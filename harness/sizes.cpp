@@ -1,0 +1,109 @@
+#include "harness/sizes.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <limits>
+
+#include "harness/usage_error.hpp"
+
+namespace ccb {
+
+std::optional<std::size_t> parse_size(std::string_view text) {
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  std::size_t value = 0;
+  std::size_t i = 0;
+  constexpr auto kMax = std::numeric_limits<std::size_t>::max();
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+    const std::size_t digit = static_cast<std::size_t>(text[i] - '0');
+    if (value > (kMax - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  std::string_view suffix = text.substr(i);
+  if (suffix.size() == 2 && (suffix[1] == 'B' || suffix[1] == 'b')) suffix = suffix.substr(0, 1);
+  int shift = 0;
+  if (suffix.empty()) shift = 0;
+  else if (suffix.size() == 1) {
+    switch (std::toupper(static_cast<unsigned char>(suffix[0]))) {
+      case 'K': shift = 10; break;
+      case 'M': shift = 20; break;
+      case 'G': shift = 30; break;
+      case 'T': shift = 40; break;
+      case 'B': shift = 0; break;
+      default: return std::nullopt;
+    }
+  } else {
+    return std::nullopt;
+  }
+  if (shift && value > (kMax >> shift)) return std::nullopt;
+  return value << shift;
+}
+
+std::string format_size(std::size_t bytes) {
+  static constexpr const char* kSuffix[] = {"", "K", "M", "G", "T"};
+  int s = 0;
+  while (s < 4 && bytes != 0 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++s;
+  }
+  return fmt::format("{}{}", bytes, kSuffix[s]);
+}
+
+std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes,
+                                     std::size_t step_bytes, long factor) {
+  if (min_bytes > max_bytes)
+    throw UsageError(fmt::format("-b/--minbytes {} is larger than -e/--maxbytes {}",
+                                 format_size(min_bytes), format_size(max_bytes)));
+  if (factor < 1)
+    throw UsageError(fmt::format("-f/--stepfactor {}: must be >= 2 (multiply), or 1 to add -i/--stepbytes", factor));
+  if (factor == 1 && step_bytes == 0 && min_bytes < max_bytes)
+    throw UsageError("-i/--stepbytes 0 with -f/--stepfactor 1 never reaches -e/--maxbytes; give -i > 0 or -f >= 2");
+  std::vector<std::size_t> sizes;
+  for (std::size_t s = min_bytes;;) {
+    sizes.push_back(s);
+    if (sizes.size() > kMaxPoints)
+      throw UsageError(fmt::format(
+          "-b {} -e {} with {} makes more than {} sizes; use a larger -f/--stepfactor or -i/--stepbytes",
+          format_size(min_bytes), format_size(max_bytes),
+          factor > 1 ? fmt::format("-f {}", factor) : fmt::format("-i {}", format_size(step_bytes)),
+          kMaxPoints));
+    std::size_t next;
+    if (factor > 1) {
+      if (s == 0) break;  // 0 * factor never grows
+      if (s > max_bytes / static_cast<std::size_t>(factor)) break;
+      next = s * static_cast<std::size_t>(factor);
+    } else {
+      if (step_bytes == 0 || s > max_bytes - step_bytes) break;
+      next = s + step_bytes;
+    }
+    if (next > max_bytes) break;
+    s = next;
+  }
+  return sizes;
+}
+
+std::size_t size_unit(const Collective& c, DType d, int nranks) {
+  return info(d).size * (c.split ? static_cast<std::size_t>(nranks) : 1);
+}
+
+std::vector<SizePoint> plan_points(const std::vector<std::size_t>& requested, const Collective& c,
+                                   DType d, int nranks, bool strict) {
+  const std::size_t unit = size_unit(c, d, nranks);
+  const std::size_t elem = info(d).size;
+  std::vector<SizePoint> points;
+  for (std::size_t want : requested) {
+    if (strict && want % unit != 0)
+      throw UsageError(fmt::format(
+          "size {} B is not a multiple of {} B ({} x {} {} elements) as {} with {} ranks needs; "
+          "drop --strict-sizes to round down",
+          want, unit, c.split ? nranks : 1, elem, info(d).name, c.name, nranks));
+    std::size_t bytes = want / unit * unit;
+    if (bytes == 0) bytes = unit;
+    if (!points.empty() && points.back().bytes >= bytes) continue;
+    const std::size_t count = bytes / elem;
+    points.push_back({want, bytes, count, c.split ? count / static_cast<std::size_t>(nranks) : count});
+  }
+  return points;
+}
+
+}  // namespace ccb

@@ -1,0 +1,42 @@
+// Byte sizes on the command line (binary K/M/G suffixes) and the sweep plan.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectives/collective.hpp"
+#include "kernels/dtype.hpp"
+
+namespace ccb {
+
+// "8", "64K", "1M", "2G", "1T" (K = 1024). nullopt when not a size.
+std::optional<std::size_t> parse_size(std::string_view text);
+// 1024 -> "1K", 1536 -> "1536", 67108864 -> "64M".
+std::string format_size(std::size_t bytes);
+
+inline constexpr std::size_t kMaxPoints = 100000;
+
+// Requested sizes from min to max: times `factor` when factor > 1, else plus
+// `step`. Throws UsageError naming the flag when the plan is empty or too long.
+std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes,
+                                     std::size_t step_bytes, long factor);
+
+struct SizePoint {
+  std::size_t requested_bytes;
+  std::size_t bytes;  // the size column: count * element size
+  std::size_t count;  // the count column
+  std::size_t chunk;  // per-rank chunk for split collectives, else count
+};
+
+// Smallest size a point can have: one element, times nranks when split.
+std::size_t size_unit(const Collective& c, DType d, int nranks);
+
+// Rounds each requested size down to a multiple of size_unit (up to one unit
+// when it would be zero) and drops repeats, as nccl-tests rounds. With
+// `strict`, a size that is not a multiple throws UsageError instead.
+std::vector<SizePoint> plan_points(const std::vector<std::size_t>& requested, const Collective& c,
+                                   DType d, int nranks, bool strict);
+
+}  // namespace ccb

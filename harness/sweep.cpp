@@ -1,0 +1,243 @@
+#include "harness/sweep.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "collectives/mpi/mpi_backend.hpp"
+#include "harness/comm.hpp"
+#include "harness/measure.hpp"
+#include "harness/mpi_path.hpp"
+#include "harness/progress.hpp"
+#include "harness/run_info.hpp"
+#include "harness/sizes.hpp"
+#include "harness/usage_error.hpp"
+#include "harness/watchdog.hpp"
+#include "results/writers.hpp"
+
+namespace ccb {
+namespace {
+
+struct Task {
+  DType dtype;
+  std::optional<ReduceOp> op;
+  std::vector<SizePoint> points;
+};
+
+std::vector<Task> plan_tasks(const Config& cfg, int nranks) {
+  const Collective& c = *cfg.collective;
+  const auto requested = sweep_sizes(cfg.min_bytes, cfg.max_bytes, cfg.step_bytes, cfg.step_factor);
+  std::vector<Task> tasks;
+  for (DType d : cfg.dtypes) {
+    auto points = plan_points(requested, c, d, nranks, cfg.strict_sizes);
+    if (c.reduces)
+      for (ReduceOp op : cfg.ops) tasks.push_back({d, op, points});
+    else
+      tasks.push_back({d, std::nullopt, points});
+  }
+  return tasks;
+}
+
+unsigned long long mem_available_bytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  unsigned long long kb = 0;
+  std::string unit;
+  while (f >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return 0;
+}
+
+// Throws UsageError for what only the rank count or this host can rule out.
+void validate_for_world(const Config& cfg, const Comm& comm, const Backend& backend,
+                        const std::vector<Task>& tasks, std::size_t send_bytes, std::size_t recv_bytes) {
+  const Collective& c = *cfg.collective;
+  const int n = comm.size();
+  if (c.rooted && cfg.root >= n)
+    throw UsageError(fmt::format("-r/--root {}: no such rank (allowed: 0 to {})", cfg.root, n - 1));
+  if (c.point_to_point && n < 2)
+    throw UsageError(fmt::format("{} needs at least 2 ranks (pairs r, r+n/2); run it under mpirun -np 2 or more", c.name));
+  const unsigned long long need = (static_cast<unsigned long long>(send_bytes) + recv_bytes) * comm.local_size();
+  const unsigned long long avail = mem_available_bytes();
+  if (avail > 0 && need > avail) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    throw UsageError(fmt::format(
+        "-e/--maxbytes {}: {} needs {:.2f} GiB of buffers per rank x {} ranks on {} = {:.2f} GiB, but only {:.2f} GiB is available",
+        format_size(cfg.max_bytes), c.name, static_cast<double>(send_bytes + recv_bytes) / (1u << 30),
+        comm.local_size(), host, static_cast<double>(need) / (1u << 30), static_cast<double>(avail) / (1u << 30)));
+  }
+  for (const auto& t : tasks)
+    for (const auto& p : t.points)
+      if (p.count > backend.max_count())
+        throw UsageError(fmt::format("-e/--maxbytes: {} B of {} is {} elements in one call; the {} backend takes at most {}",
+                                     p.bytes, info(t.dtype).name, p.count, backend.name(), backend.max_count()));
+}
+
+void derive(const Config& cfg, const Collective& c, int n, PointRecord& rec, Placement& pl) {
+  if (!pl.measured) return;
+  static constexpr const char* kCombine[] = {"rank 0", "mean over ranks", "min over ranks", "max over ranks"};
+  if (pl.pipelined_us) {
+    pl.time_us = *pl.pipelined_us;
+    pl.time_source = fmt::format("pipelined, {}", kCombine[cfg.aggregation]);
+  } else {
+    pl.time_us = pl.per_iteration_us->p50;
+    pl.time_source = "per_iteration p50 of the slowest rank";
+  }
+  pl.algbw_gbps = pl.time_us > 0 ? static_cast<double>(rec.bytes) / pl.time_us / 1e3 : 0.0;
+  pl.busbw_gbps = pl.algbw_gbps * bus_factor(c, n);
+}
+
+struct Buffers {
+  Memory& mem;
+  PointBuffers b;
+  ~Buffers() {
+    if (b.send) mem.release(b.send);
+    if (b.recv) mem.release(b.recv);
+  }
+};
+
+}  // namespace
+
+int run_sweep(const Config& cfg) {
+  const Collective& c = *cfg.collective;
+  Comm comm(MPI_COMM_WORLD);
+  MpiBackend backend(MPI_COMM_WORLD);
+  const int n = comm.size(), rank = comm.rank();
+
+  // Validation: every rank decides the same way, the first failing rank's text is printed once.
+  std::vector<Task> tasks;
+  std::size_t send_max = 0, recv_max = 0;
+  std::string error;
+  try {
+    tasks = plan_tasks(cfg, n);
+    for (const auto& t : tasks)
+      for (const auto& p : t.points) {
+        const std::size_t elem = info(t.dtype).size;
+        const std::size_t s = elements(c.send_extent, p.count, p.chunk) * elem;
+        const std::size_t r = elements(c.recv_extent, p.count, p.chunk) * elem;
+        send_max = std::max(send_max, s);
+        recv_max = std::max({recv_max, r, s});  // the in-place buffer holds either side
+      }
+    validate_for_world(cfg, comm, backend, tasks, send_max, recv_max);
+  } catch (const UsageError& e) {
+    error = e.what();
+  }
+  if (!(error = comm.agree_error(error)).empty()) {
+    if (rank == 0) fmt::print(stderr, "ccbench: {}\n", error);
+    return kExitUsage;
+  }
+
+  std::vector<std::unique_ptr<Writer>> writers;
+  try {
+    if (rank == 0) {
+      writers.push_back(make_table_writer(stdout, cfg.stats_columns));
+      if (!cfg.json_path.empty()) writers.push_back(make_jsonl_writer(cfg.json_path));
+      if (!cfg.csv_path.empty()) writers.push_back(make_csv_writer(cfg.csv_path));
+    }
+  } catch (const UsageError& e) {
+    error = e.what();
+  }
+  if (!(error = comm.agree_error(error)).empty()) {
+    if (rank == 0) fmt::print(stderr, "ccbench: {}\n", error);
+    return kExitUsage;
+  }
+
+  RunInfo run;
+  run.argv = cfg.argv;
+  run.collective = std::string(c.name);
+  run.backend = std::string(backend.name());
+  run.memory_kind = std::string(backend.memory().kind());
+  for (DType d : cfg.dtypes) run.dtypes.emplace_back(info(d).name);
+  if (c.reduces)
+    for (ReduceOp o : cfg.ops) run.ops.emplace_back(name(o));
+  run.root = c.rooted ? cfg.root : -1;
+  run.iterations = cfg.iters;
+  run.warmup = cfg.warmup;
+  run.check_iterations = cfg.check;
+  run.aggregation = cfg.aggregation;
+  run.blocking = backend.blocking();
+  run.window = cfg.window;
+  run.timing_modes = std::string(name(cfg.timing));
+  run.clock = fmt::format("{} on every rank, barrier outside the timed region for per_iteration", backend.clock_name());
+  run.clock_resolution_s = backend.clock_resolution_s();
+  run.path_requested = cfg.path;
+  run.cuda = CCBENCH_HAVE_CUDA ? "built" : "not built";
+  collect_run_info(comm, run);
+  char host_name[256] = {};
+  gethostname(host_name, sizeof host_name - 1);
+  const std::vector<std::string> hosts = comm.all_strings(host_name);
+  const ObservedPath observed = observe_path(comm, hosts);
+  run.path_observed = observed.path;
+  run.path_evidence = observed.evidence;
+  for (auto& w : writers) w->begin(run);
+
+  std::size_t total_points = 0;
+  double total_weight = 0;
+  for (const auto& t : tasks)
+    for (const auto& p : t.points) {
+      ++total_points;
+      total_weight += Progress::weight(p.bytes);
+    }
+  const bool show_progress = rank == 0 && (cfg.progress == "on" || (cfg.progress == "auto" && isatty(2)));
+  Progress progress(show_progress, total_points, total_weight);
+  Watchdog watchdog(cfg.timeout_s, rank, hosts[static_cast<std::size_t>(rank)]);
+  const Faults faults = faults_from_environment();
+
+  Buffers buffers{backend.memory(), {}};
+  buffers.b.send = backend.memory().allocate(send_max);
+  buffers.b.recv = backend.memory().allocate(recv_max);
+
+  EndInfo end;
+  double busbw_sum = 0;
+  std::size_t busbw_count = 0;
+  for (const auto& t : tasks) {
+    for (const auto& p : t.points) {
+      PointRecord rec;
+      rec.collective = run.collective;
+      rec.dtype = std::string(info(t.dtype).name);
+      rec.op = t.op ? std::string(name(*t.op)) : "";
+      rec.root = c.rooted ? cfg.root : -1;
+      rec.ranks = n;
+      rec.nodes = comm.nodes();
+      rec.requested_bytes = p.requested_bytes;
+      rec.bytes = p.bytes;
+      rec.count = p.count;
+      rec.iterations = cfg.iters;
+      rec.bus_factor = bus_factor(c, n);
+      rec.busbw_meaningful = n > 1;
+      OpArgs args{&c, t.dtype, t.op.value_or(ReduceOp::sum), cfg.root, p.count, p.chunk,
+                  nullptr, nullptr, false, cfg.window};
+      buffers.b.recv_capacity_count = recv_max / info(t.dtype).size;
+      for (bool in_place : {false, true}) {
+        if (in_place && c.point_to_point) continue;
+        args.in_place = in_place;
+        Placement& pl = in_place ? rec.in_place : rec.out_of_place;
+        watchdog.set_activity(fmt::format("{} {} {} {} B {}", c.name, rec.dtype, rec.op.empty() ? "none" : rec.op,
+                                          p.bytes, in_place ? "in-place" : "out-of-place"));
+        measure_placement(backend, comm, cfg, args, buffers.b, faults, watchdog, pl);
+        derive(cfg, c, n, rec, pl);
+        if (pl.wrong) end.wrong_total += *pl.wrong;
+        busbw_sum += pl.busbw_gbps;
+        ++busbw_count;
+      }
+      ++end.points;
+      for (auto& w : writers) w->point(rec);
+      progress.update(fmt::format("{} {}{}", c.name, rec.dtype, rec.op.empty() ? "" : " " + rec.op), p.bytes);
+    }
+  }
+  progress.finish();
+  end.exit_code = end.wrong_total > 0 ? kExitWrongData : kExitOk;
+  end.status = end.wrong_total > 0 ? "wrong_data" : "completed";
+  end.avg_busbw_gbps = n > 1 && busbw_count > 0 ? busbw_sum / static_cast<double>(busbw_count) : -1.0;
+  end.ended_at = utc_now_iso8601();
+  for (auto& w : writers) w->end(end);
+  return end.exit_code;
+}
+
+}  // namespace ccb

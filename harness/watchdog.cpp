@@ -1,0 +1,45 @@
+#include "harness/watchdog.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace ccb {
+
+Watchdog::Watchdog(double timeout_s, int rank, std::string host)
+    : timeout_ns_(static_cast<long long>(timeout_s * 1e9)), rank_(rank), host_(std::move(host)),
+      last_ns_(now_ns()) {
+  if (timeout_ns_ > 0) thread_ = std::thread([this] { loop(); });
+}
+
+Watchdog::~Watchdog() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Watchdog::set_activity(std::string what) {
+  std::lock_guard<std::mutex> lock(mu_);
+  activity_ = std::move(what);
+  last_ns_.store(now_ns(), std::memory_order_relaxed);
+}
+
+void Watchdog::loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  const auto tick = std::chrono::milliseconds(std::min<long long>(200, timeout_ns_ / 4'000'000 + 1));
+  while (!cv_.wait_for(lock, tick, [this] { return stop_; })) {
+    const long long idle = now_ns() - last_ns_.load(std::memory_order_relaxed);
+    if (idle < timeout_ns_) continue;
+    fmt::print(stderr, "ccbench: rank {} ({}): timeout: no operation completed for {:.1f} s during {} after iteration {}; aborting (exit {})\n",
+               rank_, host_, static_cast<double>(idle) / 1e9, activity_, iteration_.load(), kExitTimeout);
+    std::fflush(stderr);
+    std::fflush(stdout);
+    _exit(kExitTimeout);
+  }
+}
+
+}  // namespace ccb

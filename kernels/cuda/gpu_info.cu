@@ -1,0 +1,19 @@
+#include <cuda_runtime.h>
+
+#include "kernels/cuda/gpu_info.hpp"
+
+namespace ccb {
+
+GpuInfo query_gpus() {
+  GpuInfo g;
+  cudaRuntimeGetVersion(&g.runtime_version);
+  cudaDriverGetVersion(&g.driver_version);
+  const cudaError_t err = cudaGetDeviceCount(&g.devices);
+  if (err != cudaSuccess) {
+    g.devices = 0;
+    g.error = std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+  }
+  return g;
+}
+
+}  // namespace ccb

@@ -1,0 +1,39 @@
+#include "kernels/host_memory.hpp"
+
+#include <cstdlib>
+#include <new>
+
+#include "kernels/pattern.hpp"
+
+namespace ccb {
+
+void* HostMemory::allocate(std::size_t bytes) {
+  constexpr std::size_t kPage = 4096;
+  const std::size_t rounded = (bytes + kPage - 1) / kPage * kPage;
+  void* p = std::aligned_alloc(kPage, rounded == 0 ? kPage : rounded);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+void HostMemory::release(void* p) { std::free(p); }
+
+void HostMemory::fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count,
+                            uint64_t first) {
+  ccb::fill_input(d, p, rank, buf, count, first);
+}
+void HostMemory::fill_sentinel(DType d, int nranks, void* buf, std::size_t count) {
+  ccb::fill_sentinel(d, nranks, buf, count);
+}
+std::size_t HostMemory::count_wrong_input(DType d, const Pattern& p, int rank, const void* buf,
+                                          std::size_t count, uint64_t first) {
+  return ccb::count_wrong_input(d, p, rank, buf, count, first);
+}
+std::size_t HostMemory::count_wrong_result(DType d, const Pattern& p, const void* buf,
+                                           std::size_t count, uint64_t first) {
+  return ccb::count_wrong_result(d, p, buf, count, first);
+}
+void HostMemory::corrupt(void* buf, std::size_t element_size, std::size_t index) {
+  auto* bytes = static_cast<unsigned char*>(buf) + index * element_size;
+  for (std::size_t b = 0; b < element_size; ++b) bytes[b] ^= 0x5A;
+}
+
+}  // namespace ccb

@@ -1,0 +1,147 @@
+#include "kernels/pattern.hpp"
+
+#include <algorithm>
+
+#include "kernels/element.hpp"
+
+namespace ccb {
+namespace {
+
+// Largest 2^b - 1 (b <= 8) that is <= limit; -1 when limit < 0.
+int64_t largest_mask_at_most(int64_t limit) {
+  if (limit < 0) return -1;
+  int64_t mask = 0;
+  while (mask < 255 && (mask * 2 + 1) <= limit) mask = mask * 2 + 1;
+  return mask;
+}
+
+int floor_log2(int64_t v) {
+  int b = 0;
+  while ((int64_t{2} << b) <= v) ++b;
+  return b;
+}
+
+template <PatternKind K, class F>
+decltype(auto) with_kind(PatternKind k, F&& f) {
+  switch (k) {
+    case PatternKind::copy: return f(std::integral_constant<PatternKind, PatternKind::copy>{});
+    case PatternKind::sum: return f(std::integral_constant<PatternKind, PatternKind::sum>{});
+    case PatternKind::avg: return f(std::integral_constant<PatternKind, PatternKind::avg>{});
+    case PatternKind::min: return f(std::integral_constant<PatternKind, PatternKind::min>{});
+    case PatternKind::max: return f(std::integral_constant<PatternKind, PatternKind::max>{});
+    case PatternKind::prod: return f(std::integral_constant<PatternKind, PatternKind::prod>{});
+  }
+  return f(std::integral_constant<PatternKind, K>{});
+}
+
+template <DType D, PatternKind K>
+void fill_loop(const Pattern& p, int rank, element_t<D>* __restrict out, std::size_t count,
+               uint64_t first) {
+  for (std::size_t k = 0; k < count; ++k) out[k] = from_exact_int<D>(pattern_input<K>(p, rank, first + k));
+}
+
+template <DType D, PatternKind K>
+std::size_t verify_input_loop(const Pattern& p, int rank, const element_t<D>* __restrict in,
+                              std::size_t count, uint64_t first) {
+  std::size_t wrong = 0;
+  for (std::size_t k = 0; k < count; ++k)
+    wrong += in[k] != from_exact_int<D>(pattern_input<K>(p, rank, first + k));
+  return wrong;
+}
+
+template <DType D, PatternKind K>
+std::size_t verify_result_loop(const Pattern& p, const element_t<D>* __restrict in,
+                               std::size_t count, uint64_t first) {
+  std::size_t wrong = 0;
+  for (std::size_t k = 0; k < count; ++k)
+    wrong += in[k] != from_exact_int<D>(pattern_result<K>(p, first + k));
+  return wrong;
+}
+
+}  // namespace
+
+Pattern make_pattern(DType dtype, std::optional<ReduceOp> op, int nranks) {
+  const DTypeInfo& t = info(dtype);
+  const int64_t limit = t.exact_limit;
+  const int64_t n = std::max(nranks, 1);
+  Pattern p;
+  p.nranks = static_cast<int32_t>(n);
+  if (!op) {
+    p.kind = PatternKind::copy;
+    p.mask = t.size == 1 || dtype == DType::bfloat16 ? 0xFFu : dtype == DType::half ? 0x7FFu : 0xFFFFFFu;
+    p.bias = t.is_signed ? (int64_t{p.mask} + 1) / 2 : 0;
+    return p;
+  }
+  switch (*op) {
+    case ReduceOp::sum: {
+      p.kind = PatternKind::sum;
+      p.active = static_cast<int32_t>(std::min(n, limit));
+      // active * mask + floor(active / 2) <= limit
+      p.mask = static_cast<uint32_t>(largest_mask_at_most((limit - p.active / 2) / p.active));
+      break;
+    }
+    case ReduceOp::avg: {
+      p.kind = PatternKind::avg;
+      // every value <= mask + 2, so the sum <= n (mask + 2) <= limit
+      const int64_t mask = largest_mask_at_most(limit / n - 2);
+      p.degenerate = mask < 0;
+      p.mask = p.degenerate ? 0 : static_cast<uint32_t>(mask);
+      break;
+    }
+    case ReduceOp::min:
+    case ReduceOp::max: {
+      p.kind = *op == ReduceOp::min ? PatternKind::min : PatternKind::max;
+      p.bias = t.is_signed ? 64 : 0;  // values in [-64, 62] or [0, 126]
+      int64_t lo = minmax_offset(0), hi = lo;
+      for (int32_t r = 1; r < n; ++r) {
+        lo = std::min(lo, minmax_offset(r));
+        hi = std::max(hi, minmax_offset(r));
+      }
+      p.extreme_off = *op == ReduceOp::min ? lo : hi;
+      break;
+    }
+    case ReduceOp::prod: {
+      p.kind = PatternKind::prod;
+      p.prod_bits = static_cast<int32_t>(std::min<int64_t>({n, floor_log2(limit), 16}));
+      break;
+    }
+  }
+  return p;
+}
+
+void fill_input(DType dtype, const Pattern& p, int rank, void* buf, std::size_t count,
+                uint64_t first) {
+  visit_dtype(dtype, [&](auto d) {
+    with_kind<PatternKind::copy>(p.kind, [&](auto k) {
+      fill_loop<decltype(d)::value, decltype(k)::value>(
+          p, rank, static_cast<element_t<decltype(d)::value>*>(buf), count, first);
+    });
+  });
+}
+
+std::size_t count_wrong_input(DType dtype, const Pattern& p, int rank, const void* buf,
+                              std::size_t count, uint64_t first) {
+  return visit_dtype(dtype, [&](auto d) {
+    return with_kind<PatternKind::copy>(p.kind, [&](auto k) {
+      return verify_input_loop<decltype(d)::value, decltype(k)::value>(
+          p, rank, static_cast<const element_t<decltype(d)::value>*>(buf), count, first);
+    });
+  });
+}
+
+std::size_t count_wrong_result(DType dtype, const Pattern& p, const void* buf, std::size_t count,
+                               uint64_t first) {
+  return visit_dtype(dtype, [&](auto d) {
+    return with_kind<PatternKind::copy>(p.kind, [&](auto k) {
+      return verify_result_loop<decltype(d)::value, decltype(k)::value>(
+          p, static_cast<const element_t<decltype(d)::value>*>(buf), count, first);
+    });
+  });
+}
+
+void fill_sentinel(DType dtype, int nranks, void* buf, std::size_t count) {
+  // The copy pattern of a rank that does not exist.
+  fill_input(dtype, make_pattern(dtype, std::nullopt, nranks), nranks + 7, buf, count, 0);
+}
+
+}  // namespace ccb

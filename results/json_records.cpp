@@ -1,0 +1,94 @@
+#include "results/json_records.hpp"
+
+namespace ccb {
+using nlohmann::json;
+
+namespace {
+json summary_to_json(const Summary& s) {
+  json j{{"n", s.n},       {"min_us", s.min}, {"p50_us", s.p50},   {"p90_us", s.p90},
+         {"p99_us", s.p99}, {"max_us", s.max}, {"mean_us", s.mean}, {"stddev_us", s.stddev}};
+  j["ci95_median_us"] = s.ci95_lo ? json::array({*s.ci95_lo, *s.ci95_hi}) : json(nullptr);
+  return j;
+}
+
+json placement_json(const Placement& p) {
+  if (!p.measured) return nullptr;
+  json j{{"time_us", p.time_us},
+         {"time_source", p.time_source},
+         {"algbw_gbps", p.algbw_gbps},
+         {"busbw_gbps", p.busbw_gbps},
+         {"wrong", p.wrong ? json(*p.wrong) : json(nullptr)}};
+  j["pipelined_us"] = p.pipelined_us ? json(*p.pipelined_us) : json(nullptr);
+  j["per_iteration"] = p.per_iteration_us ? summary_to_json(*p.per_iteration_us) : json(nullptr);
+  if (!p.samples_us.empty()) j["samples_us"] = p.samples_us;
+  return j;
+}
+}  // namespace
+
+json run_to_json(const RunInfo& r) {
+  json placement = json::array();
+  for (const auto& p : r.placement)
+    placement.push_back({{"rank", p.rank}, {"host", p.host}, {"pid", p.pid}, {"local_rank", p.local_rank},
+                         {"cpu", p.cpu}, {"bound_cpus", p.bound_cpus}});
+  return {
+      {"type", "run"},
+      {"schema_version", kSchemaVersion},
+      {"started_at", r.started_at},
+      {"argv", r.argv},
+      {"versions",
+       {{"ccbench", r.ccbench_version}, {"git_revision", r.git_revision}, {"compiler", r.compiler},
+        {"mpi_library", r.mpi_library}, {"mpi_standard", r.mpi_version}, {"os_kernel", r.os_kernel},
+        {"hwloc_api", r.hwloc_version}, {"cuda", r.cuda}}},
+      {"config",
+       {{"collective", r.collective}, {"backend", r.backend}, {"memory_kind", r.memory_kind},
+        {"dtypes", r.dtypes}, {"ops", r.ops}, {"root", r.root}, {"iterations", r.iterations},
+        {"warmup_iterations", r.warmup}, {"check_iterations", r.check_iterations},
+        {"rank_combine", r.aggregation}, {"blocking", r.blocking}, {"window", r.window},
+        {"timing_modes", r.timing_modes}, {"clock", r.clock}, {"clock_resolution_s", r.clock_resolution_s}}},
+      {"path", {{"requested", r.path_requested}, {"observed", r.path_observed}, {"evidence", r.path_evidence}}},
+      {"ranks", r.ranks},
+      {"nodes", r.nodes},
+      {"placement", placement},
+      {"environment", r.environment},
+  };
+}
+
+json point_to_json(const PointRecord& p) {
+  return {
+      {"type", "point"},
+      {"collective", p.collective},
+      {"dtype", p.dtype},
+      {"op", p.op.empty() ? json(nullptr) : json(p.op)},
+      {"root", p.root < 0 ? json(nullptr) : json(p.root)},
+      {"ranks", p.ranks},
+      {"nodes", p.nodes},
+      {"requested_bytes", p.requested_bytes},
+      {"bytes", p.bytes},
+      {"count", p.count},
+      {"iterations", p.iterations},
+      {"bus_factor", p.bus_factor},
+      {"busbw_meaningful", p.busbw_meaningful},
+      {"out_of_place", placement_json(p.out_of_place)},
+      {"in_place", placement_json(p.in_place)},
+  };
+}
+
+json end_to_json(const EndInfo& e) {
+  return {{"type", "end"},     {"status", e.status},         {"ended_at", e.ended_at},
+          {"points", e.points}, {"wrong_total", e.wrong_total}, {"exit_code", e.exit_code},
+          {"avg_busbw_gbps", e.avg_busbw_gbps}};
+}
+
+std::string placement_to_json(const RankPlacement& p) {
+  return json{{"rank", p.rank}, {"host", p.host}, {"pid", p.pid}, {"local_rank", p.local_rank},
+              {"cpu", p.cpu}, {"bound_cpus", p.bound_cpus}}
+      .dump();
+}
+
+RankPlacement placement_from_json(const std::string& text) {
+  const json j = json::parse(text);
+  return {j.at("rank").get<int>(), j.at("host").get<std::string>(), j.at("pid").get<long>(),
+          j.at("local_rank").get<int>(), j.at("cpu").get<int>(), j.at("bound_cpus").get<std::string>()};
+}
+
+}  // namespace ccb

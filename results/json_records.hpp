@@ -1,0 +1,17 @@
+// JSON form of the records (schema in results/SCHEMA.md).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "results/record.hpp"
+
+namespace ccb {
+
+nlohmann::json run_to_json(const RunInfo& info);
+nlohmann::json point_to_json(const PointRecord& p);
+nlohmann::json end_to_json(const EndInfo& e);
+
+std::string placement_to_json(const RankPlacement& p);
+RankPlacement placement_from_json(const std::string& text);
+
+}  // namespace ccb

@@ -1,0 +1,75 @@
+// The result model: what one run and one measured point are. Measuring fills
+// these; writers (table, JSON Lines, CSV) render them. See results/SCHEMA.md.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/stats.hpp"
+
+namespace ccb {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct RankPlacement {
+  int rank = 0;
+  std::string host;
+  long pid = 0;
+  int local_rank = 0;
+  int cpu = -1;              // CPU the rank ran on when sampled
+  std::string bound_cpus;    // cpuset it is bound to (hwloc list syntax)
+};
+
+struct RunInfo {
+  std::string ccbench_version, git_revision, compiler, mpi_library, mpi_version, os_kernel;
+  std::string hwloc_version, cuda;
+  std::vector<std::string> argv;
+  std::string collective, backend, memory_kind, path_requested, path_observed, path_evidence;
+  std::vector<std::string> dtypes, ops;
+  int ranks = 1, nodes = 1;
+  std::vector<RankPlacement> placement;
+  std::map<std::string, std::string> environment;  // filtered and redacted
+  std::string timing_modes;  // "pipelined+per_iteration", ...
+  std::string clock;
+  double clock_resolution_s = 0;
+  int iterations = 0, warmup = 0, check_iterations = 0, aggregation = 1, root = 0, window = 0;
+  bool blocking = true;
+  std::string started_at;  // ISO 8601 UTC
+};
+
+// One placement (out-of-place or in-place) of one point.
+struct Placement {
+  bool measured = false;
+  double time_us = 0;  // the table's time: see time_source
+  std::string time_source;
+  double algbw_gbps = 0, busbw_gbps = 0;
+  std::optional<double> pipelined_us;       // batch time / iterations, ranks combined per -a
+  std::optional<Summary> per_iteration_us;  // each iteration's max over ranks
+  std::optional<uint64_t> wrong;            // summed over ranks; absent when not checked
+  std::vector<double> samples_us;           // raw per-iteration times, with --samples
+};
+
+struct PointRecord {
+  std::string collective, dtype, op;  // op empty when the collective does not reduce
+  int root = -1;                      // -1 when not rooted
+  int ranks = 1, nodes = 1;
+  std::size_t requested_bytes = 0, bytes = 0, count = 0;
+  int iterations = 0;
+  double bus_factor = 1;
+  bool busbw_meaningful = true;
+  Placement out_of_place, in_place;
+};
+
+struct EndInfo {
+  std::string status;  // "completed", "wrong_data", "failed: ..."
+  std::string ended_at;
+  std::size_t points = 0;
+  uint64_t wrong_total = 0;
+  int exit_code = 0;
+  double avg_busbw_gbps = 0;
+};
+
+}  // namespace ccb

@@ -1,0 +1,31 @@
+// Summary statistics of per-iteration times. No normality is assumed: the
+// confidence interval of the median comes from order statistics (binomial).
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace ccb {
+
+struct Summary {
+  std::size_t n = 0;
+  double min = 0, p50 = 0, p90 = 0, p99 = 0, max = 0, mean = 0, stddev = 0;
+  // 95% distribution-free confidence interval of the median; absent below 6 samples.
+  std::optional<double> ci95_lo, ci95_hi;
+};
+
+// Linear-interpolated quantile (type 7, as numpy's default) of sorted data.
+double quantile_sorted(std::span<const double> sorted, double q);
+
+// 1-based ranks (l, u) of the order statistics that bound a `confidence`
+// interval of the median of n samples, with coverage >= confidence; nullopt
+// when n is too small for any such interval.
+struct RankPair {
+  std::size_t lower, upper;
+};
+std::optional<RankPair> median_ci_ranks(std::size_t n, double confidence = 0.95);
+
+Summary summarize(std::vector<double> samples);
+
+}  // namespace ccb

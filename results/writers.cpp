@@ -1,0 +1,175 @@
+#include "results/writers.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "harness/usage_error.hpp"
+#include "results/json_records.hpp"
+
+namespace ccb {
+
+std::FILE* open_output(const std::string& flag, const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw UsageError(fmt::format("{} '{}': cannot write: {}", flag, path, std::strerror(errno)));
+  return f;
+}
+
+std::string format_time_us(double us) {
+  if (us >= 10000.0) return fmt::format("{:7.0f}", us);
+  if (us >= 100.0) return fmt::format("{:7.1f}", us);
+  return fmt::format("{:7.2f}", us);
+}
+
+namespace {
+
+struct FileCloser {
+  void operator()(std::FILE* f) const {
+    if (f) std::fclose(f);
+  }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+class TableWriter final : public Writer {
+ public:
+  TableWriter(std::FILE* out, bool stats) : out_(out), stats_(stats) {}
+
+  void begin(const RunInfo& r) override {
+    std::string dtypes, ops;
+    for (const auto& d : r.dtypes) dtypes += (dtypes.empty() ? "" : ",") + d;
+    for (const auto& o : r.ops) ops += (ops.empty() ? "" : ",") + o;
+    fmt::print(out_, "# ccbench {} ({}): {} backend {} memory {}\n", r.ccbench_version, r.git_revision,
+               r.collective, r.backend, r.memory_kind);
+    fmt::print(out_, "#  ranks {} nodes {} iters {} warmup iters {} check {} timing {} clock {} agg {} window {}\n",
+               r.ranks, r.nodes, r.iterations, r.warmup, r.check_iterations, r.timing_modes, r.clock,
+               r.aggregation, r.window);
+    fmt::print(out_, "#  path requested {} observed {}\n", r.path_requested, r.path_observed);
+    if (r.path_requested != "auto" && r.path_observed != r.path_requested && r.path_observed != "unverified")
+      fmt::print(out_, "#  WARNING: path {} was requested but {} was observed\n", r.path_requested,
+                 r.path_observed);
+    fmt::print(out_, "#  sizes in bytes (K/M/G on the command line are binary); time in us; bandwidth in GB/s (1e9 B/s)\n");
+    if (r.ranks == 1) fmt::print(out_, "#  busbw is not meaningful with one rank: shown as N/A\n");
+    fmt::print(out_, "#\n# Using devices\n");
+    for (const auto& p : r.placement)
+      fmt::print(out_, "#  Rank {:2} Pid {:6} on {:>10} cpu {:3} bound {}\n", p.rank, p.pid, p.host, p.cpu,
+                 p.bound_cpus.empty() ? "-" : p.bound_cpus);
+    fmt::print(out_, "#\n");
+    std::string extra_h1, extra_h2, extra_h3;
+    if (stats_) {
+      extra_h1 = "  per-iteration (us): out-of-place                in-place";
+      extra_h2 = "      p50      p99  ci95-lo  ci95-hi      p50      p99  ci95-lo  ci95-hi";
+      extra_h3 = "     (us)     (us)     (us)     (us)     (us)     (us)     (us)     (us)";
+    }
+    fmt::print(out_, "# {:>72}{:>32}{}\n", "out-of-place", "in-place", extra_h1);
+    fmt::print(out_, "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n",
+               "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+               "busbw", "#wrong", stats_ ? "  " + extra_h2 : "");
+    fmt::print(out_, "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n",
+               "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "",
+               stats_ ? "  " + extra_h3 : "");
+    std::fflush(out_);
+  }
+
+  void point(const PointRecord& p) override {
+    std::string line = fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", p.bytes, p.count, p.dtype,
+                                   p.op.empty() ? "none" : p.op, p.root);
+    for (const Placement* pl : {&p.out_of_place, &p.in_place}) {
+      if (!pl->measured) {
+        line += fmt::format("  {:>7}  {:>6}  {:>6}  {:>6}", "N/A", "N/A", "N/A", "N/A");
+        continue;
+      }
+      line += fmt::format("  {}  {:6.2f}  {:>6}  {:>6}", format_time_us(pl->time_us), pl->algbw_gbps,
+                          p.busbw_meaningful ? fmt::format("{:6.2f}", pl->busbw_gbps) : "N/A",
+                          pl->wrong ? fmt::format("{}", *pl->wrong) : "N/A");
+    }
+    if (stats_) {
+      for (const Placement* pl : {&p.out_of_place, &p.in_place}) {
+        if (!pl->per_iteration_us) {
+          line += fmt::format("  {:>7}  {:>7}  {:>7}  {:>7}", "N/A", "N/A", "N/A", "N/A");
+          continue;
+        }
+        const Summary& s = *pl->per_iteration_us;
+        const auto opt = [](const std::optional<double>& v) { return v ? format_time_us(*v) : std::string("    N/A"); };
+        line += fmt::format("  {}  {}  {}  {}", format_time_us(s.p50), format_time_us(s.p99), opt(s.ci95_lo),
+                            opt(s.ci95_hi));
+      }
+    }
+    fmt::print(out_, "{}\n", line);
+    std::fflush(out_);
+  }
+
+  void end(const EndInfo& e) override {
+    fmt::print(out_, "# Out of bounds values : {} {}\n", e.wrong_total, e.wrong_total == 0 ? "OK" : "FAILED");
+    if (e.points == 0 || e.avg_busbw_gbps < 0)
+      fmt::print(out_, "# Avg bus bandwidth    : N/A\n");
+    else
+      fmt::print(out_, "# Avg bus bandwidth    : {:.6g}\n", e.avg_busbw_gbps);
+    fmt::print(out_, "#\n");
+    std::fflush(out_);
+  }
+
+ private:
+  std::FILE* out_;
+  bool stats_;
+};
+
+class JsonlWriter final : public Writer {
+ public:
+  explicit JsonlWriter(const std::string& path) : file_(open_output("-J/--json", path)) {}
+  void begin(const RunInfo& r) override { write(run_to_json(r)); }
+  void point(const PointRecord& p) override { write(point_to_json(p)); }
+  void end(const EndInfo& e) override { write(end_to_json(e)); }
+
+ private:
+  void write(const nlohmann::json& j) {
+    const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    fmt::print(file_.get(), "{}\n", line);
+    std::fflush(file_.get());
+  }
+  File file_;
+};
+
+class CsvWriter final : public Writer {
+ public:
+  explicit CsvWriter(const std::string& path) : file_(open_output("--csv", path)) {}
+  void begin(const RunInfo& r) override {
+    run_ = r;
+    fmt::print(file_.get(),
+               "collective,backend,path_requested,path_observed,memory_kind,dtype,op,root,ranks,nodes,"
+               "placement,bytes,count,iterations,time_us,time_source,algbw_gbps,busbw_gbps,pipelined_us,"
+               "p50_us,p90_us,p99_us,min_us,max_us,mean_us,stddev_us,ci95_lo_us,ci95_hi_us,wrong\n");
+    std::fflush(file_.get());
+  }
+  void point(const PointRecord& p) override {
+    for (const auto& [label, pl] : {std::pair{"out_of_place", &p.out_of_place}, std::pair{"in_place", &p.in_place}}) {
+      if (!pl->measured) continue;
+      const auto num = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
+      const Summary* s = pl->per_iteration_us ? &*pl->per_iteration_us : nullptr;
+      fmt::print(file_.get(), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                 p.collective, run_.backend, run_.path_requested, run_.path_observed, run_.memory_kind, p.dtype,
+                 p.op, p.root < 0 ? "" : std::to_string(p.root), p.ranks, p.nodes, label, p.bytes, p.count,
+                 p.iterations, pl->time_us, pl->time_source, pl->algbw_gbps,
+                 p.busbw_meaningful ? fmt::format("{}", pl->busbw_gbps) : "", num(pl->pipelined_us),
+                 s ? num(s->p50) : "", s ? num(s->p90) : "", s ? num(s->p99) : "", s ? num(s->min) : "",
+                 s ? num(s->max) : "", s ? num(s->mean) : "", s ? num(s->stddev) : "", s ? num(s->ci95_lo) : "",
+                 s ? num(s->ci95_hi) : "", pl->wrong ? std::to_string(*pl->wrong) : "");
+    }
+    std::fflush(file_.get());
+  }
+  void end(const EndInfo&) override { std::fflush(file_.get()); }
+
+ private:
+  File file_;
+  RunInfo run_;
+};
+
+}  // namespace
+
+std::unique_ptr<Writer> make_table_writer(std::FILE* out, bool stats) {
+  return std::make_unique<TableWriter>(out, stats);
+}
+std::unique_ptr<Writer> make_jsonl_writer(const std::string& path) { return std::make_unique<JsonlWriter>(path); }
+std::unique_ptr<Writer> make_csv_writer(const std::string& path) { return std::make_unique<CsvWriter>(path); }
+
+}  // namespace ccb

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what ccbench needs from Debian packages (only what is missing),
+# then configures and builds it in ./build. Works as root or with sudo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake ninja-build pkg-config openmpi-bin libopenmpi-dev libhwloc-dev
+          libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev iproute2)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cmake_args=(-S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release)
+[ "${CI:-}" = "true" ] && cmake_args+=(-DCCBENCH_WERROR=ON)
+cmake "${cmake_args[@]}" "$@" >/dev/null
+cmake --build build -j "$(nproc)"

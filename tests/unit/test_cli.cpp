@@ -1,0 +1,97 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "harness/cli.hpp"
+#include "harness/usage_error.hpp"
+
+namespace ccb {
+namespace {
+ParsedArgs parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "ccbench");
+  return parse_args(static_cast<int>(args.size()), args.data());
+}
+std::string error_of(std::vector<const char*> args) {
+  try {
+    parse(args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Cli, NcclTestsShortFlags) {
+  const Config c = parse({"all_reduce", "-b", "8", "-e", "64M", "-f", "2", "-n", "5", "-w", "3", "-c", "0", "-o",
+                          "max", "-d", "bfloat16", "-r", "1", "-z", "1", "-a", "3", "-T", "10", "-J", "x.jsonl"})
+                       .config;
+  EXPECT_EQ(c.collective->name, "all_reduce");
+  EXPECT_EQ(c.min_bytes, 8u);
+  EXPECT_EQ(c.max_bytes, 64u << 20);
+  EXPECT_EQ(c.step_factor, 2);
+  EXPECT_EQ(c.iters, 5);
+  EXPECT_EQ(c.warmup, 3);
+  EXPECT_EQ(c.check, 0);
+  EXPECT_EQ(c.ops, std::vector<ReduceOp>{ReduceOp::max});
+  EXPECT_EQ(c.dtypes, std::vector<DType>{DType::bfloat16});
+  EXPECT_EQ(c.root, 1);
+  EXPECT_EQ(c.blocking, 1);
+  EXPECT_EQ(c.aggregation, 3);
+  EXPECT_DOUBLE_EQ(c.timeout_s, 10);
+  EXPECT_EQ(c.json_path, "x.jsonl");
+}
+
+TEST(Cli, LongOptionsAndDefaults) {
+  const Config d = parse({"alltoall"}).config;
+  EXPECT_EQ(d.min_bytes, 32u << 20);
+  EXPECT_EQ(d.max_bytes, 32u << 20);
+  EXPECT_EQ(d.iters, 20);
+  EXPECT_EQ(d.warmup, 1);
+  EXPECT_EQ(d.check, 1);
+  EXPECT_EQ(d.aggregation, 1);
+  EXPECT_EQ(d.timing, TimingMode::both);
+  const Config c = parse({"uni_bw", "--minbytes", "1K", "--maxbytes", "2K", "--iters", "7", "--timing",
+                          "per_iteration", "--window", "16", "--path", "tcp", "--stats", "--samples",
+                          "--strict-sizes", "--csv", "a.csv", "--datatype", "all", "--op", "all"})
+                       .config;
+  EXPECT_EQ(c.min_bytes, 1024u);
+  EXPECT_EQ(c.iters, 7);
+  EXPECT_EQ(c.timing, TimingMode::per_iteration);
+  EXPECT_EQ(c.window, 16);
+  EXPECT_EQ(c.path, "tcp");
+  EXPECT_TRUE(c.stats_columns && c.samples && c.strict_sizes);
+  EXPECT_EQ(c.dtypes.size(), 10u);
+  EXPECT_EQ(c.ops.size(), 5u);
+}
+
+TEST(Cli, Commands) {
+  EXPECT_EQ(parse({"list"}).command, Command::list);
+  EXPECT_EQ(parse({"--help"}).command, Command::help);
+  EXPECT_EQ(parse({"-h"}).command, Command::help);
+  EXPECT_EQ(parse({"--version"}).command, Command::version);
+}
+
+TEST(Cli, ErrorsNameTheFlagAndWhatIsAllowed) {
+  EXPECT_NE(error_of({"all_reduce", "-d", "float128"}).find("allowed: int8 uint8"), std::string::npos);
+  EXPECT_NE(error_of({"all_reduce", "-o", "mean"}).find("allowed: sum prod max min avg, all"), std::string::npos);
+  EXPECT_NE(error_of({"all_reduce", "-n", "0"}).find("-n/--iters 0: out of range"), std::string::npos);
+  EXPECT_NE(error_of({"all_reduce", "-n", "5x"}).find("-n/--iters '5x': not an integer"), std::string::npos);
+  EXPECT_NE(error_of({"all_reduce", "-b", "2M", "-e", "1M"}).find("larger than -e/--maxbytes"), std::string::npos);
+  EXPECT_NE(error_of({"nope"}).find("unknown collective 'nope'"), std::string::npos);
+  EXPECT_NE(error_of({}).find("no collective given"), std::string::npos);
+  EXPECT_NE(error_of({"all_reduce", "--bogus"}).find("--bogus"), std::string::npos);
+  EXPECT_NE(error_of({"all_reduce", "-T", "nan"}).find("-T/--timeout 'nan'"), std::string::npos);
+  EXPECT_NE(error_of({"all_reduce", "-a", "9"}).find("-a/--average 9: out of range (allowed: 0 to 3)"), std::string::npos);
+  for (const auto& msg : {error_of({"all_reduce", "-d", "x"}), error_of({"all_reduce", "--bogus"})})
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
+}
+
+TEST(Cli, HelpExplainsEveryColumn) {
+  const std::string h = help_text();
+  for (const char* word : {"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
+                           "microseconds", "GB/s", "1e9", "Exit codes"})
+    EXPECT_NE(h.find(word), std::string::npos) << word;
+  EXPECT_NE(list_text().find("pingpong"), std::string::npos);
+}
+
+}  // namespace ccb

@@ -1,0 +1,153 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "results/json_records.hpp"
+#include "results/schema.hpp"
+#include "results/writers.hpp"
+
+namespace ccb {
+namespace {
+
+RunInfo sample_run() {
+  RunInfo r;
+  r.ccbench_version = "0.1.0";
+  r.collective = "all_reduce";
+  r.backend = "mpi";
+  r.memory_kind = "host";
+  r.path_requested = "auto";
+  r.path_observed = "shm";
+  r.dtypes = {"float"};
+  r.ops = {"sum"};
+  r.ranks = 2;
+  r.placement = {{0, "h0", 10, 0, 1, "0-1"}, {1, "h0", 11, 1, 0, "0-1"}};
+  r.environment = {{"OMPI_X", "1"}};
+  return r;
+}
+
+PointRecord sample_point() {
+  PointRecord p;
+  p.collective = "all_reduce";
+  p.dtype = "float";
+  p.op = "sum";
+  p.ranks = 2;
+  p.bytes = 1024;
+  p.count = 256;
+  p.iterations = 20;
+  p.out_of_place.measured = true;
+  p.out_of_place.time_us = 12.5;
+  p.out_of_place.algbw_gbps = 0.08192;
+  p.out_of_place.busbw_gbps = 0.08192;
+  p.out_of_place.wrong = 0;
+  p.out_of_place.pipelined_us = 12.5;
+  p.out_of_place.per_iteration_us = summarize({12, 13, 14, 15, 16, 17, 18});
+  p.in_place = p.out_of_place;
+  return p;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST(Writers, TimeFormatFollowsNcclTests) {
+  EXPECT_EQ(format_time_us(12.345), "  12.35");
+  EXPECT_EQ(format_time_us(123.45), "  123.5");
+  EXPECT_EQ(format_time_us(12345.6), "  12346");
+}
+
+TEST(Writers, TableHasNcclTestsShape) {
+  char* buf = nullptr;
+  std::size_t len = 0;
+  std::FILE* mem = open_memstream(&buf, &len);
+  auto w = make_table_writer(mem, false);
+  w->begin(sample_run());
+  w->point(sample_point());
+  EndInfo e;
+  e.points = 1;
+  e.avg_busbw_gbps = 0.08192;
+  w->end(e);
+  std::fclose(mem);
+  const std::string out(buf, len);
+  std::free(buf);
+  EXPECT_NE(out.find("#wrong"), std::string::npos);
+  EXPECT_NE(out.find("# Out of bounds values : 0 OK"), std::string::npos);
+  EXPECT_NE(out.find("# Avg bus bandwidth    : 0.08192"), std::string::npos);
+  // A data row: size count type redop root, then time algbw busbw #wrong twice.
+  std::istringstream rows(out);
+  std::string line;
+  int data_rows = 0;
+  while (std::getline(rows, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    ++data_rows;
+    std::istringstream f(line);
+    std::vector<std::string> cols;
+    for (std::string c; f >> c;) cols.push_back(c);
+    ASSERT_EQ(cols.size(), 13u) << line;
+    EXPECT_EQ(cols[0], "1024");
+    EXPECT_EQ(cols[2], "float");
+    EXPECT_EQ(cols[5], "12.50");
+    EXPECT_EQ(cols[8], "0");
+  }
+  EXPECT_EQ(data_rows, 1);
+}
+
+TEST(Writers, JsonLinesFollowTheSchema) {
+  const std::string path = ::testing::TempDir() + "/ccbench_test.jsonl";
+  {
+    auto w = make_jsonl_writer(path);
+    w->begin(sample_run());
+    w->point(sample_point());
+    EndInfo e;
+    e.status = "completed";
+    w->end(e);
+  }
+  EXPECT_EQ(validate_jsonl_file(path), "");
+  const std::string text = read_file(path);
+  const auto point = nlohmann::json::parse(text.substr(text.find('\n') + 1, text.find('\n', text.find('\n') + 1) - text.find('\n') - 1));
+  EXPECT_EQ(point["bytes"], 1024);
+  EXPECT_EQ(point["out_of_place"]["per_iteration"]["n"], 7);
+  EXPECT_EQ(point["out_of_place"]["per_iteration"]["ci95_median_us"][0], 12.0);
+}
+
+TEST(Writers, SchemaCheckCatchesBrokenRecords) {
+  EXPECT_NE(validate_record(nlohmann::json::object()), "");
+  auto p = point_to_json(sample_point());
+  EXPECT_EQ(validate_record(p), "");
+  p.erase("bytes");
+  EXPECT_NE(validate_record(p).find("missing \"bytes\""), std::string::npos);
+  auto r = run_to_json(sample_run());
+  r["schema_version"] = 99;
+  EXPECT_NE(validate_record(r).find("schema_version"), std::string::npos);
+  const std::string path = ::testing::TempDir() + "/ccbench_truncated.jsonl";
+  {
+    std::ofstream f(path);
+    f << run_to_json(sample_run()).dump() << "\n" << point_to_json(sample_point()).dump() << "\n";
+  }
+  EXPECT_NE(validate_jsonl_file(path).find("no \"end\" record"), std::string::npos);
+}
+
+TEST(Writers, CsvRowPerPlacement) {
+  const std::string path = ::testing::TempDir() + "/ccbench_test.csv";
+  {
+    auto w = make_csv_writer(path);
+    w->begin(sample_run());
+    w->point(sample_point());
+    w->end(EndInfo{});
+  }
+  const std::string text = read_file(path);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+  EXPECT_NE(text.find("all_reduce,mpi,auto,shm,host,float,sum,,2,1,out_of_place,1024,256,20,12.5"), std::string::npos);
+}
+
+TEST(Writers, UnwritablePathIsAUsageError) {
+  EXPECT_ANY_THROW(make_jsonl_writer("/nonexistent-dir/x.jsonl"));
+}
+
+}  // namespace ccb
