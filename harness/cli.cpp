@@ -8,7 +8,11 @@
 #include <limits>
 
 #include "harness/sizes.hpp"
+#if CCBENCH_HAVE_CUDA
+#include "kernels/cuda/gpu_info.hpp"
+#endif
 #include "harness/usage_error.hpp"
+#include "kernels/host_kernels.hpp"
 
 namespace ccb {
 
@@ -152,10 +156,13 @@ std::string list_text() {
                      c.rooted ? " [-r]" : "");
   s += "\nBackends:\n  mpi             MPI over host memory (built)\n";
 #if CCBENCH_HAVE_CUDA
-  s += "  nccl            NCCL over GPU memory (CUDA built in; backend not implemented yet)\n";
+  const GpuInfo gpus = query_gpus();
+  s += fmt::format("  nccl            NCCL over GPU memory (not implemented yet); CUDA runtime {} sees {}\n",
+                   gpus.runtime_version, gpus.error.empty() ? fmt::format("{} GPU(s)", gpus.devices) : gpus.error);
 #else
   s += "  nccl            NCCL over GPU memory (not built: no CUDA toolkit at configure time)\n";
 #endif
+  s += fmt::format("Host loops: {} (CCBENCH_HOST_ISA=baseline forces the portable ones)\n", host_kernels().isa);
   s += "\nDtypes: " + joined_dtypes() + "\n";
   s += "Ops:    " + joined_ops() + "\n";
   s += "Paths:  auto (Open MPI chooses), shm (pml ob1, btl self,vader), tcp (pml ob1, btl "

@@ -53,6 +53,7 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, Op
   const bool active = !c.point_to_point || pair_partner(rank, n).has_value();
 
   prepare_buffers(mem, args, rank, n, buffers.recv, recv_base_count);
+  watchdog.heartbeat(0);  // filling is not an operation: the timeout starts now
   for (int w = 0; w < cfg.warmup; ++w) {
     backend.run(args);
     watchdog.heartbeat(w);
@@ -87,6 +88,7 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, Op
     uint64_t wrong = 0;
     for (int k = 0; k < cfg.check; ++k) {
       prepare_buffers(mem, args, rank, n, buffers.recv, recv_base_count);
+      watchdog.heartbeat(k);
       comm.barrier();
       backend.run(args);
       watchdog.heartbeat(k);

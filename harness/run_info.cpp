@@ -12,7 +12,11 @@
 #include <chrono>
 #include <ctime>
 
+#include "kernels/host_kernels.hpp"
 #include "results/json_records.hpp"
+#if CCBENCH_HAVE_CUDA
+#include "kernels/cuda/gpu_info.hpp"
+#endif
 
 extern char** environ;
 
@@ -101,7 +105,8 @@ void collect_run_info(const Comm& comm, RunInfo& info) {
   int len = 0;
   MPI_Get_library_version(lib, &len);
   info.mpi_library = std::string(lib, static_cast<std::size_t>(len));
-  while (!info.mpi_library.empty() && std::isspace(static_cast<unsigned char>(info.mpi_library.back())))
+  while (!info.mpi_library.empty() &&
+         (info.mpi_library.back() == '\0' || std::isspace(static_cast<unsigned char>(info.mpi_library.back()))))
     info.mpi_library.pop_back();
   int major = 0, minor = 0;
   MPI_Get_version(&major, &minor);
@@ -110,6 +115,14 @@ void collect_run_info(const Comm& comm, RunInfo& info) {
   if (uname(&u) == 0) info.os_kernel = fmt::format("{} {} {}", u.sysname, u.release, u.machine);
   info.hwloc_version = fmt::format("{}.{}.{}", HWLOC_API_VERSION >> 16, (HWLOC_API_VERSION >> 8) & 0xff,
                                    HWLOC_API_VERSION & 0xff);
+#if CCBENCH_HAVE_CUDA
+  const GpuInfo gpus = query_gpus();
+  info.cuda = fmt::format("runtime {} driver {}: {}", gpus.runtime_version, gpus.driver_version,
+                          gpus.error.empty() ? fmt::format("{} GPU(s)", gpus.devices) : gpus.error);
+#else
+  info.cuda = "not built";
+#endif
+  info.host_kernels = std::string(host_kernels().isa);
   info.environment = capture_environment(environ);
   info.started_at = utc_now_iso8601();
 }

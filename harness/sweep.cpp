@@ -167,7 +167,6 @@ int run_sweep(const Config& cfg) {
   run.clock = fmt::format("{} on every rank, barrier outside the timed region for per_iteration", backend.clock_name());
   run.clock_resolution_s = backend.clock_resolution_s();
   run.path_requested = cfg.path;
-  run.cuda = CCBENCH_HAVE_CUDA ? "built" : "not built";
   collect_run_info(comm, run);
   char host_name[256] = {};
   gethostname(host_name, sizeof host_name - 1);

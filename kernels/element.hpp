@@ -22,12 +22,14 @@ template <> struct Element<DType::float64> { using type = double; };
 
 template <DType D> using element_t = typename Element<D>::type;
 
+inline namespace CCB_ISA_NAMESPACE {
+
 template <DType D>
-inline element_t<D> from_exact_int(int64_t v) {
+inline element_t<D> from_exact_int(int32_t v) {
   if constexpr (D == DType::half) {
-    return exact_int_to_half(static_cast<int32_t>(v));
+    return exact_int_to_half(v);
   } else if constexpr (D == DType::bfloat16) {
-    return exact_int_to_bf16(static_cast<int32_t>(v));
+    return exact_int_to_bf16(v);
   } else {
     return static_cast<element_t<D>>(v);
   }
@@ -52,4 +54,5 @@ decltype(auto) visit_dtype(DType d, F&& f) {
   return f(C{});
 }
 
+}  // namespace CCB_ISA_NAMESPACE
 }  // namespace ccb

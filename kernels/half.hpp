@@ -4,6 +4,13 @@
 #include <cstdint>
 #include <cstring>
 
+// Inline functions live in a namespace named after the instruction-set level
+// their translation unit is compiled for, so that copies built with different
+// -march flags never merge at link time (see host_kernels.hpp).
+#ifndef CCB_ISA_NAMESPACE
+#define CCB_ISA_NAMESPACE portable
+#endif
+
 #if defined(__CUDACC__)
 #define CCB_HD __host__ __device__
 #else
@@ -11,6 +18,7 @@
 #endif
 
 namespace ccb {
+inline namespace CCB_ISA_NAMESPACE {
 
 CCB_HD inline uint32_t f32_bits(float f) {
   uint32_t u;
@@ -71,4 +79,5 @@ CCB_HD inline uint16_t exact_int_to_bf16(int32_t v) {
   return static_cast<uint16_t>(f32_bits(static_cast<float>(v)) >> 16);
 }
 
+}  // namespace CCB_ISA_NAMESPACE
 }  // namespace ccb

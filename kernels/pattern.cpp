@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "kernels/element.hpp"
+#include "kernels/host_kernels.hpp"
 
 namespace ccb {
 namespace {
@@ -21,43 +21,6 @@ int floor_log2(int64_t v) {
   return b;
 }
 
-template <PatternKind K, class F>
-decltype(auto) with_kind(PatternKind k, F&& f) {
-  switch (k) {
-    case PatternKind::copy: return f(std::integral_constant<PatternKind, PatternKind::copy>{});
-    case PatternKind::sum: return f(std::integral_constant<PatternKind, PatternKind::sum>{});
-    case PatternKind::avg: return f(std::integral_constant<PatternKind, PatternKind::avg>{});
-    case PatternKind::min: return f(std::integral_constant<PatternKind, PatternKind::min>{});
-    case PatternKind::max: return f(std::integral_constant<PatternKind, PatternKind::max>{});
-    case PatternKind::prod: return f(std::integral_constant<PatternKind, PatternKind::prod>{});
-  }
-  return f(std::integral_constant<PatternKind, K>{});
-}
-
-template <DType D, PatternKind K>
-void fill_loop(const Pattern& p, int rank, element_t<D>* __restrict out, std::size_t count,
-               uint64_t first) {
-  for (std::size_t k = 0; k < count; ++k) out[k] = from_exact_int<D>(pattern_input<K>(p, rank, first + k));
-}
-
-template <DType D, PatternKind K>
-std::size_t verify_input_loop(const Pattern& p, int rank, const element_t<D>* __restrict in,
-                              std::size_t count, uint64_t first) {
-  std::size_t wrong = 0;
-  for (std::size_t k = 0; k < count; ++k)
-    wrong += in[k] != from_exact_int<D>(pattern_input<K>(p, rank, first + k));
-  return wrong;
-}
-
-template <DType D, PatternKind K>
-std::size_t verify_result_loop(const Pattern& p, const element_t<D>* __restrict in,
-                               std::size_t count, uint64_t first) {
-  std::size_t wrong = 0;
-  for (std::size_t k = 0; k < count; ++k)
-    wrong += in[k] != from_exact_int<D>(pattern_result<K>(p, first + k));
-  return wrong;
-}
-
 }  // namespace
 
 Pattern make_pattern(DType dtype, std::optional<ReduceOp> op, int nranks) {
@@ -69,7 +32,7 @@ Pattern make_pattern(DType dtype, std::optional<ReduceOp> op, int nranks) {
   if (!op) {
     p.kind = PatternKind::copy;
     p.mask = t.size == 1 || dtype == DType::bfloat16 ? 0xFFu : dtype == DType::half ? 0x7FFu : 0xFFFFFFu;
-    p.bias = t.is_signed ? (int64_t{p.mask} + 1) / 2 : 0;
+    p.bias = t.is_signed ? static_cast<int32_t>((int64_t{p.mask} + 1) / 2) : 0;
     return p;
   }
   switch (*op) {
@@ -92,7 +55,7 @@ Pattern make_pattern(DType dtype, std::optional<ReduceOp> op, int nranks) {
     case ReduceOp::max: {
       p.kind = *op == ReduceOp::min ? PatternKind::min : PatternKind::max;
       p.bias = t.is_signed ? 64 : 0;  // values in [-64, 62] or [0, 126]
-      int64_t lo = minmax_offset(0), hi = lo;
+      int32_t lo = minmax_offset(0), hi = lo;
       for (int32_t r = 1; r < n; ++r) {
         lo = std::min(lo, minmax_offset(r));
         hi = std::max(hi, minmax_offset(r));
@@ -111,32 +74,17 @@ Pattern make_pattern(DType dtype, std::optional<ReduceOp> op, int nranks) {
 
 void fill_input(DType dtype, const Pattern& p, int rank, void* buf, std::size_t count,
                 uint64_t first) {
-  visit_dtype(dtype, [&](auto d) {
-    with_kind<PatternKind::copy>(p.kind, [&](auto k) {
-      fill_loop<decltype(d)::value, decltype(k)::value>(
-          p, rank, static_cast<element_t<decltype(d)::value>*>(buf), count, first);
-    });
-  });
+  host_kernels().fill_input(dtype, p, rank, buf, count, first);
 }
 
 std::size_t count_wrong_input(DType dtype, const Pattern& p, int rank, const void* buf,
                               std::size_t count, uint64_t first) {
-  return visit_dtype(dtype, [&](auto d) {
-    return with_kind<PatternKind::copy>(p.kind, [&](auto k) {
-      return verify_input_loop<decltype(d)::value, decltype(k)::value>(
-          p, rank, static_cast<const element_t<decltype(d)::value>*>(buf), count, first);
-    });
-  });
+  return host_kernels().count_wrong_input(dtype, p, rank, buf, count, first);
 }
 
 std::size_t count_wrong_result(DType dtype, const Pattern& p, const void* buf, std::size_t count,
                                uint64_t first) {
-  return visit_dtype(dtype, [&](auto d) {
-    return with_kind<PatternKind::copy>(p.kind, [&](auto k) {
-      return verify_result_loop<decltype(d)::value, decltype(k)::value>(
-          p, static_cast<const element_t<decltype(d)::value>*>(buf), count, first);
-    });
-  });
+  return host_kernels().count_wrong_result(dtype, p, buf, count, first);
 }
 
 void fill_sentinel(DType dtype, int nranks, void* buf, std::size_t count) {

@@ -33,17 +33,19 @@ struct Pattern {
   PatternKind kind = PatternKind::copy;
   int32_t nranks = 1;
   uint32_t mask = 0;
-  int64_t bias = 0;
+  int32_t bias = 0;
   int32_t active = 0;      // sum: ranks that contribute
   int32_t prod_bits = 0;   // prod: ranks that contribute a factor of 1 or 2
-  int64_t extreme_off = 0; // min/max: min or max over ranks of off(r)
+  int32_t extreme_off = 0; // min/max: min or max over ranks of off(r)
   bool degenerate = false; // avg: all zeros
 };
+
+inline namespace CCB_ISA_NAMESPACE {
 
 CCB_HD inline uint32_t pattern_mix(uint64_t i) {
   return static_cast<uint32_t>(i) ^ static_cast<uint32_t>(i >> 8);
 }
-CCB_HD inline int64_t minmax_offset(int32_t rank) { return (37 * rank + 11) & 63; }
+CCB_HD inline int32_t minmax_offset(int32_t rank) { return (37 * rank + 11) & 63; }
 
 CCB_HD inline int popcount32(uint32_t x) {
 #if defined(__CUDA_ARCH__)
@@ -53,41 +55,41 @@ CCB_HD inline int popcount32(uint32_t x) {
 #endif
 }
 
-// Value rank `rank` puts at index `i` of its input buffer. The kind is a
-// template parameter so that fill and verify loops carry no switch.
+// Value rank `rank` puts at the index whose mix is h = pattern_mix(i). The
+// kind is a template parameter so that fill and verify loops carry no switch;
+// every value fits in 32 bits (|v| <= 2^24), so loops run in 32-bit lanes.
 template <PatternKind K>
-CCB_HD inline int64_t pattern_input(const Pattern& p, int32_t rank, uint64_t i) {
-  const uint32_t h = pattern_mix(i);
+CCB_HD inline int32_t pattern_input(const Pattern& p, int32_t rank, uint32_t h) {
   if constexpr (K == PatternKind::copy) {
-    return static_cast<int64_t>((h + 40503u * static_cast<uint32_t>(rank)) & p.mask) - p.bias;
+    return static_cast<int32_t>((h + 40503u * static_cast<uint32_t>(rank)) & p.mask) - p.bias;
   } else if constexpr (K == PatternKind::sum) {
-    return rank < p.active ? static_cast<int64_t>(h & p.mask) + (rank & 1) : 0;
+    return rank < p.active ? static_cast<int32_t>(h & p.mask) + (rank & 1) : 0;
   } else if constexpr (K == PatternKind::avg) {
     if (p.degenerate) return 0;
-    const int64_t delta = p.nranks < 2 ? 0 : (rank == 0 ? 1 : (rank == 1 ? -1 : 0));
-    return static_cast<int64_t>(h & p.mask) + 1 + delta;
+    const int32_t delta = p.nranks < 2 ? 0 : (rank == 0 ? 1 : (rank == 1 ? -1 : 0));
+    return static_cast<int32_t>(h & p.mask) + 1 + delta;
   } else if constexpr (K == PatternKind::min || K == PatternKind::max) {
-    return static_cast<int64_t>(h & 63u) + minmax_offset(rank) - p.bias;
+    return static_cast<int32_t>(h & 63u) + minmax_offset(rank) - p.bias;
   } else {
-    return rank < p.prod_bits ? int64_t{1} << ((h >> rank) & 1u) : 1;
+    return rank < p.prod_bits ? 1 << ((h >> rank) & 1u) : 1;
   }
 }
 
-// Value of the reduction over all ranks at index `i` (copy: not defined).
+// Value of the reduction over all ranks at the index whose mix is h (copy: 0).
 template <PatternKind K>
-CCB_HD inline int64_t pattern_result(const Pattern& p, uint64_t i) {
-  const uint32_t h = pattern_mix(i);
+CCB_HD inline int32_t pattern_result(const Pattern& p, uint32_t h) {
   if constexpr (K == PatternKind::sum) {
-    return static_cast<int64_t>(p.active) * (h & p.mask) + p.active / 2;
+    return p.active * static_cast<int32_t>(h & p.mask) + p.active / 2;
   } else if constexpr (K == PatternKind::avg) {
-    return p.degenerate ? 0 : static_cast<int64_t>(h & p.mask) + 1;
+    return p.degenerate ? 0 : static_cast<int32_t>(h & p.mask) + 1;
   } else if constexpr (K == PatternKind::min || K == PatternKind::max) {
-    return static_cast<int64_t>(h & 63u) + p.extreme_off - p.bias;
+    return static_cast<int32_t>(h & 63u) + p.extreme_off - p.bias;
   } else if constexpr (K == PatternKind::prod) {
-    return int64_t{1} << popcount32(h & ((1u << p.prod_bits) - 1u));
+    return 1 << popcount32(h & ((1u << p.prod_bits) - 1u));
   } else {
     return 0;
   }
 }
 
+}  // namespace CCB_ISA_NAMESPACE
 }  // namespace ccb

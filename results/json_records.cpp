@@ -38,7 +38,7 @@ json run_to_json(const RunInfo& r) {
       {"versions",
        {{"ccbench", r.ccbench_version}, {"git_revision", r.git_revision}, {"compiler", r.compiler},
         {"mpi_library", r.mpi_library}, {"mpi_standard", r.mpi_version}, {"os_kernel", r.os_kernel},
-        {"hwloc_api", r.hwloc_version}, {"cuda", r.cuda}}},
+        {"hwloc_api", r.hwloc_version}, {"cuda", r.cuda}, {"host_kernels", r.host_kernels}}},
       {"config",
        {{"collective", r.collective}, {"backend", r.backend}, {"memory_kind", r.memory_kind},
         {"dtypes", r.dtypes}, {"ops", r.ops}, {"root", r.root}, {"iterations", r.iterations},

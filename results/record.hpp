@@ -25,7 +25,7 @@ struct RankPlacement {
 
 struct RunInfo {
   std::string ccbench_version, git_revision, compiler, mpi_library, mpi_version, os_kernel;
-  std::string hwloc_version, cuda;
+  std::string hwloc_version, cuda, host_kernels;
   std::vector<std::string> argv;
   std::string collective, backend, memory_kind, path_requested, path_observed, path_evidence;
   std::vector<std::string> dtypes, ops;

@@ -11,7 +11,8 @@
 namespace ccb {
 namespace {
 
-int64_t input_of(const Pattern& p, int rank, uint64_t i) {
+int64_t input_of(const Pattern& p, int rank, uint64_t index) {
+  const uint32_t i = pattern_mix(index);
   switch (p.kind) {
     case PatternKind::copy: return pattern_input<PatternKind::copy>(p, rank, i);
     case PatternKind::sum: return pattern_input<PatternKind::sum>(p, rank, i);
@@ -22,7 +23,8 @@ int64_t input_of(const Pattern& p, int rank, uint64_t i) {
   }
   return 0;
 }
-int64_t result_of(const Pattern& p, uint64_t i) {
+int64_t result_of(const Pattern& p, uint64_t index) {
+  const uint32_t i = pattern_mix(index);
   switch (p.kind) {
     case PatternKind::sum: return pattern_result<PatternKind::sum>(p, i);
     case PatternKind::avg: return pattern_result<PatternKind::avg>(p, i);

@@ -1,0 +1,32 @@
+#include "kernels/host_kernels.hpp"
+
+#include <cstdlib>
+#include <string>
+
+namespace ccb {
+
+#if CCBENCH_HAVE_X86_64_V3
+const HostKernels& host_kernels_x86_64_v3_table();
+#endif
+
+const HostKernels* host_kernels_x86_64_v3() {
+#if CCBENCH_HAVE_X86_64_V3
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma") &&
+      __builtin_cpu_supports("bmi2"))
+    return &host_kernels_x86_64_v3_table();
+#endif
+  return nullptr;
+}
+
+const HostKernels& host_kernels() {
+  static const HostKernels& chosen = [] () -> const HostKernels& {
+    const char* force = std::getenv("CCBENCH_HOST_ISA");
+    const bool baseline_only = force && std::string(force) == "baseline";
+    const HostKernels* v3 = baseline_only ? nullptr : host_kernels_x86_64_v3();
+    return v3 ? *v3 : host_kernels_baseline();
+  }();
+  return chosen;
+}
+
+}  // namespace ccb
