@@ -136,6 +136,9 @@ int run_sweep(const Config& cfg) {
   std::vector<std::unique_ptr<Writer>> writers;
   try {
     if (rank == 0) {
+      // Check every output before creating any, so a bad one leaves the others untouched.
+      if (!cfg.json_path.empty()) check_output_writable("-J/--json", cfg.json_path);
+      if (!cfg.csv_path.empty()) check_output_writable("--csv", cfg.csv_path);
       writers.push_back(make_table_writer(stdout, cfg.stats_columns));
       if (!cfg.json_path.empty()) writers.push_back(make_jsonl_writer(cfg.json_path));
       if (!cfg.csv_path.empty()) writers.push_back(make_csv_writer(cfg.csv_path));

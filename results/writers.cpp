@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -9,6 +12,15 @@
 #include "results/json_records.hpp"
 
 namespace ccb {
+
+void check_output_writable(const std::string& flag, const std::string& path) {
+  struct stat st {};
+  const bool existed = ::stat(path.c_str(), &st) == 0;
+  std::FILE* f = std::fopen(path.c_str(), "a");  // append: never truncates
+  if (!f) throw UsageError(fmt::format("{} '{}': cannot write: {}", flag, path, std::strerror(errno)));
+  std::fclose(f);
+  if (!existed) ::unlink(path.c_str());
+}
 
 std::FILE* open_output(const std::string& flag, const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "w");

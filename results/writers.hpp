@@ -26,6 +26,10 @@ std::unique_ptr<Writer> make_jsonl_writer(const std::string& path);
 // CSV: a header, then one row per point and placement.
 std::unique_ptr<Writer> make_csv_writer(const std::string& path);
 
+// Throws UsageError naming `flag` when `path` cannot be written; touches
+// nothing (an existing file keeps its content, a new one is not left behind).
+void check_output_writable(const std::string& flag, const std::string& path);
+
 // Opens `path` for writing; throws UsageError naming `flag` when it cannot.
 std::FILE* open_output(const std::string& flag, const std::string& path);
 
