@@ -57,20 +57,29 @@ double parse_seconds(const std::string& flag, const std::string& text) {
   return v;
 }
 
-std::string joined_dtypes() {
+// "a b c" from the names of a table's rows.
+template <class Rows>
+std::string joined(const Rows& rows) {
   std::string s;
-  for (const auto& t : all_dtypes()) s += (s.empty() ? "" : " ") + std::string(t.name);
+  for (const auto& r : rows) s += (s.empty() ? "" : " ") + std::string(r.name);
   return s;
 }
-std::string joined_ops() {
-  std::string s;
-  for (const auto& o : all_ops()) s += (s.empty() ? "" : " ") + std::string(o.name);
-  return s;
-}
-std::string joined_collectives() {
-  std::string s;
-  for (const auto& c : all_collectives()) s += (s.empty() ? "" : " ") + std::string(c.name);
-  return s;
+std::string joined_dtypes() { return joined(all_dtypes()); }
+std::string joined_ops() { return joined(all_ops()); }
+std::string joined_collectives() { return joined(all_collectives()); }
+
+// One name, or "all" for every row of the table.
+template <class Rows, class Parse>
+auto parse_one_or_all(const std::string& flag, const std::string& text, const Rows& rows, Parse parse) {
+  std::vector<decltype(rows.front().id)> out;
+  if (text == "all") {
+    for (const auto& r : rows) out.push_back(r.id);
+  } else if (auto v = parse(text)) {
+    out.push_back(*v);
+  } else {
+    throw UsageError(fmt::format("{} '{}': unknown (allowed: {}, all)", flag, text, joined(rows)));
+  }
+  return out;
 }
 
 }  // namespace
@@ -245,26 +254,8 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   if (!timeout.empty()) cfg.timeout_s = parse_seconds("-T/--timeout", timeout);
   if (!window.empty()) cfg.window = static_cast<int>(parse_long("--window", window, 1, 1 << 16));
 
-  if (!dtype.empty()) {
-    cfg.dtypes.clear();
-    if (dtype == "all") {
-      for (const auto& t : all_dtypes()) cfg.dtypes.push_back(t.id);
-    } else if (auto d = parse_dtype(dtype)) {
-      cfg.dtypes.push_back(*d);
-    } else {
-      throw UsageError(fmt::format("-d/--datatype '{}': unknown (allowed: {}, all)", dtype, joined_dtypes()));
-    }
-  }
-  if (!op.empty()) {
-    cfg.ops.clear();
-    if (op == "all") {
-      for (const auto& o : all_ops()) cfg.ops.push_back(o.id);
-    } else if (auto o = parse_op(op)) {
-      cfg.ops.push_back(*o);
-    } else {
-      throw UsageError(fmt::format("-o/--op '{}': unknown (allowed: {}, all)", op, joined_ops()));
-    }
-  }
+  if (!dtype.empty()) cfg.dtypes = parse_one_or_all("-d/--datatype", dtype, all_dtypes(), parse_dtype);
+  if (!op.empty()) cfg.ops = parse_one_or_all("-o/--op", op, all_ops(), parse_op);
   if (!timing.empty()) {
     if (timing == "pipelined") cfg.timing = TimingMode::pipelined;
     else if (timing == "per_iteration") cfg.timing = TimingMode::per_iteration;
