@@ -89,8 +89,7 @@ void collect_run_info(const Comm& comm, RunInfo& info) {
   RankPlacement me{comm.rank(), host, static_cast<long>(getpid()), comm.local_rank(), sched_getcpu(),
                    bound_cpus()};
   const auto all = comm.all_strings(placement_to_json(me));
-  if (comm.rank() == 0)
-    for (const auto& text : all) info.placement.push_back(placement_from_json(text));
+  for (const auto& text : all) info.placement.push_back(placement_from_json(text));
 
   info.ranks = comm.size();
   info.nodes = comm.nodes();

@@ -20,7 +20,9 @@ std::map<std::string, std::string> capture_environment(const char* const* envp);
 
 std::string utc_now_iso8601();
 
-// Versions and placement; collective over comm, complete on rank 0.
+// Versions and placement; collective over comm. The placement of every rank
+// is filled on every rank; the rest is the same everywhere except the
+// environment, which is this rank's own (rank 0's is the one recorded).
 void collect_run_info(const Comm& comm, RunInfo& info);
 
 }  // namespace ccb

@@ -166,14 +166,19 @@ int run_sweep(const Config& cfg) {
   run.aggregation = cfg.aggregation;
   run.blocking = backend.blocking();
   run.window = cfg.window;
+  run.min_bytes = cfg.min_bytes;
+  run.max_bytes = cfg.max_bytes;
+  run.step_bytes = cfg.step_bytes;
+  run.step_factor = cfg.step_factor;
+  run.strict_sizes = cfg.strict_sizes;
+  run.blocking_requested = cfg.blocking;
   run.timing_modes = std::string(name(cfg.timing));
   run.clock = fmt::format("{} on every rank, barrier outside the timed region for per_iteration", backend.clock_name());
   run.clock_resolution_s = backend.clock_resolution_s();
   run.path_requested = cfg.path;
   collect_run_info(comm, run);
-  char host_name[256] = {};
-  gethostname(host_name, sizeof host_name - 1);
-  const std::vector<std::string> hosts = comm.all_strings(host_name);
+  std::vector<std::string> hosts;  // every rank's host, on every rank
+  for (const auto& p : run.placement) hosts.push_back(p.host);
   const ObservedPath observed = observe_path(comm, hosts);
   run.path_observed = observed.path;
   run.path_evidence = observed.evidence;

@@ -43,7 +43,10 @@ json run_to_json(const RunInfo& r) {
        {{"collective", r.collective}, {"backend", r.backend}, {"memory_kind", r.memory_kind},
         {"dtypes", r.dtypes}, {"ops", r.ops}, {"root", r.root}, {"iterations", r.iterations},
         {"warmup_iterations", r.warmup}, {"check_iterations", r.check_iterations},
-        {"rank_combine", r.aggregation}, {"blocking", r.blocking}, {"window", r.window},
+        {"rank_combine", r.aggregation}, {"blocking", r.blocking}, {"blocking_requested", r.blocking_requested},
+        {"window", r.window},
+        {"sizes", {{"min_bytes", r.min_bytes}, {"max_bytes", r.max_bytes}, {"step_bytes", r.step_bytes},
+                   {"step_factor", r.step_factor}, {"strict", r.strict_sizes}}},
         {"timing_modes", r.timing_modes}, {"clock", r.clock}, {"clock_resolution_s", r.clock_resolution_s}}},
       {"path", {{"requested", r.path_requested}, {"observed", r.path_observed}, {"evidence", r.path_evidence}}},
       {"ranks", r.ranks},
@@ -82,7 +85,7 @@ json end_to_json(const EndInfo& e) {
 std::string placement_to_json(const RankPlacement& p) {
   return json{{"rank", p.rank}, {"host", p.host}, {"pid", p.pid}, {"local_rank", p.local_rank},
               {"cpu", p.cpu}, {"bound_cpus", p.bound_cpus}}
-      .dump();
+      .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 RankPlacement placement_from_json(const std::string& text) {

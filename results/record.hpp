@@ -37,6 +37,10 @@ struct RunInfo {
   double clock_resolution_s = 0;
   int iterations = 0, warmup = 0, check_iterations = 0, aggregation = 1, root = 0, window = 0;
   bool blocking = true;
+  int blocking_requested = 0;  // -z
+  std::size_t min_bytes = 0, max_bytes = 0, step_bytes = 0;
+  long step_factor = 1;
+  bool strict_sizes = false;
   std::string started_at;  // ISO 8601 UTC
 };
 
