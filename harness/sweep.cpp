@@ -102,55 +102,61 @@ struct Buffers {
   }
 };
 
-}  // namespace
-
-int run_sweep(const Config& cfg) {
-  const Collective& c = *cfg.collective;
-  Comm comm(MPI_COMM_WORLD);
-  MpiBackend backend(MPI_COMM_WORLD);
-  const int n = comm.size(), rank = comm.rank();
-
-  // Validation: every rank decides the same way, the first failing rank's text is printed once.
+// The plan and the largest buffers it needs; throws UsageError.
+struct Plan {
   std::vector<Task> tasks;
-  std::size_t send_max = 0, recv_max = 0;
+  std::size_t send_max = 0, recv_max = 0, points = 0;
+  double weight = 0;  // for the progress estimate
+};
+
+Plan make_plan(const Config& cfg, const Comm& comm, const Backend& backend) {
+  const Collective& c = *cfg.collective;
+  Plan plan;
+  plan.tasks = plan_tasks(cfg, comm.size());
+  for (const auto& t : plan.tasks)
+    for (const auto& p : t.points) {
+      const std::size_t elem = info(t.dtype).size;
+      const std::size_t send = elements(c.send_extent, p.count, p.chunk) * elem;
+      const std::size_t recv = elements(c.recv_extent, p.count, p.chunk) * elem;
+      plan.send_max = std::max(plan.send_max, send);
+      plan.recv_max = std::max({plan.recv_max, recv, send});  // the in-place buffer holds either side
+      ++plan.points;
+      plan.weight += Progress::weight(p.bytes);
+    }
+  validate_for_world(cfg, comm, backend, plan.tasks, plan.send_max, plan.recv_max);
+  return plan;
+}
+
+// Rank 0's writers. Every output is checked before any is created, so a bad
+// one leaves the others untouched.
+std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank) {
+  std::vector<std::unique_ptr<Writer>> writers;
+  if (rank != 0) return writers;
+  if (!cfg.json_path.empty()) check_output_writable("-J/--json", cfg.json_path);
+  if (!cfg.csv_path.empty()) check_output_writable("--csv", cfg.csv_path);
+  writers.push_back(make_table_writer(stdout, cfg.stats_columns));
+  if (!cfg.json_path.empty()) writers.push_back(make_jsonl_writer(cfg.json_path));
+  if (!cfg.csv_path.empty()) writers.push_back(make_csv_writer(cfg.csv_path));
+  return writers;
+}
+
+// Runs `step` on every rank; when it throws UsageError on any rank, the first
+// failing rank's message is printed once (by rank 0) and false is returned everywhere.
+template <class Step>
+bool agreed(const Comm& comm, Step&& step) {
   std::string error;
   try {
-    tasks = plan_tasks(cfg, n);
-    for (const auto& t : tasks)
-      for (const auto& p : t.points) {
-        const std::size_t elem = info(t.dtype).size;
-        const std::size_t s = elements(c.send_extent, p.count, p.chunk) * elem;
-        const std::size_t r = elements(c.recv_extent, p.count, p.chunk) * elem;
-        send_max = std::max(send_max, s);
-        recv_max = std::max({recv_max, r, s});  // the in-place buffer holds either side
-      }
-    validate_for_world(cfg, comm, backend, tasks, send_max, recv_max);
+    step();
   } catch (const UsageError& e) {
     error = e.what();
   }
-  if (!(error = comm.agree_error(error)).empty()) {
-    if (rank == 0) fmt::print(stderr, "ccbench: {}\n", error);
-    return kExitUsage;
-  }
+  error = comm.agree_error(error);
+  if (!error.empty() && comm.rank() == 0) fmt::print(stderr, "ccbench: {}\n", error);
+  return error.empty();
+}
 
-  std::vector<std::unique_ptr<Writer>> writers;
-  try {
-    if (rank == 0) {
-      // Check every output before creating any, so a bad one leaves the others untouched.
-      if (!cfg.json_path.empty()) check_output_writable("-J/--json", cfg.json_path);
-      if (!cfg.csv_path.empty()) check_output_writable("--csv", cfg.csv_path);
-      writers.push_back(make_table_writer(stdout, cfg.stats_columns));
-      if (!cfg.json_path.empty()) writers.push_back(make_jsonl_writer(cfg.json_path));
-      if (!cfg.csv_path.empty()) writers.push_back(make_csv_writer(cfg.csv_path));
-    }
-  } catch (const UsageError& e) {
-    error = e.what();
-  }
-  if (!(error = comm.agree_error(error)).empty()) {
-    if (rank == 0) fmt::print(stderr, "ccbench: {}\n", error);
-    return kExitUsage;
-  }
-
+RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend) {
+  const Collective& c = *cfg.collective;
   RunInfo run;
   run.argv = cfg.argv;
   run.collective = std::string(c.name);
@@ -165,13 +171,13 @@ int run_sweep(const Config& cfg) {
   run.check_iterations = cfg.check;
   run.aggregation = cfg.aggregation;
   run.blocking = backend.blocking();
+  run.blocking_requested = cfg.blocking;
   run.window = cfg.window;
   run.min_bytes = cfg.min_bytes;
   run.max_bytes = cfg.max_bytes;
   run.step_bytes = cfg.step_bytes;
   run.step_factor = cfg.step_factor;
   run.strict_sizes = cfg.strict_sizes;
-  run.blocking_requested = cfg.blocking;
   run.timing_modes = std::string(name(cfg.timing));
   run.clock = fmt::format("{} on every rank, barrier outside the timed region for per_iteration", backend.clock_name());
   run.clock_resolution_s = backend.clock_resolution_s();
@@ -182,45 +188,60 @@ int run_sweep(const Config& cfg) {
   const ObservedPath observed = observe_path(comm, hosts);
   run.path_observed = observed.path;
   run.path_evidence = observed.evidence;
+  return run;
+}
+
+PointRecord new_record(const Config& cfg, const Comm& comm, const Task& t, const SizePoint& p) {
+  const Collective& c = *cfg.collective;
+  PointRecord rec;
+  rec.collective = std::string(c.name);
+  rec.dtype = std::string(info(t.dtype).name);
+  rec.op = t.op ? std::string(name(*t.op)) : "";
+  rec.root = c.rooted ? cfg.root : -1;
+  rec.ranks = comm.size();
+  rec.nodes = comm.nodes();
+  rec.requested_bytes = p.requested_bytes;
+  rec.bytes = p.bytes;
+  rec.count = p.count;
+  rec.iterations = cfg.iters;
+  rec.bus_factor = bus_factor(c, comm.size());
+  rec.busbw_meaningful = comm.size() > 1;
+  return rec;
+}
+
+}  // namespace
+
+int run_sweep(const Config& cfg) {
+  const Collective& c = *cfg.collective;
+  Comm comm(MPI_COMM_WORLD);
+  MpiBackend backend(MPI_COMM_WORLD);
+  const int n = comm.size(), rank = comm.rank();
+
+  Plan plan;
+  std::vector<std::unique_ptr<Writer>> writers;
+  if (!agreed(comm, [&] { plan = make_plan(cfg, comm, backend); })) return kExitUsage;
+  if (!agreed(comm, [&] { writers = open_writers(cfg, rank); })) return kExitUsage;
+
+  const RunInfo run = describe_run(cfg, comm, backend);
   for (auto& w : writers) w->begin(run);
 
-  std::size_t total_points = 0;
-  double total_weight = 0;
-  for (const auto& t : tasks)
-    for (const auto& p : t.points) {
-      ++total_points;
-      total_weight += Progress::weight(p.bytes);
-    }
   const bool show_progress = rank == 0 && (cfg.progress == "on" || (cfg.progress == "auto" && isatty(2)));
-  Progress progress(show_progress, total_points, total_weight);
-  Watchdog watchdog(cfg.timeout_s, rank, hosts[static_cast<std::size_t>(rank)]);
+  Progress progress(show_progress, plan.points, plan.weight);
+  Watchdog watchdog(cfg.timeout_s, rank, run.placement[static_cast<std::size_t>(rank)].host);
   const Faults faults = faults_from_environment();
-
   Buffers buffers{backend.memory(), {}};
-  buffers.b.send = backend.memory().allocate(send_max);
-  buffers.b.recv = backend.memory().allocate(recv_max);
+  buffers.b.send = backend.memory().allocate(plan.send_max);
+  buffers.b.recv = backend.memory().allocate(plan.recv_max);
 
   EndInfo end;
   double busbw_sum = 0;
   std::size_t busbw_count = 0;
-  for (const auto& t : tasks) {
+  for (const auto& t : plan.tasks) {
     for (const auto& p : t.points) {
-      PointRecord rec;
-      rec.collective = run.collective;
-      rec.dtype = std::string(info(t.dtype).name);
-      rec.op = t.op ? std::string(name(*t.op)) : "";
-      rec.root = c.rooted ? cfg.root : -1;
-      rec.ranks = n;
-      rec.nodes = comm.nodes();
-      rec.requested_bytes = p.requested_bytes;
-      rec.bytes = p.bytes;
-      rec.count = p.count;
-      rec.iterations = cfg.iters;
-      rec.bus_factor = bus_factor(c, n);
-      rec.busbw_meaningful = n > 1;
+      PointRecord rec = new_record(cfg, comm, t, p);
       OpArgs args{&c, t.dtype, t.op.value_or(ReduceOp::sum), cfg.root, p.count, p.chunk,
                   nullptr, nullptr, false, cfg.window};
-      buffers.b.recv_capacity_count = recv_max / info(t.dtype).size;
+      buffers.b.recv_capacity_count = plan.recv_max / info(t.dtype).size;
       for (bool in_place : {false, true}) {
         if (in_place && c.point_to_point) continue;
         args.in_place = in_place;
@@ -229,7 +250,7 @@ int run_sweep(const Config& cfg) {
                                           p.bytes, in_place ? "in-place" : "out-of-place"));
         measure_placement(backend, comm, cfg, args, buffers.b, faults, watchdog, pl);
         derive(cfg, c, n, rec, pl);
-        if (pl.wrong) end.wrong_total += *pl.wrong;
+        end.wrong_total += pl.wrong.value_or(0);
         busbw_sum += pl.busbw_gbps;
         ++busbw_count;
       }
