@@ -69,9 +69,8 @@ std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_byte
           kMaxPoints));
     std::size_t next;
     if (factor > 1) {
-      if (s == 0) break;  // 0 * factor never grows
       if (s > max_bytes / static_cast<std::size_t>(factor)) break;
-      next = s * static_cast<std::size_t>(factor);
+      next = s == 0 ? 1 : s * static_cast<std::size_t>(factor);  // 0 * factor would never grow
     } else {
       if (step_bytes == 0 || s > max_bytes - step_bytes) break;
       next = s + step_bytes;

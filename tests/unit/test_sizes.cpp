@@ -34,7 +34,7 @@ TEST(Sizes, SweepByFactorAndByStep) {
   EXPECT_EQ(sweep_sizes(8, 100, 0, 4), (std::vector<std::size_t>{8, 32}));
   EXPECT_EQ(sweep_sizes(1024, 4096, 1024, 1), (std::vector<std::size_t>{1024, 2048, 3072, 4096}));
   EXPECT_EQ(sweep_sizes(32u << 20, 32u << 20, 1u << 20, 1), (std::vector<std::size_t>{32u << 20}));
-  EXPECT_EQ(sweep_sizes(0, 64, 0, 2), (std::vector<std::size_t>{0}));
+  EXPECT_EQ(sweep_sizes(0, 8, 0, 2), (std::vector<std::size_t>{0, 1, 2, 4, 8}));
 }
 
 TEST(Sizes, SweepErrorsNameTheFlags) {
