@@ -46,12 +46,6 @@ uint64_t Comm::sum(uint64_t value) const {
   return out;
 }
 
-int Comm::max(int value) const {
-  int out = 0;
-  MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, comm_);
-  return out;
-}
-
 std::string Comm::agree_error(const std::string& mine) const {
   const int candidate = mine.empty() ? INT_MAX : rank_;
   int failing = INT_MAX;

@@ -24,7 +24,6 @@ class Comm {
   void max_inplace(std::vector<double>& values) const;
   double combine(double value, int how, bool participate) const;  // -a: 0 rank0, 1 avg, 2 min, 3 max
   uint64_t sum(uint64_t value) const;
-  int max(int value) const;
   // Every rank passes its own error text ("" = fine); every rank gets the
   // text of the lowest failing rank, or "" when no rank failed.
   std::string agree_error(const std::string& mine) const;
