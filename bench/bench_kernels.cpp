@@ -23,45 +23,50 @@ void BM_memcpy(benchmark::State& state) {
 }
 BENCHMARK(BM_memcpy)->Unit(benchmark::kMillisecond);
 
-void BM_reduce(benchmark::State& state) {
-  const auto dtype = static_cast<ccb::DType>(state.range(0));
-  const std::size_t count = kBytes / ccb::info(dtype).size;
+// The dtype a benchmark case runs, its element count in kBytes, and the
+// labels every case reports.
+struct Case {
+  explicit Case(benchmark::State& s)
+      : state(s), dtype(static_cast<ccb::DType>(s.range(0))), count(kBytes / ccb::info(dtype).size) {}
+  ~Case() {
+    state.SetLabel(std::string(ccb::info(dtype).name));
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kBytes));
+  }
+  benchmark::State& state;
+  ccb::DType dtype;
+  std::size_t count;
+};
+
+void BM_reduce(benchmark::State& state) {  // sum
+  const Case c(state);
   std::vector<unsigned char> in(kBytes), inout(kBytes);
-  const ccb::Pattern p = ccb::make_pattern(dtype, ccb::ReduceOp::sum, 2);
-  ccb::fill_input(dtype, p, 0, in.data(), count, 0);
-  ccb::fill_input(dtype, p, 1, inout.data(), count, 0);
+  const ccb::Pattern p = ccb::make_pattern(c.dtype, ccb::ReduceOp::sum, 2);
+  ccb::fill_input(c.dtype, p, 0, in.data(), c.count, 0);
+  ccb::fill_input(c.dtype, p, 1, inout.data(), c.count, 0);
   for (auto _ : state) {
-    ccb::reduce_into(dtype, ccb::ReduceOp::sum, in.data(), inout.data(), count);
+    ccb::reduce_into(c.dtype, ccb::ReduceOp::sum, in.data(), inout.data(), c.count);
     benchmark::ClobberMemory();
   }
-  state.SetLabel(std::string(ccb::info(dtype).name) + " sum");
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kBytes));
 }
 
 void BM_verify(benchmark::State& state) {
-  const auto dtype = static_cast<ccb::DType>(state.range(0));
-  const std::size_t count = kBytes / ccb::info(dtype).size;
+  const Case c(state);
   std::vector<unsigned char> buf(kBytes);
-  const ccb::Pattern p = ccb::make_pattern(dtype, std::nullopt, 4);
-  ccb::fill_input(dtype, p, 3, buf.data(), count, 0);
+  const ccb::Pattern p = ccb::make_pattern(c.dtype, std::nullopt, 4);
+  ccb::fill_input(c.dtype, p, 3, buf.data(), c.count, 0);
   std::size_t wrong = 0;
-  for (auto _ : state) benchmark::DoNotOptimize(wrong += ccb::count_wrong_input(dtype, p, 3, buf.data(), count, 0));
+  for (auto _ : state) benchmark::DoNotOptimize(wrong += ccb::count_wrong_input(c.dtype, p, 3, buf.data(), c.count, 0));
   if (wrong != 0) state.SkipWithError("verification found wrong elements");
-  state.SetLabel(std::string(ccb::info(dtype).name));
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kBytes));
 }
 
 void BM_fill(benchmark::State& state) {
-  const auto dtype = static_cast<ccb::DType>(state.range(0));
-  const std::size_t count = kBytes / ccb::info(dtype).size;
+  const Case c(state);
   std::vector<unsigned char> buf(kBytes);
-  const ccb::Pattern p = ccb::make_pattern(dtype, std::nullopt, 4);
+  const ccb::Pattern p = ccb::make_pattern(c.dtype, std::nullopt, 4);
   for (auto _ : state) {
-    ccb::fill_input(dtype, p, 3, buf.data(), count, 0);
+    ccb::fill_input(c.dtype, p, 3, buf.data(), c.count, 0);
     benchmark::ClobberMemory();
   }
-  state.SetLabel(std::string(ccb::info(dtype).name));
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kBytes));
 }
 
 void all_dtypes(benchmark::internal::Benchmark* b) {

@@ -16,9 +16,9 @@
 namespace ccb {
 namespace {
 
-// Calls body(h, k) for k in [0, count) with h = pattern_mix(first + k),
-// computed in 32-bit lanes: within a block, low32(i) = lo + k and
-// low32(i >> 8) = hi + ((sub + k) >> 8).
+// Splits [0, count) into blocks and calls body(start, len, lo, hi, sub) for
+// each, so that expected_at() can form pattern_mix(first + start + k) in
+// 32-bit lanes: low32(i) = lo + k and low32(i >> 8) = hi + ((sub + k) >> 8).
 template <class Body>
 inline void for_each_mix(std::size_t count, uint64_t first, Body&& body) {
   constexpr std::size_t kBlock = std::size_t{1} << 20;
@@ -44,15 +44,19 @@ decltype(auto) with_kind(PatternKind k, F&& f) {
   return f(std::integral_constant<PatternKind, K>{});
 }
 
-// Writes the expected values (inputs of `rank`, or the reduced result) straight from the formula.
+// The expected element k of a block (inputs of `rank`, or the reduced result).
+template <DType D, PatternKind K, bool Result>
+inline element_t<D> expected_at(const Pattern& p, int rank, uint32_t lo, uint32_t hi, uint32_t sub, uint32_t k) {
+  const uint32_t h = (lo + k) ^ (hi + ((sub + k) >> 8));
+  return from_exact_int<D>(Result ? pattern_result<K>(p, h) : pattern_input<K>(p, rank, h));
+}
+
+// Writes the expected values straight from the formula.
 template <DType D, PatternKind K, bool Result>
 void generate(const Pattern& p, int rank, element_t<D>* __restrict out, std::size_t count, uint64_t first) {
   for_each_mix(count, first, [&](std::size_t start, std::size_t len, uint32_t lo, uint32_t hi, uint32_t sub) {
     element_t<D>* __restrict o = out + start;
-    for (uint32_t k = 0; k < len; ++k) {
-      const uint32_t h = (lo + k) ^ (hi + ((sub + k) >> 8));
-      o[k] = from_exact_int<D>(Result ? pattern_result<K>(p, h) : pattern_input<K>(p, rank, h));
-    }
+    for (uint32_t k = 0; k < len; ++k) o[k] = expected_at<D, K, Result>(p, rank, lo, hi, sub, k);
   });
 }
 
@@ -134,11 +138,7 @@ std::size_t verify_loop(const Pattern& p, int rank, const element_t<D>* __restri
   for_each_mix(count, first, [&](std::size_t start, std::size_t len, uint32_t lo, uint32_t hi, uint32_t sub) {
     const element_t<D>* __restrict x = in + start;
     uint32_t w = 0;  // per block: at most 2^20, and a 32-bit counter keeps the lanes 32-bit
-    for (uint32_t k = 0; k < len; ++k) {
-      const uint32_t h = (lo + k) ^ (hi + ((sub + k) >> 8));
-      const int32_t v = Result ? pattern_result<K>(p, h) : pattern_input<K>(p, rank, h);
-      w += x[k] != from_exact_int<D>(v);
-    }
+    for (uint32_t k = 0; k < len; ++k) w += x[k] != expected_at<D, K, Result>(p, rank, lo, hi, sub, k);
     wrong += w;
   });
   return wrong;

@@ -42,7 +42,6 @@ TEST(Stats, MedianIntervalCoversTheTrueMedianOfAnExponential) {
     covered += *sum.ci95_lo <= true_median && true_median <= *sum.ci95_hi;
   }
   EXPECT_GE(covered, static_cast<int>(0.95 * trials) - 20);  // binomial noise allowance
-  EXPECT_LE(covered, trials);
 }
 
 TEST(Stats, SummaryOfKnownSample) {
