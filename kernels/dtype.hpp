@@ -7,7 +7,7 @@
 
 namespace ccb {
 
-enum class DType { int8, uint8, int32, uint32, int64, uint64, half, bfloat16, float32, float64 };
+enum class DType { int8, uint8, int32, uint32, int64, uint64, half, bfloat16, float32, float64, f8e4m3, f8e5m2 };
 enum class ReduceOp { sum, prod, max, min, avg };
 
 struct DTypeInfo {

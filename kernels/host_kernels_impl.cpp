@@ -189,6 +189,14 @@ template <> struct Compute<DType::bfloat16> {
   static uint16_t store(float v) { return float_to_bf16(v); }
 };
 
+template <class F> struct Fp8Compute {
+  using type = float;
+  static float load(uint8_t v) { return fp8_to_float<F>(v); }
+  static uint8_t store(float v) { return float_to_fp8<F>(v); }
+};
+template <> struct Compute<DType::f8e4m3> : Fp8Compute<E4M3> {};
+template <> struct Compute<DType::f8e5m2> : Fp8Compute<E5M2> {};
+
 template <ReduceOp Op, class T>
 inline T combine(T a, T b) {
   if constexpr (Op == ReduceOp::sum) return static_cast<T>(a + b);

@@ -31,7 +31,10 @@ Pattern make_pattern(DType dtype, std::optional<ReduceOp> op, int nranks) {
   p.nranks = static_cast<int32_t>(n);
   if (!op) {
     p.kind = PatternKind::copy;
-    p.mask = t.size == 1 || dtype == DType::bfloat16 ? 0xFFu : dtype == DType::half ? 0x7FFu : 0xFFFFFFu;
+    if (t.is_float && t.size == 1)  // fp8: values in [-limit, limit - 1]
+      p.mask = static_cast<uint32_t>(largest_mask_at_most(2 * limit - 1));
+    else
+      p.mask = t.size == 1 || dtype == DType::bfloat16 ? 0xFFu : dtype == DType::half ? 0x7FFu : 0xFFFFFFu;
     p.bias = t.is_signed ? static_cast<int32_t>((int64_t{p.mask} + 1) / 2) : 0;
     return p;
   }
@@ -45,8 +48,9 @@ Pattern make_pattern(DType dtype, std::optional<ReduceOp> op, int nranks) {
     }
     case ReduceOp::avg: {
       p.kind = PatternKind::avg;
-      // every value <= mask + 2, so the sum <= n (mask + 2) <= limit
-      const int64_t mask = largest_mask_at_most(limit / n - 2);
+      // Any partial sum over a set S of ranks is |S| ((h & mask) + 1), plus 1 if S holds
+      // rank 0 but not rank 1: at most n (mask + 1) <= limit.
+      const int64_t mask = largest_mask_at_most(limit / n - 1);
       p.degenerate = mask < 0;
       p.mask = p.degenerate ? 0 : static_cast<uint32_t>(mask);
       break;
@@ -54,11 +58,15 @@ Pattern make_pattern(DType dtype, std::optional<ReduceOp> op, int nranks) {
     case ReduceOp::min:
     case ReduceOp::max: {
       p.kind = *op == ReduceOp::min ? PatternKind::min : PatternKind::max;
-      p.bias = t.is_signed ? 64 : 0;  // values in [-64, 62] or [0, 126]
-      int32_t lo = minmax_offset(0), hi = lo;
+      // (h & m) + (off(r) & m) - bias: values in [-(m + 1), m - 1] or [0, 2m], m = 63 unless
+      // the dtype's exact range is smaller (fp8).
+      p.mask = static_cast<uint32_t>(largest_mask_at_most(std::min<int64_t>(63, limit - 1)));
+      p.bias = t.is_signed ? static_cast<int32_t>(p.mask + 1) : 0;
+      const auto off = [&](int32_t r) { return minmax_offset(r) & static_cast<int32_t>(p.mask); };
+      int32_t lo = off(0), hi = lo;
       for (int32_t r = 1; r < n; ++r) {
-        lo = std::min(lo, minmax_offset(r));
-        hi = std::max(hi, minmax_offset(r));
+        lo = std::min(lo, off(r));
+        hi = std::max(hi, off(r));
       }
       p.extreme_off = *op == ReduceOp::min ? lo : hi;
       break;

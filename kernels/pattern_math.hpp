@@ -11,8 +11,8 @@
 //            result(i)   = active (h & mask) + floor(active / 2)
 //   avg      v(r,i)      = (h & mask) + 1 + d(r),  d(0) = +1, d(1) = -1, else 0
 //            result(i)   = (h & mask) + 1        (sum is n times that, divides exactly)
-//   min/max  v(r,i)      = (h & 63) + off(r) - bias,  off(r) = (37 r + 11) & 63
-//            result(i)   = (h & 63) + min_r/max_r off(r) - bias
+//   min/max  v(r,i)      = (h & mask) + (off(r) & mask) - bias,  off(r) = (37 r + 11) & 63
+//            result(i)   = (h & mask) + min_r/max_r (off(r) & mask) - bias
 //   prod     v(r,i)      = r < bits ? 2^((h >> r) & 1) : 1
 //            result(i)   = 2^popcount(h & (2^bits - 1))
 //
@@ -69,7 +69,7 @@ CCB_HD inline int32_t pattern_input(const Pattern& p, int32_t rank, uint32_t h) 
     const int32_t delta = p.nranks < 2 ? 0 : (rank == 0 ? 1 : (rank == 1 ? -1 : 0));
     return static_cast<int32_t>(h & p.mask) + 1 + delta;
   } else if constexpr (K == PatternKind::min || K == PatternKind::max) {
-    return static_cast<int32_t>(h & 63u) + minmax_offset(rank) - p.bias;
+    return static_cast<int32_t>(h & p.mask) + (minmax_offset(rank) & static_cast<int32_t>(p.mask)) - p.bias;
   } else {
     return rank < p.prod_bits ? 1 << ((h >> rank) & 1u) : 1;
   }
@@ -83,7 +83,7 @@ CCB_HD inline int32_t pattern_result(const Pattern& p, uint32_t h) {
   } else if constexpr (K == PatternKind::avg) {
     return p.degenerate ? 0 : static_cast<int32_t>(h & p.mask) + 1;
   } else if constexpr (K == PatternKind::min || K == PatternKind::max) {
-    return static_cast<int32_t>(h & 63u) + p.extreme_off - p.bias;
+    return static_cast<int32_t>(h & p.mask) + p.extreme_off - p.bias;
   } else if constexpr (K == PatternKind::prod) {
     return 1 << popcount32(h & ((1u << p.prod_bits) - 1u));
   } else {

@@ -60,7 +60,7 @@ TEST(Cli, LongOptionsAndDefaults) {
   EXPECT_EQ(c.window, 16);
   EXPECT_EQ(c.path, "tcp");
   EXPECT_TRUE(c.stats_columns && c.samples && c.strict_sizes);
-  EXPECT_EQ(c.dtypes.size(), 10u);
+  EXPECT_EQ(c.dtypes.size(), all_dtypes().size());
   EXPECT_EQ(c.ops.size(), 5u);
 }
 

@@ -138,7 +138,10 @@ TEST(Pattern, SentinelDiffersFromEveryRanksInput) {
 
 TEST(Pattern, AvgDegeneratesToZerosOnlyBeyondTheExactRange) {
   EXPECT_FALSE(make_pattern(DType::bfloat16, ReduceOp::avg, 64).degenerate);
-  EXPECT_TRUE(make_pattern(DType::bfloat16, ReduceOp::avg, 200).degenerate);
+  EXPECT_FALSE(make_pattern(DType::bfloat16, ReduceOp::avg, 256).degenerate);  // every value 1 +- 1
+  EXPECT_TRUE(make_pattern(DType::bfloat16, ReduceOp::avg, 257).degenerate);
+  EXPECT_FALSE(make_pattern(DType::f8e5m2, ReduceOp::avg, 8).degenerate);
+  EXPECT_TRUE(make_pattern(DType::f8e5m2, ReduceOp::avg, 9).degenerate);
   EXPECT_FALSE(make_pattern(DType::float32, ReduceOp::avg, 100000).degenerate);
 }
 
