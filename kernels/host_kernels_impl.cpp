@@ -31,19 +31,6 @@ inline void for_each_mix(std::size_t count, uint64_t first, Body&& body) {
   }
 }
 
-template <PatternKind K, class F>
-decltype(auto) with_kind(PatternKind k, F&& f) {
-  switch (k) {
-    case PatternKind::copy: return f(std::integral_constant<PatternKind, PatternKind::copy>{});
-    case PatternKind::sum: return f(std::integral_constant<PatternKind, PatternKind::sum>{});
-    case PatternKind::avg: return f(std::integral_constant<PatternKind, PatternKind::avg>{});
-    case PatternKind::min: return f(std::integral_constant<PatternKind, PatternKind::min>{});
-    case PatternKind::max: return f(std::integral_constant<PatternKind, PatternKind::max>{});
-    case PatternKind::prod: return f(std::integral_constant<PatternKind, PatternKind::prod>{});
-  }
-  return f(std::integral_constant<PatternKind, K>{});
-}
-
 // The expected element k of a block (inputs of `rank`, or the reduced result).
 template <DType D, PatternKind K, bool Result>
 inline element_t<D> expected_at(const Pattern& p, int rank, uint32_t lo, uint32_t hi, uint32_t sub, uint32_t k) {
@@ -146,7 +133,7 @@ std::size_t verify_loop(const Pattern& p, int rank, const element_t<D>* __restri
 
 void fill_input(DType dtype, const Pattern& p, int rank, void* buf, std::size_t count, uint64_t first) {
   visit_dtype(dtype, [&](auto d) {
-    with_kind<PatternKind::copy>(p.kind, [&](auto k) {
+    visit_kind(p.kind, [&](auto k) {
       fill_loop<decltype(d)::value, decltype(k)::value>(p, rank, static_cast<element_t<decltype(d)::value>*>(buf),
                                                         count, first);
     });
@@ -156,7 +143,7 @@ void fill_input(DType dtype, const Pattern& p, int rank, void* buf, std::size_t 
 std::size_t count_wrong_input(DType dtype, const Pattern& p, int rank, const void* buf, std::size_t count,
                               uint64_t first) {
   return visit_dtype(dtype, [&](auto d) {
-    return with_kind<PatternKind::copy>(p.kind, [&](auto k) {
+    return visit_kind(p.kind, [&](auto k) {
       return verify_loop<decltype(d)::value, decltype(k)::value, false>(
           p, rank, static_cast<const element_t<decltype(d)::value>*>(buf), count, first);
     });
@@ -165,7 +152,7 @@ std::size_t count_wrong_input(DType dtype, const Pattern& p, int rank, const voi
 
 std::size_t count_wrong_result(DType dtype, const Pattern& p, const void* buf, std::size_t count, uint64_t first) {
   return visit_dtype(dtype, [&](auto d) {
-    return with_kind<PatternKind::copy>(p.kind, [&](auto k) {
+    return visit_kind(p.kind, [&](auto k) {
       return verify_loop<decltype(d)::value, decltype(k)::value, true>(
           p, 0, static_cast<const element_t<decltype(d)::value>*>(buf), count, first);
     });

@@ -95,9 +95,11 @@ std::size_t count_wrong_result(DType dtype, const Pattern& p, const void* buf, s
   return host_kernels().count_wrong_result(dtype, p, buf, count, first);
 }
 
+Sentinel sentinel(DType dtype, int nranks) { return {make_pattern(dtype, std::nullopt, nranks), nranks + 7}; }
+
 void fill_sentinel(DType dtype, int nranks, void* buf, std::size_t count) {
-  // The copy pattern of a rank that does not exist.
-  fill_input(dtype, make_pattern(dtype, std::nullopt, nranks), nranks + 7, buf, count, 0);
+  const Sentinel s = sentinel(dtype, nranks);
+  fill_input(dtype, s.pattern, s.rank, buf, count, 0);
 }
 
 }  // namespace ccb

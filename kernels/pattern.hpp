@@ -26,4 +26,12 @@ std::size_t count_wrong_result(DType dtype, const Pattern& p, const void* buf, s
 // operation so that an operation that writes nothing is caught.
 void fill_sentinel(DType dtype, int nranks, void* buf, std::size_t count);
 
+// Receive buffers start as the copy pattern of a rank that does not exist, so
+// that a result nobody wrote is caught (host and device fill the same values).
+struct Sentinel {
+  Pattern pattern;
+  int rank;
+};
+Sentinel sentinel(DType dtype, int nranks);
+
 }  // namespace ccb

@@ -22,6 +22,7 @@
 // half the exact range), the avg pattern is all zeros ("degenerate").
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/half.hpp"
 
@@ -89,6 +90,21 @@ CCB_HD inline int32_t pattern_result(const Pattern& p, uint32_t h) {
   } else {
     return 0;
   }
+}
+
+// Calls f(std::integral_constant<PatternKind, K>{}) for the runtime kind k
+// (host code: fill and verify loops are instantiated per kind).
+template <class F>
+decltype(auto) visit_kind(PatternKind k, F&& f) {
+  switch (k) {
+    case PatternKind::sum: return f(std::integral_constant<PatternKind, PatternKind::sum>{});
+    case PatternKind::avg: return f(std::integral_constant<PatternKind, PatternKind::avg>{});
+    case PatternKind::min: return f(std::integral_constant<PatternKind, PatternKind::min>{});
+    case PatternKind::max: return f(std::integral_constant<PatternKind, PatternKind::max>{});
+    case PatternKind::prod: return f(std::integral_constant<PatternKind, PatternKind::prod>{});
+    case PatternKind::copy: break;
+  }
+  return f(std::integral_constant<PatternKind, PatternKind::copy>{});
 }
 
 }  // namespace CCB_ISA_NAMESPACE
