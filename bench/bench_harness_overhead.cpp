@@ -22,8 +22,8 @@ int main(int argc, char** argv) {
     ccb::MpiBackend backend(MPI_COMM_WORLD);
     ccb::Watchdog watchdog(3600, rank, "bench");  // armed, as with -T
     float send[2] = {1, 2}, recv[2] = {0, 0};
-    ccb::OpArgs args{&ccb::collective(ccb::CollectiveId::all_reduce), ccb::DType::float32, ccb::ReduceOp::sum, 0, 2, 2,
-                     send, recv, false, 64};
+    const ccb::OpArgs args{&ccb::collective(ccb::CollectiveId::all_reduce), rank, ccb::DType::float32, ccb::ReduceOp::sum, 0,
+                           2, 2, send, recv, false, 64};
     std::vector<double> ratios, bare_us, harness_us;
     for (int r = 0; r < rounds + 1; ++r) {
       MPI_Barrier(MPI_COMM_WORLD);
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
       MPI_Barrier(MPI_COMM_WORLD);
       backend.start_clock();
       for (int k = 0; k < iters; ++k) {
-        backend.run(args);
+        backend.run({&args, 1});
         watchdog.heartbeat(k);
       }
       const double harness = backend.stop_clock();

@@ -1,11 +1,17 @@
 // The small interface every backend implements: allocate, run one
 // collective, time, abort. Patterns and verification go through the backend's
-// Memory, which knows where its buffers live (host now, device later).
+// Memory, which knows where its buffers live (host or device).
+//
+// A process drives one rank (MPI; NCCL with one GPU per process) or several
+// (NCCL with -g N): its "local ranks", world ranks first_rank() ... +
+// local_ranks() - 1. run() takes one OpArgs per local rank.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "collectives/collective.hpp"
 #include "kernels/dtype.hpp"
@@ -15,6 +21,7 @@ namespace ccb {
 
 struct OpArgs {
   const Collective* coll = nullptr;
+  int rank = 0;           // the world rank this call is for
   DType dtype = DType::float32;
   ReduceOp op = ReduceOp::sum;
   int root = 0;
@@ -30,7 +37,8 @@ class Memory {
  public:
   virtual ~Memory() = default;
   virtual std::string_view kind() const = 0;  // "host", "device"
-  virtual void* allocate(std::size_t bytes) = 0;
+  // A buffer for local rank `local` (on its device, for device memory).
+  virtual void* allocate(std::size_t bytes, int local) = 0;
   virtual void release(void* p) = 0;
   virtual void fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count,
                           uint64_t first) = 0;
@@ -43,6 +51,12 @@ class Memory {
   virtual void corrupt(void* buf, std::size_t element_size, std::size_t index) = 0;
 };
 
+// Transports a backend saw its connections use (NCCL's INFO log), so far.
+struct ObservedTransports {
+  std::vector<std::string> classes;     // p2p, shm, rdma, tcp, net, nvls, collnet
+  std::vector<std::string> transports;  // as the library spells them: "P2P/CUMEM", ...
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -50,7 +64,16 @@ class Backend {
   virtual std::string_view clock_name() const = 0;  // how start/stop measure time
   virtual bool blocking() const = 0;
   virtual Memory& memory() = 0;
-  virtual void run(const OpArgs& args) = 0;
+  virtual int ranks() const = 0;  // world size
+  virtual int first_rank() const = 0;
+  virtual int local_ranks() const { return 1; }
+  virtual std::vector<int> devices() const { return {}; }  // GPUs of the local ranks
+  // One operation: args[j] for local rank j, issued together.
+  virtual void run(std::span<const OpArgs> args) = 0;
+  // Waits until every issued operation has completed (before verification).
+  virtual void synchronize() {}
+  // Where the result sits in the in-place buffer (the row's layout is MPI's).
+  virtual Offset in_place_recv(const Collective& c) const { return c.in_place_recv; }
   // Timing: start_clock(), issue operations, stop_clock() waits for every
   // issued operation to complete and returns the seconds since start_clock().
   virtual void start_clock() = 0;
@@ -58,6 +81,18 @@ class Backend {
   virtual double clock_resolution_s() const = 0;
   // Largest element count one call accepts.
   virtual std::size_t max_count() const = 0;
+  // Called from the watchdog thread when an operation hangs, before the
+  // process exits: release what would outlive it (NCCL: ncclCommAbort).
+  // Returns what was done, for the report ("" = nothing).
+  virtual std::string abort() { return ""; }
+  // Why this placement cannot run on this backend ("" = it can): it is
+  // recorded as not measured, with the reason.
+  virtual std::string unsupported(const OpArgs&) const { return ""; }
+  // Why the result of this placement cannot be checked exactly ("" = it can).
+  virtual std::string unverifiable(const OpArgs&) const { return ""; }
+  // Why this dtype cannot run here ("" = it can); a usage error.
+  virtual std::string check_dtype(DType) const { return ""; }
+  virtual std::optional<ObservedTransports> observed_transports() { return std::nullopt; }
 };
 
 }  // namespace ccb

@@ -11,6 +11,9 @@
 #if CCBENCH_HAVE_CUDA
 #include "kernels/cuda/gpu_info.hpp"
 #endif
+#if CCBENCH_HAVE_NCCL
+#include "collectives/nccl/nccl_version.hpp"
+#endif
 #include "harness/usage_error.hpp"
 #include "kernels/host_kernels.hpp"
 
@@ -27,7 +30,7 @@ std::string_view name(TimingMode m) {
 
 namespace {
 
-constexpr std::string_view kPaths[] = {"auto", "shm", "tcp", "rdma"};
+constexpr std::string_view kPaths[] = {"auto", "nvlink", "pcie", "shm", "rdma", "tcp"};
 
 long parse_long(const std::string& flag, const std::string& text, long lo, long hi) {
   long v = 0;
@@ -113,18 +116,33 @@ Timing:
       --timing MODE         pipelined, per_iteration or both (default both)
   -a, --average 0|1|2|3     how the pipelined time of each rank is combined:
                             0 rank 0, 1 mean, 2 min, 3 max (default 1)
-  -z, --blocking 0|1        recorded for nccl-tests compatibility; MPI calls block
+  -z, --blocking 0|1        nccl: 1 waits for each operation before issuing the next
+                            (default 0); MPI calls always block
   -T, --timeout SECONDS     abort when one operation makes no progress for this
-                            long (default 0: no watchdog)
+                            long (default 0: no watchdog); nccl: ncclCommAbort first
+  -G, --cudagraph N         nccl: N > 0 captures each operation once as a CUDA
+                            graph per GPU and replays it (default 0: direct calls)
 
 Checking:
   -c, --check N             verify the result N times per size, outside the timed
                             region (default 1; 0 = no check, #wrong shows N/A)
 
 Backend and path:
-      --backend NAME        mpi (default)
-      --path PATH           auto, shm, tcp, rdma: sets Open MPI's pml/btl before
-                            MPI starts; the observed path is measured and recorded
+      --backend NAME        mpi (default): MPI over host memory; nccl: NCCL over GPU
+                            memory, one GPU per process (-g 1) or -g N GPUs per process
+      --memory KIND         mpi backend: host (default), or device (GPU buffers through
+                            a CUDA-aware MPI; a clear error when the MPI is not)
+  -g, --ngpus N             nccl: GPUs driven by each process (default 1); without
+                            mpirun one process runs N ranks, no MPI needed
+  -R, --registerbuffers 0|1 nccl: 1 registers buffers with ncclCommRegister (default 0);
+                            buffers come from ncclMemAlloc either way
+      --path PATH           auto, nvlink, pcie, shm, rdma, tcp. mpi: sets Open MPI's
+                            pml/btl (shm, tcp, rdma); the observed path is measured
+                            with network counters. nccl: sets NCCL_P2P_LEVEL,
+                            NCCL_P2P_DISABLE, NCCL_NVLS_ENABLE, NCCL_NET, NCCL_IB_DISABLE;
+                            the observed transports come from NCCL's INFO log
+      --nccl-log-dir DIR    nccl: where each process's NCCL INFO log is written
+                            (default $TMPDIR/ccbench-nccl, or /tmp/ccbench-nccl)
 
 Output (stdout from rank 0 only):
   -J, --json FILE           JSON Lines results, flushed point by point (results/SCHEMA.md)
@@ -163,19 +181,32 @@ std::string list_text() {
   for (const auto& c : all_collectives())
     s += fmt::format("  {:<15} {}{}{}\n", c.name, c.summary, c.reduces ? " [-o]" : "",
                      c.rooted ? " [-r]" : "");
-  s += "\nBackends:\n  mpi             MPI over host memory (built)\n";
+  s += "\nBackends:\n";
+#if CCBENCH_HAVE_MPI
+  s += "  mpi             MPI over host memory (built)\n";
+#else
+  s += "  mpi             MPI over host memory (not built: no MPI at configure time)\n";
+#endif
 #if CCBENCH_HAVE_CUDA
   const GpuInfo gpus = query_gpus();
-  s += fmt::format("  nccl            NCCL over GPU memory (not implemented yet); CUDA runtime {} sees {}\n",
-                   gpus.runtime_version, gpus.error.empty() ? fmt::format("{} GPU(s)", gpus.devices) : gpus.error);
+  const std::string seen = gpus.error.empty() ? fmt::format("{} GPU(s)", gpus.devices) : gpus.error;
+#if CCBENCH_HAVE_NCCL
+  s += fmt::format("  nccl            NCCL over GPU memory (built, NCCL {}); CUDA runtime {} sees {}\n", nccl_version(),
+                   gpus.runtime_version, seen);
+#else
+  s += fmt::format("  nccl            NCCL over GPU memory (not built: no NCCL at configure time); CUDA runtime {} sees {}\n",
+                   gpus.runtime_version, seen);
+#endif
 #else
   s += "  nccl            NCCL over GPU memory (not built: no CUDA toolkit at configure time)\n";
 #endif
   s += fmt::format("Host loops: {} (CCBENCH_HOST_ISA=baseline forces the portable ones)\n", host_kernels().isa);
   s += "\nDtypes: " + joined_dtypes() + "\n";
   s += "Ops:    " + joined_ops() + "\n";
-  s += "Paths:  auto (Open MPI chooses), shm (pml ob1, btl self,vader), tcp (pml ob1, btl "
+  s += "Paths (mpi):  auto (Open MPI chooses), shm (pml ob1, btl self,vader), tcp (pml ob1, btl "
        "self,tcp), rdma (pml ucx)\n";
+  s += "Paths (nccl): auto, nvlink (NCCL_P2P_LEVEL=NVL), pcie (NCCL_P2P_LEVEL=PHB, NCCL_NVLS_ENABLE=0), "
+       "shm (NCCL_P2P_DISABLE=1, NCCL_NVLS_ENABLE=0), rdma (NCCL_NET=IB), tcp (NCCL_NET=Socket, NCCL_IB_DISABLE=1)\n";
   return s;
 }
 
@@ -188,7 +219,7 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   app.set_help_flag();  // handled below, so that help text is ours
   bool help = false, version = false;
   std::string collective, minb, maxb, stepb, factor, iters, warmup, check, op, dtype, root, block,
-      avg, timeout, timing, window, path, backend;
+      avg, timeout, timing, window, path, backend, memory, ngpus, graph, reg;
   app.add_flag("-h,--help", help);
   app.add_flag("--version", version);
   app.add_option("collective", collective);
@@ -211,6 +242,11 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   app.add_option("--window", window);
   app.add_option("--path", path);
   app.add_option("--backend", backend);
+  app.add_option("--memory", memory);
+  app.add_option("-g,--ngpus", ngpus);
+  app.add_option("-G,--cudagraph", graph);
+  app.add_option("-R,--registerbuffers", reg);
+  app.add_option("--nccl-log-dir", cfg.nccl_log_dir);
   app.add_option("--progress", cfg.progress);
   app.add_flag("--stats", cfg.stats_columns);
   app.add_flag("--samples", cfg.samples);
@@ -265,14 +301,34 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   if (!path.empty()) {
     bool known = false;
     for (auto p : kPaths) known = known || p == path;
-    if (!known) throw UsageError(fmt::format("--path '{}': unknown (allowed: auto, shm, tcp, rdma)", path));
+    if (!known)
+      throw UsageError(fmt::format("--path '{}': unknown (allowed: auto, nvlink, pcie, shm, rdma, tcp)", path));
     cfg.path = path;
   }
   if (!backend.empty()) {
-    if (backend == "nccl")
-      throw UsageError("--backend nccl: not available in this build (NCCL backend not implemented yet); allowed: mpi");
-    if (backend != "mpi") throw UsageError(fmt::format("--backend '{}': unknown (allowed: mpi)", backend));
+    if (backend != "mpi" && backend != "nccl")
+      throw UsageError(fmt::format("--backend '{}': unknown (allowed: mpi, nccl)", backend));
     cfg.backend = backend;
+  }
+  if (!memory.empty()) {
+    if (memory != "host" && memory != "device")
+      throw UsageError(fmt::format("--memory '{}': unknown (allowed: host, device)", memory));
+    if (cfg.backend != "mpi") throw UsageError("--memory: applies to --backend mpi (nccl always uses device memory)");
+    cfg.memory = memory;
+  }
+  if (!ngpus.empty()) cfg.gpus_per_process = static_cast<int>(parse_long("-g/--ngpus", ngpus, 1, 64));
+  if (!graph.empty()) cfg.cuda_graph = static_cast<int>(parse_long("-G/--cudagraph", graph, 0, kIntMax));
+  if (!reg.empty()) cfg.register_buffers = static_cast<int>(parse_long("-R/--registerbuffers", reg, 0, 1));
+  if (cfg.backend != "nccl") {
+    const auto nccl_only = [](const std::string& v, const char* flag) {
+      if (!v.empty()) throw UsageError(fmt::format("{}: applies to --backend nccl only", flag));
+    };
+    nccl_only(ngpus, "-g/--ngpus");
+    nccl_only(graph, "-G/--cudagraph");
+    nccl_only(reg, "-R/--registerbuffers");
+    nccl_only(cfg.nccl_log_dir, "--nccl-log-dir");
+    if (cfg.path == "nvlink" || cfg.path == "pcie")
+      throw UsageError(fmt::format("--path {}: applies to --backend nccl only (MPI paths: auto, shm, tcp, rdma)", cfg.path));
   }
   if (cfg.progress != "auto" && cfg.progress != "on" && cfg.progress != "off")
     throw UsageError(fmt::format("--progress '{}': unknown (allowed: auto, on, off)", cfg.progress));

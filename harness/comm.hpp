@@ -1,8 +1,9 @@
-// The control plane: MPI calls the harness makes around the backend
-// (agreement, combining times across ranks, collecting placement).
+// The control plane: what the harness asks of the processes around the
+// backend (agreement, combining times across processes, collecting
+// placement). MpiComm runs over MPI; SoloComm is one process on its own (the
+// -g N mode that needs no MPI).
 #pragma once
-#include <mpi.h>
-
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,28 +12,46 @@ namespace ccb {
 
 class Comm {
  public:
-  explicit Comm(MPI_Comm comm);
+  virtual ~Comm() = default;
   int rank() const { return rank_; }
   int size() const { return size_; }
   int local_rank() const { return local_rank_; }
   int local_size() const { return local_size_; }
   int nodes() const { return nodes_; }
-  MPI_Comm handle() const { return comm_; }
 
-  void barrier() const;
-  // Element-wise max over ranks of a vector, result on every rank.
-  void max_inplace(std::vector<double>& values) const;
-  double combine(double value, int how, bool participate) const;  // -a: 0 rank0, 1 avg, 2 min, 3 max
-  uint64_t sum(uint64_t value) const;
-  // Every rank passes its own error text ("" = fine); every rank gets the
-  // text of the lowest failing rank, or "" when no rank failed.
-  std::string agree_error(const std::string& mine) const;
-  // Every rank's string, in rank order, on every rank.
-  std::vector<std::string> all_strings(const std::string& mine) const;
+  virtual void barrier() const = 0;
+  // Element-wise max over processes of a vector, result on every process.
+  virtual void max_inplace(std::vector<double>& values) const = 0;
+  // -a: 0 rank 0, 1 mean, 2 min, 3 max over the processes that participate.
+  virtual double combine(double value, int how, bool participate) const = 0;
+  virtual uint64_t sum(uint64_t value) const = 0;
+  // Rank 0's bytes, on every process.
+  virtual void broadcast(void* data, std::size_t bytes) const = 0;
+  // Every process passes its own error text ("" = fine); every process gets
+  // the text of the lowest failing rank, or "" when none failed.
+  virtual std::string agree_error(const std::string& mine) const = 0;
+  // Every process's string, in rank order, on every process.
+  virtual std::vector<std::string> all_strings(const std::string& mine) const = 0;
+  // The MPI library and standard version ("" without MPI).
+  virtual std::string mpi_library() const = 0;
+  virtual std::string mpi_standard() const = 0;
 
- private:
-  MPI_Comm comm_;
+ protected:
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1, nodes_ = 1;
+};
+
+// One process, no MPI.
+class SoloComm final : public Comm {
+ public:
+  void barrier() const override {}
+  void max_inplace(std::vector<double>&) const override {}
+  double combine(double value, int, bool) const override { return value; }
+  uint64_t sum(uint64_t value) const override { return value; }
+  void broadcast(void*, std::size_t) const override {}
+  std::string agree_error(const std::string& mine) const override { return mine; }
+  std::vector<std::string> all_strings(const std::string& mine) const override { return {mine}; }
+  std::string mpi_library() const override { return ""; }
+  std::string mpi_standard() const override { return ""; }
 };
 
 }  // namespace ccb

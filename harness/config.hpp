@@ -14,6 +14,11 @@ enum class TimingMode { pipelined, per_iteration, both };
 struct Config {
   const Collective* collective = nullptr;
   std::string backend = "mpi";
+  std::string memory = "host";  // mpi backend: host, or device (CUDA-aware MPI)
+  int gpus_per_process = 1;     // -g
+  int cuda_graph = 0;           // -G: > 0 captures each operation as a CUDA graph and replays it
+  int register_buffers = 0;     // -R: 1 registers buffers with ncclCommRegister
+  std::string nccl_log_dir;     // where NCCL's INFO log goes (empty: $TMPDIR/ccbench-nccl)
   std::vector<DType> dtypes{DType::float32};
   std::vector<ReduceOp> ops{ReduceOp::sum};
   std::size_t min_bytes = std::size_t{32} << 20;
@@ -25,7 +30,7 @@ struct Config {
   int check = 1;          // verification iterations per point; 0 = no check
   int root = 0;
   int aggregation = 1;    // -a: 0 rank 0, 1 average, 2 min, 3 max
-  int blocking = 0;       // -z, recorded; MPI calls are always blocking
+  int blocking = 0;       // -z: nccl waits for each operation; MPI calls always block
   double timeout_s = 0;   // -T, 0 = no watchdog
   std::string json_path;  // -J
   std::string csv_path;

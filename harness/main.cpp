@@ -1,19 +1,30 @@
-// ccbench entry point: parse (before MPI starts, so that --path can set
-// Open MPI's parameters), start MPI, run the sweep.
+// ccbench entry point: parse (before MPI or NCCL start, so that --path can
+// set their parameters), start MPI (when built with it), run the sweep.
 #include <fmt/format.h>
-#include <mpi.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
 
+#include "collectives/nccl/nccl_env.hpp"
 #include "harness/cli.hpp"
-#include "harness/mpi_path.hpp"
 #include "harness/sweep.hpp"
 #include "harness/usage_error.hpp"
+#if CCBENCH_HAVE_MPI
+#include <mpi.h>
+
+#include "harness/comm_mpi.hpp"
+#include "harness/mpi_path.hpp"
+#endif
 
 namespace ccb {
+namespace {
+
+#if CCBENCH_HAVE_MPI
 Config rank0_config(int argc, char** argv) {
   std::string mine;
   for (int i = 0; i < argc; ++i) mine.append(argv[i]).push_back('\0');
@@ -26,9 +37,8 @@ Config rank0_config(int argc, char** argv) {
   for (std::size_t at = 0; at < joined.size(); at = joined.find('\0', at) + 1) args.push_back(joined.c_str() + at);
   return parse_args(static_cast<int>(args.size()), args.data()).config;  // parsed on rank 0 already
 }
-}  // namespace ccb
+#endif
 
-namespace {
 // This process's rank as the launcher tells it, before MPI starts; 0 when
 // not launched by mpirun/srun. Used only to print errors once.
 int launcher_rank() {
@@ -36,14 +46,31 @@ int launcher_rank() {
     if (const char* v = std::getenv(var)) return std::atoi(v);
   return 0;
 }
+
+// Sets the backend's path parameters in the environment; returns the NCCL
+// log file of this process ("" for mpi).
+std::string request_path(const Config& cfg) {
+  if (cfg.backend == "nccl") {
+    if (!cfg.nccl_log_dir.empty() && access(cfg.nccl_log_dir.c_str(), W_OK) != 0)
+      throw UsageError(fmt::format("--nccl-log-dir {}: cannot write there ({})", cfg.nccl_log_dir, std::strerror(errno)));
+    return request_nccl_path(cfg.path, cfg.nccl_log_dir);
+  }
+#if CCBENCH_HAVE_MPI
+  request_mpi_path(cfg.path);
+#endif
+  return "";
+}
+
 }  // namespace
+}  // namespace ccb
 
 int main(int argc, char** argv) {
-  const bool printer = launcher_rank() == 0;
+  const bool printer = ccb::launcher_rank() == 0;
   ccb::ParsedArgs args;
+  std::string nccl_log;
   try {
     args = ccb::parse_args(argc, argv);
-    if (args.command == ccb::Command::run) ccb::request_mpi_path(args.config.path);
+    if (args.command == ccb::Command::run) nccl_log = ccb::request_path(args.config);
   } catch (const ccb::UsageError& e) {
     if (printer) fmt::print(stderr, "ccbench: {}\n", e.what());
     return ccb::kExitUsage;
@@ -61,16 +88,26 @@ int main(int argc, char** argv) {
     case ccb::Command::run:
       break;
   }
-  MPI_Init(&argc, &argv);
   int code = ccb::kExitInternal;
+#if CCBENCH_HAVE_MPI
+  MPI_Init(&argc, &argv);
   try {
     // Every rank runs rank 0's command line, whatever its own said (an MPMD
     // launch, a wrapper that edits arguments): counts and sizes must agree.
-    code = ccb::run_sweep(ccb::rank0_config(argc, argv));
+    const ccb::MpiComm comm(MPI_COMM_WORLD);
+    code = ccb::run_sweep(ccb::rank0_config(argc, argv), comm, nccl_log);
   } catch (const std::exception& e) {
     fmt::print(stderr, "ccbench: internal error: {}\n", e.what());
     MPI_Abort(MPI_COMM_WORLD, ccb::kExitInternal);
   }
   MPI_Finalize();
+#else
+  try {
+    const ccb::SoloComm comm;
+    code = ccb::run_sweep(args.config, comm, nccl_log);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ccbench: internal error: {}\n", e.what());
+  }
+#endif
   return code;
 }

@@ -1,6 +1,8 @@
 // Measuring one point: warm-up, pipelined batch, per-iteration samples and
 // verification, with the same iteration count on every rank.
 #pragma once
+#include <span>
+
 #include "collectives/backend.hpp"
 #include "harness/comm.hpp"
 #include "harness/config.hpp"
@@ -20,15 +22,17 @@ Faults faults_from_environment();
 // pingpong 2 (half a round trip), uni_bw/bi_bw the window, else 1.
 int ops_per_iteration(const Collective& c, int window);
 
+// One local rank's buffers.
 struct PointBuffers {
   void* send = nullptr;
   void* recv = nullptr;  // also the single buffer of in-place runs
   std::size_t recv_capacity_count = 0;
 };
 
-// Fills `out` (one placement). iterations is decided by rank 0 and broadcast.
-void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, OpArgs args,
-                       const PointBuffers& buffers, const Faults& faults, Watchdog& watchdog,
+// Fills `out` (one placement); buffers[j] belong to local rank j. The
+// iteration count is decided by rank 0 and broadcast.
+void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, const OpArgs& args,
+                       std::span<const PointBuffers> buffers, const Faults& faults, Watchdog& watchdog,
                        Placement& out);
 
 }  // namespace ccb

@@ -66,7 +66,7 @@ NetCounters read_net_counters() {
   return c;
 }
 
-ObservedPath observe_path(const Comm& comm, const std::vector<std::string>& rank_hosts,
+ObservedPath observe_path(const MpiComm& comm, const std::vector<std::string>& rank_hosts,
                           std::size_t probe_bytes) {
   const int n = comm.size(), rank = comm.rank();
   if (n == 1) return {"self", "one rank: no transport between ranks"};

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "harness/comm.hpp"
+#include "harness/comm_mpi.hpp"
 
 namespace ccb {
 
@@ -22,7 +22,7 @@ struct ObservedPath {
 // after. Loopback bytes >= half the node's same-host bytes: intra-node tcp,
 // else shm; other interfaces (or InfiniBand ports) >= half the cross-host
 // bytes: inter-node tcp (or rdma), else unverified. Result on every rank.
-ObservedPath observe_path(const Comm& comm, const std::vector<std::string>& rank_hosts,
+ObservedPath observe_path(const MpiComm& comm, const std::vector<std::string>& rank_hosts,
                           std::size_t probe_bytes = std::size_t{8} << 20);
 
 // Totals read from /proc/net/dev and /sys/class/infiniband (for tests too).

@@ -1,8 +1,9 @@
 #include "harness/run_info.hpp"
 
 #include <fmt/format.h>
+#if CCBENCH_HAVE_HWLOC
 #include <hwloc.h>
-#include <mpi.h>
+#endif
 #include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -16,6 +17,9 @@
 #include "results/json_records.hpp"
 #if CCBENCH_HAVE_CUDA
 #include "kernels/cuda/gpu_info.hpp"
+#endif
+#if CCBENCH_HAVE_NCCL
+#include "collectives/nccl/nccl_version.hpp"
 #endif
 
 extern char** environ;
@@ -65,6 +69,7 @@ std::string utc_now_iso8601() {
 }
 
 namespace {
+#if CCBENCH_HAVE_HWLOC
 std::string bound_cpus() {
   hwloc_topology_t topo;
   if (hwloc_topology_init(&topo) != 0) return "";
@@ -81,17 +86,33 @@ std::string bound_cpus() {
   hwloc_topology_destroy(topo);
   return out;
 }
+#else
+std::string bound_cpus() {  // without hwloc: the affinity mask, in the same list syntax
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return "";
+  std::string out;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &set)) continue;
+    int last = c;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
+    out += (out.empty() ? "" : ",") + (last == c ? std::to_string(c) : std::to_string(c) + "-" + std::to_string(last));
+    c = last;
+  }
+  return out;
+}
+#endif
 }  // namespace
 
-void collect_run_info(const Comm& comm, RunInfo& info) {
+void collect_run_info(const Comm& comm, const ProcessRanks& mine, RunInfo& info) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  RankPlacement me{comm.rank(), host, static_cast<long>(getpid()), comm.local_rank(), sched_getcpu(),
-                   bound_cpus()};
+  RankPlacement me{mine.first_rank, host,         static_cast<long>(getpid()), comm.local_rank(),
+                   sched_getcpu(),  bound_cpus(), mine.devices};
   const auto all = comm.all_strings(placement_to_json(me));
   for (const auto& text : all) info.placement.push_back(placement_from_json(text));
 
-  info.ranks = comm.size();
+  info.ranks = mine.world_ranks;
   info.nodes = comm.nodes();
   info.ccbench_version = CCBENCH_VERSION;
   info.git_revision = CCBENCH_GIT_REVISION;
@@ -100,26 +121,27 @@ void collect_run_info(const Comm& comm, RunInfo& info) {
 #elif defined(__GNUC__)
   info.compiler = fmt::format("gcc {}", __VERSION__);
 #endif
-  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(lib, &len);
-  info.mpi_library = std::string(lib, static_cast<std::size_t>(len));
-  while (!info.mpi_library.empty() &&
-         (info.mpi_library.back() == '\0' || std::isspace(static_cast<unsigned char>(info.mpi_library.back()))))
-    info.mpi_library.pop_back();
-  int major = 0, minor = 0;
-  MPI_Get_version(&major, &minor);
-  info.mpi_version = fmt::format("{}.{}", major, minor);
+  info.mpi_library = comm.mpi_library().empty() ? "none (built without MPI or not used)" : comm.mpi_library();
+  info.mpi_version = comm.mpi_standard();
   utsname u{};
   if (uname(&u) == 0) info.os_kernel = fmt::format("{} {} {}", u.sysname, u.release, u.machine);
+#if CCBENCH_HAVE_HWLOC
   info.hwloc_version = fmt::format("{}.{}.{}", HWLOC_API_VERSION >> 16, (HWLOC_API_VERSION >> 8) & 0xff,
                                    HWLOC_API_VERSION & 0xff);
+#else
+  info.hwloc_version = "not built";
+#endif
 #if CCBENCH_HAVE_CUDA
   const GpuInfo gpus = query_gpus();
   info.cuda = fmt::format("runtime {} driver {}: {}", gpus.runtime_version, gpus.driver_version,
                           gpus.error.empty() ? fmt::format("{} GPU(s)", gpus.devices) : gpus.error);
 #else
   info.cuda = "not built";
+#endif
+#if CCBENCH_HAVE_NCCL
+  info.nccl = nccl_version();
+#else
+  info.nccl = "not built";
 #endif
   info.host_kernels = std::string(host_kernels().isa);
   info.environment = capture_environment(environ);

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "harness/comm.hpp"
 #include "results/record.hpp"
@@ -20,9 +21,16 @@ std::map<std::string, std::string> capture_environment(const char* const* envp);
 
 std::string utc_now_iso8601();
 
-// Versions and placement; collective over comm. The placement of every rank
-// is filled on every rank; the rest is the same everywhere except the
-// environment, which is this rank's own (rank 0's is the one recorded).
-void collect_run_info(const Comm& comm, RunInfo& info);
+// The ranks this process drives.
+struct ProcessRanks {
+  int first_rank = 0;
+  int world_ranks = 1;
+  std::vector<int> devices;  // their GPUs (empty: host memory)
+};
+
+// Versions and placement; collective over comm. The placement of every
+// process is filled on every process; the rest is the same everywhere except
+// the environment, which is this process's own (rank 0's is the one recorded).
+void collect_run_info(const Comm& comm, const ProcessRanks& mine, RunInfo& info);
 
 }  // namespace ccb

@@ -7,12 +7,18 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
-#include "collectives/mpi/mpi_backend.hpp"
+#include "collectives/nccl/nccl_env.hpp"
+#include "collectives/nccl/nccl_log.hpp"
+#include "harness/agreed.hpp"
+#include "harness/backends.hpp"
 #include "harness/comm.hpp"
 #include "harness/measure.hpp"
+#if CCBENCH_HAVE_MPI
 #include "harness/mpi_path.hpp"
+#endif
 #include "harness/progress.hpp"
 #include "harness/run_info.hpp"
 #include "harness/sizes.hpp"
@@ -54,16 +60,18 @@ unsigned long long mem_available_bytes() {
 }
 
 // Throws UsageError for what only the rank count or this host can rule out.
-void validate_for_world(const Config& cfg, const Comm& comm, const Backend& backend,
+void validate_for_world(const Config& cfg, const Comm& comm, Backend& backend,
                         const std::vector<Task>& tasks, std::size_t send_bytes, std::size_t recv_bytes) {
   const Collective& c = *cfg.collective;
-  const int n = comm.size();
+  const int n = backend.ranks();
+  for (DType d : cfg.dtypes)
+    if (const std::string why = backend.check_dtype(d); !why.empty()) throw UsageError("-d/--datatype " + why);
   if (c.rooted && cfg.root >= n)
     throw UsageError(fmt::format("-r/--root {}: no such rank (allowed: 0 to {})", cfg.root, n - 1));
   if (c.point_to_point && n < 2)
     throw UsageError(fmt::format("{} needs at least 2 ranks (pairs r, r+n/2); run it under mpirun -np 2 or more", c.name));
   const unsigned long long need = (static_cast<unsigned long long>(send_bytes) + recv_bytes) * comm.local_size();
-  const unsigned long long avail = mem_available_bytes();
+  const unsigned long long avail = backend.memory().kind() == "host" ? mem_available_bytes() : 0;
   if (avail > 0 && need > avail) {
     char host[256] = {};
     gethostname(host, sizeof host - 1);
@@ -93,12 +101,15 @@ void derive(const Config& cfg, const Collective& c, int n, PointRecord& rec, Pla
   pl.busbw_gbps = pl.algbw_gbps * bus_factor(c, n);
 }
 
+// Every local rank's buffers, released before the backend goes.
 struct Buffers {
   Memory& mem;
-  PointBuffers b;
+  std::vector<PointBuffers> local;
   ~Buffers() {
-    if (b.send) mem.release(b.send);
-    if (b.recv) mem.release(b.recv);
+    for (auto& b : local) {
+      if (b.send) mem.release(b.send);
+      if (b.recv) mem.release(b.recv);
+    }
   }
 };
 
@@ -109,10 +120,10 @@ struct Plan {
   double weight = 0;  // for the progress estimate
 };
 
-Plan make_plan(const Config& cfg, const Comm& comm, const Backend& backend) {
+Plan make_plan(const Config& cfg, const Comm& comm, Backend& backend) {
   const Collective& c = *cfg.collective;
   Plan plan;
-  plan.tasks = plan_tasks(cfg, comm.size());
+  plan.tasks = plan_tasks(cfg, backend.ranks());
   for (const auto& t : plan.tasks)
     for (const auto& p : t.points) {
       const std::size_t elem = info(t.dtype).size;
@@ -140,22 +151,7 @@ std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank) {
   return writers;
 }
 
-// Runs `step` on every rank; when it throws UsageError on any rank, the first
-// failing rank's message is printed once (by rank 0) and false is returned everywhere.
-template <class Step>
-bool agreed(const Comm& comm, Step&& step) {
-  std::string error;
-  try {
-    step();
-  } catch (const UsageError& e) {
-    error = e.what();
-  }
-  error = comm.agree_error(error);
-  if (!error.empty() && comm.rank() == 0) fmt::print(stderr, "ccbench: {}\n", error);
-  return error.empty();
-}
-
-RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend) {
+RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, const std::string& nccl_log) {
   const Collective& c = *cfg.collective;
   RunInfo run;
   run.argv = cfg.argv;
@@ -173,87 +169,123 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend) {
   run.blocking = backend.blocking();
   run.blocking_requested = cfg.blocking;
   run.window = cfg.window;
+  run.ranks_per_process = backend.local_ranks();
+  run.cuda_graph = cfg.cuda_graph;
+  run.register_buffers = cfg.register_buffers;
   run.min_bytes = cfg.min_bytes;
   run.max_bytes = cfg.max_bytes;
   run.step_bytes = cfg.step_bytes;
   run.step_factor = cfg.step_factor;
   run.strict_sizes = cfg.strict_sizes;
   run.timing_modes = std::string(name(cfg.timing));
-  run.clock = fmt::format("{} on every rank, barrier outside the timed region for per_iteration", backend.clock_name());
+  run.clock = fmt::format("{} on every process, barrier outside the timed region for per_iteration", backend.clock_name());
   run.clock_resolution_s = backend.clock_resolution_s();
   run.path_requested = cfg.path;
-  collect_run_info(comm, run);
-  std::vector<std::string> hosts;  // every rank's host, on every rank
+  collect_run_info(comm, {backend.first_rank(), backend.ranks(), backend.devices()}, run);
+  if (backend.name() == "nccl") {
+    run.path_observed = "per point";
+    std::string set;
+    for (const auto& [name, value] : nccl_path_environment(cfg.path)) set += fmt::format("{}={} ", name, value);
+    run.path_evidence = fmt::format("{}NCCL INFO log of rank 0's process: {}", set.empty() ? "" : "set " + set + "; ",
+                                    nccl_log.empty() ? "not captured" : nccl_log);
+    return run;
+  }
+#if CCBENCH_HAVE_MPI
+  std::vector<std::string> hosts;  // every process's host, on every process
   for (const auto& p : run.placement) hosts.push_back(p.host);
-  const ObservedPath observed = observe_path(comm, hosts);
+  const ObservedPath observed = observe_path(dynamic_cast<const MpiComm&>(comm), hosts);
   run.path_observed = observed.path;
   run.path_evidence = observed.evidence;
+#endif
   return run;
 }
 
-PointRecord new_record(const Config& cfg, const Comm& comm, const Task& t, const SizePoint& p) {
+PointRecord new_record(const Config& cfg, const Comm& comm, const Backend& backend, const Task& t, const SizePoint& p) {
   const Collective& c = *cfg.collective;
   PointRecord rec;
   rec.collective = std::string(c.name);
   rec.dtype = std::string(info(t.dtype).name);
   rec.op = t.op ? std::string(name(*t.op)) : "";
   rec.root = c.rooted ? cfg.root : -1;
-  rec.ranks = comm.size();
+  rec.ranks = backend.ranks();
   rec.nodes = comm.nodes();
   rec.requested_bytes = p.requested_bytes;
   rec.bytes = p.bytes;
   rec.count = p.count;
   rec.iterations = cfg.iters;
-  rec.bus_factor = bus_factor(c, comm.size());
-  rec.busbw_meaningful = comm.size() > 1;
+  rec.bus_factor = bus_factor(c, backend.ranks());
+  rec.busbw_meaningful = backend.ranks() > 1;
   return rec;
+}
+
+// What the backend's connections used by now, over all processes, and how
+// that compares with --path.
+void record_transports(const Config& cfg, const Comm& comm, Backend& backend, PointRecord& rec) {
+  const auto mine = backend.observed_transports();
+  if (!mine) return;
+  std::string text;
+  for (const auto& c : mine->classes) text += "c" + c + "\n";
+  for (const auto& t : mine->transports) text += "t" + t + "\n";
+  std::set<std::string> classes, transports;
+  for (const auto& all : comm.all_strings(text))
+    for (std::size_t at = 0, nl; (nl = all.find('\n', at)) != std::string::npos; at = nl + 1)
+      (all[at] == 'c' ? classes : transports).insert(all.substr(at + 1, nl - at - 1));
+  rec.path_classes = std::vector<std::string>(classes.begin(), classes.end());
+  rec.transports.assign(transports.begin(), transports.end());
+  rec.path_warning = path_mismatch(cfg.path, classes, comm.nodes());
 }
 
 }  // namespace
 
-int run_sweep(const Config& cfg) {
+int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) {
   const Collective& c = *cfg.collective;
-  Comm comm(MPI_COMM_WORLD);
-  MpiBackend backend(MPI_COMM_WORLD);
-  const int n = comm.size(), rank = comm.rank();
+  const std::unique_ptr<Backend> backend_ptr = make_backend(cfg, comm, nccl_log);
+  if (!backend_ptr) return kExitUsage;
+  Backend& backend = *backend_ptr;
+  const int n = backend.ranks(), rank = comm.rank();
 
   Plan plan;
   std::vector<std::unique_ptr<Writer>> writers;
   if (!agreed(comm, [&] { plan = make_plan(cfg, comm, backend); })) return kExitUsage;
   if (!agreed(comm, [&] { writers = open_writers(cfg, rank); })) return kExitUsage;
 
-  const RunInfo run = describe_run(cfg, comm, backend);
+  const RunInfo run = describe_run(cfg, comm, backend, nccl_log);
   for (auto& w : writers) w->begin(run);
 
   const bool show_progress = rank == 0 && (cfg.progress == "on" || (cfg.progress == "auto" && isatty(2)));
   Progress progress(show_progress, plan.points, plan.weight);
-  Watchdog watchdog(cfg.timeout_s, rank, run.placement[static_cast<std::size_t>(rank)].host);
+  Watchdog watchdog(cfg.timeout_s, rank, run.placement[static_cast<std::size_t>(rank)].host,
+                    [&backend] { return backend.abort(); });
   const Faults faults = faults_from_environment();
-  Buffers buffers{backend.memory(), {}};
-  buffers.b.send = backend.memory().allocate(plan.send_max);
-  buffers.b.recv = backend.memory().allocate(plan.recv_max);
+  Buffers buffers{backend.memory(), std::vector<PointBuffers>(static_cast<std::size_t>(backend.local_ranks()))};
+  for (std::size_t j = 0; j < buffers.local.size(); ++j) {
+    buffers.local[j].send = backend.memory().allocate(plan.send_max, static_cast<int>(j));
+    buffers.local[j].recv = backend.memory().allocate(plan.recv_max, static_cast<int>(j));
+  }
 
   EndInfo end;
   double busbw_sum = 0;
   std::size_t busbw_count = 0;
   for (const auto& t : plan.tasks) {
     for (const auto& p : t.points) {
-      PointRecord rec = new_record(cfg, comm, t, p);
-      OpArgs args{&c, t.dtype, t.op.value_or(ReduceOp::sum), cfg.root, p.count, p.chunk,
+      PointRecord rec = new_record(cfg, comm, backend, t, p);
+      OpArgs args{&c, 0, t.dtype, t.op.value_or(ReduceOp::sum), cfg.root, p.count, p.chunk,
                   nullptr, nullptr, false, cfg.window};
-      buffers.b.recv_capacity_count = plan.recv_max / info(t.dtype).size;
+      for (auto& b : buffers.local) b.recv_capacity_count = plan.recv_max / info(t.dtype).size;
       for (bool in_place : {false, true}) {
         if (in_place && c.point_to_point) continue;
         args.in_place = in_place;
         Placement& pl = in_place ? rec.in_place : rec.out_of_place;
         watchdog.set_activity(fmt::format("{} {} {} {} B {}", c.name, rec.dtype, rec.op.empty() ? "none" : rec.op,
                                           p.bytes, in_place ? "in-place" : "out-of-place"));
-        measure_placement(backend, comm, cfg, args, buffers.b, faults, watchdog, pl);
+        measure_placement(backend, comm, cfg, args, buffers.local, faults, watchdog, pl);
         derive(cfg, c, n, rec, pl);
+        if (!pl.measured) continue;
         end.wrong_total += pl.wrong.value_or(0);
         busbw_sum += pl.busbw_gbps;
         ++busbw_count;
       }
+      record_transports(cfg, comm, backend, rec);
       ++end.points;
       for (auto& w : writers) w->point(rec);
       progress.update(fmt::format("{} {}{}", c.name, rec.dtype, rec.op.empty() ? "" : " " + rec.op), p.bytes);

@@ -7,8 +7,11 @@
 
 namespace ccb {
 
-Watchdog::Watchdog(double timeout_s, int rank, std::string host)
-    : timeout_ns_(static_cast<long long>(timeout_s * 1e9)), rank_(rank), host_(std::move(host)) {
+Watchdog::Watchdog(double timeout_s, int rank, std::string host, std::function<std::string()> on_timeout)
+    : timeout_ns_(static_cast<long long>(timeout_s * 1e9)),
+      rank_(rank),
+      host_(std::move(host)),
+      on_timeout_(std::move(on_timeout)) {
   if (timeout_ns_ > 0) thread_ = std::thread([this] { loop(); });
 }
 
@@ -43,6 +46,10 @@ void Watchdog::loop() {
     if (idle < timeout_ns_) continue;
     fmt::print(stderr, "ccbench: rank {} ({}): timeout: no operation completed for {:.1f} s during {} after iteration {}; aborting (exit {})\n",
                rank_, host_, static_cast<double>(idle) / 1e9, activity_, iteration_.load(), kExitTimeout);
+    std::fflush(stderr);
+    if (on_timeout_)
+      if (const std::string done = on_timeout_(); !done.empty())
+        fmt::print(stderr, "ccbench: rank {} ({}): {}\n", rank_, host_, done);
     std::fflush(stderr);
     std::fflush(stdout);
     _exit(kExitTimeout);

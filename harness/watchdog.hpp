@@ -1,10 +1,12 @@
 // -T/--timeout: a thread that ends the process when no operation has
 // completed for the timeout. The stderr line names the operation, size and
-// iteration this rank was in; mpirun then ends the other ranks.
+// iteration this rank was in; the backend aborts what it can (NCCL:
+// ncclCommAbort) and mpirun then ends the other ranks.
 #pragma once
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -15,7 +17,9 @@ inline constexpr int kExitTimeout = 4;
 
 class Watchdog {
  public:
-  Watchdog(double timeout_s, int rank, std::string host);
+  // on_timeout runs on the watchdog thread before the process exits (the
+  // backend's abort); it returns what it did, for the report.
+  Watchdog(double timeout_s, int rank, std::string host, std::function<std::string()> on_timeout = {});
   ~Watchdog();
   bool enabled() const { return timeout_ns_ > 0; }
   // What this rank is doing now (collective, size, phase).
@@ -39,6 +43,7 @@ class Watchdog {
   long long timeout_ns_;
   int rank_;
   std::string host_;
+  std::function<std::string()> on_timeout_;
   std::atomic<unsigned long> progress_{0};  // written by the measuring thread only
   std::atomic<long> iteration_{0};
   std::mutex mu_;

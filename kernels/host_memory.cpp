@@ -7,7 +7,7 @@
 
 namespace ccb {
 
-void* HostMemory::allocate(std::size_t bytes) {
+void* HostMemory::allocate(std::size_t bytes, int /*local*/) {
   constexpr std::size_t kPage = 4096;
   const std::size_t rounded = (bytes + kPage - 1) / kPage * kPage;
   void* p = std::aligned_alloc(kPage, rounded == 0 ? kPage : rounded);

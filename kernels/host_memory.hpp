@@ -7,7 +7,7 @@ namespace ccb {
 class HostMemory final : public Memory {
  public:
   std::string_view kind() const override { return "host"; }
-  void* allocate(std::size_t bytes) override;
+  void* allocate(std::size_t bytes, int local) override;
   void release(void* p) override;
   void fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count,
                   uint64_t first) override;

@@ -27,9 +27,7 @@ json placement_json(const Placement& p) {
 
 json run_to_json(const RunInfo& r) {
   json placement = json::array();
-  for (const auto& p : r.placement)
-    placement.push_back({{"rank", p.rank}, {"host", p.host}, {"pid", p.pid}, {"local_rank", p.local_rank},
-                         {"cpu", p.cpu}, {"bound_cpus", p.bound_cpus}});
+  for (const auto& p : r.placement) placement.push_back(json::parse(placement_to_json(p)));
   return {
       {"type", "run"},
       {"schema_version", kSchemaVersion},
@@ -38,13 +36,14 @@ json run_to_json(const RunInfo& r) {
       {"versions",
        {{"ccbench", r.ccbench_version}, {"git_revision", r.git_revision}, {"compiler", r.compiler},
         {"mpi_library", r.mpi_library}, {"mpi_standard", r.mpi_version}, {"os_kernel", r.os_kernel},
-        {"hwloc_api", r.hwloc_version}, {"cuda", r.cuda}, {"host_kernels", r.host_kernels}}},
+        {"hwloc_api", r.hwloc_version}, {"cuda", r.cuda}, {"nccl", r.nccl}, {"host_kernels", r.host_kernels}}},
       {"config",
        {{"collective", r.collective}, {"backend", r.backend}, {"memory_kind", r.memory_kind},
         {"dtypes", r.dtypes}, {"ops", r.ops}, {"root", r.root}, {"iterations", r.iterations},
         {"warmup_iterations", r.warmup}, {"check_iterations", r.check_iterations},
         {"rank_combine", r.aggregation}, {"blocking", r.blocking}, {"blocking_requested", r.blocking_requested},
-        {"window", r.window},
+        {"window", r.window}, {"ranks_per_process", r.ranks_per_process}, {"cuda_graph", r.cuda_graph},
+        {"register_buffers", r.register_buffers},
         {"sizes", {{"min_bytes", r.min_bytes}, {"max_bytes", r.max_bytes}, {"step_bytes", r.step_bytes},
                    {"step_factor", r.step_factor}, {"strict", r.strict_sizes}}},
         {"timing_modes", r.timing_modes}, {"clock", r.clock}, {"clock_resolution_s", r.clock_resolution_s}}},
@@ -57,6 +56,14 @@ json run_to_json(const RunInfo& r) {
 }
 
 json point_to_json(const PointRecord& p) {
+  json notes = json::array();
+  if (!p.out_of_place.note.empty()) notes.push_back("out_of_place: " + p.out_of_place.note);
+  if (!p.in_place.note.empty()) notes.push_back("in_place: " + p.in_place.note);
+  json path = nullptr;
+  if (p.path_classes)
+    path = {{"observed", *p.path_classes},
+            {"transports", p.transports},
+            {"warning", p.path_warning.empty() ? json(nullptr) : json(p.path_warning)}};
   return {
       {"type", "point"},
       {"collective", p.collective},
@@ -73,6 +80,8 @@ json point_to_json(const PointRecord& p) {
       {"busbw_meaningful", p.busbw_meaningful},
       {"out_of_place", placement_json(p.out_of_place)},
       {"in_place", placement_json(p.in_place)},
+      {"notes", notes},
+      {"path", path},
   };
 }
 
@@ -83,15 +92,16 @@ json end_to_json(const EndInfo& e) {
 }
 
 std::string placement_to_json(const RankPlacement& p) {
-  return json{{"rank", p.rank}, {"host", p.host}, {"pid", p.pid}, {"local_rank", p.local_rank},
-              {"cpu", p.cpu}, {"bound_cpus", p.bound_cpus}}
+  return json{{"rank", p.rank},       {"host", p.host}, {"pid", p.pid},        {"local_rank", p.local_rank},
+              {"cpu", p.cpu},         {"bound_cpus", p.bound_cpus}, {"devices", p.devices}}
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 RankPlacement placement_from_json(const std::string& text) {
   const json j = json::parse(text);
-  return {j.at("rank").get<int>(), j.at("host").get<std::string>(), j.at("pid").get<long>(),
-          j.at("local_rank").get<int>(), j.at("cpu").get<int>(), j.at("bound_cpus").get<std::string>()};
+  return {j.at("rank").get<int>(),       j.at("host").get<std::string>(),       j.at("pid").get<long>(),
+          j.at("local_rank").get<int>(), j.at("cpu").get<int>(), j.at("bound_cpus").get<std::string>(),
+          j.at("devices").get<std::vector<int>>()};
 }
 
 }  // namespace ccb

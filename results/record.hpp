@@ -12,7 +12,7 @@
 
 namespace ccb {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 struct RankPlacement {
   int rank = 0;
@@ -21,11 +21,12 @@ struct RankPlacement {
   int local_rank = 0;
   int cpu = -1;              // CPU the rank ran on when sampled
   std::string bound_cpus;    // cpuset it is bound to (hwloc list syntax)
+  std::vector<int> devices;  // CUDA ordinals of its ranks' GPUs (empty: host memory)
 };
 
 struct RunInfo {
   std::string ccbench_version, git_revision, compiler, mpi_library, mpi_version, os_kernel;
-  std::string hwloc_version, cuda, host_kernels;
+  std::string hwloc_version, cuda, nccl, host_kernels;
   std::vector<std::string> argv;
   std::string collective, backend, memory_kind, path_requested, path_observed, path_evidence;
   std::vector<std::string> dtypes, ops;
@@ -36,6 +37,7 @@ struct RunInfo {
   std::string clock;
   double clock_resolution_s = 0;
   int iterations = 0, warmup = 0, check_iterations = 0, aggregation = 1, root = 0, window = 0;
+  int ranks_per_process = 1, cuda_graph = 0, register_buffers = 0;
   bool blocking = true;
   int blocking_requested = 0;  // -z
   std::size_t min_bytes = 0, max_bytes = 0, step_bytes = 0;
@@ -54,6 +56,7 @@ struct Placement {
   std::optional<Summary> per_iteration_us;  // each iteration's max over ranks
   std::optional<uint64_t> wrong;            // summed over ranks; absent when not checked
   std::vector<double> samples_us;           // raw per-iteration times, with --samples
+  std::string note;                         // why not measured or not checked ("" = nothing to say)
 };
 
 struct PointRecord {
@@ -65,6 +68,12 @@ struct PointRecord {
   double bus_factor = 1;
   bool busbw_meaningful = true;
   Placement out_of_place, in_place;
+  // Backends that observe their transports (nccl): what the connections used
+  // by the end of this point, over all ranks, and a warning when that is not
+  // the requested path ("" = consistent). Absent for the others.
+  std::optional<std::vector<std::string>> path_classes;
+  std::vector<std::string> transports;
+  std::string path_warning;
 };
 
 struct EndInfo {

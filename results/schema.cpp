@@ -81,9 +81,14 @@ std::string validate_record(const json& r) {
                                            {"requested_bytes", "integer"}, {"bytes", "integer"}, {"count", "integer"},
                                            {"iterations", "integer"}, {"bus_factor", "number"},
                                            {"busbw_meaningful", "bool"}, {"out_of_place", "object|null"},
-                                           {"in_place", "object|null"}});
+                                           {"in_place", "object|null"}, {"notes", "array"}, {"path", "object|null"}});
         !e.empty())
       return e;
+    if (r["path"].is_object())
+      if (auto e = check_fields(r["path"], "point.path",
+                                {{"observed", "array"}, {"transports", "array"}, {"warning", "string|null"}});
+          !e.empty())
+        return e;
     if (auto e = check_placement(r["out_of_place"], "point.out_of_place"); !e.empty()) return e;
     return check_placement(r["in_place"], "point.in_place");
   }

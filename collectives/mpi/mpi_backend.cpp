@@ -1,5 +1,9 @@
 #include "collectives/mpi/mpi_backend.hpp"
 
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
 #include "collectives/mpi/mpi_types.hpp"
 #include "kernels/host_reduce.hpp"
 
@@ -10,7 +14,8 @@ void* in_place_or(bool in_place, const void* send) {
 }
 }  // namespace
 
-MpiBackend::MpiBackend(MPI_Comm comm) : comm_(comm) {
+MpiBackend::MpiBackend(MPI_Comm comm, std::unique_ptr<Memory> memory)
+    : comm_(comm), memory_(memory ? std::move(memory) : std::make_unique<HostMemory>()) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   mpi::init_types();
@@ -18,7 +23,18 @@ MpiBackend::MpiBackend(MPI_Comm comm) : comm_(comm) {
 
 MpiBackend::~MpiBackend() { mpi::free_types(); }
 
-void MpiBackend::run(const OpArgs& a) {
+int MpiBackend::cuda_aware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() ? 1 : 0;
+#elif defined(MPIX_CUDA_AWARE_SUPPORT)
+  return 0;  // built without CUDA support
+#else
+  return -1;
+#endif
+}
+
+void MpiBackend::run(std::span<const OpArgs> args) {
+  const OpArgs& a = args.front();  // one rank per process
   const MPI_Datatype type = mpi::datatype(a.dtype);
   const MPI_Op op = mpi::reduce_op(a.dtype, a.op);
   const int count = static_cast<int>(a.count);

@@ -1,8 +1,10 @@
-// Backend over MPI with host buffers. Every call is blocking; avg is MPI_SUM
-// followed by a local division, both inside the timed region.
+// Backend over MPI with host buffers (or device buffers through a CUDA-aware
+// MPI). Every call is blocking; avg is MPI_SUM followed by a local division on
+// the host, both inside the timed region.
 #pragma once
 #include <mpi.h>
 
+#include <memory>
 #include <vector>
 
 #include "collectives/backend.hpp"
@@ -12,17 +14,24 @@ namespace ccb {
 
 class MpiBackend final : public Backend {
  public:
-  explicit MpiBackend(MPI_Comm comm);
+  // Host buffers, or those of `memory` (device buffers for a CUDA-aware MPI).
+  explicit MpiBackend(MPI_Comm comm, std::unique_ptr<Memory> memory = nullptr);
   ~MpiBackend() override;
   std::string_view name() const override { return "mpi"; }
   std::string_view clock_name() const override { return "MPI_Wtime"; }
   bool blocking() const override { return true; }
-  Memory& memory() override { return memory_; }
-  void run(const OpArgs& a) override;
+  Memory& memory() override { return *memory_; }
+  int ranks() const override { return size_; }
+  int first_rank() const override { return rank_; }
+  void run(std::span<const OpArgs> args) override;
   void start_clock() override { start_ = MPI_Wtime(); }
   double stop_clock() override { return MPI_Wtime() - start_; }
   double clock_resolution_s() const override { return MPI_Wtick(); }
   std::size_t max_count() const override { return 2147483647; }  // MPI's int counts
+
+  // 1 when this MPI says it is CUDA-aware, 0 when it says it is not, -1 when
+  // it cannot say (no MPIX_Query_cuda_support).
+  static int cuda_aware();
 
  private:
   void run_point_to_point(const OpArgs& a, MPI_Datatype type, int n);
@@ -30,7 +39,7 @@ class MpiBackend final : public Backend {
   int rank_ = 0;
   int size_ = 1;
   double start_ = 0;
-  HostMemory memory_;
+  std::unique_ptr<Memory> memory_;
   std::vector<MPI_Request> requests_;  // reused by uni_bw / bi_bw windows
 };
 

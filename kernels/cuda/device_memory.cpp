@@ -17,7 +17,7 @@ void set_device_of(const void* ptr) {
   cuda::check(cudaSetDevice(attr.device), "cudaSetDevice");
 }
 
-void* DeviceMemory::allocate(std::size_t bytes) {
+void* DeviceMemory::allocate(std::size_t bytes, int /*local*/) {
   void* p = nullptr;
   cuda::check(cudaMalloc(&p, bytes == 0 ? 1 : bytes), "cudaMalloc");
   return p;

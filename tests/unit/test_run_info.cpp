@@ -33,11 +33,12 @@ TEST(RunInfo, SecretLookingNamesAreCaseInsensitive) {
 }
 
 TEST(RunInfo, PlacementRoundTrips) {
-  const RankPlacement p{3, "node-7", 1234, 1, 5, "4-7"};
+  const RankPlacement p{3, "node-7", 1234, 1, 5, "4-7", {2, 3}};
   const RankPlacement q = placement_from_json(placement_to_json(p));
   EXPECT_EQ(q.rank, 3);
   EXPECT_EQ(q.host, "node-7");
   EXPECT_EQ(q.bound_cpus, "4-7");
+  EXPECT_EQ(q.devices, (std::vector<int>{2, 3}));
 }
 
 TEST(RunInfo, TimestampIsIsoUtc) {

@@ -22,7 +22,7 @@ RunInfo sample_run() {
   r.dtypes = {"float"};
   r.ops = {"sum"};
   r.ranks = 2;
-  r.placement = {{0, "h0", 10, 0, 1, "0-1"}, {1, "h0", 11, 1, 0, "0-1"}};
+  r.placement = {{0, "h0", 10, 0, 1, "0-1", {}}, {1, "h0", 11, 1, 0, "0-1", {}}};
   r.environment = {{"OMPI_X", "1"}};
   return r;
 }

@@ -1,10 +1,11 @@
-#include "harness/comm.hpp"
+#include "harness/comm_mpi.hpp"
 
 #include <climits>
+#include <string>
 
 namespace ccb {
 
-Comm::Comm(MPI_Comm comm) : comm_(comm) {
+MpiComm::MpiComm(MPI_Comm comm) : comm_(comm) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   MPI_Comm local;
@@ -16,14 +17,14 @@ Comm::Comm(MPI_Comm comm) : comm_(comm) {
   MPI_Allreduce(&leader, &nodes_, 1, MPI_INT, MPI_SUM, comm_);
 }
 
-void Comm::barrier() const { MPI_Barrier(comm_); }
+void MpiComm::barrier() const { MPI_Barrier(comm_); }
 
-void Comm::max_inplace(std::vector<double>& values) const {
+void MpiComm::max_inplace(std::vector<double>& values) const {
   MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX,
                 comm_);
 }
 
-double Comm::combine(double value, int how, bool participate) const {
+double MpiComm::combine(double value, int how, bool participate) const {
   if (how == 0) {
     double v = value;
     MPI_Bcast(&v, 1, MPI_DOUBLE, 0, comm_);
@@ -40,13 +41,17 @@ double Comm::combine(double value, int how, bool participate) const {
   return out;
 }
 
-uint64_t Comm::sum(uint64_t value) const {
+void MpiComm::broadcast(void* data, std::size_t bytes) const {
+  MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, 0, comm_);
+}
+
+uint64_t MpiComm::sum(uint64_t value) const {
   uint64_t out = 0;
   MPI_Allreduce(&value, &out, 1, MPI_UINT64_T, MPI_SUM, comm_);
   return out;
 }
 
-std::string Comm::agree_error(const std::string& mine) const {
+std::string MpiComm::agree_error(const std::string& mine) const {
   const int candidate = mine.empty() ? INT_MAX : rank_;
   int failing = INT_MAX;
   MPI_Allreduce(&candidate, &failing, 1, MPI_INT, MPI_MIN, comm_);
@@ -58,7 +63,7 @@ std::string Comm::agree_error(const std::string& mine) const {
   return text;
 }
 
-std::vector<std::string> Comm::all_strings(const std::string& mine) const {
+std::vector<std::string> MpiComm::all_strings(const std::string& mine) const {
   const int len = static_cast<int>(mine.size());
   std::vector<int> lens(static_cast<std::size_t>(size_));
   MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm_);
@@ -74,6 +79,21 @@ std::vector<std::string> Comm::all_strings(const std::string& mine) const {
   for (std::size_t i = 0; i < lens.size(); ++i)
     out.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
   return out;
+}
+
+std::string MpiComm::mpi_library() const {
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(lib, &len);
+  std::string text(lib, static_cast<std::size_t>(len));
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\0' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+std::string MpiComm::mpi_standard() const {
+  int major = 0, minor = 0;
+  MPI_Get_version(&major, &minor);
+  return std::to_string(major) + "." + std::to_string(minor);
 }
 
 }  // namespace ccb

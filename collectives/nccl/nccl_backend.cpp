@@ -1,0 +1,357 @@
+#include "collectives/nccl/nccl_backend.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
+#include "collectives/nccl/nccl_version.hpp"
+#include "kernels/cuda/device_kernels.hpp"
+
+namespace ccb {
+namespace {
+
+void check_nccl(ncclResult_t r, const char* what) {
+  if (r != ncclSuccess) throw std::runtime_error(std::string(what) + ": " + ncclGetErrorString(r));
+}
+using cuda::check;
+
+ncclDataType_t nccl_type(DType d) {
+  switch (d) {
+    case DType::int8: return ncclInt8;
+    case DType::uint8: return ncclUint8;
+    case DType::int32: return ncclInt32;
+    case DType::uint32: return ncclUint32;
+    case DType::int64: return ncclInt64;
+    case DType::uint64: return ncclUint64;
+    case DType::half: return ncclFloat16;
+    case DType::bfloat16: return ncclBfloat16;
+    case DType::float32: return ncclFloat32;
+    case DType::float64: return ncclFloat64;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+    case DType::f8e4m3: return ncclFloat8e4m3;
+    case DType::f8e5m2: return ncclFloat8e5m2;
+#else
+    default: break;
+#endif
+  }
+  throw std::logic_error("nccl_type: dtype not supported by this NCCL");
+}
+
+ncclRedOp_t nccl_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: return ncclSum;
+    case ReduceOp::prod: return ncclProd;
+    case ReduceOp::max: return ncclMax;
+    case ReduceOp::min: return ncclMin;
+    case ReduceOp::avg: return ncclAvg;
+  }
+  return ncclSum;
+}
+
+bool same_args(const std::vector<OpArgs>& a, std::span<const OpArgs> b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    const OpArgs &x = a[j], &y = b[j];
+    if (x.coll != y.coll || x.rank != y.rank || x.dtype != y.dtype || x.op != y.op || x.root != y.root ||
+        x.count != y.count || x.chunk != y.chunk || x.send != y.send || x.recv != y.recv ||
+        x.in_place != y.in_place || x.window != y.window)
+      return false;
+  }
+  return true;
+}
+
+bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+}  // namespace
+
+// --- memory -------------------------------------------------------------------
+
+NcclMemory::~NcclMemory() { release_all(); }
+
+void NcclMemory::release_all() {
+  for (auto& [p, a] : allocations_) {
+    if (a.handle) ncclCommDeregister(backend_.comm(a.local), a.handle);
+    ncclMemFree(p);
+  }
+  allocations_.clear();
+}
+
+void* NcclMemory::allocate(std::size_t bytes, int local) {
+  check(cudaSetDevice(backend_.device(local)), "cudaSetDevice");
+  void* p = nullptr;
+  check_nccl(ncclMemAlloc(&p, bytes == 0 ? 1 : bytes), "ncclMemAlloc");
+  Allocation a{local, nullptr};
+  if (backend_.register_buffers()) {
+    const ncclResult_t r = ncclCommRegister(backend_.comm(local), p, bytes == 0 ? 1 : bytes, &a.handle);
+    if (r != ncclSuccess) {
+      ncclMemFree(p);
+      check_nccl(r, "ncclCommRegister");
+    }
+  }
+  allocations_[p] = a;
+  return p;
+}
+
+void NcclMemory::release(void* p) {
+  const auto it = allocations_.find(p);
+  if (it == allocations_.end()) return;
+  if (it->second.handle) ncclCommDeregister(backend_.comm(it->second.local), it->second.handle);
+  ncclMemFree(p);
+  allocations_.erase(it);
+}
+
+// --- backend ------------------------------------------------------------------
+
+std::string nccl_version() {
+  int v = 0;
+  ncclGetVersion(&v);
+  // NCCL >= 2.9 encodes major * 10000 + minor * 100 + patch.
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+}
+
+NcclBackend::NcclBackend(const NcclOptions& options) : options_(options) {
+  locals_.resize(options_.devices.size());
+  for (std::size_t j = 0; j < locals_.size(); ++j) {
+    Local& l = locals_[j];
+    l.device = options_.devices[j];
+    check(cudaSetDevice(l.device), "cudaSetDevice");
+    check(cudaStreamCreateWithFlags(&l.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaEventCreate(&l.start), "cudaEventCreate");
+    check(cudaEventCreate(&l.stop), "cudaEventCreate");
+  }
+  // Several communicators in one process are created inside one group.
+  check_nccl(ncclGroupStart(), "ncclGroupStart");
+  for (std::size_t j = 0; j < locals_.size(); ++j) {
+    check(cudaSetDevice(locals_[j].device), "cudaSetDevice");
+    check_nccl(ncclCommInitRank(&locals_[j].comm, options_.nranks, options_.id,
+                                options_.first_rank + static_cast<int>(j)),
+               "ncclCommInitRank");
+  }
+  check_nccl(ncclGroupEnd(), "ncclCommInitRank (group)");
+}
+
+NcclBackend::~NcclBackend() {
+  drop_graphs();
+  for (auto& l : locals_) {
+    cudaSetDevice(l.device);
+    if (l.stream) cudaStreamSynchronize(l.stream);
+  }
+  memory_.release_all();  // buffers go before their communicators
+  for (auto& l : locals_) {
+    cudaSetDevice(l.device);
+    if (l.comm) ncclCommDestroy(l.comm);
+    if (l.start) cudaEventDestroy(l.start);
+    if (l.stop) cudaEventDestroy(l.stop);
+    if (l.stream) cudaStreamDestroy(l.stream);
+  }
+}
+
+std::string_view NcclBackend::clock_name() const {
+  return "CUDA events on each GPU's stream (cudaEventElapsedTime), max over this process's GPUs";
+}
+
+std::string NcclBackend::check_dtype(DType d) const {
+  if (d != DType::f8e4m3 && d != DType::f8e5m2) return "";
+#if NCCL_VERSION_CODE < NCCL_VERSION(2, 24, 0)
+  return std::string(info(d).name) + ": this NCCL has no fp8 types (needs 2.24 or newer)";
+#else
+  for (const auto& l : locals_) {
+    int major = 0, minor = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, l.device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, l.device);
+    if (major * 10 + minor < 89)
+      return std::string(info(d).name) + ": needs compute capability 8.9 or newer; GPU " + std::to_string(l.device) +
+             " is " + std::to_string(major) + "." + std::to_string(minor);
+  }
+  return "";
+#endif
+}
+
+std::string NcclBackend::unsupported(const OpArgs& a) const {
+  // NCCL has no in-place form of these: send and receive regions overlap.
+  if (a.in_place && (a.coll->id == CollectiveId::alltoall || a.coll->id == CollectiveId::sendrecv))
+    return "NCCL has no in-place " + std::string(a.coll->name);
+  return "";
+}
+
+std::string NcclBackend::unverifiable(const OpArgs& a) const {
+  if (a.coll->reduces && a.op == ReduceOp::avg && info(a.dtype).is_float && !is_power_of_two(options_.nranks))
+    return "NCCL's avg of floating-point data multiplies each input by 1/n, which is inexact when n is not a power of two";
+  return "";
+}
+
+void NcclBackend::enqueue(const OpArgs& a, const Local& l, int phase) {
+  const ncclDataType_t type = nccl_type(a.dtype);
+  const ncclRedOp_t op = nccl_op(a.op);
+  const std::size_t elem = info(a.dtype).size;
+  const int n = options_.nranks, r = a.rank;
+  auto* recv = static_cast<char*>(a.recv);
+  const auto* send = static_cast<const char*>(a.send);
+  const std::size_t chunk_bytes = a.chunk * elem;
+  switch (a.coll->id) {
+    case CollectiveId::all_reduce:
+      check_nccl(ncclAllReduce(a.send, a.recv, a.count, type, op, l.comm, l.stream), "ncclAllReduce");
+      break;
+    case CollectiveId::all_gather:
+      check_nccl(ncclAllGather(a.send, a.recv, a.chunk, type, l.comm, l.stream), "ncclAllGather");
+      break;
+    case CollectiveId::reduce_scatter:
+      check_nccl(ncclReduceScatter(a.send, a.recv, a.chunk, type, op, l.comm, l.stream), "ncclReduceScatter");
+      break;
+    case CollectiveId::broadcast:
+      check_nccl(ncclBroadcast(a.send, a.recv, a.count, type, a.root, l.comm, l.stream), "ncclBroadcast");
+      break;
+    case CollectiveId::reduce:
+      check_nccl(ncclReduce(a.send, a.recv, a.count, type, op, a.root, l.comm, l.stream), "ncclReduce");
+      break;
+    case CollectiveId::alltoall:
+      for (int j = 0; j < n; ++j) {
+        check_nccl(ncclSend(send + j * chunk_bytes, a.chunk, type, j, l.comm, l.stream), "ncclSend");
+        check_nccl(ncclRecv(recv + j * chunk_bytes, a.chunk, type, j, l.comm, l.stream), "ncclRecv");
+      }
+      break;
+    case CollectiveId::gather:
+      if (r == a.root)
+        for (int j = 0; j < n; ++j)
+          if (!(a.in_place && j == r))
+            check_nccl(ncclRecv(recv + j * chunk_bytes, a.chunk, type, j, l.comm, l.stream), "ncclRecv");
+      if (!(a.in_place && r == a.root)) check_nccl(ncclSend(a.send, a.chunk, type, a.root, l.comm, l.stream), "ncclSend");
+      break;
+    case CollectiveId::scatter:
+      if (r == a.root)
+        for (int j = 0; j < n; ++j)
+          if (!(a.in_place && j == r))
+            check_nccl(ncclSend(send + j * chunk_bytes, a.chunk, type, j, l.comm, l.stream), "ncclSend");
+      if (!(a.in_place && r == a.root)) check_nccl(ncclRecv(a.recv, a.chunk, type, a.root, l.comm, l.stream), "ncclRecv");
+      break;
+    case CollectiveId::sendrecv:
+      check_nccl(ncclSend(a.send, a.count, type, (r + 1) % n, l.comm, l.stream), "ncclSend");
+      check_nccl(ncclRecv(a.recv, a.count, type, (r + n - 1) % n, l.comm, l.stream), "ncclRecv");
+      break;
+    case CollectiveId::pingpong:
+    case CollectiveId::uni_bw:
+    case CollectiveId::bi_bw: {
+      const auto partner = pair_partner(r, n);
+      if (!partner) break;
+      const bool lower = r < *partner;
+      if (a.coll->id == CollectiveId::pingpong) {
+        // Phase 0: the lower rank sends; phase 1: it receives the reply.
+        if (lower == (phase == 0)) check_nccl(ncclSend(a.send, a.count, type, *partner, l.comm, l.stream), "ncclSend");
+        else check_nccl(ncclRecv(a.recv, a.count, type, *partner, l.comm, l.stream), "ncclRecv");
+        break;
+      }
+      const bool sends = a.coll->id == CollectiveId::bi_bw || lower;
+      const bool receives = a.coll->id == CollectiveId::bi_bw || !lower;
+      for (int w = 0; w < a.window; ++w) {
+        if (sends) check_nccl(ncclSend(a.send, a.count, type, *partner, l.comm, l.stream), "ncclSend");
+        if (receives) check_nccl(ncclRecv(a.recv, a.count, type, *partner, l.comm, l.stream), "ncclRecv");
+      }
+      break;
+    }
+  }
+}
+
+void NcclBackend::issue(std::span<const OpArgs> args, int phase) {
+  check_nccl(ncclGroupStart(), "ncclGroupStart");
+  for (std::size_t j = 0; j < args.size(); ++j) enqueue(args[j], locals_[j], phase);
+  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+}
+
+void NcclBackend::drop_graphs() {
+  for (auto& l : locals_)
+    if (l.graph) {
+      cudaGraphExecDestroy(l.graph);
+      l.graph = nullptr;
+    }
+  graph_args_.clear();
+}
+
+void NcclBackend::run_graph(std::span<const OpArgs> args) {
+  const int phases = args.front().coll->id == CollectiveId::pingpong ? 2 : 1;
+  if (!same_args(graph_args_, args)) {
+    // New arguments: this call runs directly (NCCL may connect peers on first
+    // use, which cannot happen inside a capture), then the operation is captured.
+    drop_graphs();
+    for (int p = 0; p < phases; ++p) issue(args, p);
+    synchronize();
+    for (auto& l : locals_) {
+      check(cudaSetDevice(l.device), "cudaSetDevice");
+      check(cudaStreamBeginCapture(l.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+    }
+    for (int p = 0; p < phases; ++p) issue(args, p);
+    for (auto& l : locals_) {
+      check(cudaSetDevice(l.device), "cudaSetDevice");
+      cudaGraph_t graph = nullptr;
+      check(cudaStreamEndCapture(l.stream, &graph), "cudaStreamEndCapture");
+      check(cudaGraphInstantiate(&l.graph, graph, 0), "cudaGraphInstantiate");
+      cudaGraphDestroy(graph);
+    }
+    graph_args_.assign(args.begin(), args.end());
+    return;
+  }
+  for (auto& l : locals_) check(cudaGraphLaunch(l.graph, l.stream), "cudaGraphLaunch");
+}
+
+void NcclBackend::synchronize() {
+  for (auto& l : locals_) check(cudaStreamSynchronize(l.stream), "NCCL operation");
+}
+
+Offset NcclBackend::in_place_recv(const Collective& c) const {
+  // NCCL's in-place reduce_scatter leaves rank r's chunk where its input's chunk r was.
+  return c.id == CollectiveId::reduce_scatter ? Offset::rank_chunk : c.in_place_recv;
+}
+
+void NcclBackend::run(std::span<const OpArgs> args) {
+  if (options_.graph) {
+    run_graph(args);
+  } else {
+    const int phases = args.front().coll->id == CollectiveId::pingpong ? 2 : 1;
+    for (int p = 0; p < phases; ++p) issue(args, p);
+  }
+  if (options_.blocking) synchronize();
+}
+
+void NcclBackend::start_clock() {
+  for (auto& l : locals_) check(cudaEventRecord(l.start, l.stream), "cudaEventRecord");
+}
+
+double NcclBackend::stop_clock() {
+  for (auto& l : locals_) check(cudaEventRecord(l.stop, l.stream), "cudaEventRecord");
+  float most_ms = 0;
+  for (auto& l : locals_) {
+    check(cudaEventSynchronize(l.stop), "NCCL operation");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, l.start, l.stop), "cudaEventElapsedTime");
+    most_ms = std::max(most_ms, ms);
+  }
+  return most_ms * 1e-3;
+}
+
+std::string NcclBackend::abort() {
+  int aborted = 0;
+  for (auto& l : locals_)
+    if (l.comm && ncclCommAbort(l.comm) == ncclSuccess) {
+      l.comm = nullptr;
+      ++aborted;
+    }
+  return "ncclCommAbort on " + std::to_string(aborted) + " communicator(s)";
+}
+
+std::optional<ObservedTransports> NcclBackend::observed_transports() {
+  if (options_.log_file.empty()) return std::nullopt;
+  std::ifstream in(options_.log_file, std::ios::binary);
+  if (in) {
+    in.seekg(log_offset_);
+    std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    log_offset_ += static_cast<std::streamoff>(chunk.size());
+    chunk = log_carry_ + chunk;
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = chunk.find('\n', start)) != std::string::npos; start = nl + 1)
+      parse_nccl_log_line(std::string_view(chunk).substr(start, nl - start), seen_);
+    log_carry_ = chunk.substr(start);
+  }
+  return ObservedTransports{{seen_.classes.begin(), seen_.classes.end()},
+                            {seen_.transports.begin(), seen_.transports.end()}};
+}
+
+}  // namespace ccb

@@ -1,0 +1,102 @@
+// Backend over NCCL with device buffers: one communicator per local GPU
+// (ranks first_rank ... first_rank + devices - 1 of the world), operations
+// on one stream per GPU, timed with CUDA events on those streams.
+#pragma once
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectives/backend.hpp"
+#include "collectives/nccl/nccl_log.hpp"
+#include "kernels/cuda/device_memory.hpp"
+
+namespace ccb {
+
+struct NcclOptions {
+  ncclUniqueId id{};
+  int nranks = 1;
+  int first_rank = 0;
+  std::vector<int> devices;  // CUDA ordinals of this process's ranks
+  bool blocking = false;     // -z 1: wait for each operation
+  bool graph = false;        // -G: replay each operation from a CUDA graph
+  bool register_buffers = false;  // -R 1
+  std::string log_file;      // this process's NCCL INFO log ("" = not captured)
+};
+
+class NcclBackend;
+
+// ncclMemAlloc'd buffers on the local rank's GPU, registered with its
+// communicator when -R 1.
+class NcclMemory final : public DeviceMemory {
+ public:
+  explicit NcclMemory(NcclBackend& backend) : backend_(backend) {}
+  ~NcclMemory() override;
+  void* allocate(std::size_t bytes, int local) override;
+  void release(void* p) override;
+  void release_all();
+
+ private:
+  struct Allocation {
+    int local;
+    void* handle;  // ncclCommRegister's, or nullptr
+  };
+  NcclBackend& backend_;
+  std::map<void*, Allocation> allocations_;
+};
+
+class NcclBackend final : public Backend {
+ public:
+  explicit NcclBackend(const NcclOptions& options);
+  ~NcclBackend() override;
+  std::string_view name() const override { return "nccl"; }
+  std::string_view clock_name() const override;
+  bool blocking() const override { return options_.blocking; }
+  Memory& memory() override { return memory_; }
+  int ranks() const override { return options_.nranks; }
+  int first_rank() const override { return options_.first_rank; }
+  int local_ranks() const override { return static_cast<int>(locals_.size()); }
+  std::vector<int> devices() const override { return options_.devices; }
+  void run(std::span<const OpArgs> args) override;
+  void synchronize() override;
+  Offset in_place_recv(const Collective& c) const override;
+  void start_clock() override;
+  double stop_clock() override;
+  double clock_resolution_s() const override { return 0.5e-6; }  // cudaEventElapsedTime's, per the CUDA docs
+  std::size_t max_count() const override { return std::size_t{1} << 40; }
+  std::string abort() override;
+  std::string unsupported(const OpArgs& a) const override;
+  std::string unverifiable(const OpArgs& a) const override;
+  std::string check_dtype(DType d) const override;
+  std::optional<ObservedTransports> observed_transports() override;
+
+  int device(int local) const { return locals_[static_cast<std::size_t>(local)].device; }
+  ncclComm_t comm(int local) const { return locals_[static_cast<std::size_t>(local)].comm; }
+  bool register_buffers() const { return options_.register_buffers; }
+
+ private:
+  struct Local {
+    int device = 0;
+    cudaStream_t stream = nullptr;
+    ncclComm_t comm = nullptr;
+    cudaEvent_t start = nullptr, stop = nullptr;
+    cudaGraphExec_t graph = nullptr;
+  };
+  void issue(std::span<const OpArgs> args, int phase);
+  void enqueue(const OpArgs& a, const Local& l, int phase);
+  void run_graph(std::span<const OpArgs> args);
+  void drop_graphs();
+
+  NcclOptions options_;
+  std::vector<Local> locals_;
+  NcclMemory memory_{*this};
+  std::vector<OpArgs> graph_args_;  // what the cached graphs run
+  NcclTransports seen_;
+  std::streamoff log_offset_ = 0;
+  std::string log_carry_;  // a partial last line
+};
+
+}  // namespace ccb

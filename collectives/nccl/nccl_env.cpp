@@ -1,0 +1,56 @@
+#include "collectives/nccl/nccl_env.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace ccb {
+
+std::vector<std::pair<std::string, std::string>> nccl_path_environment(const std::string& path) {
+  if (path == "nvlink") return {{"NCCL_P2P_LEVEL", "NVL"}};
+  if (path == "pcie") return {{"NCCL_P2P_LEVEL", "PHB"}, {"NCCL_NVLS_ENABLE", "0"}};
+  if (path == "shm") return {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_NVLS_ENABLE", "0"}};
+  if (path == "rdma") return {{"NCCL_NET", "IB"}};
+  if (path == "tcp") return {{"NCCL_NET", "Socket"}, {"NCCL_IB_DISABLE", "1"}};
+  return {};
+}
+
+std::string expand_nccl_debug_file(const std::string& pattern, const std::string& host, long pid) {
+  std::string out;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size() && (pattern[i + 1] == 'h' || pattern[i + 1] == 'p')) {
+      out += pattern[i + 1] == 'h' ? host : std::to_string(pid);
+      ++i;
+    } else {
+      out += pattern[i];
+    }
+  }
+  return out;
+}
+
+std::string request_nccl_path(const std::string& path, const std::string& log_dir) {
+  for (const auto& [name, value] : nccl_path_environment(path)) setenv(name.c_str(), value.c_str(), 1);
+  const char* debug = std::getenv("NCCL_DEBUG");
+  if (!debug || (std::string(debug) != "INFO" && std::string(debug) != "TRACE")) setenv("NCCL_DEBUG", "INFO", 1);
+  std::string pattern;
+  if (const char* file = std::getenv("NCCL_DEBUG_FILE")) {
+    pattern = file;
+  } else {
+    std::string dir = log_dir;
+    if (dir.empty()) {
+      const char* tmp = std::getenv("TMPDIR");
+      dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/ccbench-nccl";
+    }
+    mkdir(dir.c_str(), 0755);  // exists already, or NCCL reports it cannot open the file
+    pattern = dir + "/nccl.%h.%p.log";
+    setenv("NCCL_DEBUG_FILE", pattern.c_str(), 1);
+  }
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::string short_host = host;  // NCCL's %h stops at the first '.'
+  short_host = short_host.substr(0, short_host.find('.'));
+  return expand_nccl_debug_file(pattern, short_host, static_cast<long>(getpid()));
+}
+
+}  // namespace ccb

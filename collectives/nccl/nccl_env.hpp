@@ -1,0 +1,26 @@
+// NCCL's environment, set before its initialisation: the variables that force
+// a path (DESIGN.md's table) and the INFO log that says which path was used.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ccb {
+
+// The variables --path sets for NCCL ("auto": none).
+//   nvlink  NCCL_P2P_LEVEL=NVL                          (peer access over NVLink only)
+//   pcie    NCCL_P2P_LEVEL=PHB, NCCL_NVLS_ENABLE=0      (peer access across PCIe)
+//   shm     NCCL_P2P_DISABLE=1, NCCL_NVLS_ENABLE=0      (through host shared memory)
+//   rdma    NCCL_NET=IB                                 (InfiniBand / RoCE verbs)
+//   tcp     NCCL_NET=Socket, NCCL_IB_DISABLE=1          (sockets)
+std::vector<std::pair<std::string, std::string>> nccl_path_environment(const std::string& path);
+
+// Sets them (overriding the caller's values) and NCCL_DEBUG=INFO with
+// NCCL_DEBUG_FILE=<log_dir>/nccl.%h.%p.log unless the caller set NCCL_DEBUG_FILE.
+// Returns this process's log file name (NCCL expands %h and %p the same way).
+std::string request_nccl_path(const std::string& path, const std::string& log_dir);
+
+// NCCL_DEBUG_FILE with %h (host name) and %p (pid) expanded for this process.
+std::string expand_nccl_debug_file(const std::string& pattern, const std::string& host, long pid);
+
+}  // namespace ccb

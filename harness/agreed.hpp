@@ -1,0 +1,28 @@
+// Errors every process agrees on before anything irreversible happens.
+#pragma once
+#include <fmt/format.h>
+
+#include <string>
+
+#include "harness/comm.hpp"
+#include "harness/usage_error.hpp"
+
+namespace ccb {
+
+// Runs `step` on every process; when it throws UsageError on any, the first
+// failing rank's message is printed once (by rank 0) and false is returned
+// everywhere.
+template <class Step>
+bool agreed(const Comm& comm, Step&& step) {
+  std::string error;
+  try {
+    step();
+  } catch (const UsageError& e) {
+    error = e.what();
+  }
+  error = comm.agree_error(error);
+  if (!error.empty() && comm.rank() == 0) fmt::print(stderr, "ccbench: {}\n", error);
+  return error.empty();
+}
+
+}  // namespace ccb

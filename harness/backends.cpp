@@ -1,0 +1,130 @@
+#include "harness/backends.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "harness/agreed.hpp"
+#include "harness/usage_error.hpp"
+#if CCBENCH_HAVE_MPI
+#include "collectives/mpi/mpi_backend.hpp"
+#include "harness/comm_mpi.hpp"
+#endif
+#if CCBENCH_HAVE_CUDA
+#include "kernels/cuda/device_memory.hpp"
+#include "kernels/cuda/gpu_info.hpp"
+#endif
+#if CCBENCH_HAVE_NCCL
+#include "collectives/nccl/nccl_backend.hpp"
+#endif
+
+namespace ccb {
+namespace {
+
+std::string host_name() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+#if CCBENCH_HAVE_CUDA
+// The GPUs this process can see, or a UsageError saying why there are none.
+int visible_gpus(const char* what) {
+  const GpuInfo g = query_gpus();
+  if (!g.error.empty() || g.devices == 0)
+    throw UsageError(fmt::format("{}: no usable GPU on {} ({})", what, host_name(),
+                                 g.error.empty() ? "the CUDA runtime sees 0 devices" : g.error));
+  return g.devices;
+}
+#endif
+
+#if CCBENCH_HAVE_MPI
+std::unique_ptr<Backend> make_mpi(const Config& cfg, const Comm& comm) {
+  const auto& mpi = dynamic_cast<const MpiComm&>(comm);  // MPI builds always run over MPI
+  if (cfg.memory == "host") return std::make_unique<MpiBackend>(mpi.handle());
+  std::vector<int> devices;
+  if (!agreed(comm, [&] {
+        const int aware = MpiBackend::cuda_aware();
+        if (aware == 0)
+          throw UsageError(
+              "--memory device: this MPI library is not CUDA-aware (MPIX_Query_cuda_support says no); use --backend nccl "
+              "or an MPI built with CUDA support");
+        if (aware < 0)
+          throw UsageError("--memory device: this MPI library cannot say whether it is CUDA-aware (no MPIX_Query_cuda_support)");
+        for (DType d : cfg.dtypes)
+          if (cfg.collective->reduces && (d == DType::half || d == DType::bfloat16 || d == DType::f8e4m3 || d == DType::f8e5m2))
+            throw UsageError(fmt::format("--memory device: {} reductions are MPI user ops over host loops; use --backend nccl",
+                                         info(d).name));
+        for (ReduceOp o : cfg.ops)
+          if (cfg.collective->reduces && o == ReduceOp::avg)
+            throw UsageError("--memory device: avg is MPI_SUM plus a division on the host; use --backend nccl");
+#if CCBENCH_HAVE_CUDA
+        devices = choose_devices(comm.local_rank(), comm.local_size(), 1, visible_gpus("--memory device"), host_name());
+#else
+        throw UsageError("--memory device: this ccbench was built without CUDA");
+#endif
+      }))
+    return nullptr;
+#if CCBENCH_HAVE_CUDA
+  cudaSetDevice(devices.front());
+  return std::make_unique<MpiBackend>(mpi.handle(), std::make_unique<DeviceMemory>());
+#else
+  return nullptr;
+#endif
+}
+#endif
+
+#if CCBENCH_HAVE_NCCL
+std::unique_ptr<Backend> make_nccl(const Config& cfg, const Comm& comm, const std::string& log_file) {
+  NcclOptions o;
+  if (!agreed(comm, [&] {
+        o.devices = choose_devices(comm.local_rank(), comm.local_size(), cfg.gpus_per_process,
+                                   visible_gpus("--backend nccl"), host_name());
+      }))
+    return nullptr;
+  o.nranks = comm.size() * cfg.gpus_per_process;  // every process drives -g GPUs
+  o.first_rank = comm.rank() * cfg.gpus_per_process;
+  o.blocking = cfg.blocking != 0;
+  o.graph = cfg.cuda_graph > 0;
+  o.register_buffers = cfg.register_buffers != 0;
+  o.log_file = log_file;
+  if (comm.rank() == 0 && ncclGetUniqueId(&o.id) != ncclSuccess)
+    throw std::runtime_error("ncclGetUniqueId failed");
+  comm.broadcast(&o.id, sizeof o.id);
+  return std::make_unique<NcclBackend>(o);
+}
+#endif
+
+}  // namespace
+
+std::vector<int> choose_devices(int local_rank, int local_size, int per_process, int visible, const std::string& host) {
+  std::vector<int> out;
+  if (visible >= local_size * per_process) {
+    for (int j = 0; j < per_process; ++j) out.push_back(local_rank * per_process + j);
+  } else if (visible == per_process) {
+    for (int j = 0; j < per_process; ++j) out.push_back(j);
+  } else {
+    throw UsageError(fmt::format("-g/--ngpus {}: {} processes on {} need {} GPUs, but {} are visible to each", per_process,
+                                 local_size, host, local_size * per_process, visible));
+  }
+  return out;
+}
+
+std::unique_ptr<Backend> make_backend(const Config& cfg, const Comm& comm, const std::string& nccl_log_file) {
+  (void)nccl_log_file;
+  if (cfg.backend == "nccl") {
+#if CCBENCH_HAVE_NCCL
+    return make_nccl(cfg, comm, nccl_log_file);
+#else
+    agreed(comm, [] { throw UsageError("--backend nccl: this ccbench was built without NCCL (no CUDA toolkit with NCCL at configure time)"); });
+    return nullptr;
+#endif
+  }
+#if CCBENCH_HAVE_MPI
+  return make_mpi(cfg, comm);
+#else
+  agreed(comm, [] { throw UsageError("--backend mpi: this ccbench was built without MPI (use --backend nccl)"); });
+  return nullptr;
+#endif
+}
+
+}  // namespace ccb

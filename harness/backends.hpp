@@ -1,0 +1,26 @@
+// Choosing the backend --backend names and building it: mpi (host memory, or
+// device memory through a CUDA-aware MPI) or nccl (one or -g N GPUs per
+// process). What the user can fix is a UsageError, agreed on by every process.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "collectives/backend.hpp"
+#include "harness/comm.hpp"
+#include "harness/config.hpp"
+
+namespace ccb {
+
+// Collective over comm. nccl_log_file: this process's NCCL INFO log ("" = none).
+// Returns nullptr after printing the agreed error (rank 0) when any process
+// cannot run the backend.
+std::unique_ptr<Backend> make_backend(const Config& cfg, const Comm& comm, const std::string& nccl_log_file);
+
+// The CUDA devices a process with node-local rank `local_rank` of
+// `local_size` drives with `per_process` GPUs each, when `visible` are
+// visible to it: consecutive blocks; or all of them when the launcher left
+// exactly `per_process` visible (CUDA_VISIBLE_DEVICES per rank). Throws
+// UsageError when neither fits.
+std::vector<int> choose_devices(int local_rank, int local_size, int per_process, int visible, const std::string& host);
+
+}  // namespace ccb

@@ -1,0 +1,27 @@
+// The control plane over an MPI communicator.
+#pragma once
+#include <mpi.h>
+
+#include "harness/comm.hpp"
+
+namespace ccb {
+
+class MpiComm final : public Comm {
+ public:
+  explicit MpiComm(MPI_Comm comm);
+  MPI_Comm handle() const { return comm_; }
+  void barrier() const override;
+  void max_inplace(std::vector<double>& values) const override;
+  double combine(double value, int how, bool participate) const override;
+  uint64_t sum(uint64_t value) const override;
+  void broadcast(void* data, std::size_t bytes) const override;
+  std::string agree_error(const std::string& mine) const override;
+  std::vector<std::string> all_strings(const std::string& mine) const override;
+  std::string mpi_library() const override;
+  std::string mpi_standard() const override;
+
+ private:
+  MPI_Comm comm_;
+};
+
+}  // namespace ccb
