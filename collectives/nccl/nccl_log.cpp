@@ -8,17 +8,6 @@ namespace {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
-bool contains_word_number_then(std::string_view line, std::string_view word) {
-  // "<n> nvls channels" with n > 0
-  const auto at = line.find(word);
-  if (at == std::string_view::npos || at < 2) return false;
-  std::size_t k = at - 1;  // the space before the word
-  std::size_t start = k;
-  while (start > 0 && line[start - 1] >= '0' && line[start - 1] <= '9') --start;
-  if (start == k) return false;
-  return line.substr(start, k - start) != "0";
-}
-
 std::string join(const std::set<std::string>& s) {
   std::string out;
   for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
@@ -68,14 +57,14 @@ void parse_nccl_log_line(std::string_view line, NcclTransports& out) {
     out.network = std::string(n);
     return;
   }
-  // NVLS buffers are set up ("NVLS comm 0x... headRank ...") or channels announced.
-  if (line.find("NVLS comm ") != std::string_view::npos || contains_word_number_then(line, "nvls channels")) {
+  // NVLS buffers set up ("NVLS comm 0x... headRank ...") or connected; channel
+  // counts ("16 nvls channels") only say what is available, not what was used.
+  if (line.find("NVLS comm ") != std::string_view::npos || line.find("Connected NVLS") != std::string_view::npos) {
     out.classes.insert("nvls");
     out.transports.insert("NVLS");
     return;
   }
-  if (line.find("Connected CollNet") != std::string_view::npos || line.find("Connected all CollNet") != std::string_view::npos ||
-      contains_word_number_then(line, "collnet channels")) {
+  if (line.find("Connected CollNet") != std::string_view::npos || line.find("Connected all CollNet") != std::string_view::npos) {
     out.classes.insert("collnet");
     out.transports.insert("CollNet");
   }
