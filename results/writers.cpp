@@ -43,6 +43,13 @@ struct FileCloser {
 };
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
+std::string devices_text(const std::vector<int>& devices) {
+  if (devices.empty()) return "";
+  std::string s = " gpu";
+  for (int d : devices) s += fmt::format(" {}", d);
+  return s;
+}
+
 class TableWriter final : public Writer {
  public:
   TableWriter(std::FILE* out, bool stats) : out_(out), stats_(stats) {}
@@ -57,15 +64,18 @@ class TableWriter final : public Writer {
                r.ranks, r.nodes, r.iterations, r.warmup, r.check_iterations, r.timing_modes, r.clock,
                r.aggregation, r.window);
     fmt::print(out_, "#  path requested {} observed {}\n", r.path_requested, r.path_observed);
-    if (r.path_requested != "auto" && r.path_observed != r.path_requested && r.path_observed != "unverified")
+    if (r.path_observed == "per point")
+      fmt::print(out_, "#  (NCCL's transports are read from its INFO log after each point; a '# path' line follows a change)\n");
+    if (r.path_requested != "auto" && r.path_observed != r.path_requested && r.path_observed != "unverified" &&
+        r.path_observed != "per point")
       fmt::print(out_, "#  WARNING: path {} was requested but {} was observed\n", r.path_requested,
                  r.path_observed);
     fmt::print(out_, "#  sizes in bytes (K/M/G on the command line are binary); time in us; bandwidth in GB/s (1e9 B/s)\n");
     if (r.ranks == 1) fmt::print(out_, "#  busbw is not meaningful with one rank: shown as N/A\n");
     fmt::print(out_, "#\n# Using devices\n");
     for (const auto& p : r.placement)
-      fmt::print(out_, "#  Rank {:2} Pid {:6} on {:>10} cpu {:3} bound {}\n", p.rank, p.pid, p.host, p.cpu,
-                 p.bound_cpus.empty() ? "-" : p.bound_cpus);
+      fmt::print(out_, "#  Rank {:2} Pid {:6} on {:>10} cpu {:3} bound {}{}\n", p.rank, p.pid, p.host, p.cpu,
+                 p.bound_cpus.empty() ? "-" : p.bound_cpus, devices_text(p.devices));
     fmt::print(out_, "#\n");
     std::string extra_h1, extra_h2, extra_h3;
     if (stats_) {
@@ -108,6 +118,19 @@ class TableWriter final : public Writer {
       }
     }
     fmt::print(out_, "{}\n", line);
+    // Comment lines (parsers of nccl-tests output skip them): what was not
+    // measured or checked, and the observed transports when they change.
+    if (!p.out_of_place.note.empty()) fmt::print(out_, "#  out-of-place {}\n", p.out_of_place.note);
+    if (!p.in_place.note.empty()) fmt::print(out_, "#  in-place {}\n", p.in_place.note);
+    if (p.path_classes) {
+      std::string now;
+      for (const auto& t : p.transports) now += fmt::format("{}{}", now.empty() ? "" : ", ", t);
+      if (now != last_transports_ || p.path_warning != last_warning_)
+        fmt::print(out_, "# path observed: {}{}\n", now.empty() ? "no connection reported" : now,
+                   p.path_warning.empty() ? std::string() : fmt::format(" -- WARNING: {}", p.path_warning));
+      last_transports_ = now;
+      last_warning_ = p.path_warning;
+    }
     std::fflush(out_);
   }
 
@@ -122,6 +145,7 @@ class TableWriter final : public Writer {
   }
 
  private:
+  std::string last_transports_, last_warning_;
   std::FILE* out_;
   bool stats_;
 };

@@ -116,6 +116,46 @@ TEST(Writers, JsonLinesFollowTheSchema) {
   EXPECT_EQ(point["out_of_place"]["per_iteration"]["ci95_median_us"][0], 12.0);
 }
 
+// A point whose in-place run was not possible and whose transports differ
+// from the request: comment lines in the table, notes and path in JSON.
+PointRecord nccl_point() {
+  PointRecord p = sample_point();
+  p.in_place = Placement{};
+  p.in_place.note = "not measured: NCCL has no in-place alltoall";
+  p.path_classes = std::vector<std::string>{"p2p", "tcp"};
+  p.transports = {"NET/Socket/0", "P2P/IPC"};
+  p.path_warning = "requested rdma, but NCCL used tcp (observed: p2p, tcp)";
+  return p;
+}
+
+TEST(Writers, TableShowsNotesAndPathChanges) {
+  char* buf = nullptr;
+  std::size_t len = 0;
+  std::FILE* mem = open_memstream(&buf, &len);
+  auto w = make_table_writer(mem, false);
+  w->begin(sample_run());
+  w->point(nccl_point());
+  w->point(nccl_point());  // unchanged transports: no second path line
+  std::fclose(mem);
+  const std::string out(buf, len);
+  std::free(buf);
+  EXPECT_NE(out.find("#  in-place not measured: NCCL has no in-place alltoall"), std::string::npos);
+  const std::string path_line =
+      "# path observed: NET/Socket/0, P2P/IPC -- WARNING: requested rdma, but NCCL used tcp (observed: p2p, tcp)";
+  ASSERT_NE(out.find(path_line), std::string::npos) << out;
+  EXPECT_EQ(out.find(path_line, out.find(path_line) + 1), std::string::npos);
+}
+
+TEST(Writers, JsonCarriesNotesAndPath) {
+  const auto j = point_to_json(nccl_point());
+  EXPECT_EQ(validate_record(j), "");
+  EXPECT_TRUE(j["in_place"].is_null());
+  EXPECT_EQ(j["notes"][0], "in_place: not measured: NCCL has no in-place alltoall");
+  EXPECT_EQ(j["path"]["observed"][1], "tcp");
+  EXPECT_EQ(j["path"]["warning"], "requested rdma, but NCCL used tcp (observed: p2p, tcp)");
+  EXPECT_TRUE(point_to_json(sample_point())["path"].is_null());
+}
+
 TEST(Writers, SchemaCheckCatchesBrokenRecords) {
   EXPECT_NE(validate_record(nlohmann::json::object()), "");
   auto p = point_to_json(sample_point());
