@@ -92,6 +92,9 @@ std::string help_text() {
 
 Usage:
   ccbench <collective> [options]     run a sweep (under mpirun/srun for several ranks)
+  ccbench copy [-b -e -f -n -w -J --csv]
+                                     host<->GPU and GPU<->GPU copy bandwidth and latency
+                                     (copy engines and SM kernels; default 1M..256M x4)
   ccbench list                       collectives, backends, dtypes, ops and paths
   ccbench --help | --version
 
@@ -269,10 +272,24 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
     return out;
   }
   if (collective.empty())
-    throw UsageError(fmt::format("no collective given (one of: {}; or list)", joined_collectives()));
-  cfg.collective = find_collective(collective);
-  if (!cfg.collective)
-    throw UsageError(fmt::format("unknown collective '{}' (one of: {})", collective, joined_collectives()));
+    throw UsageError(fmt::format("no collective given (one of: {}; or list, copy)", joined_collectives()));
+  if (collective == "copy") {
+    out.command = Command::copy;
+    const std::pair<const std::string*, const char*> not_for_copy[] = {
+        {&op, "-o/--op"}, {&dtype, "-d/--datatype"}, {&root, "-r/--root"}, {&backend, "--backend"}, {&path, "--path"},
+        {&ngpus, "-g/--ngpus"}, {&graph, "-G/--cudagraph"}, {&reg, "-R/--registerbuffers"}, {&memory, "--memory"}};
+    for (const auto& [value, flag] : not_for_copy)
+      if (!value->empty()) throw UsageError(fmt::format("{}: does not apply to ccbench copy", flag));
+    if (minb.empty() && maxb.empty()) {
+      cfg.min_bytes = std::size_t{1} << 20;
+      cfg.max_bytes = std::size_t{256} << 20;
+      if (factor.empty()) cfg.step_factor = 4;
+    }
+  } else {
+    cfg.collective = find_collective(collective);
+    if (!cfg.collective)
+      throw UsageError(fmt::format("unknown collective '{}' (one of: {})", collective, joined_collectives()));
+  }
 
   if (!minb.empty()) cfg.min_bytes = parse_bytes("-b/--minbytes", minb);
   if (!maxb.empty()) cfg.max_bytes = parse_bytes("-e/--maxbytes", maxb);

@@ -6,7 +6,8 @@
 
 namespace ccb {
 
-enum class Command { run, list, help, version };
+// run: a collective sweep; copy: the host/device copy bandwidth tests.
+enum class Command { run, copy, list, help, version };
 
 struct ParsedArgs {
   Command command = Command::run;

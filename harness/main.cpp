@@ -12,6 +12,9 @@
 
 #include "collectives/nccl/nccl_env.hpp"
 #include "harness/cli.hpp"
+#if CCBENCH_HAVE_CUDA
+#include "harness/copy_bench.hpp"
+#endif
 #include "harness/sweep.hpp"
 #include "harness/usage_error.hpp"
 #if CCBENCH_HAVE_MPI
@@ -85,6 +88,18 @@ int main(int argc, char** argv) {
     case ccb::Command::version:
       if (printer) fmt::print("ccbench {} ({})\n", CCBENCH_VERSION, CCBENCH_GIT_REVISION);
       return ccb::kExitOk;
+    case ccb::Command::copy:
+#if CCBENCH_HAVE_CUDA
+      try {
+        return ccb::run_copy_bench(args.config);
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "ccbench: internal error: {}\n", e.what());
+        return ccb::kExitInternal;
+      }
+#else
+      fmt::print(stderr, "ccbench: copy: this ccbench was built without CUDA\n");
+      return ccb::kExitUsage;
+#endif
     case ccb::Command::run:
       break;
   }

@@ -82,6 +82,7 @@ json point_to_json(const PointRecord& p) {
       {"in_place", placement_json(p.in_place)},
       {"notes", notes},
       {"path", path},
+      {"endpoints", p.src.empty() ? json(nullptr) : json{{"src", p.src}, {"dst", p.dst}}},
   };
 }
 

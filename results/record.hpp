@@ -74,6 +74,9 @@ struct PointRecord {
   std::optional<std::vector<std::string>> path_classes;
   std::vector<std::string> transports;
   std::string path_warning;
+  // Copy tests (ccbench copy): where the bytes came from and went ("cpu",
+  // "gpu0", ...); empty for collectives.
+  std::string src, dst;
 };
 
 struct EndInfo {

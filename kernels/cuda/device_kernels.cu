@@ -184,6 +184,18 @@ __global__ void copy_kernel(unsigned char* dst, const unsigned char* src, Split 
   }
 }
 
+__global__ void chase_kernel(void* const* chain, long hops, void** sink) {
+  void* const* p = chain;
+  for (long k = 0; k < hops; ++k) p = static_cast<void* const*>(*p);
+  *sink = const_cast<void**>(p);
+}
+
+__global__ void chain_kernel(void** chain, std::size_t n, std::size_t stride) {
+  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += step)
+    chain[i] = &chain[(i + stride) % n];
+}
+
 // One counter per device, allocated on first use and kept for the process.
 unsigned long long* device_counter() {
   static unsigned long long* counters[64] = {};
@@ -275,6 +287,16 @@ void sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream,
   const int grid = blocks > 0 ? blocks : grid_for(s.vectors + s.head + s.tail);
   copy_kernel<<<grid, kThreads, 0, stream>>>(static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src), s);
   check(cudaGetLastError(), "copy kernel launch");
+}
+
+void pointer_chase(void* const* chain, long hops, void** sink, cudaStream_t stream) {
+  chase_kernel<<<1, 1, 0, stream>>>(chain, hops, sink);
+  check(cudaGetLastError(), "pointer-chase kernel launch");
+}
+
+void build_chain(void** chain, std::size_t n, std::size_t stride, cudaStream_t stream) {
+  chain_kernel<<<grid_for(n), kThreads, 0, stream>>>(chain, n, stride);
+  check(cudaGetLastError(), "chain kernel launch");
 }
 
 }  // namespace ccb::cuda

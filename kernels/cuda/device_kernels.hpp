@@ -26,6 +26,14 @@ void reduce_into(DType d, ReduceOp op, const void* in, void* inout, std::size_t 
 // A copy by the SMs (not the copy engines), `blocks` x 512 threads; 0 = enough to fill the device.
 void sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream, int blocks = 0);
 
+// Latency: one thread follows a chain of `hops` dependent 8-byte loads
+// through `chain` (host-mapped or peer memory is fine), where each element
+// holds the address of the next. `sink` (device memory) receives the last
+// address so the loads cannot be skipped.
+void pointer_chase(void* const* chain, long hops, void** sink, cudaStream_t stream);
+// Builds that chain on the device: element i points at element (i + stride) mod n.
+void build_chain(void** chain, std::size_t n, std::size_t stride, cudaStream_t stream);
+
 // Throws std::runtime_error naming `what` and the CUDA error.
 void check(cudaError_t err, const char* what);
 

@@ -64,6 +64,25 @@ TEST(Cli, LongOptionsAndDefaults) {
   EXPECT_EQ(c.ops.size(), 5u);
 }
 
+TEST(Cli, CopyCommandHasItsOwnDefaults) {
+  const ParsedArgs a = parse({"copy"});
+  EXPECT_EQ(a.command, Command::copy);
+  EXPECT_EQ(a.config.min_bytes, std::size_t{1} << 20);
+  EXPECT_EQ(a.config.max_bytes, std::size_t{256} << 20);
+  EXPECT_EQ(a.config.step_factor, 4);
+  EXPECT_EQ(parse({"copy", "-b", "4K", "-e", "8K", "-f", "2"}).config.max_bytes, 8192u);
+}
+
+TEST(Cli, NcclOptions) {
+  const Config c = parse({"all_reduce", "--backend", "nccl", "-g", "4", "-G", "1", "-R", "1", "--path", "nvlink"}).config;
+  EXPECT_EQ(c.backend, "nccl");
+  EXPECT_EQ(c.gpus_per_process, 4);
+  EXPECT_EQ(c.cuda_graph, 1);
+  EXPECT_EQ(c.register_buffers, 1);
+  EXPECT_EQ(c.path, "nvlink");
+  EXPECT_EQ(parse({"all_reduce", "--memory", "device"}).config.memory, "device");
+}
+
 TEST(Cli, Commands) {
   EXPECT_EQ(parse({"list"}).command, Command::list);
   EXPECT_EQ(parse({"--help"}).command, Command::help);
