@@ -138,6 +138,22 @@ Plan make_plan(const Config& cfg, const Comm& comm, Backend& backend) {
   return plan;
 }
 
+// The largest send and receive buffers of every local rank; an allocation
+// that fails (device memory) is the user's -e.
+void allocate_buffers(const Config& cfg, Backend& backend, const Plan& plan, Buffers& buffers) {
+  buffers.local.resize(static_cast<std::size_t>(backend.local_ranks()));
+  for (std::size_t j = 0; j < buffers.local.size(); ++j) {
+    try {
+      buffers.local[j].send = backend.memory().allocate(plan.send_max, static_cast<int>(j));
+      buffers.local[j].recv = backend.memory().allocate(plan.recv_max, static_cast<int>(j));
+    } catch (const std::exception& e) {
+      throw UsageError(fmt::format("-e/--maxbytes {}: cannot allocate {} + {} B of {} memory for rank {}: {}",
+                                   format_size(cfg.max_bytes), plan.send_max, plan.recv_max, backend.memory().kind(),
+                                   backend.first_rank() + static_cast<int>(j), e.what()));
+    }
+  }
+}
+
 // Rank 0's writers. Every output is checked before any is created, so a bad
 // one leaves the others untouched.
 std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank) {
@@ -247,6 +263,8 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
   Plan plan;
   std::vector<std::unique_ptr<Writer>> writers;
   if (!agreed(comm, [&] { plan = make_plan(cfg, comm, backend); })) return kExitUsage;
+  Buffers buffers{backend.memory(), {}};
+  if (!agreed(comm, [&] { allocate_buffers(cfg, backend, plan, buffers); })) return kExitUsage;
   if (!agreed(comm, [&] { writers = open_writers(cfg, rank); })) return kExitUsage;
 
   const RunInfo run = describe_run(cfg, comm, backend, nccl_log);
@@ -257,11 +275,6 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
   Watchdog watchdog(cfg.timeout_s, rank, run.placement[static_cast<std::size_t>(rank)].host,
                     [&backend] { return backend.abort(); });
   const Faults faults = faults_from_environment();
-  Buffers buffers{backend.memory(), std::vector<PointBuffers>(static_cast<std::size_t>(backend.local_ranks()))};
-  for (std::size_t j = 0; j < buffers.local.size(); ++j) {
-    buffers.local[j].send = backend.memory().allocate(plan.send_max, static_cast<int>(j));
-    buffers.local[j].recv = backend.memory().allocate(plan.recv_max, static_cast<int>(j));
-  }
 
   EndInfo end;
   double busbw_sum = 0;

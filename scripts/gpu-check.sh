@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# GPU check: on a machine with NVIDIA GPU(s) and the CUDA toolkit (with NCCL),
+# build ccbench and run, in under 6 minutes on one GPU:
+#   1. the GPU unit tests (device kernels against the host kernels);
+#   2. the copy tests (ccbench copy: host<->GPU, GPU<->GPU, latency);
+#   3. a short NCCL sweep: every collective, every dtype and op, checked, on
+#      -g <all GPUs> in one process (no MPI needed), plus CUDA-graph (-G),
+#      registered-buffer (-R 1) and blocking (-z 1) runs; with 2+ GPUs the
+#      point-to-point tests and the forced paths (nvlink, shm); with 2+ GPUs
+#      and mpirun, one GPU per MPI rank;
+#   4. bench_gpu: fill/verify kernels vs cudaMemcpy, NCCL timing overhead.
+# Then it prints a summary; logs and JSON Lines go to build-gpu/check/.
+#
+# MPI, hwloc and GoogleTest are optional (without GoogleTest step 1 is skipped).
+# fmt, CLI11 and nlohmann-json are needed as headers at least: from Debian
+# packages, or staged on another machine with
+#   scripts/gpu-check.sh --stage      (copies them, and GoogleTest, into deps/)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = "--stage" ]; then
+  mkdir -p deps/include deps/lib
+  for h in fmt CLI nlohmann gtest gmock; do
+    [ -d /usr/include/$h ] && cp -r /usr/include/$h deps/include/
+  done
+  for l in libgtest.a libgtest_main.a libfmt.a; do
+    f=$(ls /usr/lib/*/$l 2>/dev/null | head -1) && [ -n "$f" ] && cp "$f" deps/lib/
+  done
+  echo "staged into deps/: $(ls deps/include | tr '\n' ' ')"
+  exit 0
+fi
+
+OUT=build-gpu/check
+mkdir -p "$OUT"
+export PATH=/usr/local/cuda/bin:$PATH
+die() { echo "gpu-check: $*" >&2; exit 2; }
+command -v nvcc >/dev/null || die "no CUDA toolkit (nvcc not on PATH or in /usr/local/cuda/bin)"
+command -v cmake >/dev/null || die "cmake is needed"
+nvidia-smi -L > "$OUT/gpus.txt" 2>&1 || die "no NVIDIA GPU visible: $(cat "$OUT/gpus.txt")"
+NGPUS=$(grep -c '^GPU ' "$OUT/gpus.txt")
+GEN=$(command -v ninja >/dev/null && echo Ninja || echo "Unix Makefiles")
+
+declare -a SUMMARY
+step() {  # step NAME TIMEOUT CMD...: runs, logs, records ok/FAILED
+  local name=$1 limit=$2; shift 2
+  local start=$SECONDS
+  timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  local verdict=ok
+  [ $rc -eq 0 ] || verdict="FAILED (exit $rc)"
+  SUMMARY+=("$(printf '%-28s %-18s %4ds' "$name" "$verdict" $((SECONDS - start)))")
+  echo "== $name: $verdict"
+  return $rc
+}
+
+step configure 300 cmake -S . -B build-gpu -G "$GEN" -DCMAKE_BUILD_TYPE=Release -DCCBENCH_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=native || { cat "$OUT/configure.log"; exit 1; }
+step build 600 cmake --build build-gpu -j "$(nproc)" || { tail -40 "$OUT/build.log"; exit 1; }
+grep -E "ccbench: (MPI|CUDA)" "$OUT/configure.log"
+
+CCB=build-gpu/ccbench
+[ -x build-gpu/tests/ccbench_gpu_tests ] && step gpu_unit_tests 300 build-gpu/tests/ccbench_gpu_tests
+step copy 300 $CCB copy -b 1M -e 256M -f 16 -n 10 -J "$OUT/copy.jsonl"
+
+G="--backend nccl -g $NGPUS -T 120"
+for coll in all_reduce all_gather reduce_scatter alltoall broadcast reduce gather scatter sendrecv; do
+  step "nccl_$coll" 300 $CCB $coll $G -d all -o all -b 8 -e 1M -f 32 -n 3 -w 1 -c 1 -J "$OUT/nccl_$coll.jsonl"
+done
+step nccl_all_reduce_sweep 300 $CCB all_reduce $G -b 8 -e 1G -f 4 -n 20 -w 5 --stats -J "$OUT/sweep.jsonl"
+step nccl_graph 300 $CCB all_reduce $G -G 1 -b 8 -e 64M -f 8 -n 20 -J "$OUT/graph.jsonl"
+step nccl_registered 300 $CCB all_gather $G -R 1 -b 1K -e 64M -f 8 -n 20
+step nccl_blocking 300 $CCB reduce_scatter $G -z 1 -b 1K -e 64M -f 8 -n 20
+if [ "$NGPUS" -ge 2 ]; then
+  for coll in pingpong uni_bw bi_bw; do
+    step "nccl_$coll" 300 $CCB $coll $G -b 8 -e 64M -f 8 -n 5
+  done
+  step nccl_path_nvlink 300 $CCB all_reduce $G --path nvlink -b 64M -e 64M -n 5
+  step nccl_path_shm 300 $CCB all_reduce $G --path shm -b 64M -e 64M -n 5
+  if command -v mpirun >/dev/null && grep -q "MPI 1" "$OUT/configure.log"; then
+    step nccl_mpi_ranks 300 mpirun --allow-run-as-root --oversubscribe -np "$NGPUS" $CCB all_reduce --backend nccl \
+      -b 8 -e 256M -f 8 -n 10 -T 120
+  fi
+fi
+[ -x build-gpu/bench/bench_gpu ] && step bench_gpu 300 build-gpu/bench/bench_gpu
+
+echo
+echo "== gpu-check summary ($NGPUS GPU(s): $(head -1 "$OUT/gpus.txt"))"
+printf '%s\n' "${SUMMARY[@]}"
+echo "-- all_reduce sweep (largest sizes):"
+grep -v '^#' "$OUT/nccl_all_reduce_sweep.log" | tail -4
+grep 'Avg bus bandwidth' "$OUT/nccl_all_reduce_sweep.log"
+echo "-- copy tests at the largest size:"
+grep -A4 '^# copy_' "$OUT/copy.log" | head -40
+[ -f "$OUT/bench_gpu.log" ] && { echo "-- bench_gpu:"; cat "$OUT/bench_gpu.log"; }
+grep -h '# path observed' "$OUT"/nccl_*.log | sort | uniq -c | head
+! printf '%s\n' "${SUMMARY[@]}" | grep -q FAILED
