@@ -131,8 +131,9 @@ Checking:
                             region (default 1; 0 = no check, #wrong shows N/A)
 
 Backend and path:
-      --backend NAME        mpi (default): MPI over host memory; nccl: NCCL over GPU
-                            memory, one GPU per process (-g 1) or -g N GPUs per process
+      --backend NAME        mpi (default; nccl in a build without MPI): MPI over host
+                            memory; nccl: NCCL over GPU memory, one GPU per process
+                            (-g 1) or -g N GPUs per process
       --memory KIND         mpi backend: host (default), or device (GPU buffers through
                             a CUDA-aware MPI; a clear error when the MPI is not)
   -g, --ngpus N             nccl: GPUs driven by each process (default 1); without
