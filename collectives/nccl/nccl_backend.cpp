@@ -62,6 +62,33 @@ bool same_args(const std::vector<OpArgs>& a, std::span<const OpArgs> b) {
 
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
+// ncclMemAlloc (NCCL >= 2.19) gives buffers NVLS and registration can use; older: cudaMalloc.
+void* device_alloc(std::size_t bytes) {
+  void* p = nullptr;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0)
+  check_nccl(ncclMemAlloc(&p, bytes), "ncclMemAlloc");
+#else
+  check(cudaMalloc(&p, bytes), "cudaMalloc");
+#endif
+  return p;
+}
+
+void deregister(ncclComm_t comm, void* handle) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0)
+  if (handle) ncclCommDeregister(comm, handle);
+#else
+  (void)comm, (void)handle;
+#endif
+}
+
+void device_free(void* p) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0)
+  ncclMemFree(p);
+#else
+  cudaFree(p);
+#endif
+}
+
 }  // namespace
 
 // --- memory -------------------------------------------------------------------
@@ -70,21 +97,24 @@ NcclMemory::~NcclMemory() { release_all(); }
 
 void NcclMemory::release_all() {
   for (auto& [p, a] : allocations_) {
-    if (a.handle) ncclCommDeregister(backend_.comm(a.local), a.handle);
-    ncclMemFree(p);
+    deregister(backend_.comm(a.local), a.handle);
+    device_free(p);
   }
   allocations_.clear();
 }
 
 void* NcclMemory::allocate(std::size_t bytes, int local) {
   check(cudaSetDevice(backend_.device(local)), "cudaSetDevice");
-  void* p = nullptr;
-  check_nccl(ncclMemAlloc(&p, bytes == 0 ? 1 : bytes), "ncclMemAlloc");
+  void* p = device_alloc(bytes == 0 ? 1 : bytes);
   Allocation a{local, nullptr};
   if (backend_.register_buffers()) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0)
     const ncclResult_t r = ncclCommRegister(backend_.comm(local), p, bytes == 0 ? 1 : bytes, &a.handle);
+#else
+    const ncclResult_t r = ncclInvalidUsage;  // no ncclCommRegister before 2.19
+#endif
     if (r != ncclSuccess) {
-      ncclMemFree(p);
+      device_free(p);
       check_nccl(r, "ncclCommRegister");
     }
   }
@@ -95,8 +125,8 @@ void* NcclMemory::allocate(std::size_t bytes, int local) {
 void NcclMemory::release(void* p) {
   const auto it = allocations_.find(p);
   if (it == allocations_.end()) return;
-  if (it->second.handle) ncclCommDeregister(backend_.comm(it->second.local), it->second.handle);
-  ncclMemFree(p);
+  deregister(backend_.comm(it->second.local), it->second.handle);
+  device_free(p);
   allocations_.erase(it);
 }
 
