@@ -60,7 +60,7 @@ union Vec {
   T e[16 / sizeof(T)];
 };
 
-template <DType D, PatternKind K>
+template <DType D, PatternKind K, bool Result>
 __global__ void fill_kernel(Pattern p, int rank, element_t<D>* out, Split s, uint64_t first) {
   using T = element_t<D>;
   constexpr uint32_t V = 16 / sizeof(T);
@@ -71,13 +71,13 @@ __global__ void fill_kernel(Pattern p, int rank, element_t<D>* out, Split s, uin
     const Mix m(first + s.head + v * V);
     Vec<T> x;
 #pragma unroll
-    for (uint32_t j = 0; j < V; ++j) x.e[j] = expected<D, K, false>(p, rank, m.at(j));
+    for (uint32_t j = 0; j < V; ++j) x.e[j] = expected<D, K, Result>(p, rank, m.at(j));
     vec[v] = x.raw;
   }
   const std::size_t tail_start = s.head + s.vectors * V;
   for (std::size_t k = start; k < s.head + s.tail; k += stride) {
     const std::size_t idx = k < s.head ? k : tail_start + (k - s.head);
-    out[idx] = expected<D, K, false>(p, rank, pattern_mix(first + idx));
+    out[idx] = expected<D, K, Result>(p, rank, pattern_mix(first + idx));
   }
 }
 
@@ -207,6 +207,21 @@ unsigned long long* device_counter() {
 }
 
 template <bool Result>
+void fill(DType d, const Pattern& p, int rank, void* buf, std::size_t count, uint64_t first, cudaStream_t stream) {
+  if (count == 0) return;
+  visit_dtype(d, [&](auto dt) {
+    constexpr DType D = decltype(dt)::value;
+    using T = element_t<D>;
+    const Split s = split<T>(count, buf);
+    visit_kind(p.kind, [&](auto kt) {
+      fill_kernel<D, decltype(kt)::value, Result><<<grid_for(s.vectors + s.head + s.tail), kThreads, 0, stream>>>(
+          p, rank, static_cast<T*>(buf), s, first);
+    });
+  });
+  check(cudaGetLastError(), "fill kernel launch");
+}
+
+template <bool Result>
 uint64_t count_wrong(DType d, const Pattern& p, int rank, const void* buf, std::size_t count, uint64_t first,
                      cudaStream_t stream) {
   if (count == 0) return 0;
@@ -237,17 +252,11 @@ void check(cudaError_t err, const char* what) {
 
 void fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count, uint64_t first,
                 cudaStream_t stream) {
-  if (count == 0) return;
-  visit_dtype(d, [&](auto dt) {
-    constexpr DType D = decltype(dt)::value;
-    using T = element_t<D>;
-    const Split s = split<T>(count, buf);
-    visit_kind(p.kind, [&](auto kt) {
-      fill_kernel<D, decltype(kt)::value><<<grid_for(s.vectors + s.head + s.tail), kThreads, 0, stream>>>(
-          p, rank, static_cast<T*>(buf), s, first);
-    });
-  });
-  check(cudaGetLastError(), "fill kernel launch");
+  fill<false>(d, p, rank, buf, count, first, stream);
+}
+
+void fill_result(DType d, const Pattern& p, void* buf, std::size_t count, uint64_t first, cudaStream_t stream) {
+  fill<true>(d, p, 0, buf, count, first, stream);
 }
 
 uint64_t count_wrong_input(DType d, const Pattern& p, int rank, const void* buf, std::size_t count,

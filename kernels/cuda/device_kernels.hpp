@@ -1,4 +1,4 @@
-// The device loops: fill, verify, reduce and copy, over the same pattern
+// The device loops: fill (inputs and expected results), verify, reduce and copy, over the same pattern
 // definitions as the host loops (kernels/pattern_math.hpp). Grid-stride, 16
 // bytes per thread and step where the pointers allow it. Each call runs on
 // the given stream of the current device; verification counts wrong elements
@@ -16,6 +16,9 @@ namespace ccb::cuda {
 
 void fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count, uint64_t first,
                 cudaStream_t stream);
+// The expected result of the reduction (pattern p over all ranks), for tests
+// and for checking a result buffer by comparison.
+void fill_result(DType d, const Pattern& p, void* buf, std::size_t count, uint64_t first, cudaStream_t stream);
 // Blocks until the count is known.
 uint64_t count_wrong_input(DType d, const Pattern& p, int rank, const void* buf, std::size_t count,
                            uint64_t first, cudaStream_t stream);
