@@ -80,7 +80,7 @@ TEST(Cli, NcclOptions) {
   EXPECT_EQ(c.cuda_graph, 1);
   EXPECT_EQ(c.register_buffers, 1);
   EXPECT_EQ(c.path, "nvlink");
-  EXPECT_EQ(parse({"all_reduce", "--memory", "device"}).config.memory, "device");
+  EXPECT_EQ(parse({"all_reduce", "--backend", "mpi", "--memory", "device"}).config.memory, "device");
 }
 
 TEST(Cli, Commands) {
