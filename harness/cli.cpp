@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "harness/sizes.hpp"
+#include "harness/topo/binding.hpp"
 #if CCBENCH_HAVE_CUDA
 #include "kernels/cuda/gpu_info.hpp"
 #endif
@@ -95,6 +96,10 @@ Usage:
   ccbench copy [-b -e -f -n -w -J --csv]
                                      host<->GPU and GPU<->GPU copy bandwidth and latency
                                      (copy engines and SM kernels; default 1M..256M x4)
+  ccbench topo [--json [FILE]] [--xml FILE] [--plan N [--bind P] [--cpus LIST]]
+                                     the node (every node under mpirun): CPUs, NUMA, GPUs,
+                                     NICs, GPU x GPU/NIC distances; --plan: the binding N
+                                     local ranks would get, with warnings
   ccbench list                       collectives, backends, dtypes, ops and paths
   ccbench --help | --version
 
@@ -129,6 +134,14 @@ Timing:
 Checking:
   -c, --check N             verify the result N times per size, outside the timed
                             region (default 1; 0 = no check, #wrong shows N/A)
+
+Binding:
+      --bind POLICY         auto (default): each rank's cores and memory on the NUMA node
+                            of its GPU, else of its NIC, else spread; keeps a launcher
+                            binding already inside that node. numa: that node's cores
+                            always; core: one core of it per rank; none: as launched.
+                            What each rank got is in the run record; a rank whose GPU
+                            or memory is on another NUMA node than its cores is warned
 
 Backend and path:
       --backend NAME        mpi (default; nccl in a build without MPI): MPI over host
@@ -223,7 +236,7 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   app.set_help_flag();  // handled below, so that help text is ours
   bool help = false, version = false;
   std::string collective, minb, maxb, stepb, factor, iters, warmup, check, op, dtype, root, block,
-      avg, timeout, timing, window, path, backend, memory, ngpus, graph, reg;
+      avg, timeout, timing, window, path, backend, memory, ngpus, graph, reg, bind, plan;
   app.add_flag("-h,--help", help);
   app.add_flag("--version", version);
   app.add_option("collective", collective);
@@ -240,7 +253,7 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   app.add_option("-z,--blocking", block);
   app.add_option("-a,--average", avg);
   app.add_option("-T,--timeout", timeout);
-  app.add_option("-J,--json", cfg.json_path);
+  CLI::Option* json_opt = app.add_option("-J,--json", cfg.json_path)->expected(0, 1);
   app.add_option("--csv", cfg.csv_path);
   app.add_option("--timing", timing);
   app.add_option("--window", window);
@@ -251,6 +264,10 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   app.add_option("-G,--cudagraph", graph);
   app.add_option("-R,--registerbuffers", reg);
   app.add_option("--nccl-log-dir", cfg.nccl_log_dir);
+  app.add_option("--bind", bind);
+  app.add_option("--xml", cfg.topo_xml);
+  app.add_option("--plan", plan);
+  app.add_option("--cpus", cfg.topo_cpus);
   app.add_option("--progress", cfg.progress);
   app.add_flag("--stats", cfg.stats_columns);
   app.add_flag("--samples", cfg.samples);
@@ -274,6 +291,29 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   }
   if (collective.empty())
     throw UsageError(fmt::format("no collective given (one of: {}; or list, copy)", joined_collectives()));
+  if (!bind.empty()) {
+    if (!parse_bind_policy(bind)) throw UsageError(fmt::format("--bind '{}': unknown (allowed: auto, none, numa, core)", bind));
+    cfg.bind = bind;
+  }
+  const bool json_without_file = json_opt->count() > 0 && cfg.json_path.empty();
+  const bool topo_options = !cfg.topo_xml.empty() || !plan.empty() || !cfg.topo_cpus.empty();
+  if (collective == "topo") {
+    out.command = Command::topo;
+    cfg.topo_json = json_opt->count() > 0;  // --json [FILE]: to stdout, or to FILE
+    if (!plan.empty()) cfg.topo_plan = static_cast<int>(parse_long("--plan", plan, 1, 4096));
+    if (!cfg.topo_cpus.empty()) {
+      bool ok = cfg.topo_cpus.find_first_not_of("0123456789,-") == std::string::npos;
+      try {
+        ok = ok && !parse_cpu_list(cfg.topo_cpus).empty();
+      } catch (const std::exception&) {
+        ok = false;
+      }
+      if (!ok) throw UsageError(fmt::format("--cpus '{}': not a CPU list (e.g. 0-3,8)", cfg.topo_cpus));
+    }
+    return out;
+  }
+  if (topo_options) throw UsageError("--xml, --plan and --cpus: apply to ccbench topo only");
+  if (json_without_file) throw UsageError("-J/--json: needs a file name");
   if (collective == "copy") {
     out.command = Command::copy;
     const std::pair<const std::string*, const char*> not_for_copy[] = {

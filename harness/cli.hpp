@@ -6,8 +6,9 @@
 
 namespace ccb {
 
-// run: a collective sweep; copy: the host/device copy bandwidth tests.
-enum class Command { run, copy, list, help, version };
+// run: a collective sweep; copy: the host/device copy bandwidth tests;
+// topo: the node's topology and binding plan.
+enum class Command { run, copy, topo, list, help, version };
 
 struct ParsedArgs {
   Command command = Command::run;

@@ -23,6 +23,12 @@ struct Config {
   int cuda_graph = 0;           // -G: > 0 captures each operation as a CUDA graph and replays it
   int register_buffers = 0;     // -R: 1 registers buffers with ncclCommRegister
   std::string nccl_log_dir;     // where NCCL's INFO log goes (empty: $TMPDIR/ccbench-nccl)
+  std::string bind = "auto";    // --bind auto|none|numa|core
+  // ccbench topo
+  bool topo_json = false;       // --json
+  std::string topo_xml;         // --xml FILE: an hwloc XML topology instead of this machine
+  int topo_plan = 0;            // --plan N: the binding of N local ranks
+  std::string topo_cpus;        // --cpus LIST: the launcher's binding for --plan
   std::vector<DType> dtypes{DType::float32};
   std::vector<ReduceOp> ops{ReduceOp::sum};
   std::size_t min_bytes = std::size_t{32} << 20;

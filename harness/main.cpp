@@ -16,6 +16,7 @@
 #include "harness/copy_bench.hpp"
 #endif
 #include "harness/sweep.hpp"
+#include "harness/topo/topo_command.hpp"
 #include "harness/usage_error.hpp"
 #if CCBENCH_HAVE_MPI
 #include <mpi.h>
@@ -100,9 +101,11 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "ccbench: copy: this ccbench was built without CUDA\n");
       return ccb::kExitUsage;
 #endif
+    case ccb::Command::topo:
     case ccb::Command::run:
       break;
   }
+  const bool topo = args.command == ccb::Command::topo;
   int code = ccb::kExitInternal;
 #if CCBENCH_HAVE_MPI
   MPI_Init(&argc, &argv);
@@ -110,7 +113,8 @@ int main(int argc, char** argv) {
     // Every rank runs rank 0's command line, whatever its own said (an MPMD
     // launch, a wrapper that edits arguments): counts and sizes must agree.
     const ccb::MpiComm comm(MPI_COMM_WORLD);
-    code = ccb::run_sweep(ccb::rank0_config(argc, argv), comm, nccl_log);
+    const ccb::Config cfg = ccb::rank0_config(argc, argv);
+    code = topo ? ccb::run_topo(cfg, comm) : ccb::run_sweep(cfg, comm, nccl_log);
   } catch (const std::exception& e) {
     fmt::print(stderr, "ccbench: internal error: {}\n", e.what());
     MPI_Abort(MPI_COMM_WORLD, ccb::kExitInternal);
@@ -119,7 +123,7 @@ int main(int argc, char** argv) {
 #else
   try {
     const ccb::SoloComm comm;
-    code = ccb::run_sweep(args.config, comm, nccl_log);
+    code = topo ? ccb::run_topo(args.config, comm) : ccb::run_sweep(args.config, comm, nccl_log);
   } catch (const std::exception& e) {
     fmt::print(stderr, "ccbench: internal error: {}\n", e.what());
   }

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "harness/topo/binding.hpp"
 #include "kernels/host_kernels.hpp"
 #include "results/json_records.hpp"
 #if CCBENCH_HAVE_CUDA
@@ -69,39 +70,7 @@ std::string utc_now_iso8601() {
 }
 
 namespace {
-#if CCBENCH_HAVE_HWLOC
-std::string bound_cpus() {
-  hwloc_topology_t topo;
-  if (hwloc_topology_init(&topo) != 0) return "";
-  std::string out;
-  if (hwloc_topology_load(topo) == 0) {
-    hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
-      char* text = nullptr;
-      if (hwloc_bitmap_list_asprintf(&text, set) >= 0 && text) out = text;
-      std::free(text);
-    }
-    hwloc_bitmap_free(set);
-  }
-  hwloc_topology_destroy(topo);
-  return out;
-}
-#else
-std::string bound_cpus() {  // without hwloc: the affinity mask, in the same list syntax
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return "";
-  std::string out;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (!CPU_ISSET(c, &set)) continue;
-    int last = c;
-    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
-    out += (out.empty() ? "" : ",") + (last == c ? std::to_string(c) : std::to_string(c) + "-" + std::to_string(last));
-    c = last;
-  }
-  return out;
-}
-#endif
+std::string bound_cpus() { return format_cpu_list(current_cpu_binding()); }
 }  // namespace
 
 void collect_run_info(const Comm& comm, const ProcessRanks& mine, RunInfo& info) {
