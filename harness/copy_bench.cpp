@@ -10,11 +10,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "harness/comm.hpp"
 #include "harness/run_info.hpp"
 #include "harness/sizes.hpp"
+#include "harness/topo/bind_rank.hpp"
 #include "harness/usage_error.hpp"
 #include "kernels/cuda/device_kernels.hpp"
 #include "kernels/cuda/gpu_info.hpp"
@@ -227,7 +229,17 @@ int run_copy_bench(const Config& cfg) {
   run.path_observed = "per test (endpoints)";
   std::vector<int> devices;
   for (const auto& g : r.gpus) devices.push_back(g.id);
-  collect_run_info(SoloComm(), {0, 1, devices}, run);
+  const SoloComm solo;
+  std::optional<NodeTopology> topo;
+  std::string topo_error;
+  try {
+    topo = load_topology();
+  } catch (const std::exception& e) {
+    topo_error = e.what();
+  }
+  RankPlacement me = this_process(solo, {0, 1, devices});
+  bind_and_describe(BindPolicy::none, solo, topo ? &*topo : nullptr, topo_error, me);
+  collect_run_info(solo, me, 1, topo ? topology_json(*topo).dump() : "", run);
   for (auto& w : writers) w->begin(run);
 
   bool peer_missing = false;

@@ -8,7 +8,12 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
 #include <cctype>
 #include <chrono>
 #include <ctime>
@@ -73,15 +78,49 @@ namespace {
 std::string bound_cpus() { return format_cpu_list(current_cpu_binding()); }
 }  // namespace
 
-void collect_run_info(const Comm& comm, const ProcessRanks& mine, RunInfo& info) {
+RankPlacement this_process(const Comm& comm, const ProcessRanks& mine) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  RankPlacement me{mine.first_rank, host,         static_cast<long>(getpid()), comm.local_rank(),
-                   sched_getcpu(),  bound_cpus(), mine.devices};
-  const auto all = comm.all_strings(placement_to_json(me));
-  for (const auto& text : all) info.placement.push_back(placement_from_json(text));
+  RankPlacement me;
+  me.rank = mine.first_rank;
+  me.host = host;
+  me.pid = static_cast<long>(getpid());
+  me.local_rank = comm.local_rank();
+  me.cpu = sched_getcpu();
+  me.bound_cpus = bound_cpus();
+  me.devices = mine.devices;
+#if CCBENCH_HAVE_CUDA
+  const GpuInfo g = query_gpus();
+  me.versions = fmt::format("cuda driver {} runtime {}", g.driver_version, g.runtime_version);
+  for (int d : mine.devices) me.gpus.push_back(gpu_bus_id(d));
+#endif
+#if CCBENCH_HAVE_NCCL
+  me.versions += fmt::format(", nccl {}", nccl_version());
+#endif
+  return me;
+}
 
-  info.ranks = mine.world_ranks;
+void collect_run_info(const Comm& comm, const RankPlacement& me, int world_ranks, const std::string& topo_json,
+                      RunInfo& info) {
+  RankPlacement now = me;
+  now.cpu = sched_getcpu();  // after binding
+  now.bound_cpus = bound_cpus();
+  const auto all = comm.all_strings(placement_to_json(now));
+  for (const auto& text : all) info.placement.push_back(placement_from_json(text));
+  // One topology per distinct node (processes on one host send the same one).
+  const auto topologies = comm.all_strings(topo_json);
+  for (std::size_t i = 0; i < topologies.size(); ++i) {
+    const RankPlacement& p = info.placement[i];
+    auto it = std::find_if(info.node_topologies.begin(), info.node_topologies.end(),
+                           [&](const NodeRecord& n) { return n.fingerprint == p.node; });
+    if (it == info.node_topologies.end()) {
+      info.node_topologies.push_back({p.node, {p.host}, topologies[i]});
+    } else if (std::find(it->hosts.begin(), it->hosts.end(), p.host) == it->hosts.end()) {
+      it->hosts.push_back(p.host);
+    }
+  }
+  info.node_differences = node_differences(info.node_topologies, info.placement);
+  info.ranks = world_ranks;
   info.nodes = comm.nodes();
   info.ccbench_version = CCBENCH_VERSION;
   info.git_revision = CCBENCH_GIT_REVISION;
@@ -92,6 +131,12 @@ void collect_run_info(const Comm& comm, const ProcessRanks& mine, RunInfo& info)
 #endif
   info.mpi_library = comm.mpi_library().empty() ? "none (built without MPI or not used)" : comm.mpi_library();
   info.mpi_version = comm.mpi_standard();
+  std::ifstream os_release("/etc/os-release");
+  for (std::string line; std::getline(os_release, line);)
+    if (line.rfind("PRETTY_NAME=", 0) == 0) {
+      info.os = line.substr(12);
+      info.os.erase(std::remove(info.os.begin(), info.os.end(), '"'), info.os.end());
+    }
   utsname u{};
   if (uname(&u) == 0) info.os_kernel = fmt::format("{} {} {}", u.sysname, u.release, u.machine);
 #if CCBENCH_HAVE_HWLOC
@@ -115,6 +160,49 @@ void collect_run_info(const Comm& comm, const ProcessRanks& mine, RunInfo& info)
   info.host_kernels = std::string(host_kernels().isa);
   info.environment = capture_environment(environ);
   info.started_at = utc_now_iso8601();
+}
+
+std::vector<std::string> node_differences(const std::vector<NodeRecord>& nodes, const std::vector<RankPlacement>& placement) {
+  std::vector<std::string> out;
+  // A summary per node for each aspect; a difference when two summaries disagree.
+  const auto compare = [&](const std::string& what, const std::function<std::string(const nlohmann::json&)>& summary) {
+    std::map<std::string, std::vector<std::string>> by_value;
+    for (const auto& n : nodes) {
+      if (n.topology_json.empty()) continue;
+      const std::string v = summary(nlohmann::json::parse(n.topology_json));
+      for (const auto& h : n.hosts) by_value[v].push_back(h);
+    }
+    if (by_value.size() < 2) return;
+    std::string s = what + " differs:";
+    for (const auto& [v, hosts] : by_value) s += fmt::format(" {} on {} host(s) (first {});", v, hosts.size(), hosts.front());
+    s.pop_back();
+    out.push_back(s);
+  };
+  compare("GPU model or count", [](const nlohmann::json& t) {
+    std::map<std::string, int> models;
+    for (const auto& g : t["gpus"]) ++models[g["model"].get<std::string>()];
+    std::string s;
+    for (const auto& [m, k] : models) s += fmt::format("{}{}x {}", s.empty() ? "" : " + ", k, m);
+    return s.empty() ? std::string("no GPU") : s;
+  });
+  compare("NIC link speed", [](const nlohmann::json& t) {
+    std::map<std::string, int> speeds;
+    for (const auto& n : t["nics"]) ++speeds[n["link_speed"].get<std::string>().empty() ? "unknown" : n["link_speed"].get<std::string>()];
+    std::string s;
+    for (const auto& [v, k] : speeds) s += fmt::format("{}{}x {}", s.empty() ? "" : " + ", k, v);
+    return s.empty() ? std::string("no NIC") : s;
+  });
+  std::map<std::string, std::vector<std::string>> versions;
+  std::set<std::string> hosts_seen;
+  for (const auto& p : placement)
+    if (hosts_seen.insert(p.host).second) versions[p.versions.empty() ? "none" : p.versions].push_back(p.host);
+  if (versions.size() > 1) {
+    std::string s = "CUDA driver or NCCL version differs:";
+    for (const auto& [v, hosts] : versions) s += fmt::format(" {} on {} host(s) (first {});", v, hosts.size(), hosts.front());
+    s.pop_back();
+    out.push_back(s);
+  }
+  return out;
 }
 
 }  // namespace ccb

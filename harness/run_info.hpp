@@ -28,9 +28,19 @@ struct ProcessRanks {
   std::vector<int> devices;  // their GPUs (empty: host memory)
 };
 
-// Versions and placement; collective over comm. The placement of every
-// process is filled on every process; the rest is the same everywhere except
-// the environment, which is this process's own (rank 0's is the one recorded).
-void collect_run_info(const Comm& comm, const ProcessRanks& mine, RunInfo& info);
+// This process: rank, host, pid, CPU and cpuset now, GPUs, versions.
+RankPlacement this_process(const Comm& comm, const ProcessRanks& mine);
+
+// Versions, placement and topology; collective over comm. `me` is this
+// process's placement (this_process, then bind_and_describe); `topo_json`
+// its node's topology ("" when unknown). Every process's placement and one
+// topology per distinct node are filled on every process; the environment is
+// this process's own (rank 0's is the one recorded).
+void collect_run_info(const Comm& comm, const RankPlacement& me, int world_ranks, const std::string& topo_json,
+                      RunInfo& info);
+
+// Where nodes of one run differ in what matters for comparing them: GPU
+// model or count, NIC link speeds, CUDA driver or NCCL version. One sentence each.
+std::vector<std::string> node_differences(const std::vector<NodeRecord>& nodes, const std::vector<RankPlacement>& placement);
 
 }  // namespace ccb

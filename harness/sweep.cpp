@@ -22,6 +22,7 @@
 #include "harness/progress.hpp"
 #include "harness/run_info.hpp"
 #include "harness/sizes.hpp"
+#include "harness/topo/bind_rank.hpp"
 #include "harness/usage_error.hpp"
 #include "harness/watchdog.hpp"
 #include "results/writers.hpp"
@@ -167,7 +168,8 @@ std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank) {
   return writers;
 }
 
-RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, const std::string& nccl_log) {
+RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, const std::string& nccl_log,
+                     const RankPlacement& me, const std::string& topo_json) {
   const Collective& c = *cfg.collective;
   RunInfo run;
   run.argv = cfg.argv;
@@ -197,7 +199,7 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
   run.clock = fmt::format("{} on every process, barrier outside the timed region for per_iteration", backend.clock_name());
   run.clock_resolution_s = backend.clock_resolution_s();
   run.path_requested = cfg.path;
-  collect_run_info(comm, {backend.first_rank(), backend.ranks(), backend.devices()}, run);
+  collect_run_info(comm, me, backend.ranks(), topo_json, run);
   if (backend.name() == "nccl") {
     run.path_observed = "per point";
     std::string set;
@@ -263,11 +265,28 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
   Plan plan;
   std::vector<std::unique_ptr<Writer>> writers;
   if (!agreed(comm, [&] { plan = make_plan(cfg, comm, backend); })) return kExitUsage;
+
+  // --bind before the buffers are touched, so that memory lands on the chosen node.
+  std::optional<NodeTopology> topo;
+  std::string topo_error;
+  try {
+    topo = load_topology();
+  } catch (const std::exception& e) {
+    topo_error = e.what();
+  }
+  RankPlacement me = this_process(comm, {backend.first_rank(), backend.ranks(), backend.devices()});
+  bind_and_describe(*parse_bind_policy(cfg.bind), comm, topo ? &*topo : nullptr, topo_error, me);
+
   Buffers buffers{backend.memory(), {}};
   if (!agreed(comm, [&] { allocate_buffers(cfg, backend, plan, buffers); })) return kExitUsage;
   if (!agreed(comm, [&] { writers = open_writers(cfg, rank); })) return kExitUsage;
 
-  const RunInfo run = describe_run(cfg, comm, backend, nccl_log);
+  const RunInfo run = describe_run(cfg, comm, backend, nccl_log, me, topo ? topology_json(*topo).dump() : "");
+  if (rank == 0) {
+    for (const auto& p : run.placement)
+      for (const auto& w : p.warnings) fmt::print(stderr, "ccbench: warning: rank {} ({}): {}\n", p.rank, p.host, w);
+    for (const auto& d : run.node_differences) fmt::print(stderr, "ccbench: warning: nodes differ: {}\n", d);
+  }
   for (auto& w : writers) w->begin(run);
 
   const bool show_progress = rank == 0 && (cfg.progress == "on" || (cfg.progress == "auto" && isatty(2)));

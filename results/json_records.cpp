@@ -28,6 +28,11 @@ json placement_json(const Placement& p) {
 json run_to_json(const RunInfo& r) {
   json placement = json::array();
   for (const auto& p : r.placement) placement.push_back(json::parse(placement_to_json(p)));
+  json node_topologies = json::array();
+  for (const auto& n : r.node_topologies)
+    node_topologies.push_back({{"fingerprint", n.fingerprint},
+                               {"hosts", n.hosts},
+                               {"topology", n.topology_json.empty() ? json(nullptr) : json::parse(n.topology_json)}});
   return {
       {"type", "run"},
       {"schema_version", kSchemaVersion},
@@ -35,7 +40,7 @@ json run_to_json(const RunInfo& r) {
       {"argv", r.argv},
       {"versions",
        {{"ccbench", r.ccbench_version}, {"git_revision", r.git_revision}, {"compiler", r.compiler},
-        {"mpi_library", r.mpi_library}, {"mpi_standard", r.mpi_version}, {"os_kernel", r.os_kernel},
+        {"mpi_library", r.mpi_library}, {"mpi_standard", r.mpi_version}, {"os_kernel", r.os_kernel}, {"os", r.os},
         {"hwloc_api", r.hwloc_version}, {"cuda", r.cuda}, {"nccl", r.nccl}, {"host_kernels", r.host_kernels}}},
       {"config",
        {{"collective", r.collective}, {"backend", r.backend}, {"memory_kind", r.memory_kind},
@@ -51,6 +56,8 @@ json run_to_json(const RunInfo& r) {
       {"ranks", r.ranks},
       {"nodes", r.nodes},
       {"placement", placement},
+      {"node_topologies", node_topologies},
+      {"node_differences", r.node_differences},
       {"environment", r.environment},
   };
 }
@@ -93,16 +100,48 @@ json end_to_json(const EndInfo& e) {
 }
 
 std::string placement_to_json(const RankPlacement& p) {
-  return json{{"rank", p.rank},       {"host", p.host}, {"pid", p.pid},        {"local_rank", p.local_rank},
-              {"cpu", p.cpu},         {"bound_cpus", p.bound_cpus}, {"devices", p.devices}}
+  return json{{"rank", p.rank},
+              {"host", p.host},
+              {"pid", p.pid},
+              {"local_rank", p.local_rank},
+              {"cpu", p.cpu},
+              {"bound_cpus", p.bound_cpus},
+              {"devices", p.devices},
+              {"bind", {{"policy", p.bind_policy}, {"reason", p.bind_reason}}},
+              {"cpu_numa", p.cpu_numa},
+              {"mem_numa", p.mem_numa},
+              {"gpus", p.gpus},
+              {"gpu_numa", p.gpu_numa},
+              {"nic", p.nic},
+              {"nic_distance", p.nic_distance},
+              {"warnings", p.warnings},
+              {"node", p.node},
+              {"versions", p.versions}}
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 RankPlacement placement_from_json(const std::string& text) {
   const json j = json::parse(text);
-  return {j.at("rank").get<int>(),       j.at("host").get<std::string>(),       j.at("pid").get<long>(),
-          j.at("local_rank").get<int>(), j.at("cpu").get<int>(), j.at("bound_cpus").get<std::string>(),
-          j.at("devices").get<std::vector<int>>()};
+  RankPlacement p;
+  p.rank = j.at("rank");
+  p.host = j.at("host");
+  p.pid = j.at("pid");
+  p.local_rank = j.at("local_rank");
+  p.cpu = j.at("cpu");
+  p.bound_cpus = j.at("bound_cpus");
+  p.devices = j.at("devices").get<std::vector<int>>();
+  p.bind_policy = j.at("bind").at("policy");
+  p.bind_reason = j.at("bind").at("reason");
+  p.cpu_numa = j.at("cpu_numa").get<std::vector<int>>();
+  p.mem_numa = j.at("mem_numa");
+  p.gpus = j.at("gpus").get<std::vector<std::string>>();
+  p.gpu_numa = j.at("gpu_numa");
+  p.nic = j.at("nic");
+  p.nic_distance = j.at("nic_distance");
+  p.warnings = j.at("warnings").get<std::vector<std::string>>();
+  p.node = j.at("node");
+  p.versions = j.at("versions");
+  return p;
 }
 
 }  // namespace ccb

@@ -22,6 +22,23 @@ struct RankPlacement {
   int cpu = -1;              // CPU the rank ran on when sampled
   std::string bound_cpus;    // cpuset it is bound to (hwloc list syntax)
   std::vector<int> devices;  // CUDA ordinals of its ranks' GPUs (empty: host memory)
+  // Binding (--bind) and what is near: see harness/topo/binding.hpp.
+  std::string bind_policy, bind_reason;
+  std::vector<int> cpu_numa;        // NUMA nodes of its cores
+  int mem_numa = -1;                // NUMA node its memory is bound to (-1: not bound)
+  std::vector<std::string> gpus;    // PCI addresses of its GPUs
+  int gpu_numa = -1;                // NUMA node of its first GPU (-1: none or unknown)
+  std::string nic, nic_distance;    // the NIC nearest to it, and how far from its GPU
+  std::vector<std::string> warnings;
+  std::string node;                 // fingerprint of its node's topology ("" when unknown)
+  std::string versions;             // "cuda driver D runtime R, nccl V": compared across nodes
+};
+
+// One distinct node of a run: the hosts that share a topology fingerprint.
+struct NodeRecord {
+  std::string fingerprint;
+  std::vector<std::string> hosts;
+  std::string topology_json;  // harness/topo/topology.hpp's JSON
 };
 
 struct RunInfo {
@@ -32,6 +49,9 @@ struct RunInfo {
   std::vector<std::string> dtypes, ops;
   int ranks = 1, nodes = 1;
   std::vector<RankPlacement> placement;
+  std::vector<NodeRecord> node_topologies;  // one per distinct node
+  std::vector<std::string> node_differences;  // how nodes differ where it matters
+  std::string os;  // /etc/os-release PRETTY_NAME
   std::map<std::string, std::string> environment;  // filtered and redacted
   std::string timing_modes;  // "pipelined+per_iteration", ...
   std::string clock;

@@ -50,6 +50,12 @@ std::string devices_text(const std::vector<int>& devices) {
   return s;
 }
 
+std::string numa_text(const std::vector<int>& numa) {
+  std::string s;
+  for (int n : numa) s += fmt::format("{}{}", s.empty() ? " numa " : ",", n);
+  return s;
+}
+
 class TableWriter final : public Writer {
  public:
   TableWriter(std::FILE* out, bool stats) : out_(out), stats_(stats) {}
@@ -74,8 +80,12 @@ class TableWriter final : public Writer {
     if (r.ranks == 1) fmt::print(out_, "#  busbw is not meaningful with one rank: shown as N/A\n");
     fmt::print(out_, "#\n# Using devices\n");
     for (const auto& p : r.placement)
-      fmt::print(out_, "#  Rank {:2} Pid {:6} on {:>10} cpu {:3} bound {}{}\n", p.rank, p.pid, p.host, p.cpu,
-                 p.bound_cpus.empty() ? "-" : p.bound_cpus, devices_text(p.devices));
+      fmt::print(out_, "#  Rank {:2} Pid {:6} on {:>10} cpu {:3} bound {}{}{}{}\n", p.rank, p.pid, p.host, p.cpu,
+                 p.bound_cpus.empty() ? "-" : p.bound_cpus, numa_text(p.cpu_numa), devices_text(p.devices),
+                 p.nic.empty() ? "" : fmt::format(" nic {}{}", p.nic, p.nic_distance.empty() ? "" : " (" + p.nic_distance + ")"));
+    for (const auto& p : r.placement)
+      for (const auto& w : p.warnings) fmt::print(out_, "#  WARNING: rank {} ({}): {}\n", p.rank, p.host, w);
+    for (const auto& d : r.node_differences) fmt::print(out_, "#  WARNING: nodes differ: {}\n", d);
     fmt::print(out_, "#\n");
     std::string extra_h1, extra_h2, extra_h3;
     if (stats_) {

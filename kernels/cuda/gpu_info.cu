@@ -16,4 +16,12 @@ GpuInfo query_gpus() {
   return g;
 }
 
+std::string gpu_bus_id(int ordinal) {
+  char id[32] = {};
+  if (cudaDeviceGetPCIBusId(id, sizeof id, ordinal) != cudaSuccess) return "";
+  std::string s = id;
+  for (auto& c : s) c = static_cast<char>(c >= 'A' && c <= 'F' ? c - 'A' + 'a' : c);
+  return s;
+}
+
 }  // namespace ccb

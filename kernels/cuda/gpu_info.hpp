@@ -14,4 +14,7 @@ struct GpuInfo {
 // Safe without a GPU or a driver: reports the CUDA error instead.
 GpuInfo query_gpus();
 
+// The PCI address of CUDA device `ordinal`, lower case ("0000:12:00.0"); "" when unknown.
+std::string gpu_bus_id(int ordinal);
+
 }  // namespace ccb

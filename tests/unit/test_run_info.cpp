@@ -33,12 +33,29 @@ TEST(RunInfo, SecretLookingNamesAreCaseInsensitive) {
 }
 
 TEST(RunInfo, PlacementRoundTrips) {
-  const RankPlacement p{3, "node-7", 1234, 1, 5, "4-7", {2, 3}};
+  RankPlacement p;
+  p.rank = 3;
+  p.host = "node-7";
+  p.pid = 1234;
+  p.local_rank = 1;
+  p.cpu = 5;
+  p.bound_cpus = "4-7";
+  p.devices = {2, 3};
+  p.bind_policy = "auto";
+  p.cpu_numa = {1};
+  p.gpus = {"0000:72:00.0"};
+  p.warnings = {"w"};
+  p.node = "abc";
   const RankPlacement q = placement_from_json(placement_to_json(p));
   EXPECT_EQ(q.rank, 3);
   EXPECT_EQ(q.host, "node-7");
   EXPECT_EQ(q.bound_cpus, "4-7");
   EXPECT_EQ(q.devices, (std::vector<int>{2, 3}));
+  EXPECT_EQ(q.bind_policy, "auto");
+  EXPECT_EQ(q.cpu_numa, (std::vector<int>{1}));
+  EXPECT_EQ(q.gpus, (std::vector<std::string>{"0000:72:00.0"}));
+  EXPECT_EQ(q.warnings, (std::vector<std::string>{"w"}));
+  EXPECT_EQ(q.node, "abc");
 }
 
 TEST(RunInfo, TimestampIsIsoUtc) {

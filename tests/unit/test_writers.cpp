@@ -22,7 +22,13 @@ RunInfo sample_run() {
   r.dtypes = {"float"};
   r.ops = {"sum"};
   r.ranks = 2;
-  r.placement = {{0, "h0", 10, 0, 1, "0-1", {}}, {1, "h0", 11, 1, 0, "0-1", {}}};
+  r.placement.resize(2);
+  for (int k = 0; k < 2; ++k) {
+    r.placement[k].rank = r.placement[k].local_rank = k;
+    r.placement[k].host = "h0";
+    r.placement[k].pid = 10 + k;
+    r.placement[k].bound_cpus = "0-1";
+  }
   r.environment = {{"OMPI_X", "1"}};
   return r;
 }

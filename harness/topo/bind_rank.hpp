@@ -1,0 +1,20 @@
+// Applying --bind to this process and saying where it ended up: the binding
+// fields of its placement record (cores' NUMA nodes, memory binding, GPU,
+// nearest NIC, warnings, node fingerprint).
+#pragma once
+#include <string>
+
+#include "harness/comm.hpp"
+#include "harness/topo/binding.hpp"
+#include "results/record.hpp"
+
+namespace ccb {
+
+// Collective over comm (every process learns the GPUs of the others on its
+// host, for --bind core). `topo` is this machine's topology, nullptr when it
+// could not be loaded (`topo_error` says why); `me.gpus` holds the PCI
+// addresses of this process's GPUs.
+void bind_and_describe(BindPolicy policy, const Comm& comm, const NodeTopology* topo, const std::string& topo_error,
+                       RankPlacement& me);
+
+}  // namespace ccb
