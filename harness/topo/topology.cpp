@@ -55,7 +55,8 @@ nlohmann::json topology_json(const NodeTopology& t) {
                     {"numa", n.numa}, {"link_speed", n.link_speed}});
   return {{"host", t.host},         {"source", t.source}, {"cpu_model", t.cpu_model}, {"packages", t.packages},
           {"cores", t.cores},       {"pus", t.pus},       {"memory_bytes", t.memory_bytes}, {"numa", numa},
-          {"gpus", gpus},           {"nics", nics},       {"gpu_gpu", t.gpu_gpu},       {"gpu_nic", t.gpu_nic}};
+          {"gpus", gpus},           {"nics", nics},       {"gpu_gpu", t.gpu_gpu},       {"gpu_nic", t.gpu_nic},
+          {"gpu_peer", t.gpu_peer}, {"cuda_ordinal", t.cuda_ordinal}};
 }
 
 std::string topology_fingerprint(const NodeTopology& t) {
@@ -85,6 +86,8 @@ NodeTopology topology_from_json(const nlohmann::json& j) {
     t.nics.push_back({n.at("name"), n.at("interface"), n.at("kind"), n.at("bus_id"), n.at("numa"), n.at("link_speed")});
   t.gpu_gpu = j.at("gpu_gpu").get<std::vector<std::vector<std::string>>>();
   t.gpu_nic = j.at("gpu_nic").get<std::vector<std::vector<std::string>>>();
+  t.gpu_peer = j.at("gpu_peer").get<std::vector<std::vector<std::string>>>();
+  t.cuda_ordinal = j.at("cuda_ordinal").get<std::vector<int>>();
   return t;
 }
 
@@ -128,6 +131,13 @@ std::string topology_text(const NodeTopology& t) {
     }
     s += "  X self, NV# NVLinks, PIX one PCIe switch, PXB several switches, PHB through a host bridge,\n"
          "  NODE host bridges of one NUMA node, SYS across the inter-socket link\n";
+    for (std::size_t i = 0; i < t.gpu_peer.size(); ++i) {
+      if (i == 0) s += "  CUDA peer access (cudaDeviceCanAccessPeer, P2P performance rank, native atomics):\n";
+      s += fmt::format("    GPU{} (CUDA {}):", i, t.cuda_ordinal[i]);
+      for (std::size_t j = 0; j < t.gpu_peer[i].size(); ++j)
+        if (i != j) s += fmt::format(" GPU{} {};", j, t.gpu_peer[i][j]);
+      s.back() = '\n';
+    }
   }
   return s;
 }

@@ -43,6 +43,10 @@ struct NodeTopology {
   // switches), PHB (through a PCIe host bridge), NODE (host bridges of one NUMA
   // node), SYS (across the inter-socket link). gpu_gpu[i][j], gpu_nic[i][k].
   std::vector<std::vector<std::string>> gpu_gpu, gpu_nic;
+  // CUDA's view on this machine (empty from XML or without a GPU):
+  // gpu_peer[i][j] "P2P rank R[, atomics]" or "no"; cuda_ordinal[i] of GPU i.
+  std::vector<std::vector<std::string>> gpu_peer;
+  std::vector<int> cuda_ordinal;
 };
 
 // Throws std::runtime_error when hwloc cannot load it (a missing or broken XML file).

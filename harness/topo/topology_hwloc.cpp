@@ -3,6 +3,9 @@
 #include <stdexcept>
 
 #include "harness/topo/topology.hpp"
+#if CCBENCH_HAVE_CUDA
+#include "kernels/cuda/gpu_info.hpp"
+#endif
 #if CCBENCH_HAVE_HWLOC
 #include <hwloc.h>
 
@@ -177,6 +180,26 @@ NodeTopology load_topology(const std::string& xml_path) {
     t.gpu_gpu.push_back(gg);
     t.gpu_nic.push_back(gn);
   }
+#if CCBENCH_HAVE_CUDA
+  if (t.source == "this machine" && !t.gpus.empty()) {
+    // CUDA ordinals of the GPUs hwloc found, matched by PCI address.
+    const auto peers = gpu_peer_matrix();
+    for (const auto& g : t.gpus) {
+      int ordinal = -1;
+      for (int d = 0; d < static_cast<int>(peers.size()); ++d)
+        if (gpu_bus_id(d) == g.bus_id) ordinal = d;
+      t.cuda_ordinal.push_back(ordinal);
+    }
+    for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+      std::vector<std::string> row;
+      for (std::size_t j = 0; j < t.gpus.size(); ++j) {
+        const int a = t.cuda_ordinal[i], b = t.cuda_ordinal[j];
+        row.push_back(a < 0 || b < 0 ? "?" : peers[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)]);
+      }
+      t.gpu_peer.push_back(row);
+    }
+  }
+#endif
   return t;
 }
 

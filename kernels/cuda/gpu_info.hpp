@@ -1,6 +1,7 @@
 // What the CUDA runtime sees: device count, or why there is none.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace ccb {
 
@@ -13,6 +14,11 @@ struct GpuInfo {
 
 // Safe without a GPU or a driver: reports the CUDA error instead.
 GpuInfo query_gpus();
+
+// Peer access between CUDA devices i and j as CUDA reports it: "" when i == j,
+// "no" without peer access, else "P2P" with the performance rank and
+// whether native atomics work ("P2P rank 0, atomics"). Empty without GPUs.
+std::vector<std::vector<std::string>> gpu_peer_matrix();
 
 // The PCI address of CUDA device `ordinal`, lower case ("0000:12:00.0"); "" when unknown.
 std::string gpu_bus_id(int ordinal);
