@@ -47,6 +47,9 @@ class Memory {
                                         std::size_t count, uint64_t first) = 0;
   virtual std::size_t count_wrong_result(DType d, const Pattern& p, const void* buf,
                                          std::size_t count, uint64_t first) = 0;
+  // The last-level cache in front of this memory (host: L3, device: L2), for
+  // --rotate-buffers.
+  virtual std::size_t cache_bytes() const { return std::size_t{64} << 20; }
   // Test-only fault injection: flip the bits of element `index`.
   virtual void corrupt(void* buf, std::size_t element_size, std::size_t index) = 0;
 };

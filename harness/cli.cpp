@@ -88,6 +88,20 @@ auto parse_one_or_all(const std::string& flag, const std::string& text, const Ro
 
 }  // namespace
 
+// "1%" or "0.01": a fraction in (0, 1).
+double parse_precision(const std::string& text) {
+  std::string t = text;
+  const bool percent = !t.empty() && t.back() == '%';
+  if (percent) t.pop_back();
+  double v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v))
+    throw UsageError(fmt::format("--precision '{}': not a number (e.g. 1% or 0.01)", text));
+  if (percent) v /= 100;
+  if (v <= 0 || v >= 1) throw UsageError(fmt::format("--precision '{}': out of range (above 0, below 100%)", text));
+  return v;
+}
+
 std::string help_text() {
   return fmt::format(R"(ccbench {0} - collective-communication benchmark
 
@@ -130,6 +144,21 @@ Timing:
                             long (default 0: no watchdog); nccl: ncclCommAbort first
   -G, --cudagraph N         nccl: N > 0 captures each operation once as a CUDA
                             graph per GPU and replays it (default 0: direct calls)
+
+Per-iteration sampling (the per_iteration timing):
+      --precision P         keep sampling each size until the 95% confidence interval
+                            of the median is within +-P (e.g. 1% or 0.01), checked after
+                            batches that double the count (first batch -n); rank 0
+                            decides and broadcasts. The record says iterations, the
+                            precision reached and what stopped it
+      --time-per-size S     sample each size for S seconds instead (IMB's time mode)
+      --max-time-per-size S bound on either (default 10); --max-iters N (default 1e6)
+      --sync MODE           barrier (default): a barrier before each iteration; window:
+                            ranks start each iteration at a common time on rank 0's clock
+                            (offsets measured by ping-pong), so barrier exit skew does not
+                            inflate it; late starts and the start spread are recorded
+      --rotate-buffers      each iteration on another slot of buffers twice the size of
+                            the last-level cache (host L3, GPU L2): no warm-cache reuse
 
 Checking:
   -c, --check N             verify the result N times per size, outside the timed
@@ -236,7 +265,8 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   app.set_help_flag();  // handled below, so that help text is ours
   bool help = false, version = false;
   std::string collective, minb, maxb, stepb, factor, iters, warmup, check, op, dtype, root, block,
-      avg, timeout, timing, window, path, backend, memory, ngpus, graph, reg, bind, plan;
+      avg, timeout, timing, window, path, backend, memory, ngpus, graph, reg, bind, plan, precision, time_per_size,
+      max_time, max_iters;
   app.add_flag("-h,--help", help);
   app.add_flag("--version", version);
   app.add_option("collective", collective);
@@ -265,6 +295,12 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   app.add_option("-R,--registerbuffers", reg);
   app.add_option("--nccl-log-dir", cfg.nccl_log_dir);
   app.add_option("--bind", bind);
+  app.add_option("--precision", precision);
+  app.add_option("--time-per-size", time_per_size);
+  app.add_option("--max-time-per-size", max_time);
+  app.add_option("--max-iters", max_iters);
+  app.add_option("--sync", cfg.sync);
+  app.add_flag("--rotate-buffers", cfg.rotate_buffers);
   app.add_option("--xml", cfg.topo_xml);
   app.add_option("--plan", plan);
   app.add_option("--cpus", cfg.topo_cpus);
@@ -388,6 +424,16 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
     if (cfg.path == "nvlink" || cfg.path == "pcie")
       throw UsageError(fmt::format("--path {}: applies to --backend nccl only (MPI paths: auto, shm, tcp, rdma)", cfg.path));
   }
+  if (!precision.empty()) cfg.precision = parse_precision(precision);
+  if (!time_per_size.empty()) cfg.time_per_size = parse_seconds("--time-per-size", time_per_size);
+  if (!max_time.empty()) cfg.max_time_per_size = parse_seconds("--max-time-per-size", max_time);
+  if (!max_iters.empty()) cfg.max_iters = parse_long("--max-iters", max_iters, 6, 1L << 40);
+  if (cfg.precision > 0 && cfg.time_per_size > 0)
+    throw UsageError("--precision and --time-per-size: choose one (precision stops at a CI width, time at a duration)");
+  if ((cfg.precision > 0 || cfg.time_per_size > 0 || cfg.sync == "window") && cfg.timing == TimingMode::pipelined)
+    throw UsageError("--precision, --time-per-size and --sync window shape per-iteration samples: not with --timing pipelined");
+  if (cfg.sync != "barrier" && cfg.sync != "window")
+    throw UsageError(fmt::format("--sync '{}': unknown (allowed: barrier, window)", cfg.sync));
   if (cfg.progress != "auto" && cfg.progress != "on" && cfg.progress != "off")
     throw UsageError(fmt::format("--progress '{}': unknown (allowed: auto, on, off)", cfg.progress));
   // Checks that need no rank count: the plan's shape.

@@ -32,6 +32,15 @@ class Comm {
   virtual std::string agree_error(const std::string& mine) const = 0;
   // Every process's string, in rank order, on every process.
   virtual std::vector<std::string> all_strings(const std::string& mine) const = 0;
+  // Seconds on this process's clock (MPI_Wtime; steady_clock alone).
+  virtual double now() const = 0;
+  // Rank 0's clock minus this process's, from the round trip with the
+  // smallest time of `rounds` ping-pongs with rank 0 (collective), and that
+  // round trip; {0, 0} on rank 0.
+  struct ClockOffset {
+    double offset_s = 0, rtt_s = 0;
+  };
+  virtual ClockOffset clock_offset(int rounds) const = 0;
   // The MPI library and standard version ("" without MPI).
   virtual std::string mpi_library() const = 0;
   virtual std::string mpi_standard() const = 0;
@@ -50,6 +59,8 @@ class SoloComm final : public Comm {
   void broadcast(void*, std::size_t) const override {}
   std::string agree_error(const std::string& mine) const override { return mine; }
   std::vector<std::string> all_strings(const std::string& mine) const override { return {mine}; }
+  double now() const override;
+  ClockOffset clock_offset(int) const override { return {}; }
   std::string mpi_library() const override { return ""; }
   std::string mpi_standard() const override { return ""; }
 };

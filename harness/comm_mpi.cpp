@@ -81,6 +81,28 @@ std::vector<std::string> MpiComm::all_strings(const std::string& mine) const {
   return out;
 }
 
+Comm::ClockOffset MpiComm::clock_offset(int rounds) const {
+  ClockOffset best{0, 1e300};
+  for (int r = 1; r < size_; ++r) {  // one rank at a time, so rank 0 answers promptly
+    for (int k = 0; k < rounds; ++k) {
+      if (rank_ == 0) {
+        double ask = 0;
+        MPI_Recv(&ask, 1, MPI_DOUBLE, r, 71, comm_, MPI_STATUS_IGNORE);
+        const double t = MPI_Wtime();
+        MPI_Send(&t, 1, MPI_DOUBLE, r, 72, comm_);
+      } else if (rank_ == r) {
+        const double t0 = MPI_Wtime();
+        double root = 0;
+        MPI_Send(&t0, 1, MPI_DOUBLE, 0, 71, comm_);
+        MPI_Recv(&root, 1, MPI_DOUBLE, 0, 72, comm_, MPI_STATUS_IGNORE);
+        const double t1 = MPI_Wtime();
+        if (t1 - t0 < best.rtt_s) best = {root - (t0 + t1) / 2, t1 - t0};
+      }
+    }
+  }
+  return rank_ == 0 ? ClockOffset{} : best;
+}
+
 std::string MpiComm::mpi_library() const {
   char lib[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;

@@ -17,6 +17,8 @@ class MpiComm final : public Comm {
   void broadcast(void* data, std::size_t bytes) const override;
   std::string agree_error(const std::string& mine) const override;
   std::vector<std::string> all_strings(const std::string& mine) const override;
+  double now() const override { return MPI_Wtime(); }
+  ClockOffset clock_offset(int rounds) const override;
   std::string mpi_library() const override;
   std::string mpi_standard() const override;
 

@@ -24,6 +24,14 @@ struct Config {
   int register_buffers = 0;     // -R: 1 registers buffers with ncclCommRegister
   std::string nccl_log_dir;     // where NCCL's INFO log goes (empty: $TMPDIR/ccbench-nccl)
   std::string bind = "auto";    // --bind auto|none|numa|core
+  // Per-iteration sampling (harness/measure.hpp): adaptive until the median's
+  // 95% interval is within +-precision, or for a fixed time, bounded.
+  double precision = 0;         // --precision, a fraction (0.01 = 1%); 0 = fixed -n
+  double time_per_size = 0;     // --time-per-size seconds; 0 = off
+  double max_time_per_size = 10;  // --max-time-per-size seconds
+  long max_iters = 1000000;     // --max-iters
+  std::string sync = "barrier"; // --sync barrier|window: how per-iteration starts are aligned
+  bool rotate_buffers = false;  // --rotate-buffers: each iteration on buffers out of the cache
   // ccbench topo
   bool topo_json = false;       // --json
   std::string topo_xml;         // --xml FILE: an hwloc XML topology instead of this machine

@@ -1,9 +1,11 @@
 #include "harness/measure.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "harness/sampling.hpp"
 #include "harness/verify.hpp"
 
 namespace ccb {
@@ -29,21 +31,24 @@ int ops_per_iteration(const Collective& c, int window) {
 
 namespace {
 
-// The OpArgs of every local rank for this placement.
-std::vector<OpArgs> local_args(const Backend& backend, const OpArgs& args, std::span<const PointBuffers> buffers) {
+// The OpArgs of every local rank for this placement, with every buffer moved
+// `shift` bytes into its arena (--rotate-buffers).
+std::vector<OpArgs> local_args(const Backend& backend, const OpArgs& args, std::span<const PointBuffers> buffers,
+                               std::size_t shift) {
   const Collective& c = *args.coll;
   const std::size_t elem = info(args.dtype).size;
   std::vector<OpArgs> out;
   for (std::size_t j = 0; j < buffers.size(); ++j) {
     OpArgs a = args;
     a.rank = backend.first_rank() + static_cast<int>(j);
+    auto* send = static_cast<unsigned char*>(buffers[j].send) + shift;
+    auto* recv = static_cast<unsigned char*>(buffers[j].recv) + shift;
     if (a.in_place) {
-      auto* base = static_cast<unsigned char*>(buffers[j].recv);
-      a.send = base + offset_elements(c.in_place_send, a.rank, a.chunk) * elem;
-      a.recv = base + offset_elements(backend.in_place_recv(c), a.rank, a.chunk) * elem;
+      a.send = recv + offset_elements(c.in_place_send, a.rank, a.chunk) * elem;
+      a.recv = recv + offset_elements(backend.in_place_recv(c), a.rank, a.chunk) * elem;
     } else {
-      a.send = buffers[j].send;
-      a.recv = buffers[j].recv;
+      a.send = send;
+      a.recv = recv;
     }
     out.push_back(a);
   }
@@ -52,24 +57,43 @@ std::vector<OpArgs> local_args(const Backend& backend, const OpArgs& args, std::
 
 }  // namespace
 
+std::size_t rotation_slots(const PointBuffers& b, std::size_t slot_bytes) {
+  if (b.arena_bytes == 0 || slot_bytes == 0) return 1;
+  return std::max<std::size_t>(1, b.arena_bytes / slot_bytes);
+}
+
 void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, const OpArgs& args,
                        std::span<const PointBuffers> buffers, const Faults& faults, Watchdog& watchdog,
-                       Placement& out) {
+                       const Comm::ClockOffset& clock, Placement& out) {
   const int n = backend.ranks();
   const Collective& c = *args.coll;
   Memory& mem = backend.memory();
   const std::size_t elem = info(args.dtype).size;
-  const std::vector<OpArgs> locals = local_args(backend, args, buffers);
+  // --rotate-buffers: iteration k uses slot k mod slots of each arena, a page-aligned
+  // slot big enough for this point, so that the cache holds none of it when it comes round.
+  constexpr std::size_t kPage = 4096;
+  const std::size_t need = std::max(elements(c.send_extent, args.count, args.chunk),
+                                    args.in_place ? buffers.front().recv_capacity_count
+                                                  : elements(c.recv_extent, args.count, args.chunk)) * elem;
+  const std::size_t slot_bytes = (need + kPage - 1) / kPage * kPage;
+  const std::size_t slots = rotation_slots(buffers.front(), slot_bytes);
+  std::vector<std::vector<OpArgs>> by_slot;
+  for (std::size_t k = 0; k < slots; ++k) by_slot.push_back(local_args(backend, args, buffers, k * slot_bytes));
+  const std::vector<OpArgs>& locals = by_slot.front();
+  const auto next = [&](long k) { return std::span<const OpArgs>(by_slot[static_cast<std::size_t>(k) % slots]); };
   if (const std::string why = backend.unsupported(locals.front()); !why.empty()) {
     out.note = "not measured: " + why;
     return;
   }
-  const auto prepare = [&] {
-    for (std::size_t j = 0; j < locals.size(); ++j) {
-      const std::size_t recv_base_count =
-          args.in_place ? buffers[j].recv_capacity_count : elements(c.recv_extent, args.count, args.chunk);
-      prepare_buffers(mem, locals[j], locals[j].rank, n, buffers[j].recv, recv_base_count);
-    }
+  const auto prepare = [&](std::size_t count) {
+    for (std::size_t k = 0; k < count; ++k)
+      for (std::size_t j = 0; j < locals.size(); ++j) {
+        const std::size_t recv_base_count =
+            args.in_place ? std::min(buffers[j].recv_capacity_count, slot_bytes / elem)
+                          : elements(c.recv_extent, args.count, args.chunk);
+        auto* base = static_cast<unsigned char*>(buffers[j].recv) + k * slot_bytes;
+        prepare_buffers(mem, by_slot[k][j], by_slot[k][j].rank, n, base, recv_base_count);
+      }
   };
 
   // Same count everywhere: rank 0's decides.
@@ -79,10 +103,10 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
   bool active = !c.point_to_point;
   for (const auto& a : locals) active = active || pair_partner(a.rank, n).has_value();
 
-  prepare();
+  prepare(slots);
   watchdog.heartbeat(0);  // filling is not an operation: the timeout starts now
   for (int w = 0; w < cfg.warmup; ++w) {
-    backend.run(locals);
+    backend.run(next(w));
     watchdog.heartbeat(w);
   }
 
@@ -91,32 +115,21 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
     comm.barrier();
     backend.start_clock();
     for (int k = 0; k < iters; ++k) {
-      backend.run(locals);
+      backend.run(next(k));
       watchdog.heartbeat(k);
     }
     const double seconds = backend.stop_clock() / iters / per_op;
     out.pipelined_us = comm.combine(seconds * 1e6, cfg.aggregation, active);
   }
-  if (cfg.timing != TimingMode::pipelined) {
-    std::vector<double> samples(static_cast<std::size_t>(iters));
-    for (std::size_t k = 0; k < samples.size(); ++k) {
-      comm.barrier();
-      backend.start_clock();
-      backend.run(locals);
-      samples[k] = backend.stop_clock() / per_op * 1e6;
-      watchdog.heartbeat(static_cast<long>(k));
-    }
-    comm.max_inplace(samples);  // an iteration lasts until its slowest rank finishes
-    out.per_iteration_us = summarize(samples);
-    if (cfg.samples && comm.rank() == 0) out.samples_us = samples;
-  }
+  if (cfg.timing != TimingMode::pipelined)
+    sample_per_iteration(backend, comm, cfg, iters, per_op, clock, watchdog, next, out);
 
   if (const std::string why = backend.unverifiable(locals.front()); cfg.check > 0 && !why.empty()) {
-    out.note = "not checked: " + why;
+    out.note += (out.note.empty() ? "" : "; ") + std::string("not checked: ") + why;
   } else if (cfg.check > 0) {
     uint64_t wrong = 0;
     for (int k = 0; k < cfg.check; ++k) {
-      prepare();
+      prepare(1);
       watchdog.heartbeat(k);
       comm.barrier();
       backend.run(locals);

@@ -27,12 +27,17 @@ struct PointBuffers {
   void* send = nullptr;
   void* recv = nullptr;  // also the single buffer of in-place runs
   std::size_t recv_capacity_count = 0;
+  std::size_t arena_bytes = 0;  // --rotate-buffers: each buffer's size, rotated through (0: off)
 };
+
+// Slots of `slot_bytes` the arenas hold (1 without --rotate-buffers).
+std::size_t rotation_slots(const PointBuffers& b, std::size_t slot_bytes);
 
 // Fills `out` (one placement); buffers[j] belong to local rank j. The
 // iteration count is decided by rank 0 and broadcast.
+// clock: this process's offset to rank 0's clock (--sync window).
 void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, const OpArgs& args,
                        std::span<const PointBuffers> buffers, const Faults& faults, Watchdog& watchdog,
-                       Placement& out);
+                       const Comm::ClockOffset& clock, Placement& out);
 
 }  // namespace ccb

@@ -118,6 +118,7 @@ struct Buffers {
 struct Plan {
   std::vector<Task> tasks;
   std::size_t send_max = 0, recv_max = 0, points = 0;
+  std::size_t arena = 0;  // --rotate-buffers: bytes of each buffer (0: off)
   double weight = 0;  // for the progress estimate
 };
 
@@ -135,6 +136,14 @@ Plan make_plan(const Config& cfg, const Comm& comm, Backend& backend) {
       ++plan.points;
       plan.weight += Progress::weight(p.bytes);
     }
+  if (cfg.rotate_buffers) {
+    // Twice the cache beyond the largest point, so a slot has left the cache when it comes round.
+    plan.arena = std::max(plan.send_max, plan.recv_max) + 2 * backend.memory().cache_bytes();
+    plan.send_max = plan.recv_max = plan.arena;
+  }
+  if (cfg.sync == "window" && backend.name() != "mpi")
+    throw UsageError(fmt::format("--sync window: needs a host-clock backend (mpi); {} times with {}", backend.name(),
+                                 backend.clock_name()));
   validate_for_world(cfg, comm, backend, plan.tasks, plan.send_max, plan.recv_max);
   return plan;
 }
@@ -147,6 +156,7 @@ void allocate_buffers(const Config& cfg, Backend& backend, const Plan& plan, Buf
     try {
       buffers.local[j].send = backend.memory().allocate(plan.send_max, static_cast<int>(j));
       buffers.local[j].recv = backend.memory().allocate(plan.recv_max, static_cast<int>(j));
+      buffers.local[j].arena_bytes = plan.arena;
     } catch (const std::exception& e) {
       throw UsageError(fmt::format("-e/--maxbytes {}: cannot allocate {} + {} B of {} memory for rank {}: {}",
                                    format_size(cfg.max_bytes), plan.send_max, plan.recv_max, backend.memory().kind(),
@@ -169,7 +179,7 @@ std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank) {
 }
 
 RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, const std::string& nccl_log,
-                     const RankPlacement& me, const std::string& topo_json) {
+                     const RankPlacement& me, const std::string& topo_json, std::size_t arena) {
   const Collective& c = *cfg.collective;
   RunInfo run;
   run.argv = cfg.argv;
@@ -187,6 +197,13 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
   run.blocking = backend.blocking();
   run.blocking_requested = cfg.blocking;
   run.window = cfg.window;
+  run.precision = cfg.precision;
+  run.time_per_size = cfg.time_per_size;
+  run.max_time_per_size = cfg.max_time_per_size;
+  run.max_iters = cfg.max_iters;
+  run.sync = cfg.sync;
+  run.rotate_buffers = cfg.rotate_buffers;
+  run.rotate_arena_bytes = arena;
   run.ranks_per_process = backend.local_ranks();
   run.cuda_graph = cfg.cuda_graph;
   run.register_buffers = cfg.register_buffers;
@@ -196,7 +213,10 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
   run.step_factor = cfg.step_factor;
   run.strict_sizes = cfg.strict_sizes;
   run.timing_modes = std::string(name(cfg.timing));
-  run.clock = fmt::format("{} on every process, barrier outside the timed region for per_iteration", backend.clock_name());
+  run.clock = cfg.sync == "window"
+                  ? fmt::format("{} on every process; per_iteration starts at common times on rank 0's clock (window sync)",
+                                backend.clock_name())
+                  : fmt::format("{} on every process, barrier outside the timed region for per_iteration", backend.clock_name());
   run.clock_resolution_s = backend.clock_resolution_s();
   run.path_requested = cfg.path;
   collect_run_info(comm, me, backend.ranks(), topo_json, run);
@@ -275,13 +295,16 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
     topo_error = e.what();
   }
   RankPlacement me = this_process(comm, {backend.first_rank(), backend.ranks(), backend.devices()});
+  const Comm::ClockOffset clock = cfg.sync == "window" ? comm.clock_offset(20) : Comm::ClockOffset{};
+  me.clock_offset_us = clock.offset_s * 1e6;
+  me.clock_offset_rtt_us = clock.rtt_s * 1e6;
   bind_and_describe(*parse_bind_policy(cfg.bind), comm, topo ? &*topo : nullptr, topo_error, me);
 
   Buffers buffers{backend.memory(), {}};
   if (!agreed(comm, [&] { allocate_buffers(cfg, backend, plan, buffers); })) return kExitUsage;
   if (!agreed(comm, [&] { writers = open_writers(cfg, rank); })) return kExitUsage;
 
-  const RunInfo run = describe_run(cfg, comm, backend, nccl_log, me, topo ? topology_json(*topo).dump() : "");
+  const RunInfo run = describe_run(cfg, comm, backend, nccl_log, me, topo ? topology_json(*topo).dump() : "", plan.arena);
   if (rank == 0) {
     for (const auto& p : run.placement)
       for (const auto& w : p.warnings) fmt::print(stderr, "ccbench: warning: rank {} ({}): {}\n", p.rank, p.host, w);
@@ -310,7 +333,7 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
         Placement& pl = in_place ? rec.in_place : rec.out_of_place;
         watchdog.set_activity(fmt::format("{} {} {} {} B {}", c.name, rec.dtype, rec.op.empty() ? "none" : rec.op,
                                           p.bytes, in_place ? "in-place" : "out-of-place"));
-        measure_placement(backend, comm, cfg, args, buffers.local, faults, watchdog, pl);
+        measure_placement(backend, comm, cfg, args, buffers.local, faults, watchdog, clock, pl);
         derive(cfg, c, n, rec, pl);
         if (!pl.measured) continue;
         end.wrong_total += pl.wrong.value_or(0);

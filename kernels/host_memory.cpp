@@ -1,5 +1,7 @@
 #include "kernels/host_memory.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <new>
 
@@ -34,6 +36,11 @@ std::size_t HostMemory::count_wrong_result(DType d, const Pattern& p, const void
 void HostMemory::corrupt(void* buf, std::size_t element_size, std::size_t index) {
   auto* bytes = static_cast<unsigned char*>(buf) + index * element_size;
   for (std::size_t b = 0; b < element_size; ++b) bytes[b] ^= 0x5A;
+}
+
+std::size_t HostMemory::cache_bytes() const {
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return l3 > 0 ? static_cast<std::size_t>(l3) : Memory::cache_bytes();
 }
 
 }  // namespace ccb

@@ -21,6 +21,16 @@ json placement_json(const Placement& p) {
   j["pipelined_us"] = p.pipelined_us ? json(*p.pipelined_us) : json(nullptr);
   j["per_iteration"] = p.per_iteration_us ? summary_to_json(*p.per_iteration_us) : json(nullptr);
   if (!p.samples_us.empty()) j["samples_us"] = p.samples_us;
+  j["per_iteration_count"] = p.per_iteration_count;
+  j["adaptive"] = p.stopped_by.empty() || p.stopped_by == "fixed"
+                      ? json(nullptr)
+                      : json{{"target", p.precision_target ? json(*p.precision_target) : json(nullptr)},
+                             {"reached", p.precision_reached ? json(*p.precision_reached) : json(nullptr)},
+                             {"stopped_by", p.stopped_by}};
+  j["window_sync"] = p.late_starts ? json{{"late_starts", *p.late_starts},
+                                          {"start_skew_p50_us", *p.start_skew_p50_us},
+                                          {"start_skew_max_us", *p.start_skew_max_us}}
+                                   : json(nullptr);
   return j;
 }
 }  // namespace
@@ -48,6 +58,9 @@ json run_to_json(const RunInfo& r) {
         {"warmup_iterations", r.warmup}, {"check_iterations", r.check_iterations},
         {"rank_combine", r.aggregation}, {"blocking", r.blocking}, {"blocking_requested", r.blocking_requested},
         {"window", r.window}, {"ranks_per_process", r.ranks_per_process}, {"cuda_graph", r.cuda_graph},
+        {"sampling", {{"precision", r.precision}, {"time_per_size_s", r.time_per_size},
+                      {"max_time_per_size_s", r.max_time_per_size}, {"max_iters", r.max_iters}, {"sync", r.sync},
+                      {"rotate_buffers", r.rotate_buffers}, {"rotate_arena_bytes", r.rotate_arena_bytes}}},
         {"register_buffers", r.register_buffers},
         {"sizes", {{"min_bytes", r.min_bytes}, {"max_bytes", r.max_bytes}, {"step_bytes", r.step_bytes},
                    {"step_factor", r.step_factor}, {"strict", r.strict_sizes}}},
@@ -116,7 +129,9 @@ std::string placement_to_json(const RankPlacement& p) {
               {"nic_distance", p.nic_distance},
               {"warnings", p.warnings},
               {"node", p.node},
-              {"versions", p.versions}}
+              {"versions", p.versions},
+              {"clock_offset_us", p.clock_offset_us},
+              {"clock_offset_rtt_us", p.clock_offset_rtt_us}}
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -141,6 +156,8 @@ RankPlacement placement_from_json(const std::string& text) {
   p.warnings = j.at("warnings").get<std::vector<std::string>>();
   p.node = j.at("node");
   p.versions = j.at("versions");
+  p.clock_offset_us = j.at("clock_offset_us");
+  p.clock_offset_rtt_us = j.at("clock_offset_rtt_us");
   return p;
 }
 

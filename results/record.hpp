@@ -32,6 +32,8 @@ struct RankPlacement {
   std::vector<std::string> warnings;
   std::string node;                 // fingerprint of its node's topology ("" when unknown)
   std::string versions;             // "cuda driver D runtime R, nccl V": compared across nodes
+  double clock_offset_us = 0;       // --sync window: rank 0's clock minus this one's
+  double clock_offset_rtt_us = 0;   // the round trip the offset was measured with
 };
 
 // One distinct node of a run: the hosts that share a topology fingerprint.
@@ -58,6 +60,11 @@ struct RunInfo {
   double clock_resolution_s = 0;
   int iterations = 0, warmup = 0, check_iterations = 0, aggregation = 1, root = 0, window = 0;
   int ranks_per_process = 1, cuda_graph = 0, register_buffers = 0;
+  double precision = 0, time_per_size = 0, max_time_per_size = 0;
+  long max_iters = 0;
+  std::string sync = "barrier";
+  bool rotate_buffers = false;
+  std::size_t rotate_arena_bytes = 0;
   bool blocking = true;
   int blocking_requested = 0;  // -z
   std::size_t min_bytes = 0, max_bytes = 0, step_bytes = 0;
@@ -77,6 +84,14 @@ struct Placement {
   std::optional<uint64_t> wrong;            // summed over ranks; absent when not checked
   std::vector<double> samples_us;           // raw per-iteration times, with --samples
   std::string note;                         // why not measured or not checked ("" = nothing to say)
+  // Per-iteration sampling: how many iterations ran and, when adaptive, the
+  // precision asked and reached (relative half-width of the median's 95% CI).
+  long per_iteration_count = 0;
+  std::optional<double> precision_target, precision_reached;
+  std::string stopped_by;   // "precision", "max_time_per_size", "max_iters", "time_per_size" ("" when fixed -n)
+  // --sync window: starts that came late, and the spread of actual starts across ranks (us).
+  std::optional<long> late_starts;
+  std::optional<double> start_skew_p50_us, start_skew_max_us;
 };
 
 struct PointRecord {

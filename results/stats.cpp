@@ -54,4 +54,9 @@ Summary summarize(std::vector<double> samples) {
   return s;
 }
 
+std::optional<double> median_precision(const Summary& s) {
+  if (!s.ci95_lo || !s.ci95_hi || s.p50 <= 0) return std::nullopt;
+  return std::max(s.p50 - *s.ci95_lo, *s.ci95_hi - s.p50) / s.p50;
+}
+
 }  // namespace ccb

@@ -28,4 +28,8 @@ std::optional<RankPair> median_ci_ranks(std::size_t n, double confidence = 0.95)
 
 Summary summarize(std::vector<double> samples);
 
+// Half the width of the median's 95% interval relative to the median, the
+// larger side: max(p50 - lo, hi - p50) / p50. nullopt without an interval.
+std::optional<double> median_precision(const Summary& s);
+
 }  // namespace ccb

@@ -61,4 +61,11 @@ void DeviceMemory::corrupt(void* buf, std::size_t element_size, std::size_t inde
   cuda::check(cudaMemcpy(at, bytes, element_size, cudaMemcpyHostToDevice), "cudaMemcpy");
 }
 
+std::size_t DeviceMemory::cache_bytes() const {
+  int device = 0, l2 = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) != cudaSuccess || l2 <= 0)
+    return Memory::cache_bytes();
+  return static_cast<std::size_t>(l2);
+}
+
 }  // namespace ccb

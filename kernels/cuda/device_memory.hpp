@@ -20,6 +20,7 @@ class DeviceMemory : public Memory {
   std::size_t count_wrong_result(DType d, const Pattern& p, const void* buf, std::size_t count,
                                  uint64_t first) override;
   void corrupt(void* buf, std::size_t element_size, std::size_t index) override;
+  std::size_t cache_bytes() const override;  // the current device's L2
 };
 
 // Makes the device that owns `ptr` current (a device pointer of this process).

@@ -1,0 +1,149 @@
+#include "harness/sampling.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace ccb {
+
+std::string stop_reason(const Config& cfg, const Summary& s, double elapsed_s, long iterations) {
+  const bool adaptive = cfg.precision > 0 || cfg.time_per_size > 0;
+  if (!adaptive) return "fixed";
+  if (cfg.precision > 0) {
+    const auto p = median_precision(s);
+    if (p && *p <= cfg.precision) return "precision";
+  } else if (elapsed_s >= cfg.time_per_size) {
+    return "time_per_size";
+  }
+  if (elapsed_s >= cfg.max_time_per_size) return "max_time_per_size";
+  if (iterations >= cfg.max_iters) return "max_iters";
+  return "";
+}
+
+namespace {
+
+// One batch of barrier-synchronised iterations: per-iteration us per
+// operation on this process.
+void barrier_batch(Backend& backend, const Comm& comm, long from, long to, double per_op, Watchdog& watchdog,
+                   const std::function<std::span<const OpArgs>(long)>& next, std::vector<double>& out) {
+  for (long k = from; k < to; ++k) {
+    const auto args = next(k);
+    comm.barrier();
+    backend.start_clock();
+    backend.run(args);
+    out.push_back(backend.stop_clock() / per_op * 1e6);
+    watchdog.heartbeat(k);
+  }
+}
+
+struct WindowStats {
+  long late = 0;
+  std::vector<double> skew_us;
+};
+
+// One batch of window-synchronised iterations: iteration k starts at
+// start + k * window on rank 0's clock. Its time is from that common start to
+// the last rank's end (max over ranks of end times, on rank 0's clock).
+void window_batch(Backend& backend, const Comm& comm, long from, long to, double per_op, double start, double window,
+                  const Comm::ClockOffset& clock, Watchdog& watchdog,
+                  const std::function<std::span<const OpArgs>(long)>& next, std::vector<double>& out, WindowStats& stats) {
+  const std::size_t n = static_cast<std::size_t>(to - from);
+  std::vector<double> ends(n), starts(n), neg_starts(n);
+  long late = 0;
+  for (long k = from; k < to; ++k) {
+    const auto args = next(k);
+    const double target = start + static_cast<double>(k - from) * window;  // rank 0's clock
+    while (comm.now() + clock.offset_s < target) {
+    }
+    const double actual = comm.now() + clock.offset_s;
+    if (actual - target > window / 2) ++late;
+    backend.start_clock();
+    backend.run(args);
+    const double seconds = backend.stop_clock();
+    const std::size_t i = static_cast<std::size_t>(k - from);
+    ends[i] = actual + seconds;
+    starts[i] = actual;
+    neg_starts[i] = -actual;
+    watchdog.heartbeat(k);
+  }
+  comm.max_inplace(ends);
+  comm.max_inplace(starts);
+  comm.max_inplace(neg_starts);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double target = start + static_cast<double>(i) * window;
+    out.push_back((ends[i] - target) / per_op * 1e6);
+    stats.skew_us.push_back((starts[i] + neg_starts[i]) * 1e6);
+  }
+  stats.late += static_cast<long>(comm.sum(static_cast<uint64_t>(late)));
+}
+
+}  // namespace
+
+void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg, int first_iters, double per_op,
+                          const Comm::ClockOffset& clock, Watchdog& watchdog,
+                          const std::function<std::span<const OpArgs>(long k)>& next, Placement& out) {
+  const bool window = cfg.sync == "window";
+  std::vector<double> samples;  // combined over ranks
+  WindowStats wstats;
+  double begun = comm.now();
+  comm.broadcast(&begun, sizeof begun);  // rank 0's clock; only rank 0 reads it
+  double slot = 0;                        // the window, seconds
+  long count = first_iters;
+  std::string reason;
+  for (;;) {
+    const long from = static_cast<long>(samples.size());
+    std::vector<double> batch;
+    if (window) {
+      if (slot == 0) {
+        // First window: 3x a barrier-timed iteration plus the offset uncertainty, at least 20 us.
+        std::vector<double> probe;
+        barrier_batch(backend, comm, 0, 3, per_op, watchdog, next, probe);
+        comm.max_inplace(probe);
+        slot = std::max(20e-6, 3 * *std::max_element(probe.begin(), probe.end()) * per_op * 1e-6);
+        double rtt = clock.rtt_s;
+        std::vector<double> v{rtt};
+        comm.max_inplace(v);
+        slot += v[0];
+        comm.broadcast(&slot, sizeof slot);
+      }
+      double start = comm.now() + clock.offset_s + slot;
+      comm.broadcast(&start, sizeof start);
+      const long late_before = wstats.late;
+      window_batch(backend, comm, from, count, per_op, start, slot, clock, watchdog, next, batch, wstats);
+      if (wstats.late - late_before > (count - from) / 10) slot *= 2;  // too tight: widen for the next batch
+    } else {
+      barrier_batch(backend, comm, from, count, per_op, watchdog, next, batch);
+      comm.max_inplace(batch);  // an iteration lasts until its slowest rank finishes
+    }
+    samples.insert(samples.end(), batch.begin(), batch.end());
+    int stop = 1;
+    if (comm.rank() == 0) {
+      reason = stop_reason(cfg, summarize(samples), comm.now() - begun, static_cast<long>(samples.size()));
+      stop = reason.empty() ? 0 : 1;
+    }
+    comm.broadcast(&stop, sizeof stop);
+    if (stop) break;
+    count = std::min<long>(cfg.max_iters, 2 * static_cast<long>(samples.size()));
+  }
+  out.per_iteration_us = summarize(samples);
+  out.per_iteration_count = static_cast<long>(samples.size());
+  if (cfg.precision > 0 || cfg.time_per_size > 0) {
+    if (cfg.precision > 0) out.precision_target = cfg.precision;
+    out.precision_reached = median_precision(*out.per_iteration_us);
+    out.stopped_by = reason;  // rank 0 decides (and writes the records)
+    if (cfg.precision > 0 && reason != "precision" && comm.rank() == 0)
+      out.note = fmt::format("precision {:.3g}% not reached: {} after {} iterations (stopped by {})", cfg.precision * 100,
+                             out.precision_reached ? fmt::format("{:.3g}%", *out.precision_reached * 100) : "no interval",
+                             samples.size(), reason);
+  }
+  if (window) {
+    out.late_starts = wstats.late;
+    const Summary skew = summarize(wstats.skew_us);
+    out.start_skew_p50_us = skew.p50;
+    out.start_skew_max_us = skew.max;
+  }
+  if (cfg.samples && comm.rank() == 0) out.samples_us = samples;
+}
+
+}  // namespace ccb
