@@ -138,7 +138,14 @@ Plan make_plan(const Config& cfg, const Comm& comm, Backend& backend) {
     }
   if (cfg.rotate_buffers) {
     // Twice the cache beyond the largest point, so a slot has left the cache when it comes round.
-    plan.arena = std::max(plan.send_max, plan.recv_max) + 2 * backend.memory().cache_bytes();
+    // CCBENCH_CACHE_BYTES overrides the cache size the OS reports (VMs often report the host's).
+    std::size_t cache = backend.memory().cache_bytes();
+    if (const char* env = std::getenv("CCBENCH_CACHE_BYTES")) {
+      const auto v = parse_size(env);
+      if (!v || *v == 0) throw UsageError(fmt::format("CCBENCH_CACHE_BYTES '{}': not a size (e.g. 32M)", env));
+      cache = *v;
+    }
+    plan.arena = std::max(plan.send_max, plan.recv_max) + 2 * cache;
     plan.send_max = plan.recv_max = plan.arena;
   }
   if (cfg.sync == "window" && backend.name() != "mpi")

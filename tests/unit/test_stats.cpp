@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 
+#include "harness/sampling.hpp"
 #include "results/stats.hpp"
 
 namespace ccb {
@@ -54,6 +55,57 @@ TEST(Stats, SummaryOfKnownSample) {
   EXPECT_NEAR(s.stddev, std::sqrt(5.0 / 3.0), 1e-12);
   EXPECT_FALSE(s.ci95_lo.has_value());
   EXPECT_EQ(summarize({}).n, 0u);
+}
+
+}  // namespace ccb
+
+namespace ccb {
+
+TEST(Stats, MedianPrecisionIsTheLargerHalfWidth) {
+  // 1..100: median 50.5; the 95% interval of the median is the 40th..61st order statistics.
+  std::vector<double> v;
+  for (int i = 1; i <= 100; ++i) v.push_back(i);
+  const Summary s = summarize(v);
+  ASSERT_TRUE(s.ci95_lo && s.ci95_hi);
+  EXPECT_DOUBLE_EQ(*s.ci95_lo, 40);
+  EXPECT_DOUBLE_EQ(*s.ci95_hi, 61);
+  EXPECT_DOUBLE_EQ(*median_precision(s), (61 - 50.5) / 50.5);
+  EXPECT_DOUBLE_EQ(*median_precision(summarize(std::vector<double>(50, 3.0))), 0.0);
+  EXPECT_FALSE(median_precision(summarize({1, 2, 3})).has_value());  // no interval below 6 samples
+}
+
+TEST(Stats, MedianPrecisionShrinksLikeOneOverRootN) {
+  // Exponential samples (skewed, far from normal): quadrupling n halves the width.
+  std::mt19937 rng(11);
+  std::exponential_distribution<double> exp1(1.0);
+  double w1 = 0, w4 = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<double> a, b;
+    for (int i = 0; i < 400; ++i) a.push_back(1 + exp1(rng));
+    for (int i = 0; i < 1600; ++i) b.push_back(1 + exp1(rng));
+    w1 += *median_precision(summarize(a));
+    w4 += *median_precision(summarize(b));
+  }
+  EXPECT_NEAR(w1 / w4, 2.0, 0.2);
+}
+
+TEST(Sampling, StopRules) {
+  Config c;
+  Summary tight = summarize(std::vector<double>(100, 5.0));
+  std::vector<double> wide_v;
+  for (int i = 1; i <= 100; ++i) wide_v.push_back(i);
+  const Summary wide = summarize(wide_v);
+  EXPECT_EQ(stop_reason(c, wide, 0, 100), "fixed");  // no --precision, no --time-per-size
+  c.precision = 0.01;
+  EXPECT_EQ(stop_reason(c, tight, 0.1, 100), "precision");
+  EXPECT_EQ(stop_reason(c, wide, 0.1, 100), "");
+  EXPECT_EQ(stop_reason(c, wide, 11, 100), "max_time_per_size");
+  c.max_iters = 100;
+  EXPECT_EQ(stop_reason(c, wide, 0.1, 100), "max_iters");
+  c = Config{};
+  c.time_per_size = 0.5;
+  EXPECT_EQ(stop_reason(c, tight, 0.2, 100), "");  // precision alone does not stop a timed run
+  EXPECT_EQ(stop_reason(c, tight, 0.5, 100), "time_per_size");
 }
 
 }  // namespace ccb
