@@ -176,6 +176,14 @@ class JsonlWriter final : public Writer {
   File file_;
 };
 
+// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 class CsvWriter final : public Writer {
  public:
   explicit CsvWriter(const std::string& path) : file_(open_output("--csv", path)) {}
@@ -193,9 +201,10 @@ class CsvWriter final : public Writer {
       const auto num = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
       const Summary* s = pl->per_iteration_us ? &*pl->per_iteration_us : nullptr;
       fmt::print(file_.get(), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                 p.collective, run_.backend, run_.path_requested, run_.path_observed, run_.memory_kind, p.dtype,
-                 p.op, p.root < 0 ? "" : std::to_string(p.root), p.ranks, p.nodes, label, p.bytes, p.count,
-                 p.iterations, pl->time_us, pl->time_source, pl->algbw_gbps,
+                 csv_field(p.collective), csv_field(run_.backend), csv_field(run_.path_requested),
+                 csv_field(run_.path_observed), csv_field(run_.memory_kind), csv_field(p.dtype), csv_field(p.op),
+                 p.root < 0 ? "" : std::to_string(p.root), p.ranks, p.nodes, label, p.bytes, p.count,
+                 p.iterations, pl->time_us, csv_field(pl->time_source), pl->algbw_gbps,
                  p.busbw_meaningful ? fmt::format("{}", pl->busbw_gbps) : "", num(pl->pipelined_us),
                  s ? num(s->p50) : "", s ? num(s->p90) : "", s ? num(s->p99) : "", s ? num(s->min) : "",
                  s ? num(s->max) : "", s ? num(s->mean) : "", s ? num(s->stddev) : "", s ? num(s->ci95_lo) : "",

@@ -192,6 +192,19 @@ TEST(Writers, CsvRowPerPlacement) {
   EXPECT_NE(text.find("all_reduce,mpi,auto,shm,host,float,sum,,2,1,out_of_place,1024,256,20,12.5"), std::string::npos);
 }
 
+TEST(Writers, CsvQuotesFieldsWithCommas) {
+  const std::string path = ::testing::TempDir() + "/ccbench_quoted.csv";
+  PointRecord p = sample_point();
+  p.out_of_place.time_source = "pipelined, mean over ranks";
+  {
+    auto w = make_csv_writer(path);
+    w->begin(sample_run());
+    w->point(p);
+  }
+  const std::string text = read_file(path);
+  EXPECT_NE(text.find(",12.5,\"pipelined, mean over ranks\","), std::string::npos) << text;
+}
+
 TEST(Writers, UnwritablePathIsAUsageError) {
   EXPECT_ANY_THROW(make_jsonl_writer("/nonexistent-dir/x.jsonl"));
 }
