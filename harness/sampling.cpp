@@ -128,9 +128,9 @@ void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg,
   }
   out.per_iteration_us = summarize(samples);
   out.per_iteration_count = static_cast<long>(samples.size());
+  out.precision_reached = median_precision(*out.per_iteration_us);
   if (cfg.precision > 0 || cfg.time_per_size > 0) {
     if (cfg.precision > 0) out.precision_target = cfg.precision;
-    out.precision_reached = median_precision(*out.per_iteration_us);
     out.stopped_by = reason;  // rank 0 decides (and writes the records)
     if (cfg.precision > 0 && reason != "precision" && comm.rank() == 0)
       out.note = fmt::format("precision {:.3g}% not reached: {} after {} iterations (stopped by {})", cfg.precision * 100,

@@ -22,10 +22,10 @@ json placement_json(const Placement& p) {
   j["per_iteration"] = p.per_iteration_us ? summary_to_json(*p.per_iteration_us) : json(nullptr);
   if (!p.samples_us.empty()) j["samples_us"] = p.samples_us;
   j["per_iteration_count"] = p.per_iteration_count;
+  j["precision_reached"] = p.precision_reached ? json(*p.precision_reached) : json(nullptr);
   j["adaptive"] = p.stopped_by.empty() || p.stopped_by == "fixed"
                       ? json(nullptr)
                       : json{{"target", p.precision_target ? json(*p.precision_target) : json(nullptr)},
-                             {"reached", p.precision_reached ? json(*p.precision_reached) : json(nullptr)},
                              {"stopped_by", p.stopped_by}};
   j["window_sync"] = p.late_starts ? json{{"late_starts", *p.late_starts},
                                           {"start_skew_p50_us", *p.start_skew_p50_us},
