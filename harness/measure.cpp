@@ -72,9 +72,8 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
   // --rotate-buffers: iteration k uses slot k mod slots of each arena, a page-aligned
   // slot big enough for this point, so that the cache holds none of it when it comes round.
   constexpr std::size_t kPage = 4096;
-  const std::size_t need = std::max(elements(c.send_extent, args.count, args.chunk),
-                                    args.in_place ? buffers.front().recv_capacity_count
-                                                  : elements(c.recv_extent, args.count, args.chunk)) * elem;
+  const std::size_t need =
+      std::max(elements(c.send_extent, args.count, args.chunk), elements(c.recv_extent, args.count, args.chunk)) * elem;
   const std::size_t slot_bytes = (need + kPage - 1) / kPage * kPage;
   const std::size_t slots = rotation_slots(buffers.front(), slot_bytes);
   std::vector<std::vector<OpArgs>> by_slot;
