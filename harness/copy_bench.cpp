@@ -230,16 +230,8 @@ int run_copy_bench(const Config& cfg) {
   std::vector<int> devices;
   for (const auto& g : r.gpus) devices.push_back(g.id);
   const SoloComm solo;
-  std::optional<NodeTopology> topo;
-  std::string topo_error;
-  try {
-    topo = load_topology();
-  } catch (const std::exception& e) {
-    topo_error = e.what();
-  }
-  RankPlacement me = this_process(solo, {0, 1, devices});
-  bind_and_describe(BindPolicy::none, solo, topo ? &*topo : nullptr, topo_error, me);
-  collect_run_info(solo, me, 1, topo ? topology_json(*topo).dump() : "", run);
+  const PlacedProcess placed = place_process(BindPolicy::none, solo, {0, 1, devices});
+  collect_run_info(solo, placed.me, 1, placed.topo_json, run);
   for (auto& w : writers) w->begin(run);
 
   bool peer_missing = false;

@@ -294,24 +294,18 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
   if (!agreed(comm, [&] { plan = make_plan(cfg, comm, backend); })) return kExitUsage;
 
   // --bind before the buffers are touched, so that memory lands on the chosen node.
-  std::optional<NodeTopology> topo;
-  std::string topo_error;
-  try {
-    topo = load_topology();
-  } catch (const std::exception& e) {
-    topo_error = e.what();
-  }
-  RankPlacement me = this_process(comm, {backend.first_rank(), backend.ranks(), backend.devices()});
+  PlacedProcess placed =
+      place_process(*parse_bind_policy(cfg.bind), comm, {backend.first_rank(), backend.ranks(), backend.devices()});
+  RankPlacement& me = placed.me;
   const Comm::ClockOffset clock = cfg.sync == "window" ? comm.clock_offset(20) : Comm::ClockOffset{};
   me.clock_offset_us = clock.offset_s * 1e6;
   me.clock_offset_rtt_us = clock.rtt_s * 1e6;
-  bind_and_describe(*parse_bind_policy(cfg.bind), comm, topo ? &*topo : nullptr, topo_error, me);
 
   Buffers buffers{backend.memory(), {}};
   if (!agreed(comm, [&] { allocate_buffers(cfg, backend, plan, buffers); })) return kExitUsage;
   if (!agreed(comm, [&] { writers = open_writers(cfg, rank); })) return kExitUsage;
 
-  const RunInfo run = describe_run(cfg, comm, backend, nccl_log, me, topo ? topology_json(*topo).dump() : "", plan.arena);
+  const RunInfo run = describe_run(cfg, comm, backend, nccl_log, me, placed.topo_json, plan.arena);
   if (rank == 0) {
     for (const auto& p : run.placement)
       for (const auto& w : p.warnings) fmt::print(stderr, "ccbench: warning: rank {} ({}): {}\n", p.rank, p.host, w);

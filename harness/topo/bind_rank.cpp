@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace ccb {
 namespace {
@@ -53,6 +54,19 @@ void bind_and_describe(BindPolicy policy, const Comm& comm, const NodeTopology* 
     me.nic_distance = gpu >= 0 ? topo->gpu_nic[static_cast<std::size_t>(gpu)][static_cast<std::size_t>(nic)] : "";
   }
   for (auto& w : binding_warnings(*topo, cpus, me.mem_numa, gpu)) me.warnings.push_back(std::move(w));
+}
+
+PlacedProcess place_process(BindPolicy policy, const Comm& comm, const ProcessRanks& ranks) {
+  std::optional<NodeTopology> topo;
+  std::string error;
+  try {
+    topo = load_topology();
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  PlacedProcess p{this_process(comm, ranks), topo ? topology_json(*topo).dump() : ""};
+  bind_and_describe(policy, comm, topo ? &*topo : nullptr, error, p.me);
+  return p;
 }
 
 }  // namespace ccb

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "harness/comm.hpp"
+#include "harness/run_info.hpp"
 #include "harness/topo/binding.hpp"
 #include "results/record.hpp"
 
@@ -16,5 +17,14 @@ namespace ccb {
 // addresses of this process's GPUs.
 void bind_and_describe(BindPolicy policy, const Comm& comm, const NodeTopology* topo, const std::string& topo_error,
                        RankPlacement& me);
+
+// This process placed: its topology loaded (when hwloc can), bound per
+// `policy`, described (this_process + bind_and_describe). topo_json is the
+// node's topology ("" when it could not be loaded). Collective over comm.
+struct PlacedProcess {
+  RankPlacement me;
+  std::string topo_json;
+};
+PlacedProcess place_process(BindPolicy policy, const Comm& comm, const ProcessRanks& ranks);
 
 }  // namespace ccb
