@@ -206,17 +206,24 @@ unsigned long long* device_counter() {
   return counters[d];
 }
 
+// Calls launch(dtype constant, kind constant, split, grid) for the runtime
+// dtype and pattern kind: one dispatch for the fill and verify kernels.
+template <class Launch>
+void for_pattern(DType d, PatternKind kind, std::size_t count, const void* buf, Launch&& launch) {
+  visit_dtype(d, [&](auto dt) {
+    const Split s = split<element_t<decltype(dt)::value>>(count, buf);
+    const int grid = grid_for(s.vectors + s.head + s.tail);
+    visit_kind(kind, [&](auto kt) { launch(dt, kt, s, grid); });
+  });
+}
+
 template <bool Result>
 void fill(DType d, const Pattern& p, int rank, void* buf, std::size_t count, uint64_t first, cudaStream_t stream) {
   if (count == 0) return;
-  visit_dtype(d, [&](auto dt) {
-    constexpr DType D = decltype(dt)::value;
-    using T = element_t<D>;
-    const Split s = split<T>(count, buf);
-    visit_kind(p.kind, [&](auto kt) {
-      fill_kernel<D, decltype(kt)::value, Result><<<grid_for(s.vectors + s.head + s.tail), kThreads, 0, stream>>>(
-          p, rank, static_cast<T*>(buf), s, first);
-    });
+  for_pattern(d, p.kind, count, buf, [&](auto dt, auto kt, const Split& s, int grid) {
+    using T = element_t<decltype(dt)::value>;
+    fill_kernel<decltype(dt)::value, decltype(kt)::value, Result><<<grid, kThreads, 0, stream>>>(
+        p, rank, static_cast<T*>(buf), s, first);
   });
   check(cudaGetLastError(), "fill kernel launch");
 }
@@ -227,14 +234,10 @@ uint64_t count_wrong(DType d, const Pattern& p, int rank, const void* buf, std::
   if (count == 0) return 0;
   unsigned long long* counter = device_counter();
   check(cudaMemsetAsync(counter, 0, sizeof *counter, stream), "cudaMemsetAsync(counter)");
-  visit_dtype(d, [&](auto dt) {
-    constexpr DType D = decltype(dt)::value;
-    using T = element_t<D>;
-    const Split s = split<T>(count, buf);
-    visit_kind(p.kind, [&](auto kt) {
-      verify_kernel<D, decltype(kt)::value, Result><<<grid_for(s.vectors + s.head + s.tail), kThreads, 0, stream>>>(
-          p, rank, static_cast<const T*>(buf), s, first, counter);
-    });
+  for_pattern(d, p.kind, count, buf, [&](auto dt, auto kt, const Split& s, int grid) {
+    using T = element_t<decltype(dt)::value>;
+    verify_kernel<decltype(dt)::value, decltype(kt)::value, Result><<<grid, kThreads, 0, stream>>>(
+        p, rank, static_cast<const T*>(buf), s, first, counter);
   });
   check(cudaGetLastError(), "verify kernel launch");
   unsigned long long wrong = 0;
