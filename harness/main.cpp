@@ -12,6 +12,7 @@
 
 #include "collectives/nccl/nccl_env.hpp"
 #include "harness/cli.hpp"
+#include "harness/compare_command.hpp"
 #if CCBENCH_HAVE_CUDA
 #include "harness/copy_bench.hpp"
 #endif
@@ -69,6 +70,8 @@ std::string request_path(const Config& cfg) {
 }  // namespace ccb
 
 int main(int argc, char** argv) {
+  // Commands that read files only: no MPI, no GPU.
+  if (argc > 1 && std::string(argv[1]) == "compare") return ccb::run_compare(argc - 1, argv + 1);
   const bool printer = ccb::launcher_rank() == 0;
   ccb::ParsedArgs args;
   std::string nccl_log;

@@ -176,14 +176,6 @@ class JsonlWriter final : public Writer {
   File file_;
 };
 
-// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
-std::string csv_field(const std::string& v) {
-  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 class CsvWriter final : public Writer {
  public:
   explicit CsvWriter(const std::string& path) : file_(open_output("--csv", path)) {}
@@ -220,6 +212,14 @@ class CsvWriter final : public Writer {
 };
 
 }  // namespace
+
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 
 std::unique_ptr<Writer> make_table_writer(std::FILE* out, bool stats) {
   return std::make_unique<TableWriter>(out, stats);

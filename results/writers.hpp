@@ -25,6 +25,8 @@ std::unique_ptr<Writer> make_table_writer(std::FILE* out, bool stats);
 std::unique_ptr<Writer> make_jsonl_writer(const std::string& path);
 // CSV: a header, then one row per point and placement.
 std::unique_ptr<Writer> make_csv_writer(const std::string& path);
+// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+std::string csv_field(const std::string& v);
 
 // Throws UsageError naming `flag` when `path` cannot be written; touches
 // nothing (an existing file keeps its content, a new one is not left behind).

@@ -1,0 +1,231 @@
+#include "harness/compare_command.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "harness/usage_error.hpp"
+#include "results/compare/comparison.hpp"
+#include "results/compare/reference.hpp"
+#include "results/import/importer.hpp"
+#include "results/import/text_input.hpp"
+#include "results/report/charts_gnuplot.hpp"
+#include "results/report/render.hpp"
+#include "results/writers.hpp"
+
+namespace ccb {
+namespace {
+
+constexpr const char* kHelp = R"(usage: ccbench compare --run LABEL=PATH [--run LABEL=PATH ...] [options]
+
+Reads two or more result sets, lines them up point by point and reports how
+each compares with the baseline. PATH is a file or a folder (every file in
+it, recursively). Formats are detected: ccbench JSON Lines, nccl-tests stdout
+or -J JSON, OSU micro-benchmarks, IMB-MPI1.
+
+  --run LABEL=PATH     a result set (repeat); the first is the baseline
+  --baseline LABEL     compare against this set instead
+  --reference ID|all   add a published figure as a column (--reference list)
+  --cost LABEL=FILE    cost profile (YAML) of a set: cloud or bare_metal
+  --workload FILE      data-parallel training profile (YAML): cost per step
+  --alpha A            significance level of the Mann-Whitney U test (0.05)
+  --ignore-key LIST    key fields to leave out of the alignment, comma
+                       separated: dtype,op,ranks,nodes,in_place,path,memory
+  --ranks LABEL=N      rank count for files that do not record it (OSU)
+  --md FILE  --csv FILE  --json FILE  --html FILE   write those reports
+  --color auto|always|never   colour on the terminal (auto: on a TTY, unless NO_COLOR)
+  -q, --quiet          no terminal report
+
+Numbers: busbw in GB/s (1e9 B/s) and times in microseconds as the inputs
+report them (nccl-tests: max over ranks per -a; ccbench: see --help of a run;
+OSU/IMB: average latency, bandwidth converted to time per message). Ratios
+are other / baseline. Exit codes: 0 done, 2 bad input (one line on stderr).
+)";
+
+std::pair<std::string, std::string> split_assignment(const std::string& flag, const std::string& v) {
+  const std::size_t eq = v.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+    throw UsageError(fmt::format("{} '{}': expected LABEL=VALUE", flag, terminal_safe(v)));
+  return {v.substr(0, eq), v.substr(eq + 1)};
+}
+
+std::string reference_list() {
+  std::string out = "Published figures (--reference ID; not measured by ccbench):\n";
+  for (const PublishedFigure& f : published_figures())
+    out += fmt::format("  {:<20} {} {} ranks, {} node(s), {} busbw {} GB/s\n  {:<20} source: {}\n", f.id, f.collective,
+                       f.ranks, f.nodes, format_bytes(static_cast<double>(f.bytes)), f.busbw_gbps, "", f.source);
+  return out;
+}
+
+// Writes `text` to `path` through a temporary file renamed into place: a
+// failure leaves no half-written report.
+void write_report(const std::string& flag, const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp-ccbench";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw UsageError(fmt::format("{} {}: cannot write", flag, path));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw UsageError(fmt::format("{} {}: cannot write", flag, path));
+  }
+}
+
+struct CompareArgs {
+  std::vector<std::string> runs, references, costs, ranks;
+  std::string baseline, workload, ignore, color = "auto", md, csv, json, html, alpha;
+  bool quiet = false, help = false;
+};
+
+CompareArgs parse(int argc, const char* const* argv) {
+  CompareArgs a;
+  CLI::App app{"ccbench compare"};
+  app.set_help_flag();
+  app.allow_extras(false);
+  app.add_flag("-h,--help", a.help);
+  app.add_option("--run", a.runs);
+  app.add_option("--reference", a.references);
+  app.add_option("--cost", a.costs);
+  app.add_option("--ranks", a.ranks);
+  app.add_option("--baseline", a.baseline);
+  app.add_option("--workload", a.workload);
+  app.add_option("--ignore-key", a.ignore);
+  app.add_option("--alpha", a.alpha);
+  app.add_option("--color", a.color);
+  app.add_option("--md", a.md);
+  app.add_option("--csv", a.csv);
+  app.add_option("--json", a.json);
+  app.add_option("--html", a.html);
+  app.add_flag("-q,--quiet", a.quiet);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(fmt::format("compare: {} (see ccbench compare --help)", e.what()));
+  }
+  return a;
+}
+
+int compare(const CompareArgs& a) {
+  if (a.help) {
+    fmt::print("{}", kHelp);
+    return kExitOk;
+  }
+  for (const auto& r : a.references)
+    if (r == "list") {
+      fmt::print("{}", reference_list());
+      return kExitOk;
+    }
+  ComparisonOptions options;
+  if (!a.alpha.empty()) {
+    const auto v = parse_double(a.alpha);
+    if (!v || *v <= 0 || *v >= 1) throw UsageError(fmt::format("--alpha '{}': expected a number between 0 and 1", terminal_safe(a.alpha)));
+    options.alpha = *v;
+  }
+  if (!a.ignore.empty()) {
+    std::string bad;
+    const auto mask = parse_key_fields(a.ignore, &bad);
+    if (!mask)
+      throw UsageError(fmt::format("--ignore-key '{}': unknown field (allowed: dtype, op, ranks, nodes, in_place, path, memory)",
+                                   terminal_safe(bad)));
+    options.ignored = *mask;
+  }
+  if (a.color != "auto" && a.color != "always" && a.color != "never")
+    throw UsageError(fmt::format("--color '{}': unknown (allowed: auto, always, never)", terminal_safe(a.color)));
+  for (const auto& [flag, path] : {std::pair{"--md", a.md}, {"--csv", a.csv}, {"--json", a.json}, {"--html", a.html}})
+    if (!path.empty()) check_output_writable(flag, path);
+  std::vector<std::pair<std::string, std::string>> runs;
+  for (const auto& r : a.runs) runs.push_back(split_assignment("--run", r));
+  std::map<std::string, int> ranks;
+  for (const auto& r : a.ranks) {
+    const auto [label, value] = split_assignment("--ranks", r);
+    const auto n = parse_uint(value);
+    if (!n || *n < 1 || *n > (1u << 24)) throw UsageError(fmt::format("--ranks {}: '{}' is not a rank count", terminal_safe(label), terminal_safe(value)));
+    ranks[label] = static_cast<int>(*n);
+  }
+  std::vector<ResultSet> sets;
+  for (const auto& [label, path] : runs) {
+    for (const ResultSet& s : sets)
+      if (s.label == label) throw UsageError(fmt::format("--run {}: the label is used twice", terminal_safe(label)));
+    ImportOptions io;
+    if (ranks.count(label)) io.ranks = ranks[label];
+    try {
+      sets.push_back(load_result_set(label, path, io));
+    } catch (const ImportError& e) {
+      throw UsageError(fmt::format("--run {}: {}", terminal_safe(label), terminal_safe(e.what())));
+    }
+    if (sets.back().points.empty())
+      throw UsageError(fmt::format("--run {}: no measured points could be read from {}{}", terminal_safe(label),
+                                   terminal_safe(path), sets.back().unread.empty() ? "" : " (" + terminal_safe(sets.back().unread.front()) + ")"));
+  }
+  for (const auto& [label, n] : ranks) {
+    bool known = false;
+    for (const auto& s : sets) known = known || s.label == label;
+    if (!known) throw UsageError(fmt::format("--ranks {}: no --run has that label", terminal_safe(label)));
+  }
+  const auto figures = published_figures();
+  for (const auto& id : a.references) {
+    bool found = false;
+    for (const PublishedFigure& f : figures)
+      if (id == "all" || id == f.id) sets.push_back(published_set(f)), found = true;
+    if (!found) throw UsageError(fmt::format("--reference '{}': unknown (see --reference list)", terminal_safe(id)));
+  }
+  if (sets.size() < 2)
+    throw UsageError("compare: needs at least two result sets (--run LABEL=PATH twice, or one and --reference)");
+  if (!a.baseline.empty()) {
+    bool found = false;
+    for (std::size_t i = 0; i < sets.size(); ++i)
+      if (sets[i].label == a.baseline) options.baseline = i, found = true;
+    if (!found) throw UsageError(fmt::format("--baseline {}: no result set has that label", terminal_safe(a.baseline)));
+  }
+  CostInputs cost;
+  cost.profiles.resize(sets.size());
+  for (const auto& c : a.costs) {
+    const auto [label, file] = split_assignment("--cost", c);
+    bool found = false;
+    for (std::size_t i = 0; i < sets.size(); ++i)
+      if (sets[i].label == label) cost.profiles[i] = load_cost_profile(file), found = true;
+    if (!found) throw UsageError(fmt::format("--cost {}: no result set has that label", terminal_safe(label)));
+  }
+  if (!a.workload.empty()) cost.workload = load_workload(a.workload);
+
+  const Comparison comparison = compare_sets(std::move(sets), options);
+  const Report report = build_report(comparison, cost, ReportLimits{});
+  if (!a.quiet) {
+    const bool color = a.color == "always" || (a.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+    fmt::print("{}", render_terminal(report, color));
+  }
+  if (!a.md.empty()) write_report("--md", a.md, render_markdown(report));
+  if (!a.csv.empty()) write_report("--csv", a.csv, render_csv(comparison));
+  if (!a.json.empty()) write_report("--json", a.json, render_json(comparison, report));
+  if (!a.html.empty()) {
+    const char* gp = std::getenv("CCBENCH_GNUPLOT");
+    const ChartImages charts = render_charts(report.charts, gp && *gp ? gp : "gnuplot");
+    if (!charts.unavailable.empty()) fmt::print(stderr, "ccbench compare: charts unavailable: {}\n", charts.unavailable);
+    write_report("--html", a.html, render_html(report, charts));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_compare(int argc, const char* const* argv) {
+  try {
+    return compare(parse(argc, argv));
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ccbench: {}\n", e.what());
+    return kExitUsage;
+  }
+}
+
+}  // namespace ccb

@@ -1,0 +1,175 @@
+#include "results/compare/cost.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <set>
+
+#include "collectives/collective.hpp"
+#include "harness/usage_error.hpp"
+#include "kernels/dtype.hpp"
+#if CCBENCH_HAVE_YAML
+#include <yaml-cpp/yaml.h>
+#endif
+
+namespace ccb {
+
+#if CCBENCH_HAVE_YAML
+namespace {
+
+[[noreturn]] void bad(const std::string& file, const YAML::Node& n, const std::string& key, const std::string& what) {
+  throw UsageError(fmt::format("{}:{}: {}: {}", file, n.Mark().line + 1, key, what));
+}
+
+YAML::Node load_mapping(const std::string& path, const std::set<std::string>& allowed) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw UsageError(fmt::format("{}: cannot read", path));
+  } catch (const YAML::Exception& e) {
+    throw UsageError(fmt::format("{}:{}: not valid YAML ({})", path, e.mark.line + 1, e.msg));
+  }
+  if (!root.IsMap()) throw UsageError(fmt::format("{}:1: expected a mapping of key: value", path));
+  for (const auto& kv : root) {
+    const std::string key = kv.first.Scalar();
+    if (!allowed.count(key)) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      bad(path, kv.first, key, fmt::format("unknown key (allowed: {})", list));
+    }
+  }
+  return root;
+}
+
+double number(const std::string& file, const YAML::Node& root, const char* key, double lo, double hi, bool required) {
+  const YAML::Node n = root[key];
+  if (!n) {
+    if (required) throw UsageError(fmt::format("{}:1: {}: missing", file, key));
+    return kNaN;
+  }
+  double v = 0;
+  try {
+    v = n.as<double>();
+  } catch (const YAML::Exception&) {
+    bad(file, n, key, fmt::format("'{}' is not a number", n.IsScalar() ? n.Scalar() : std::string("(not a scalar)")));
+  }
+  if (!std::isfinite(v) || v < lo || v > hi) bad(file, n, key, fmt::format("{} is out of range [{}, {}]", v, lo, hi));
+  return v;
+}
+
+std::string text(const std::string& file, const YAML::Node& root, const char* key) {
+  const YAML::Node n = root[key];
+  if (!n) return "";
+  if (!n.IsScalar()) bad(file, n, key, "expected a string");
+  return n.Scalar();
+}
+
+}  // namespace
+
+CostProfile load_cost_profile(const std::string& path) {
+  const YAML::Node root = load_mapping(path, {"kind", "name", "currency", "price_per_gpu_hour", "price_per_node_hour",
+                                              "gpus_per_node", "capital_cost", "amortisation_years",
+                                              "yearly_operating_cost", "utilisation", "gpus"});
+  CostProfile c;
+  c.file = path;
+  c.kind = text(path, root, "kind");
+  c.name = text(path, root, "name");
+  if (root["currency"]) c.currency = text(path, root, "currency");
+  if (c.kind == "cloud") {
+    c.per_gpu_hour = number(path, root, "price_per_gpu_hour", 0, 1e6, false);
+    c.per_node_hour = number(path, root, "price_per_node_hour", 0, 1e8, false);
+    if (std::isnan(c.per_gpu_hour) == std::isnan(c.per_node_hour))
+      throw UsageError(fmt::format("{}:1: price_per_gpu_hour or price_per_node_hour: give exactly one", path));
+    if (!std::isnan(c.per_node_hour)) {
+      c.gpus_per_node = static_cast<int>(number(path, root, "gpus_per_node", 1, 1024, true));
+      c.per_gpu_hour = c.per_node_hour / c.gpus_per_node;
+      c.derivation = fmt::format("{} per node-hour / {} GPUs per node", c.per_node_hour, c.gpus_per_node);
+    } else {
+      c.derivation = "price per GPU-hour as given";
+    }
+  } else if (c.kind == "bare_metal") {
+    c.capital_cost = number(path, root, "capital_cost", 0, 1e13, true);
+    c.amortisation_years = number(path, root, "amortisation_years", 0.1, 50, true);
+    c.yearly_operating_cost = number(path, root, "yearly_operating_cost", 0, 1e12, true);
+    c.utilisation = number(path, root, "utilisation", 0.01, 1, true);
+    c.gpus = static_cast<int>(number(path, root, "gpus", 1, 1e7, true));
+    c.per_gpu_hour = (c.capital_cost / c.amortisation_years + c.yearly_operating_cost) / (c.gpus * 8760.0 * c.utilisation);
+    c.derivation = fmt::format("(capital {} / {} years + yearly operating {}) / ({} GPUs x 8760 h x utilisation {})",
+                               c.capital_cost, c.amortisation_years, c.yearly_operating_cost, c.gpus, c.utilisation);
+  } else {
+    const YAML::Node k = root["kind"];
+    throw UsageError(fmt::format("{}:{}: kind: '{}' is unknown (allowed: cloud, bare_metal)", path,
+                                 k ? k.Mark().line + 1 : 1, c.kind));
+  }
+  return c;
+}
+
+Workload load_workload(const std::string& path) {
+  const YAML::Node root = load_mapping(path, {"name", "parameters", "dtype", "gpus", "collective"});
+  Workload w;
+  w.file = path;
+  w.name = text(path, root, "name");
+  w.parameters = number(path, root, "parameters", 1, 1e16, true);
+  w.gpus = static_cast<int>(number(path, root, "gpus", 2, 1e7, true));
+  w.dtype = text(path, root, "dtype");
+  if (w.dtype.empty()) w.dtype = "bfloat16";
+  const auto d = parse_dtype(w.dtype);
+  if (!d) bad(path, root["dtype"], "dtype", fmt::format("'{}' is not a dtype (e.g. float, bfloat16, half)", w.dtype));
+  w.dtype_bytes = info(*d).size;
+  if (root["collective"]) w.collective = text(path, root, "collective");
+  if (!find_collective(w.collective))
+    bad(path, root["collective"], "collective", fmt::format("'{}' is not a collective", w.collective));
+  return w;
+}
+#else
+CostProfile load_cost_profile(const std::string& path) {
+  throw UsageError(fmt::format("{}: cost profiles need yaml-cpp; this ccbench was built without it", path));
+}
+Workload load_workload(const std::string& path) {
+  throw UsageError(fmt::format("{}: workload files need yaml-cpp; this ccbench was built without it", path));
+}
+#endif
+
+double cost_per_pb(const CostProfile& c, double peak_busbw_gbps) {
+  return peak_busbw_gbps > 0 ? c.per_gpu_hour * 1e6 / (3600 * peak_busbw_gbps) : kNaN;
+}
+
+std::optional<WorkloadEstimate> estimate_workload(const Workload& w, const SeriesTable& table, const CostProfile* cost) {
+  const Series* best = nullptr;
+  for (const Series& s : table.series) {
+    if (s.collective != w.collective || s.points.empty()) continue;
+    const auto better = [&] {
+      if (!best) return true;
+      if (s.ranks != best->ranks) return s.ranks > best->ranks;
+      return s.in_place == 0 && best->in_place != 0;
+    };
+    if (better()) best = &s;
+  }
+  if (!best) return std::nullopt;
+  const double bytes = w.bytes_per_step();
+  const auto& pts = best->points;
+  WorkloadEstimate e;
+  e.curve = best;
+  std::size_t i = 0;
+  while (i < pts.size() && static_cast<double>(pts[i].bytes) < bytes) ++i;
+  if (i == 0 || i == pts.size()) {
+    const SeriesPoint& end = i == 0 ? pts.front() : pts.back();
+    e.busbw_gbps = end.busbw_gbps;
+    e.extrapolated = static_cast<double>(end.bytes) != bytes;
+  } else {
+    const SeriesPoint &lo = pts[i - 1], &hi = pts[i];
+    const double l0 = std::log2(std::max<double>(1, static_cast<double>(lo.bytes)));
+    const double l1 = std::log2(static_cast<double>(hi.bytes));
+    const double t = (std::log2(bytes) - l0) / (l1 - l0);
+    e.busbw_gbps = lo.busbw_gbps + t * (hi.busbw_gbps - lo.busbw_gbps);
+  }
+  const Collective* c = find_collective(w.collective);
+  if (!(e.busbw_gbps > 0) || !c) return e;
+  const double algbw = e.busbw_gbps * 1e9 / bus_factor(*c, w.gpus);
+  e.time_per_step_s = bytes / algbw;
+  if (cost) e.cost_per_1000_steps = 1000 * e.time_per_step_s * w.gpus * cost->per_gpu_hour / 3600;
+  return e;
+}
+
+}  // namespace ccb

@@ -1,0 +1,53 @@
+// Cost profiles and the workload model (YAML files; see README "Comparing
+// results: cost"). Everything is reduced to a price per GPU-hour (per rank
+// for host-memory runs), then:
+//   cost per PB at peak = price_per_gpu_hour * 1e6 / (3600 * peak_busbw_gbps)
+//     (the cost of one GPU's share of 1e15 bytes of bus traffic at its peak busbw)
+//   gradient bytes per step = parameters * bytes per element of the dtype
+//   time per step = bytes / (busbw(bytes) * 1e9 / bus_factor(gpus))
+//     busbw(bytes): the measured curve, linear in log2(size) between sizes,
+//     the end value beyond them (flagged); busbw is taken as independent of
+//     the GPU count (nccl-tests' premise for ring algorithms)
+//   cost per 1,000 steps = 1000 * time per step * gpus * price_per_gpu_hour / 3600
+#pragma once
+#include <optional>
+#include <string>
+
+#include "results/compare/series.hpp"
+
+namespace ccb {
+
+struct CostProfile {
+  std::string file, kind, name, currency = "USD";
+  double per_gpu_hour = kNaN;  // derived for bare metal
+  // Bare metal inputs, shown next to the derived price.
+  double capital_cost = kNaN, amortisation_years = kNaN, yearly_operating_cost = kNaN, utilisation = kNaN;
+  double per_node_hour = kNaN;
+  int gpus = 0, gpus_per_node = 0;
+  std::string derivation;  // how per_gpu_hour was computed
+};
+
+struct Workload {
+  std::string file, name, collective = "all_reduce", dtype;
+  double parameters = 0;
+  std::size_t dtype_bytes = 0;
+  int gpus = 0;
+  double bytes_per_step() const { return parameters * static_cast<double>(dtype_bytes); }
+};
+
+// Both throw UsageError "FILE:LINE: KEY: what is wrong" on bad content.
+CostProfile load_cost_profile(const std::string& path);
+Workload load_workload(const std::string& path);
+
+double cost_per_pb(const CostProfile& c, double peak_busbw_gbps);
+
+struct WorkloadEstimate {
+  double busbw_gbps = kNaN, time_per_step_s = kNaN, cost_per_1000_steps = kNaN;
+  bool extrapolated = false;
+  const Series* curve = nullptr;
+};
+// Picks the curve of the workload's collective (the one with the most ranks,
+// out-of-place preferred) from a set's series.
+std::optional<WorkloadEstimate> estimate_workload(const Workload& w, const SeriesTable& table, const CostProfile* cost);
+
+}  // namespace ccb

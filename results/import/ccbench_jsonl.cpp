@@ -1,0 +1,187 @@
+// ccbench's own JSON Lines (results/SCHEMA.md, schema versions 1 and 2): a
+// run record sets the context (collective, backend, memory, path, ranks) and
+// the environment; each point record holds out-of-place and in-place.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "results/import/importer.hpp"
+#include "results/import/text_input.hpp"
+
+namespace ccb {
+namespace {
+
+using nlohmann::json;
+
+std::string str_at(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<double> num_at(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+const json& obj_at(const json& j, const char* key) {
+  static const json empty = json::object();
+  const auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : empty;
+}
+
+std::string first_line(std::string s) { return s.substr(0, s.find('\n')); }
+
+struct RunContext {
+  std::string collective, memory = "host", path = "auto";
+  bool seen = false;
+};
+
+void read_environment(const json& run, ResultSet& set) {
+  const json& versions = obj_at(run, "versions");
+  set.note_env("tool", "ccbench " + str_at(versions, "ccbench"));
+  for (const char* k : {"mpi_library", "cuda", "nccl", "os", "os_kernel", "compiler", "host_kernels", "hwloc_api"})
+    set.note_env(std::string("versions.") + k, first_line(str_at(versions, k)));
+  const json& config = obj_at(run, "config");
+  set.note_env("config.backend", str_at(config, "backend"));
+  set.note_env("config.memory", str_at(config, "memory_kind"));
+  set.note_env("config.timing", str_at(config, "timing_modes"));
+  if (const auto n = num_at(config, "iterations")) set.note_env("config.iterations", fmt::format("{}", *n));
+  const json& path = obj_at(run, "path");
+  set.note_env("path.requested", str_at(path, "requested"));
+  set.note_env("path.observed", str_at(path, "observed"));
+  if (const auto r = num_at(run, "ranks")) set.note_env("placement.ranks", fmt::format("{}", *r));
+  if (const auto n = num_at(run, "nodes")) set.note_env("placement.nodes", fmt::format("{}", *n));
+  if (const auto it = run.find("node_topologies"); it != run.end() && it->is_array()) {
+    set.note_env("topology.distinct_nodes", std::to_string(it->size()));
+    for (const json& node : *it) {
+      const json& t = obj_at(node, "topology");
+      set.note_env("hardware.cpu", str_at(t, "cpu_model"));
+      if (const auto c = num_at(t, "cores")) set.note_env("hardware.cores_per_node", fmt::format("{}", *c));
+      if (const auto m = num_at(t, "memory_bytes")) set.note_env("hardware.memory_per_node", fmt::format("{:.0f} GiB", *m / (1 << 30)));
+      if (const auto numa = t.find("numa"); numa != t.end() && numa->is_array())
+        set.note_env("topology.numa_nodes_per_node", std::to_string(numa->size()));
+      std::set<std::string> gpus, nics;
+      std::size_t gpu_count = 0;
+      if (const auto g = t.find("gpus"); g != t.end() && g->is_array()) {
+        gpu_count = g->size();
+        for (const json& x : *g) gpus.insert(str_at(x, "model"));
+      }
+      if (const auto n = t.find("nics"); n != t.end() && n->is_array())
+        for (const json& x : *n) nics.insert(fmt::format("{} {} {}", str_at(x, "kind"), str_at(x, "name"), str_at(x, "link_speed")));
+      std::string g, n;
+      for (const auto& s : gpus) g += (g.empty() ? "" : ", ") + s;
+      for (const auto& s : nics) n += (n.empty() ? "" : ", ") + s;
+      set.note_env("hardware.gpus_per_node", fmt::format("{}{}", gpu_count, g.empty() ? "" : " x " + g));
+      set.note_env("hardware.nics", n);
+    }
+  }
+  if (const auto it = run.find("placement"); it != run.end() && it->is_array()) {
+    std::set<std::string> binds;
+    std::size_t warnings = 0;
+    for (const json& p : *it) {
+      binds.insert(str_at(obj_at(p, "bind"), "policy"));
+      if (const auto w = p.find("warnings"); w != p.end() && w->is_array()) warnings += w->size();
+    }
+    std::string b;
+    for (const auto& s : binds) b += (b.empty() ? "" : ", ") + s;
+    set.note_env("placement.bind", b);
+    set.note_env("placement.warnings", std::to_string(warnings));
+  }
+  if (const auto it = run.find("node_differences"); it != run.end() && it->is_array() && !it->empty())
+    set.note_env("topology.node_differences", it->dump());
+  for (const auto& [k, v] : obj_at(run, "environment").items())
+    if (v.is_string()) set.note_env("env." + k, v.get<std::string>());
+}
+
+void read_placement(const json& pl, bool in_place, const ImportedPoint& base, std::uint32_t line, ImportContext& ctx) {
+  if (!pl.is_object()) return;
+  ImportedPoint p = base;
+  p.in_place = in_place ? 1 : 0;
+  const auto time = num_at(pl, "time_us");
+  if (!time || !(*time > 0)) {
+    ctx.unread(line, fmt::format("{}: time_us missing or not a positive number", in_place ? "in_place" : "out_of_place"));
+    return;
+  }
+  p.time_us = *time;
+  if (const auto a = num_at(pl, "algbw_gbps")) p.algbw_gbps = *a;
+  if (const auto b = num_at(pl, "busbw_gbps"); b && *b >= 0 && base.ranks > 1) p.busbw_gbps = *b;
+  if (const auto w = num_at(pl, "wrong"); w && *w >= 0) p.wrong = static_cast<std::uint64_t>(*w);
+  if (const auto s = pl.find("samples_us"); s != pl.end() && s->is_array()) {
+    p.samples_us.reserve(s->size());
+    for (const json& v : *s)
+      if (v.is_number() && v.get<double>() > 0) p.samples_us.push_back(v.get<double>());
+  }
+  p.line = line;
+  ctx.add(std::move(p));
+}
+
+void read_point(const json& j, const RunContext& run, std::uint32_t line, ImportContext& ctx) {
+  ImportedPoint p;
+  p.collective = str_at(j, "collective");
+  p.dtype = str_at(j, "dtype");
+  p.op = j.contains("op") && j["op"].is_string() ? j["op"].get<std::string>() : "-";
+  p.memory = run.memory;
+  p.path = run.path;
+  const auto ranks = num_at(j, "ranks"), nodes = num_at(j, "nodes"), bytes = num_at(j, "bytes");
+  if (p.collective.empty() || !ranks || !bytes || *ranks < 1 || *ranks > 1e7 || *bytes < 0 || *bytes > 1.8e19) {
+    ctx.unread(line, "point record without a valid collective, ranks or bytes");
+    return;
+  }
+  p.ranks = static_cast<int>(*ranks);
+  p.nodes = nodes && *nodes >= 1 && *nodes <= 1e7 ? static_cast<int>(*nodes) : 0;
+  p.bytes = static_cast<std::uint64_t>(*bytes);
+  const auto oop = j.find("out_of_place"), ip = j.find("in_place");
+  if (oop != j.end()) read_placement(*oop, false, p, line, ctx);
+  if (ip != j.end()) read_placement(*ip, true, p, line, ctx);
+}
+
+}  // namespace
+
+void import_ccbench_jsonl(std::string_view text, ImportContext& ctx) {
+  LineReader lines(text);
+  std::string_view l;
+  RunContext run;
+  while (lines.next(l)) {
+    const std::uint32_t n = lines.number();
+    if (trim(l).empty()) continue;
+    if (l.size() > kMaxLine) {
+      ctx.unread(n, fmt::format("line of {} bytes: longer than {} bytes, skipped", l.size(), kMaxLine));
+      continue;
+    }
+    const json j = json::parse(l, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      ctx.unread(n, "not a JSON object (truncated or corrupt line)");
+      continue;
+    }
+    const std::string type = str_at(j, "type");
+    if (type == "run") {
+      const auto version = num_at(j, "schema_version");
+      if (!version || (*version != 1 && *version != 2)) {
+        ctx.unread(n, fmt::format("run record with schema_version {}: this ccbench reads 1 and 2; the file is skipped",
+                                  j.contains("schema_version") ? quote_value(j["schema_version"].dump()) : "missing"));
+        return;
+      }
+      const json& config = obj_at(j, "config");
+      run.collective = str_at(config, "collective");
+      run.memory = str_at(config, "memory_kind");
+      run.path = str_at(obj_at(j, "path"), "requested");
+      if (run.memory.empty()) run.memory = "host";
+      if (run.path.empty()) run.path = "auto";
+      run.seen = true;
+      read_environment(j, ctx.set);
+    } else if (type == "point") {
+      if (!run.seen) ctx.unread(n, "point record before any run record: memory kind and path assumed host, auto");
+      run.seen = true;
+      read_point(j, run, n, ctx);
+    } else if (type == "end") {
+      const std::string status = str_at(j, "status");
+      if (!status.empty() && status != "completed") ctx.set.note_env("run.end_status", status);
+    } else {
+      ctx.unread(n, fmt::format("record type {}: expected run, point or end", quote_value(type)));
+    }
+  }
+}
+
+}  // namespace ccb

@@ -1,0 +1,49 @@
+// The importers: one per format, each filling a ResultSet from one file's
+// text. Lines that cannot be read are listed in ResultSet::unread as
+// "file:line: what"; an importer never throws for bad content.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "results/import/result_set.hpp"
+
+namespace ccb {
+
+enum class Format { ccbench_jsonl, nccl_tests_text, nccl_tests_json, osu, imb, unknown };
+std::string_view format_name(Format f);
+
+// Guesses the format from the start of the text.
+Format detect_format(std::string_view text);
+
+// What every importer is handed: where points and complaints go.
+struct ImportContext {
+  ResultSet& set;
+  std::uint32_t file;    // index into set.files
+  std::string name;      // the file's path, for messages
+  ImportOptions options;
+  std::size_t points_before = 0;
+
+  void unread(std::uint32_t line, std::string_view what);
+  // Completes algbw/busbw from bytes, time and ranks when the file did not
+  // give them, and stores the point.
+  void add(ImportedPoint p);
+};
+
+void import_ccbench_jsonl(std::string_view text, ImportContext& ctx);
+void import_nccl_tests_text(std::string_view text, ImportContext& ctx);
+void import_nccl_tests_json(std::string_view text, ImportContext& ctx);
+void import_osu(std::string_view text, ImportContext& ctx);
+void import_imb(std::string_view text, ImportContext& ctx);
+
+// "all_reduce_perf", "/opt/nccl-tests/build/all_reduce_perf" -> "all_reduce";
+// "" when the name is not a known collective.
+std::string collective_from_program(std::string_view program);
+
+// Loads one --run: a file, or every regular file under a folder (sorted,
+// hidden files skipped). Throws ImportError when the path cannot be read at all.
+ResultSet load_result_set(const std::string& label, const std::string& path, const ImportOptions& options);
+// Imports one file's text into `set` (exposed for tests and benchmarks).
+Format import_text(std::string_view text, const std::string& name, ResultSet& set, const ImportOptions& options);
+
+}  // namespace ccb

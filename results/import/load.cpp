@@ -1,0 +1,124 @@
+// Format detection, the shared importer context, and loading a --run path.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <system_error>
+
+#include "collectives/collective.hpp"
+#include "results/import/importer.hpp"
+#include "results/import/text_input.hpp"
+
+namespace ccb {
+
+std::string_view format_name(Format f) {
+  switch (f) {
+    case Format::ccbench_jsonl: return "ccbench JSON Lines";
+    case Format::nccl_tests_text: return "nccl-tests text";
+    case Format::nccl_tests_json: return "nccl-tests JSON";
+    case Format::osu: return "OSU micro-benchmarks";
+    case Format::imb: return "IMB-MPI1";
+    case Format::unknown: break;
+  }
+  return "unknown";
+}
+
+Format detect_format(std::string_view text) {
+  const std::string_view head = text.substr(0, 64 * 1024);
+  const std::size_t first = head.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && head[first] == '{') {
+    const auto has = [&](std::string_view key) { return head.find(key) != std::string_view::npos; };
+    if (has("\"schema_version\"")) return Format::ccbench_jsonl;
+    if (has("\"nccl_version\"") || has("\"results\"")) return Format::nccl_tests_json;
+    if (has("\"type\"")) return Format::ccbench_jsonl;
+    return Format::nccl_tests_json;
+  }
+  if (head.find("# OSU ") != std::string_view::npos) return Format::osu;
+  if (head.find("Intel(R) MPI Benchmarks") != std::string_view::npos || head.find("# Benchmarking ") != std::string_view::npos)
+    return Format::imb;
+  if (head.find("# nThread ") != std::string_view::npos || head.find("out-of-place") != std::string_view::npos ||
+      head.find("# Collective test starting") != std::string_view::npos || head.find("busbw") != std::string_view::npos)
+    return Format::nccl_tests_text;
+  return Format::unknown;
+}
+
+void ImportContext::unread(std::uint32_t line, std::string_view what) {
+  set.unread.push_back(fmt::format("{}:{}: {}", name, line, what));
+}
+
+void ImportContext::add(ImportedPoint p) {
+  p.file = file;
+  if (std::isnan(p.algbw_gbps) && p.time_us > 0) p.algbw_gbps = static_cast<double>(p.bytes) / (p.time_us * 1e3);
+  if (std::isnan(p.busbw_gbps) && !std::isnan(p.algbw_gbps) && p.ranks > 1) {
+    if (const Collective* c = find_collective(p.collective)) p.busbw_gbps = p.algbw_gbps * bus_factor(*c, p.ranks);
+  }
+  set.points.push_back(std::move(p));
+}
+
+std::string collective_from_program(std::string_view program) {
+  const std::size_t slash = program.find_last_of('/');
+  if (slash != std::string_view::npos) program.remove_prefix(slash + 1);
+  if (program.size() > 5 && program.substr(program.size() - 5) == "_perf") program.remove_suffix(5);
+  if (program.size() > 9 && program.substr(program.size() - 9) == "_perf_mpi") program.remove_suffix(9);
+  return find_collective(program) ? std::string(program) : std::string();
+}
+
+Format import_text(std::string_view text, const std::string& name, ResultSet& set, const ImportOptions& options) {
+  const Format f = detect_format(text);
+  ImportContext ctx{set, static_cast<std::uint32_t>(set.files.size()), name, options, set.points.size()};
+  set.files.push_back(name);
+  set.formats.emplace_back(format_name(f));
+  switch (f) {
+    case Format::ccbench_jsonl: import_ccbench_jsonl(text, ctx); break;
+    case Format::nccl_tests_text: import_nccl_tests_text(text, ctx); break;
+    case Format::nccl_tests_json: import_nccl_tests_json(text, ctx); break;
+    case Format::osu: import_osu(text, ctx); break;
+    case Format::imb: import_imb(text, ctx); break;
+    case Format::unknown:
+      ctx.unread(1, "not a result format ccbench reads (ccbench JSON Lines, nccl-tests text or JSON, OSU, IMB-MPI1)");
+      break;
+  }
+  if (f != Format::unknown && set.points.size() == ctx.points_before)
+    ctx.unread(1, fmt::format("{}: no measured points in this file", format_name(f)));
+  return f;
+}
+
+ResultSet load_result_set(const std::string& label, const std::string& path, const ImportOptions& options) {
+  namespace fs = std::filesystem;
+  ResultSet set;
+  set.label = label;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw ImportError(fmt::format("{}: no such file or folder", path));
+  std::vector<std::string> files;
+  if (fs::is_directory(st)) {
+    fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
+    if (ec) throw ImportError(fmt::format("{}: cannot list folder ({})", path, ec.message()));
+    for (; it != end; it.increment(ec)) {
+      if (ec) throw ImportError(fmt::format("{}: cannot list folder ({})", path, ec.message()));
+      const std::string leaf = it->path().filename().string();
+      if (!leaf.empty() && leaf[0] == '.') {
+        if (it->is_directory(ec)) it.disable_recursion_pending();
+        continue;
+      }
+      if (it->is_regular_file(ec)) files.push_back(it->path().string());
+    }
+    std::sort(files.begin(), files.end());
+    if (files.empty()) throw ImportError(fmt::format("{}: folder holds no files", path));
+  } else {
+    files.push_back(path);
+  }
+  for (const std::string& file : files) {
+    try {
+      const MappedFile mapped(file);
+      import_text(mapped.text(), file, set, options);
+    } catch (const ImportError& e) {
+      if (files.size() == 1) throw;
+      set.unread.push_back(e.what());
+    }
+  }
+  return set;
+}
+
+}  // namespace ccb

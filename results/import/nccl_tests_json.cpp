@@ -1,0 +1,121 @@
+// nccl-tests -J: one JSON object with config.devices (rank, hostname, device
+// info), args (argv[0] names the collective), nccl_version and results[] with
+// out_of_place / in_place {time|cpu_time, alg_bw, bus_bw, nwrong} and, with
+// per-iteration timing, *_per_iter.times_us (kept as samples). Its env list is
+// not read: it holds the whole environment, secrets included.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "results/import/importer.hpp"
+#include "results/import/text_input.hpp"
+
+namespace ccb {
+namespace {
+
+using nlohmann::json;
+
+std::optional<double> number(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string text_of(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::uint32_t line_of_byte(std::string_view text, std::size_t byte) {
+  byte = std::min(byte, text.size());
+  return static_cast<std::uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
+}
+
+}  // namespace
+
+void import_nccl_tests_json(std::string_view text, ImportContext& ctx) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    ctx.unread(line_of_byte(text, e.byte), "not valid JSON here (truncated file?); nothing read from this file");
+    return;
+  }
+  if (!doc.is_object()) return ctx.unread(1, "nccl-tests JSON: top level is not an object");
+  ctx.set.note_env("tool", "nccl-tests");
+  if (const auto v = number(doc, "nccl_version"); v && *v > 0) {
+    const auto code = static_cast<long>(*v);
+    ctx.set.note_env("versions.nccl", code >= 20900 ? fmt::format("{}.{}.{}", code / 10000, code / 100 % 100, code % 100)
+                                                    : std::to_string(code));
+  }
+  std::string collective;
+  if (const auto args = doc.find("args"); args != doc.end() && args->is_array() && !args->empty() && (*args)[0].is_string())
+    collective = collective_from_program((*args)[0].get<std::string>());
+  int ranks = 0;
+  std::set<std::string> hosts;
+  const auto config = doc.find("config");
+  if (config != doc.end() && config->is_object()) {
+    if (const auto devs = config->find("devices"); devs != config->end() && devs->is_array()) {
+      ranks = static_cast<int>(devs->size());
+      for (const json& d : *devs) {
+        if (!d.is_object()) continue;
+        hosts.insert(text_of(d, "hostname"));
+        ctx.set.note_env("hardware.gpu", text_of(d, "device_info"));
+      }
+    }
+    if (const auto g = number(*config, "graph")) ctx.set.note_env("config.cuda_graph", fmt::format("{}", *g));
+  }
+  if (collective.empty()) {
+    ctx.unread(1, "cannot tell which collective this nccl-tests JSON measured: args[0] does not name one");
+    return;
+  }
+  const auto results = doc.find("results");
+  if (results == doc.end() || !results->is_array()) return ctx.unread(1, "nccl-tests JSON without a results list");
+  std::size_t index = 0;
+  for (const json& r : *results) {
+    ++index;
+    if (!r.is_object()) continue;
+    const auto size = number(r, "size");
+    if (!size || *size < 0 || *size > 1.8e19) {
+      ctx.unread(1, fmt::format("results[{}]: size missing or not a byte count", index - 1));
+      continue;
+    }
+    for (int in_place = 0; in_place < 2; ++in_place) {
+      const auto pl = r.find(in_place ? "in_place" : "out_of_place");
+      if (pl == r.end() || !pl->is_object()) continue;
+      ImportedPoint p;
+      p.collective = collective;
+      p.dtype = text_of(r, "type");
+      const std::string op = text_of(r, "redop");
+      p.op = op.empty() || op == "none" ? "-" : op;
+      p.path = "auto";
+      p.memory = "device";
+      p.ranks = ranks;
+      p.nodes = static_cast<int>(hosts.size());
+      p.in_place = in_place;
+      p.bytes = static_cast<std::uint64_t>(*size);
+      auto time = number(*pl, "time");
+      if (!time) time = number(*pl, "cpu_time");
+      if (!time || !(*time > 0)) {
+        ctx.unread(1, fmt::format("results[{}].{}: time missing or not positive (\"nan\"?)", index - 1,
+                                  in_place ? "in_place" : "out_of_place"));
+        continue;
+      }
+      p.time_us = *time;
+      if (const auto a = number(*pl, "alg_bw"); a && *a >= 0) p.algbw_gbps = *a;
+      if (const auto b = number(*pl, "bus_bw"); b && *b >= 0) p.busbw_gbps = *b;
+      if (const auto w = number(*pl, "nwrong"); w && *w >= 0) p.wrong = static_cast<std::uint64_t>(*w);
+      const auto iters = r.find(in_place ? "in_place_per_iter" : "out_of_place_per_iter");
+      if (iters != r.end() && iters->is_object())
+        if (const auto t = iters->find("times_us"); t != iters->end() && t->is_array())
+          for (const json& v : *t)
+            if (v.is_number() && v.get<double>() > 0) p.samples_us.push_back(v.get<double>());
+      p.line = 1;
+      ctx.add(std::move(p));
+    }
+  }
+}
+
+}  // namespace ccb

@@ -1,0 +1,218 @@
+// nccl-tests' stdout: header lines starting with '#', then one row per size:
+//   size count type redop [root] { time algbw busbw #wrong|error [i_min i_max i_p99 i_cv%] } x2 [timestamp]
+// The column header line decides the layout (root column from 2.10, #wrong
+// from 2.13, per-iteration columns with per-iteration timing); without it the
+// token count does. Several runs may be concatenated; mpirun noise and NCCL
+// INFO lines between rows are skipped.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "results/import/importer.hpp"
+#include "results/import/text_input.hpp"
+
+namespace ccb {
+namespace {
+
+struct Layout {
+  bool known = false;
+  std::size_t lead = 5;   // size count type redop [root]
+  std::size_t group = 4;  // time algbw busbw wrong [i_min i_max i_p99 i_cv%]
+  bool error_column = false;
+};
+
+std::string collective_in_filename(std::string_view name) {
+  const std::size_t slash = name.find_last_of('/');
+  if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  std::string best;
+  for (std::string_view c : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "gather",
+                             "scatter", "sendrecv"})
+    if (name.find(c) != std::string_view::npos && c.size() > best.size()) best = c;
+  return best;
+}
+
+// nccl's version code: 2.9+ is major*10000 + minor*100 + patch.
+std::string nccl_version_from_code(std::string_view code) {
+  const auto v = parse_uint(code);
+  if (!v || *v == 0) return std::string(code);
+  if (*v >= 20900) return fmt::format("{}.{}.{}", *v / 10000, *v / 100 % 100, *v % 100);
+  return fmt::format("{}.{}.{}", *v / 1000, *v / 100 % 10, *v % 100);
+}
+
+class TextImporter {
+ public:
+  explicit TextImporter(ImportContext& ctx) : ctx_(ctx), default_collective_(collective_in_filename(ctx.name)) {
+    collective_ = default_collective_;
+  }
+
+  void line(std::string_view raw, std::uint32_t number) {
+    std::string_view l = trim(strip_mpirun_tag(raw));
+    if (l.empty()) return;
+    if (l.front() == '#') return header(l.substr(1), number);
+    const std::size_t ncclv = l.find("NCCL version ");
+    if (ncclv != std::string_view::npos) {
+      std::string_view rest = l.substr(ncclv + 13);
+      ctx_.set.note_env("versions.nccl", std::string(rest.substr(0, rest.find_first_of(" +"))));
+      return;
+    }
+    if (l.front() < '0' || l.front() > '9') return;  // launcher or library noise
+    row(l, number);
+  }
+
+ private:
+  void new_segment_if_needed() {
+    if (!rows_in_segment_) return;
+    rows_in_segment_ = false;
+    ranks_ = 0;
+    hosts_.clear();
+    layout_ = Layout{};
+    collective_ = default_collective_;
+    complained_ = false;
+  }
+
+  void header(std::string_view h, std::uint32_t number) {
+    (void)number;
+    h = trim(h);
+    std::string_view tok[32];
+    const std::size_t n = split_tokens(h, tok);
+    if (n == 0) return;
+    if (h.starts_with("nccl-tests version")) {
+      new_segment_if_needed();
+      ctx_.set.note_env("versions.nccl_tests", std::string(n > 2 ? tok[2] : ""));
+      for (std::size_t i = 3; i < std::min<std::size_t>(n, 32); ++i)
+        if (tok[i].starts_with("nccl-library="))
+          ctx_.set.note_env("versions.nccl", nccl_version_from_code(tok[i].substr(13)));
+    } else if (h.starts_with("Collective test starting:")) {
+      new_segment_if_needed();
+      const std::string c = n > 3 ? collective_from_program(tok[3]) : "";
+      if (!c.empty()) collective_ = c;
+    } else if (h.starts_with("nThread ")) {
+      new_segment_if_needed();
+    } else if (tok[0] == "Rank" && n <= 32) {
+      rank_line(tok, n);
+    } else if (tok[0] == "size" && n > 4 && n <= 32 && tok[1] == "count") {
+      column_line(tok, n);
+    }
+  }
+
+  void rank_line(const std::string_view* tok, std::size_t n) {
+    ++ranks_;
+    for (std::size_t i = 1; i + 1 < n; ++i) {
+      if (tok[i] == "on") hosts_.insert(std::string(tok[i + 1]));
+      if (tok[i] == "device" && i + 3 < n) {
+        std::string model;
+        for (std::size_t j = i + 3; j < n; ++j) model += (model.empty() ? "" : " ") + std::string(tok[j]);
+        ctx_.set.note_env("hardware.gpu", model);
+        break;
+      }
+    }
+  }
+
+  void column_line(const std::string_view* tok, std::size_t n) {
+    Layout l;
+    std::size_t first_time = 0;
+    while (first_time < n && tok[first_time] != "time" && tok[first_time] != "cputime") ++first_time;
+    if (first_time < 4 || first_time > 5 || first_time == n) return;
+    l.lead = first_time;
+    std::size_t next = first_time + 1;
+    while (next < n && tok[next] != "time" && tok[next] != "cputime") ++next;
+    l.group = next < n ? next - first_time : std::min<std::size_t>(n - first_time, 8);
+    if (l.group != 4 && l.group != 8) return;
+    l.error_column = tok[first_time + 3] == "error";
+    l.known = true;
+    layout_ = l;
+    if (tok[first_time] == "cputime") ctx_.set.note_env("timing.nccl_tests", "cputime (host clock)");
+  }
+
+  // No column header seen: the token count tells the layout.
+  static Layout guess(std::size_t n) {
+    Layout l;
+    if (n >= 20) l.group = 8;
+    if (n == 20 || n == 12 || n == 8) l.lead = 4;
+    l.error_column = n == 12 || n == 8;  // versions before the root column printed 'error'
+    return l;
+  }
+
+  void row(std::string_view l, std::uint32_t number) {
+    std::string_view tok[32];
+    const std::size_t n = split_tokens(l, tok);
+    const auto size = parse_uint(tok[0]);
+    if (!size) return;  // "8x..." or a timestamp: not a row
+    rows_in_segment_ = true;
+    const Layout lay = layout_.known ? layout_ : guess(n);
+    if (n > 32 || n < lay.lead + lay.group) {
+      ctx_.unread(number, fmt::format("nccl-tests row has {} fields, expected {} or {} (truncated line?)",
+                                      n > 32 ? std::string("too many") : std::to_string(n), lay.lead + lay.group,
+                                      lay.lead + 2 * lay.group));
+      return;
+    }
+    if (collective_.empty()) {
+      if (!complained_)
+        ctx_.unread(number,
+                    "cannot tell which collective this nccl-tests table measured: no '# Collective test starting' line "
+                    "and the file name names none (e.g. all_reduce.log); its rows are skipped");
+      complained_ = true;
+      return;
+    }
+    const auto count = parse_uint(tok[1]);
+    if (!count) return ctx_.unread(number, fmt::format("count {} is not a whole number", quote_value(tok[1])));
+    for (std::size_t g = 0; g < 2; ++g) {
+      const std::size_t at = lay.lead + g * lay.group;
+      if (at + lay.group > n) break;
+      ImportedPoint p;
+      p.collective = collective_;
+      p.dtype = std::string(tok[2]);
+      p.op = tok[3] == "none" ? "-" : std::string(tok[3]);
+      p.path = "auto";
+      p.memory = "device";
+      p.ranks = ranks_;
+      p.nodes = static_cast<int>(hosts_.size());
+      p.in_place = static_cast<int>(g);
+      p.bytes = *size;
+      const auto time = parse_double(tok[at]);
+      const auto algbw = parse_double(tok[at + 1]);
+      const auto busbw = parse_double(tok[at + 2]);
+      if (!time || *time <= 0 || !algbw || !busbw || *algbw < 0 || *busbw < 0) {
+        ctx_.unread(number, fmt::format("{}: time/algbw/busbw {} {} {} are not non-negative numbers",
+                                        g ? "in-place" : "out-of-place", quote_value(tok[at]),
+                                        quote_value(tok[at + 1]), quote_value(tok[at + 2])));
+        continue;
+      }
+      p.time_us = *time;
+      p.algbw_gbps = *algbw;
+      p.busbw_gbps = *busbw;
+      if (const auto w = parse_double(tok[at + 3]); w && *w >= 0)
+        p.wrong = lay.error_column ? (*w == 0 ? 0 : 1) : static_cast<std::uint64_t>(*w);
+      else if (tok[at + 3] != "N/A")
+        ctx_.unread(number, fmt::format("wrong-element count {} is not a number", quote_value(tok[at + 3])));
+      p.line = number;
+      ctx_.add(std::move(p));
+    }
+  }
+
+  ImportContext& ctx_;
+  std::string default_collective_, collective_;
+  Layout layout_;
+  int ranks_ = 0;
+  std::set<std::string> hosts_;
+  bool rows_in_segment_ = false, complained_ = false;
+};
+
+}  // namespace
+
+void import_nccl_tests_text(std::string_view text, ImportContext& ctx) {
+  TextImporter importer(ctx);
+  LineReader lines(text);
+  std::string_view l;
+  while (lines.next(l)) {
+    if (l.size() > kMaxLine) {
+      ctx.unread(lines.number(), fmt::format("line of {} bytes: longer than {} bytes, skipped", l.size(), kMaxLine));
+      continue;
+    }
+    importer.line(l, lines.number());
+  }
+  ctx.set.note_env("tool", "nccl-tests");
+}
+
+}  // namespace ccb

@@ -1,0 +1,233 @@
+// OSU micro-benchmarks and IMB-MPI1 output: a header naming the test, a
+// column line, then "size value..." rows. Both report sizes per process for
+// all-gather, all-to-all, gather and scatter; they are converted to
+// nccl-tests' whole-buffer size (x ranks). OSU does not print the rank
+// count: --ranks LABEL=N gives it (point-to-point tests are 2 ranks).
+#include <fmt/format.h>
+
+#include "results/import/importer.hpp"
+#include "results/import/text_input.hpp"
+
+namespace ccb {
+namespace {
+
+bool per_process_size(std::string_view collective) {
+  return collective == "all_gather" || collective == "alltoall" || collective == "gather" || collective == "scatter";
+}
+
+std::string dtype_from_mpi(std::string_view mpi) {
+  struct Map { std::string_view mpi, dtype; };
+  static constexpr Map table[] = {{"MPI_CHAR", "int8"},   {"MPI_SIGNED_CHAR", "int8"}, {"MPI_BYTE", "uint8"},
+                                  {"MPI_UNSIGNED_CHAR", "uint8"}, {"MPI_INT", "int32"}, {"MPI_FLOAT", "float"},
+                                  {"MPI_DOUBLE", "double"}, {"MPI_LONG", "int64"}};
+  for (const Map& m : table)
+    if (mpi == m.mpi) return std::string(m.dtype);
+  return "";
+}
+
+// Which ccbench collective an OSU header names ("" when none we compare).
+std::string osu_collective(std::string_view h) {
+  if (contains_icase(h, "Multiple") || contains_icase(h, "Barrier") || contains_icase(h, "Allgatherv") ||
+      contains_icase(h, "Alltoallv") || contains_icase(h, "Non-blocking") || contains_icase(h, "One Sided"))
+    return "";
+  if (contains_icase(h, "Allreduce")) return "all_reduce";
+  if (contains_icase(h, "Reduce_scatter") || contains_icase(h, "Reduce-Scatter")) return "reduce_scatter";
+  if (contains_icase(h, "Allgather")) return "all_gather";
+  if (contains_icase(h, "All-to-All") || contains_icase(h, "Alltoall")) return "alltoall";
+  if (contains_icase(h, "Broadcast") || contains_icase(h, "Bcast")) return "broadcast";
+  if (contains_icase(h, "Reduce")) return "reduce";
+  if (contains_icase(h, "Gather")) return "gather";
+  if (contains_icase(h, "Scatter")) return "scatter";
+  if (contains_icase(h, "Bi-Directional Bandwidth")) return "bi_bw";
+  if (contains_icase(h, "Bandwidth")) return "uni_bw";
+  if (contains_icase(h, "Latency Test")) return "pingpong";
+  return "";
+}
+
+bool point_to_point(std::string_view c) { return c == "pingpong" || c == "uni_bw" || c == "bi_bw"; }
+
+// Splits an OSU column line on runs of two or more spaces.
+std::vector<std::string> osu_columns(std::string_view h) {
+  std::vector<std::string> cols;
+  std::size_t i = 0;
+  while (i < h.size()) {
+    while (i < h.size() && h[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < h.size() && !(h[j] == ' ' && (j + 1 == h.size() || h[j + 1] == ' '))) ++j;
+    if (j > i) cols.emplace_back(h.substr(i, j - i));
+    i = j;
+  }
+  return cols;
+}
+
+struct Table {
+  std::string collective, test;  // collective "" = not compared
+  int time_col = -1, bw_col = -1;
+  std::string dtype, op;
+  std::string memory = "host";
+  int ranks = 0;
+  bool complained = false;
+};
+
+// One row "size v1 v2 ..." of either tool's table.
+void table_row(std::string_view l, std::uint32_t number, Table& t, ImportContext& ctx, const char* tool) {
+  std::string_view tok[24];
+  const std::size_t n = split_tokens(l, tok);
+  const auto size = parse_uint(tok[0]);
+  if (!size) return;
+  if (t.collective.empty()) {
+    if (!t.complained && !t.test.empty())
+      ctx.unread(number, fmt::format("{} test {}: not one ccbench compares; its rows are skipped", tool, quote_value(t.test)));
+    t.complained = true;
+    return;
+  }
+  const int col = t.time_col >= 0 ? t.time_col : t.bw_col;
+  if (col < 0) {
+    if (!t.complained) ctx.unread(number, fmt::format("{} row before a column line naming latency or bandwidth", tool));
+    t.complained = true;
+    return;
+  }
+  if (n > 24 || static_cast<std::size_t>(col) >= n) {
+    ctx.unread(number, fmt::format("{} row has {} fields, expected at least {} (truncated line?)", tool, n, col + 1));
+    return;
+  }
+  const auto value = parse_double(tok[col]);
+  if (!value || *value < 0 || (t.time_col >= 0 && *value == 0 && *size > 0)) {
+    ctx.unread(number, fmt::format("{} value {} is not a positive number", tool, quote_value(tok[col])));
+    return;
+  }
+  const int ranks = t.ranks > 0 ? t.ranks : ctx.options.ranks;
+  if (per_process_size(t.collective) && ranks <= 0) {
+    if (!t.complained)
+      ctx.unread(number, fmt::format("{} {}: sizes are per process and the file does not say how many ranks ran; "
+                                     "give --ranks LABEL=N; rows skipped", tool, t.collective));
+    t.complained = true;
+    return;
+  }
+  ImportedPoint p;
+  p.collective = t.collective;
+  p.dtype = t.dtype;
+  p.op = t.op;
+  p.path = "auto";
+  p.memory = t.memory;
+  p.ranks = ranks;
+  p.in_place = 0;
+  p.bytes = per_process_size(t.collective) ? *size * static_cast<std::uint64_t>(ranks) : *size;
+  if (t.time_col >= 0) {
+    p.time_us = *value;
+  } else {  // MB/s (1e6 bytes/s): time per message at that rate
+    if (*value <= 0) return ctx.unread(number, fmt::format("{} bandwidth 0: no time to compare", tool));
+    p.time_us = static_cast<double>(*size) / *value;
+  }
+  if (*size == 0) p.time_us = std::max(p.time_us, 1e-9);
+  p.line = number;
+  ctx.add(std::move(p));
+}
+
+}  // namespace
+
+void import_osu(std::string_view text, ImportContext& ctx) {
+  LineReader lines(text);
+  std::string_view raw;
+  Table t;
+  while (lines.next(raw)) {
+    if (raw.size() > kMaxLine) {
+      ctx.unread(lines.number(), fmt::format("line of {} bytes: longer than {} bytes, skipped", raw.size(), kMaxLine));
+      continue;
+    }
+    const std::string_view l = trim(strip_mpirun_tag(raw));
+    if (l.empty()) continue;
+    if (l.front() != '#') {
+      table_row(l, lines.number(), t, ctx, "OSU");
+      continue;
+    }
+    const std::string_view h = trim(l.substr(1));
+    if (h.starts_with("OSU ")) {
+      t = Table{};
+      t.test = std::string(h);
+      t.collective = osu_collective(h);
+      if (point_to_point(t.collective)) t.ranks = 2;
+      const bool reduces = t.collective == "all_reduce" || t.collective == "reduce" || t.collective == "reduce_scatter";
+      t.op = reduces ? "sum" : "-";
+      if (contains_icase(h, "CUDA") || contains_icase(h, "ROCm")) t.memory = "device";
+      const std::size_t v = h.rfind(" v");
+      if (v != std::string_view::npos) ctx.set.note_env("versions.osu", std::string(h.substr(v + 2)));
+      ctx.set.note_env("tool", "OSU micro-benchmarks");
+    } else if (h.starts_with("Datatype:")) {
+      std::string_view d = trim(h.substr(9));
+      if (!d.empty() && d.back() == '.') d.remove_suffix(1);
+      t.dtype = dtype_from_mpi(d);
+    } else if (contains_icase(h, "Buffer on DEVICE")) {
+      t.memory = "device";
+    } else if (h.starts_with("Size")) {
+      const auto cols = osu_columns(h);
+      for (std::size_t i = 0; i < cols.size(); ++i) {
+        if (t.time_col < 0 && (cols[i] == "Avg Latency(us)" || cols[i] == "Latency (us)" || cols[i] == "Latency(us)"))
+          t.time_col = static_cast<int>(i);
+        if (t.bw_col < 0 && (cols[i] == "Bandwidth (MB/s)" || cols[i] == "MB/s")) t.bw_col = static_cast<int>(i);
+      }
+    }
+  }
+}
+
+void import_imb(std::string_view text, ImportContext& ctx) {
+  LineReader lines(text);
+  std::string_view raw;
+  Table t;
+  std::string dtype = "uint8", reduce_dtype = "float", op = "sum";
+  while (lines.next(raw)) {
+    if (raw.size() > kMaxLine) {
+      ctx.unread(lines.number(), fmt::format("line of {} bytes: longer than {} bytes, skipped", raw.size(), kMaxLine));
+      continue;
+    }
+    const std::string_view l = trim(strip_mpirun_tag(raw));
+    if (l.empty()) continue;
+    if (l.starts_with("#bytes")) {  // column line
+      std::string_view tok[16];
+      const std::size_t n = std::min<std::size_t>(split_tokens(l, tok), 16);
+      t.time_col = -1;
+      for (std::size_t i = 0; i < n; ++i)
+        if (tok[i] == "t_avg[usec]" || (tok[i] == "t[usec]" && t.time_col < 0)) t.time_col = static_cast<int>(i);
+      continue;
+    }
+    if (l.front() != '#') {
+      table_row(l, lines.number(), t, ctx, "IMB");
+      continue;
+    }
+    const std::string_view h = trim(l.substr(1));
+    const auto value_after_colon = [&] { return std::string(trim(h.substr(h.find(':') + 1))); };
+    if (h.starts_with("Benchmarking ")) {
+      const std::string name(trim(h.substr(13)));
+      static const std::pair<std::string_view, std::string_view> names[] = {
+          {"PingPong", "pingpong"}, {"Sendrecv", "sendrecv"},   {"Allreduce", "all_reduce"}, {"Reduce", "reduce"},
+          {"Reduce_scatter", "reduce_scatter"}, {"Allgather", "all_gather"}, {"Alltoall", "alltoall"},
+          {"Bcast", "broadcast"}, {"Gather", "gather"}, {"Scatter", "scatter"}};
+      t = Table{};
+      t.test = name;
+      for (const auto& [imb, ours] : names)
+        if (name == imb) t.collective = std::string(ours);
+      const bool reduces = t.collective == "all_reduce" || t.collective == "reduce" || t.collective == "reduce_scatter";
+      t.dtype = reduces ? reduce_dtype : dtype;
+      t.op = reduces ? op : "-";
+      ctx.set.note_env("tool", "IMB-MPI1");
+    } else if (h.starts_with("#processes = ")) {
+      const auto n = parse_uint(trim(h.substr(13)));
+      if (n && *n > 0 && *n < (1u << 24)) t.ranks = static_cast<int>(*n);
+    } else if (h.starts_with("MPI_Datatype for reductions")) {
+      reduce_dtype = dtype_from_mpi(value_after_colon());
+    } else if (h.starts_with("MPI_Datatype")) {
+      dtype = dtype_from_mpi(value_after_colon());
+    } else if (h.starts_with("MPI_Op")) {
+      const std::string v = value_after_colon();
+      op = v == "MPI_SUM" ? "sum" : v == "MPI_MAX" ? "max" : v == "MPI_MIN" ? "min" : v == "MPI_PROD" ? "prod" : "";
+    } else if (h.starts_with("Intel(R) MPI Benchmarks")) {
+      ctx.set.note_env("versions.imb", std::string(trim(h.substr(23, h.find(',') - 23))));
+    } else if (h.starts_with("MPI Version")) {
+      ctx.set.note_env("versions.mpi_standard", value_after_colon());
+    } else if (h.starts_with("Machine")) {
+      ctx.set.note_env("hardware.machine", value_after_colon());
+    }
+  }
+}
+
+}  // namespace ccb

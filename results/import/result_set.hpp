@@ -1,0 +1,53 @@
+// What the comparator reads: one labelled result set, imported from ccbench
+// JSON Lines, nccl-tests (text or -J JSON), OSU or IMB output. Importers fill
+// it; alignment, statistics and reports read it.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ccb {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// One measured placement of one size. Key fields that a format does not
+// record are left empty / 0 and then left out of the alignment key.
+struct ImportedPoint {
+  std::string collective;  // ccbench's names: all_reduce, all_gather, ... pingpong
+  std::string dtype;       // nccl-tests spelling (float, half, bfloat16, int8, ...)
+  std::string op;          // sum, prod, max, min, avg; "-" when the collective does not reduce
+  std::string path;        // requested path: auto, nvlink, pcie, shm, rdma, tcp
+  std::string memory;      // host, device
+  int ranks = 0, nodes = 0;
+  int in_place = -1;       // 0 out-of-place, 1 in-place, -1 not recorded
+  std::uint64_t bytes = 0; // nccl-tests' size column: the whole buffer (count * type * ranks for split collectives)
+  double time_us = kNaN, algbw_gbps = kNaN, busbw_gbps = kNaN;
+  std::vector<double> samples_us;  // per-iteration times, when the file has them
+  std::optional<std::uint64_t> wrong;
+  std::uint32_t file = 0, line = 0;  // where it came from: ResultSet::files[file], 1-based line
+};
+
+struct ResultSet {
+  std::string label;
+  std::vector<std::string> files;   // in the order they were read
+  std::vector<std::string> formats; // format of each file
+  std::vector<ImportedPoint> points;
+  std::vector<std::string> unread;  // "file:line: what could not be read"
+  // Hardware, topology, placement, versions, observed paths: "area.name" -> value.
+  std::map<std::string, std::string> environment;
+  std::string published_source;     // non-empty: published figures, not measured (and where from)
+
+  // Records an environment value; a different value for the same name from
+  // another file of the set is kept as well ("a | b").
+  void note_env(const std::string& name, const std::string& value);
+};
+
+// Options an importer may need that some formats do not record.
+struct ImportOptions {
+  int ranks = 0;  // --ranks LABEL=N: for files without a rank count (OSU)
+};
+
+}  // namespace ccb

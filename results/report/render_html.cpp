@@ -1,0 +1,105 @@
+// One self-contained HTML file: inline CSS, inline SVG charts, no scripts, no
+// external resources. Every string goes through html_escape.
+#include <fmt/format.h>
+
+#include "results/report/render.hpp"
+
+namespace ccb {
+namespace {
+
+constexpr const char* kStyle = R"css(
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem;color:#222;max-width:1600px}
+h1{font-size:1.5rem}h2{font-size:1.25rem;border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2rem}
+h3{font-size:1rem;margin-bottom:.3rem}
+table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem}
+th,td{border:1px solid #ddd;padding:.2rem .5rem;text-align:right;vertical-align:top}
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
+.better{color:#17692a;font-weight:600}.worse{color:#b3261e;font-weight:600}.muted{color:#999}
+.warn{background:#fff4ce}.note{color:#555;font-size:.85rem}
+.charts{display:flex;flex-wrap:wrap;gap:1rem}.chart{width:520px}.chart svg{width:100%;height:auto}
+.unavailable{background:#fde7e9;padding:.5rem}
+)css";
+
+const char* tone_class(Tone t) {
+  switch (t) {
+    case Tone::better: return " class=\"better\"";
+    case Tone::worse: return " class=\"worse\"";
+    case Tone::muted: return " class=\"muted\"";
+    case Tone::warn: return " class=\"warn\"";
+    case Tone::plain: break;
+  }
+  return "";
+}
+
+void table_html(const Table& t, std::string& out) {
+  if (!t.title.empty()) out += "<h3>" + html_escape(t.title) + "</h3>\n";
+  out += "<table>\n<tr>";
+  for (const auto& h : t.header) out += "<th>" + html_escape(h) + "</th>";
+  out += "</tr>\n";
+  for (const auto& row : t.rows) {
+    out += "<tr>";
+    for (const auto& cell : row) out += fmt::format("<td{}>{}</td>", tone_class(cell.tone), html_escape(cell.text));
+    out += "</tr>\n";
+  }
+  out += "</table>\n";
+  if (!t.note.empty()) out += "<p class=\"note\">" + html_escape(t.note) + "</p>\n";
+}
+
+void charts_html(const Report& r, const ChartImages& images, std::string& out) {
+  if (!images.unavailable.empty()) {
+    out += "<p class=\"unavailable\">Charts are unavailable: " + html_escape(images.unavailable) +
+           ". Everything else in this report is complete.</p>\n";
+    return;
+  }
+  static const char* kinds[] = {"busbw vs size", "time vs size", "busbw ratio to the baseline vs size"};
+  for (std::size_t g = 0; g < r.charts.size(); ++g) {
+    out += "<h3>" + html_escape(r.charts[g].title) + "</h3>\n";
+    if (g * 3 >= images.svg.size()) {
+      out += "<p class=\"note\">Not drawn: more chart groups than the report draws.</p>\n";
+      continue;
+    }
+    out += "<div class=\"charts\">\n";
+    for (std::size_t k = 0; k < 3; ++k) {
+      const std::string& svg = images.svg[g * 3 + k];
+      out += fmt::format("<figure class=\"chart\"><figcaption>{}</figcaption>\n{}</figure>\n", kinds[k],
+                         svg.empty() ? std::string("<p class=\"note\">no data to draw</p>") : svg);
+    }
+    out += "</div>\n";
+  }
+}
+
+}  // namespace
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') ? '?' : c;
+    }
+  }
+  return out;
+}
+
+std::string render_html(const Report& r, const ChartImages& charts) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n";
+  out += "<title>" + html_escape(r.title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  out += "<h1>" + html_escape(r.title) + "</h1>\n";
+  for (const Section& s : r.sections) {
+    out += "<h2>" + html_escape(s.heading) + "</h2>\n";
+    for (const auto& p : s.paragraphs) out += "<p>" + html_escape(p) + "</p>\n";
+    if (s.chart >= 0) charts_html(r, charts, out);
+    for (const Table& t : s.tables) table_html(t, out);
+  }
+  out += "<p class=\"note\">Made by ccbench compare. Sizes in binary units (KiB = 1024 B); bandwidths in decimal GB/s "
+         "(1e9 B/s); times in microseconds.</p>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace ccb

@@ -1,0 +1,324 @@
+#include "results/report/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace ccb {
+namespace {
+
+std::string role_of(const Comparison& c, std::size_t i) {
+  if (i == c.options.baseline) return "baseline";
+  return c.sets[i].published_source.empty() ? "compared" : "published (not measured)";
+}
+
+Tone ratio_tone(double r, bool higher_is_better, bool significant) {
+  if (std::isnan(r) || !significant) return Tone::muted;
+  if (std::abs(r - 1) < 0.02) return Tone::plain;
+  return (r > 1) == higher_is_better ? Tone::better : Tone::worse;
+}
+
+std::string joined_formats(const ResultSet& s) {
+  std::set<std::string> f(s.formats.begin(), s.formats.end());
+  std::string out;
+  for (const auto& x : f) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+Section inputs_section(const Comparison& c, const ReportLimits& limits) {
+  Section s;
+  s.heading = "Inputs";
+  Table t;
+  t.header = {"label", "role", "format", "files", "points", "unread"};
+  for (std::size_t i = 0; i < c.sets.size(); ++i) {
+    const ResultSet& r = c.sets[i];
+    t.rows.push_back({{r.label}, {role_of(c, i), i == c.options.baseline ? Tone::warn : Tone::plain}, {joined_formats(r)},
+                      {std::to_string(r.files.size())}, {std::to_string(r.points.size())},
+                      {std::to_string(r.unread.size()), r.unread.empty() ? Tone::plain : Tone::worse}});
+  }
+  s.tables.push_back(std::move(t));
+  for (const ResultSet& r : c.sets)
+    if (!r.published_source.empty())
+      s.paragraphs.push_back(fmt::format("'{}' is a published figure, not a measurement: {}.", r.label, r.published_source));
+  Table unread;
+  unread.title = "What could not be read";
+  unread.header = {"label", "file:line: what"};
+  for (const ResultSet& r : c.sets) {
+    for (std::size_t k = 0; k < r.unread.size() && k < limits.unread_lines_per_set; ++k)
+      unread.rows.push_back({{r.label}, {r.unread[k], Tone::worse}});
+    if (r.unread.size() > limits.unread_lines_per_set)
+      unread.rows.push_back({{r.label}, {fmt::format("... and {} more", r.unread.size() - limits.unread_lines_per_set)}});
+  }
+  if (!unread.rows.empty()) s.tables.push_back(std::move(unread));
+  return s;
+}
+
+std::string crossovers_text(const SeriesComparison& sc, const std::string& other, const std::string& base) {
+  if (sc.crossovers.empty()) return "none";
+  std::string out;
+  for (const Crossover& x : sc.crossovers)
+    out += fmt::format("{}{}..{}: {} ahead above", out.empty() ? "" : "; ", format_bytes(static_cast<double>(x.below_bytes)),
+                       format_bytes(static_cast<double>(x.above_bytes)), x.other_wins_above ? other : base);
+  return out;
+}
+
+std::string p_text(const AlignedPoint& a) {
+  if (!a.p_value) return "-";
+  return fmt::format("{}{}", *a.p_value < 0.001 ? std::string("<0.001") : fmt::format("{:.3f}", *a.p_value),
+                     a.significant() ? "" : " n.s.");
+}
+
+Section pair_section(const Comparison& c, const PairComparison& pc, const ReportLimits& limits) {
+  const std::string& base = c.baseline().label;
+  const std::string& other = c.sets[pc.other].label;
+  Section s;
+  s.heading = fmt::format("{} vs {} (baseline)", other, base);
+  std::size_t only_base_pts = 0, only_other_pts = 0;
+  for (const Series* x : pc.only_base) only_base_pts += x->points.size();
+  for (const Series* x : pc.only_other) only_other_pts += x->points.size();
+  for (const SeriesComparison& sc : pc.series) only_base_pts += sc.only_base, only_other_pts += sc.only_other;
+  s.paragraphs.push_back(fmt::format("Aligned on {}. {} sizes in {} series line up; {} points only in {}, {} only in {}.",
+                                     key_fields_text(pc.fields), pc.aligned, pc.series.size(), only_base_pts, base,
+                                     only_other_pts, other));
+  if ((pc.fields | c.options.ignored) != kKeyAll)
+    s.paragraphs.push_back(fmt::format("Left out of the key (not recorded by one of the sets, or --ignore-key): {}.",
+                                       key_field_list(kKeyAll & ~pc.fields)));
+  if (pc.base_table.merged_points || pc.other_table.merged_points)
+    s.paragraphs.push_back(fmt::format("Repeated points of one key were merged (median time and busbw, samples pooled): "
+                                       "{} in {}, {} in {}.", pc.base_table.merged_points, base,
+                                       pc.other_table.merged_points, other));
+  if (pc.tested == 0)
+    s.paragraphs.push_back("No significance test: per-iteration samples are missing on one side or both "
+                           "(ccbench --samples, nccl-tests per-iteration timing with -J); differences may be noise.");
+  else
+    s.paragraphs.push_back(fmt::format("Mann-Whitney U test on per-iteration times, two-sided, alpha {}: {} of {} aligned "
+                                       "sizes tested, {} not significant (marked n.s.; no correction for multiple tests).",
+                                       c.options.alpha, pc.tested, pc.aligned, pc.not_significant));
+  if (!pc.hint.empty())
+    s.paragraphs.push_back(fmt::format("Nothing lines up. Key fields with no common value: {}. Drop a field from the key "
+                                       "with --ignore-key FIELD to compare across it.", pc.hint));
+  Table summary;
+  summary.title = "Per collective";
+  summary.header = {"series", "sizes", "busbw ratio (geomean)", "time ratio (geomean)", fmt::format("peak busbw {}", base),
+                    fmt::format("peak busbw {}", other), fmt::format("latency {}", base), fmt::format("latency {}", other),
+                    fmt::format("half-peak size {}", base), fmt::format("half-peak size {}", other), "crossovers"};
+  for (const SeriesComparison& sc : pc.series) {
+    const auto peak = [](const CurveFacts& f) {
+      return std::isnan(f.peak_busbw_gbps) ? std::string("-")
+                                           : fmt::format("{} @{}", format_gbps(f.peak_busbw_gbps), format_bytes(static_cast<double>(f.peak_bytes)));
+    };
+    const auto lat = [](const CurveFacts& f) {
+      return fmt::format("{} us @{}", format_us(f.small_time_us), format_bytes(static_cast<double>(f.small_bytes)));
+    };
+    const auto half = [](const CurveFacts& f) { return std::isnan(f.half_peak_bytes) ? std::string("-") : format_bytes(f.half_peak_bytes); };
+    summary.rows.push_back({{sc.base->label()}, {std::to_string(sc.points.size())},
+                            {format_ratio(sc.geomean_busbw_ratio), ratio_tone(sc.geomean_busbw_ratio, true, true)},
+                            {format_ratio(sc.geomean_time_ratio), ratio_tone(sc.geomean_time_ratio, false, true)},
+                            {peak(sc.base_facts)}, {peak(sc.other_facts)}, {lat(sc.base_facts)}, {lat(sc.other_facts)},
+                            {half(sc.base_facts)}, {half(sc.other_facts)}, {crossovers_text(sc, other, base)}});
+  }
+  if (!summary.rows.empty()) {
+    summary.note = "Ratios are other / baseline: busbw ratio > 1 and time ratio < 1 mean the compared set is faster. "
+                   "Latency: time at the smallest size each measured. Half-peak size: the smallest size reaching half "
+                   "the peak busbw (interpolated in log2 size). Crossovers: where the faster side changes (ties within 2% ignored).";
+    s.tables.push_back(std::move(summary));
+  }
+  for (const SeriesComparison& sc : pc.series) {
+    if (sc.points.empty()) continue;
+    Table t;
+    t.title = sc.base->label();
+    t.header = {"size", fmt::format("time {} (us)", base), fmt::format("time {} (us)", other),
+                fmt::format("busbw {} (GB/s)", base), fmt::format("busbw {} (GB/s)", other), "busbw ratio", "time ratio", "p"};
+    for (std::size_t k = 0; k < sc.points.size() && k < limits.point_rows_per_series; ++k) {
+      const AlignedPoint& a = sc.points[k];
+      const bool sig = a.significant();
+      t.rows.push_back({{format_bytes(static_cast<double>(a.bytes))}, {format_us(a.base->time_us)}, {format_us(a.other->time_us)},
+                        {format_gbps(a.base->busbw_gbps)}, {format_gbps(a.other->busbw_gbps)},
+                        {format_ratio(a.busbw_ratio), ratio_tone(a.busbw_ratio, true, sig)},
+                        {format_ratio(a.time_ratio), ratio_tone(a.time_ratio, false, sig)},
+                        {p_text(a), sig ? Tone::plain : Tone::muted}});
+    }
+    if (sc.points.size() > limits.point_rows_per_series)
+      t.note = fmt::format("{} more sizes: see the CSV or JSON output.", sc.points.size() - limits.point_rows_per_series);
+    s.tables.push_back(std::move(t));
+  }
+  Table only;
+  only.title = "Series in one set only";
+  only.header = {"series", "measured by", "sizes"};
+  for (const Series* x : pc.only_base) only.rows.push_back({{x->label()}, {base}, {std::to_string(x->points.size())}});
+  for (const Series* x : pc.only_other) only.rows.push_back({{x->label()}, {other}, {std::to_string(x->points.size())}});
+  if (!only.rows.empty()) s.tables.push_back(std::move(only));
+  return s;
+}
+
+std::vector<ChartGroup> chart_groups(const Comparison& c) {
+  std::vector<ChartGroup> out;
+  const SeriesTable& base = c.chart_tables[c.options.baseline];
+  for (const Series& bs : base.series) {
+    ChartGroup g;
+    g.title = bs.label();
+    for (std::size_t i = 0; i < c.sets.size(); ++i) {
+      const bool published = !c.sets[i].published_source.empty();
+      for (const Series& s : c.chart_tables[i].series) {
+        const bool same = published ? s.collective == bs.collective && (bs.ranks == 0 || s.ranks == bs.ranks) &&
+                                          (bs.nodes == 0 || s.nodes == bs.nodes)
+                                    : compare_keys(s, bs) == 0;
+        if (!same) continue;
+        ChartGroup::Curve curve;
+        curve.label = c.sets[i].label;
+        curve.published = published;
+        for (const SeriesPoint& p : s.points) {
+          curve.bytes.push_back(static_cast<double>(p.bytes));
+          curve.busbw_gbps.push_back(p.busbw_gbps);
+          curve.time_us.push_back(p.time_us);
+          const auto at = std::lower_bound(bs.points.begin(), bs.points.end(), p.bytes,
+                                           [](const SeriesPoint& q, std::uint64_t b) { return q.bytes < b; });
+          curve.ratio.push_back(at != bs.points.end() && at->bytes == p.bytes && at->busbw_gbps > 0
+                                    ? p.busbw_gbps / at->busbw_gbps : kNaN);
+        }
+        g.curves.push_back(std::move(curve));
+      }
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+Section environment_section(const Comparison& c) {
+  Section s;
+  s.heading = "Environment";
+  std::set<std::string> names;
+  for (const ResultSet& r : c.sets)
+    for (const auto& kv : r.environment) names.insert(kv.first);
+  Table t;
+  t.header = {"what"};
+  for (const ResultSet& r : c.sets) t.header.push_back(r.label);
+  std::size_t differing = 0;
+  for (const std::string& n : names) {
+    std::set<std::string> distinct;
+    std::vector<Cell> row{{n}};
+    for (const ResultSet& r : c.sets) {
+      const auto it = r.environment.find(n);
+      row.push_back({it == r.environment.end() ? "-" : it->second});
+      if (it != r.environment.end() && r.published_source.empty()) distinct.insert(it->second);
+    }
+    if (distinct.size() > 1) {
+      ++differing;
+      for (auto& cell : row) cell.tone = Tone::warn;
+    }
+    t.rows.push_back(std::move(row));
+  }
+  s.paragraphs.push_back(names.empty() ? "The inputs record no environment."
+                                       : fmt::format("{} of {} recorded facts differ between the measured sets (highlighted).",
+                                                     differing, names.size()));
+  if (!t.rows.empty()) s.tables.push_back(std::move(t));
+  return s;
+}
+
+Section cost_section(const Comparison& c, const CostInputs& cost) {
+  Section s;
+  s.heading = "Cost";
+  s.paragraphs.push_back(
+      "Price per GPU-hour: cloud as given (or node price / GPUs per node); bare metal = (capital / amortisation years + "
+      "yearly operating cost) / (GPUs x 8760 h x utilisation). Cost per PB = price per GPU-hour x 1e6 / (3600 x peak busbw "
+      "in GB/s): one GPU's share of 1e15 bytes of bus traffic at the collective's peak. Host-memory runs count one rank as one GPU.");
+  Table profiles;
+  profiles.title = "Profiles";
+  profiles.header = {"label", "profile", "kind", "price per GPU-hour", "derivation"};
+  Table per_pb;
+  per_pb.title = "Cost per PB moved at peak busbw";
+  per_pb.header = {"label", "series", "peak busbw (GB/s)", "cost per PB"};
+  for (std::size_t i = 0; i < c.sets.size(); ++i) {
+    if (i >= cost.profiles.size() || !cost.profiles[i]) continue;
+    const CostProfile& p = *cost.profiles[i];
+    profiles.rows.push_back({{c.sets[i].label}, {p.name.empty() ? p.file : p.name}, {p.kind},
+                             {fmt::format("{:.4g} {}", p.per_gpu_hour, p.currency)}, {p.derivation}});
+    for (const Series& ser : c.chart_tables[i].series) {
+      const CurveFacts f = curve_facts(ser);
+      if (std::isnan(f.peak_busbw_gbps)) continue;
+      per_pb.rows.push_back({{c.sets[i].label}, {ser.label()}, {format_gbps(f.peak_busbw_gbps)},
+                             {fmt::format("{:.4g} {}", cost_per_pb(p, f.peak_busbw_gbps), p.currency)}});
+    }
+  }
+  if (!profiles.rows.empty()) s.tables.push_back(std::move(profiles));
+  if (!per_pb.rows.empty()) s.tables.push_back(std::move(per_pb));
+  if (cost.workload) {
+    const Workload& w = *cost.workload;
+    s.paragraphs.push_back(fmt::format(
+        "Workload {}: data-parallel training, {:.4g} parameters in {} on {} GPUs: {} of gradients all-reduced per step. "
+        "Time per step = bytes / (busbw at that size / bus factor for {} GPUs); busbw is read off each set's {} curve "
+        "(log2-size interpolation; the end value beyond the measured range, marked extrapolated). Cost per 1,000 steps = "
+        "1000 x time per step x GPUs x price per GPU-hour / 3600.",
+        w.name.empty() ? w.file : w.name, w.parameters, w.dtype, w.gpus, format_bytes(w.bytes_per_step()), w.gpus,
+        w.collective));
+    Table t;
+    t.title = "Workload estimate";
+    t.header = {"label", "curve", "busbw used (GB/s)", "communication per step", "cost per 1,000 steps"};
+    for (std::size_t i = 0; i < c.sets.size(); ++i) {
+      const CostProfile* p = i < cost.profiles.size() && cost.profiles[i] ? &*cost.profiles[i] : nullptr;
+      const auto e = estimate_workload(w, c.chart_tables[i], p);
+      if (!e) {
+        t.rows.push_back({{c.sets[i].label}, {fmt::format("no {} curve", w.collective), Tone::muted}, {"-"}, {"-"}, {"-"}});
+        continue;
+      }
+      t.rows.push_back({{c.sets[i].label}, {e->curve->label() + (e->extrapolated ? " (extrapolated)" : ""),
+                                            e->extrapolated ? Tone::warn : Tone::plain},
+                        {format_gbps(e->busbw_gbps)},
+                        {std::isnan(e->time_per_step_s) ? "-" : fmt::format("{:.4g} ms", e->time_per_step_s * 1e3)},
+                        {p ? fmt::format("{:.4g} {}", e->cost_per_1000_steps, p->currency) : std::string("no cost profile")}});
+    }
+    s.tables.push_back(std::move(t));
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string format_bytes(double bytes) {
+  if (std::isnan(bytes)) return "-";
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  double v = bytes;
+  while (v >= 1024 && u < 5) v /= 1024, ++u;
+  if (v == std::floor(v)) return fmt::format("{:.0f} {}", v, units[u]);
+  return fmt::format("{:.3g} {}", v, units[u]);
+}
+
+std::string format_ratio(double r) { return std::isnan(r) ? "-" : fmt::format("{:.3f}x", r); }
+
+std::string format_us(double us) {
+  if (std::isnan(us)) return "-";
+  if (us >= 1000) return fmt::format("{:.0f}", us);
+  if (us >= 10) return fmt::format("{:.1f}", us);
+  return fmt::format("{:.2f}", us);
+}
+
+std::string format_gbps(double g) { return std::isnan(g) ? "-" : fmt::format("{:.2f}", g); }
+
+Report build_report(const Comparison& c, const CostInputs& cost, const ReportLimits& limits) {
+  Report r;
+  r.title = fmt::format("ccbench compare: {} against {}", [&] {
+    std::string others;
+    for (std::size_t i = 0; i < c.sets.size(); ++i)
+      if (i != c.options.baseline) others += (others.empty() ? "" : ", ") + c.sets[i].label;
+    return others;
+  }(), c.baseline().label);
+  r.sections.push_back(inputs_section(c, limits));
+  r.charts = chart_groups(c);
+  Section charts;
+  charts.heading = "Charts";
+  charts.chart = 0;
+  charts.paragraphs.push_back(fmt::format("One chart set per series of the baseline, every set overlaid (aligned on {}).",
+                                          key_fields_text(c.chart_fields)));
+  r.sections.push_back(std::move(charts));
+  for (const PairComparison& pc : c.pairs) r.sections.push_back(pair_section(c, pc, limits));
+  r.sections.push_back(environment_section(c));
+  bool any_cost = cost.workload.has_value();
+  for (const auto& p : cost.profiles) any_cost = any_cost || p.has_value();
+  if (any_cost) r.sections.push_back(cost_section(c, cost));
+  return r;
+}
+
+}  // namespace ccb

@@ -1,0 +1,71 @@
+// A comparison turned into text-ready sections and tables, rendered by the
+// terminal, Markdown and HTML writers (CSV and JSON read the comparison
+// itself: every point, raw numbers).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/compare/comparison.hpp"
+#include "results/compare/cost.hpp"
+
+namespace ccb {
+
+enum class Tone { plain, better, worse, muted, warn };
+
+struct Cell {
+  std::string text;
+  Tone tone = Tone::plain;
+};
+
+struct Table {
+  std::string title;
+  std::vector<std::string> header;
+  std::vector<std::vector<Cell>> rows;
+  std::string note;  // under the table
+};
+
+struct Section {
+  std::string heading;
+  std::vector<std::string> paragraphs;
+  std::vector<Table> tables;
+  int chart = -1;  // index into Report::charts: the charts of this section
+};
+
+// One chart group: a series of the baseline under the chart key, with every
+// set's points of that series.
+struct ChartGroup {
+  std::string title;
+  struct Curve {
+    std::string label;
+    std::vector<double> bytes, busbw_gbps, time_us, ratio;  // ratio: busbw / baseline's at the same size
+    bool published = false;
+  };
+  std::vector<Curve> curves;
+};
+
+struct CostInputs {
+  std::vector<std::optional<CostProfile>> profiles;  // per set
+  std::optional<Workload> workload;
+};
+
+struct Report {
+  std::string title;
+  std::vector<Section> sections;
+  std::vector<ChartGroup> charts;
+};
+
+struct ReportLimits {
+  std::size_t point_rows_per_series = 200;  // per-size rows shown per series (CSV/JSON have all)
+  std::size_t unread_lines_per_set = 50;
+};
+
+Report build_report(const Comparison& c, const CostInputs& cost, const ReportLimits& limits);
+
+// Shared number formatting: "8 B", "64 KiB", "1.5 GiB"; "1.034x"; times in us.
+std::string format_bytes(double bytes);
+std::string format_ratio(double r);
+std::string format_us(double us);
+std::string format_gbps(double g);
+
+}  // namespace ccb
