@@ -33,6 +33,16 @@ const json& obj_at(const json& j, const char* key) {
 
 std::string first_line(std::string s) { return s.substr(0, s.find('\n')); }
 
+// Environment variables that change how communication runs (not the
+// launcher's own bookkeeping: job ids, URIs, session folders).
+bool tunes_communication(std::string_view name) {
+  if (name.starts_with("NCCL_") || name.starts_with("UCX_") || name == "CUDA_VISIBLE_DEVICES") return true;
+  if (!name.starts_with("OMPI_MCA_")) return false;
+  for (std::string_view launcher : {"orte_", "ess", "pmix", "initial_wdir", "shmem_", "mpi_oversubscribe", "rmaps_"})
+    if (name.substr(9).starts_with(launcher)) return false;
+  return true;
+}
+
 struct RunContext {
   std::string collective, memory = "host", path = "auto";
   bool seen = false;
@@ -92,7 +102,7 @@ void read_environment(const json& run, ResultSet& set) {
   if (const auto it = run.find("node_differences"); it != run.end() && it->is_array() && !it->empty())
     set.note_env("topology.node_differences", it->dump());
   for (const auto& [k, v] : obj_at(run, "environment").items())
-    if (v.is_string()) set.note_env("env." + k, v.get<std::string>());
+    if (v.is_string() && tunes_communication(k)) set.note_env("env." + k, v.get<std::string>());
 }
 
 void read_placement(const json& pl, bool in_place, const ImportedPoint& base, std::uint32_t line, ImportContext& ctx) {

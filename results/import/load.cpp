@@ -67,6 +67,7 @@ std::string collective_from_program(std::string_view program) {
 Format import_text(std::string_view text, const std::string& name, ResultSet& set, const ImportOptions& options) {
   const Format f = detect_format(text);
   ImportContext ctx{set, static_cast<std::uint32_t>(set.files.size()), name, options, set.points.size()};
+  const std::size_t unread_before = set.unread.size();
   set.files.push_back(name);
   set.formats.emplace_back(format_name(f));
   switch (f) {
@@ -79,7 +80,7 @@ Format import_text(std::string_view text, const std::string& name, ResultSet& se
       ctx.unread(1, "not a result format ccbench reads (ccbench JSON Lines, nccl-tests text or JSON, OSU, IMB-MPI1)");
       break;
   }
-  if (f != Format::unknown && set.points.size() == ctx.points_before)
+  if (f != Format::unknown && set.points.size() == ctx.points_before && set.unread.size() == unread_before)
     ctx.unread(1, fmt::format("{}: no measured points in this file", format_name(f)));
   return f;
 }

@@ -1,6 +1,6 @@
 // CSV and JSON: every aligned point of every pair with raw numbers, for
 // spreadsheets and scripts. Text fields that a spreadsheet would run as a
-// formula (=, +, -, @ first) get a leading apostrophe.
+// formula (=, +, @ first, or - and more) get a leading apostrophe.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -13,7 +13,9 @@ namespace ccb {
 namespace {
 
 std::string text_field(const std::string& v) {
-  if (!v.empty() && std::string_view("=+-@\t\r").find(v.front()) != std::string_view::npos) return csv_field("'" + v);
+  const bool formula = !v.empty() && (std::string_view("=+@\t\r").find(v.front()) != std::string_view::npos ||
+                                      (v.front() == '-' && v.size() > 1));
+  if (formula) return csv_field("'" + v);
   return csv_field(v);
 }
 

@@ -2,6 +2,7 @@
 // external resources. Every string goes through html_escape.
 #include <fmt/format.h>
 
+#include "results/import/text_input.hpp"
 #include "results/report/render.hpp"
 
 namespace ccb {
@@ -13,32 +14,35 @@ h1{font-size:1.5rem}h2{font-size:1.25rem;border-bottom:1px solid #ccc;padding-bo
 h3{font-size:1rem;margin-bottom:.3rem}
 table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem}
 th,td{border:1px solid #ddd;padding:.2rem .5rem;text-align:right;vertical-align:top}
-th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
+th{background:#f3f3f3}.l{text-align:left}
 .better{color:#17692a;font-weight:600}.worse{color:#b3261e;font-weight:600}.muted{color:#999}
 .warn{background:#fff4ce}.note{color:#555;font-size:.85rem}
-.charts{display:flex;flex-wrap:wrap;gap:1rem}.chart{width:520px}.chart svg{width:100%;height:auto}
+.charts{display:flex;flex-wrap:wrap;gap:1rem}.chart{width:31%;min-width:420px;margin:0}.chart svg{width:100%;height:auto}
 .unavailable{background:#fde7e9;padding:.5rem}
 )css";
 
-const char* tone_class(Tone t) {
+std::string cell_class(Tone t, bool left) {
+  std::string c = left ? "l" : "";
   switch (t) {
-    case Tone::better: return " class=\"better\"";
-    case Tone::worse: return " class=\"worse\"";
-    case Tone::muted: return " class=\"muted\"";
-    case Tone::warn: return " class=\"warn\"";
+    case Tone::better: c += " better"; break;
+    case Tone::worse: c += " worse"; break;
+    case Tone::muted: c += " muted"; break;
+    case Tone::warn: c += " warn"; break;
     case Tone::plain: break;
   }
-  return "";
+  return c.empty() ? "" : " class=\"" + std::string(trim(c)) + "\"";
 }
 
 void table_html(const Table& t, std::string& out) {
   if (!t.title.empty()) out += "<h3>" + html_escape(t.title) + "</h3>\n";
   out += "<table>\n<tr>";
-  for (const auto& h : t.header) out += "<th>" + html_escape(h) + "</th>";
+  for (std::size_t i = 0; i < t.header.size(); ++i)
+    out += fmt::format("<th{}>{}</th>", i < t.left_columns ? " class=\"l\"" : "", html_escape(t.header[i]));
   out += "</tr>\n";
   for (const auto& row : t.rows) {
     out += "<tr>";
-    for (const auto& cell : row) out += fmt::format("<td{}>{}</td>", tone_class(cell.tone), html_escape(cell.text));
+    for (std::size_t i = 0; i < row.size(); ++i)
+      out += fmt::format("<td{}>{}</td>", cell_class(row[i].tone, i < t.left_columns), html_escape(row[i].text));
     out += "</tr>\n";
   }
   out += "</table>\n";

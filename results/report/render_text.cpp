@@ -74,7 +74,7 @@ std::string render_terminal(const Report& r, bool color) {
           const std::string pad(w[i] - display_width(text), ' ');
           const bool tint = color && cells[i].tone != Tone::plain;
           const std::string shown = tint ? std::string(ansi(cells[i].tone)) + text + "\033[0m" : text;
-          l += (i ? "  " : "") + (i == 0 ? shown + pad : pad + shown);
+          l += (i ? "  " : "") + (i < t.left_columns ? shown + pad : pad + shown);
         }
         while (!l.empty() && l.back() == ' ') l.pop_back();
         return l + "\n";

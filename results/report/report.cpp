@@ -32,6 +32,7 @@ Section inputs_section(const Comparison& c, const ReportLimits& limits) {
   s.heading = "Inputs";
   Table t;
   t.header = {"label", "role", "format", "files", "points", "unread"};
+  t.left_columns = 3;
   for (std::size_t i = 0; i < c.sets.size(); ++i) {
     const ResultSet& r = c.sets[i];
     t.rows.push_back({{r.label}, {role_of(c, i), i == c.options.baseline ? Tone::warn : Tone::plain}, {joined_formats(r)},
@@ -45,6 +46,7 @@ Section inputs_section(const Comparison& c, const ReportLimits& limits) {
   Table unread;
   unread.title = "What could not be read";
   unread.header = {"label", "file:line: what"};
+  unread.left_columns = 2;
   for (const ResultSet& r : c.sets) {
     for (std::size_t k = 0; k < r.unread.size() && k < limits.unread_lines_per_set; ++k)
       unread.rows.push_back({{r.label}, {r.unread[k], Tone::worse}});
@@ -147,6 +149,7 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
   Table only;
   only.title = "Series in one set only";
   only.header = {"series", "measured by", "sizes"};
+  only.left_columns = 2;
   for (const Series* x : pc.only_base) only.rows.push_back({{x->label()}, {base}, {std::to_string(x->points.size())}});
   for (const Series* x : pc.only_other) only.rows.push_back({{x->label()}, {other}, {std::to_string(x->points.size())}});
   if (!only.rows.empty()) s.tables.push_back(std::move(only));
@@ -195,6 +198,7 @@ Section environment_section(const Comparison& c) {
   Table t;
   t.header = {"what"};
   for (const ResultSet& r : c.sets) t.header.push_back(r.label);
+  t.left_columns = t.header.size();
   std::size_t differing = 0;
   for (const std::string& n : names) {
     std::set<std::string> distinct;
@@ -217,6 +221,16 @@ Section environment_section(const Comparison& c) {
   return s;
 }
 
+std::string format_money(double v, const std::string& currency) {
+  if (std::isnan(v)) return "-";
+  return v >= 1000 ? fmt::format("{:.0f} {}", v, currency) : fmt::format("{:.4g} {}", v, currency);
+}
+
+std::string format_seconds(double s) {
+  if (std::isnan(s)) return "-";
+  return s >= 1 ? fmt::format("{:.3g} s", s) : fmt::format("{:.3g} ms", s * 1e3);
+}
+
 Section cost_section(const Comparison& c, const CostInputs& cost) {
   Section s;
   s.heading = "Cost";
@@ -227,19 +241,21 @@ Section cost_section(const Comparison& c, const CostInputs& cost) {
   Table profiles;
   profiles.title = "Profiles";
   profiles.header = {"label", "profile", "kind", "price per GPU-hour", "derivation"};
+  profiles.left_columns = 5;
   Table per_pb;
   per_pb.title = "Cost per PB moved at peak busbw";
   per_pb.header = {"label", "series", "peak busbw (GB/s)", "cost per PB"};
+  per_pb.left_columns = 2;
   for (std::size_t i = 0; i < c.sets.size(); ++i) {
     if (i >= cost.profiles.size() || !cost.profiles[i]) continue;
     const CostProfile& p = *cost.profiles[i];
     profiles.rows.push_back({{c.sets[i].label}, {p.name.empty() ? p.file : p.name}, {p.kind},
-                             {fmt::format("{:.4g} {}", p.per_gpu_hour, p.currency)}, {p.derivation}});
+                             {format_money(p.per_gpu_hour, p.currency)}, {p.derivation}});
     for (const Series& ser : c.chart_tables[i].series) {
       const CurveFacts f = curve_facts(ser);
       if (std::isnan(f.peak_busbw_gbps)) continue;
       per_pb.rows.push_back({{c.sets[i].label}, {ser.label()}, {format_gbps(f.peak_busbw_gbps)},
-                             {fmt::format("{:.4g} {}", cost_per_pb(p, f.peak_busbw_gbps), p.currency)}});
+                             {format_money(cost_per_pb(p, f.peak_busbw_gbps), p.currency)}});
     }
   }
   if (!profiles.rows.empty()) s.tables.push_back(std::move(profiles));
@@ -256,6 +272,7 @@ Section cost_section(const Comparison& c, const CostInputs& cost) {
     Table t;
     t.title = "Workload estimate";
     t.header = {"label", "curve", "busbw used (GB/s)", "communication per step", "cost per 1,000 steps"};
+    t.left_columns = 2;
     for (std::size_t i = 0; i < c.sets.size(); ++i) {
       const CostProfile* p = i < cost.profiles.size() && cost.profiles[i] ? &*cost.profiles[i] : nullptr;
       const auto e = estimate_workload(w, c.chart_tables[i], p);
@@ -266,8 +283,8 @@ Section cost_section(const Comparison& c, const CostInputs& cost) {
       t.rows.push_back({{c.sets[i].label}, {e->curve->label() + (e->extrapolated ? " (extrapolated)" : ""),
                                             e->extrapolated ? Tone::warn : Tone::plain},
                         {format_gbps(e->busbw_gbps)},
-                        {std::isnan(e->time_per_step_s) ? "-" : fmt::format("{:.4g} ms", e->time_per_step_s * 1e3)},
-                        {p ? fmt::format("{:.4g} {}", e->cost_per_1000_steps, p->currency) : std::string("no cost profile")}});
+                        {format_seconds(e->time_per_step_s)},
+                        {p ? format_money(e->cost_per_1000_steps, p->currency) : std::string("no cost profile")}});
     }
     s.tables.push_back(std::move(t));
   }

@@ -23,6 +23,7 @@ struct Table {
   std::vector<std::string> header;
   std::vector<std::vector<Cell>> rows;
   std::string note;  // under the table
+  std::size_t left_columns = 1;  // leading text columns (left-aligned); the rest are numbers
 };
 
 struct Section {

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Two real ccbench runs on this machine, compared: MPI ranks talking over
+# shared memory vs over TCP (loopback), with per-iteration samples for the
+# significance test and the example cost profiles. Writes report.html/.md/
+# .csv/.json under OUTDIR (default results/compare-demo/<UTC time>), then,
+# when Chromium is installed, opens the HTML headless, takes a screenshot and
+# checks that every chart was drawn.
+#   CCBENCH=path/to/ccbench (default build/ccbench; built by setup.sh if missing)
+#   CCBENCH_DEMO_SCREENSHOT=require: fail when Chromium is missing
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ccbench=${CCBENCH:-build/ccbench}
+[ -x "$ccbench" ] || scripts/setup.sh
+out=${1:-results/compare-demo/$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$out/shm" "$out/tcp"
+export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
+export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
+sweep=(-b 8 -e 4M -f 4 -n 30 -w 3 --samples)
+for path in shm tcp; do
+  for coll in all_reduce all_gather alltoall; do
+    scripts/mpirun.sh -np 2 "$ccbench" "$coll" "${sweep[@]}" --path "$path" -J "$out/$path/$coll.jsonl" >/dev/null
+  done
+done
+"$ccbench" compare --run shared-memory="$out/shm" --run tcp="$out/tcp" --ignore-key path \
+  --cost shared-memory=results/profiles/bare-metal-h100.yaml --cost tcp=results/profiles/cloud-h100.yaml \
+  --workload results/profiles/workload-llama-70b.yaml \
+  --html "$out/report.html" --md "$out/report.md" --csv "$out/report.csv" --json "$out/report.json"
+echo "report: $out/report.html"
+
+browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -z "$browser" ]; then
+  echo "screenshot: skipped (no Chromium; apt-get install chromium)"
+  [ "${CCBENCH_DEMO_SCREENSHOT:-}" = require ] && exit 77
+  exit 0
+fi
+html=$(cd "$out" && pwd)/report.html
+flags=(--headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run --user-data-dir="$out/.chromium")
+timeout 120 "$browser" "${flags[@]}" --window-size=1400,1800 --screenshot="$out/report.png" "file://$html" >/dev/null 2>&1
+timeout 120 "$browser" "${flags[@]}" --dump-dom "file://$html" 2>/dev/null >"$out/dom.html"
+rm -rf "$out/.chromium"
+# 3 collectives x 2 placements = 6 chart groups, 3 charts each, each a polyline per run.
+charts=$(grep -o '<svg' "$out/dom.html" | wc -l)
+size=$(stat -c %s "$out/report.png" 2>/dev/null || echo 0)
+echo "screenshot: $out/report.png ($size bytes); charts in the rendered page: $charts"
+if [ "$charts" -lt 18 ] || [ "$size" -lt 20000 ] || grep -q "Charts are unavailable" "$out/dom.html"; then
+  echo "compare-demo: the report did not render its charts" >&2
+  exit 1
+fi

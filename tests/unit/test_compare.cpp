@@ -1,0 +1,246 @@
+// Alignment, statistics and the cost model, on result sets built in code.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "harness/usage_error.hpp"
+#include "results/compare/comparison.hpp"
+#include "results/compare/cost.hpp"
+#include "results/compare/mann_whitney.hpp"
+#include "results/compare/reference.hpp"
+
+namespace ccb {
+namespace {
+
+ImportedPoint point(std::uint64_t bytes, double time_us, double busbw, const std::string& path = "shm", int in_place = 0) {
+  ImportedPoint p;
+  p.collective = "all_reduce";
+  p.dtype = "float";
+  p.op = "sum";
+  p.path = path;
+  p.memory = "host";
+  p.ranks = 4;
+  p.nodes = 1;
+  p.in_place = in_place;
+  p.bytes = bytes;
+  p.time_us = time_us;
+  p.busbw_gbps = busbw;
+  return p;
+}
+
+ResultSet set_of(const std::string& label, std::vector<ImportedPoint> pts) {
+  ResultSet s;
+  s.label = label;
+  s.points = std::move(pts);
+  return s;
+}
+
+TEST(MannWhitney, ExactForSmallSamplesWithoutTies) {
+  const std::vector<double> a{1, 2, 3}, b{4, 5, 6};
+  const auto r = mann_whitney(a, b);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->exact);
+  EXPECT_DOUBLE_EQ(r->u, 0);
+  EXPECT_NEAR(r->p, 0.1, 1e-12);  // 2 / C(6,3)
+  std::vector<double> x, y;
+  for (int i = 0; i < 20; ++i) x.push_back(i), y.push_back(100 + i);
+  EXPECT_NEAR(mann_whitney(x, y)->p, 1.4508889103849688e-11, 1e-20);  // 2 / C(40,20)
+}
+
+TEST(MannWhitney, NormalApproximationWithTies) {
+  const std::vector<double> a{1, 2, 3, 4, 5, 5}, b{5, 6, 7, 8, 9, 10};
+  const auto r = mann_whitney(a, b);
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->exact);
+  EXPECT_DOUBLE_EQ(r->u, 1);
+  EXPECT_NEAR(r->p, 0.007795826617354629, 1e-12);
+}
+
+TEST(MannWhitney, SameDistributionIsNotSignificantAndShiftIs) {
+  std::vector<double> a, b, shifted;
+  for (int i = 0; i < 40; ++i) {
+    a.push_back(10 + (i * 7) % 13);
+    b.push_back(10 + (i * 5) % 13);
+    shifted.push_back(13 + (i * 5) % 13);
+  }
+  EXPECT_GT(mann_whitney(a, b)->p, 0.5);
+  EXPECT_LT(mann_whitney(a, shifted)->p, 0.05);
+  EXPECT_FALSE(mann_whitney(std::vector<double>{1}, b));
+  const std::vector<double> same(10, 3.0);
+  EXPECT_DOUBLE_EQ(mann_whitney(same, same)->p, 1);
+}
+
+TEST(Comparison, AlignsRatiosGeomeanAndOneSidedPoints) {
+  const ResultSet base = set_of("base", {point(1024, 10, 2), point(2048, 10, 4), point(4096, 10, 8)});
+  const ResultSet other = set_of("other", {point(1024, 5, 4), point(2048, 20, 2), point(8192, 1, 1)});
+  const Comparison c = compare_sets({base, other}, {});
+  ASSERT_EQ(c.pairs.size(), 1u);
+  const PairComparison& pc = c.pairs[0];
+  EXPECT_EQ(pc.aligned, 2u);
+  ASSERT_EQ(pc.series.size(), 1u);
+  const SeriesComparison& sc = pc.series[0];
+  EXPECT_EQ(sc.only_base, 1u);
+  EXPECT_EQ(sc.only_other, 1u);
+  EXPECT_DOUBLE_EQ(sc.points[0].busbw_ratio, 2);
+  EXPECT_DOUBLE_EQ(sc.points[1].busbw_ratio, 0.5);
+  EXPECT_NEAR(sc.geomean_busbw_ratio, 1, 1e-12);
+  EXPECT_NEAR(sc.geomean_time_ratio, 1, 1e-12);
+  EXPECT_EQ(pc.tested, 0u);  // no samples: no test
+  EXPECT_TRUE(sc.points[0].significant());
+}
+
+TEST(Comparison, CrossoversIgnoreTies) {
+  const ResultSet base = set_of("b", {point(8, 1, 10), point(16, 1, 10), point(32, 1, 10), point(64, 1, 10)});
+  const ResultSet other = set_of("o", {point(8, 1, 9), point(16, 1, 10.1), point(32, 1, 11), point(64, 1, 12)});
+  const Comparison c = compare_sets({base, other}, {});
+  const auto& x = c.pairs[0].series[0].crossovers;
+  ASSERT_EQ(x.size(), 1u);
+  EXPECT_EQ(x[0].below_bytes, 8u);
+  EXPECT_EQ(x[0].above_bytes, 32u);
+  EXPECT_TRUE(x[0].other_wins_above);
+}
+
+TEST(Comparison, CurveFactsHalfPeakIsInterpolatedInLogSize) {
+  Series s;
+  for (auto [b, bw] : {std::pair{512.0, 5.0}, {1024.0, 10.0}, {2048.0, 30.0}, {4096.0, 40.0}}) {
+    SeriesPoint p;
+    p.bytes = static_cast<std::uint64_t>(b);
+    p.busbw_gbps = bw;
+    p.time_us = b / 1000;
+    s.points.push_back(p);
+  }
+  const CurveFacts f = curve_facts(s);
+  EXPECT_DOUBLE_EQ(f.peak_busbw_gbps, 40);
+  EXPECT_EQ(f.peak_bytes, 4096u);
+  EXPECT_EQ(f.small_bytes, 512u);
+  EXPECT_NEAR(f.half_peak_bytes, 1448.1546878700494, 1e-9);
+}
+
+TEST(Comparison, RepeatedPointsMergeToMedianWithPooledSamples) {
+  ImportedPoint a = point(1024, 10, 1), b = point(1024, 30, 3), d = point(1024, 20, 2);
+  a.samples_us = {10, 11};
+  b.samples_us = {30};
+  const SeriesTable t = build_series(set_of("x", {a, b, d}), kKeyAll);
+  ASSERT_EQ(t.series.size(), 1u);
+  ASSERT_EQ(t.series[0].points.size(), 1u);
+  const SeriesPoint& p = t.series[0].points[0];
+  EXPECT_EQ(p.merged, 3u);
+  EXPECT_DOUBLE_EQ(p.time_us, 20);
+  EXPECT_DOUBLE_EQ(p.busbw_gbps, 2);
+  EXPECT_EQ(p.samples().size(), 3u);
+  EXPECT_EQ(t.merged_points, 2u);
+}
+
+TEST(Comparison, DifferentPathsDoNotAlignUnlessIgnored) {
+  const ResultSet shm = set_of("shm", {point(1024, 1, 1, "shm")});
+  const ResultSet tcp = set_of("tcp", {point(1024, 2, 0.5, "tcp")});
+  const Comparison strict = compare_sets({shm, tcp}, {});
+  EXPECT_EQ(strict.pairs[0].aligned, 0u);
+  EXPECT_EQ(strict.pairs[0].only_base.size(), 1u);
+  EXPECT_EQ(strict.pairs[0].hint, "path (shm vs tcp)");
+  ComparisonOptions o;
+  o.ignored = kKeyPath;
+  const Comparison relaxed = compare_sets({shm, tcp}, o);
+  EXPECT_EQ(relaxed.pairs[0].aligned, 1u);
+  EXPECT_DOUBLE_EQ(relaxed.pairs[0].series[0].points[0].time_ratio, 2);
+}
+
+TEST(Comparison, FieldsASetDoesNotRecordLeaveTheKey) {
+  ResultSet other = set_of("osu", {point(1024, 2, 1)});
+  other.points[0].dtype.clear();
+  other.points[0].nodes = 0;
+  const Comparison c = compare_sets({set_of("b", {point(1024, 1, 2)}), other}, {});
+  EXPECT_EQ(c.pairs[0].fields, kKeyAll & ~kKeyDtype & ~kKeyNodes);
+  EXPECT_EQ(c.pairs[0].aligned, 1u);
+}
+
+TEST(Comparison, SignificanceMarksOnlyWhereBothHaveSamples) {
+  ImportedPoint a = point(1024, 10, 1), b = point(1024, 10.1, 1);
+  for (int i = 0; i < 30; ++i) a.samples_us.push_back(10 + i % 7), b.samples_us.push_back(10 + (i * 3) % 7);
+  ComparisonOptions o;
+  const Comparison same = compare_sets({set_of("a", {a}), set_of("b", {b})}, o);
+  EXPECT_EQ(same.pairs[0].tested, 1u);
+  EXPECT_EQ(same.pairs[0].not_significant, 1u);
+  for (double& v : b.samples_us) v += 5;
+  const Comparison shifted = compare_sets({set_of("a", {a}), set_of("b", {b})}, o);
+  EXPECT_EQ(shifted.pairs[0].not_significant, 0u);
+}
+
+TEST(Reference, PublishedFiguresCarryTheirSource) {
+  const auto figures = published_figures();
+  ASSERT_GE(figures.size(), 4u);
+  for (const auto& f : figures) {
+    EXPECT_FALSE(f.source.empty());
+    EXPECT_GT(f.busbw_gbps, 0);
+  }
+  const ResultSet s = published_set(figures[0]);
+  EXPECT_EQ(s.label.rfind("published: ", 0), 0u);
+  EXPECT_FALSE(s.published_source.empty());
+  // time = bytes / (busbw / (2(n-1)/n))
+  EXPECT_NEAR(s.points[0].time_us, 8589934592.0 / (478.9 / 1.75 * 1e3), 1e-6);
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+#if CCBENCH_HAVE_YAML
+TEST(Cost, CloudAndBareMetalPrices) {
+  const CostProfile cloud = load_cost_profile(write_temp("cloud.yaml", "kind: cloud\nname: p5\nprice_per_node_hour: 98.32\ngpus_per_node: 8\n"));
+  EXPECT_DOUBLE_EQ(cloud.per_gpu_hour, 12.29);
+  const CostProfile metal = load_cost_profile(write_temp(
+      "metal.yaml", "kind: bare_metal\ncapital_cost: 4000000\namortisation_years: 4\nyearly_operating_cost: 500000\n"
+                    "utilisation: 0.5\ngpus: 64\n"));
+  EXPECT_NEAR(metal.per_gpu_hour, (1e6 + 5e5) / (64 * 8760 * 0.5), 1e-9);
+  EXPECT_NEAR(cost_per_pb(cloud, 400), 12.29 * 1e6 / (3600 * 400), 1e-9);
+}
+
+TEST(Cost, ProfileErrorsNameFileLineAndKey) {
+  const std::string typo = write_temp("typo.yaml", "kind: cloud\nprice_per_gpu_hr: 3\n");
+  EXPECT_EQ(error_of([&] { load_cost_profile(typo); }).rfind(typo + ":2: price_per_gpu_hr: unknown key", 0), 0u);
+  const std::string nan = write_temp("nan.yaml", "kind: cloud\nprice_per_gpu_hour: .nan\n");
+  EXPECT_NE(error_of([&] { load_cost_profile(nan); }).find(":2: price_per_gpu_hour: nan is out of range"), std::string::npos);
+  const std::string text = write_temp("text.yaml", "kind: cloud\nprice_per_gpu_hour: cheap\n");
+  EXPECT_NE(error_of([&] { load_cost_profile(text); }).find(":2: price_per_gpu_hour: 'cheap' is not a number"), std::string::npos);
+  const std::string kind = write_temp("kind.yaml", "kind: rented\n");
+  EXPECT_NE(error_of([&] { load_cost_profile(kind); }).find(":1: kind: 'rented' is unknown"), std::string::npos);
+  const std::string both = write_temp("both.yaml", "kind: cloud\nprice_per_gpu_hour: 1\nprice_per_node_hour: 8\ngpus_per_node: 8\n");
+  EXPECT_NE(error_of([&] { load_cost_profile(both); }).find("give exactly one"), std::string::npos);
+  const std::string broken = write_temp("broken.yaml", "kind: [cloud\n");
+  EXPECT_NE(error_of([&] { load_cost_profile(broken); }).find("not valid YAML"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_cost_profile("/nonexistent.yaml"); }).find("cannot read"), std::string::npos);
+  const std::string bad_dtype = write_temp("w.yaml", "parameters: 7e9\ngpus: 64\ndtype: float128\n");
+  EXPECT_NE(error_of([&] { load_workload(bad_dtype); }).find(":3: dtype: 'float128' is not a dtype"), std::string::npos);
+}
+
+TEST(Cost, WorkloadInterpolatesTheMeasuredCurve) {
+  const Workload w = load_workload(write_temp("w7b.yaml", "name: 1.5 KiB model\nparameters: 768\ndtype: bfloat16\ngpus: 8\n"));
+  EXPECT_DOUBLE_EQ(w.bytes_per_step(), 1536);
+  const SeriesTable t = build_series(set_of("x", {point(1024, 1, 10), point(2048, 1, 30)}), kKeyAll);
+  const CostProfile cloud = load_cost_profile(write_temp("c.yaml", "kind: cloud\nprice_per_gpu_hour: 3.6\n"));
+  const auto e = estimate_workload(w, t, &cloud);
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->busbw_gbps, 10 + (std::log2(1536.0) - 10) * 20, 1e-9);
+  EXPECT_FALSE(e->extrapolated);
+  const double time = 1536 / (e->busbw_gbps * 1e9 / 1.75);
+  EXPECT_NEAR(e->time_per_step_s, time, 1e-15);
+  EXPECT_NEAR(e->cost_per_1000_steps, 1000 * time * 8 * 3.6 / 3600, 1e-15);
+  const Workload big = load_workload(write_temp("big.yaml", "parameters: 7e9\ngpus: 8\n"));
+  EXPECT_TRUE(estimate_workload(big, t, nullptr)->extrapolated);
+}
+#endif
+
+}  // namespace
+}  // namespace ccb

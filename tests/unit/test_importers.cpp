@@ -1,0 +1,225 @@
+// Importers on fixture files in each format (tests/fixtures/compare, made by
+// make_fixtures.py), including broken ones: what is read, and what is listed
+// as unread with file:line.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "results/import/importer.hpp"
+#include "results/import/text_input.hpp"
+
+namespace ccb {
+namespace {
+
+const std::string kDir = std::string(CCBENCH_FIXTURES) + "/compare/";
+
+ResultSet load(const std::string& rel, int ranks = 0) {
+  ImportOptions o;
+  o.ranks = ranks;
+  return load_result_set("t", kDir + rel, o);
+}
+
+bool unread_has(const ResultSet& s, const std::string& needle) {
+  return std::any_of(s.unread.begin(), s.unread.end(), [&](const std::string& u) { return u.find(needle) != std::string::npos; });
+}
+
+std::vector<const ImportedPoint*> with(const ResultSet& s, const std::string& collective, int in_place) {
+  std::vector<const ImportedPoint*> out;
+  for (const auto& p : s.points)
+    if (p.collective == collective && p.in_place == in_place) out.push_back(&p);
+  return out;
+}
+
+TEST(Importers, DetectsEachFormat) {
+  EXPECT_EQ(detect_format("{\"type\":\"run\",\"schema_version\":2}\n"), Format::ccbench_jsonl);
+  EXPECT_EQ(detect_format("{\"version\":2,\"results\":[{\"type\":\"float\"}],\"nccl_version\":22309}"), Format::nccl_tests_json);
+  EXPECT_EQ(detect_format("# nThread 1 nGpus 1 minBytes 8\n"), Format::nccl_tests_text);
+  EXPECT_EQ(detect_format("\n# OSU MPI Allreduce Latency Test v7.3\n"), Format::osu);
+  EXPECT_EQ(detect_format("#  Intel(R) MPI Benchmarks 2021.7, MPI-1 part\n"), Format::imb);
+  EXPECT_EQ(detect_format("hello\n"), Format::unknown);
+}
+
+TEST(Importers, NcclTestsCurrentLayoutWithNoise) {
+  const ResultSet s = load("nccl-tests/bare-metal-all_reduce.log");
+  EXPECT_TRUE(s.unread.empty()) << s.unread.front();
+  ASSERT_EQ(s.points.size(), 26u);
+  const auto oop = with(s, "all_reduce", 0);
+  ASSERT_EQ(oop.size(), 13u);
+  EXPECT_EQ(oop[0]->bytes, 8u);
+  EXPECT_EQ(oop[0]->ranks, 8);
+  EXPECT_EQ(oop[0]->nodes, 1);
+  EXPECT_EQ(oop[0]->dtype, "float");
+  EXPECT_EQ(oop[0]->op, "sum");
+  EXPECT_EQ(oop[0]->memory, "device");
+  EXPECT_DOUBLE_EQ(oop[0]->time_us, 20.0);
+  EXPECT_DOUBLE_EQ(oop.back()->busbw_gbps, 461.15);
+  EXPECT_EQ(oop.back()->wrong, 0u);
+  EXPECT_EQ(with(s, "all_reduce", 1)[0]->time_us, 20.4);
+  EXPECT_EQ(s.environment.at("hardware.gpu"), "NVIDIA H100 80GB HBM3");
+  EXPECT_NE(s.environment.at("versions.nccl").find("2.23.9"), std::string::npos);
+}
+
+TEST(Importers, NcclTestsErrorColumnAndCollectiveFromFileName) {
+  const ResultSet s = load("nccl-tests/old-2.11-all_gather.log");
+  EXPECT_TRUE(s.unread.empty());
+  const auto oop = with(s, "all_gather", 0);
+  ASSERT_EQ(oop.size(), 11u);
+  EXPECT_EQ(oop[0]->op, "-");
+  EXPECT_EQ(oop[0]->bytes, 64u);
+  EXPECT_EQ(oop[0]->wrong, 0u);  // error 0e+00
+}
+
+TEST(Importers, NcclTestsPerIterationColumns) {
+  const ResultSet s = load("nccl-tests/per-iteration.log");
+  EXPECT_TRUE(s.unread.empty());
+  const auto ip = with(s, "all_reduce", 1);
+  ASSERT_EQ(ip.size(), 13u);
+  EXPECT_DOUBLE_EQ(ip[0]->time_us, 21.42);  // the in-place time, after 4 per-iteration columns
+}
+
+TEST(Importers, NcclTestsConcatenatedRunsWithTaggedOutput) {
+  const ResultSet s = load("nccl-tests/two-nodes-concatenated.log");
+  EXPECT_TRUE(s.unread.empty());
+  const auto ar = with(s, "all_reduce", 0), rs = with(s, "reduce_scatter", 0);
+  ASSERT_EQ(ar.size(), 13u);
+  ASSERT_EQ(rs.size(), 11u);
+  EXPECT_EQ(ar[0]->ranks, 16);
+  EXPECT_EQ(ar[0]->nodes, 2);
+  EXPECT_EQ(rs[0]->ranks, 16);
+  EXPECT_EQ(rs[0]->bytes, 128u);
+}
+
+TEST(Importers, NcclTestsJsonWithSamplesAndNoEnvironmentLeak) {
+  const ResultSet s = load("nccl-tests/cloud-c.json");
+  EXPECT_TRUE(s.unread.empty());
+  ASSERT_EQ(s.points.size(), 26u);
+  EXPECT_EQ(s.points[0].collective, "all_reduce");
+  EXPECT_EQ(s.points[0].ranks, 8);
+  EXPECT_EQ(s.points[0].samples_us.size(), 20u);
+  for (const auto& [k, v] : s.environment) {
+    EXPECT_EQ(k.find("AWS"), std::string::npos);
+    EXPECT_EQ(v.find("do-not-copy-me"), std::string::npos);
+  }
+}
+
+TEST(Importers, OsuLatencyBandwidthAndPerProcessSizes) {
+  const ResultSet plain = load("osu/osu_allreduce.txt");
+  ASSERT_EQ(plain.points.size(), 10u);
+  EXPECT_EQ(plain.points[0].dtype, "float");
+  EXPECT_EQ(plain.points[0].op, "sum");
+  EXPECT_EQ(plain.points[0].memory, "host");
+  EXPECT_DOUBLE_EQ(plain.points[0].time_us, 3.0);
+  const ResultSet full = load("osu/osu_allreduce_full.txt");
+  ASSERT_EQ(full.points.size(), 10u);
+  EXPECT_DOUBLE_EQ(full.points[0].time_us, 3.1);  // the Avg column, not Min or Max
+  const ResultSet bw = load("osu/osu_bw.txt");
+  ASSERT_FALSE(bw.points.empty());
+  EXPECT_EQ(bw.points[0].collective, "uni_bw");
+  EXPECT_EQ(bw.points[0].ranks, 2);
+  EXPECT_DOUBLE_EQ(bw.points.back().time_us, 1048576.0 / 12000.0);  // size / (MB/s)
+  const ResultSet lat = load("osu/osu_latency.txt");
+  EXPECT_EQ(lat.points[0].collective, "pingpong");
+  const ResultSet no_ranks = load("osu/osu_allgather.txt");
+  EXPECT_TRUE(no_ranks.points.empty());
+  EXPECT_TRUE(unread_has(no_ranks, "osu_allgather.txt:4: OSU all_gather: sizes are per process")) << no_ranks.unread.front();
+  const ResultSet ranks = load("osu/osu_allgather.txt", 4);
+  ASSERT_EQ(ranks.points.size(), 11u);
+  EXPECT_EQ(ranks.points[1].bytes, 16u);  // 4 B per process x 4 ranks
+  EXPECT_EQ(ranks.points[0].ranks, 4);
+}
+
+TEST(Importers, ImbBlocksAndProcessCounts) {
+  const ResultSet s = load("imb/IMB-MPI1.txt");
+  EXPECT_TRUE(unread_has(s, "IMB test 'Barrier': not one ccbench compares"));
+  const auto pp = with(s, "pingpong", 0);
+  ASSERT_EQ(pp.size(), 12u);
+  EXPECT_EQ(pp[0]->ranks, 2);
+  EXPECT_EQ(pp[0]->dtype, "uint8");
+  EXPECT_DOUBLE_EQ(pp[1]->time_us, 0.35);
+  const auto ar = with(s, "all_reduce", 0);
+  ASSERT_EQ(ar.size(), 24u);
+  EXPECT_EQ(ar[0]->ranks, 2);
+  EXPECT_EQ(ar[12]->ranks, 4);
+  EXPECT_EQ(ar[0]->dtype, "float");
+  EXPECT_DOUBLE_EQ(ar[13]->time_us, 2.0);  // the t_avg column (t_min 0.90, t_max 1.20)
+  const auto ag = with(s, "all_gather", 0);
+  ASSERT_EQ(ag.size(), 12u);
+  EXPECT_EQ(ag[1]->bytes, 16u);  // 4 B per process x 4
+  EXPECT_EQ(s.environment.at("versions.imb"), "2021.7");
+}
+
+TEST(Importers, CcbenchJsonlBrokenLinesAreListed) {
+  const ResultSet s = load("broken/ccbench-corrupt.jsonl");
+  ASSERT_EQ(s.points.size(), 1u);
+  EXPECT_EQ(s.points[0].bytes, 1024u);
+  EXPECT_EQ(s.points[0].path, "auto");
+  EXPECT_TRUE(unread_has(s, "ccbench-corrupt.jsonl:3: not a JSON object"));
+  EXPECT_TRUE(unread_has(s, "ccbench-corrupt.jsonl:4: point record without a valid collective, ranks or bytes"));
+  EXPECT_TRUE(unread_has(s, "ccbench-corrupt.jsonl:5: out_of_place: time_us missing or not a positive number"));
+  EXPECT_TRUE(unread_has(s, "ccbench-corrupt.jsonl:6: record type 'mystery'"));
+  const ResultSet future = load("broken/ccbench-future.jsonl");
+  EXPECT_TRUE(future.points.empty());
+  EXPECT_TRUE(unread_has(future, ":1: run record with schema_version '9': this ccbench reads 1 and 2"));
+}
+
+TEST(Importers, BrokenTextFilesNameFileAndLine) {
+  const ResultSet rows = load("broken/truncated-rows-all_reduce.log");
+  EXPECT_TRUE(unread_has(rows, "truncated-rows-all_reduce.log:25: out-of-place: time/algbw/busbw 'fast'"));
+  EXPECT_TRUE(unread_has(rows, "truncated-rows-all_reduce.log:28: nccl-tests row has 3 fields, expected 9 or 13"));
+  EXPECT_EQ(rows.points.size(), 26u - 2 - 1);  // row 28 lost both placements, row 25 its out-of-place
+  const ResultSet json = load("broken/truncated.json");
+  EXPECT_TRUE(json.points.empty());
+  EXPECT_TRUE(unread_has(json, "truncated.json:1: not valid JSON here"));
+  const ResultSet osu = load("broken/osu-garbage.txt");
+  EXPECT_EQ(osu.points.size(), 2u);
+  EXPECT_TRUE(unread_has(osu, "osu-garbage.txt:4: OSU value 'NaN' is not a positive number"));
+  EXPECT_TRUE(unread_has(osu, "osu-garbage.txt:5: OSU row has 1 fields"));
+  EXPECT_TRUE(unread_has(osu, "osu-garbage.txt:6: OSU value '-4'"));
+  const ResultSet none = load("broken/no-collective.log");
+  EXPECT_TRUE(none.points.empty());
+  EXPECT_TRUE(unread_has(none, "cannot tell which collective this nccl-tests table measured"));
+  const ResultSet unknown = load("broken/unknown-format.txt");
+  EXPECT_TRUE(unread_has(unknown, "unknown-format.txt:1: not a result format ccbench reads"));
+  const ResultSet binary = load("broken/binary.bin");
+  EXPECT_TRUE(binary.points.empty());
+}
+
+TEST(Importers, FolderSkipsHiddenFilesAndKeepsGoing) {
+  const ResultSet s = load("broken");
+  EXPECT_EQ(s.files.size(), 8u);
+  EXPECT_GT(s.points.size(), 0u);
+  EXPECT_GE(s.unread.size(), 10u);
+}
+
+TEST(Importers, PathsThatCannotBeReadAtAll) {
+  EXPECT_THROW(load_result_set("x", "/nonexistent/file", {}), ImportError);
+  const std::string empty_dir = testing::TempDir() + "ccb-empty-dir";
+  std::filesystem::create_directories(empty_dir);
+  EXPECT_THROW(load_result_set("x", empty_dir, {}), ImportError);
+  EXPECT_THROW(load_result_set("x", "/dev/null", {}), ImportError);  // not a regular file
+}
+
+TEST(Importers, OverlongLinesAreReportedNotRead) {
+  std::string text = "# nccl-tests version 2.13.9\n# Collective test starting: all_reduce_perf\n";
+  text += std::string(kMaxLine + 10, '7') + "\n";
+  ResultSet s;
+  import_text(text, "long.log", s, {});
+  EXPECT_TRUE(unread_has(s, "long.log:3: line of 1048586 bytes: longer than 1048576 bytes, skipped"));
+}
+
+TEST(Importers, NumbersAreStrict) {
+  EXPECT_FALSE(parse_double("nan"));
+  EXPECT_FALSE(parse_double("inf"));
+  EXPECT_FALSE(parse_double("1e999"));
+  EXPECT_FALSE(parse_double("12abc"));
+  EXPECT_EQ(parse_double("1.5e+03"), 1500.0);
+  EXPECT_FALSE(parse_uint("-3"));
+  EXPECT_FALSE(parse_uint("99999999999999999999999"));
+  EXPECT_EQ(strip_mpirun_tag("[1,0]<stdout>:   8  2 float"), "   8  2 float");
+  EXPECT_EQ(quote_value(std::string("a\x01z")), "'a?z'");
+}
+
+}  // namespace
+}  // namespace ccb

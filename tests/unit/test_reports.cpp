@@ -1,0 +1,101 @@
+// Reports: hostile strings from input files are escaped for every target,
+// charts come from gnuplot or say why not.
+#include <gtest/gtest.h>
+
+#include "results/compare/comparison.hpp"
+#include "results/report/charts_gnuplot.hpp"
+#include "results/report/render.hpp"
+
+namespace ccb {
+namespace {
+
+const std::string kEvil = "<script>alert(1)</script>";
+
+Comparison hostile_comparison() {
+  std::vector<ResultSet> sets(2);
+  for (int k = 0; k < 2; ++k) {
+    ResultSet& s = sets[static_cast<std::size_t>(k)];
+    s.label = k ? "=HYPERLINK(\"http://x\")" + kEvil : "bare\x1b[31m";
+    s.note_env("hardware.host", "node-" + kEvil);
+    s.note_env("env.NCCL_SOCKET_IFNAME", kEvil + "\n'); system('rm -rf /");
+    s.unread.push_back("x.log:3: " + kEvil);
+    for (std::uint64_t b = 8; b <= 1 << 20; b *= 4) {
+      ImportedPoint p;
+      p.collective = "all_reduce";
+      p.dtype = kEvil;
+      p.op = "sum";
+      p.path = "auto";
+      p.memory = "host";
+      p.ranks = 2;
+      p.nodes = 1;
+      p.in_place = 0;
+      p.bytes = b;
+      p.time_us = 1 + static_cast<double>(b) / (k ? 500.0 : 1000.0);
+      p.busbw_gbps = static_cast<double>(b) / (p.time_us * 1e3);
+      s.points.push_back(p);
+    }
+  }
+  return compare_sets(std::move(sets), {});
+}
+
+TEST(Reports, HtmlEscapesEveryInputString) {
+  const Comparison c = hostile_comparison();
+  const Report r = build_report(c, {}, {});
+  const std::string html = render_html(r, render_charts(r.charts, "/nonexistent/gnuplot"));
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("node-&lt;script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
+  EXPECT_NE(html.find("Charts are unavailable"), std::string::npos);
+  EXPECT_NE(html.find("Everything else in this report is complete"), std::string::npos);
+}
+
+TEST(Reports, MarkdownTerminalAndCsvAreSafe) {
+  const Comparison c = hostile_comparison();
+  const Report r = build_report(c, {}, {});
+  const std::string md = render_markdown(r);
+  EXPECT_EQ(md.find("<script"), std::string::npos);
+  EXPECT_NE(md.find(")&lt;script&gt;alert(1)"), std::string::npos);
+  const std::string term = render_terminal(r, false);
+  EXPECT_EQ(term.find('\x1b'), std::string::npos);  // no escape sequence from an input reaches the terminal
+  EXPECT_NE(term.find("bare?[31m"), std::string::npos);
+  const std::string colored = render_terminal(r, true);
+  EXPECT_NE(colored.find("\033[31m"), std::string::npos);  // ours: a worse ratio in red
+  const std::string csv = render_csv(c);
+  EXPECT_NE(csv.find(",\"'=HYPERLINK(\"\"http://x\"\")<script>alert(1)</script>\","), std::string::npos) << csv.substr(0, 400);
+  EXPECT_EQ(csv.find("\n="), std::string::npos);
+  const std::string json = render_json(c, r);
+  EXPECT_NE(json.find("\"pairs\""), std::string::npos);
+}
+
+TEST(Reports, GnuplotLabelsCannotInject) {
+  const std::string l = gnuplot_label("x'\n`reboot`$HOME\\@{}^_&;");
+  EXPECT_EQ(l.find_first_of("'\n`$\\@{}^&;\""), std::string::npos);
+  EXPECT_LE(gnuplot_label(std::string(500, 'a')).size(), 48u);
+}
+
+TEST(Reports, ChartsRenderWithGnuplotWhenInstalled) {
+  if (system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
+  const Comparison c = hostile_comparison();
+  const Report r = build_report(c, {}, {});
+  ASSERT_EQ(r.charts.size(), 1u);
+  const ChartImages img = render_charts(r.charts);
+  ASSERT_TRUE(img.unavailable.empty()) << img.unavailable;
+  ASSERT_EQ(img.svg.size(), 3u);
+  for (const std::string& svg : img.svg) {
+    EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+    EXPECT_EQ(svg.find("<script"), std::string::npos);
+    EXPECT_NE(svg.find("=HYPERLINK(?http://x?)?script?alert(1)?/script?"), std::string::npos);
+  }
+}
+
+TEST(Reports, Formatting) {
+  EXPECT_EQ(format_bytes(8), "8 B");
+  EXPECT_EQ(format_bytes(1 << 20), "1 MiB");
+  EXPECT_EQ(format_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(format_ratio(1.0344), "1.034x");
+  EXPECT_EQ(format_us(12.345), "12.3");
+}
+
+}  // namespace
+}  // namespace ccb
