@@ -101,7 +101,7 @@ std::string no_alignment_hint(const PairComparison& pc) {
   for (unsigned f = 0; f < 8; ++f) {
     const unsigned field = f == 7 ? 0 : 1u << f;
     if (field && !(pc.fields & field)) continue;
-    const auto a = values_of(pc.base_table, field), b = values_of(pc.other_table, field);
+    const auto a = values_of(*pc.base_table, field), b = values_of(*pc.other_table, field);
     bool common = false;
     for (const auto& v : a) common = common || b.count(v);
     if (!common) {
@@ -150,18 +150,22 @@ Comparison compare_sets(std::vector<ResultSet> sets, const ComparisonOptions& op
   c.chart_fields = base_fields;
   for (const ResultSet& s : c.sets)
     if (s.published_source.empty()) c.chart_fields &= recorded_fields(s);
-  for (const ResultSet& s : c.sets) c.chart_tables.push_back(build_series(s, c.chart_fields & recorded_fields(s)));
+  for (const ResultSet& s : c.sets)
+    c.chart_tables.push_back(std::make_shared<const SeriesTable>(build_series(s, c.chart_fields & recorded_fields(s))));
   for (std::size_t k = 0; k < c.sets.size(); ++k) {
     if (k == options.baseline) continue;
     PairComparison pc;
     pc.other = k;
     pc.fields = base_fields & recorded_fields(c.sets[k]);
-    pc.base_table = c.chart_tables[options.baseline].fields == pc.fields ? c.chart_tables[options.baseline]
-                                                                          : build_series(base, pc.fields);
-    pc.other_table = c.chart_tables[k].fields == pc.fields ? c.chart_tables[k] : build_series(c.sets[k], pc.fields);
+    const auto table_for = [&](std::size_t set) {
+      return c.chart_tables[set]->fields == pc.fields ? c.chart_tables[set]
+                                                      : std::make_shared<const SeriesTable>(build_series(c.sets[set], pc.fields));
+    };
+    pc.base_table = table_for(options.baseline);
+    pc.other_table = table_for(k);
     std::size_t i = 0, j = 0;
-    const auto& bs = pc.base_table.series;
-    const auto& os = pc.other_table.series;
+    const auto& bs = pc.base_table->series;
+    const auto& os = pc.other_table->series;
     while (i < bs.size() || j < os.size()) {
       const int cmp = i == bs.size() ? 1 : j == os.size() ? -1 : compare_keys(bs[i], os[j]);
       if (cmp < 0) {

@@ -4,6 +4,7 @@
 // Reports render this; nothing here formats text.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,7 +61,7 @@ struct SeriesComparison {
 struct PairComparison {
   std::size_t other = 0;  // index of the compared set
   unsigned fields = 0;    // key fields used for this pair
-  SeriesTable base_table, other_table;
+  std::shared_ptr<const SeriesTable> base_table, other_table;  // shared with the chart tables when the keys agree
   std::vector<SeriesComparison> series;
   std::vector<const Series*> only_base, only_other;  // series that one side lacks entirely
   std::size_t aligned = 0, tested = 0, not_significant = 0;
@@ -72,7 +73,7 @@ struct Comparison {
   ComparisonOptions options;
   std::vector<PairComparison> pairs;  // one per set other than the baseline
   unsigned chart_fields = 0;          // key fields every set records, minus ignored ones
-  std::vector<SeriesTable> chart_tables;  // per set, aligned on chart_fields
+  std::vector<std::shared_ptr<const SeriesTable>> chart_tables;  // per set, aligned on chart_fields
   const ResultSet& baseline() const { return sets[options.baseline]; }
 };
 

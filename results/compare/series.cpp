@@ -27,23 +27,6 @@ double median_of(std::vector<double> v) {
   return m;
 }
 
-// Small integer ids for key strings, so that a series key is a few integers.
-class Interner {
- public:
-  std::uint32_t id(const std::string& s) {
-    if (s == last_) return last_id_;
-    const auto [it, fresh] = ids_.emplace(s, static_cast<std::uint32_t>(ids_.size()));
-    last_ = s;
-    last_id_ = it->second;
-    return it->second;
-  }
-
- private:
-  std::unordered_map<std::string, std::uint32_t> ids_;
-  std::string last_;
-  std::uint32_t last_id_ = 0;
-};
-
 using PackedKey = std::array<std::uint64_t, 3>;
 
 struct PackedKeyHash {
@@ -116,33 +99,32 @@ std::string Series::label() const {
 }
 
 int compare_keys(const Series& a, const Series& b) {
-  if (const int c = a.collective.compare(b.collective)) return c;
-  if (const int c = a.dtype.compare(b.dtype)) return c;
-  if (const int c = a.op.compare(b.op)) return c;
+  if (const int c = a.collective.str().compare(b.collective.str())) return c;
+  if (const int c = a.dtype.str().compare(b.dtype.str())) return c;
+  if (const int c = a.op.str().compare(b.op.str())) return c;
   if (a.ranks != b.ranks) return a.ranks < b.ranks ? -1 : 1;
   if (a.nodes != b.nodes) return a.nodes < b.nodes ? -1 : 1;
   if (a.in_place != b.in_place) return a.in_place < b.in_place ? -1 : 1;
-  if (const int c = a.path.compare(b.path)) return c;
-  return a.memory.compare(b.memory);
+  if (const int c = a.path.str().compare(b.path.str())) return c;
+  return a.memory.str().compare(b.memory.str());
 }
 
 SeriesTable build_series(const ResultSet& set, unsigned fields) {
   SeriesTable table;
   table.fields = fields;
-  Interner collective, dtype, op, path, memory;
   std::unordered_map<PackedKey, std::size_t, PackedKeyHash> index;
   std::vector<std::vector<const ImportedPoint*>> members;
   PackedKey last{~0ull, ~0ull, ~0ull};
   std::size_t last_series = 0;
   for (const ImportedPoint& p : set.points) {
-    const std::uint64_t d = fields & kKeyDtype ? dtype.id(p.dtype) : 0;
-    const std::uint64_t o = fields & kKeyOp ? op.id(p.op) : 0;
-    const std::uint64_t pa = fields & kKeyPath ? path.id(p.path) : 0;
-    const std::uint64_t m = fields & kKeyMemory ? memory.id(p.memory) : 0;
+    const std::uint64_t d = fields & kKeyDtype ? p.dtype.id() : 0;
+    const std::uint64_t o = fields & kKeyOp ? p.op.id() : 0;
+    const std::uint64_t pa = fields & kKeyPath ? p.path.id() : 0;
+    const std::uint64_t m = fields & kKeyMemory ? p.memory.id() : 0;
     const std::uint64_t r = fields & kKeyRanks ? static_cast<std::uint32_t>(p.ranks) : 0;
     const std::uint64_t n = fields & kKeyNodes ? static_cast<std::uint32_t>(p.nodes) : 0;
     const std::uint64_t ip = fields & kKeyInPlace ? static_cast<std::uint64_t>(p.in_place + 1) : 0;
-    const PackedKey key{(static_cast<std::uint64_t>(collective.id(p.collective)) << 40) | (d << 20) | o,
+    const PackedKey key{(static_cast<std::uint64_t>(p.collective.id()) << 40) | (d << 20) | o,
                         (pa << 40) | (m << 20) | ip, (r << 32) | n};
     if (key != last) {
       const auto [it, fresh] = index.emplace(key, table.series.size());
@@ -178,18 +160,15 @@ SeriesTable build_series(const ResultSet& set, unsigned fields) {
       sp.merged = static_cast<std::uint32_t>(b - a);
       if (b - a == 1) {
         sp.time_us = pts[a]->time_us;
-        sp.algbw_gbps = pts[a]->algbw_gbps;
         sp.busbw_gbps = pts[a]->busbw_gbps;
       } else {
-        std::vector<double> t, al, bu;
+        std::vector<double> t, bu;
         for (std::size_t k = a; k < b; ++k) {
           t.push_back(pts[k]->time_us);
-          if (!std::isnan(pts[k]->algbw_gbps)) al.push_back(pts[k]->algbw_gbps);
           if (!std::isnan(pts[k]->busbw_gbps)) bu.push_back(pts[k]->busbw_gbps);
           sp.pooled_samples.insert(sp.pooled_samples.end(), pts[k]->samples_us.begin(), pts[k]->samples_us.end());
         }
         sp.time_us = median_of(std::move(t));
-        sp.algbw_gbps = median_of(std::move(al));
         sp.busbw_gbps = median_of(std::move(bu));
         table.merged_points += b - a - 1;
       }

@@ -40,7 +40,7 @@ unsigned recorded_fields(const ResultSet& set);
 // folder) are merged: median time, median busbw, samples pooled.
 struct SeriesPoint {
   std::uint64_t bytes = 0;
-  double time_us = kNaN, algbw_gbps = kNaN, busbw_gbps = kNaN;
+  double time_us = kNaN, busbw_gbps = kNaN;
   const ImportedPoint* first = nullptr;  // the first point merged here
   std::uint32_t merged = 1;
   std::vector<double> pooled_samples;    // only when merged > 1
@@ -51,7 +51,7 @@ struct SeriesPoint {
 
 struct Series {
   // The key values that count (others are empty / 0 / -1).
-  std::string collective, dtype, op, path, memory;
+  Symbol collective, dtype, op, path, memory;
   int ranks = 0, nodes = 0, in_place = -1;
   std::vector<SeriesPoint> points;  // ascending bytes, one per size
   std::string label() const;         // "all_reduce float sum, 8 ranks, 1 node, out-of-place, path auto, host"

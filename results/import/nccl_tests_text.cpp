@@ -155,17 +155,21 @@ class TextImporter {
       complained_ = true;
       return;
     }
+    if (collective_symbol_ != collective_) collective_symbol_ = Symbol(collective_);
+    static const Symbol kAuto("auto"), kDevice("device"), kNone("-");
+    const Symbol dtype = symbol(tok[2], last_dtype_text_, last_dtype_);
+    const Symbol op = tok[3] == "none" ? kNone : symbol(tok[3], last_op_text_, last_op_);
     const auto count = parse_uint(tok[1]);
     if (!count) return ctx_.unread(number, fmt::format("count {} is not a whole number", quote_value(tok[1])));
     for (std::size_t g = 0; g < 2; ++g) {
       const std::size_t at = lay.lead + g * lay.group;
       if (at + lay.group > n) break;
       ImportedPoint p;
-      p.collective = collective_;
-      p.dtype = std::string(tok[2]);
-      p.op = tok[3] == "none" ? "-" : std::string(tok[3]);
-      p.path = "auto";
-      p.memory = "device";
+      p.collective = collective_symbol_;
+      p.dtype = dtype;
+      p.op = op;
+      p.path = kAuto;
+      p.memory = kDevice;
       p.ranks = ranks_;
       p.nodes = static_cast<int>(hosts_.size());
       p.in_place = static_cast<int>(g);
@@ -191,8 +195,17 @@ class TextImporter {
     }
   }
 
+  // The last dtype and op tokens and their symbols: rows repeat them.
+  Symbol symbol(std::string_view token, std::string& last_text, Symbol& last) {
+    if (token != last_text) last_text = std::string(token), last = Symbol(token);
+    return last;
+  }
+
   ImportContext& ctx_;
   std::string default_collective_, collective_;
+  Symbol collective_symbol_;
+  std::string last_dtype_text_, last_op_text_;
+  Symbol last_dtype_, last_op_;
   Layout layout_;
   int ranks_ = 0;
   std::set<std::string> hosts_;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "results/import/symbol.hpp"
+
 namespace ccb {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -16,11 +18,11 @@ inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // One measured placement of one size. Key fields that a format does not
 // record are left empty / 0 and then left out of the alignment key.
 struct ImportedPoint {
-  std::string collective;  // ccbench's names: all_reduce, all_gather, ... pingpong
-  std::string dtype;       // nccl-tests spelling (float, half, bfloat16, int8, ...)
-  std::string op;          // sum, prod, max, min, avg; "-" when the collective does not reduce
-  std::string path;        // requested path: auto, nvlink, pcie, shm, rdma, tcp
-  std::string memory;      // host, device
+  Symbol collective;  // ccbench's names: all_reduce, all_gather, ... pingpong
+  Symbol dtype;       // nccl-tests spelling (float, half, bfloat16, int8, ...)
+  Symbol op;          // sum, prod, max, min, avg; "-" when the collective does not reduce
+  Symbol path;        // requested path: auto, nvlink, pcie, shm, rdma, tcp
+  Symbol memory;      // host, device
   int ranks = 0, nodes = 0;
   int in_place = -1;       // 0 out-of-place, 1 in-place, -1 not recorded
   std::uint64_t bytes = 0; // nccl-tests' size column: the whole buffer (count * type * ranks for split collectives)

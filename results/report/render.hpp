@@ -2,6 +2,7 @@
 // control characters never reach a terminal, Markdown cells are escaped, and
 // HTML escapes every string (see html_escape).
 #pragma once
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -20,7 +21,7 @@ struct ChartImages {
 std::string render_html(const Report& r, const ChartImages& charts);
 
 // Every aligned point of every pair, raw numbers (CSV: RFC 4180 quoting).
-std::string render_csv(const Comparison& c);
+void write_csv(const Comparison& c, std::FILE* out);
 std::string render_json(const Comparison& c, const Report& r);
 
 std::string html_escape(std::string_view s);

@@ -19,7 +19,6 @@ std::string text_field(const std::string& v) {
   return csv_field(v);
 }
 
-std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
 
 nlohmann::json num_json(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
@@ -43,10 +42,10 @@ nlohmann::json key_json(const Series& s) {
 
 }  // namespace
 
-std::string render_csv(const Comparison& c) {
-  std::string out =
+void write_csv(const Comparison& c, std::FILE* out) {
+  fmt::print(out,
       "baseline,other,collective,dtype,op,ranks,nodes,in_place,path,memory,bytes,baseline_time_us,other_time_us,"
-      "baseline_busbw_gbps,other_busbw_gbps,busbw_ratio,time_ratio,p_value,significant\n";
+      "baseline_busbw_gbps,other_busbw_gbps,busbw_ratio,time_ratio,p_value,significant\n");
   const std::string base = text_field(c.baseline().label);
   for (const PairComparison& pc : c.pairs) {
     const std::string other = text_field(c.sets[pc.other].label);
@@ -57,14 +56,25 @@ std::string render_csv(const Comparison& c) {
                                           s.nodes > 0 ? std::to_string(s.nodes) : "",
                                           s.in_place < 0 ? "" : s.in_place ? "true" : "false", text_field(s.path),
                                           text_field(s.memory), "");
+      const std::string prefix = fmt::format("{},{},{}", base, other, key);
+      fmt::memory_buffer buf;
+      const auto number = [&](double v) {
+        if (std::isfinite(v)) fmt::format_to(std::back_inserter(buf), "{}", v);
+        buf.push_back(',');
+      };
       for (const AlignedPoint& a : sc.points) {
-        out += fmt::format("{},{},{}{},{},{},{},{},{},{},{},{}\n", base, other, key, a.bytes, num(a.base->time_us),
-                           num(a.other->time_us), num(a.base->busbw_gbps), num(a.other->busbw_gbps), num(a.busbw_ratio),
-                           num(a.time_ratio), a.p_value ? num(*a.p_value) : "", a.p_value ? (a.significant() ? "true" : "false") : "");
+        buf.append(prefix);
+        fmt::format_to(std::back_inserter(buf), "{},", a.bytes);
+        for (double v : {a.base->time_us, a.other->time_us, a.base->busbw_gbps, a.other->busbw_gbps, a.busbw_ratio, a.time_ratio})
+          number(v);
+        if (a.p_value) number(*a.p_value), buf.append(std::string_view(a.significant() ? "true" : "false"));
+        else buf.push_back(',');
+        buf.push_back('\n');
+        if (buf.size() > (1 << 20)) std::fwrite(buf.data(), 1, buf.size(), out), buf.clear();
       }
+      std::fwrite(buf.data(), 1, buf.size(), out);
     }
   }
-  return out;
 }
 
 std::string render_json(const Comparison& c, const Report& r) {

@@ -87,10 +87,10 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
   if ((pc.fields | c.options.ignored) != kKeyAll)
     s.paragraphs.push_back(fmt::format("Left out of the key (not recorded by one of the sets, or --ignore-key): {}.",
                                        key_field_list(kKeyAll & ~pc.fields)));
-  if (pc.base_table.merged_points || pc.other_table.merged_points)
+  if (pc.base_table->merged_points || pc.other_table->merged_points)
     s.paragraphs.push_back(fmt::format("Repeated points of one key were merged (median time and busbw, samples pooled): "
-                                       "{} in {}, {} in {}.", pc.base_table.merged_points, base,
-                                       pc.other_table.merged_points, other));
+                                       "{} in {}, {} in {}.", pc.base_table->merged_points, base,
+                                       pc.other_table->merged_points, other));
   if (pc.tested == 0)
     s.paragraphs.push_back("No significance test: per-iteration samples are missing on one side or both "
                            "(ccbench --samples, nccl-tests per-iteration timing with -J); differences may be noise.");
@@ -127,13 +127,20 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
                    "the peak busbw (interpolated in log2 size). Crossovers: where the faster side changes (ties within 2% ignored).";
     s.tables.push_back(std::move(summary));
   }
+  std::size_t rows_left = limits.point_rows_per_pair, series_left_out = 0;
   for (const SeriesComparison& sc : pc.series) {
     if (sc.points.empty()) continue;
+    if (rows_left == 0) {
+      ++series_left_out;
+      continue;
+    }
     Table t;
     t.title = sc.base->label();
     t.header = {"size", fmt::format("time {} (us)", base), fmt::format("time {} (us)", other),
                 fmt::format("busbw {} (GB/s)", base), fmt::format("busbw {} (GB/s)", other), "busbw ratio", "time ratio", "p"};
-    for (std::size_t k = 0; k < sc.points.size() && k < limits.point_rows_per_series; ++k) {
+    const std::size_t shown = std::min({sc.points.size(), limits.point_rows_per_series, rows_left});
+    rows_left -= shown;
+    for (std::size_t k = 0; k < shown; ++k) {
       const AlignedPoint& a = sc.points[k];
       const bool sig = a.significant();
       t.rows.push_back({{format_bytes(static_cast<double>(a.bytes))}, {format_us(a.base->time_us)}, {format_us(a.other->time_us)},
@@ -142,10 +149,13 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
                         {format_ratio(a.time_ratio), ratio_tone(a.time_ratio, false, sig)},
                         {p_text(a), sig ? Tone::plain : Tone::muted}});
     }
-    if (sc.points.size() > limits.point_rows_per_series)
-      t.note = fmt::format("{} more sizes: see the CSV or JSON output.", sc.points.size() - limits.point_rows_per_series);
+    if (sc.points.size() > shown)
+      t.note = fmt::format("{} more sizes: see the CSV or JSON output.", sc.points.size() - shown);
     s.tables.push_back(std::move(t));
   }
+  if (series_left_out)
+    s.paragraphs.push_back(fmt::format("Per-size tables of {} more series are left out of this report (over {} rows): "
+                                       "the CSV and JSON outputs have every point.", series_left_out, limits.point_rows_per_pair));
   Table only;
   only.title = "Series in one set only";
   only.header = {"series", "measured by", "sizes"};
@@ -158,13 +168,13 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
 
 std::vector<ChartGroup> chart_groups(const Comparison& c) {
   std::vector<ChartGroup> out;
-  const SeriesTable& base = c.chart_tables[c.options.baseline];
+  const SeriesTable& base = *c.chart_tables[c.options.baseline];
   for (const Series& bs : base.series) {
     ChartGroup g;
     g.title = bs.label();
     for (std::size_t i = 0; i < c.sets.size(); ++i) {
       const bool published = !c.sets[i].published_source.empty();
-      for (const Series& s : c.chart_tables[i].series) {
+      for (const Series& s : c.chart_tables[i]->series) {
         const bool same = published ? s.collective == bs.collective && (bs.ranks == 0 || s.ranks == bs.ranks) &&
                                           (bs.nodes == 0 || s.nodes == bs.nodes)
                                     : compare_keys(s, bs) == 0;
@@ -251,7 +261,7 @@ Section cost_section(const Comparison& c, const CostInputs& cost) {
     const CostProfile& p = *cost.profiles[i];
     profiles.rows.push_back({{c.sets[i].label}, {p.name.empty() ? p.file : p.name}, {p.kind},
                              {format_money(p.per_gpu_hour, p.currency)}, {p.derivation}});
-    for (const Series& ser : c.chart_tables[i].series) {
+    for (const Series& ser : c.chart_tables[i]->series) {
       const CurveFacts f = curve_facts(ser);
       if (std::isnan(f.peak_busbw_gbps)) continue;
       per_pb.rows.push_back({{c.sets[i].label}, {ser.label()}, {format_gbps(f.peak_busbw_gbps)},
@@ -275,7 +285,7 @@ Section cost_section(const Comparison& c, const CostInputs& cost) {
     t.left_columns = 2;
     for (std::size_t i = 0; i < c.sets.size(); ++i) {
       const CostProfile* p = i < cost.profiles.size() && cost.profiles[i] ? &*cost.profiles[i] : nullptr;
-      const auto e = estimate_workload(w, c.chart_tables[i], p);
+      const auto e = estimate_workload(w, *c.chart_tables[i], p);
       if (!e) {
         t.rows.push_back({{c.sets[i].label}, {fmt::format("no {} curve", w.collective), Tone::muted}, {"-"}, {"-"}, {"-"}});
         continue;

@@ -58,6 +58,7 @@ struct Report {
 
 struct ReportLimits {
   std::size_t point_rows_per_series = 200;  // per-size rows shown per series (CSV/JSON have all)
+  std::size_t point_rows_per_pair = 2000;   // and per compared set
   std::size_t unread_lines_per_set = 50;
 };
 

@@ -148,7 +148,7 @@ TEST(Comparison, DifferentPathsDoNotAlignUnlessIgnored) {
 
 TEST(Comparison, FieldsASetDoesNotRecordLeaveTheKey) {
   ResultSet other = set_of("osu", {point(1024, 2, 1)});
-  other.points[0].dtype.clear();
+  other.points[0].dtype = Symbol();
   other.points[0].nodes = 0;
   const Comparison c = compare_sets({set_of("b", {point(1024, 1, 2)}), other}, {});
   EXPECT_EQ(c.pairs[0].fields, kKeyAll & ~kKeyDtype & ~kKeyNodes);
