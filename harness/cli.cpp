@@ -114,6 +114,10 @@ Usage:
                                      the node (every node under mpirun): CPUs, NUMA, GPUs,
                                      NICs, GPU x GPU/NIC distances; --plan: the binding N
                                      local ranks would get, with warnings
+  ccbench compare --run LABEL=PATH --run LABEL=PATH [...]
+                                     line up result sets (ccbench, nccl-tests, OSU, IMB):
+                                     ratios, significance, environment, cost; terminal,
+                                     --md, --csv, --json, --html (see ccbench compare --help)
   ccbench list                       collectives, backends, dtypes, ops and paths
   ccbench --help | --version
 
@@ -326,7 +330,7 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
     return out;
   }
   if (collective.empty())
-    throw UsageError(fmt::format("no collective given (one of: {}; or list, copy)", joined_collectives()));
+    throw UsageError(fmt::format("no collective given (one of: {}; or list, copy, topo, compare)", joined_collectives()));
   if (!bind.empty()) {
     if (!parse_bind_policy(bind)) throw UsageError(fmt::format("--bind '{}': unknown (allowed: auto, none, numa, core)", bind));
     cfg.bind = bind;

@@ -4,7 +4,9 @@
 #  1. host kernels (reduce, verify, fill) in GB/s of buffer, next to memcpy of
 #     the same bytes; median of 5 repetitions, ratio = kernel / memcpy;
 #  2. the harness's per-iteration overhead: ccbench's timed loop for an 8-byte
-#     all_reduce vs a bare MPI_Allreduce loop, alternating in rounds.
+#     all_reduce vs a bare MPI_Allreduce loop, alternating in rounds;
+#  3. the comparator: 1,000,000 vs 1,000,000 points next to a sort of the same
+#     keys, and nccl-tests import speed next to a memchr scan of the same bytes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/bench/bench_kernels ] || scripts/setup.sh
@@ -22,3 +24,4 @@ build/bench/bench_kernels --benchmark_min_time=0.2 --benchmark_repetitions=5 \
       for (i = 1; i <= n; i++) printf "%-16s %-14s %10.2f %8.2f\n", rows[i], lab[i], rate[i], rate[i] / base
     }'
 scripts/mpirun.sh -np 2 build/bench/bench_harness_overhead 20000 15
+build/bench/bench_compare 1000000 200

@@ -5,7 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config openmpi-bin libopenmpi-dev libhwloc-dev
-          libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev iproute2)
+          libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev iproute2
+          libyaml-cpp-dev gnuplot-nox)
+# Extra packages a caller needs (scripts/test.sh: chromium for the report screenshot test).
+read -r -a extra <<< "${CCBENCH_EXTRA_PACKAGES:-}"
+packages+=("${extra[@]}")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs and builds (scripts/setup.sh), then runs the whole test suite:
-# unit tests, multi-rank tests under mpirun (2, 3, 4 ranks), error-message tests;
+# unit tests, multi-rank tests under mpirun (2, 3, 4 ranks), error-message tests,
+# ccbench compare on fixtures and on two real runs (headless Chromium screenshot);
 # then the same unit tests in a build without MPI, hwloc or fmt's library.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+CCBENCH_EXTRA_PACKAGES="chromium ${CCBENCH_EXTRA_PACKAGES:-}" scripts/setup.sh
 (cd build && ctest --output-on-failure -j "$(nproc)" --timeout 600)
 
 # The build a GPU machine without MPI, hwloc or the fmt/json/CLI11 packages
@@ -13,6 +14,7 @@ scripts/gpu-check.sh --stage >/dev/null
 variant=(-S . -B build-nompi -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCBENCH_MPI=OFF -DCCBENCH_BENCH=OFF
          -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
          -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON
+         -DCMAKE_DISABLE_FIND_PACKAGE_yaml-cpp=ON
          -DCMAKE_CUDA_ARCHITECTURES=90)
 [ "${CI:-}" = "true" ] && variant+=(-DCCBENCH_WERROR=ON)
 cmake "${variant[@]}" >/dev/null
