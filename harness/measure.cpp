@@ -10,16 +10,6 @@
 
 namespace ccb {
 
-Faults faults_from_environment() {
-  Faults f;
-  if (const char* spec = std::getenv("CCBENCH_FAULT")) {
-    const std::string s = spec;
-    const std::string key = "corrupt:rank=";
-    if (s.rfind(key, 0) == 0) f.corrupt_rank = std::atoi(s.c_str() + key.size());
-  }
-  return f;
-}
-
 int ops_per_iteration(const Collective& c, int window) {
   switch (c.id) {
     case CollectiveId::pingpong: return 2;
@@ -103,7 +93,7 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
   for (const auto& a : locals) active = active || pair_partner(a.rank, n).has_value();
 
   prepare(slots);
-  watchdog.heartbeat(0);  // filling is not an operation: the timeout starts now
+  watchdog.touch();  // filling is not an operation: the timeout starts now
   for (int w = 0; w < cfg.warmup; ++w) {
     backend.run(next(w));
     watchdog.heartbeat(w);
@@ -135,7 +125,7 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
       backend.synchronize();
       watchdog.heartbeat(k);
       for (const auto& a : locals) {
-        if (faults.corrupt_rank == a.rank) {
+        if (faults.corrupts(a.rank)) {
           const ResultRegion r = result_region(a, a.rank, n);
           if (r.data && r.count > 0) mem.corrupt(r.data, elem, r.count / 2);
         }

@@ -6,17 +6,12 @@
 #include "collectives/backend.hpp"
 #include "harness/comm.hpp"
 #include "harness/config.hpp"
+#include "harness/faults.hpp"
 #include "harness/watchdog.hpp"
 #include "results/record.hpp"
 
 namespace ccb {
 
-// Test-only fault injection (CCBENCH_FAULT, see README "Failure behaviour"):
-// corrupt one element of the result on this rank after a verification run.
-struct Faults {
-  int corrupt_rank = -1;
-};
-Faults faults_from_environment();
 
 // Divides an iteration's time into the time of one operation:
 // pingpong 2 (half a round trip), uni_bw/bi_bw the window, else 1.

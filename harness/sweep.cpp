@@ -4,7 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <fstream>
+#include <mutex>
+#include <thread>
 #include <memory>
 #include <optional>
 #include <set>
@@ -24,6 +28,7 @@
 #include "harness/sizes.hpp"
 #include "harness/topo/bind_rank.hpp"
 #include "harness/usage_error.hpp"
+#include "harness/stop_signals.hpp"
 #include "harness/watchdog.hpp"
 #include "results/writers.hpp"
 
@@ -292,6 +297,8 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
   Plan plan;
   std::vector<std::unique_ptr<Writer>> writers;
   if (!agreed(comm, [&] { plan = make_plan(cfg, comm, backend); })) return kExitUsage;
+  Faults faults;
+  if (!agreed(comm, [&] { faults = faults_from_environment(); })) return kExitUsage;
 
   // --bind before the buffers are touched, so that memory lands on the chosen node.
   PlacedProcess placed =
@@ -315,15 +322,49 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
 
   const bool show_progress = rank == 0 && (cfg.progress == "on" || (cfg.progress == "auto" && isatty(2)));
   Progress progress(show_progress, plan.points, plan.weight);
-  Watchdog watchdog(cfg.timeout_s, rank, run.placement[static_cast<std::size_t>(rank)].host,
-                    [&backend] { return backend.abort(); });
-  const Faults faults = faults_from_environment();
-
+  // Points and the end record go out under one lock: the watchdog thread may
+  // write the end record of a run that hangs.
+  std::mutex output_mu;
   EndInfo end;
   double busbw_sum = 0;
   std::size_t busbw_count = 0;
+  bool ended = false;  // under output_mu
+  const auto finish = [&](EndInfo e) {
+    if (ended) return;
+    ended = true;
+    e.avg_busbw_gbps = n > 1 && busbw_count > 0 ? busbw_sum / static_cast<double>(busbw_count) : -1.0;
+    e.ended_at = utc_now_iso8601();
+    for (auto& w : writers) w->end(e);
+  };
+  // Declared after the state its last words use, so that it stops first.
+  Watchdog watchdog(cfg.timeout_s, rank, run.placement[static_cast<std::size_t>(rank)].host,
+                    [&backend] { return backend.abort(); });
+  watchdog.set_last_words([&](const std::string& status, int code) {
+    std::unique_lock<std::mutex> lock(output_mu, std::defer_lock);
+    for (int tries = 0; tries < 100 && !lock.try_lock(); ++tries) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!lock.owns_lock()) return;  // the sweep thread is stuck while writing: leave the file as it is
+    EndInfo e = end;
+    e.status = status;
+    e.exit_code = code;
+    finish(e);
+  });
+  install_stop_signals();
+
   for (const auto& t : plan.tasks) {
     for (const auto& p : t.points) {
+      // SIGINT/SIGTERM: every rank stops at the same point boundary.
+      std::vector<double> stop{static_cast<double>(stop_signal())};
+      comm.max_inplace(stop);
+      if (stop[0] > 0) {
+        const int sig = static_cast<int>(stop[0]);
+        progress.finish();
+        std::lock_guard<std::mutex> lock(output_mu);
+        end.status = fmt::format("interrupted: {}", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal");
+        end.exit_code = 128 + sig;
+        if (rank == 0) fmt::print(stderr, "ccbench: {} after {} points; results so far are written\n", end.status, end.points);
+        finish(end);
+        return end.exit_code;
+      }
       PointRecord rec = new_record(cfg, comm, backend, t, p);
       OpArgs args{&c, 0, t.dtype, t.op.value_or(ReduceOp::sum), cfg.root, p.count, p.chunk,
                   nullptr, nullptr, false, cfg.window};
@@ -334,6 +375,8 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
         Placement& pl = in_place ? rec.in_place : rec.out_of_place;
         watchdog.set_activity(fmt::format("{} {} {} {} B {}", c.name, rec.dtype, rec.op.empty() ? "none" : rec.op,
                                           p.bytes, in_place ? "in-place" : "out-of-place"));
+        if (!in_place)
+          for (int j = 0; j < backend.local_ranks(); ++j) inject_before_point(faults, backend.first_rank() + j, p.bytes);
         measure_placement(backend, comm, cfg, args, buffers.local, faults, watchdog, clock, pl);
         derive(cfg, c, n, rec, pl);
         if (!pl.measured) continue;
@@ -342,17 +385,17 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
         ++busbw_count;
       }
       record_transports(cfg, comm, backend, rec);
+      std::lock_guard<std::mutex> lock(output_mu);
       ++end.points;
       for (auto& w : writers) w->point(rec);
       progress.update(fmt::format("{} {}{}", c.name, rec.dtype, rec.op.empty() ? "" : " " + rec.op), p.bytes);
     }
   }
   progress.finish();
+  std::lock_guard<std::mutex> lock(output_mu);
   end.exit_code = end.wrong_total > 0 ? kExitWrongData : kExitOk;
   end.status = end.wrong_total > 0 ? "wrong_data" : "completed";
-  end.avg_busbw_gbps = n > 1 && busbw_count > 0 ? busbw_sum / static_cast<double>(busbw_count) : -1.0;
-  end.ended_at = utc_now_iso8601();
-  for (auto& w : writers) w->end(end);
+  finish(end);
   return end.exit_code;
 }
 

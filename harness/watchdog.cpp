@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
+
+#include "harness/stop_signals.hpp"
 
 namespace ccb {
 
@@ -12,7 +15,7 @@ Watchdog::Watchdog(double timeout_s, int rank, std::string host, std::function<s
       rank_(rank),
       host_(std::move(host)),
       on_timeout_(std::move(on_timeout)) {
-  if (timeout_ns_ > 0) thread_ = std::thread([this] { loop(); });
+  thread_ = std::thread([this] { loop(); });
 }
 
 Watchdog::~Watchdog() {
@@ -27,15 +30,34 @@ Watchdog::~Watchdog() {
 void Watchdog::set_activity(std::string what) {
   std::lock_guard<std::mutex> lock(mu_);
   activity_ = std::move(what);
-  heartbeat(0);
+  iteration_.store(-1, std::memory_order_relaxed);
+  touch();
+}
+
+void Watchdog::set_last_words(std::function<void(const std::string&, int)> f) {
+  std::lock_guard<std::mutex> lock(mu_);
+  last_words_ = std::move(f);
 }
 
 void Watchdog::loop() {
   std::unique_lock<std::mutex> lock(mu_);
-  const auto tick = std::chrono::milliseconds(std::min<long long>(200, timeout_ns_ / 4'000'000 + 1));
+  const auto tick = std::chrono::milliseconds(std::min<long long>(100, timeout_ns_ > 0 ? timeout_ns_ / 4'000'000 + 1 : 100));
   unsigned long seen = progress_.load(std::memory_order_relaxed);
-  long long changed_at = now_ns();
+  long long changed_at = now_ns(), signal_at = 0;
   while (!cv_.wait_for(lock, tick, [this] { return stop_; })) {
+    if (const int sig = stop_signal(); sig != 0) {
+      if (signal_at == 0) signal_at = now_ns();
+      if (now_ns() - signal_at >= kSignalMillis * 1'000'000LL) {
+        const std::string status = fmt::format("interrupted: {} during {} (the point did not finish within {} ms)",
+                                               sig == SIGINT ? "SIGINT" : "SIGTERM", activity_, kSignalMillis);
+        fmt::print(stderr, "ccbench: rank {} ({}): {}; exiting\n", rank_, host_, status);
+        if (last_words_) last_words_(status, 128 + sig);
+        std::fflush(stderr);
+        std::fflush(stdout);
+        _exit(128 + sig);
+      }
+    }
+    if (timeout_ns_ <= 0) continue;
     const unsigned long now_seen = progress_.load(std::memory_order_relaxed);
     if (now_seen != seen) {
       seen = now_seen;
@@ -44,14 +66,20 @@ void Watchdog::loop() {
     }
     const long long idle = now_ns() - changed_at;
     if (idle < timeout_ns_) continue;
-    fmt::print(stderr, "ccbench: rank {} ({}): timeout: no operation completed for {:.1f} s during {} after iteration {}; aborting (exit {})\n",
-               rank_, host_, static_cast<double>(idle) / 1e9, activity_, iteration_.load(), kExitTimeout);
+    const long it = iteration_.load();
+    const std::string reason =
+        fmt::format("timeout: no operation completed for {:.1f} s during {} {}", static_cast<double>(idle) / 1e9, activity_,
+                    it < 0 ? std::string("before its first operation") : fmt::format("after iteration {}", it));
+    fmt::print(stderr, "ccbench: rank {} ({}): {}; aborting (exit {})\n", rank_, host_, reason, kExitTimeout);
     std::fflush(stderr);
     if (on_timeout_)
       if (const std::string done = on_timeout_(); !done.empty())
         fmt::print(stderr, "ccbench: rank {} ({}): {}\n", rank_, host_, done);
+    if (last_words_) last_words_("failed: " + reason, kExitTimeout);
     std::fflush(stderr);
     std::fflush(stdout);
+    lock.unlock();
+    std::this_thread::sleep_for(std::chrono::seconds(kGraceSeconds));  // let the other ranks report
     _exit(kExitTimeout);
   }
 }

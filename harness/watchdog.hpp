@@ -1,7 +1,10 @@
 // -T/--timeout: a thread that ends the process when no operation has
-// completed for the timeout. The stderr line names the operation, size and
-// iteration this rank was in; the backend aborts what it can (NCCL:
-// ncclCommAbort) and mpirun then ends the other ranks.
+// completed for the timeout (and, with or without -T, when a stop signal is
+// not acted on because an operation does not return). Every rank's watchdog reports its own line (the
+// operation, size and the last iteration it completed, so stuck ranks stand
+// out); the backend aborts what it can (NCCL: ncclCommAbort); the last words
+// (rank 0: the end record) are written; after a grace period that lets the
+// other ranks report too, the process exits 4 and mpirun ends the rest.
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -24,6 +27,19 @@ class Watchdog {
   bool enabled() const { return timeout_ns_ > 0; }
   // What this rank is doing now (collective, size, phase).
   void set_activity(std::string what);
+  // Runs on the watchdog thread just before it ends the process, with the
+  // end status ("failed: timeout ...", "interrupted: SIGTERM ...") and exit code.
+  void set_last_words(std::function<void(const std::string& status, int code)> f);
+  static constexpr int kGraceSeconds = 2;
+  // A SIGINT/SIGTERM that the sweep has not acted on within this long (a
+  // point still running, or an operation that does not return) ends the
+  // process from the watchdog thread, end record first: mpirun follows its
+  // SIGTERM with SIGKILL after 1 s (odls_base_sigkill_timeout).
+  static constexpr int kSignalMillis = 500;
+  // Restarts the idle clock without claiming an operation (after filling buffers).
+  void touch() {
+    if (timeout_ns_ > 0) progress_.store(progress_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
   // One operation completed: two relaxed stores, no clock read (the
   // watchdog thread notices when the count stops changing).
   void heartbeat(long iteration) {
@@ -49,6 +65,7 @@ class Watchdog {
   std::mutex mu_;
   std::condition_variable cv_;
   std::string activity_;
+  std::function<void(const std::string&, int)> last_words_;
   bool stop_ = false;
   std::thread thread_;
 };

@@ -138,7 +138,12 @@ class TextImporter {
     std::string_view tok[32];
     const std::size_t n = split_tokens(l, tok);
     const auto size = parse_uint(tok[0]);
-    if (!size) return;  // "8x..." or a timestamp: not a row
+    if (!size) {
+      // A run of digits that does not fit is a broken row; "8x..." or a date is not a row at all.
+      if (n <= 32 && tok[0].find_first_not_of("0123456789") == std::string_view::npos)
+        ctx_.unread(number, fmt::format("size {} is not a byte count", quote_value(tok[0])));
+      return;
+    }
     rows_in_segment_ = true;
     const Layout lay = layout_.known ? layout_ : guess(n);
     if (n > 32 || n < lay.lead + lay.group) {

@@ -1,0 +1,63 @@
+#include "harness/faults.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+
+#include "harness/usage_error.hpp"
+
+namespace ccb {
+
+Faults parse_faults(const std::string& spec) {
+  Faults f;
+  if (spec.empty()) return f;
+  const auto bad = [&] {
+    return UsageError(fmt::format("CCBENCH_FAULT '{}': expected corrupt:rank=R, hang:rank=R[:bytes=S] or exit:rank=R[:bytes=S]", spec));
+  };
+  const std::size_t colon = spec.find(':');
+  const std::string kind = spec.substr(0, colon);
+  if (kind == "corrupt") f.kind = Faults::Kind::corrupt;
+  else if (kind == "hang") f.kind = Faults::Kind::hang;
+  else if (kind == "exit") f.kind = Faults::Kind::exit;
+  else throw bad();
+  std::size_t at = colon;
+  while (at != std::string::npos) {
+    const std::size_t next = spec.find(':', at + 1);
+    const std::string item = spec.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos) throw bad();
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || value[0] == '-') throw bad();
+    if (key == "rank" && v < (1u << 30)) f.rank = static_cast<int>(v);
+    else if (key == "bytes" && f.kind != Faults::Kind::corrupt) f.bytes = v;
+    else throw bad();
+    at = next;
+  }
+  if (f.rank < 0) throw bad();
+  return f;
+}
+
+Faults faults_from_environment() {
+  const char* spec = std::getenv("CCBENCH_FAULT");
+  return parse_faults(spec ? spec : "");
+}
+
+void inject_before_point(const Faults& f, int rank, std::size_t bytes) {
+  if (f.rank != rank || bytes < f.bytes) return;
+  if (f.kind == Faults::Kind::hang) {
+    fmt::print(stderr, "ccbench: rank {}: CCBENCH_FAULT: hanging before the {} B point (test-only)\n", rank, bytes);
+    std::fflush(stderr);
+    for (;;) pause();
+  }
+  if (f.kind == Faults::Kind::exit) {
+    fmt::print(stderr, "ccbench: rank {}: CCBENCH_FAULT: killing itself before the {} B point (test-only)\n", rank, bytes);
+    std::fflush(stderr);
+    std::raise(SIGKILL);
+  }
+}
+
+}  // namespace ccb

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Failure tests: a fault is injected (CCBENCH_FAULT, test-only) or a signal
+# sent, and what is left behind is checked.
+# Usage: fault.sh CCBENCH VALIDATE_JSONL MODE
+#   hang     3 ranks, rank 1 hangs at 4 KiB, -T 3: exit 4 within 3 + 2 + 10 s,
+#            a report from every rank, the 5 points before intact, an end record
+#   exit     2 ranks, rank 1 dies (SIGKILL) at 4 KiB: non-zero exit, the 5
+#            points before intact, every line valid JSON
+#   sigterm  one process: SIGTERM once 3 points are written: exit 143, end
+#            record "interrupted: SIGTERM"
+#   sigint   the same with SIGINT: exit 130
+#   mpirun_sigterm  SIGTERM to mpirun: every rank stops, end record written
+set -u
+ccbench=$1 validate=$2 mode=$3
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+out=$dir/out.jsonl
+mpirun=(mpirun --oversubscribe)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+fail() { echo "FAIL: $*"; echo "--- stderr"; head -c 3000 "$dir/err"; echo "--- file"; cut -c1-200 "$out" 2>/dev/null; exit 1; }
+points() { grep -c '"type":"point"' "$out" 2>/dev/null || true; }
+wait_points() {  # until the file holds $1 points (at most 60 s)
+  for _ in $(seq 600); do [ "$(points)" -ge "$1" ] && return 0; sleep 0.1; done
+  fail "never reached $1 points"
+}
+sweep=(all_reduce -b 8 -e 64K -f 4 -n 5 -J "$out")
+case $mode in
+  hang)
+    start=$(date +%s)
+    timeout 60 "${mpirun[@]}" -np 3 -x CCBENCH_FAULT=hang:rank=1:bytes=4096 "$ccbench" "${sweep[@]}" -T 3 >/dev/null 2>"$dir/err"
+    code=$? elapsed=$(( $(date +%s) - start ))
+    [ $code = 4 ] || fail "exit $code, expected 4"
+    [ $elapsed -le 15 ] || fail "took ${elapsed}s: the bound is 3 s timeout + 2 s grace + start-up"
+    for r in 0 1 2; do grep -q "^ccbench: rank $r (.*): timeout: no operation completed for 3.[0-9] s during all_reduce float sum 8192 B out-of-place" "$dir/err" || fail "no report from rank $r"; done
+    [ "$(points)" = 5 ] || fail "$(points) points kept, expected 5 (8 B .. 2 KiB)"
+    grep -q '"exit_code":4,.*"status":"failed: timeout.*"type":"end"' "$out" || fail "no end record saying why"
+    "$validate" "$out" >/dev/null || fail "the file does not validate"
+    ;;
+  exit)
+    timeout 60 "${mpirun[@]}" -np 2 -x CCBENCH_FAULT=exit:rank=1:bytes=4096 "$ccbench" "${sweep[@]}" >/dev/null 2>"$dir/err"
+    code=$?
+    [ $code != 0 ] || fail "exit 0 after a rank died"
+    [ "$(points)" = 5 ] || fail "$(points) points kept, expected 5"
+    # every line is complete JSON; an end record, when rank 0 could write it, says why
+    "$validate" "$out" >"$dir/v" 2>&1 || grep -q 'no "end" record' "$dir/v" || fail "$(cat "$dir/v")"
+    if grep -q '"type":"end"' "$out"; then grep -q '"status":"interrupted: SIGTERM' "$out" || fail "end record without the reason"; fi
+    ;;
+  sigterm|sigint)
+    sig=TERM want=143
+    [ $mode = sigint ] && sig=INT want=130
+    "$ccbench" all_reduce -b 8 -e 256M -f 2 -n 20 -J "$out" >/dev/null 2>"$dir/err" &
+    pid=$!
+    wait_points 3
+    kill -$sig $pid
+    wait $pid
+    code=$?
+    [ $code = $want ] || fail "exit $code, expected $want"
+    grep -q "\"exit_code\":$want.*\"status\":\"interrupted: SIG$sig" "$out" || fail "no end record saying SIG$sig"
+    "$validate" "$out" >/dev/null || fail "the file does not validate"
+    ;;
+  mpirun_sigterm)
+    "${mpirun[@]}" -np 2 "$ccbench" all_reduce -b 8 -e 256M -f 2 -n 20 -J "$out" >/dev/null 2>"$dir/err" &
+    pid=$!
+    wait_points 3
+    kill -TERM $pid
+    wait $pid
+    code=$?
+    [ $code != 0 ] || fail "exit 0 after SIGTERM"
+    grep -q '"exit_code":143.*"status":"interrupted: SIGTERM' "$out" || fail "no end record saying SIGTERM"
+    "$validate" "$out" >/dev/null || fail "the file does not validate"
+    ;;
+  *) echo "unknown mode $mode"; exit 2 ;;
+esac
+echo "ok: $mode"
