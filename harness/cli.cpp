@@ -317,6 +317,15 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(fmt::format("{} (see ccbench --help)", e.what()));
   }
+  // An option given with an empty value ("-b ''") is an error, not "not given".
+  for (const CLI::Option* o : app.get_options())
+    if (o->get_expected_min() > 0)
+      for (const std::string& r : o->results())
+        if (r.empty()) {
+          std::string name = o->get_name(false, true);
+          std::replace(name.begin(), name.end(), ',', '/');
+          throw UsageError(fmt::format("{}: empty value", name));
+        }
   if (help) {
     out.command = Command::help;
     return out;

@@ -223,7 +223,7 @@ int run_compare(int argc, const char* const* argv) {
   try {
     return compare(parse(argc, argv));
   } catch (const UsageError& e) {
-    fmt::print(stderr, "ccbench: {}\n", e.what());
+    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
     return kExitUsage;
   }
 }

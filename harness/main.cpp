@@ -13,6 +13,7 @@
 #include "collectives/nccl/nccl_env.hpp"
 #include "harness/cli.hpp"
 #include "harness/compare_command.hpp"
+#include "results/report/render.hpp"
 #if CCBENCH_HAVE_CUDA
 #include "harness/copy_bench.hpp"
 #endif
@@ -79,7 +80,7 @@ int main(int argc, char** argv) {
     args = ccb::parse_args(argc, argv);
     if (args.command == ccb::Command::run) nccl_log = ccb::request_path(args.config);
   } catch (const ccb::UsageError& e) {
-    if (printer) fmt::print(stderr, "ccbench: {}\n", e.what());
+    if (printer) fmt::print(stderr, "ccbench: {}\n", ccb::terminal_safe(e.what()));
     return ccb::kExitUsage;
   }
   switch (args.command) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <set>
 
@@ -22,6 +24,9 @@ namespace {
 }
 
 YAML::Node load_mapping(const std::string& path, const std::set<std::string>& allowed) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20))
+    throw UsageError(fmt::format("{}: cannot read (not a regular file of at most 1 MiB)", path));
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
@@ -29,10 +34,14 @@ YAML::Node load_mapping(const std::string& path, const std::set<std::string>& al
     throw UsageError(fmt::format("{}: cannot read", path));
   } catch (const YAML::Exception& e) {
     throw UsageError(fmt::format("{}:{}: not valid YAML ({})", path, e.mark.line + 1, e.msg));
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("{}: cannot read ({})", path, e.what()));
   }
   if (!root.IsMap()) throw UsageError(fmt::format("{}:1: expected a mapping of key: value", path));
+  std::set<std::string> seen;
   for (const auto& kv : root) {
-    const std::string key = kv.first.Scalar();
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string("(not a scalar)");
+    if (!seen.insert(key).second) bad(path, kv.first, key, "given twice");
     if (!allowed.count(key)) {
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
@@ -42,7 +51,8 @@ YAML::Node load_mapping(const std::string& path, const std::set<std::string>& al
   return root;
 }
 
-double number(const std::string& file, const YAML::Node& root, const char* key, double lo, double hi, bool required) {
+double number(const std::string& file, const YAML::Node& root, const char* key, double lo, double hi, bool required,
+              bool whole = false) {
   const YAML::Node n = root[key];
   if (!n) {
     if (required) throw UsageError(fmt::format("{}:1: {}: missing", file, key));
@@ -55,6 +65,7 @@ double number(const std::string& file, const YAML::Node& root, const char* key, 
     bad(file, n, key, fmt::format("'{}' is not a number", n.IsScalar() ? n.Scalar() : std::string("(not a scalar)")));
   }
   if (!std::isfinite(v) || v < lo || v > hi) bad(file, n, key, fmt::format("{} is out of range [{}, {}]", v, lo, hi));
+  if (whole && v != std::floor(v)) bad(file, n, key, fmt::format("{} is not a whole number", v));
   return v;
 }
 
@@ -82,7 +93,7 @@ CostProfile load_cost_profile(const std::string& path) {
     if (std::isnan(c.per_gpu_hour) == std::isnan(c.per_node_hour))
       throw UsageError(fmt::format("{}:1: price_per_gpu_hour or price_per_node_hour: give exactly one", path));
     if (!std::isnan(c.per_node_hour)) {
-      c.gpus_per_node = static_cast<int>(number(path, root, "gpus_per_node", 1, 1024, true));
+      c.gpus_per_node = static_cast<int>(number(path, root, "gpus_per_node", 1, 1024, true, true));
       c.per_gpu_hour = c.per_node_hour / c.gpus_per_node;
       c.derivation = fmt::format("{} per node-hour / {} GPUs per node", c.per_node_hour, c.gpus_per_node);
     } else {
@@ -93,7 +104,7 @@ CostProfile load_cost_profile(const std::string& path) {
     c.amortisation_years = number(path, root, "amortisation_years", 0.1, 50, true);
     c.yearly_operating_cost = number(path, root, "yearly_operating_cost", 0, 1e12, true);
     c.utilisation = number(path, root, "utilisation", 0.01, 1, true);
-    c.gpus = static_cast<int>(number(path, root, "gpus", 1, 1e7, true));
+    c.gpus = static_cast<int>(number(path, root, "gpus", 1, 1e7, true, true));
     c.per_gpu_hour = (c.capital_cost / c.amortisation_years + c.yearly_operating_cost) / (c.gpus * 8760.0 * c.utilisation);
     c.derivation = fmt::format("(capital {} / {} years + yearly operating {}) / ({} GPUs x 8760 h x utilisation {})",
                                c.capital_cost, c.amortisation_years, c.yearly_operating_cost, c.gpus, c.utilisation);
@@ -111,7 +122,7 @@ Workload load_workload(const std::string& path) {
   w.file = path;
   w.name = text(path, root, "name");
   w.parameters = number(path, root, "parameters", 1, 1e16, true);
-  w.gpus = static_cast<int>(number(path, root, "gpus", 2, 1e7, true));
+  w.gpus = static_cast<int>(number(path, root, "gpus", 2, 1e7, true, true));
   w.dtype = text(path, root, "dtype");
   if (w.dtype.empty()) w.dtype = "bfloat16";
   const auto d = parse_dtype(w.dtype);

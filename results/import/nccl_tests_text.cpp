@@ -160,6 +160,9 @@ class TextImporter {
       complained_ = true;
       return;
     }
+    for (int k : {2, 3})
+      if (tok[k].find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string_view::npos)
+        return ctx_.unread(number, fmt::format("{} {} is not {} name", k == 2 ? "type" : "redop", quote_value(tok[k]), k == 2 ? "a type" : "an op"));
     if (collective_symbol_ != collective_) collective_symbol_ = Symbol(collective_);
     static const Symbol kAuto("auto"), kDevice("device"), kNone("-");
     const Symbol dtype = symbol(tok[2], last_dtype_text_, last_dtype_);

@@ -211,8 +211,15 @@ void import_imb(std::string_view text, ImportContext& ctx) {
       t.op = reduces ? op : "-";
       ctx.set.note_env("tool", "IMB-MPI1");
     } else if (h.starts_with("#processes = ")) {
-      const auto n = parse_uint(trim(h.substr(13)));
-      if (n && *n > 0 && *n < (1u << 24)) t.ranks = static_cast<int>(*n);
+      const std::string_view value = trim(h.substr(13));
+      const auto n = parse_uint(value);
+      if (n && *n > 0 && *n < (1u << 24)) {
+        t.ranks = static_cast<int>(*n);
+      } else {
+        ctx.unread(lines.number(), fmt::format("IMB #processes {} is not a process count; the block is skipped", quote_value(value)));
+        t.collective.clear();
+        t.complained = true;
+      }
     } else if (h.starts_with("MPI_Datatype for reductions")) {
       reduce_dtype = dtype_from_mpi(value_after_colon());
     } else if (h.starts_with("MPI_Datatype")) {

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Hostile and broken input: a corpus of bad command lines, result files and
+# profile files (YAML, the spec files of compare), each built here in a
+# temporary folder. Every case must exit with its code, print exactly one
+# line on stderr matching its pattern, and finish within 60 s and 4 GiB of
+# address space: never a crash, a hang or unbounded memory.
+# Usage: hostile.sh CCBENCH GOOD_RESULT_FILE [cli|results|specs]
+set -u
+ccbench=$1 good=$2 only=${3:-}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+failures=0 count=0
+
+# check NAME CODE REGEX -- ARGS...
+check() {
+  local name=$1 want=$2 regex=$3
+  shift 4
+  count=$((count + 1))
+  (ulimit -v 4194304; timeout 60 "$ccbench" "$@" >"$dir/out" 2>"$dir/err")
+  local code=$?
+  local lines matches
+  lines=$(wc -l <"$dir/err")
+  matches=$(grep -cE -- "$regex" "$dir/err")
+  if [ "$code" != "$want" ] || [ "$lines" != 1 ] || [ "$matches" != 1 ]; then
+    failures=$((failures + 1))
+    echo "FAIL $name: exit $code (want $want), $lines stderr lines, $matches matching /$regex/"
+    head -c 600 "$dir/err" | cat -v
+    echo
+  fi
+}
+result() {  # result NAME REGEX FILE: the file as the second set of a compare
+  check "result/$1" 2 "--run bad: .*$2" -- compare --run good="$good" --run bad="$3"
+}
+spec() {    # spec NAME REGEX FILE: the file as a cost profile
+  check "spec/$1" 2 "$2" -- compare --run a="$good" --run b="$good" --cost a="$3"
+}
+workload() {
+  check "workload/$1" 2 "$2" -- compare --run a="$good" --run b="$good" --workload "$3"
+}
+header='# nccl-tests version 2.13.9 nccl-headers=22309 nccl-library=22309
+# Collective test starting: all_reduce_perf
+#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong'
+nccl() { printf '%s\n%s\n' "$header" "$1" >"$dir/$2"; echo "$dir/$2"; }
+huge=99999999999999999999999999
+
+if [ -z "$only" ] || [ "$only" = cli ]; then
+  check cli/negative_size 2 "-b/--minbytes '-5'" -- all_reduce -b -5
+  check cli/huge_size 2 "-e/--maxbytes '$huge'" -- all_reduce -e $huge
+  check cli/float_size 2 "-b/--minbytes '1e400'" -- all_reduce -b 1e400
+  check cli/empty_size 2 "-b/--minbytes: empty value" -- all_reduce -b ""
+  check cli/nan_timeout 2 "-T/--timeout 'nan'" -- all_reduce -T nan
+  check cli/inf_timeout 2 "-T/--timeout 'inf'" -- all_reduce -T inf
+  check cli/negative_timeout 2 "-T/--timeout '-1'" -- all_reduce -T -1
+  check cli/zero_iters 2 "-n/--iters 0: out of range" -- all_reduce -n 0
+  check cli/huge_iters 2 "-n/--iters 99999999999: out of range" -- all_reduce -n 99999999999
+  check cli/text_warmup 2 "-w/--warmup_iters 'abc'" -- all_reduce -w abc
+  check cli/bad_dtype 2 "unknown" -- all_reduce -d float128
+  check cli/bad_op 2 "unknown" -- all_reduce -o xor
+  check cli/non_utf8_path 2 "--path 'tcp\?\?': unknown" -- all_reduce --path "$(printf 'tcp\xff\xfe')"
+  check cli/long_dtype 2 "unknown" -- all_reduce -d "$(head -c 100000 /dev/zero | tr '\0' x)"
+  check cli/nan_precision 2 "--precision" -- all_reduce --precision nan
+  check cli/zero_factor 2 "-f/--stepfactor 0: out of range" -- all_reduce -f 0
+  check cli/negative_root 2 "-r/--root -1: out of range" -- broadcast -r -1
+  check cli/alpha_nan 2 "--alpha 'nan'" -- compare --run a="$good" --run b="$good" --alpha nan
+  check cli/control_label 2 "--run a\?b: the label is used twice" -- compare --run "$(printf 'a\033b')=$good" --run "$(printf 'a\033b')=$good"
+fi
+
+if [ -z "$only" ] || [ "$only" = results ]; then
+  : >"$dir/empty.log"; result empty "no measured points could be read" "$dir/empty.log"
+  printf '\n\n\n' >"$dir/newlines.log"; result newlines "no measured points" "$dir/newlines.log"
+  head -c 65536 /dev/urandom >"$dir/garbage.bin"; result garbage "no measured points" "$dir/garbage.bin"
+  head -c 65536 /dev/zero >"$dir/nul.bin"; result nul_bytes "no measured points" "$dir/nul.bin"
+  result non_utf8 "type 'fl\?oat' is not a type name" "$(nccl "$(printf '8 2 fl\xffoat sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0')" non-utf8.log)"
+  result huge_size "size '$huge' is not a byte count" "$(nccl "$huge 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0" huge.log)"
+  result nan_time "'nan' '0.00' '0.00' are not non-negative" "$(nccl "8 2 float sum -1 nan 0.00 0.00 0 nan 0.00 0.00 0" nan.log)"
+  result negative_time "'-5.0'" "$(nccl "8 2 float sum -1 -5.0 0.00 0.00 0 -5.0 0.00 0.00 0" neg.log)"
+  result inf_busbw "'inf'" "$(nccl "8 2 float sum -1 1.0 0.00 inf 0 1.0 0.00 inf 0" inf.log)"
+  result many_columns "too many" "$(nccl "8 $(seq -s ' ' 1 60)" many.log)"
+  result huge_count "count '$huge'" "$(nccl "8 $huge float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0" count.log)"
+  { printf '{"type":"run","schema_version":2,"x":'; head -c 200000 /dev/zero | tr '\0' '['; echo; } >"$dir/deep.jsonl"
+  result deep_jsonl "not a JSON object" "$dir/deep.jsonl"
+  { printf '{"nccl_version":22309,"results":'; head -c 200000 /dev/zero | tr '\0' '['; } >"$dir/deep.json"
+  result deep_nccl_json "not valid JSON" "$dir/deep.json"
+  printf '%s\n' '{"type":"run","schema_version":2}' '{"type":"point","collective":"all_reduce","ranks":"x","bytes":"8"}' >"$dir/types.jsonl"
+  result wrong_types "point record without a valid collective" "$dir/types.jsonl"
+  printf '%s\n' '{"type":"run","schema_version":2}' '{"type":"point","collective":"all_reduce","ranks":1e20,"bytes":1e300}' >"$dir/hugenum.jsonl"
+  result huge_numbers "point record without a valid" "$dir/hugenum.jsonl"
+  printf '%s\n' '{"type":"run","schema_version":2}' '{"type":"point","collective":"all_reduce","ranks":2,"bytes":8,"out_of_place":{"time_us":NaN}}' >"$dir/nanlit.jsonl"
+  result nan_literal "not a JSON object" "$dir/nanlit.jsonl"
+  printf '%s\n' '{"type":"run","schema_version":2}' '{"type":"point","collective":"all_reduce","ranks":2,"bytes":-8}' >"$dir/negbytes.jsonl"
+  result negative_bytes "point record without a valid" "$dir/negbytes.jsonl"
+  printf '%s\n' '{"type":"run","schema_version":"2"}' >"$dir/verstr.jsonl"
+  result schema_version_string "schema_version '\"2\"'" "$dir/verstr.jsonl"
+  printf '%s' '{"nccl_version":22309,"args":["all_reduce_perf"],"results":{"size":8}}' >"$dir/notarray.json"
+  result results_not_array "without a results list" "$dir/notarray.json"
+  printf '%s' '{"nccl_version":22309,"args":["all_reduce_perf"],"results":[{"size":-8}]}' >"$dir/negsize.json"
+  result nccl_json_negative_size "size missing or not a byte count" "$dir/negsize.json"
+  printf '%s' '{"nccl_version":22309,"args":[42],"results":[]}' >"$dir/args.json"
+  result nccl_json_args "args\[0\] does not name one" "$dir/args.json"
+  printf '# OSU MPI Allreduce Latency Test v7.3\n# Size       Avg Latency(us)\n' >"$dir/osu-header.txt"
+  result osu_header_only "no measured points in this file" "$dir/osu-header.txt"
+  printf '# OSU MPI Allreduce Latency Test v7.3\n# Size       Avg Latency(us)\n%s 1.5\n' $huge >"$dir/osu-huge.txt"
+  result osu_huge_size "no measured points" "$dir/osu-huge.txt"
+  printf '# Benchmarking Allreduce\n# #processes = 99999999999\n#bytes #repetitions t_min[usec] t_max[usec] t_avg[usec]\n8 1000 1.0 1.0 1.0\n' >"$dir/imb-procs.txt"
+  result imb_huge_processes "#processes '99999999999' is not a process count" "$dir/imb-procs.txt"
+  printf '# Benchmarking Allreduce\n# #processes = 4\n#bytes #repetitions t_min[usec] t_max[usec] t_avg[usec]\n8 1000 1.0 1.0 -1.0\n' >"$dir/imb-neg.txt"
+  result imb_negative_time "IMB value '-1.0' is not a positive number" "$dir/imb-neg.txt"
+  { printf '# nThread 1 nGpus 1\n'; } >"$dir/gigaline.log"; truncate -s 1G "$dir/gigaline.log"
+  result one_gigabyte_line "line of [0-9]+ bytes: longer than 1048576 bytes" "$dir/gigaline.log"
+  mkdir -p "$dir/only-subdir/sub"; result folder_without_files "folder holds no files" "$dir/only-subdir"
+  mkfifo "$dir/fifo"; result fifo "not a regular file" "$dir/fifo"
+  ln -s "$dir/nowhere" "$dir/dangling"; result dangling_symlink "no such file or folder" "$dir/dangling"
+  result device "not a regular file" /dev/zero
+  result control_chars_in_name "no such file or folder" "$dir/$(printf 'x\ny\033z')"
+fi
+
+if [ -z "$only" ] || [ "$only" = specs ]; then
+  : >"$dir/empty.yaml"; spec empty "expected a mapping" "$dir/empty.yaml"
+  printf 'kind: [cloud\n' >"$dir/trunc.yaml"; spec truncated "not valid YAML" "$dir/trunc.yaml"
+  printf 'kind: cloud\nprice_per_gpu_hour: [1, 2]\n' >"$dir/list.yaml"; spec wrong_type "price_per_gpu_hour: '\(not a scalar\)' is not a number" "$dir/list.yaml"
+  printf 'kind: cloud\nprice_per_gpu_hour: .nan\n' >"$dir/nan.yaml"; spec nan "price_per_gpu_hour: nan is out of range" "$dir/nan.yaml"
+  printf 'kind: cloud\nprice_per_gpu_hour: 1e400\n' >"$dir/big.yaml"; spec huge "price_per_gpu_hour: .* (is out of range|is not a number)" "$dir/big.yaml"
+  printf 'kind: cloud\nprice_per_gpu_hour: -3\n' >"$dir/neg.yaml"; spec negative "price_per_gpu_hour: -3 is out of range" "$dir/neg.yaml"
+  head -c 4096 /dev/urandom >"$dir/bin.yaml"; spec binary "not valid YAML|expected a mapping|unknown key" "$dir/bin.yaml"
+  spec directory "cannot read" "$dir"
+  { printf 'kind: '; head -c 100000 /dev/zero | tr '\0' '['; } >"$dir/deep.yaml"; spec deep_nesting "not valid YAML" "$dir/deep.yaml"
+  printf 'kind: cloud\nprice_per_gpu_hour: 2\nprice_per_gpu_hour: 3\n' >"$dir/dup.yaml"; spec duplicate_key "price_per_gpu_hour: (duplicate|given twice)" "$dir/dup.yaml"
+  printf 'kind: cloud\n\xff\xfe: 3\n' >"$dir/key.yaml"; spec non_utf8_key "unknown key|not valid YAML" "$dir/key.yaml"
+  printf 'kind: bare_metal\ncapital_cost: 1\namortisation_years: 4\nyearly_operating_cost: 1\nutilisation: 7\ngpus: 8\n' >"$dir/util.yaml"
+  spec utilisation_over_one "utilisation: 7 is out of range" "$dir/util.yaml"
+  printf 'parameters: 7e9\ngpus: 8.5\n' >"$dir/w1.yaml"; workload fractional_gpus "gpus: 8.5 is not a whole number" "$dir/w1.yaml"
+  printf 'parameters: 0\ngpus: 8\n' >"$dir/w2.yaml"; workload zero_parameters "parameters: 0 is out of range" "$dir/w2.yaml"
+  printf 'parameters: 7e9\ngpus: 8\ndtype: [bf16]\n' >"$dir/w3.yaml"; workload dtype_list "dtype: expected a string" "$dir/w3.yaml"
+  printf 'parameters: 7e9\ngpus: 8\nlayers: 80\n' >"$dir/w4.yaml"; workload unknown_key "layers: unknown key" "$dir/w4.yaml"
+  workload missing "cannot read" "$dir/nonexistent.yaml"
+fi
+
+echo "$count cases, $failures failed"
+[ $failures = 0 ]
