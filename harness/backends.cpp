@@ -20,13 +20,13 @@
 namespace ccb {
 namespace {
 
+#if CCBENCH_HAVE_CUDA
 std::string host_name() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   return host;
 }
 
-#if CCBENCH_HAVE_CUDA
 // The GPUs this process can see, or a UsageError saying why there are none.
 int visible_gpus(const char* what) {
   const GpuInfo g = query_gpus();

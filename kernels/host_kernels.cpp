@@ -2,6 +2,9 @@
 
 #include <cstdlib>
 #include <string>
+#if CCBENCH_HAVE_X86_64_V3
+#include <cpuid.h>
+#endif
 
 namespace ccb {
 
@@ -12,8 +15,10 @@ const HostKernels& host_kernels_x86_64_v3_table();
 const HostKernels* host_kernels_x86_64_v3() {
 #if CCBENCH_HAVE_X86_64_V3
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma") &&
-      __builtin_cpu_supports("bmi2"))
+  // F16C from CPUID leaf 1, ECX bit 29 (clang's __builtin_cpu_supports has no "f16c").
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
+  if (__builtin_cpu_supports("avx2") && f16c && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2"))
     return &host_kernels_x86_64_v3_table();
 #endif
   return nullptr;

@@ -184,9 +184,15 @@ template <class F> struct Fp8Compute {
 template <> struct Compute<DType::f8e4m3> : Fp8Compute<E4M3> {};
 template <> struct Compute<DType::f8e5m2> : Fp8Compute<E5M2> {};
 
+// Signed integers wrap like MPI implementations do, computed in the unsigned
+// type so that overflow is defined (the patterns never overflow; random data
+// in the tests does).
 template <ReduceOp Op, class T>
 inline T combine(T a, T b) {
-  if constexpr (Op == ReduceOp::sum) return static_cast<T>(a + b);
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && (Op == ReduceOp::sum || Op == ReduceOp::prod)) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(combine<Op, U>(static_cast<U>(a), static_cast<U>(b)));
+  } else if constexpr (Op == ReduceOp::sum) return static_cast<T>(a + b);
   else if constexpr (Op == ReduceOp::prod) return static_cast<T>(a * b);
   else if constexpr (Op == ReduceOp::min) return a < b ? a : b;
   else return a > b ? a : b;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what ccbench needs from Debian packages (only what is missing),
-# then configures and builds it in ./build. Works as root or with sudo.
+# then configures and builds it in ./build (not with --packages-only). Works
+# as root or with sudo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +22,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+[ "${1:-}" = "--packages-only" ] && exit 0
 
 cmake_args=(-S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release)
 [ "${CI:-}" = "true" ] && cmake_args+=(-DCCBENCH_WERROR=ON)

@@ -2,7 +2,8 @@
 # Installs and builds (scripts/setup.sh), then runs the whole test suite:
 # unit tests, multi-rank tests under mpirun (2, 3, 4 ranks), error-message tests,
 # ccbench compare on fixtures and on two real runs (headless Chromium screenshot);
-# then the same unit tests in a build without MPI, hwloc or fmt's library.
+# then the same unit tests in a build without MPI, hwloc or fmt's library;
+# then scripts/sanitize.sh (ASan + UBSan build and tests, 10 s per fuzzer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CCBENCH_EXTRA_PACKAGES="chromium ${CCBENCH_EXTRA_PACKAGES:-}" scripts/setup.sh
@@ -20,3 +21,7 @@ variant=(-S . -B build-nompi -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCBENCH_MPI=O
 cmake "${variant[@]}" >/dev/null
 cmake --build build-nompi -j "$(nproc)"
 (cd build-nompi && ctest --output-on-failure -j "$(nproc)" --timeout 600)
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build (clang), a short fuzz run
+# of every importer and of the YAML profile parser.
+scripts/sanitize.sh

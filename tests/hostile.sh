@@ -16,7 +16,7 @@ check() {
   local name=$1 want=$2 regex=$3
   shift 4
   count=$((count + 1))
-  (ulimit -v 4194304; timeout 60 "$ccbench" "$@" >"$dir/out" 2>"$dir/err")
+  (ulimit -v "${CCBENCH_HOSTILE_VMEM_KB:-4194304}"; timeout 60 "$ccbench" "$@" >"$dir/out" 2>"$dir/err")
   local code=$?
   local lines matches
   lines=$(wc -l <"$dir/err")

@@ -240,6 +240,12 @@ TEST(Cost, WorkloadInterpolatesTheMeasuredCurve) {
   const Workload big = load_workload(write_temp("big.yaml", "parameters: 7e9\ngpus: 8\n"));
   EXPECT_TRUE(estimate_workload(big, t, nullptr)->extrapolated);
 }
+#else
+TEST(Cost, WithoutYamlCppTheErrorSaysSo) {
+  const std::string path = write_temp("cloud.yaml", "kind: cloud\nprice_per_gpu_hour: 2\n");
+  EXPECT_NE(error_of([&] { load_cost_profile(path); }).find("built without it"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_workload(path); }).find("built without it"), std::string::npos);
+}
 #endif
 
 }  // namespace

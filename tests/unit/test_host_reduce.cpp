@@ -81,8 +81,8 @@ namespace ccb {
 
 namespace {
 bool is_nan(DType d, const unsigned char* p) {
-  uint16_t h;
-  std::memcpy(&h, p, 2);
+  uint16_t h = 0;
+  if (d == DType::half || d == DType::bfloat16) std::memcpy(&h, p, 2);
   switch (d) {
     case DType::half: return std::isnan(half_to_float(h));
     case DType::bfloat16: return std::isnan(bf16_to_float(h));

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# AddressSanitizer + UndefinedBehaviorSanitizer build (clang, no CUDA) in
+# build-sanitize/, with the libFuzzer targets:
+#  1. runs the ctest suite under the sanitizers except the 3- and 4-rank MPI
+#     runs (the 2-rank ones cover the same code: every collective, dtype, op
+#     and placement) and the Chromium screenshot; leak checking is off (Open
+#     MPI keeps its allocations until exit);
+#  2. runs every fuzzer for FUZZ_SECONDS each (default 10; the longer run in
+#     the README is FUZZ_SECONDS=1800), seeded with the importer fixtures.
+# Installs clang and its runtime when missing. Fails on any finding.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CCBENCH_EXTRA_PACKAGES="clang libclang-rt-14-dev ${CCBENCH_EXTRA_PACKAGES:-}" scripts/setup.sh --packages-only
+san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_FLAGS="$san -fsanitize=fuzzer-no-link" -DCMAKE_EXE_LINKER_FLAGS="$san" \
+  -DCCBENCH_CUDA=OFF -DCCBENCH_BENCH=OFF -DCCBENCH_FUZZ=ON -DCCBENCH_WERROR=ON >/dev/null
+cmake --build build-sanitize -j "$(nproc)"
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export CCBENCH_HOSTILE_VMEM_KB=unlimited  # ASan reserves terabytes of shadow address space
+(cd build-sanitize && ctest --output-on-failure -j "$(nproc)" --timeout 900 \
+   -E '^mpi\.np[34]\.|^compare\.demo_screenshot$')
+
+seconds=${FUZZ_SECONDS:-10}
+findings=build-sanitize/fuzz-findings
+mkdir -p "$findings"
+corpus=$(mktemp -d)
+trap 'rm -rf "$corpus"' EXIT
+for f in build-sanitize/tests/fuzz_*; do
+  name=$(basename "$f")
+  mkdir -p "$corpus/$name"
+  cp tests/fixtures/compare/*/* "$corpus/$name/" 2>/dev/null || true
+  rc=0
+  "$f" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$findings/$name-" "$corpus/$name" >"$findings/$name.log" 2>&1 || rc=$?
+  echo "== $name, $seconds s: $(grep -o 'number_of_executed_units: [0-9]*' "$findings/$name.log" | tail -1), exit $rc"
+  if [ $rc != 0 ]; then
+    grep -E "ERROR|SUMMARY|runtime error" "$findings/$name.log" | head -5
+    echo "sanitize: $name found a problem; the input is in $findings/"
+    exit 1
+  fi
+done
+echo "sanitize: clean"
