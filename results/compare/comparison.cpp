@@ -33,11 +33,11 @@ SeriesComparison compare_series(const Series& base, const Series& other, const C
   std::size_t i = 0, j = 0;
   while (i < base.points.size() || j < other.points.size()) {
     if (j == other.points.size() || (i < base.points.size() && base.points[i].bytes < other.points[j].bytes)) {
-      ++sc.only_base, ++i;
+      sc.only_base.push_back(base.points[i++].bytes);
       continue;
     }
     if (i == base.points.size() || other.points[j].bytes < base.points[i].bytes) {
-      ++sc.only_other, ++j;
+      sc.only_other.push_back(other.points[j++].bytes);
       continue;
     }
     AlignedPoint a;

@@ -51,7 +51,7 @@ struct SeriesComparison {
   const Series* base = nullptr;
   const Series* other = nullptr;
   std::vector<AlignedPoint> points;
-  std::size_t only_base = 0, only_other = 0;  // sizes measured by one side only
+  std::vector<std::uint64_t> only_base, only_other;  // sizes measured by one side only
   double geomean_busbw_ratio = kNaN, geomean_time_ratio = kNaN;
   CurveFacts base_facts, other_facts;
   std::vector<Crossover> crossovers;

@@ -108,7 +108,7 @@ std::string render_json(const Comparison& c, const Report& r) {
                         {"geomean_busbw_ratio", num_json(sc.geomean_busbw_ratio)},
                         {"geomean_time_ratio", num_json(sc.geomean_time_ratio)}, {"baseline", facts_json(sc.base_facts)},
                         {"other", facts_json(sc.other_facts)}, {"crossovers", crossovers},
-                        {"only_baseline_sizes", sc.only_base}, {"only_other_sizes", sc.only_other},
+                        {"only_baseline_bytes", sc.only_base}, {"only_other_bytes", sc.only_other},
                         {"tested", sc.tested}, {"not_significant", sc.not_significant}, {"points", points}});
     }
     json only_base = json::array(), only_other = json::array();

@@ -80,7 +80,7 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
   std::size_t only_base_pts = 0, only_other_pts = 0;
   for (const Series* x : pc.only_base) only_base_pts += x->points.size();
   for (const Series* x : pc.only_other) only_other_pts += x->points.size();
-  for (const SeriesComparison& sc : pc.series) only_base_pts += sc.only_base, only_other_pts += sc.only_other;
+  for (const SeriesComparison& sc : pc.series) only_base_pts += sc.only_base.size(), only_other_pts += sc.only_other.size();
   s.paragraphs.push_back(fmt::format("Aligned on {}. {} sizes in {} series line up; {} points only in {}, {} only in {}.",
                                      key_fields_text(pc.fields), pc.aligned, pc.series.size(), only_base_pts, base,
                                      only_other_pts, other));
@@ -160,9 +160,23 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
   only.title = "Series in one set only";
   only.header = {"series", "measured by", "sizes"};
   only.left_columns = 2;
-  for (const Series* x : pc.only_base) only.rows.push_back({{x->label()}, {base}, {std::to_string(x->points.size())}});
-  for (const Series* x : pc.only_other) only.rows.push_back({{x->label()}, {other}, {std::to_string(x->points.size())}});
+  for (const Series* x : pc.only_base) only.rows.push_back({{x->label()}, {base}, {fmt::format("all {}", x->points.size())}});
+  for (const Series* x : pc.only_other) only.rows.push_back({{x->label()}, {other}, {fmt::format("all {}", x->points.size())}});
   if (!only.rows.empty()) s.tables.push_back(std::move(only));
+  Table sizes;
+  sizes.title = "Sizes measured on one side only";
+  sizes.header = {"series", "measured by", "sizes"};
+  sizes.left_columns = 3;
+  const auto list = [](const std::vector<std::uint64_t>& v) {
+    std::string out;
+    for (std::size_t k = 0; k < v.size() && k < 16; ++k) out += (k ? ", " : "") + format_bytes(static_cast<double>(v[k]));
+    return v.size() > 16 ? fmt::format("{} ... ({} in all)", out, v.size()) : out;
+  };
+  for (const SeriesComparison& sc : pc.series) {
+    if (!sc.only_base.empty()) sizes.rows.push_back({{sc.base->label()}, {base}, {list(sc.only_base)}});
+    if (!sc.only_other.empty()) sizes.rows.push_back({{sc.base->label()}, {other}, {list(sc.only_other)}});
+  }
+  if (!sizes.rows.empty()) s.tables.push_back(std::move(sizes));
   return s;
 }
 

@@ -80,8 +80,8 @@ TEST(Comparison, AlignsRatiosGeomeanAndOneSidedPoints) {
   EXPECT_EQ(pc.aligned, 2u);
   ASSERT_EQ(pc.series.size(), 1u);
   const SeriesComparison& sc = pc.series[0];
-  EXPECT_EQ(sc.only_base, 1u);
-  EXPECT_EQ(sc.only_other, 1u);
+  EXPECT_EQ(sc.only_base, std::vector<std::uint64_t>{4096});
+  EXPECT_EQ(sc.only_other, std::vector<std::uint64_t>{8192});
   EXPECT_DOUBLE_EQ(sc.points[0].busbw_ratio, 2);
   EXPECT_DOUBLE_EQ(sc.points[1].busbw_ratio, 0.5);
   EXPECT_NEAR(sc.geomean_busbw_ratio, 1, 1e-12);
