@@ -5,8 +5,8 @@
 #     runs (the 2-rank ones cover the same code: every collective, dtype, op
 #     and placement) and the Chromium screenshot; leak checking is off (Open
 #     MPI keeps its allocations until exit);
-#  2. runs every fuzzer for FUZZ_SECONDS each (default 10; the longer run in
-#     the README is FUZZ_SECONDS=1800), seeded with the importer fixtures.
+#  2. runs every fuzzer, seeded with the importer fixtures: 20,000 inputs from
+#     a fixed seed (FUZZ_RUNS), or FUZZ_SECONDS each for a longer search.
 # Installs clang and its runtime when missing. Fails on any finding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +21,10 @@ export CCBENCH_HOSTILE_VMEM_KB=unlimited  # ASan reserves terabytes of shadow ad
 (cd build-sanitize && ctest --output-on-failure -j "$(nproc)" --timeout 900 \
    -E '^mpi\.np[34]\.|^compare\.demo_screenshot$')
 
-seconds=${FUZZ_SECONDS:-10}
+# CI: a fixed seed and run count (the same inputs every time); a longer
+# search: FUZZ_SECONDS=N (random seed, N seconds per target).
+if [ -n "${FUZZ_SECONDS:-}" ]; then budget=(-max_total_time="$FUZZ_SECONDS"); what="$FUZZ_SECONDS s"
+else budget=(-runs="${FUZZ_RUNS:-20000}" -seed=1); what="${FUZZ_RUNS:-20000} runs, seed 1"; fi
 findings=build-sanitize/fuzz-findings
 mkdir -p "$findings"
 corpus=$(mktemp -d)
@@ -31,9 +34,9 @@ for f in build-sanitize/tests/fuzz_*; do
   mkdir -p "$corpus/$name"
   cp tests/fixtures/compare/*/* "$corpus/$name/" 2>/dev/null || true
   rc=0
-  "$f" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  "$f" "${budget[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$findings/$name-" "$corpus/$name" >"$findings/$name.log" 2>&1 || rc=$?
-  echo "== $name, $seconds s: $(grep -o 'number_of_executed_units: [0-9]*' "$findings/$name.log" | tail -1), exit $rc"
+  echo "== $name, $what: $(grep -o 'number_of_executed_units: [0-9]*' "$findings/$name.log" | tail -1), exit $rc"
   if [ $rc != 0 ]; then
     grep -E "ERROR|SUMMARY|runtime error" "$findings/$name.log" | head -5
     echo "sanitize: $name found a problem; the input is in $findings/"

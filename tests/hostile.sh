@@ -95,6 +95,8 @@ if [ -z "$only" ] || [ "$only" = results ]; then
   result results_not_array "without a results list" "$dir/notarray.json"
   printf '%s' '{"nccl_version":22309,"args":["all_reduce_perf"],"results":[{"size":-8}]}' >"$dir/negsize.json"
   result nccl_json_negative_size "size missing or not a byte count" "$dir/negsize.json"
+  printf '%s' '{"nccl_version":22309,"args":["all_reduce_perf"],"results":[{"size":8,"out_of_place":{"time":1e999}}]}' >"$dir/bignum.json"
+  result nccl_json_number_out_of_range "a number out of range" "$dir/bignum.json"
   printf '%s' '{"nccl_version":22309,"args":[42],"results":[]}' >"$dir/args.json"
   result nccl_json_args "args\[0\] does not name one" "$dir/args.json"
   printf '# OSU MPI Allreduce Latency Test v7.3\n# Size       Avg Latency(us)\n' >"$dir/osu-header.txt"

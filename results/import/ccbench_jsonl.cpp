@@ -117,7 +117,7 @@ void read_placement(const json& pl, bool in_place, const ImportedPoint& base, st
   p.time_us = *time;
   if (const auto a = num_at(pl, "algbw_gbps")) p.algbw_gbps = *a;
   if (const auto b = num_at(pl, "busbw_gbps"); b && *b >= 0 && base.ranks > 1) p.busbw_gbps = *b;
-  if (const auto w = num_at(pl, "wrong"); w && *w >= 0) p.wrong = static_cast<std::uint64_t>(*w);
+  if (const auto w = num_at(pl, "wrong")) p.wrong = count_from_double(*w);
   if (const auto s = pl.find("samples_us"); s != pl.end() && s->is_array()) {
     p.samples_us.reserve(s->size());
     for (const json& v : *s)

@@ -42,6 +42,9 @@ void import_nccl_tests_json(std::string_view text, ImportContext& ctx) {
   } catch (const json::parse_error& e) {
     ctx.unread(line_of_byte(text, e.byte), "not valid JSON here (truncated file?); nothing read from this file");
     return;
+  } catch (const json::exception&) {  // e.g. a number beyond double's range
+    ctx.unread(1, "not valid JSON (a number out of range?); nothing read from this file");
+    return;
   }
   if (!doc.is_object()) return ctx.unread(1, "nccl-tests JSON: top level is not an object");
   ctx.set.note_env("tool", "nccl-tests");
@@ -106,7 +109,7 @@ void import_nccl_tests_json(std::string_view text, ImportContext& ctx) {
       p.time_us = *time;
       if (const auto a = number(*pl, "alg_bw"); a && *a >= 0) p.algbw_gbps = *a;
       if (const auto b = number(*pl, "bus_bw"); b && *b >= 0) p.busbw_gbps = *b;
-      if (const auto w = number(*pl, "nwrong"); w && *w >= 0) p.wrong = static_cast<std::uint64_t>(*w);
+      if (const auto w = number(*pl, "nwrong")) p.wrong = count_from_double(*w);
       const auto iters = r.find(in_place ? "in_place_per_iter" : "out_of_place_per_iter");
       if (iters != r.end() && iters->is_object())
         if (const auto t = iters->find("times_us"); t != iters->end() && t->is_array())

@@ -194,8 +194,11 @@ class TextImporter {
       p.time_us = *time;
       p.algbw_gbps = *algbw;
       p.busbw_gbps = *busbw;
-      if (const auto w = parse_double(tok[at + 3]); w && *w >= 0)
-        p.wrong = lay.error_column ? (*w == 0 ? 0 : 1) : static_cast<std::uint64_t>(*w);
+      const auto w = parse_double(tok[at + 3]);
+      if (w && lay.error_column)
+        p.wrong = *w == 0 ? 0 : 1;
+      else if (const auto count = w ? count_from_double(*w) : std::nullopt)
+        p.wrong = count;
       else if (tok[at + 3] != "N/A")
         ctx_.unread(number, fmt::format("wrong-element count {} is not a number", quote_value(tok[at + 3])));
       p.line = number;

@@ -75,6 +75,11 @@ std::optional<std::uint64_t> parse_uint(std::string_view token) {
   return v;
 }
 
+std::optional<std::uint64_t> count_from_double(double v) {
+  if (!(v >= 0) || v >= 18446744073709551616.0 || v != std::floor(v)) return std::nullopt;
+  return static_cast<std::uint64_t>(v);
+}
+
 std::string quote_value(std::string_view value) {
   std::string out = "'";
   const std::size_t limit = 40;

@@ -77,6 +77,9 @@ bool contains_icase(std::string_view s, std::string_view needle);
 // Finite decimal numbers only: no NaN, no infinity, whole token consumed.
 std::optional<double> parse_double(std::string_view token);
 std::optional<std::uint64_t> parse_uint(std::string_view token);
+// A count that arrived as a double (JSON, "%g" columns): whole, >= 0 and
+// below 2^64, else nullopt (converting anything else would be undefined).
+std::optional<std::uint64_t> count_from_double(double v);
 
 // A value from a file, fit to quote in a message: printable ASCII, at most 40
 // characters (longer values are cut and marked).
