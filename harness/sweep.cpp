@@ -380,6 +380,7 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
         measure_placement(backend, comm, cfg, args, buffers.local, faults, watchdog, clock, pl);
         derive(cfg, c, n, rec, pl);
         if (!pl.measured) continue;
+        std::lock_guard<std::mutex> lock(output_mu);  // the watchdog's last words read these
         end.wrong_total += pl.wrong.value_or(0);
         busbw_sum += pl.busbw_gbps;
         ++busbw_count;
