@@ -18,7 +18,7 @@ out=$dir/out.jsonl
 mpirun=(mpirun --oversubscribe)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 fail() { echo "FAIL: $*"; echo "--- stderr"; head -c 3000 "$dir/err"; echo "--- file"; cut -c1-200 "$out" 2>/dev/null; exit 1; }
-points() { grep -c '"type":"point"' "$out" 2>/dev/null || true; }
+points() { local n; n=$(grep -c '"type":"point"' "$out" 2>/dev/null); echo "${n:-0}"; }
 wait_points() {  # until the file holds $1 points (at most 60 s)
   for _ in $(seq 600); do [ "$(points)" -ge "$1" ] && return 0; sleep 0.1; done
   fail "never reached $1 points"
@@ -59,7 +59,10 @@ case $mode in
     "$validate" "$out" >/dev/null || fail "the file does not validate"
     ;;
   mpirun_sigterm)
-    "${mpirun[@]}" -np 2 "$ccbench" all_reduce -b 8 -e 256M -f 2 -n 20 -J "$out" >/dev/null 2>"$dir/err" &
+    # mpirun follows its SIGTERM with SIGKILL after odls_base_sigkill_timeout
+    # (1 s by default); 5 s keeps a loaded machine from racing the end record.
+    "${mpirun[@]}" --mca odls_base_sigkill_timeout 5 -np 2 "$ccbench" all_reduce -b 8 -e 256M -f 2 -n 20 -J "$out" \
+      >/dev/null 2>"$dir/err" &
     pid=$!
     wait_points 3
     kill -TERM $pid

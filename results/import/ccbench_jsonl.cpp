@@ -156,10 +156,7 @@ void import_ccbench_jsonl(std::string_view text, ImportContext& ctx) {
   while (lines.next(l)) {
     const std::uint32_t n = lines.number();
     if (trim(l).empty()) continue;
-    if (l.size() > kMaxLine) {
-      ctx.unread(n, fmt::format("line of {} bytes: longer than {} bytes, skipped", l.size(), kMaxLine));
-      continue;
-    }
+    if (ctx.skip_long_line(l, n)) continue;
     const json j = json::parse(l, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
       ctx.unread(n, "not a JSON object (truncated or corrupt line)");

@@ -25,6 +25,8 @@ struct ImportContext {
   std::size_t points_before = 0;
 
   void unread(std::uint32_t line, std::string_view what);
+  // True (and listed) when a line is longer than kMaxLine: importers skip it.
+  bool skip_long_line(std::string_view line, std::uint32_t number);
   // Completes algbw/busbw from bytes, time and ranks when the file did not
   // give them, and stores the point.
   void add(ImportedPoint p);

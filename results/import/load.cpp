@@ -47,6 +47,12 @@ void ImportContext::unread(std::uint32_t line, std::string_view what) {
   set.unread.push_back(fmt::format("{}:{}: {}", name, line, what));
 }
 
+bool ImportContext::skip_long_line(std::string_view line, std::uint32_t number) {
+  if (line.size() <= kMaxLine) return false;
+  unread(number, fmt::format("line of {} bytes: longer than {} bytes, skipped", line.size(), kMaxLine));
+  return true;
+}
+
 void ImportContext::add(ImportedPoint p) {
   p.file = file;
   if (std::isnan(p.algbw_gbps) && p.time_us > 0) p.algbw_gbps = static_cast<double>(p.bytes) / (p.time_us * 1e3);

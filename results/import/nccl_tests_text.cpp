@@ -230,10 +230,7 @@ void import_nccl_tests_text(std::string_view text, ImportContext& ctx) {
   LineReader lines(text);
   std::string_view l;
   while (lines.next(l)) {
-    if (l.size() > kMaxLine) {
-      ctx.unread(lines.number(), fmt::format("line of {} bytes: longer than {} bytes, skipped", l.size(), kMaxLine));
-      continue;
-    }
+    if (ctx.skip_long_line(l, lines.number())) continue;
     importer.line(l, lines.number());
   }
   ctx.set.note_env("tool", "nccl-tests");

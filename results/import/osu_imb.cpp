@@ -131,10 +131,7 @@ void import_osu(std::string_view text, ImportContext& ctx) {
   std::string_view raw;
   Table t;
   while (lines.next(raw)) {
-    if (raw.size() > kMaxLine) {
-      ctx.unread(lines.number(), fmt::format("line of {} bytes: longer than {} bytes, skipped", raw.size(), kMaxLine));
-      continue;
-    }
+    if (ctx.skip_long_line(raw, lines.number())) continue;
     const std::string_view l = trim(strip_mpirun_tag(raw));
     if (l.empty()) continue;
     if (l.front() != '#') {
@@ -176,10 +173,7 @@ void import_imb(std::string_view text, ImportContext& ctx) {
   Table t;
   std::string dtype = "uint8", reduce_dtype = "float", op = "sum";
   while (lines.next(raw)) {
-    if (raw.size() > kMaxLine) {
-      ctx.unread(lines.number(), fmt::format("line of {} bytes: longer than {} bytes, skipped", raw.size(), kMaxLine));
-      continue;
-    }
+    if (ctx.skip_long_line(raw, lines.number())) continue;
     const std::string_view l = trim(strip_mpirun_tag(raw));
     if (l.empty()) continue;
     if (l.starts_with("#bytes")) {  // column line
