@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
       try {
         return ccb::run_copy_bench(args.config);
       } catch (const std::exception& e) {
-        fmt::print(stderr, "ccbench: internal error: {}\n", e.what());
+        fmt::print(stderr, "ccbench: run failed: {}\n", e.what());
         return ccb::kExitInternal;
       }
 #else
@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
     const ccb::Config cfg = ccb::rank0_config(argc, argv);
     code = topo ? ccb::run_topo(cfg, comm) : ccb::run_sweep(cfg, comm, nccl_log);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ccbench: internal error: {}\n", e.what());
+    fmt::print(stderr, "ccbench: run failed: {}\n", e.what());
     MPI_Abort(MPI_COMM_WORLD, ccb::kExitInternal);
   }
   MPI_Finalize();
@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
     const ccb::SoloComm comm;
     code = topo ? ccb::run_topo(args.config, comm) : ccb::run_sweep(args.config, comm, nccl_log);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ccbench: internal error: {}\n", e.what());
+    fmt::print(stderr, "ccbench: run failed: {}\n", e.what());
   }
 #endif
   return code;

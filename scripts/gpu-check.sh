@@ -36,6 +36,18 @@ export PATH=/usr/local/cuda/bin:$PATH
 die() { echo "gpu-check: $*" >&2; exit 2; }
 command -v nvcc >/dev/null || die "no CUDA toolkit (nvcc not on PATH or in /usr/local/cuda/bin)"
 command -v cmake >/dev/null || die "cmake is needed"
+# NCCL: the toolkit's, $NCCL_HOME, or else the one Python's nvidia-nccl wheel
+# carries (include/nccl.h and lib/libnccl.so.2, linked here as deps/nccl).
+if [ -z "${NCCL_HOME:-}" ] && [ ! -e /usr/local/cuda/include/nccl.h ] && command -v python3 >/dev/null; then
+  wheel=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null)
+  if [ -n "$wheel" ] && [ -e "$wheel/include/nccl.h" ]; then
+    mkdir -p deps/nccl/lib
+    ln -sfn "$wheel/include" deps/nccl/include
+    ln -sf "$wheel/lib/libnccl.so.2" deps/nccl/lib/libnccl.so
+    export NCCL_HOME=$PWD/deps/nccl LD_LIBRARY_PATH=$wheel/lib:${LD_LIBRARY_PATH:-}
+    echo "gpu-check: NCCL from the Python wheel in $wheel"
+  fi
+fi
 nvidia-smi -L > "$OUT/gpus.txt" 2>&1 || die "no NVIDIA GPU visible: $(cat "$OUT/gpus.txt")"
 NGPUS=$(grep -c '^GPU ' "$OUT/gpus.txt")
 GEN=$(command -v ninja >/dev/null && echo Ninja || echo "Unix Makefiles")
@@ -81,6 +93,11 @@ if [ "$NGPUS" -ge 2 ]; then
       -b 8 -e 256M -f 8 -n 10 -T 120
   fi
 fi
+# The watchdog on the NCCL path: a rank that hangs before the 4 KiB point
+# must be reported and its communicator aborted (ncclCommAbort), exit 4.
+step nccl_watchdog 60 bash -c "CCBENCH_FAULT=hang:rank=0:bytes=4096 $CCB all_reduce --backend nccl -g 1 -T 3 \
+  -b 1K -e 16K -f 2 -n 5 -J $OUT/watchdog.jsonl; rc=\$?; echo exit \$rc; [ \$rc -eq 4 ]"
+grep -q ncclCommAbort "$OUT/nccl_watchdog.log" || echo "== nccl_watchdog: no ncclCommAbort in the log"
 [ -x build-gpu/bench/bench_gpu ] && step bench_gpu 300 build-gpu/bench/bench_gpu
 
 echo

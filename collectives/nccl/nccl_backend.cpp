@@ -201,6 +201,10 @@ std::string NcclBackend::unsupported(const OpArgs& a) const {
   // NCCL has no in-place form of these: send and receive regions overlap.
   if (a.in_place && (a.coll->id == CollectiveId::alltoall || a.coll->id == CollectiveId::sendrecv))
     return "NCCL has no in-place " + std::string(a.coll->name);
+  // ncclAvg is defined for the integer and 16/32/64-bit floating types only:
+  // for fp8 NCCL returns ncclInvalidArgument (seen with NCCL 2.28.9 on an H200).
+  if (a.coll->reduces && a.op == ReduceOp::avg && (a.dtype == DType::f8e4m3 || a.dtype == DType::f8e5m2))
+    return "NCCL has no avg for fp8 data";
   return "";
 }
 
