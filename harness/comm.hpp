@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ class Comm {
   virtual std::string agree_error(const std::string& mine) const = 0;
   // Every process's string, in rank order, on every process.
   virtual std::vector<std::string> all_strings(const std::string& mine) const = 0;
+  // Every process's string, in rank order, on rank 0 (empty elsewhere).
+  virtual std::vector<std::string> gather_strings(const std::string& mine) const = 0;
+  // Collective: the processes of each colour >= 0 form a new communicator
+  // (ordered as here); a negative colour gets nullptr.
+  virtual std::unique_ptr<Comm> split(int color) const = 0;
   // Seconds on this process's clock (MPI_Wtime; steady_clock alone).
   virtual double now() const = 0;
   // Rank 0's clock minus this process's, from the round trip with the
@@ -59,6 +65,10 @@ class SoloComm final : public Comm {
   void broadcast(void*, std::size_t) const override {}
   std::string agree_error(const std::string& mine) const override { return mine; }
   std::vector<std::string> all_strings(const std::string& mine) const override { return {mine}; }
+  std::vector<std::string> gather_strings(const std::string& mine) const override { return {mine}; }
+  std::unique_ptr<Comm> split(int color) const override {
+    return color < 0 ? nullptr : std::make_unique<SoloComm>();
+  }
   double now() const override;
   ClockOffset clock_offset(int) const override { return {}; }
   std::string mpi_library() const override { return ""; }

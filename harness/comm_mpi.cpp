@@ -5,7 +5,37 @@
 
 namespace ccb {
 
-MpiComm::MpiComm(MPI_Comm comm) : comm_(comm) {
+MpiComm::~MpiComm() {
+  if (owned_) MPI_Comm_free(&comm_);
+}
+
+std::unique_ptr<Comm> MpiComm::split(int color) const {
+  MPI_Comm sub = MPI_COMM_NULL;
+  MPI_Comm_split(comm_, color < 0 ? MPI_UNDEFINED : color, rank_, &sub);
+  if (sub == MPI_COMM_NULL) return nullptr;
+  return std::make_unique<MpiComm>(sub, true);
+}
+
+std::vector<std::string> MpiComm::gather_strings(const std::string& mine) const {
+  const int len = static_cast<int>(mine.size());
+  std::vector<int> lens(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
+  MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm_);
+  std::vector<int> displs(lens.size());
+  long total = 0;
+  for (std::size_t i = 0; i < lens.size(); ++i) {
+    displs[i] = static_cast<int>(total);
+    total += lens[i];
+  }
+  if (total > INT32_MAX) throw std::runtime_error("gather_strings: more than 2 GiB of results on rank 0");
+  std::string all(static_cast<std::size_t>(total), '\0');
+  MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, comm_);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < lens.size(); ++i)
+    out.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
+  return out;
+}
+
+MpiComm::MpiComm(MPI_Comm comm, bool owned) : comm_(comm), owned_(owned) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   MPI_Comm local;

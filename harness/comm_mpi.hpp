@@ -8,7 +8,11 @@ namespace ccb {
 
 class MpiComm final : public Comm {
  public:
-  explicit MpiComm(MPI_Comm comm);
+  // owned: the communicator is freed with this object (one made by split).
+  explicit MpiComm(MPI_Comm comm, bool owned = false);
+  ~MpiComm() override;
+  MpiComm(const MpiComm&) = delete;
+  MpiComm& operator=(const MpiComm&) = delete;
   MPI_Comm handle() const { return comm_; }
   void barrier() const override;
   void max_inplace(std::vector<double>& values) const override;
@@ -17,6 +21,8 @@ class MpiComm final : public Comm {
   void broadcast(void* data, std::size_t bytes) const override;
   std::string agree_error(const std::string& mine) const override;
   std::vector<std::string> all_strings(const std::string& mine) const override;
+  std::vector<std::string> gather_strings(const std::string& mine) const override;
+  std::unique_ptr<Comm> split(int color) const override;
   double now() const override { return MPI_Wtime(); }
   ClockOffset clock_offset(int rounds) const override;
   std::string mpi_library() const override;
@@ -24,6 +30,7 @@ class MpiComm final : public Comm {
 
  private:
   MPI_Comm comm_;
+  bool owned_ = false;
 };
 
 }  // namespace ccb

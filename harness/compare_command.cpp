@@ -65,22 +65,6 @@ std::string reference_list() {
 
 // Writes `text` to `path` through a temporary file renamed into place: a
 // failure leaves no half-written report.
-void write_report(const std::string& flag, const std::string& path, const std::function<void(std::FILE*)>& write) {
-  const std::string tmp = path + ".tmp-ccbench";
-  std::FILE* out = std::fopen(tmp.c_str(), "wb");
-  if (!out) throw UsageError(fmt::format("{} {}: cannot write", flag, path));
-  write(out);
-  const bool failed = std::ferror(out) != 0;
-  if (std::fclose(out) != 0 || failed) {
-    std::remove(tmp.c_str());
-    throw UsageError(fmt::format("{} {}: cannot write (disk full?)", flag, path));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw UsageError(fmt::format("{} {}: cannot write", flag, path));
-  }
-}
-
 struct CompareArgs {
   std::vector<std::string> runs, references, costs, ranks;
   std::string baseline, workload, ignore, color = "auto", md, csv, json, html, alpha;
@@ -205,14 +189,14 @@ int compare(const CompareArgs& a) {
     fmt::print("{}", render_terminal(report, color));
   }
   const auto text = [](std::string s) { return [s = std::move(s)](std::FILE* f) { std::fwrite(s.data(), 1, s.size(), f); }; };
-  if (!a.md.empty()) write_report("--md", a.md, text(render_markdown(report)));
-  if (!a.csv.empty()) write_report("--csv", a.csv, [&](std::FILE* f) { write_csv(comparison, f); });
-  if (!a.json.empty()) write_report("--json", a.json, text(render_json(comparison, report)));
+  if (!a.md.empty()) write_file_atomically("--md", a.md, text(render_markdown(report)));
+  if (!a.csv.empty()) write_file_atomically("--csv", a.csv, [&](std::FILE* f) { write_csv(comparison, f); });
+  if (!a.json.empty()) write_file_atomically("--json", a.json, text(render_json(comparison, report)));
   if (!a.html.empty()) {
     const char* gp = std::getenv("CCBENCH_GNUPLOT");
     const ChartImages charts = render_charts(report.charts, gp && *gp ? gp : "gnuplot");
     if (!charts.unavailable.empty()) fmt::print(stderr, "ccbench compare: charts unavailable: {}\n", charts.unavailable);
-    write_report("--html", a.html, text(render_html(report, charts)));
+    write_file_atomically("--html", a.html, text(render_html(report, charts)));
   }
   return kExitOk;
 }

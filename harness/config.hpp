@@ -43,6 +43,7 @@ struct Config {
   std::size_t max_bytes = std::size_t{32} << 20;
   std::size_t step_bytes = std::size_t{1} << 20;
   long step_factor = 1;
+  std::vector<std::size_t> sizes;  // an explicit list (ccbench accept); when set, min/max/step are not used
   int iters = 20;
   int warmup = 1;
   int check = 1;          // verification iterations per point; 0 = no check
@@ -50,6 +51,12 @@ struct Config {
   int aggregation = 1;    // -a: 0 rank 0, 1 average, 2 min, 3 max
   int blocking = 0;       // -z: nccl waits for each operation; MPI calls always block
   double timeout_s = 0;   // -T, 0 = no watchdog
+  int timeout_exit_code = 4;  // exit code of a -T timeout (ccbench accept: 2, a run error)
+  bool table = true;
+  // mpi: probe which interfaces carry the traffic (8 MiB around the ranks) before
+  // measuring; ccbench accept probes once per group, not on every repeat.
+  bool observe_path = true;
+  std::string observe_path_note;  // why not, when observe_path is false      // print the table on stdout (ccbench accept collects records instead)
   std::string json_path;  // -J
   std::string csv_path;
   bool stats_columns = false;

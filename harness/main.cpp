@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "collectives/nccl/nccl_env.hpp"
+#include "harness/accept_command.hpp"
 #include "harness/cli.hpp"
 #include "harness/compare_command.hpp"
 #include "results/report/render.hpp"
@@ -67,13 +69,49 @@ std::string request_path(const Config& cfg) {
   return "";
 }
 
+// ccbench accept: the spec is read by every process before MPI starts (its
+// paths set Open MPI's and NCCL's variables), then the checks run.
+int accept_main(int argc, char** argv, bool printer) {
+  std::optional<AcceptArgs> args;
+  std::string nccl_log;
+  try {
+    args = parse_accept(argc, argv, printer);
+    if (!args) return kExitOk;
+    nccl_log = request_accept_paths(args->spec);
+  } catch (const UsageError& e) {
+    if (printer) fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+    return kExitUsage;
+  }
+  int code = kExitUsage;
+#if CCBENCH_HAVE_MPI
+  MPI_Init(&argc, &argv);
+  try {
+    const MpiComm world(MPI_COMM_WORLD);
+    code = run_accept(*args, world, nccl_log);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ccbench: accept failed: {}\n", e.what());
+    MPI_Abort(MPI_COMM_WORLD, kExitUsage);
+  }
+  MPI_Finalize();
+#else
+  try {
+    code = run_accept(*args, SoloComm{}, nccl_log);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ccbench: accept failed: {}\n", e.what());
+  }
+#endif
+  return code;
+}
+
 }  // namespace
 }  // namespace ccb
 
 int main(int argc, char** argv) {
   // Commands that read files only: no MPI, no GPU.
   if (argc > 1 && std::string(argv[1]) == "compare") return ccb::run_compare(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "baseline") return ccb::run_baseline(argc - 1, argv + 1);
   const bool printer = ccb::launcher_rank() == 0;
+  if (argc > 1 && std::string(argv[1]) == "accept") return ccb::accept_main(argc - 1, argv + 1, printer);
   ccb::ParsedArgs args;
   std::string nccl_log;
   try {

@@ -43,7 +43,8 @@ struct Task {
 
 std::vector<Task> plan_tasks(const Config& cfg, int nranks) {
   const Collective& c = *cfg.collective;
-  const auto requested = sweep_sizes(cfg.min_bytes, cfg.max_bytes, cfg.step_bytes, cfg.step_factor);
+  const auto requested =
+      cfg.sizes.empty() ? sweep_sizes(cfg.min_bytes, cfg.max_bytes, cfg.step_bytes, cfg.step_factor) : cfg.sizes;
   std::vector<Task> tasks;
   for (DType d : cfg.dtypes) {
     auto points = plan_points(requested, c, d, nranks, cfg.strict_sizes);
@@ -184,7 +185,7 @@ std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank) {
   if (rank != 0) return writers;
   if (!cfg.json_path.empty()) check_output_writable("-J/--json", cfg.json_path);
   if (!cfg.csv_path.empty()) check_output_writable("--csv", cfg.csv_path);
-  writers.push_back(make_table_writer(stdout, cfg.stats_columns));
+  if (cfg.table) writers.push_back(make_table_writer(stdout, cfg.stats_columns));
   if (!cfg.json_path.empty()) writers.push_back(make_jsonl_writer(cfg.json_path));
   if (!cfg.csv_path.empty()) writers.push_back(make_csv_writer(cfg.csv_path));
   return writers;
@@ -240,6 +241,11 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
                                     nccl_log.empty() ? "not captured" : nccl_log);
     return run;
   }
+  if (!cfg.observe_path) {
+    run.path_observed = "not observed";
+    run.path_evidence = cfg.observe_path_note;
+    return run;
+  }
 #if CCBENCH_HAVE_MPI
   std::vector<std::string> hosts;  // every process's host, on every process
   for (const auto& p : run.placement) hosts.push_back(p.host);
@@ -287,7 +293,7 @@ void record_transports(const Config& cfg, const Comm& comm, Backend& backend, Po
 
 }  // namespace
 
-int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) {
+int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, Writer* extra) {
   const Collective& c = *cfg.collective;
   const std::unique_ptr<Backend> backend_ptr = make_backend(cfg, comm, nccl_log);
   if (!backend_ptr) return kExitUsage;
@@ -311,6 +317,9 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
   Buffers buffers{backend.memory(), {}};
   if (!agreed(comm, [&] { allocate_buffers(cfg, backend, plan, buffers); })) return kExitUsage;
   if (!agreed(comm, [&] { writers = open_writers(cfg, rank); })) return kExitUsage;
+  std::vector<Writer*> outputs;
+  for (auto& w : writers) outputs.push_back(w.get());
+  if (extra && rank == 0) outputs.push_back(extra);
 
   const RunInfo run = describe_run(cfg, comm, backend, nccl_log, me, placed.topo_json, plan.arena);
   if (rank == 0) {
@@ -318,7 +327,7 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
       for (const auto& w : p.warnings) fmt::print(stderr, "ccbench: warning: rank {} ({}): {}\n", p.rank, p.host, w);
     for (const auto& d : run.node_differences) fmt::print(stderr, "ccbench: warning: nodes differ: {}\n", d);
   }
-  for (auto& w : writers) w->begin(run);
+  for (Writer* w : outputs) w->begin(run);
 
   const bool show_progress = rank == 0 && (cfg.progress == "on" || (cfg.progress == "auto" && isatty(2)));
   Progress progress(show_progress, plan.points, plan.weight);
@@ -334,7 +343,7 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
     ended = true;
     e.avg_busbw_gbps = n > 1 && busbw_count > 0 ? busbw_sum / static_cast<double>(busbw_count) : -1.0;
     e.ended_at = utc_now_iso8601();
-    for (auto& w : writers) w->end(e);
+    for (Writer* w : outputs) w->end(e);
   };
   // Declared after the state its last words use, so that it stops first.
   Watchdog watchdog(cfg.timeout_s, rank, run.placement[static_cast<std::size_t>(rank)].host,
@@ -348,6 +357,7 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
     e.exit_code = code;
     finish(e);
   });
+  watchdog.set_exit_code(cfg.timeout_exit_code);
   install_stop_signals();
 
   for (const auto& t : plan.tasks) {
@@ -388,7 +398,7 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) 
       record_transports(cfg, comm, backend, rec);
       std::lock_guard<std::mutex> lock(output_mu);
       ++end.points;
-      for (auto& w : writers) w->point(rec);
+      for (Writer* w : outputs) w->point(rec);
       progress.update(fmt::format("{} {}{}", c.name, rec.dtype, rec.op.empty() ? "" : " " + rec.op), p.bytes);
     }
   }

@@ -5,11 +5,13 @@
 
 #include "harness/comm.hpp"
 #include "harness/config.hpp"
+#include "results/writers.hpp"
 
 namespace ccb {
 
 // Returns the process exit code (see usage_error.hpp).
 // nccl_log: this process's NCCL INFO log file ("" when not captured).
-int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log);
+// extra: one more writer on rank 0 (ccbench accept collects the records with it).
+int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, Writer* extra = nullptr);
 
 }  // namespace ccb

@@ -70,17 +70,17 @@ void Watchdog::loop() {
     const std::string reason =
         fmt::format("timeout: no operation completed for {:.1f} s during {} {}", static_cast<double>(idle) / 1e9, activity_,
                     it < 0 ? std::string("before its first operation") : fmt::format("after iteration {}", it));
-    fmt::print(stderr, "ccbench: rank {} ({}): {}; aborting (exit {})\n", rank_, host_, reason, kExitTimeout);
+    fmt::print(stderr, "ccbench: rank {} ({}): {}; aborting (exit {})\n", rank_, host_, reason, exit_code_.load());
     std::fflush(stderr);
     if (on_timeout_)
       if (const std::string done = on_timeout_(); !done.empty())
         fmt::print(stderr, "ccbench: rank {} ({}): {}\n", rank_, host_, done);
-    if (last_words_) last_words_("failed: " + reason, kExitTimeout);
+    if (last_words_) last_words_("failed: " + reason, exit_code_.load());
     std::fflush(stderr);
     std::fflush(stdout);
     lock.unlock();
     std::this_thread::sleep_for(std::chrono::seconds(kGraceSeconds));  // let the other ranks report
-    _exit(kExitTimeout);
+    _exit(exit_code_);
   }
 }
 

@@ -30,6 +30,8 @@ class Watchdog {
   // Runs on the watchdog thread just before it ends the process, with the
   // end status ("failed: timeout ...", "interrupted: SIGTERM ...") and exit code.
   void set_last_words(std::function<void(const std::string& status, int code)> f);
+  // The exit code of a timeout (kExitTimeout unless told; ccbench accept: 2).
+  void set_exit_code(int code) { exit_code_ = code; }
   static constexpr int kGraceSeconds = 2;
   // A SIGINT/SIGTERM that the sweep has not acted on within this long (a
   // point still running, or an operation that does not return) ends the
@@ -68,6 +70,7 @@ class Watchdog {
   std::function<void(const std::string&, int)> last_words_;
   bool stop_ = false;
   std::thread thread_;
+  std::atomic<int> exit_code_{kExitTimeout};
 };
 
 }  // namespace ccb

@@ -227,4 +227,24 @@ std::unique_ptr<Writer> make_table_writer(std::FILE* out, bool stats) {
 std::unique_ptr<Writer> make_jsonl_writer(const std::string& path) { return std::make_unique<JsonlWriter>(path); }
 std::unique_ptr<Writer> make_csv_writer(const std::string& path) { return std::make_unique<CsvWriter>(path); }
 
+void write_file_atomically(const std::string& flag, const std::string& path, const std::function<void(std::FILE*)>& write) {
+  const std::string tmp = path + ".tmp-ccbench";
+  std::FILE* out = std::fopen(tmp.c_str(), "wb");
+  if (!out) throw UsageError(fmt::format("{} {}: cannot write", flag, path));
+  write(out);
+  const bool failed = std::ferror(out) != 0;
+  if (std::fclose(out) != 0 || failed) {
+    std::remove(tmp.c_str());
+    throw UsageError(fmt::format("{} {}: cannot write (disk full?)", flag, path));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw UsageError(fmt::format("{} {}: cannot write", flag, path));
+  }
+}
+
+void write_file_atomically(const std::string& flag, const std::string& path, const std::string& text) {
+  write_file_atomically(flag, path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
+}
+
 }  // namespace ccb

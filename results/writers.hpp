@@ -3,6 +3,7 @@
 // every point as it is written.
 #pragma once
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,11 @@ void check_output_writable(const std::string& flag, const std::string& path);
 
 // Opens `path` for writing; throws UsageError naming `flag` when it cannot.
 std::FILE* open_output(const std::string& flag, const std::string& path);
+
+// Writes a whole file through a temporary one renamed into place, so a
+// failure leaves no partial file; throws UsageError naming `flag`.
+void write_file_atomically(const std::string& flag, const std::string& path, const std::function<void(std::FILE*)>& write);
+void write_file_atomically(const std::string& flag, const std::string& path, const std::string& text);
 
 // The table's time format: %7.2f below 100 us, %7.1f below 10 ms, else %7.0f.
 std::string format_time_us(double us);

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <sys/stat.h>
 
 #include <cmath>
 #include <set>
@@ -10,9 +9,7 @@
 #include "collectives/collective.hpp"
 #include "harness/usage_error.hpp"
 #include "kernels/dtype.hpp"
-#if CCBENCH_HAVE_YAML
-#include <yaml-cpp/yaml.h>
-#endif
+#include "results/yaml_fields.hpp"
 
 namespace ccb {
 
@@ -20,60 +17,22 @@ namespace ccb {
 namespace {
 
 [[noreturn]] void bad(const std::string& file, const YAML::Node& n, const std::string& key, const std::string& what) {
-  throw UsageError(fmt::format("{}:{}: {}: {}", file, n.Mark().line + 1, key, what));
+  yamlf::fail(file, n, key, what);
 }
 
 YAML::Node load_mapping(const std::string& path, const std::set<std::string>& allowed) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20))
-    throw UsageError(fmt::format("{}: cannot read (not a regular file of at most 1 MiB)", path));
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw UsageError(fmt::format("{}: cannot read", path));
-  } catch (const YAML::Exception& e) {
-    throw UsageError(fmt::format("{}:{}: not valid YAML ({})", path, e.mark.line + 1, e.msg));
-  } catch (const std::exception& e) {
-    throw UsageError(fmt::format("{}: cannot read ({})", path, e.what()));
-  }
-  if (!root.IsMap()) throw UsageError(fmt::format("{}:1: expected a mapping of key: value", path));
-  std::set<std::string> seen;
-  for (const auto& kv : root) {
-    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string("(not a scalar)");
-    if (!seen.insert(key).second) bad(path, kv.first, key, "given twice");
-    if (!allowed.count(key)) {
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      bad(path, kv.first, key, fmt::format("unknown key (allowed: {})", list));
-    }
-  }
+  const YAML::Node root = yamlf::load_file(path);
+  yamlf::check_keys(path, root, "", allowed);
   return root;
 }
 
 double number(const std::string& file, const YAML::Node& root, const char* key, double lo, double hi, bool required,
               bool whole = false) {
-  const YAML::Node n = root[key];
-  if (!n) {
-    if (required) throw UsageError(fmt::format("{}:1: {}: missing", file, key));
-    return kNaN;
-  }
-  double v = 0;
-  try {
-    v = n.as<double>();
-  } catch (const YAML::Exception&) {
-    bad(file, n, key, fmt::format("'{}' is not a number", n.IsScalar() ? n.Scalar() : std::string("(not a scalar)")));
-  }
-  if (!std::isfinite(v) || v < lo || v > hi) bad(file, n, key, fmt::format("{} is out of range [{}, {}]", v, lo, hi));
-  if (whole && v != std::floor(v)) bad(file, n, key, fmt::format("{} is not a whole number", v));
-  return v;
+  return yamlf::number(file, root, "", key, lo, hi, required, whole);
 }
 
 std::string text(const std::string& file, const YAML::Node& root, const char* key) {
-  const YAML::Node n = root[key];
-  if (!n) return "";
-  if (!n.IsScalar()) bad(file, n, key, "expected a string");
-  return n.Scalar();
+  return yamlf::text(file, root, "", key);
 }
 
 }  // namespace

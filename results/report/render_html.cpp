@@ -19,10 +19,14 @@ th{background:#f3f3f3}.l{text-align:left}
 .warn{background:#fff4ce}.note{color:#555;font-size:.85rem}
 .charts{display:flex;flex-wrap:wrap;gap:1rem}.chart{width:31%;min-width:420px;margin:0}.chart svg{width:100%;height:auto}
 .unavailable{background:#fde7e9;padding:.5rem}
+.h0{background:#d73027;color:#fff}.h1{background:#e34a33;color:#fff}.h2{background:#f46d43}.h3{background:#fc8d59}
+.h4{background:#fdae61}.h5{background:#fee08b}.h6{background:#d9ef8b}.h7{background:#a6d96a}.h8{background:#66bd63}
+.h9{background:#3faa59}.h10{background:#1a9850;color:#fff}
 )css";
 
-std::string cell_class(Tone t, bool left) {
+std::string cell_class(Tone t, bool left, int heat = -1) {
   std::string c = left ? "l" : "";
+  if (heat >= 0 && heat <= 10) c += fmt::format(" h{}", heat);
   switch (t) {
     case Tone::better: c += " better"; break;
     case Tone::worse: c += " worse"; break;
@@ -37,12 +41,13 @@ void table_html(const Table& t, std::string& out) {
   if (!t.title.empty()) out += "<h3>" + html_escape(t.title) + "</h3>\n";
   out += "<table>\n<tr>";
   for (std::size_t i = 0; i < t.header.size(); ++i)
-    out += fmt::format("<th{}>{}</th>", i < t.left_columns ? " class=\"l\"" : "", html_escape(t.header[i]));
+    out += fmt::format("<th{}>{}</th>", t.left(i) ? " class=\"l\"" : "", html_escape(t.header[i]));
   out += "</tr>\n";
   for (const auto& row : t.rows) {
     out += "<tr>";
     for (std::size_t i = 0; i < row.size(); ++i)
-      out += fmt::format("<td{}>{}</td>", cell_class(row[i].tone, i < t.left_columns), html_escape(row[i].text));
+      out += fmt::format("<td{}>{}</td>", cell_class(row[i].tone, t.left(i), row[i].heat),
+                         html_escape(row[i].text));
     out += "</tr>\n";
   }
   out += "</table>\n";

@@ -92,7 +92,7 @@ std::string render_terminal(const Report& r, bool color) {
           const std::string pad(w[i] - display_width(text), ' ');
           const bool tint = color && cells[i].tone != Tone::plain;
           const std::string shown = tint ? std::string(ansi(cells[i].tone)) + text + "\033[0m" : text;
-          l += (i ? "  " : "") + (i < t.left_columns ? shown + pad : pad + shown);
+          l += (i ? "  " : "") + (t.left(i) ? shown + pad : pad + shown);
         }
         while (!l.empty() && l.back() == ' ') l.pop_back();
         return l + "\n";
@@ -118,7 +118,7 @@ std::string render_markdown(const Report& r) {
       out += "|";
       for (const auto& h : t.header) out += " " + markdown_cell(h) + " |";
       out += "\n|";
-      for (std::size_t i = 0; i < t.header.size(); ++i) out += i == 0 ? "---|" : "---:|";
+      for (std::size_t i = 0; i < t.header.size(); ++i) out += t.left(i) ? "---|" : "---:|";
       out += "\n";
       for (const auto& row : t.rows) {
         out += "|";

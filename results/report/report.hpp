@@ -16,6 +16,7 @@ enum class Tone { plain, better, worse, muted, warn };
 struct Cell {
   std::string text;
   Tone tone = Tone::plain;
+  int heat = -1;  // 0 (worst) .. 10 (best): a heatmap cell's background in HTML; -1 none
 };
 
 struct Table {
@@ -24,6 +25,8 @@ struct Table {
   std::vector<std::vector<Cell>> rows;
   std::string note;  // under the table
   std::size_t left_columns = 1;  // leading text columns (left-aligned); the rest are numbers
+  bool last_left = false;        // the last column is text too (a reason, a note)
+  bool left(std::size_t column) const { return column < left_columns || (last_left && column + 1 == header.size()); }
 };
 
 struct Section {

@@ -1,0 +1,470 @@
+#include "harness/accept_command.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "collectives/nccl/nccl_env.hpp"
+#include "harness/agreed.hpp"
+#include "harness/run_info.hpp"
+#include "harness/stop_signals.hpp"
+#include "harness/sweep.hpp"
+#include "harness/usage_error.hpp"
+#if CCBENCH_HAVE_MPI
+#include "harness/mpi_path.hpp"
+#endif
+#include "results/accept/accept_report.hpp"
+#include "results/accept/baseline.hpp"
+#include "results/import/importer.hpp"
+#include "results/import/text_input.hpp"
+#include "results/json_records.hpp"
+#include "results/report/render.hpp"
+#include "results/yaml_fields.hpp"
+
+namespace ccb {
+namespace {
+
+constexpr const char* kAcceptHelp = R"(usage: ccbench accept SPEC.yaml [--out DIR] [--color auto|always|never]
+
+Runs the checks of an acceptance spec across every node of this MPI job
+(launch it like a run: mpirun/srun, all ranks of all nodes), judges each
+group of nodes against the spec's gates and names defective nodes.
+
+  --out DIR     where the verdicts and raw results go (default ccbench-accept):
+                verdict.json, verdict.md, report.html, raw/CHECK/*.jsonl
+                (one ccbench JSON Lines file per group and repeat)
+  --color WHEN  colour in the terminal summary (auto: on a TTY, unless NO_COLOR)
+
+Patterns: all (every node together), per-node (each node alone, all at
+once), pairwise (every pair of nodes, round-robin: concurrent pairs, n-1
+rounds), ring (node i with i+1). After a pairwise or ring pass, suspects are
+re-paired with good nodes (second pass) so that the verdict names nodes.
+Numbers: busbw/algbw in GB/s (1e9 B/s), time in us, out-of-place, time =
+pipelined mean over the group's ranks, as a plain run prints them.
+Exit codes: 0 accepted, 1 rejected, 2 spec or run error (one line on
+stderr names file, line and key), 130/143 interrupted.
+)";
+
+constexpr const char* kBaselineHelp = R"(usage: ccbench baseline --out FILE RUN [RUN ...]
+
+Builds a baseline for acceptance gates (gates: baseline: FILE, max_drop: F)
+from several runs. RUN is a result file or folder in any format ccbench
+compare reads (a folder is one run: e.g. an accept run's raw/ folder).
+Per (collective, dtype, op, ranks, nodes, size): each run's median, then
+the median over runs of busbw, algbw and time, after removing outlying runs:
+  |value - median| > 3 x 1.4826 x MAD and > 1% of the median (3+ runs).
+Outliers are listed on stdout and in the file.
+)";
+
+class CollectingWriter final : public Writer {
+ public:
+  std::string text;
+  void begin(const RunInfo& r) override { text += run_to_json(r).dump() + "\n"; }
+  void point(const PointRecord& p) override { text += point_to_json(p).dump() + "\n"; }
+  void end(const EndInfo& e) override { text += end_to_json(e).dump() + "\n"; }
+};
+
+Config check_config(const Check& c, const std::string& spec_file) {
+  Config cfg;
+  cfg.collective = c.collective;
+  cfg.backend = c.backend;
+  cfg.memory = c.backend == "mpi" ? c.memory : "host";
+  cfg.path = c.path;
+  cfg.gpus_per_process = c.gpus_per_process;
+  cfg.dtypes = {c.dtype};
+  cfg.ops = {c.op};
+  cfg.sizes = c.sizes;
+  cfg.min_bytes = *std::min_element(c.sizes.begin(), c.sizes.end());
+  cfg.max_bytes = *std::max_element(c.sizes.begin(), c.sizes.end());
+  cfg.iters = c.iterations;
+  cfg.warmup = c.warmup;
+  cfg.check = 1;
+  cfg.timeout_s = c.timeout_s;
+  cfg.timeout_exit_code = kExitUsage;
+  cfg.timing = TimingMode::pipelined;
+  cfg.table = false;
+  cfg.progress = "off";
+  cfg.argv = {"ccbench", "accept", spec_file, "check=" + c.name};
+  return cfg;
+}
+
+std::string file_safe(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' || ch == '_' ? ch : '_';
+  return out.substr(0, 64);
+}
+
+RepeatResult parse_repeat(int code, const std::string& jsonl) {
+  RepeatResult r;
+  std::string status;
+  for (std::size_t at = 0, nl; at < jsonl.size(); at = nl + 1) {
+    nl = jsonl.find('\n', at);
+    if (nl == std::string::npos) nl = jsonl.size();
+    const auto j = nlohmann::json::parse(jsonl.substr(at, nl - at), nullptr, false);
+    if (!j.is_object()) continue;
+    const std::string type = j.value("type", "");
+    if (type == "end") status = j.value("status", "");
+    if (type != "point" || !j["out_of_place"].is_object()) continue;
+    const auto& o = j["out_of_place"];
+    MeasuredPoint p;
+    p.requested_bytes = j.value("requested_bytes", std::size_t{0});
+    p.bytes = j.value("bytes", std::size_t{0});
+    p.busbw_gbps = o.value("busbw_gbps", 0.0);
+    p.algbw_gbps = o.value("algbw_gbps", 0.0);
+    p.time_us = o.value("time_us", 0.0);
+    p.wrong = o["wrong"].is_number_unsigned() ? o["wrong"].get<std::uint64_t>() : 0;
+    r.points.push_back(p);
+  }
+  if (code != kExitOk && code != kExitWrongData)
+    r.error = fmt::format("exit {}{}", code, status.empty() ? " (its stderr says why)" : ": " + status);
+  return r;
+}
+
+// Everything the passes share.
+struct Session {
+  const AcceptArgs& args;
+  const Comm& world;
+  const std::string& nccl_log;
+  std::vector<std::string> hosts;  // node -> host
+  std::vector<int> ranks_per_node;
+  int my_node = 0;
+  std::map<std::string, Baseline> baselines;  // rank 0
+  std::vector<std::string> run_errors;        // rank 0
+  int interrupted = 0;                        // signal that stopped the run
+
+  std::string group_name(const NodeGroup& g) const {
+    std::string s;
+    for (int n : g) s += (s.empty() ? "" : " + ") + hosts[static_cast<std::size_t>(n)];
+    return s;
+  }
+
+  std::optional<double> baseline_value(const Check& c, const Gate& g, int ranks, int nodes) const {
+    const auto it = baselines.find(g.baseline);
+    if (it == baselines.end()) return std::nullopt;
+    const BaselineEntry* e = it->second.find(std::string(c.collective->name), std::string(info(c.dtype).name),
+                                             c.collective->reduces ? std::string(name(c.op)) : "-", ranks, nodes,
+                                             g.at_bytes);
+    if (!e) return std::nullopt;
+    return g.metric == Metric::busbw ? e->busbw_gbps.median : g.metric == Metric::algbw ? e->algbw_gbps.median : e->time_us.median;
+  }
+
+  // Runs the rounds; on rank 0 returns the judged groups.
+  std::vector<GroupVerdict> run_rounds(const Check& c, const std::vector<Round>& rounds, int pass) {
+    std::vector<GroupVerdict> out;
+    Config cfg = check_config(c, args.spec.file);
+    const BaselineLookup lookup = [this](const Check& ch, const Gate& g, int ranks, int nodes) {
+      return baseline_value(ch, g, ranks, nodes);
+    };
+    for (std::size_t r = 0; r < rounds.size() && interrupted == 0; ++r) {
+      const Round& round = rounds[r];
+      const double started = world.now();
+      if (world.rank() == 0) {
+        std::string groups;
+        for (const NodeGroup& g : round) groups += (groups.empty() ? "" : ", ") + group_name(g);
+        fmt::print(stderr, "ccbench accept: {} ({}) pass {} round {}/{}: {}\n", c.name, name(c.pattern), pass, r + 1,
+                   rounds.size(), groups);
+      }
+      int color = -1;
+      for (std::size_t g = 0; g < round.size(); ++g)
+        if (std::find(round[g].begin(), round[g].end(), my_node) != round[g].end()) color = static_cast<int>(g);
+      std::string mine;
+      if (const std::unique_ptr<Comm> sub = world.split(color)) {
+        nlohmann::json repeats = nlohmann::json::array();
+        for (int k = 0; k < c.repeats; ++k) {
+          cfg.observe_path = k == 0;
+          cfg.observe_path_note = "observed on the first repeat of this group (raw file rep1)";
+          CollectingWriter collect;
+          const int code = run_sweep(cfg, *sub, nccl_log, &collect);
+          if (sub->rank() == 0) repeats.push_back({{"code", code}, {"jsonl", collect.text}});
+          if (code == 128 + SIGINT || code == 128 + SIGTERM) break;
+        }
+        if (sub->rank() == 0)
+          mine = nlohmann::json{{"group", color}, {"ranks", sub->size()}, {"repeats", repeats}}.dump();
+      }
+      std::vector<double> stop{static_cast<double>(stop_signal())};
+      world.max_inplace(stop);
+      interrupted = static_cast<int>(stop[0]);
+      const std::vector<std::string> all = world.gather_strings(mine);
+      if (world.rank() == 0) fmt::print(stderr, "ccbench accept:   round {} took {:.1f} s\n", r + 1, world.now() - started);
+      for (const std::string& text : all) {
+        if (text.empty()) continue;
+        const auto j = nlohmann::json::parse(text);
+        GroupRun run;
+        run.nodes = round.at(j.at("group").get<std::size_t>());
+        run.pass = pass;
+        run.round = static_cast<int>(r);
+        run.ranks = j.at("ranks").get<int>();
+        int k = 0;
+        for (const auto& rep : j.at("repeats")) {
+          const int code = rep.at("code").get<int>();
+          const std::string jsonl = rep.at("jsonl").get<std::string>();
+          run.repeats.push_back(parse_repeat(code, jsonl));
+          const std::filesystem::path raw = std::filesystem::path(args.out_dir) / "raw" / c.name /
+                                            fmt::format("p{}-r{}-{}-rep{}.jsonl", pass, r + 1,
+                                                        file_safe(group_name(run.nodes)), ++k);
+          write_file_atomically("--out", raw.string(), jsonl);
+          if (code == kExitUsage)
+            run_errors.push_back(fmt::format("{}: {} could not run ({}; see stderr)", c.name, group_name(run.nodes),
+                                             run.repeats.back().error));
+        }
+        out.push_back(judge_group(c, run, lookup));
+      }
+    }
+    std::sort(out.begin(), out.end(), [](const GroupVerdict& a, const GroupVerdict& b) {
+      return std::tie(a.run.round, a.run.nodes) < std::tie(b.run.round, b.run.nodes);
+    });
+    return out;
+  }
+};
+
+// Rank 0's rounds of the second pass, on every process.
+std::vector<Round> share_rounds(const Comm& world, std::vector<Round> rounds) {
+  std::vector<int> flat;
+  if (world.rank() == 0)
+    for (const Round& r : rounds) {
+      flat.push_back(static_cast<int>(r.size()));
+      for (const NodeGroup& g : r) {
+        flat.push_back(static_cast<int>(g.size()));
+        flat.insert(flat.end(), g.begin(), g.end());
+      }
+    }
+  int n = static_cast<int>(flat.size());
+  world.broadcast(&n, sizeof n);
+  flat.resize(static_cast<std::size_t>(n));
+  if (n > 0) world.broadcast(flat.data(), flat.size() * sizeof(int));
+  rounds.clear();
+  for (std::size_t at = 0; at < flat.size();) {
+    Round r(static_cast<std::size_t>(flat[at++]));
+    for (NodeGroup& g : r) {
+      g.assign(static_cast<std::size_t>(flat[at]), 0);
+      ++at;
+      for (int& x : g) x = flat[at++];
+    }
+    rounds.push_back(r);
+  }
+  return rounds;
+}
+
+void validate_for_nodes(const AcceptSpec& spec, const std::vector<int>& ranks_per_node) {
+  const int nodes = static_cast<int>(ranks_per_node.size());
+  const int fewest = *std::min_element(ranks_per_node.begin(), ranks_per_node.end());
+  for (const Check& c : spec.checks) {
+    if ((c.pattern == Pattern::pairwise || c.pattern == Pattern::ring) && nodes < 2)
+      throw UsageError(fmt::format("{}:{}: checks: {}: pattern {} needs at least 2 nodes; this job has 1 (launch it "
+                                   "across nodes, e.g. mpirun --hostfile)", spec.file, c.line, c.name, name(c.pattern)));
+    if (c.collective->point_to_point && c.pattern == Pattern::per_node && fewest * c.gpus_per_process < 2)
+      throw UsageError(fmt::format("{}:{}: checks: {}: {} needs 2 ranks per group, but a node has {}", spec.file, c.line,
+                                   c.name, c.collective->name, fewest));
+  }
+}
+
+}  // namespace
+
+std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv, bool print) {
+  AcceptArgs a;
+  bool help = false;
+  std::vector<std::string> positional;
+  CLI::App app{"ccbench accept"};
+  app.set_help_flag();
+  app.allow_extras(false);
+  app.add_flag("-h,--help", help);
+  app.add_option("--out", a.out_dir);
+  app.add_option("--color", a.color);
+  app.add_option("spec", positional);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(fmt::format("accept: {} (see ccbench accept --help)", e.what()));
+  }
+  if (help) {
+    if (print) fmt::print("{}", kAcceptHelp);
+    return std::nullopt;
+  }
+  if (positional.size() != 1) throw UsageError("accept: give exactly one spec file (ccbench accept SPEC.yaml)");
+  if (a.out_dir.empty()) throw UsageError("accept: --out: empty folder name");
+  if (a.color != "auto" && a.color != "always" && a.color != "never")
+    throw UsageError(fmt::format("accept: --color '{}': unknown (allowed: auto, always, never)", a.color));
+  a.spec_text = yamlf::read_text(positional[0]);
+  a.spec = parse_spec(a.spec_text, positional[0]);
+  return a;
+}
+
+std::string request_accept_paths(const AcceptSpec& spec) {
+  std::string log;
+  bool nccl = false, mpi = false;
+  for (const Check& c : spec.checks) {
+    if (c.backend == "nccl" && !nccl) {
+      nccl = true;
+      log = request_nccl_path(c.path, "");
+    }
+    if (c.backend == "mpi" && !mpi) {
+      mpi = true;
+#if CCBENCH_HAVE_MPI
+      request_mpi_path(c.path);
+#endif
+    }
+  }
+  return log;
+}
+
+int run_accept(const AcceptArgs& args, const Comm& world, const std::string& nccl_log) {
+  const AcceptSpec& spec = args.spec;
+  Session s{args, world, nccl_log, {}, {}, 0, {}, {}, 0};
+  // The same spec everywhere: rank 0's text governs.
+  {
+    std::string rank0 = args.spec_text;
+    std::size_t len = rank0.size();
+    world.broadcast(&len, sizeof len);
+    rank0.resize(len);
+    world.broadcast(rank0.data(), len);
+    if (!agreed(world, [&] {
+          if (rank0 != args.spec_text) {
+            char host[256] = {};
+            gethostname(host, sizeof host - 1);
+            throw UsageError(fmt::format("{}: differs on {} (rank {}) from rank 0's copy: every node must read the same spec",
+                                         spec.file, host, world.rank()));
+          }
+        }))
+      return kExitUsage;
+  }
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const std::vector<std::string> rank_hosts = world.all_strings(host);
+  for (std::size_t r = 0; r < rank_hosts.size(); ++r) {
+    const auto it = std::find(s.hosts.begin(), s.hosts.end(), rank_hosts[r]);
+    if (it == s.hosts.end()) {
+      s.hosts.push_back(rank_hosts[r]);
+      s.ranks_per_node.push_back(1);
+    } else {
+      ++s.ranks_per_node[static_cast<std::size_t>(it - s.hosts.begin())];
+    }
+  }
+  s.my_node = static_cast<int>(std::find(s.hosts.begin(), s.hosts.end(), std::string(host)) - s.hosts.begin());
+  if (!agreed(world, [&] {
+        validate_for_nodes(spec, s.ranks_per_node);
+        if (world.rank() != 0) return;
+        std::error_code ec;
+        std::filesystem::create_directories(std::filesystem::path(args.out_dir) / "raw", ec);
+        if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create the folder ({})", args.out_dir, ec.message()));
+        for (const Check& c : spec.checks) {
+          std::filesystem::create_directories(std::filesystem::path(args.out_dir) / "raw" / c.name, ec);
+          if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create raw/{} ({})", args.out_dir, c.name, ec.message()));
+          for (const Gate& g : c.gates)
+            if (g.relative() && !s.baselines.count(g.baseline)) s.baselines.emplace(g.baseline, load_baseline(g.baseline));
+        }
+      }))
+    return kExitUsage;
+
+  AcceptOutcome outcome;
+  outcome.spec = &spec;
+  outcome.hosts = s.hosts;
+  outcome.ranks_per_node = s.ranks_per_node;
+  outcome.started_at = utc_now_iso8601();
+  const int nodes = static_cast<int>(s.hosts.size());
+  for (const Check& c : spec.checks) {
+    if (s.interrupted) break;
+    CheckVerdict v;
+    v.check = &c;
+    v.first = s.run_rounds(c, schedule(c.pattern, nodes), 1);
+    if ((c.pattern == Pattern::pairwise || c.pattern == Pattern::ring) && c.second_pass && !s.interrupted) {
+      std::vector<Round> second;
+      if (world.rank() == 0) {
+        v.suspects = find_suspects(v.first, nodes);
+        second = second_pass_rounds(v.suspects.suspects, v.suspects.references);
+      }
+      second = share_rounds(world, second);
+      if (!second.empty()) v.second = s.run_rounds(c, second, 2);
+    } else if (world.rank() == 0) {
+      v.suspects = find_suspects(v.first, nodes);
+      v.suspects.references.clear();
+    }
+    if (world.rank() == 0) {
+      judge_nodes(v, s.hosts);
+      outcome.checks.push_back(std::move(v));
+    }
+  }
+  outcome.ended_at = utc_now_iso8601();
+  int code = kExitOk;
+  if (world.rank() == 0) {
+    if (s.interrupted)
+      outcome.run_errors.push_back(fmt::format("interrupted by {} after {} checks", s.interrupted == SIGINT ? "SIGINT" : "SIGTERM",
+                                               outcome.checks.size()));
+    outcome.run_errors.insert(outcome.run_errors.end(), s.run_errors.begin(), s.run_errors.end());
+    code = s.interrupted ? 128 + s.interrupted : outcome.exit_code();
+    try {
+      const Report report = build_accept_report(outcome);
+      const std::filesystem::path out(args.out_dir);
+      write_file_atomically("--out", (out / "verdict.json").string(), accept_to_json(outcome));
+      write_file_atomically("--out", (out / "verdict.md").string(), render_markdown(report));
+      write_file_atomically("--out", (out / "report.html").string(), render_html(report, ChartImages{}));
+      const bool color = args.color == "always" || (args.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+      fmt::print("{}", render_terminal(report, color));
+      fmt::print("verdicts: {}/verdict.json, verdict.md, report.html; raw results: {}/raw/\n", args.out_dir, args.out_dir);
+      std::fflush(stdout);
+    } catch (const UsageError& e) {
+      fmt::print(stderr, "ccbench: {}\n", e.what());
+      code = kExitUsage;
+    }
+  }
+  world.broadcast(&code, sizeof code);
+  return code;
+}
+
+int run_baseline(int argc, const char* const* argv) {
+  try {
+    std::string out;
+    std::vector<std::string> runs;
+    bool help = false;
+    CLI::App app{"ccbench baseline"};
+    app.set_help_flag();
+    app.add_flag("-h,--help", help);
+    app.add_option("--out", out);
+    app.add_option("runs", runs);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      throw UsageError(fmt::format("baseline: {} (see ccbench baseline --help)", e.what()));
+    }
+    if (help) {
+      fmt::print("{}", kBaselineHelp);
+      return kExitOk;
+    }
+    if (out.empty()) throw UsageError("baseline: --out FILE is required");
+    if (runs.empty()) throw UsageError("baseline: give one or more runs (files or folders)");
+    std::vector<ResultSet> sets;
+    for (const std::string& r : runs) {
+      try {
+        sets.push_back(load_result_set(r, r, ImportOptions{}));
+      } catch (const ImportError& e) {
+        throw UsageError(fmt::format("baseline: {}", e.what()));
+      }
+      if (sets.back().points.empty())
+        throw UsageError(fmt::format("baseline: {}: no measured points could be read{}", r,
+                                     sets.back().unread.empty() ? "" : " (" + sets.back().unread.front() + ")"));
+    }
+    check_output_writable("--out", out);
+    const Baseline b = build_baseline(sets);
+    write_file_atomically("--out", out, baseline_to_json(b));
+    fmt::print("baseline {}: {} entries from {} runs ({})\n", out, b.entries.size(), sets.size(), kOutlierRule);
+    for (const BaselineEntry& e : b.entries)
+      for (const auto& [metric, m] : {std::pair{"busbw", &e.busbw_gbps}, {"algbw", &e.algbw_gbps}, {"time", &e.time_us}})
+        for (std::size_t i : m->outliers)
+          fmt::print("  outlier: {} {} {} ranks {} nodes {} at {} B: {} {:.4g} from {} (median of the rest {:.4g})\n",
+                     e.collective, e.dtype, e.op, e.ranks, e.nodes, e.bytes, metric, m->values[i],
+                     terminal_safe(b.runs[e.runs[i]]), m->median);
+    return kExitOk;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+    return kExitUsage;
+  }
+}
+
+}  // namespace ccb

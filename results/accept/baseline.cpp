@@ -1,0 +1,154 @@
+#include "results/accept/baseline.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+#include "harness/usage_error.hpp"
+#include "results/yaml_fields.hpp"
+
+namespace ccb {
+namespace {
+
+double median_sorted(const std::vector<double>& v) {
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return median_sorted(v);
+}
+
+using Key = std::tuple<std::string, std::string, std::string, int, int, std::uint64_t>;
+
+nlohmann::json metric_json(const BaselineMetric& m) {
+  return {{"median", m.median}, {"values", m.values}, {"outliers", m.outliers}};
+}
+
+BaselineMetric metric_from(const nlohmann::json& j) {
+  BaselineMetric m;
+  m.median = j.at("median").get<double>();
+  m.values = j.at("values").get<std::vector<double>>();
+  m.outliers = j.at("outliers").get<std::vector<std::size_t>>();
+  if (!std::isfinite(m.median) || m.median < 0) throw std::runtime_error("a median is not a finite value >= 0");
+  return m;
+}
+
+}  // namespace
+
+const BaselineEntry* Baseline::find(const std::string& collective, const std::string& dtype, const std::string& op,
+                                    int ranks, int nodes, std::uint64_t bytes) const {
+  for (const BaselineEntry& e : entries)
+    if (e.collective == collective && e.dtype == dtype && e.op == op && e.ranks == ranks && e.nodes == nodes &&
+        e.bytes == bytes)
+      return &e;
+  return nullptr;
+}
+
+BaselineMetric summarize_runs(std::vector<double> values) {
+  BaselineMetric m;
+  m.values = values;
+  const double med = median(values);
+  std::vector<double> dev;
+  for (double v : values) dev.push_back(std::fabs(v - med));
+  const double mad = median(dev);
+  std::vector<double> kept;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double d = std::fabs(values[i] - med);
+    if (values.size() >= 3 && d > kOutlierMads * 1.4826 * mad && d > kOutlierMinFraction * std::fabs(med))
+      m.outliers.push_back(i);
+    else
+      kept.push_back(values[i]);
+  }
+  m.median = median(kept);
+  return m;
+}
+
+Baseline build_baseline(const std::vector<ResultSet>& runs) {
+  Baseline b;
+  // key -> per run: the values of its points
+  struct PerRun {
+    std::vector<double> busbw, algbw, time;
+  };
+  std::map<Key, std::map<std::size_t, PerRun>> table;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    b.runs.push_back(runs[r].label);
+    bool has_out_of_place = false;
+    for (const ImportedPoint& p : runs[r].points) has_out_of_place = has_out_of_place || p.in_place == 0;
+    for (const ImportedPoint& p : runs[r].points) {
+      if (has_out_of_place && p.in_place == 1) continue;
+      if (!std::isfinite(p.time_us) || p.time_us <= 0) continue;
+      PerRun& pr = table[Key{p.collective.str(), p.dtype.str(), p.op.str(), p.ranks, p.nodes, p.bytes}][r];
+      pr.busbw.push_back(p.busbw_gbps);
+      pr.algbw.push_back(p.algbw_gbps);
+      pr.time.push_back(p.time_us);
+    }
+  }
+  for (const auto& [key, per_run] : table) {
+    BaselineEntry e;
+    std::tie(e.collective, e.dtype, e.op, e.ranks, e.nodes, e.bytes) = key;
+    std::vector<double> busbw, algbw, time;
+    for (const auto& [r, pr] : per_run) {
+      e.runs.push_back(r);
+      busbw.push_back(median(pr.busbw));
+      algbw.push_back(median(pr.algbw));
+      time.push_back(median(pr.time));
+    }
+    e.busbw_gbps = summarize_runs(busbw);
+    e.algbw_gbps = summarize_runs(algbw);
+    e.time_us = summarize_runs(time);
+    b.entries.push_back(std::move(e));
+  }
+  return b;
+}
+
+std::string baseline_to_json(const Baseline& b) {
+  nlohmann::json j;
+  j["ccbench_baseline"] = 1;
+  j["rule"] = kOutlierRule;
+  j["runs"] = b.runs;
+  j["entries"] = nlohmann::json::array();
+  for (const BaselineEntry& e : b.entries)
+    j["entries"].push_back({{"collective", e.collective}, {"dtype", e.dtype}, {"op", e.op}, {"ranks", e.ranks},
+                            {"nodes", e.nodes}, {"bytes", e.bytes}, {"runs", e.runs},
+                            {"busbw_gbps", metric_json(e.busbw_gbps)}, {"algbw_gbps", metric_json(e.algbw_gbps)},
+                            {"time_us", metric_json(e.time_us)}});
+  return j.dump(1) + "\n";
+}
+
+Baseline load_baseline(const std::string& path) {
+  Baseline b;
+  b.file = path;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(yamlf::read_text(path, 64L << 20));
+    if (!j.is_object() || j.value("ccbench_baseline", 0) != 1)
+      throw std::runtime_error("not a ccbench baseline (no \"ccbench_baseline\": 1; write one with ccbench baseline)");
+    b.runs = j.at("runs").get<std::vector<std::string>>();
+    for (const auto& e : j.at("entries")) {
+      BaselineEntry x;
+      x.collective = e.at("collective").get<std::string>();
+      x.dtype = e.at("dtype").get<std::string>();
+      x.op = e.at("op").get<std::string>();
+      x.ranks = e.at("ranks").get<int>();
+      x.nodes = e.at("nodes").get<int>();
+      x.bytes = e.at("bytes").get<std::uint64_t>();
+      x.runs = e.at("runs").get<std::vector<std::size_t>>();
+      x.busbw_gbps = metric_from(e.at("busbw_gbps"));
+      x.algbw_gbps = metric_from(e.at("algbw_gbps"));
+      x.time_us = metric_from(e.at("time_us"));
+      b.entries.push_back(std::move(x));
+    }
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("{}: not a valid baseline file ({})", path, e.what()));
+  }
+  return b;
+}
+
+}  // namespace ccb

@@ -1,0 +1,249 @@
+#include "results/accept/spec.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <set>
+
+#include "harness/sizes.hpp"
+#include "harness/usage_error.hpp"
+#include "results/yaml_fields.hpp"
+
+namespace ccb {
+
+std::string_view name(Pattern p) {
+  switch (p) {
+    case Pattern::all: return "all";
+    case Pattern::per_node: return "per-node";
+    case Pattern::pairwise: return "pairwise";
+    case Pattern::ring: return "ring";
+  }
+  return "?";
+}
+
+std::string_view name(Metric m) {
+  switch (m) {
+    case Metric::busbw: return "busbw";
+    case Metric::algbw: return "algbw";
+    case Metric::time: return "time";
+  }
+  return "?";
+}
+
+double Gate::bar(double base) const {
+  if (relative()) return higher_is_better(metric) ? base * (1 - max_drop) : base * (1 + max_drop);
+  return higher_is_better(metric) ? min * (1 - tolerance) : max * (1 + tolerance);
+}
+
+bool Gate::passes(double value, double base) const {
+  if (!std::isfinite(value)) return false;
+  return higher_is_better(metric) ? value >= bar(base) : value <= bar(base);
+}
+
+std::string Gate::describe() const {
+  const char* unit = metric == Metric::time ? "us" : "GB/s";
+  const char* cmp = higher_is_better(metric) ? ">=" : "<=";
+  const std::string at = "at " + format_size(at_bytes);
+  if (relative())
+    return fmt::format("{} {} {:g} x baseline median ({} {:g}%) {}", name(metric), cmp,
+                       higher_is_better(metric) ? 1 - max_drop : 1 + max_drop, higher_is_better(metric) ? "-" : "+",
+                       max_drop * 100, at);
+  const double v = higher_is_better(metric) ? min : max;
+  if (tolerance == 0) return fmt::format("{} {} {:g} {} {}", name(metric), cmp, v, unit, at);
+  return fmt::format("{} {} {:g} {} ({:g} {} {:g}%) {}", name(metric), cmp, bar(), unit, v,
+                     higher_is_better(metric) ? "-" : "+", tolerance * 100, at);
+}
+
+#if CCBENCH_HAVE_YAML
+namespace {
+
+using yamlf::fail;
+using yamlf::key_path;
+
+std::size_t size_value(const std::string& file, const YAML::Node& n, const std::string& key) {
+  if (!n.IsScalar()) fail(file, n, key, "expected a size (8, 64K, 1M, 8G)");
+  const auto v = parse_size(n.Scalar());
+  if (!v || *v == 0) fail(file, n, key, fmt::format("'{}' is not a size (8, 64K, 1M, 8G; K = 1024)", n.Scalar()));
+  return *v;
+}
+
+Gate parse_gate(const std::string& file, const YAML::Node& g, const std::string& where, const Check& c,
+                const std::filesystem::path& folder) {
+  yamlf::check_keys(file, g, where, {"metric", "at", "min", "max", "tolerance", "baseline", "max_drop"});
+  Gate gate;
+  gate.line = g.Mark().line + 1;
+  const std::string metric = yamlf::text(file, g, where, "metric", true);
+  if (metric == "busbw") gate.metric = Metric::busbw;
+  else if (metric == "algbw") gate.metric = Metric::algbw;
+  else if (metric == "time") gate.metric = Metric::time;
+  else fail(file, g["metric"], key_path(where, "metric"), fmt::format("'{}' is unknown (allowed: busbw, algbw, time)", metric));
+  if (!g["at"]) fail(file, g, key_path(where, "at"), "missing (the size this gate judges)");
+  gate.at_bytes = size_value(file, g["at"], key_path(where, "at"));
+  bool listed = false;
+  for (std::size_t s : c.sizes) listed = listed || s == gate.at_bytes;
+  if (!listed) fail(file, g["at"], key_path(where, "at"), fmt::format("{} B is not one of the check's sizes", gate.at_bytes));
+  const bool busbw_like = higher_is_better(gate.metric);
+  gate.min = yamlf::number(file, g, where, "min", 0, 1e9, false);
+  gate.max = yamlf::number(file, g, where, "max", 0, 1e12, false);
+  gate.tolerance = yamlf::number(file, g, where, "tolerance", 0, 0.99, false);
+  if (std::isnan(gate.tolerance)) gate.tolerance = 0;
+  if (g["baseline"]) {
+    const std::string b = yamlf::text(file, g, where, "baseline", true);
+    if (b.empty()) fail(file, g["baseline"], key_path(where, "baseline"), "empty path");
+    const std::filesystem::path p(b);
+    gate.baseline = p.is_absolute() ? b : (folder / p).lexically_normal().string();
+    gate.max_drop = yamlf::number(file, g, where, "max_drop", 0, 0.99, true);
+  } else if (g["max_drop"]) {
+    fail(file, g["max_drop"], key_path(where, "max_drop"), "needs baseline: FILE");
+  }
+  const int given = !std::isnan(gate.min) + !std::isnan(gate.max) + gate.relative();
+  if (given != 1) fail(file, g, where, "give exactly one of min (bandwidth floor), max (time ceiling), baseline");
+  if (!std::isnan(gate.min) && !busbw_like)
+    fail(file, g["min"], key_path(where, "min"), "a floor applies to busbw or algbw; time takes max");
+  if (!std::isnan(gate.max) && busbw_like)
+    fail(file, g["max"], key_path(where, "max"), fmt::format("a ceiling applies to time; {} takes min", metric));
+  if (gate.relative() && g["tolerance"])
+    fail(file, g["tolerance"], key_path(where, "tolerance"), "a baseline gate takes max_drop, not tolerance");
+  return gate;
+}
+
+Check parse_check(const std::string& file, const YAML::Node& n, const std::string& where,
+                  const std::filesystem::path& folder) {
+  yamlf::check_keys(file, n, where,
+                    {"name", "collective", "backend", "memory", "path", "dtype", "op", "sizes", "iterations", "warmup",
+                     "gpus_per_process", "repeats", "pass", "pattern", "second_pass", "timeout_s", "gates"});
+  Check c;
+  c.line = n.Mark().line + 1;
+  c.name = yamlf::text(file, n, where, "name", true);
+  if (c.name.empty() || c.name.size() > 64 ||
+      c.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos)
+    fail(file, n["name"], key_path(where, "name"), "1 to 64 letters, digits, '.', '_' or '-' (it names files)");
+  const std::string coll = yamlf::text(file, n, where, "collective", true);
+  c.collective = find_collective(coll);
+  if (!c.collective) fail(file, n["collective"], key_path(where, "collective"), fmt::format("'{}' is not a collective (ccbench --list)", coll));
+  if (n["backend"]) {
+    c.backend = yamlf::text(file, n, where, "backend");
+    if (c.backend != "mpi" && c.backend != "nccl")
+      fail(file, n["backend"], key_path(where, "backend"), fmt::format("'{}' is unknown (allowed: mpi, nccl)", c.backend));
+  }
+  if (n["memory"]) {
+    c.memory = yamlf::text(file, n, where, "memory");
+    if (c.memory != "host" && c.memory != "device")
+      fail(file, n["memory"], key_path(where, "memory"), fmt::format("'{}' is unknown (allowed: host, device)", c.memory));
+    if (c.backend != "mpi") fail(file, n["memory"], key_path(where, "memory"), "applies to backend mpi (nccl always uses device memory)");
+  }
+  if (n["path"]) {
+    c.path = yamlf::text(file, n, where, "path");
+    const std::set<std::string> nccl{"auto", "nvlink", "pcie", "shm", "rdma", "tcp"}, mpi{"auto", "shm", "rdma", "tcp"};
+    if (!(c.backend == "nccl" ? nccl : mpi).count(c.path))
+      fail(file, n["path"], key_path(where, "path"),
+           fmt::format("'{}' is not a {} path (allowed: {})", c.path, c.backend,
+                       c.backend == "nccl" ? "auto, nvlink, pcie, shm, rdma, tcp" : "auto, shm, rdma, tcp"));
+  }
+  if (n["dtype"]) {
+    const std::string d = yamlf::text(file, n, where, "dtype");
+    const auto dt = parse_dtype(d);
+    if (!dt) fail(file, n["dtype"], key_path(where, "dtype"), fmt::format("'{}' is not a dtype (float, bfloat16, half, ...)", d));
+    c.dtype = *dt;
+  }
+  if (n["op"]) {
+    if (!c.collective->reduces) fail(file, n["op"], key_path(where, "op"), fmt::format("{} does not reduce", c.collective->name));
+    const std::string o = yamlf::text(file, n, where, "op");
+    const auto op = parse_op(o);
+    if (!op) fail(file, n["op"], key_path(where, "op"), fmt::format("'{}' is not an op (sum, prod, max, min, avg)", o));
+    c.op = *op;
+  }
+  const YAML::Node sizes = n["sizes"];
+  if (!sizes) fail(file, n, key_path(where, "sizes"), "missing (a list such as [8, 1M, 64M])");
+  if (!sizes.IsSequence() || sizes.size() == 0 || sizes.size() > 64)
+    fail(file, sizes, key_path(where, "sizes"), "expected a list of 1 to 64 sizes");
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const std::size_t s = size_value(file, sizes[i], fmt::format("{}[{}]", key_path(where, "sizes"), i));
+    for (std::size_t have : c.sizes)
+      if (have == s) fail(file, sizes[i], fmt::format("{}[{}]", key_path(where, "sizes"), i), "listed twice");
+    c.sizes.push_back(s);
+  }
+  const auto whole = [&](const char* key, double lo, double hi, int fallback) {
+    const double v = yamlf::number(file, n, where, key, lo, hi, false, true);
+    return std::isnan(v) ? fallback : static_cast<int>(v);
+  };
+  c.iterations = whole("iterations", 1, 1e6, 20);
+  c.warmup = whole("warmup", 0, 1e6, 5);
+  c.gpus_per_process = whole("gpus_per_process", 1, 64, 1);
+  if (n["gpus_per_process"] && c.backend != "nccl")
+    fail(file, n["gpus_per_process"], key_path(where, "gpus_per_process"), "applies to backend nccl only");
+  c.repeats = whole("repeats", 1, 1000, 1);
+  c.pass_repeats = whole("pass", 1, 1000, c.repeats);
+  if (c.pass_repeats > c.repeats)
+    fail(file, n["pass"], key_path(where, "pass"), fmt::format("{} of {} repeats cannot pass", c.pass_repeats, c.repeats));
+  if (n["pattern"]) {
+    const std::string p = yamlf::text(file, n, where, "pattern");
+    if (p == "all") c.pattern = Pattern::all;
+    else if (p == "per-node") c.pattern = Pattern::per_node;
+    else if (p == "pairwise") c.pattern = Pattern::pairwise;
+    else if (p == "ring") c.pattern = Pattern::ring;
+    else fail(file, n["pattern"], key_path(where, "pattern"), fmt::format("'{}' is unknown (allowed: all, per-node, pairwise, ring)", p));
+  }
+  if (n["second_pass"]) {
+    const std::string v = yamlf::text(file, n, where, "second_pass");
+    if (v != "true" && v != "false") fail(file, n["second_pass"], key_path(where, "second_pass"), "expected true or false");
+    c.second_pass = v == "true";
+  }
+  const double t = yamlf::number(file, n, where, "timeout_s", 1, 86400, false);
+  c.timeout_s = std::isnan(t) ? 0 : t;
+  const YAML::Node gates = n["gates"];
+  if (!gates) fail(file, n, key_path(where, "gates"), "missing (a check without gates judges nothing)");
+  if (!gates.IsSequence() || gates.size() == 0 || gates.size() > 64)
+    fail(file, gates, key_path(where, "gates"), "expected a list of 1 to 64 gates");
+  for (std::size_t i = 0; i < gates.size(); ++i)
+    c.gates.push_back(parse_gate(file, gates[i], fmt::format("{}[{}]", key_path(where, "gates"), i), c, folder));
+  return c;
+}
+
+}  // namespace
+
+AcceptSpec parse_spec(const std::string& text, const std::string& file) {
+  const YAML::Node root = yamlf::parse_text(text, file);
+  yamlf::check_keys(file, root, "", {"name", "description", "timeout_s", "checks"});
+  AcceptSpec spec;
+  spec.file = file;
+  spec.name = yamlf::text(file, root, "", "name");
+  spec.description = yamlf::text(file, root, "", "description");
+  const double t = yamlf::number(file, root, "", "timeout_s", 1, 86400, false);
+  if (!std::isnan(t)) spec.timeout_s = t;
+  const YAML::Node checks = root["checks"];
+  if (!checks) fail(file, root, "checks", "missing");
+  if (!checks.IsSequence() || checks.size() == 0 || checks.size() > 256)
+    fail(file, checks, "checks", "expected a list of 1 to 256 checks");
+  const std::filesystem::path folder = std::filesystem::path(file).parent_path();
+  std::string nccl_path, mpi_path;
+  for (std::size_t i = 0; i < checks.size(); ++i) {
+    const std::string where = fmt::format("checks[{}]", i);
+    Check c = parse_check(file, checks[i], where, folder);
+    for (const Check& other : spec.checks)
+      if (other.name == c.name) fail(file, checks[i]["name"], key_path(where, "name"), fmt::format("'{}' is used twice", c.name));
+    // NCCL and Open MPI read their path settings once per process.
+    std::string& first = c.backend == "nccl" ? nccl_path : mpi_path;
+    if (first.empty()) first = c.path;
+    else if (first != c.path)
+      fail(file, checks[i]["path"] ? checks[i]["path"] : checks[i], key_path(where, "path"),
+           fmt::format("'{}' differs from an earlier {} check's '{}': {} reads its path settings once per process, so "
+                       "one spec takes one {} path (split the spec)", c.path, c.backend, first,
+                       c.backend == "nccl" ? "NCCL" : "Open MPI", c.backend));
+    if (c.timeout_s == 0) c.timeout_s = spec.timeout_s;
+    spec.checks.push_back(std::move(c));
+  }
+  return spec;
+}
+
+AcceptSpec load_spec(const std::string& path) {
+  return parse_spec(yamlf::read_text(path), path);
+}
+#else
+AcceptSpec parse_spec(const std::string&, const std::string& file) {
+  throw UsageError(fmt::format("{}: acceptance specs need yaml-cpp; this ccbench was built without it", file));
+}
+AcceptSpec load_spec(const std::string& path) { return parse_spec("", path); }
+#endif
+
+}  // namespace ccb

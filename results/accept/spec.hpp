@@ -1,0 +1,78 @@
+// An acceptance spec: the checks `ccbench accept` runs and the gates their
+// results must pass. Read from YAML; every error names file, line and key.
+// Format and meaning: README "Acceptance testing".
+#pragma once
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "collectives/collective.hpp"
+#include "kernels/dtype.hpp"
+
+namespace ccb {
+
+// Which groups of nodes run a check together (results/accept/schedule.hpp).
+enum class Pattern { all, per_node, pairwise, ring };
+std::string_view name(Pattern p);
+
+// busbw and algbw in GB/s (1e9 B/s), time in microseconds.
+enum class Metric { busbw, algbw, time };
+std::string_view name(Metric m);
+inline bool higher_is_better(Metric m) { return m != Metric::time; }
+
+struct Gate {
+  Metric metric = Metric::busbw;
+  std::size_t at_bytes = 0;  // the size it judges (a size of the check)
+  // Absolute: a floor (min) for bandwidth or a ceiling (max) for time, with
+  // a tolerance t: the bar is min x (1 - t) or max x (1 + t).
+  double min = std::numeric_limits<double>::quiet_NaN();
+  double max = std::numeric_limits<double>::quiet_NaN();
+  double tolerance = 0;
+  // Relative: no worse than `max_drop` (a fraction) of the baseline's median
+  // for the same collective, dtype, op, ranks, nodes and size.
+  std::string baseline;  // path of a `ccbench baseline` file (relative to the spec's folder)
+  double max_drop = std::numeric_limits<double>::quiet_NaN();
+  int line = 0;  // in the spec
+
+  bool relative() const { return !baseline.empty(); }
+  // The bar a measured value must reach (absolute gates ignore `base`).
+  double bar(double base = 0) const;
+  bool passes(double value, double base = 0) const;
+  // "busbw >= 405 GB/s (450 - 10%) at 8 GiB", "time <= 1.05 x baseline at 8 B".
+  std::string describe() const;
+};
+
+struct Check {
+  std::string name;
+  const Collective* collective = nullptr;
+  std::string backend = "mpi";  // mpi or nccl
+  std::string memory = "host";  // mpi backend: host or device
+  std::string path = "auto";
+  DType dtype = DType::float32;
+  ReduceOp op = ReduceOp::sum;
+  std::vector<std::size_t> sizes;
+  int iterations = 20, warmup = 5;
+  int gpus_per_process = 1;
+  int repeats = 1;       // n: measurements of each group
+  int pass_repeats = 1;  // k: how many of them must pass every gate
+  Pattern pattern = Pattern::all;
+  bool second_pass = true;  // pairwise and ring: re-pair suspects with good nodes
+  double timeout_s = 0;     // per operation (-T); spec default applies when 0
+  std::vector<Gate> gates;
+  int line = 0;
+};
+
+struct AcceptSpec {
+  std::string file, name, description;
+  double timeout_s = 300;  // default per-operation watchdog of every check
+  std::vector<Check> checks;
+};
+
+// Throws UsageError "FILE:LINE: KEY: what". `file` names the text in messages
+// and anchors relative baseline paths.
+AcceptSpec parse_spec(const std::string& text, const std::string& file);
+AcceptSpec load_spec(const std::string& path);
+
+}  // namespace ccb

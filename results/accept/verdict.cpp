@@ -1,0 +1,215 @@
+#include "results/accept/verdict.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "harness/sizes.hpp"
+
+
+namespace ccb {
+namespace {
+
+constexpr double kNaNv = std::numeric_limits<double>::quiet_NaN();
+
+double metric_of(const MeasuredPoint& p, Metric m) {
+  switch (m) {
+    case Metric::busbw: return p.busbw_gbps;
+    case Metric::algbw: return p.algbw_gbps;
+    case Metric::time: return p.time_us;
+  }
+  return kNaNv;
+}
+
+double median_of(std::vector<double> v) {
+  std::erase_if(v, [](double x) { return !std::isfinite(x); });
+  if (v.empty()) return kNaNv;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string unit(Metric m) { return m == Metric::time ? "us" : "GB/s"; }
+
+}  // namespace
+
+std::string_view name(NodeStatus s) {
+  switch (s) {
+    case NodeStatus::pass: return "pass";
+    case NodeStatus::defective: return "DEFECTIVE";
+    case NodeStatus::cleared: return "cleared";
+    case NodeStatus::presumed_good: return "presumed good";
+    case NodeStatus::suspect: return "suspect";
+    case NodeStatus::failed: return "failed";
+  }
+  return "?";
+}
+
+GroupVerdict judge_group(const Check& check, const GroupRun& run, const BaselineLookup& baseline) {
+  GroupVerdict v;
+  v.run = run;
+  const int nodes = static_cast<int>(run.nodes.size());
+  std::string first_error;
+  for (const RepeatResult& r : run.repeats) {
+    if (!r.error.empty() && first_error.empty()) first_error = r.error;
+    for (const MeasuredPoint& p : r.points) v.wrong += p.wrong;
+  }
+  for (const Gate& g : check.gates) {
+    GateResult gr;
+    if (g.relative()) {
+      gr.base = baseline ? baseline(check, g, run.ranks, nodes) : std::nullopt;
+      if (!gr.base) gr.note = fmt::format("{}: no baseline entry for {} {} {} ranks {} nodes {} at {} B", g.baseline,
+                                          check.collective->name, info(check.dtype).name, name(check.op), run.ranks,
+                                          nodes, g.at_bytes);
+    }
+    gr.bar = g.bar(gr.base.value_or(0));
+    for (const RepeatResult& r : run.repeats) {
+      double value = kNaNv;
+      if (r.error.empty())
+        for (const MeasuredPoint& p : r.points)
+          if (p.requested_bytes == g.at_bytes) value = metric_of(p, g.metric);
+      gr.values.push_back(value);
+      if ((!g.relative() || gr.base) && g.passes(value, gr.base.value_or(0))) ++gr.passed;
+    }
+    gr.pass = gr.passed >= check.pass_repeats;
+    v.gates.push_back(gr);
+  }
+  v.headline = v.gates.empty() ? kNaNv : median_of(v.gates.front().values);
+  v.pass = v.wrong == 0;
+  for (std::size_t i = 0; i < v.gates.size(); ++i) v.pass = v.pass && v.gates[i].pass;
+  if (v.wrong > 0) {
+    v.reason = fmt::format("wrong data: {} elements failed verification", v.wrong);
+  } else {
+    for (std::size_t i = 0; i < v.gates.size() && v.reason.empty(); ++i) {
+      const GateResult& gr = v.gates[i];
+      const Gate& g = check.gates[i];
+      if (gr.pass) continue;
+      if (!gr.note.empty()) v.reason = gr.note;
+      else if (!first_error.empty() && gr.passed == 0) v.reason = "run failed: " + first_error;
+      else
+        v.reason = fmt::format("{} {:.4g} {} (median) against a bar of {:.4g} at {}: {} of {} repeats passed, {} needed",
+                               name(g.metric), median_of(gr.values), unit(g.metric), gr.bar, format_size(g.at_bytes), gr.passed,
+                               gr.values.size(), check.pass_repeats);
+    }
+  }
+  return v;
+}
+
+Suspects find_suspects(const std::vector<GroupVerdict>& first, int nodes) {
+  Suspects s;
+  std::vector<std::pair<int, int>> failing;
+  std::vector<int> in_failing(static_cast<std::size_t>(nodes), 0), tested(static_cast<std::size_t>(nodes), 0);
+  for (const GroupVerdict& g : first) {
+    for (int n : g.run.nodes) ++tested[static_cast<std::size_t>(n)];
+    if (g.pass || g.run.nodes.size() != 2) continue;
+    failing.emplace_back(g.run.nodes[0], g.run.nodes[1]);
+    for (int n : g.run.nodes) ++in_failing[static_cast<std::size_t>(n)];
+  }
+  if (failing.empty()) return s;
+  std::vector<int> clean, suspect;
+  for (int n = 0; n < nodes; ++n) {
+    if (in_failing[static_cast<std::size_t>(n)] > 0) suspect.push_back(n);
+    else if (tested[static_cast<std::size_t>(n)] > 0) clean.push_back(n);
+  }
+  if (!clean.empty()) {
+    s.suspects = suspect;
+    s.references = clean;
+    return s;
+  }
+  s.suspects = greedy_cover(failing);
+  for (int n : suspect)
+    if (!std::binary_search(s.suspects.begin(), s.suspects.end(), n)) s.references.push_back(n);
+  s.presumed = true;
+  if (s.references.empty()) s.suspects = suspect;  // nothing to compare against
+  return s;
+}
+
+void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
+  const Check& c = *v.check;
+  v.nodes.assign(hosts.size(), {});
+  for (std::size_t i = 0; i < hosts.size(); ++i) v.nodes[i].host = hosts[i];
+  v.pass = true;
+  for (const GroupVerdict& g : v.first) {
+    v.pass = v.pass && g.pass;
+    for (int n : g.run.nodes) {
+      ++v.nodes[static_cast<std::size_t>(n)].groups;
+      v.nodes[static_cast<std::size_t>(n)].groups_passed += g.pass ? 1 : 0;
+    }
+  }
+  const auto names = [&](const NodeGroup& g) {
+    std::string s;
+    for (int n : g) s += (s.empty() ? "" : " + ") + hosts[static_cast<std::size_t>(n)];
+    return s;
+  };
+  if (c.pattern == Pattern::all || c.pattern == Pattern::per_node) {
+    for (const GroupVerdict& g : v.first) {
+      if (g.pass) continue;
+      for (int n : g.run.nodes) {
+        NodeVerdict& nv = v.nodes[static_cast<std::size_t>(n)];
+        nv.status = c.pattern == Pattern::per_node ? NodeStatus::defective : NodeStatus::failed;
+        nv.reason = g.reason;
+      }
+      v.findings.push_back(c.pattern == Pattern::per_node
+                               ? fmt::format("{} is defective: {}", names(g.run.nodes), g.reason)
+                               : fmt::format("the check of all {} nodes together failed ({}); one group cannot name a "
+                                             "node: run a pairwise check to find it",
+                                             g.run.nodes.size(), g.reason));
+    }
+    return;
+  }
+  // Pairwise and ring.
+  const Suspects& s = v.suspects;
+  std::set<int> defective;
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    NodeVerdict& nv = v.nodes[i];
+    if (nv.groups > 0 && nv.groups_passed == nv.groups) nv.reason = "passed every pair";
+  }
+  for (int r : s.references) {
+    if (!s.presumed) continue;
+    NodeVerdict& nv = v.nodes[static_cast<std::size_t>(r)];
+    nv.status = NodeStatus::presumed_good;
+    std::string with;
+    for (int x : s.suspects) with += (with.empty() ? "" : ", ") + hosts[static_cast<std::size_t>(x)];
+    nv.reason = fmt::format("every pair it failed includes {}", with);
+  }
+  for (int x : s.suspects) {
+    NodeVerdict& nv = v.nodes[static_cast<std::size_t>(x)];
+    const GroupVerdict* retest = nullptr;
+    for (const GroupVerdict& g : v.second)
+      if (std::find(g.run.nodes.begin(), g.run.nodes.end(), x) != g.run.nodes.end()) retest = &g;
+    if (!retest) {
+      nv.status = NodeStatus::suspect;
+      nv.reason = s.references.empty() ? "in failing pairs; no node passed that could serve as a reference"
+                                       : "in failing pairs; not re-tested (second_pass: false)";
+      continue;
+    }
+    const int partner = retest->run.nodes[0] == x ? retest->run.nodes[1] : retest->run.nodes[0];
+    if (retest->pass) {
+      nv.status = NodeStatus::cleared;
+      nv.reason = fmt::format("failed {} of {} pairs, but passed again with reference {}", nv.groups - nv.groups_passed,
+                              nv.groups, hosts[static_cast<std::size_t>(partner)]);
+    } else {
+      nv.status = NodeStatus::defective;
+      nv.reason = fmt::format("failed {} of {} pairs, and again with reference {}: {}", nv.groups - nv.groups_passed,
+                              nv.groups, hosts[static_cast<std::size_t>(partner)], retest->reason);
+      defective.insert(x);
+      v.findings.push_back(fmt::format("{} is defective: {}", hosts[static_cast<std::size_t>(x)], nv.reason));
+    }
+  }
+  for (const GroupVerdict& g : v.second) v.pass = v.pass && g.pass;
+  for (const GroupVerdict& g : v.first) {
+    if (g.pass || g.run.nodes.size() != 2) continue;
+    if (defective.count(g.run.nodes[0]) || defective.count(g.run.nodes[1])) continue;
+    const bool both_cleared = v.nodes[static_cast<std::size_t>(g.run.nodes[0])].status == NodeStatus::cleared &&
+                              v.nodes[static_cast<std::size_t>(g.run.nodes[1])].status == NodeStatus::cleared;
+    v.findings.push_back(both_cleared
+                             ? fmt::format("pair {} fails ({}) while both nodes pass with a reference: suspect the "
+                                           "link or path between them", names(g.run.nodes), g.reason)
+                             : fmt::format("pair {} fails ({}); not isolated to a node", names(g.run.nodes), g.reason));
+  }
+}
+
+}  // namespace ccb

@@ -1,0 +1,100 @@
+// Judging acceptance results: gates per group (k of n repeats), then nodes.
+// Pure logic: the measurements come in, verdicts go out (README
+// "Acceptance testing" states every rule used here).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/accept/schedule.hpp"
+#include "results/accept/spec.hpp"
+
+namespace ccb {
+
+// One size of one measurement of a group (out-of-place; ranks combined as a
+// plain ccbench run combines them: pipelined time, mean over ranks).
+struct MeasuredPoint {
+  std::size_t requested_bytes = 0, bytes = 0;  // as asked (the spec's size), as measured (rounded to whole elements)
+  double busbw_gbps = 0, algbw_gbps = 0, time_us = 0;
+  std::uint64_t wrong = 0;  // elements that failed verification, over ranks
+};
+
+struct RepeatResult {
+  std::vector<MeasuredPoint> points;
+  std::string error;  // the run failed (e.g. a usage error of the group): why
+};
+
+struct GroupRun {
+  NodeGroup nodes;
+  int pass = 1;   // 1 first pass, 2 second pass
+  int round = 0;  // within its pass
+  int ranks = 0;
+  std::vector<RepeatResult> repeats;
+};
+
+// The baseline median for a gate: collective/dtype/op of the check, the
+// group's ranks and nodes, the gate's size and metric. nullopt: none.
+using BaselineLookup = std::function<std::optional<double>(const Check&, const Gate&, int ranks, int nodes)>;
+
+struct GateResult {
+  std::vector<double> values;  // per repeat (NaN: not measured)
+  std::optional<double> base;  // relative gates: the baseline median
+  double bar = 0;              // what a value had to reach
+  int passed = 0;              // repeats that reached it
+  bool pass = false;
+  std::string note;            // why it could not be judged
+};
+
+struct GroupVerdict {
+  GroupRun run;
+  std::vector<GateResult> gates;
+  std::uint64_t wrong = 0;  // over repeats and sizes
+  bool pass = false;
+  std::string reason;  // the first failure, in words ("" when it passed)
+  // The matrix / table value: median over repeats of the first gate's metric.
+  double headline = 0;
+};
+
+GroupVerdict judge_group(const Check& check, const GroupRun& run, const BaselineLookup& baseline);
+
+enum class NodeStatus { pass, defective, cleared, presumed_good, suspect, failed };
+std::string_view name(NodeStatus s);
+
+struct NodeVerdict {
+  std::string host;
+  NodeStatus status = NodeStatus::pass;
+  int groups = 0, groups_passed = 0;  // first pass
+  std::string reason;
+};
+
+// After the first pass of a pairwise or ring check: which nodes are suspects
+// (in a failing pair) and which are references for the second pass (nodes in
+// no failing pair; when there are none, the nodes outside a greedy cover of
+// the failing pairs, "presumed good"). Suspects that are references are not
+// re-tested.
+struct Suspects {
+  std::vector<int> suspects;    // to re-pair in the second pass
+  std::vector<int> references;  // known or presumed good
+  bool presumed = false;        // references came from the cover
+};
+Suspects find_suspects(const std::vector<GroupVerdict>& first, int nodes);
+
+struct CheckVerdict {
+  const Check* check = nullptr;
+  std::vector<GroupVerdict> first, second;
+  Suspects suspects;
+  std::vector<NodeVerdict> nodes;
+  std::vector<std::string> findings;  // the culprits and problems, in words
+  bool pass = false;
+};
+
+// Node verdicts and findings from both passes. per-node: a failing node is
+// defective. all: a failure is the whole group's (no node is named).
+// pairwise/ring: a suspect that fails with a reference in the second pass
+// is defective, one that passes is cleared; a failing pair of two nodes that
+// pass elsewhere is reported as that pair's problem (link or path).
+void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts);
+
+}  // namespace ccb

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# An emulated cluster on one machine: N network namespaces as hosts, each
+# with its own hostname (emu-h1..emu-hN, a UTS namespace per launch) and
+# address, joined by veth pairs through a bridge, optionally shaped with tc
+# (htb, both directions) and with a chosen MTU; then mpirun across them.
+#
+#   scripts/emu-cluster.sh [options] -- MPIRUN-ARGS...
+#
+#   -n N                 hosts (default 4)
+#   --slots S            ranks per host in the hostfile (default 1)
+#   --rate RATE          shape every host's link to RATE (tc units: 800mbit, 1gbit)
+#   --throttle I=RATE    shape host I (1..N) to RATE instead (repeatable)
+#   --mtu M              MTU of every link (default 1500)
+#
+# mpirun gets a hostfile of the hosts' addresses, an rsh agent that enters the
+# host's namespaces (ip netns exec + unshare --uts), and Open MPI's out-of-band
+# and TCP BTL restricted to the emulated subnet; shared memory stays within a
+# host. Ranks yield when idle (mpi_yield_when_idle): the hosts share this
+# machine's few cores with the kernel's packet processing, and busy-polling
+# ranks would delay every packet by a scheduler tick (4 ms seen here). Exit code: mpirun's; 77 when namespaces cannot be made here (not root,
+# no ip/tc/unshare, no netns support): the reason goes to stderr.
+# Everything it creates is removed when it exits, also on failure or signal.
+set -uo pipefail
+
+hosts=4 slots=1 rate="" mtu=1500
+declare -A throttle=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -n) hosts=$2; shift 2 ;;
+    --slots) slots=$2; shift 2 ;;
+    --rate) rate=$2; shift 2 ;;
+    --throttle) throttle[${2%%=*}]=${2#*=}; shift 2 ;;
+    --mtu) mtu=$2; shift 2 ;;
+    --) shift; break ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    *) echo "emu-cluster: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[ $# -gt 0 ] || { echo "emu-cluster: give mpirun's arguments after --" >&2; exit 2; }
+case "$hosts" in ''|*[!0-9]*) echo "emu-cluster: -n '$hosts': not a number" >&2; exit 2 ;; esac
+[ "$hosts" -ge 1 ] && [ "$hosts" -le 64 ] || { echo "emu-cluster: -n $hosts: 1 to 64 hosts" >&2; exit 2; }
+for i in "${!throttle[@]}"; do
+  case "$i" in ''|*[!0-9]*) echo "emu-cluster: --throttle '$i': host index 1..$hosts" >&2; exit 2 ;; esac
+  [ "$i" -ge 1 ] && [ "$i" -le "$hosts" ] || { echo "emu-cluster: --throttle $i: host index 1..$hosts" >&2; exit 2; }
+done
+
+skip() { echo "emu-cluster: SKIP: $*" >&2; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, veth, tc)"
+for tool in ip tc unshare mpirun; do command -v $tool >/dev/null || skip "'$tool' is not installed"; done
+
+# Names and a /24 unique to this invocation, so that two clusters can coexist.
+id=$(( ($$ % 200) + 20 ))
+tag="cce${id}"
+subnet="10.213.${id}"
+bridge="${tag}br"
+work=$(mktemp -d "/tmp/${tag}.XXXXXX")
+
+cleanup() {
+  for i in $(seq 1 "$hosts"); do ip netns del "${tag}h$i" 2>/dev/null; done
+  ip link del "$bridge" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+ip netns add "${tag}probe" 2>/dev/null || skip "cannot create network namespaces here ($(ip netns add "${tag}probe2" 2>&1 | head -1))"
+ip netns del "${tag}probe"
+ip link add "$bridge" type bridge 2>/dev/null || skip "cannot create a bridge (no bridge support in this kernel?)"
+ip link set "$bridge" mtu "$mtu"
+ip addr add "${subnet}.254/24" dev "$bridge"
+ip link set "$bridge" up
+
+shape() {  # shape DEV RATE [NETNS]: htb root qdisc, everything in one class at RATE
+  local dev=$1 r=$2 ns=${3:-}
+  local run=()
+  [ -n "$ns" ] && run=(ip netns exec "$ns")
+  "${run[@]}" tc qdisc add dev "$dev" root handle 1: htb default 1 &&
+    "${run[@]}" tc class add dev "$dev" parent 1: classid 1:1 htb rate "$r" ceil "$r" quantum 60000
+}
+
+: > "$work/hostfile"
+{
+  echo '#!/bin/sh'
+  echo '# Open MPI rsh agent: AGENT HOST COMMAND... runs COMMAND in the host'"'"'s namespaces.'
+  echo 'host=$1; shift'
+  echo 'case "$host" in'
+} > "$work/agent"
+for i in $(seq 1 "$hosts"); do
+  ns="${tag}h$i" addr="${subnet}.$i" name="emu-h$i"
+  ip netns add "$ns" || { echo "emu-cluster: cannot create namespace $ns" >&2; exit 1; }
+  ip link add "${tag}v$i" type veth peer name "${tag}p$i" || { echo "emu-cluster: cannot create veth" >&2; exit 1; }
+  ip link set "${tag}p$i" netns "$ns"
+  ip link set "${tag}v$i" master "$bridge" mtu "$mtu" up
+  ip netns exec "$ns" ip link set lo up
+  ip netns exec "$ns" ip link set "${tag}p$i" name eth0 mtu "$mtu" up
+  ip netns exec "$ns" ip addr add "$addr/24" dev eth0
+  r=${throttle[$i]:-$rate}
+  if [ -n "$r" ]; then
+    shape "${tag}v$i" "$r" || { echo "emu-cluster: tc rate '$r' rejected" >&2; exit 2; }
+    shape eth0 "$r" "$ns" || exit 2
+  fi
+  echo "$addr slots=$slots" >> "$work/hostfile"
+  echo "  $addr|$name) exec ip netns exec $ns unshare --uts /bin/sh -c \"hostname $name && exec \$*\" ;;" >> "$work/agent"
+  echo "emu-cluster: $name = $addr (namespace $ns${r:+, rate $r}, mtu $mtu)" >&2
+done
+{
+  echo '  *) echo "emu-cluster agent: unknown host $host" >&2; exit 1 ;;'
+  echo 'esac'
+} >> "$work/agent"
+chmod +x "$work/agent"
+
+# Open MPI as root needs the confirmation variables; keep the ones set.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpirun --hostfile "$work/hostfile" \
+  --mca plm_rsh_agent "$work/agent" --mca plm_rsh_no_tree_spawn 1 \
+  --mca oob_tcp_if_include "${subnet}.0/24" --mca btl_tcp_if_include "${subnet}.0/24" \
+  --mca btl self,vader,tcp --mca btl_vader_single_copy_mechanism none \
+  --mca odls_base_sigkill_timeout 5 --mca mpi_yield_when_idle 1 \
+  "$@"

@@ -1,0 +1,379 @@
+// Acceptance logic without MPI: spec parsing and its errors, schedules,
+// gate verdicts (k of n), node verdicts and the second pass, baselines.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+
+#include "harness/usage_error.hpp"
+#include "results/accept/accept_report.hpp"
+#include "results/accept/baseline.hpp"
+#include "results/accept/schedule.hpp"
+#include "results/accept/spec.hpp"
+#include "results/accept/verdict.hpp"
+#include "results/report/render.hpp"
+
+namespace ccb {
+namespace {
+
+const char* kSpec = R"(name: t
+checks:
+  - name: pairs
+    collective: all_reduce
+    sizes: [8, 1M]
+    repeats: 3
+    pass: 2
+    pattern: pairwise
+    gates:
+      - {metric: busbw, at: 1M, min: 10, tolerance: 0.1}
+      - {metric: time, at: 8, max: 50}
+)";
+
+std::string spec_error(const std::string& text) {
+#if CCBENCH_HAVE_YAML
+  try {
+    parse_spec(text, "s.yaml");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+#else
+  (void)text;
+  return "";
+#endif
+}
+
+#if CCBENCH_HAVE_YAML
+TEST(AcceptSpec, ParsesAChecksGatesAndDefaults) {
+  const AcceptSpec s = parse_spec(kSpec, "dir/s.yaml");
+  ASSERT_EQ(s.checks.size(), 1u);
+  const Check& c = s.checks[0];
+  EXPECT_EQ(c.name, "pairs");
+  EXPECT_EQ(c.pattern, Pattern::pairwise);
+  EXPECT_EQ(c.sizes, (std::vector<std::size_t>{8, 1 << 20}));
+  EXPECT_EQ(c.repeats, 3);
+  EXPECT_EQ(c.pass_repeats, 2);
+  EXPECT_EQ(c.timeout_s, 300);  // the spec's default watchdog
+  ASSERT_EQ(c.gates.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.gates[0].bar(), 9.0);  // 10 x (1 - 0.1)
+  EXPECT_TRUE(c.gates[0].passes(9.0));
+  EXPECT_FALSE(c.gates[0].passes(8.99));
+  EXPECT_TRUE(c.gates[1].passes(50));  // a ceiling
+  EXPECT_FALSE(c.gates[1].passes(50.1));
+  EXPECT_EQ(c.gates[0].line, 10);
+  EXPECT_EQ(c.gates[0].describe(), "busbw >= 9 GB/s (10 - 10%) at 1M");
+}
+
+TEST(AcceptSpec, RelativeGateResolvesTheBaselineNextToTheSpec) {
+  std::string t = kSpec;
+  t += "      - {metric: busbw, at: 1M, baseline: base.json, max_drop: 0.05}\n";
+  const AcceptSpec s = parse_spec(t, "dir/s.yaml");
+  const Gate& g = s.checks[0].gates[2];
+  EXPECT_EQ(g.baseline, "dir/base.json");
+  EXPECT_DOUBLE_EQ(g.bar(100), 95);
+  EXPECT_FALSE(g.passes(94.9, 100));
+}
+
+// Each error names the file, the line and the key.
+TEST(AcceptSpec, ErrorsNameFileLineAndKey) {
+  const auto with = [](const std::string& from, const std::string& to) {
+    std::string t = kSpec;
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  EXPECT_EQ(spec_error(with("pattern: pairwise", "pattern: mesh")),
+            "s.yaml:8: checks[0].pattern: 'mesh' is unknown (allowed: all, per-node, pairwise, ring)");
+  EXPECT_EQ(spec_error(with("collective: all_reduce", "collective: allreduce")),
+            "s.yaml:4: checks[0].collective: 'allreduce' is not a collective (ccbench --list)");
+  EXPECT_EQ(spec_error(with("at: 1M, min", "at: 2M, min")),
+            "s.yaml:10: checks[0].gates[0].at: 2097152 B is not one of the check's sizes");
+  EXPECT_EQ(spec_error(with("min: 10, tolerance: 0.1", "min: -1")),
+            "s.yaml:10: checks[0].gates[0].min: -1 is out of range [0, 1000000000]");
+  EXPECT_EQ(spec_error(with("pass: 2", "pass: 4")), "s.yaml:7: checks[0].pass: 4 of 3 repeats cannot pass");
+  EXPECT_EQ(spec_error(with("sizes: [8, 1M]", "sizes: [8, 1X]")),
+            "s.yaml:5: checks[0].sizes[1]: '1X' is not a size (8, 64K, 1M, 8G; K = 1024)");
+  EXPECT_EQ(spec_error(with("max: 50", "min: 50")), "s.yaml:11: checks[0].gates[1].min: a floor applies to busbw or algbw; time takes max");
+  EXPECT_EQ(spec_error(with("    repeats: 3\n", "    repeats: 3\n    colour: red\n")),
+            "s.yaml:7: checks[0].colour: unknown key (allowed: backend, collective, dtype, gates, gpus_per_process, "
+            "iterations, memory, name, op, pass, path, pattern, repeats, second_pass, sizes, timeout_s, warmup)");
+  EXPECT_EQ(spec_error(with("    pass: 2\n", "    pass: 2\n    pass: 1\n")), "s.yaml:8: checks[0].pass: given twice");
+  EXPECT_EQ(spec_error("name: x\n"), "s.yaml:1: checks: missing");
+  EXPECT_EQ(spec_error("checks: [\n"), "s.yaml:2: not valid YAML (end of sequence flow not found)");
+  EXPECT_EQ(spec_error(with("{metric: time, at: 8, max: 50}", "{metric: time, at: 8}")),
+            "s.yaml:11: checks[0].gates[1]: give exactly one of min (bandwidth floor), max (time ceiling), baseline");
+  EXPECT_EQ(spec_error(with("collective: all_reduce", "collective: all_gather\n    op: max")),
+            "s.yaml:5: checks[0].op: all_gather does not reduce");
+}
+
+TEST(AcceptSpec, OnePathPerBackendAndUniqueNames) {
+  std::string two = kSpec;
+  two += "  - name: pairs\n    collective: all_gather\n    sizes: [8]\n    gates: [{metric: time, at: 8, max: 1}]\n";
+  EXPECT_EQ(spec_error(two), "s.yaml:12: checks[1].name: 'pairs' is used twice");
+  std::string paths = kSpec;
+  paths += "  - name: tcp\n    collective: all_gather\n    path: tcp\n    sizes: [8]\n    gates: [{metric: time, at: 8, max: 1}]\n";
+  EXPECT_NE(spec_error(paths).find("s.yaml:14: checks[1].path: 'tcp' differs from an earlier mpi check's 'auto'"),
+            std::string::npos);
+}
+#endif
+
+TEST(AcceptSchedule, PairwiseCoversEveryPairOnceInRoundsOfDisjointPairs) {
+  for (int n = 2; n <= 9; ++n) {
+    const auto rounds = schedule(Pattern::pairwise, n);
+    EXPECT_EQ(rounds.size(), static_cast<std::size_t>(n % 2 == 0 ? n - 1 : n)) << n;
+    std::set<std::pair<int, int>> seen;
+    for (const Round& r : rounds) {
+      std::set<int> busy;
+      for (const NodeGroup& g : r) {
+        ASSERT_EQ(g.size(), 2u);
+        EXPECT_TRUE(busy.insert(g[0]).second && busy.insert(g[1]).second) << "a node twice in one round, n=" << n;
+        EXPECT_TRUE(seen.insert({g[0], g[1]}).second);
+      }
+    }
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(n * (n - 1) / 2)) << n;
+  }
+}
+
+TEST(AcceptSchedule, RingAllAndPerNode) {
+  for (int n = 3; n <= 8; ++n) {
+    const auto rounds = schedule(Pattern::ring, n);
+    EXPECT_EQ(rounds.size(), n % 2 == 0 ? 2u : 3u);
+    std::size_t pairs = 0;
+    for (const Round& r : rounds) {
+      std::set<int> busy;
+      for (const NodeGroup& g : r) {
+        EXPECT_TRUE(busy.insert(g[0]).second && busy.insert(g[1]).second);
+        EXPECT_TRUE(g[1] == g[0] + 1 || (g[0] == 0 && g[1] == n - 1));
+        ++pairs;
+      }
+    }
+    EXPECT_EQ(pairs, static_cast<std::size_t>(n));
+  }
+  EXPECT_EQ(schedule(Pattern::ring, 2).size(), 1u);
+  EXPECT_TRUE(schedule(Pattern::pairwise, 1).empty());
+  EXPECT_EQ(schedule(Pattern::all, 3), (std::vector<Round>{{{0, 1, 2}}}));
+  EXPECT_EQ(schedule(Pattern::per_node, 3), (std::vector<Round>{{{0}, {1}, {2}}}));
+}
+
+TEST(AcceptSchedule, SecondPassSpreadsSuspectsOverReferences) {
+  const auto rounds = second_pass_rounds({1, 3, 5}, {0, 2});
+  ASSERT_EQ(rounds.size(), 2u);
+  EXPECT_EQ(rounds[0], (Round{{0, 1}, {2, 3}}));
+  EXPECT_EQ(rounds[1], (Round{{0, 5}}));
+  EXPECT_TRUE(second_pass_rounds({1}, {}).empty());
+  EXPECT_EQ(greedy_cover({{0, 2}, {1, 2}, {2, 3}}), (std::vector<int>{2}));
+  EXPECT_EQ(greedy_cover({{0, 1}, {2, 3}}), (std::vector<int>{0, 2}));
+}
+
+Check pair_check() {
+  Check c;
+  c.name = "pairs";
+  c.collective = find_collective("all_reduce");
+  c.sizes = {1 << 20};
+  c.repeats = 3;
+  c.pass_repeats = 2;
+  c.pattern = Pattern::pairwise;
+  Gate g;
+  g.at_bytes = 1 << 20;
+  g.min = 10;
+  c.gates = {g};
+  return c;
+}
+
+GroupRun run_of(NodeGroup nodes, std::vector<double> busbw, int pass = 1) {
+  GroupRun r;
+  r.nodes = std::move(nodes);
+  r.pass = pass;
+  r.ranks = 2;
+  for (double b : busbw) {
+    RepeatResult rep;
+    rep.points.push_back({1 << 20, 1 << 20, b, b, 100, 0});
+    r.repeats.push_back(rep);
+  }
+  return r;
+}
+
+TEST(AcceptVerdict, KOfNRepeats) {
+  const Check c = pair_check();
+  EXPECT_TRUE(judge_group(c, run_of({0, 1}, {12, 9, 11}), {}).pass);   // 2 of 3
+  const GroupVerdict v = judge_group(c, run_of({0, 1}, {12, 9, 8}), {});  // 1 of 3
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.gates[0].passed, 1);
+  EXPECT_EQ(v.reason, "busbw 9 GB/s (median) against a bar of 10 at 1M: 1 of 3 repeats passed, 2 needed");
+  EXPECT_DOUBLE_EQ(v.headline, 9);
+}
+
+TEST(AcceptVerdict, WrongDataAndRunErrorsFail) {
+  const Check c = pair_check();
+  GroupRun r = run_of({0, 1}, {12, 12, 12});
+  r.repeats[1].points[0].wrong = 7;
+  const GroupVerdict v = judge_group(c, r, {});
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.reason, "wrong data: 7 elements failed verification");
+  GroupRun e = run_of({0, 1}, {12, 12, 12});
+  for (auto& rep : e.repeats) rep.error = "exit 2";
+  EXPECT_EQ(judge_group(c, e, {}).reason, "run failed: exit 2");
+}
+
+TEST(AcceptVerdict, RelativeGateWithoutABaselineEntryFails) {
+  Check c = pair_check();
+  c.gates[0] = Gate{};
+  c.gates[0].at_bytes = 1 << 20;
+  c.gates[0].baseline = "b.json";
+  c.gates[0].max_drop = 0.05;
+  const auto none = [](const Check&, const Gate&, int, int) { return std::optional<double>{}; };
+  const GroupVerdict v = judge_group(c, run_of({0, 1}, {12, 12, 12}), none);
+  EXPECT_FALSE(v.pass);
+  EXPECT_NE(v.reason.find("b.json: no baseline entry for all_reduce float sum ranks 2 nodes 2 at 1048576 B"), std::string::npos);
+  const auto hundred = [](const Check&, const Gate&, int, int) { return std::optional<double>{100}; };
+  EXPECT_TRUE(judge_group(c, run_of({0, 1}, {96, 94, 95}), hundred).pass);
+  EXPECT_FALSE(judge_group(c, run_of({0, 1}, {96, 94, 94}), hundred).pass);
+}
+
+// Four nodes, node 2 slow: every pair with it fails; the cover names it, the
+// others are presumed good, the second pass confirms it.
+CheckVerdict four_nodes_one_slow(double second_pass_busbw) {
+  static const Check c = pair_check();
+  CheckVerdict v;
+  v.check = &c;
+  for (const Round& r : schedule(Pattern::pairwise, 4))
+    for (const NodeGroup& g : r) {
+      const bool slow = g[0] == 2 || g[1] == 2;
+      v.first.push_back(judge_group(c, run_of(g, slow ? std::vector<double>{3, 3, 3} : std::vector<double>{12, 12, 12}), {}));
+    }
+  v.suspects = find_suspects(v.first, 4);
+  const auto rounds = second_pass_rounds(v.suspects.suspects, v.suspects.references);
+  for (const Round& r : rounds)
+    for (const NodeGroup& g : r) v.second.push_back(judge_group(c, run_of(g, {second_pass_busbw, second_pass_busbw, second_pass_busbw}, 2), {}));
+  judge_nodes(v, {"h1", "h2", "h3", "h4"});
+  return v;
+}
+
+TEST(AcceptVerdict, PairwiseNamesTheSlowNode) {
+  const CheckVerdict v = four_nodes_one_slow(3);
+  EXPECT_EQ(v.suspects.suspects, (std::vector<int>{2}));
+  EXPECT_EQ(v.suspects.references, (std::vector<int>{0, 1, 3}));
+  EXPECT_TRUE(v.suspects.presumed);
+  ASSERT_EQ(v.second.size(), 1u);
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.nodes[2].status, NodeStatus::defective);
+  for (int i : {0, 1, 3}) EXPECT_EQ(v.nodes[static_cast<std::size_t>(i)].status, NodeStatus::presumed_good);
+  ASSERT_EQ(v.findings.size(), 1u);
+  EXPECT_EQ(v.findings[0].rfind("h3 is defective: failed 3 of 3 pairs, and again with reference h1", 0), 0u);
+}
+
+TEST(AcceptVerdict, ASuspectThatPassesWithAReferenceIsCleared) {
+  const CheckVerdict v = four_nodes_one_slow(12);
+  EXPECT_EQ(v.nodes[2].status, NodeStatus::cleared);
+  EXPECT_FALSE(v.pass);  // its first-pass pairs still failed
+  ASSERT_EQ(v.findings.size(), 3u);
+  EXPECT_NE(v.findings[0].find("not isolated to a node"), std::string::npos);
+}
+
+TEST(AcceptVerdict, ALinkProblemIsReportedAsThePair) {
+  static const Check c = pair_check();
+  CheckVerdict v;
+  v.check = &c;
+  for (const Round& r : schedule(Pattern::pairwise, 4))
+    for (const NodeGroup& g : r)
+      v.first.push_back(judge_group(c, run_of(g, g == NodeGroup{0, 1} ? std::vector<double>{3, 3, 3} : std::vector<double>{12, 12, 12}), {}));
+  v.suspects = find_suspects(v.first, 4);
+  EXPECT_EQ(v.suspects.suspects, (std::vector<int>{0, 1}));
+  EXPECT_EQ(v.suspects.references, (std::vector<int>{2, 3}));
+  EXPECT_FALSE(v.suspects.presumed);
+  for (const Round& r : second_pass_rounds(v.suspects.suspects, v.suspects.references))
+    for (const NodeGroup& g : r) v.second.push_back(judge_group(c, run_of(g, {12, 12, 12}, 2), {}));
+  judge_nodes(v, {"a", "b", "c", "d"});
+  EXPECT_EQ(v.nodes[0].status, NodeStatus::cleared);
+  EXPECT_EQ(v.nodes[1].status, NodeStatus::cleared);
+  ASSERT_EQ(v.findings.size(), 1u);
+  EXPECT_NE(v.findings[0].find("pair a + b fails"), std::string::npos);
+  EXPECT_NE(v.findings[0].find("suspect the link or path between them"), std::string::npos);
+}
+
+TEST(AcceptVerdict, PerNodeAndAll) {
+  Check c = pair_check();
+  c.pattern = Pattern::per_node;
+  CheckVerdict v;
+  v.check = &c;
+  v.first = {judge_group(c, run_of({0}, {12, 12, 12}), {}), judge_group(c, run_of({1}, {1, 1, 1}), {})};
+  judge_nodes(v, {"a", "b"});
+  EXPECT_EQ(v.nodes[0].status, NodeStatus::pass);
+  EXPECT_EQ(v.nodes[1].status, NodeStatus::defective);
+  EXPECT_FALSE(v.pass);
+  c.pattern = Pattern::all;
+  CheckVerdict all;
+  all.check = &c;
+  all.first = {judge_group(c, run_of({0, 1}, {1, 1, 1}), {})};
+  judge_nodes(all, {"a", "b"});
+  EXPECT_EQ(all.nodes[0].status, NodeStatus::failed);
+  EXPECT_NE(all.findings[0].find("one group cannot name a node"), std::string::npos);
+}
+
+TEST(AcceptReport, HeatmapMarksTheFailingPairs) {
+  const CheckVerdict v = four_nodes_one_slow(3);
+  AcceptSpec spec;
+  spec.file = "s.yaml";
+  AcceptOutcome o;
+  o.spec = &spec;
+  o.hosts = {"h1", "h2", "h3", "h4"};
+  o.checks = {v};
+  EXPECT_EQ(o.exit_code(), 1);
+  const auto m = pair_matrix(v, 4);
+  EXPECT_DOUBLE_EQ(m[0][2], 3);
+  EXPECT_DOUBLE_EQ(m[1][3], 12);
+  EXPECT_TRUE(std::isnan(m[1][1]));
+  const std::string html = render_html(build_accept_report(o), ChartImages{});
+  EXPECT_NE(html.find("<td class=\"h0 worse\">3 FAIL</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"h10\">12</td>"), std::string::npos);
+  EXPECT_NE(accept_to_json(o).find("\"status\": \"DEFECTIVE\""), std::string::npos);
+  o.run_errors.push_back("x");
+  EXPECT_EQ(o.exit_code(), 2);
+}
+
+TEST(AcceptBaseline, MedianWithOutliersRemoved) {
+  const BaselineMetric m = summarize_runs({10, 10.2, 9.9, 10.1, 3});
+  EXPECT_EQ(m.outliers, (std::vector<std::size_t>{4}));
+  EXPECT_DOUBLE_EQ(m.median, 10.05);
+  EXPECT_TRUE(summarize_runs({10, 3}).outliers.empty());  // two runs: nothing removed
+  EXPECT_TRUE(summarize_runs({10, 10, 10.05}).outliers.empty());  // within 1% of the median
+}
+
+TEST(AcceptBaseline, BuildsFromRunsAndRoundTrips) {
+  std::vector<ResultSet> runs(3);
+  for (std::size_t r = 0; r < 3; ++r) {
+    runs[r].label = "run" + std::to_string(r);
+    for (double busbw : {10.0 + static_cast<double>(r), 20.0 + static_cast<double>(r)}) {  // two pairs of one run
+      ImportedPoint p;
+      p.collective = "all_reduce";
+      p.dtype = "float";
+      p.op = "sum";
+      p.ranks = 2;
+      p.nodes = 2;
+      p.in_place = 0;
+      p.bytes = 1 << 20;
+      p.time_us = 100;
+      p.busbw_gbps = p.algbw_gbps = busbw;
+      runs[r].points.push_back(p);
+    }
+  }
+  const Baseline b = build_baseline(runs);
+  ASSERT_EQ(b.entries.size(), 1u);
+  EXPECT_DOUBLE_EQ(b.entries[0].busbw_gbps.median, 16);  // per-run medians 15, 16, 17
+  const std::string path = ::testing::TempDir() + "/baseline.json";
+  std::ofstream(path) << baseline_to_json(b);
+  const Baseline back = load_baseline(path);
+  ASSERT_NE(back.find("all_reduce", "float", "sum", 2, 2, 1 << 20), nullptr);
+  EXPECT_EQ(back.find("all_reduce", "float", "sum", 4, 2, 1 << 20), nullptr);
+  std::ofstream(path) << "{\"entries\": []}";
+  try {
+    load_baseline(path);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a ccbench baseline"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace ccb
