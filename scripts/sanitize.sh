@@ -19,7 +19,7 @@ cmake --build build-sanitize -j "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export CCBENCH_HOSTILE_VMEM_KB=unlimited  # ASan reserves terabytes of shadow address space
 (cd build-sanitize && ctest --output-on-failure -j "$(nproc)" --timeout 900 \
-   -E '^mpi\.np[34]\.|^compare\.demo_screenshot$')
+   -E '^mpi\.np[34]\.|^compare\.demo_screenshot$|^emu\.')
 
 # CI: a fixed seed and run count (the same inputs every time); a longer
 # search: FUZZ_SECONDS=N (random seed, N seconds per target).
@@ -32,7 +32,7 @@ trap 'rm -rf "$corpus"' EXIT
 for f in build-sanitize/tests/fuzz_*; do
   name=$(basename "$f")
   mkdir -p "$corpus/$name"
-  cp tests/fixtures/compare/*/* "$corpus/$name/" 2>/dev/null || true
+  cp tests/fixtures/compare/*/* tests/fixtures/accept/* results/acceptance/* "$corpus/$name/" 2>/dev/null || true
   rc=0
   "$f" "${budget[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$findings/$name-" "$corpus/$name" >"$findings/$name.log" 2>&1 || rc=$?

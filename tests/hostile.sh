@@ -4,7 +4,7 @@
 # temporary folder. Every case must exit with its code, print exactly one
 # line on stderr matching its pattern, and finish within 60 s and 4 GiB of
 # address space: never a crash, a hang or unbounded memory.
-# Usage: hostile.sh CCBENCH GOOD_RESULT_FILE [cli|results|specs]
+# Usage: hostile.sh CCBENCH GOOD_RESULT_FILE [cli|results|specs|accept]
 set -u
 ccbench=$1 good=$2 only=${3:-}
 dir=$(mktemp -d)
@@ -135,6 +135,35 @@ if [ -z "$only" ] || [ "$only" = specs ]; then
   printf 'parameters: 7e9\ngpus: 8\ndtype: [bf16]\n' >"$dir/w3.yaml"; workload dtype_list "dtype: expected a string" "$dir/w3.yaml"
   printf 'parameters: 7e9\ngpus: 8\nlayers: 80\n' >"$dir/w4.yaml"; workload unknown_key "layers: unknown key" "$dir/w4.yaml"
   workload missing "cannot read" "$dir/nonexistent.yaml"
+fi
+
+if [ -z "$only" ] || [ "$only" = accept ]; then
+  acc() { check "accept/$1" 2 "$2" -- accept "$3" --out "$dir/acc-out"; }  # acc NAME REGEX SPEC
+  ok='checks:\n  - name: a\n    collective: all_reduce\n    sizes: [1M]\n    gates: [{metric: busbw, at: 1M, min: 1}]\n'
+  : >"$dir/a-empty.yaml"; acc empty "a-empty.yaml:1: \(top level\): expected a mapping" "$dir/a-empty.yaml"
+  printf 'checks: [\n' >"$dir/a-trunc.yaml"; acc truncated "not valid YAML" "$dir/a-trunc.yaml"
+  head -c 4096 /dev/urandom >"$dir/a-bin.yaml"; acc binary "not valid YAML|expected a mapping|unknown key|checks" "$dir/a-bin.yaml"
+  { printf 'checks: '; head -c 100000 /dev/zero | tr '\0' '['; } >"$dir/a-deep.yaml"; acc deep_nesting "not valid YAML" "$dir/a-deep.yaml"
+  printf "${ok/min: 1/min: .nan}" >"$dir/a-nan.yaml"; acc nan_floor "gates\[0\].min: nan is out of range" "$dir/a-nan.yaml"
+  printf "${ok/min: 1/min: 1e400}" >"$dir/a-inf.yaml"; acc huge_floor "gates\[0\].min: .* (is out of range|is not a number)" "$dir/a-inf.yaml"
+  printf "${ok/min: 1/min: 1, tolerance: -0.5}" >"$dir/a-tol.yaml"; acc negative_tolerance "tolerance: -0.5 is out of range" "$dir/a-tol.yaml"
+  printf "${ok/\[1M\]/[$huge]}" >"$dir/a-size.yaml"; acc huge_size "sizes\[0\]: '$huge' is not a size" "$dir/a-size.yaml"
+  printf "${ok/name: a/name: \"a\\x1b[31mred\"}" >"$dir/a-ctl.yaml"; acc control_chars_in_name "checks\[0\].name: 1 to 64 letters" "$dir/a-ctl.yaml"
+  printf 'checks:\n  - name: caf\xe9\n    collective: all_reduce\n    sizes: [8]\n    gates: [{metric: time, at: 8, max: 1}]\n' >"$dir/a-utf.yaml"; acc non_utf8_name "name: 1 to 64 letters|not valid YAML" "$dir/a-utf.yaml"
+  printf "${ok}    repeats: 3\n    repeats: 3\n" >"$dir/a-dup.yaml"; acc duplicate_key "checks\[0\].repeats: given twice" "$dir/a-dup.yaml"
+  printf "${ok}    repeats: 2.5\n" >"$dir/a-frac.yaml"; acc fractional_repeats "repeats: 2.5 is not a whole number" "$dir/a-frac.yaml"
+  { printf 'checks:\n'; for i in $(seq 300); do printf '  - {name: c%d, collective: all_reduce, sizes: [8], gates: [{metric: time, at: 8, max: 1}]}\n' "$i"; done; } >"$dir/a-many.yaml"
+  acc too_many_checks "checks: expected a list of 1 to 256 checks" "$dir/a-many.yaml"
+  mkfifo "$dir/a-fifo.yaml"; acc fifo "not a regular file" "$dir/a-fifo.yaml"
+  acc directory "not a regular file" "$dir"
+  acc missing "cannot read" "$dir/nonexistent.yaml"
+  truncate -s 2M "$dir/a-big.yaml"; acc two_megabytes "at most 1 MiB" "$dir/a-big.yaml"
+  head -c 4096 /dev/urandom >"$dir/base.json"
+  printf "${ok/min: 1/baseline: base.json, max_drop: 0.05}" >"$dir/a-base.yaml"; acc binary_baseline "base.json: not a valid baseline file" "$dir/a-base.yaml"
+  check accept/no_spec 2 "accept: give exactly one spec file" -- accept
+  check accept/bad_color 2 "accept: --color 'blue': unknown" -- accept "$dir/a-nan.yaml" --color blue
+  check baseline/no_out 2 "baseline: --out FILE is required" -- baseline "$good"
+  check baseline/no_points 2 "baseline: .*: no measured points could be read" -- baseline --out "$dir/b.json" "$dir/base.json"
 fi
 
 echo "$count cases, $failures failed"

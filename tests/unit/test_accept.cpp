@@ -107,6 +107,14 @@ TEST(AcceptSpec, ErrorsNameFileLineAndKey) {
             "s.yaml:5: checks[0].op: all_gather does not reduce");
 }
 
+// The example specs shipped under results/acceptance parse.
+TEST(AcceptSpec, ExampleSpecsParse) {
+  for (const char* f : {"h100-h200-8gpu-node.yaml", "ib-multinode.yaml", "cloud-a3-instance.yaml"}) {
+    const AcceptSpec s = load_spec(std::string(CCBENCH_FIXTURES) + "/../../results/acceptance/" + f);
+    EXPECT_FALSE(s.checks.empty()) << f;
+  }
+}
+
 TEST(AcceptSpec, OnePathPerBackendAndUniqueNames) {
   std::string two = kSpec;
   two += "  - name: pairs\n    collective: all_gather\n    sizes: [8]\n    gates: [{metric: time, at: 8, max: 1}]\n";

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Tests on the emulated cluster (scripts/emu-cluster.sh): namespace hosts with
+# real TCP between them. Exit 77 (ctest: skipped, reason on stderr) where
+# namespaces cannot be made.
+#   emu_cluster.sh throttled CCBENCH   4 hosts at 400 Mbit/s, emu-h3 at 50:
+#                                      accept rejects and names exactly emu-h3
+#   emu_cluster.sh clean CCBENCH       the same 4 hosts unthrottled: accepted
+#   emu_cluster.sh profiles CCBENCH    a "bare-metal" (unshaped, MTU 9000) and a
+#                                      "cloud" (300 Mbit/s, MTU 1400) 2-host
+#                                      sweep, compared by ccbench compare
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+emu="$here/../scripts/emu-cluster.sh"
+case=$1 ccbench=$2
+spec="$here/fixtures/accept/emu-pairwise.yaml"
+out=$(mktemp -d /tmp/ccbench-emu.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+run_emu() {  # run_emu LOG EMU-ARGS... -- MPIRUN-ARGS...: returns mpirun's exit code; 77 passes through
+  local log=$1; shift
+  timeout 600 "$emu" "$@" > "$log" 2>&1
+  local rc=$?
+  if [ $rc = 77 ]; then grep SKIP "$log" >&2; exit 77; fi
+  return $rc
+}
+
+case "$case" in
+  throttled)
+    run_emu "$out/log" -n 4 --rate 400mbit --throttle 3=50mbit -- -np 4 "$ccbench" accept "$spec" --out "$out/v" --color never
+    rc=$?
+    cat "$out/log"
+    [ $rc = 1 ] || fail "expected exit 1 (rejected), got $rc"
+    # The Nodes table: exactly one defective node, emu-h3.
+    defective=$(grep '^| emu-h[0-9] | .* | \*\*DEFECTIVE\*\* |' "$out/v/verdict.md")
+    [ "$(grep -c . <<<"$defective")" = 1 ] && grep -q '^| emu-h3 |' <<<"$defective" ||
+      fail "expected exactly emu-h3 defective, got: $defective"
+    grep -q 'emu-h3 is defective' "$out/v/verdict.md" || fail "verdict.md does not name emu-h3"
+    grep -q 'Second pass' "$out/v/report.html" && grep -q 'Pair matrix' "$out/v/report.html" ||
+      fail "report.html lacks the pair matrix or the second pass"
+    grep -q 'class="h[0-4] worse">[0-9.e-]* FAIL' "$out/v/report.html" || fail "the heatmap marks no failing pair"
+    ls "$out/v/raw/pairs/"p2-*.jsonl > /dev/null || fail "no raw second-pass results"
+    ;;
+  clean)
+    run_emu "$out/log" -n 4 --rate 400mbit -- -np 4 "$ccbench" accept "$spec" --out "$out/v" --color never
+    rc=$?
+    cat "$out/log"
+    [ $rc = 0 ] || fail "expected exit 0 (accepted), got $rc"
+    grep -q '"verdict": "accepted"' "$out/v/verdict.json" || fail "verdict.json does not say accepted"
+    [ "$(grep -c '"status": "pass"' "$out/v/verdict.json")" = 4 ] || fail "expected 4 passing nodes"
+    ;;
+  profiles)
+    sweep=(-np 2 "$ccbench" all_reduce -b 64K -e 4M -f 4 -n 5 -w 1 --timing pipelined)
+    run_emu "$out/bare.log" -n 2 --mtu 9000 -- "${sweep[@]}" -J "$out/bare.jsonl" || { cat "$out/bare.log"; fail "bare-metal sweep"; }
+    run_emu "$out/cloud.log" -n 2 --rate 300mbit --mtu 1400 -- "${sweep[@]}" -J "$out/cloud.jsonl" || { cat "$out/cloud.log"; fail "cloud sweep"; }
+    grep -q 'mtu 9000' "$out/bare.log" && grep -q 'rate 300mbit, mtu 1400' "$out/cloud.log" || fail "profiles not applied"
+    "$ccbench" compare --run bare-metal="$out/bare.jsonl" --run cloud="$out/cloud.jsonl" --color never \
+      --md "$out/r.md" --html "$out/r.html" --json "$out/r.json" > "$out/compare.txt" || { cat "$out/compare.txt"; fail "compare"; }
+    cat "$out/compare.txt"
+    grep -q 'cloud' "$out/r.md" && grep -q '<html' "$out/r.html" || fail "no report"
+    # The shaped cloud links must show: busbw geomean below the bare-metal one.
+    ratio=$(grep -oE '"geomean_busbw_ratio": ?[0-9.e-]+' "$out/r.json" | head -1 | grep -oE '[0-9.e-]+$')
+    [ -n "$ratio" ] || fail "no busbw geomean ratio in the report"
+    awk -v r="$ratio" 'BEGIN { exit !(r < 0.8) }' || fail "cloud/bare-metal busbw geomean $ratio, expected < 0.8"
+    ;;
+  *) echo "usage: emu_cluster.sh throttled|clean|profiles CCBENCH" >&2; exit 2 ;;
+esac
+echo "emu_cluster $case: ok"
