@@ -266,6 +266,16 @@ void validate_for_nodes(const AcceptSpec& spec, const std::vector<int>& ranks_pe
   }
 }
 
+// verdict.json, verdict.md and report.html under --out (each replaced whole).
+Report write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome) {
+  Report report = build_accept_report(outcome);
+  const std::filesystem::path out(args.out_dir);
+  write_file_atomically("--out", (out / "verdict.json").string(), accept_to_json(outcome));
+  write_file_atomically("--out", (out / "verdict.md").string(), render_markdown(report));
+  write_file_atomically("--out", (out / "report.html").string(), render_html(report, ChartImages{}));
+  return report;
+}
+
 }  // namespace
 
 std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv, bool print) {
@@ -389,9 +399,19 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
     if (world.rank() == 0) {
       judge_nodes(v, s.hosts);
       outcome.checks.push_back(std::move(v));
+      if (outcome.checks.size() < spec.checks.size()) {
+        outcome.finished = false;
+        outcome.ended_at = utc_now_iso8601();
+        try {
+          write_verdicts(args, outcome);  // what is known so far survives a later hang
+        } catch (const UsageError& e) {
+          fmt::print(stderr, "ccbench: warning: {}\n", e.what());
+        }
+      }
     }
   }
   outcome.ended_at = utc_now_iso8601();
+  outcome.finished = true;
   int code = kExitOk;
   if (world.rank() == 0) {
     if (s.interrupted)
@@ -400,11 +420,7 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
     outcome.run_errors.insert(outcome.run_errors.end(), s.run_errors.begin(), s.run_errors.end());
     code = s.interrupted ? 128 + s.interrupted : outcome.exit_code();
     try {
-      const Report report = build_accept_report(outcome);
-      const std::filesystem::path out(args.out_dir);
-      write_file_atomically("--out", (out / "verdict.json").string(), accept_to_json(outcome));
-      write_file_atomically("--out", (out / "verdict.md").string(), render_markdown(report));
-      write_file_atomically("--out", (out / "report.html").string(), render_html(report, ChartImages{}));
+      const Report report = write_verdicts(args, outcome);
       const bool color = args.color == "always" || (args.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
       fmt::print("{}", render_terminal(report, color));
       fmt::print("verdicts: {}/verdict.json, verdict.md, report.html; raw results: {}/raw/\n", args.out_dir, args.out_dir);

@@ -79,7 +79,11 @@ Report build_accept_report(const AcceptOutcome& o) {
   const AcceptSpec& spec = *o.spec;
   r.title = fmt::format("ccbench accept: {}", spec.name.empty() ? spec.file : spec.name);
   Section top;
-  top.heading = o.exit_code() == 0 ? "Verdict: ACCEPTED" : o.exit_code() == 1 ? "Verdict: REJECTED" : "Verdict: ERROR";
+  top.heading = !o.finished          ? fmt::format("Verdict: INCOMPLETE ({} of {} checks done so far)", o.checks.size(),
+                                                    spec.checks.size())
+                : o.exit_code() == 0 ? "Verdict: ACCEPTED"
+                : o.exit_code() == 1 ? "Verdict: REJECTED"
+                                     : "Verdict: ERROR";
   top.paragraphs.push_back(fmt::format("Spec {}{}. {} nodes: {}. Started {}, ended {}.", spec.file,
                                        spec.description.empty() ? "" : " (" + spec.description + ")", o.hosts.size(),
                                        group_hosts([&] {
@@ -197,7 +201,7 @@ std::string accept_to_json(const AcceptOutcome& o) {
   json j;
   j["ccbench_accept"] = 1;
   j["spec"] = {{"file", o.spec->file}, {"name", o.spec->name}, {"description", o.spec->description}};
-  j["verdict"] = o.exit_code() == 0 ? "accepted" : o.exit_code() == 1 ? "rejected" : "error";
+  j["verdict"] = !o.finished ? "incomplete" : o.exit_code() == 0 ? "accepted" : o.exit_code() == 1 ? "rejected" : "error";
   j["exit_code"] = o.exit_code();
   j["started_at"] = o.started_at;
   j["ended_at"] = o.ended_at;
