@@ -8,7 +8,8 @@
 #      registered-buffer (-R 1) and blocking (-z 1) runs; with 2+ GPUs the
 #      point-to-point tests and the forced paths (nvlink, shm); with 2+ GPUs
 #      and mpirun, one GPU per MPI rank;
-#   4. bench_gpu: fill/verify kernels vs cudaMemcpy, NCCL timing overhead.
+#   4. ccbench accept with the NCCL backend on this node (tests/fixtures/accept/gpu-one-node.yaml);
+#   5. bench_gpu: fill/verify kernels vs cudaMemcpy, NCCL timing overhead.
 # Then it prints a summary; logs and JSON Lines go to build-gpu/check/.
 #
 # MPI, hwloc and GoogleTest are optional (without GoogleTest step 1 is skipped).
@@ -98,6 +99,8 @@ fi
 step nccl_watchdog 60 bash -c "CCBENCH_FAULT=hang:rank=0:bytes=4096 $CCB all_reduce --backend nccl -g 1 -T 3 \
   -b 1K -e 16K -f 2 -n 5 -J $OUT/watchdog.jsonl; rc=\$?; echo exit \$rc; [ \$rc -eq 4 ]"
 grep -q ncclCommAbort "$OUT/nccl_watchdog.log" || echo "== nccl_watchdog: no ncclCommAbort in the log"
+# ccbench accept with the NCCL backend on this node's GPUs (one process).
+step accept_nccl 300 $CCB accept tests/fixtures/accept/gpu-one-node.yaml --out "$OUT/accept" --color never
 [ -x build-gpu/bench/bench_gpu ] && step bench_gpu 300 build-gpu/bench/bench_gpu
 
 echo
@@ -109,5 +112,6 @@ grep 'Avg bus bandwidth' "$OUT/nccl_all_reduce_sweep.log"
 echo "-- copy tests at the largest size:"
 grep -A4 '^# copy_' "$OUT/copy.log" | head -40
 [ -f "$OUT/bench_gpu.log" ] && { echo "-- bench_gpu:"; cat "$OUT/bench_gpu.log"; }
+[ -f "$OUT/accept/verdict.md" ] && { echo "-- accept (NCCL, this node):"; grep -E "^## Verdict|^\| gpu-all-reduce|^\| 1 " "$OUT/accept/verdict.md"; }
 grep -h '# path observed' "$OUT"/nccl_*.log | sort | uniq -c | head
 ! printf '%s\n' "${SUMMARY[@]}" | grep -q FAILED
