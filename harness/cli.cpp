@@ -118,6 +118,11 @@ Usage:
                                      line up result sets (ccbench, nccl-tests, OSU, IMB):
                                      ratios, significance, environment, cost; terminal,
                                      --md, --csv, --json, --html (see ccbench compare --help)
+  ccbench accept SPEC.yaml [--out DIR]
+                                     acceptance: run a spec's checks across the job's nodes
+                                     (all, per-node, pairwise, ring), judge gates, name
+                                     defective nodes; exit 0 accepted, 1 rejected, 2 error
+  ccbench baseline --out FILE RUN... medians of several runs for relative gates
   ccbench list                       collectives, backends, dtypes, ops and paths
   ccbench --help | --version
 
@@ -339,7 +344,7 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
     return out;
   }
   if (collective.empty())
-    throw UsageError(fmt::format("no collective given (one of: {}; or list, copy, topo, compare)", joined_collectives()));
+    throw UsageError(fmt::format("no collective given (one of: {}; or list, copy, topo, compare, accept, baseline)", joined_collectives()));
   if (!bind.empty()) {
     if (!parse_bind_policy(bind)) throw UsageError(fmt::format("--bind '{}': unknown (allowed: auto, none, numa, core)", bind));
     cfg.bind = bind;
