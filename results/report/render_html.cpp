@@ -14,6 +14,7 @@ h1{font-size:1.5rem}h2{font-size:1.25rem;border-bottom:1px solid #ccc;padding-bo
 h3{font-size:1rem;margin-bottom:.3rem}
 table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem}
 th,td{border:1px solid #ddd;padding:.2rem .5rem;text-align:right;vertical-align:top}
+td.l:first-child{white-space:nowrap}
 th{background:#f3f3f3}.l{text-align:left}
 .better{color:#17692a;font-weight:600}.worse{color:#b3261e;font-weight:600}.muted{color:#999}
 .warn{background:#fff4ce}.note{color:#555;font-size:.85rem}
@@ -106,7 +107,7 @@ std::string render_html(const Report& r, const ChartImages& charts) {
     if (s.chart >= 0) charts_html(r, charts, out);
     for (const Table& t : s.tables) table_html(t, out);
   }
-  out += "<p class=\"note\">Made by ccbench compare. Sizes in binary units (KiB = 1024 B); bandwidths in decimal GB/s "
+  out += "<p class=\"note\">Made by ccbench. Sizes in binary units (KiB = 1024 B); bandwidths in decimal GB/s "
          "(1e9 B/s); times in microseconds.</p>\n</body>\n</html>\n";
   return out;
 }
