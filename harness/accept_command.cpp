@@ -140,11 +140,7 @@ struct Session {
   std::vector<std::string> run_errors;        // rank 0
   int interrupted = 0;                        // signal that stopped the run
 
-  std::string group_name(const NodeGroup& g) const {
-    std::string s;
-    for (int n : g) s += (s.empty() ? "" : " + ") + hosts[static_cast<std::size_t>(n)];
-    return s;
-  }
+  std::string group_name(const NodeGroup& g) const { return group_hosts(g, hosts); }
 
   std::optional<double> baseline_value(const Check& c, const Gate& g, int ranks, int nodes) const {
     const auto it = baselines.find(g.baseline);

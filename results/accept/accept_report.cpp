@@ -17,12 +17,6 @@ std::string value_text(double v, Metric m) {
   return m == Metric::time ? format_us(v) : fmt::format("{:.3g}", v);
 }
 
-std::string group_hosts(const NodeGroup& g, const std::vector<std::string>& hosts) {
-  std::string s;
-  for (int n : g) s += (s.empty() ? "" : " + ") + hosts[static_cast<std::size_t>(n)];
-  return s;
-}
-
 std::string sizes_text(const Check& c) {
   std::string s;
   for (std::size_t b : c.sizes) s += (s.empty() ? "" : ", ") + format_bytes(static_cast<double>(b));
@@ -86,11 +80,7 @@ Report build_accept_report(const AcceptOutcome& o) {
                                      : "Verdict: ERROR";
   top.paragraphs.push_back(fmt::format("Spec {}{}. {} nodes: {}. Started {}, ended {}.", spec.file,
                                        spec.description.empty() ? "" : " (" + spec.description + ")", o.hosts.size(),
-                                       group_hosts([&] {
-                                         NodeGroup all;
-                                         for (std::size_t i = 0; i < o.hosts.size(); ++i) all.push_back(static_cast<int>(i));
-                                         return all;
-                                       }(), o.hosts),
+                                       group_hosts(schedule(Pattern::all, static_cast<int>(o.hosts.size()))[0][0], o.hosts),
                                        o.started_at, o.ended_at));
   for (const std::string& e : o.run_errors) top.paragraphs.push_back("Run error: " + e);
   Table summary;

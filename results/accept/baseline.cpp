@@ -9,19 +9,15 @@
 #include <tuple>
 
 #include "harness/usage_error.hpp"
+#include "results/stats.hpp"
 #include "results/yaml_fields.hpp"
 
 namespace ccb {
 namespace {
 
-double median_sorted(const std::vector<double>& v) {
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  return median_sorted(v);
+  return quantile_sorted(v, 0.5);
 }
 
 using Key = std::tuple<std::string, std::string, std::string, int, int, std::uint64_t>;

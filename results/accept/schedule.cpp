@@ -89,4 +89,10 @@ std::vector<int> greedy_cover(const std::vector<std::pair<int, int>>& failing_pa
   return cover;
 }
 
+std::string group_hosts(const NodeGroup& g, const std::vector<std::string>& hosts) {
+  std::string s;
+  for (int n : g) s += (s.empty() ? "" : " + ") + hosts[static_cast<std::size_t>(n)];
+  return s;
+}
+
 }  // namespace ccb

@@ -1,6 +1,7 @@
 // Which nodes measure together, round by round. Groups of one round run at
 // the same time (they share no node); rounds run one after another.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "results/accept/spec.hpp"
@@ -25,5 +26,8 @@ std::vector<Round> second_pass_rounds(const std::vector<int>& suspects, const st
 // (a, b) must contain a node of the cover; nodes outside it are presumed good.
 // Greedy: the node in most unexplained failing pairs first (ties: lower index).
 std::vector<int> greedy_cover(const std::vector<std::pair<int, int>>& failing_pairs);
+
+// "h1 + h3": the host names of a group's nodes.
+std::string group_hosts(const NodeGroup& g, const std::vector<std::string>& hosts);
 
 }  // namespace ccb

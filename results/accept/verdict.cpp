@@ -8,6 +8,7 @@
 #include <set>
 
 #include "harness/sizes.hpp"
+#include "results/stats.hpp"
 
 
 namespace ccb {
@@ -28,8 +29,7 @@ double median_of(std::vector<double> v) {
   std::erase_if(v, [](double x) { return !std::isfinite(x); });
   if (v.empty()) return kNaNv;
   std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return quantile_sorted(v, 0.5);
 }
 
 std::string unit(Metric m) { return m == Metric::time ? "us" : "GB/s"; }
@@ -139,11 +139,7 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
       v.nodes[static_cast<std::size_t>(n)].groups_passed += g.pass ? 1 : 0;
     }
   }
-  const auto names = [&](const NodeGroup& g) {
-    std::string s;
-    for (int n : g) s += (s.empty() ? "" : " + ") + hosts[static_cast<std::size_t>(n)];
-    return s;
-  };
+  const auto names = [&](const NodeGroup& g) { return group_hosts(g, hosts); };
   if (c.pattern == Pattern::all || c.pattern == Pattern::per_node) {
     for (const GroupVerdict& g : v.first) {
       if (g.pass) continue;
