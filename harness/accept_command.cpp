@@ -180,7 +180,7 @@ struct Session {
           CollectingWriter collect;
           const int code = run_sweep(cfg, *sub, nccl_log, &collect);
           if (sub->rank() == 0) repeats.push_back({{"code", code}, {"jsonl", collect.text}});
-          if (code == 128 + SIGINT || code == 128 + SIGTERM) break;
+          if (code == 128 + SIGINT || code == 128 + SIGTERM || code == 128 + SIGHUP) break;
         }
         if (sub->rank() == 0)
           mine = nlohmann::json{{"group", color}, {"ranks", sub->size()}, {"repeats", repeats}}.dump();
@@ -274,7 +274,9 @@ Report write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome) {
 
 }  // namespace
 
-std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv, bool print) {
+std::string_view accept_help() { return kAcceptHelp; }
+
+std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   AcceptArgs a;
   bool help = false;
   std::vector<std::string> positional;
@@ -291,7 +293,6 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv, bool p
     throw UsageError(fmt::format("accept: {} (see ccbench accept --help)", e.what()));
   }
   if (help) {
-    if (print) fmt::print("{}", kAcceptHelp);
     return std::nullopt;
   }
   if (positional.size() != 1) throw UsageError("accept: give exactly one spec file (ccbench accept SPEC.yaml)");
@@ -411,16 +412,17 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
   int code = kExitOk;
   if (world.rank() == 0) {
     if (s.interrupted)
-      outcome.run_errors.push_back(fmt::format("interrupted by {} after {} checks", s.interrupted == SIGINT ? "SIGINT" : "SIGTERM",
+      outcome.run_errors.push_back(fmt::format("interrupted by {} after {} checks", signal_name(s.interrupted),
                                                outcome.checks.size()));
     outcome.run_errors.insert(outcome.run_errors.end(), s.run_errors.begin(), s.run_errors.end());
     code = s.interrupted ? 128 + s.interrupted : outcome.exit_code();
     try {
       const Report report = write_verdicts(args, outcome);
       const bool color = args.color == "always" || (args.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
-      fmt::print("{}", render_terminal(report, color));
-      fmt::print("verdicts: {}/verdict.json, verdict.md, report.html; raw results: {}/raw/\n", args.out_dir, args.out_dir);
-      std::fflush(stdout);
+      const int printed = print_or_fail(render_terminal(report, color) +
+                                        fmt::format("verdicts: {}/verdict.json, verdict.md, report.html; raw results: {}/raw/\n",
+                                                    args.out_dir, args.out_dir));
+      if (printed != kExitOk && code == kExitOk) code = printed;
     } catch (const UsageError& e) {
       fmt::print(stderr, "ccbench: {}\n", e.what());
       code = kExitUsage;
@@ -446,11 +448,14 @@ int run_baseline(int argc, const char* const* argv) {
       throw UsageError(fmt::format("baseline: {} (see ccbench baseline --help)", e.what()));
     }
     if (help) {
-      fmt::print("{}", kBaselineHelp);
-      return kExitOk;
+      return print_or_fail(kBaselineHelp);
     }
     if (out.empty()) throw UsageError("baseline: --out FILE is required");
     if (runs.empty()) throw UsageError("baseline: give one or more runs (files or folders)");
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (const std::string& r : runs) inputs.emplace_back("run", r);
+    check_distinct_paths({{"--out", out}}, inputs);
+    check_output_writable("--out", out);
     std::vector<ResultSet> sets;
     for (const std::string& r : runs) {
       try {
@@ -462,17 +467,16 @@ int run_baseline(int argc, const char* const* argv) {
         throw UsageError(fmt::format("baseline: {}: no measured points could be read{}", r,
                                      sets.back().unread.empty() ? "" : " (" + sets.back().unread.front() + ")"));
     }
-    check_output_writable("--out", out);
     const Baseline b = build_baseline(sets);
     write_file_atomically("--out", out, baseline_to_json(b));
-    fmt::print("baseline {}: {} entries from {} runs ({})\n", out, b.entries.size(), sets.size(), kOutlierRule);
+    std::string said = fmt::format("baseline {}: {} entries from {} runs ({})\n", out, b.entries.size(), sets.size(), kOutlierRule);
     for (const BaselineEntry& e : b.entries)
       for (const auto& [metric, m] : {std::pair{"busbw", &e.busbw_gbps}, {"algbw", &e.algbw_gbps}, {"time", &e.time_us}})
         for (std::size_t i : m->outliers)
-          fmt::print("  outlier: {} {} {} ranks {} nodes {} at {} B: {} {:.4g} from {} (median of the rest {:.4g})\n",
-                     e.collective, e.dtype, e.op, e.ranks, e.nodes, e.bytes, metric, m->values[i],
-                     terminal_safe(b.runs[e.runs[i]]), m->median);
-    return kExitOk;
+          said += fmt::format("  outlier: {} {} {} ranks {} nodes {} at {} B: {} {:.4g} from {} (median of the rest {:.4g})\n",
+                              e.collective, e.dtype, e.op, e.ranks, e.nodes, e.bytes, metric, m->values[i],
+                              terminal_safe(b.runs[e.runs[i]]), m->median);
+    return print_or_fail(said);
   } catch (const UsageError& e) {
     fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
     return kExitUsage;

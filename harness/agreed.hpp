@@ -2,6 +2,8 @@
 #pragma once
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <string>
 
 #include "harness/comm.hpp"
@@ -10,8 +12,8 @@
 namespace ccb {
 
 // Runs `step` on every process; when it throws UsageError on any, the first
-// failing rank's message is printed once (by rank 0) and false is returned
-// everywhere.
+// failing rank's message is printed once (by rank 0; "on rank R (HOST): "
+// before it when rank 0 did not fail) and false is returned everywhere.
 template <class Step>
 bool agreed(const Comm& comm, Step&& step) {
   std::string error;
@@ -19,6 +21,11 @@ bool agreed(const Comm& comm, Step&& step) {
     step();
   } catch (const UsageError& e) {
     error = e.what();
+    if (comm.rank() != 0) {
+      char host[256] = {};
+      gethostname(host, sizeof host - 1);
+      error = fmt::format("on rank {} ({}): {}", comm.rank(), host, error);
+    }
   }
   error = comm.agree_error(error);
   if (!error.empty() && comm.rank() == 0) fmt::print(stderr, "ccbench: {}\n", error);

@@ -101,13 +101,11 @@ CompareArgs parse(int argc, const char* const* argv) {
 
 int compare(const CompareArgs& a) {
   if (a.help) {
-    fmt::print("{}", kHelp);
-    return kExitOk;
+    return print_or_fail(kHelp);
   }
   for (const auto& r : a.references)
     if (r == "list") {
-      fmt::print("{}", reference_list());
-      return kExitOk;
+      return print_or_fail(reference_list());
     }
   ComparisonOptions options;
   if (!a.alpha.empty()) {
@@ -125,10 +123,13 @@ int compare(const CompareArgs& a) {
   }
   if (a.color != "auto" && a.color != "always" && a.color != "never")
     throw UsageError(fmt::format("--color '{}': unknown (allowed: auto, always, never)", terminal_safe(a.color)));
-  for (const auto& [flag, path] : {std::pair{"--md", a.md}, {"--csv", a.csv}, {"--json", a.json}, {"--html", a.html}})
-    if (!path.empty()) check_output_writable(flag, path);
-  std::vector<std::pair<std::string, std::string>> runs;
+  std::vector<std::pair<std::string, std::string>> runs, inputs;
   for (const auto& r : a.runs) runs.push_back(split_assignment("--run", r));
+  for (const auto& [label, path] : runs) inputs.emplace_back("--run " + label, path);
+  const std::vector<std::pair<std::string, std::string>> outputs{{"--md", a.md}, {"--csv", a.csv}, {"--json", a.json}, {"--html", a.html}};
+  check_distinct_paths(outputs, inputs);
+  for (const auto& [flag, path] : outputs)
+    if (!path.empty()) check_output_writable(flag, path);
   std::map<std::string, int> ranks;
   for (const auto& r : a.ranks) {
     const auto [label, value] = split_assignment("--ranks", r);
@@ -184,9 +185,10 @@ int compare(const CompareArgs& a) {
 
   const Comparison comparison = compare_sets(std::move(sets), options);
   const Report report = build_report(comparison, cost, ReportLimits{});
+  std::string stdout_error;  // reported after the files are written
   if (!a.quiet) {
     const bool color = a.color == "always" || (a.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
-    fmt::print("{}", render_terminal(report, color));
+    write_stdout(render_terminal(report, color), &stdout_error);
   }
   const auto text = [](std::string s) { return [s = std::move(s)](std::FILE* f) { std::fwrite(s.data(), 1, s.size(), f); }; };
   if (!a.md.empty()) write_file_atomically("--md", a.md, text(render_markdown(report)));
@@ -197,6 +199,10 @@ int compare(const CompareArgs& a) {
     const ChartImages charts = render_charts(report.charts, gp && *gp ? gp : "gnuplot");
     if (!charts.unavailable.empty()) fmt::print(stderr, "ccbench compare: charts unavailable: {}\n", charts.unavailable);
     write_file_atomically("--html", a.html, text(render_html(report, charts)));
+  }
+  if (!stdout_error.empty()) {
+    fmt::print(stderr, "ccbench: cannot write the report to {} (the report files are written)\n", stdout_error);
+    return kExitOutput;
   }
   return kExitOk;
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -13,6 +14,7 @@
 
 #include "collectives/nccl/nccl_env.hpp"
 #include "harness/accept_command.hpp"
+#include "harness/agreed.hpp"
 #include "harness/cli.hpp"
 #include "harness/compare_command.hpp"
 #include "results/report/render.hpp"
@@ -22,6 +24,7 @@
 #include "harness/sweep.hpp"
 #include "harness/topo/topo_command.hpp"
 #include "harness/usage_error.hpp"
+#include "results/output_file.hpp"
 #if CCBENCH_HAVE_MPI
 #include <mpi.h>
 
@@ -47,13 +50,39 @@ Config rank0_config(int argc, char** argv) {
 }
 #endif
 
+const char* launcher_variable() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* v = std::getenv(var)) return v;
+  return nullptr;
+}
+
 // This process's rank as the launcher tells it, before MPI starts; 0 when
 // not launched by mpirun/srun. Used only to print errors once.
 int launcher_rank() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
-    if (const char* v = std::getenv(var)) return std::atoi(v);
-  return 0;
+  const char* v = launcher_variable();
+  return v ? std::atoi(v) : 0;
 }
+
+// An error found before MPI starts (a flag, the spec, a folder) may be on some
+// processes of a launched job only: there every process starts MPI and agrees
+// (rank 0 prints the first failing rank's error once, naming rank and host
+// when it is not rank 0; every process exits 2). Without a launcher the error
+// is printed at once.
+bool print_unless_launched(const std::string& error) {
+#if CCBENCH_HAVE_MPI
+  if (launcher_variable()) return false;
+#endif
+  fmt::print(stderr, "ccbench: {}\n", error);
+  return true;
+}
+
+#if CCBENCH_HAVE_MPI
+bool no_early_error(const Comm& world, const std::string& error) {
+  return agreed(world, [&] {
+    if (!error.empty()) throw UsageError(error);
+  });
+}
+#endif
 
 // Sets the backend's path parameters in the environment; returns the NCCL
 // log file of this process ("" for mpi).
@@ -74,20 +103,21 @@ std::string request_path(const Config& cfg) {
 int accept_main(int argc, char** argv, bool printer) {
   std::optional<AcceptArgs> args;
   std::string nccl_log;
+  std::string error;
   try {
-    args = parse_accept(argc, argv, printer);
-    if (!args) return kExitOk;
+    args = parse_accept(argc, argv);
+    if (!args) return printer ? print_or_fail(accept_help()) : kExitOk;
     nccl_log = request_accept_paths(args->spec);
   } catch (const UsageError& e) {
-    if (printer) fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
-    return kExitUsage;
+    error = terminal_safe(e.what());
   }
+  if (!error.empty() && print_unless_launched(error)) return kExitUsage;
   int code = kExitUsage;
 #if CCBENCH_HAVE_MPI
   MPI_Init(&argc, &argv);
   try {
     const MpiComm world(MPI_COMM_WORLD);
-    code = run_accept(*args, world, nccl_log);
+    if (no_early_error(world, error)) code = run_accept(*args, world, nccl_log);
   } catch (const std::exception& e) {
     fmt::print(stderr, "ccbench: accept failed: {}\n", e.what());
     MPI_Abort(MPI_COMM_WORLD, kExitUsage);
@@ -107,30 +137,31 @@ int accept_main(int argc, char** argv, bool printer) {
 }  // namespace ccb
 
 int main(int argc, char** argv) {
+  // A closed pipe is a write error that each output reports, not a silent death.
+  std::signal(SIGPIPE, SIG_IGN);
   // Commands that read files only: no MPI, no GPU.
   if (argc > 1 && std::string(argv[1]) == "compare") return ccb::run_compare(argc - 1, argv + 1);
   if (argc > 1 && std::string(argv[1]) == "baseline") return ccb::run_baseline(argc - 1, argv + 1);
   const bool printer = ccb::launcher_rank() == 0;
   if (argc > 1 && std::string(argv[1]) == "accept") return ccb::accept_main(argc - 1, argv + 1, printer);
   ccb::ParsedArgs args;
-  std::string nccl_log;
+  std::string nccl_log, error;
   try {
     args = ccb::parse_args(argc, argv);
     if (args.command == ccb::Command::run) nccl_log = ccb::request_path(args.config);
   } catch (const ccb::UsageError& e) {
-    if (printer) fmt::print(stderr, "ccbench: {}\n", ccb::terminal_safe(e.what()));
-    return ccb::kExitUsage;
+    error = ccb::terminal_safe(e.what());
+    if (ccb::print_unless_launched(error)) return ccb::kExitUsage;
+    args.command = ccb::Command::run;  // the job agrees on the error first (below)
   }
   switch (args.command) {
     case ccb::Command::help:
-      if (printer) fmt::print("{}", ccb::help_text());
-      return ccb::kExitOk;
+      return printer ? ccb::print_or_fail(ccb::help_text()) : ccb::kExitOk;
     case ccb::Command::list:
-      if (printer) fmt::print("{}", ccb::list_text());
-      return ccb::kExitOk;
+      return printer ? ccb::print_or_fail(ccb::list_text()) : ccb::kExitOk;
     case ccb::Command::version:
-      if (printer) fmt::print("ccbench {} ({})\n", CCBENCH_VERSION, CCBENCH_GIT_REVISION);
-      return ccb::kExitOk;
+      return printer ? ccb::print_or_fail(fmt::format("ccbench {} ({})\n", CCBENCH_VERSION, CCBENCH_GIT_REVISION))
+                     : ccb::kExitOk;
     case ccb::Command::copy:
 #if CCBENCH_HAVE_CUDA
       try {
@@ -155,8 +186,12 @@ int main(int argc, char** argv) {
     // Every rank runs rank 0's command line, whatever its own said (an MPMD
     // launch, a wrapper that edits arguments): counts and sizes must agree.
     const ccb::MpiComm comm(MPI_COMM_WORLD);
-    const ccb::Config cfg = ccb::rank0_config(argc, argv);
-    code = topo ? ccb::run_topo(cfg, comm) : ccb::run_sweep(cfg, comm, nccl_log);
+    if (!ccb::no_early_error(comm, error)) {
+      code = ccb::kExitUsage;
+    } else {
+      const ccb::Config cfg = ccb::rank0_config(argc, argv);
+      code = topo ? ccb::run_topo(cfg, comm) : ccb::run_sweep(cfg, comm, nccl_log);
+    }
   } catch (const std::exception& e) {
     fmt::print(stderr, "ccbench: run failed: {}\n", e.what());
     MPI_Abort(MPI_COMM_WORLD, ccb::kExitInternal);

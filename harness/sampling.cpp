@@ -143,7 +143,17 @@ void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg,
     out.start_skew_p50_us = skew.p50;
     out.start_skew_max_us = skew.max;
   }
-  if (cfg.samples && comm.rank() == 0) out.samples_us = samples;
+  if (cfg.samples && comm.rank() == 0) {
+    if (samples.size() <= kMaxSamplesWritten) {
+      out.samples_us = samples;
+    } else {
+      const double step = static_cast<double>(samples.size()) / static_cast<double>(kMaxSamplesWritten);
+      for (std::size_t i = 0; i < kMaxSamplesWritten; ++i)
+        out.samples_us.push_back(samples[static_cast<std::size_t>(static_cast<double>(i) * step)]);
+      out.note += fmt::format("{}samples_us holds {} of the {} samples, evenly spaced", out.note.empty() ? "" : "; ",
+                              kMaxSamplesWritten, samples.size());
+    }
+  }
 }
 
 }  // namespace ccb

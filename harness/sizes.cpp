@@ -91,6 +91,9 @@ std::vector<SizePoint> plan_points(const std::vector<std::size_t>& requested, co
   const std::size_t elem = info(d).size;
   std::vector<SizePoint> points;
   for (std::size_t want : requested) {
+    if (strict && want == 0)
+      throw UsageError(fmt::format("size 0 B: nothing to measure ({} needs at least {} B); drop --strict-sizes to measure "
+                                   "the smallest size instead", c.name, unit));
     if (strict && want % unit != 0)
       throw UsageError(fmt::format(
           "size {} B is not a multiple of {} B ({} x {} {} elements) as {} with {} ranks needs; "

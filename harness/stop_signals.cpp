@@ -18,8 +18,19 @@ void install_stop_signals() {
   sa.sa_flags = SA_RESTART | SA_RESETHAND;  // the second signal takes the default action
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
 }
 
 int stop_signal() { return g_signal; }
+
+std::string_view signal_name(int sig) {
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "signal";
+  }
+}
 
 }  // namespace ccb

@@ -183,6 +183,7 @@ void allocate_buffers(const Config& cfg, Backend& backend, const Plan& plan, Buf
 std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank) {
   std::vector<std::unique_ptr<Writer>> writers;
   if (rank != 0) return writers;
+  check_distinct_paths({{"-J/--json", cfg.json_path}, {"--csv", cfg.csv_path}}, {});
   if (!cfg.json_path.empty()) check_output_writable("-J/--json", cfg.json_path);
   if (!cfg.csv_path.empty()) check_output_writable("--csv", cfg.csv_path);
   if (cfg.table) writers.push_back(make_table_writer(stdout, cfg.stats_columns));
@@ -360,16 +361,39 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, 
   watchdog.set_exit_code(cfg.timeout_exit_code);
   install_stop_signals();
 
+  // Rank 0: the first output that could not be written (its writer is done).
+  const auto output_error = [&outputs] {
+    for (Writer* w : outputs)
+      if (const std::string e = w->error(); !e.empty()) return e;
+    return std::string();
+  };
+  const auto output_failed = [&] {
+    const std::string error = output_error();
+    progress.finish();
+    std::lock_guard<std::mutex> lock(output_mu);
+    end.status = fmt::format("failed: output {}", error);
+    end.exit_code = kExitOutput;
+    fmt::print(stderr, "ccbench: cannot write {}; stopped after {} points (the other outputs end here; the file keeps "
+               "its whole records)\n", error, end.points);
+    finish(end);
+    return kExitOutput;
+  };
+
   for (const auto& t : plan.tasks) {
     for (const auto& p : t.points) {
-      // SIGINT/SIGTERM: every rank stops at the same point boundary.
-      std::vector<double> stop{static_cast<double>(stop_signal())};
+      // SIGINT/SIGTERM/SIGHUP, or an output rank 0 cannot write: every rank
+      // stops at the same point boundary.
+      std::vector<double> stop{static_cast<double>(stop_signal()), rank == 0 && !output_error().empty() ? 1.0 : 0.0};
       comm.max_inplace(stop);
+      if (stop[1] > 0) {
+        if (rank != 0) return kExitOutput;
+        return output_failed();
+      }
       if (stop[0] > 0) {
         const int sig = static_cast<int>(stop[0]);
         progress.finish();
         std::lock_guard<std::mutex> lock(output_mu);
-        end.status = fmt::format("interrupted: {}", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal");
+        end.status = fmt::format("interrupted: {}", signal_name(sig));
         end.exit_code = 128 + sig;
         if (rank == 0) fmt::print(stderr, "ccbench: {} after {} points; results so far are written\n", end.status, end.points);
         finish(end);
@@ -402,11 +426,16 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, 
       progress.update(fmt::format("{} {}{}", c.name, rec.dtype, rec.op.empty() ? "" : " " + rec.op), p.bytes);
     }
   }
+  if (rank == 0 && !output_error().empty()) return output_failed();
   progress.finish();
   std::lock_guard<std::mutex> lock(output_mu);
   end.exit_code = end.wrong_total > 0 ? kExitWrongData : kExitOk;
   end.status = end.wrong_total > 0 ? "wrong_data" : "completed";
   finish(end);
+  if (rank == 0 && !output_error().empty()) {
+    fmt::print(stderr, "ccbench: cannot write {} (at the end record)\n", output_error());
+    return kExitOutput;
+  }
   return end.exit_code;
 }
 

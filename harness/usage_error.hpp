@@ -15,6 +15,7 @@ enum ExitCode : int {
   kExitInternal = 1,  // ccbench or the communication library failed
   kExitUsage = 2,     // bad input: flags, values, files
   kExitWrongData = 3, // verification found wrong elements
+  kExitOutput = 5,    // an output could not be written (disk full, closed pipe): one line names it
 };
 
 }  // namespace ccb

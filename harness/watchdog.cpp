@@ -49,7 +49,7 @@ void Watchdog::loop() {
       if (signal_at == 0) signal_at = now_ns();
       if (now_ns() - signal_at >= kSignalMillis * 1'000'000LL) {
         const std::string status = fmt::format("interrupted: {} during {} (the point did not finish within {} ms)",
-                                               sig == SIGINT ? "SIGINT" : "SIGTERM", activity_, kSignalMillis);
+                                               signal_name(sig), activity_, kSignalMillis);
         fmt::print(stderr, "ccbench: rank {} ({}): {}; exiting\n", rank_, host_, status);
         if (last_words_) last_words_(status, 128 + sig);
         std::fflush(stderr);

@@ -12,6 +12,15 @@
 
 namespace ccb {
 
+// --samples writes at most this many samples per placement (evenly spaced
+// when more iterations ran, and the record's note says so). It bounds the
+// longest line ccbench writes, which its readers derive their limit from.
+inline constexpr std::size_t kMaxSamplesWritten = std::size_t{1} << 20;
+// A sample as JSON text: at most 24 characters ("1.2345678901234567e+300")
+// and a comma.
+inline constexpr std::size_t kMaxSampleChars = 25;
+
+
 inline constexpr int kSchemaVersion = 2;
 
 struct RankPlacement {
@@ -82,7 +91,7 @@ struct Placement {
   std::optional<double> pipelined_us;       // batch time / iterations, ranks combined per -a
   std::optional<Summary> per_iteration_us;  // each iteration's max over ranks
   std::optional<uint64_t> wrong;            // summed over ranks; absent when not checked
-  std::vector<double> samples_us;           // raw per-iteration times, with --samples
+  std::vector<double> samples_us;           // raw per-iteration times, with --samples (at most kMaxSamplesWritten)
   std::string note;                         // why not measured or not checked ("" = nothing to say)
   // Per-iteration sampling: how many iterations ran and, when adaptive, the
   // precision asked and reached (relative half-width of the median's 95% CI).

@@ -9,24 +9,10 @@
 #include <cstring>
 
 #include "harness/usage_error.hpp"
+#include "results/output_file.hpp"
 #include "results/json_records.hpp"
 
 namespace ccb {
-
-void check_output_writable(const std::string& flag, const std::string& path) {
-  struct stat st {};
-  const bool existed = ::stat(path.c_str(), &st) == 0;
-  std::FILE* f = std::fopen(path.c_str(), "a");  // append: never truncates
-  if (!f) throw UsageError(fmt::format("{} '{}': cannot write: {}", flag, path, std::strerror(errno)));
-  std::fclose(f);
-  if (!existed) ::unlink(path.c_str());
-}
-
-std::FILE* open_output(const std::string& flag, const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) throw UsageError(fmt::format("{} '{}': cannot write: {}", flag, path, std::strerror(errno)));
-  return f;
-}
 
 std::string format_time_us(double us) {
   if (us >= 10000.0) return fmt::format("{:7.0f}", us);
@@ -35,13 +21,6 @@ std::string format_time_us(double us) {
 }
 
 namespace {
-
-struct FileCloser {
-  void operator()(std::FILE* f) const {
-    if (f) std::fclose(f);
-  }
-};
-using File = std::unique_ptr<std::FILE, FileCloser>;
 
 std::string devices_text(const std::vector<int>& devices) {
   if (devices.empty()) return "";
@@ -59,48 +38,49 @@ std::string numa_text(const std::vector<int>& numa) {
 class TableWriter final : public Writer {
  public:
   TableWriter(std::FILE* out, bool stats) : out_(out), stats_(stats) {}
+  std::string error() const override { return error_; }
 
   void begin(const RunInfo& r) override {
     std::string dtypes, ops;
     for (const auto& d : r.dtypes) dtypes += (dtypes.empty() ? "" : ",") + d;
     for (const auto& o : r.ops) ops += (ops.empty() ? "" : ",") + o;
-    fmt::print(out_, "# ccbench {} ({}): {} backend {} memory {}\n", r.ccbench_version, r.git_revision,
+    emit("# ccbench {} ({}): {} backend {} memory {}\n", r.ccbench_version, r.git_revision,
                r.collective, r.backend, r.memory_kind);
-    fmt::print(out_, "#  ranks {} nodes {} iters {} warmup iters {} check {} timing {} clock {} agg {} window {}\n",
+    emit("#  ranks {} nodes {} iters {} warmup iters {} check {} timing {} clock {} agg {} window {}\n",
                r.ranks, r.nodes, r.iterations, r.warmup, r.check_iterations, r.timing_modes, r.clock,
                r.aggregation, r.window);
-    fmt::print(out_, "#  path requested {} observed {}\n", r.path_requested, r.path_observed);
+    emit("#  path requested {} observed {}\n", r.path_requested, r.path_observed);
     if (r.path_observed == "per point")
-      fmt::print(out_, "#  (NCCL's transports are read from its INFO log after each point; a '# path' line follows a change)\n");
+      emit("#  (NCCL's transports are read from its INFO log after each point; a '# path' line follows a change)\n");
     if (r.path_requested != "auto" && r.path_observed != r.path_requested && r.path_observed != "unverified" &&
         r.path_observed != "per point")
-      fmt::print(out_, "#  WARNING: path {} was requested but {} was observed\n", r.path_requested,
+      emit("#  WARNING: path {} was requested but {} was observed\n", r.path_requested,
                  r.path_observed);
-    fmt::print(out_, "#  sizes in bytes (K/M/G on the command line are binary); time in us; bandwidth in GB/s (1e9 B/s)\n");
-    if (r.ranks == 1) fmt::print(out_, "#  busbw is not meaningful with one rank: shown as N/A\n");
-    fmt::print(out_, "#\n# Using devices\n");
+    emit("#  sizes in bytes (K/M/G on the command line are binary); time in us; bandwidth in GB/s (1e9 B/s)\n");
+    if (r.ranks == 1) emit("#  busbw is not meaningful with one rank: shown as N/A\n");
+    emit("#\n# Using devices\n");
     for (const auto& p : r.placement)
-      fmt::print(out_, "#  Rank {:2} Pid {:6} on {:>10} cpu {:3} bound {}{}{}{}\n", p.rank, p.pid, p.host, p.cpu,
+      emit("#  Rank {:2} Pid {:6} on {:>10} cpu {:3} bound {}{}{}{}\n", p.rank, p.pid, p.host, p.cpu,
                  p.bound_cpus.empty() ? "-" : p.bound_cpus, numa_text(p.cpu_numa), devices_text(p.devices),
                  p.nic.empty() ? "" : fmt::format(" nic {}{}", p.nic, p.nic_distance.empty() ? "" : " (" + p.nic_distance + ")"));
     for (const auto& p : r.placement)
-      for (const auto& w : p.warnings) fmt::print(out_, "#  WARNING: rank {} ({}): {}\n", p.rank, p.host, w);
-    for (const auto& d : r.node_differences) fmt::print(out_, "#  WARNING: nodes differ: {}\n", d);
-    fmt::print(out_, "#\n");
+      for (const auto& w : p.warnings) emit("#  WARNING: rank {} ({}): {}\n", p.rank, p.host, w);
+    for (const auto& d : r.node_differences) emit("#  WARNING: nodes differ: {}\n", d);
+    emit("#\n");
     std::string extra_h1, extra_h2, extra_h3;
     if (stats_) {
       extra_h1 = "  per-iteration (us): out-of-place                in-place";
       extra_h2 = "      p50      p99  ci95-lo  ci95-hi      p50      p99  ci95-lo  ci95-hi";
       extra_h3 = "     (us)     (us)     (us)     (us)     (us)     (us)     (us)     (us)";
     }
-    fmt::print(out_, "# {:>72}{:>32}{}\n", "out-of-place", "in-place", extra_h1);
-    fmt::print(out_, "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n",
+    emit("# {:>72}{:>32}{}\n", "out-of-place", "in-place", extra_h1);
+    emit("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n",
                "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
                "busbw", "#wrong", stats_ ? "  " + extra_h2 : "");
-    fmt::print(out_, "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n",
+    emit("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n",
                "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "",
                stats_ ? "  " + extra_h3 : "");
-    std::fflush(out_);
+    flush();
   }
 
   void point(const PointRecord& p) override {
@@ -127,34 +107,50 @@ class TableWriter final : public Writer {
                             opt(s.ci95_hi));
       }
     }
-    fmt::print(out_, "{}\n", line);
+    emit("{}\n", line);
     // Comment lines (parsers of nccl-tests output skip them): what was not
     // measured or checked, and the observed transports when they change.
-    if (!p.out_of_place.note.empty()) fmt::print(out_, "#  out-of-place {}\n", p.out_of_place.note);
-    if (!p.in_place.note.empty()) fmt::print(out_, "#  in-place {}\n", p.in_place.note);
+    if (!p.out_of_place.note.empty()) emit("#  out-of-place {}\n", p.out_of_place.note);
+    if (!p.in_place.note.empty()) emit("#  in-place {}\n", p.in_place.note);
     if (p.path_classes) {
       std::string now;
       for (const auto& t : p.transports) now += fmt::format("{}{}", now.empty() ? "" : ", ", t);
       if (now != last_transports_ || p.path_warning != last_warning_)
-        fmt::print(out_, "# path observed: {}{}\n", now.empty() ? "no connection reported" : now,
+        emit("# path observed: {}{}\n", now.empty() ? "no connection reported" : now,
                    p.path_warning.empty() ? std::string() : fmt::format(" -- WARNING: {}", p.path_warning));
       last_transports_ = now;
       last_warning_ = p.path_warning;
     }
-    std::fflush(out_);
+    flush();
   }
 
   void end(const EndInfo& e) override {
-    fmt::print(out_, "# Out of bounds values : {} {}\n", e.wrong_total, e.wrong_total == 0 ? "OK" : "FAILED");
+    emit("# Out of bounds values : {} {}\n", e.wrong_total, e.wrong_total == 0 ? "OK" : "FAILED");
     if (e.points == 0 || e.avg_busbw_gbps < 0)
-      fmt::print(out_, "# Avg bus bandwidth    : N/A\n");
+      emit("# Avg bus bandwidth    : N/A\n");
     else
-      fmt::print(out_, "# Avg bus bandwidth    : {:.6g}\n", e.avg_busbw_gbps);
-    fmt::print(out_, "#\n");
-    std::fflush(out_);
+      emit("# Avg bus bandwidth    : {:.6g}\n", e.avg_busbw_gbps);
+    emit("#\n");
+    flush();
   }
 
  private:
+  template <class... Args>
+  void emit(fmt::format_string<Args...> f, Args&&... args) {
+    fmt::format_to(std::back_inserter(buf_), f, std::forward<Args>(args)...);
+  }
+  // Writes what was emitted; the first failure is kept and ends the output.
+  void flush() {
+    if (error_.empty()) {
+      errno = 0;
+      if (std::fwrite(buf_.data(), 1, buf_.size(), out_) != buf_.size() || std::fflush(out_) != 0) {
+        error_ = fmt::format("{}: {}", out_ == stdout ? "stdout" : "table output", std::strerror(errno ? errno : EIO));
+        std::clearerr(out_);
+      }
+    }
+    buf_.clear();
+  }
+  std::string buf_, error_;
   std::string last_transports_, last_warning_;
   std::FILE* out_;
   bool stats_;
@@ -162,37 +158,37 @@ class TableWriter final : public Writer {
 
 class JsonlWriter final : public Writer {
  public:
-  explicit JsonlWriter(const std::string& path) : file_(open_output("-J/--json", path)) {}
+  explicit JsonlWriter(const std::string& path) : file_("-J/--json", path) {}
+  std::string error() const override { return file_.error(); }
   void begin(const RunInfo& r) override { write(run_to_json(r)); }
   void point(const PointRecord& p) override { write(point_to_json(p)); }
   void end(const EndInfo& e) override { write(end_to_json(e)); }
 
  private:
   void write(const nlohmann::json& j) {
-    const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    fmt::print(file_.get(), "{}\n", line);
-    std::fflush(file_.get());
+    file_.write(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
-  File file_;
+  OutputFile file_;
 };
 
 class CsvWriter final : public Writer {
  public:
-  explicit CsvWriter(const std::string& path) : file_(open_output("--csv", path)) {}
+  explicit CsvWriter(const std::string& path) : file_("--csv", path) {}
+  std::string error() const override { return file_.error(); }
   void begin(const RunInfo& r) override {
     run_ = r;
-    fmt::print(file_.get(),
+    file_.write(
                "collective,backend,path_requested,path_observed,memory_kind,dtype,op,root,ranks,nodes,"
                "placement,bytes,count,iterations,time_us,time_source,algbw_gbps,busbw_gbps,pipelined_us,"
                "p50_us,p90_us,p99_us,min_us,max_us,mean_us,stddev_us,ci95_lo_us,ci95_hi_us,wrong\n");
-    std::fflush(file_.get());
   }
   void point(const PointRecord& p) override {
+    std::string rows;
     for (const auto& [label, pl] : {std::pair{"out_of_place", &p.out_of_place}, std::pair{"in_place", &p.in_place}}) {
       if (!pl->measured) continue;
       const auto num = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
       const Summary* s = pl->per_iteration_us ? &*pl->per_iteration_us : nullptr;
-      fmt::print(file_.get(), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+      rows += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                  csv_field(p.collective), csv_field(run_.backend), csv_field(run_.path_requested),
                  csv_field(run_.path_observed), csv_field(run_.memory_kind), csv_field(p.dtype), csv_field(p.op),
                  p.root < 0 ? "" : std::to_string(p.root), p.ranks, p.nodes, label, p.bytes, p.count,
@@ -202,12 +198,12 @@ class CsvWriter final : public Writer {
                  s ? num(s->max) : "", s ? num(s->mean) : "", s ? num(s->stddev) : "", s ? num(s->ci95_lo) : "",
                  s ? num(s->ci95_hi) : "", pl->wrong ? std::to_string(*pl->wrong) : "");
     }
-    std::fflush(file_.get());
+    file_.write(rows);  // a point's rows are one record: all or none
   }
-  void end(const EndInfo&) override { std::fflush(file_.get()); }
+  void end(const EndInfo&) override {}
 
  private:
-  File file_;
+  OutputFile file_;
   RunInfo run_;
 };
 
@@ -226,25 +222,5 @@ std::unique_ptr<Writer> make_table_writer(std::FILE* out, bool stats) {
 }
 std::unique_ptr<Writer> make_jsonl_writer(const std::string& path) { return std::make_unique<JsonlWriter>(path); }
 std::unique_ptr<Writer> make_csv_writer(const std::string& path) { return std::make_unique<CsvWriter>(path); }
-
-void write_file_atomically(const std::string& flag, const std::string& path, const std::function<void(std::FILE*)>& write) {
-  const std::string tmp = path + ".tmp-ccbench";
-  std::FILE* out = std::fopen(tmp.c_str(), "wb");
-  if (!out) throw UsageError(fmt::format("{} {}: cannot write", flag, path));
-  write(out);
-  const bool failed = std::ferror(out) != 0;
-  if (std::fclose(out) != 0 || failed) {
-    std::remove(tmp.c_str());
-    throw UsageError(fmt::format("{} {}: cannot write (disk full?)", flag, path));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw UsageError(fmt::format("{} {}: cannot write", flag, path));
-  }
-}
-
-void write_file_atomically(const std::string& flag, const std::string& path, const std::string& text) {
-  write_file_atomically(flag, path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
-}
 
 }  // namespace ccb

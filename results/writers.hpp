@@ -1,6 +1,6 @@
 // Writers render records; they measure nothing. Each is opened before the
-// first point (an unwritable path fails before anything runs) and flushes
-// every point as it is written.
+// first point (an unwritable path fails before anything runs) and writes
+// every point as one checked write.
 #pragma once
 #include <cstdio>
 #include <functional>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "results/output_file.hpp"
 #include "results/record.hpp"
 
 namespace ccb {
@@ -18,6 +19,9 @@ class Writer {
   virtual void begin(const RunInfo& run) = 0;
   virtual void point(const PointRecord& p) = 0;
   virtual void end(const EndInfo& e) = 0;
+  // The first write error ("out.jsonl: No space left on device"); "" while
+  // every record went out. A writer that failed writes nothing more.
+  virtual std::string error() const { return ""; }
 };
 
 // nccl-tests' stdout table; `stats` adds per-iteration columns.
@@ -28,18 +32,6 @@ std::unique_ptr<Writer> make_jsonl_writer(const std::string& path);
 std::unique_ptr<Writer> make_csv_writer(const std::string& path);
 // RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
 std::string csv_field(const std::string& v);
-
-// Throws UsageError naming `flag` when `path` cannot be written; touches
-// nothing (an existing file keeps its content, a new one is not left behind).
-void check_output_writable(const std::string& flag, const std::string& path);
-
-// Opens `path` for writing; throws UsageError naming `flag` when it cannot.
-std::FILE* open_output(const std::string& flag, const std::string& path);
-
-// Writes a whole file through a temporary one renamed into place, so a
-// failure leaves no partial file; throws UsageError naming `flag`.
-void write_file_atomically(const std::string& flag, const std::string& path, const std::function<void(std::FILE*)>& write);
-void write_file_atomically(const std::string& flag, const std::string& path, const std::string& text);
 
 // The table's time format: %7.2f below 100 us, %7.1f below 10 ms, else %7.0f.
 std::string format_time_us(double us);

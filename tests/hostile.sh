@@ -62,6 +62,13 @@ if [ -z "$only" ] || [ "$only" = cli ]; then
   check cli/zero_factor 2 "-f/--stepfactor 0: out of range" -- all_reduce -f 0
   check cli/negative_root 2 "-r/--root -1: out of range" -- broadcast -r -1
   check cli/alpha_nan 2 "--alpha 'nan'" -- compare --run a="$good" --run b="$good" --alpha nan
+  check cli/zero_size_strict 2 "size 0 B: nothing to measure" -- all_reduce -b 0 -e 0 --strict-sizes
+  check cli/json_equals_csv 2 "--csv $dir/same: the same file as -J/--json" -- all_reduce -b 8 -e 8 -J "$dir/same" --csv "$dir/same"
+  ln -sf /nonexistent-target "$dir/dangling.jsonl"
+  check cli/json_through_link 2 "-J/--json $dir/dangling.jsonl: is a symbolic link" -- all_reduce -b 8 -e 8 -J "$dir/dangling.jsonl"
+  check cli/compare_out_is_input 2 "--json $good: is also the input --run a" -- compare --run a="$good" --run b="$good" --json "$good"
+  check cli/baseline_out_is_input 2 "--out $good: is also the input run" -- baseline --out "$good" "$good"
+  check cli/html_to_folder 2 "--html $dir: is a folder" -- compare --run a="$good" --run b="$good" --html "$dir"
   check cli/control_label 2 "--run a\?b: the label is used twice" -- compare --run "$(printf 'a\033b')=$good" --run "$(printf 'a\033b')=$good"
 fi
 
@@ -108,7 +115,7 @@ if [ -z "$only" ] || [ "$only" = results ]; then
   printf '# Benchmarking Allreduce\n# #processes = 4\n#bytes #repetitions t_min[usec] t_max[usec] t_avg[usec]\n8 1000 1.0 1.0 -1.0\n' >"$dir/imb-neg.txt"
   result imb_negative_time "IMB value '-1.0' is not a positive number" "$dir/imb-neg.txt"
   { printf '# nThread 1 nGpus 1\n'; } >"$dir/gigaline.log"; truncate -s 1G "$dir/gigaline.log"
-  result one_gigabyte_line "line of [0-9]+ bytes: longer than 1048576 bytes" "$dir/gigaline.log"
+  result one_gigabyte_line "line of [0-9]+ bytes: longer than [0-9]+ bytes" "$dir/gigaline.log"
   mkdir -p "$dir/only-subdir/sub"; result folder_without_files "folder holds no files" "$dir/only-subdir"
   mkfifo "$dir/fifo"; result fifo "not a regular file" "$dir/fifo"
   ln -s "$dir/nowhere" "$dir/dangling"; result dangling_symlink "no such file or folder" "$dir/dangling"
@@ -150,6 +157,10 @@ if [ -z "$only" ] || [ "$only" = accept ]; then
   printf "${ok/\[1M\]/[$huge]}" >"$dir/a-size.yaml"; acc huge_size "sizes\[0\]: '$huge' is not a size" "$dir/a-size.yaml"
   printf "${ok/name: a/name: \"a\\x1b[31mred\"}" >"$dir/a-ctl.yaml"; acc control_chars_in_name "checks\[0\].name: 1 to 64 letters" "$dir/a-ctl.yaml"
   printf 'checks:\n  - name: caf\xe9\n    collective: all_reduce\n    sizes: [8]\n    gates: [{metric: time, at: 8, max: 1}]\n' >"$dir/a-utf.yaml"; acc non_utf8_name "name: 1 to 64 letters|not valid YAML" "$dir/a-utf.yaml"
+  for bad in . .. .hidden; do
+    printf "${ok/name: a/name: \"$bad\"}" >"$dir/a-name$bad.yaml"; acc "dot_name$bad" "checks\[0\].name: '\\$bad' starts with '.'" "$dir/a-name$bad.yaml"
+  done
+  printf "${ok/name: a/name: a\/b}" >"$dir/a-slash.yaml"; acc slash_in_name "checks\[0\].name: 1 to 64 letters" "$dir/a-slash.yaml"
   printf "${ok}    repeats: 3\n    repeats: 3\n" >"$dir/a-dup.yaml"; acc duplicate_key "checks\[0\].repeats: given twice" "$dir/a-dup.yaml"
   printf "${ok}    repeats: 2.5\n" >"$dir/a-frac.yaml"; acc fractional_repeats "repeats: 2.5 is not a whole number" "$dir/a-frac.yaml"
   { printf 'checks:\n'; for i in $(seq 300); do printf '  - {name: c%d, collective: all_reduce, sizes: [8], gates: [{metric: time, at: 8, max: 1}]}\n' "$i"; done; } >"$dir/a-many.yaml"

@@ -9,6 +9,7 @@
 
 #include "harness/agreed.hpp"
 #include "harness/usage_error.hpp"
+#include "results/output_file.hpp"
 
 namespace ccb {
 
@@ -59,30 +60,27 @@ int run_topo(const Config& cfg, const Comm& comm) {
       out.push_back(j);
     }
     const std::string text = out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    if (cfg.json_path.empty()) {
-      fmt::print("{}", text);
-    } else {
-      std::FILE* f = std::fopen(cfg.json_path.c_str(), "w");
-      if (!f) {
-        fmt::print(stderr, "ccbench: --json '{}': cannot write: {}\n", cfg.json_path, std::strerror(errno));
-        return kExitUsage;
-      }
-      std::fputs(text.c_str(), f);
-      std::fclose(f);
+    if (cfg.json_path.empty()) return print_or_fail(text);
+    try {
+      write_file_atomically("--json", cfg.json_path, text);
+    } catch (const UsageError& e) {
+      fmt::print(stderr, "ccbench: {}\n", e.what());
+      return kExitOutput;
     }
     return kExitOk;
   }
+  std::string out;
   for (const auto& n : nodes) {
     if (nodes.size() > 1 || n.hosts.size() > 1) {
       std::string hosts;
       for (const auto& h : n.hosts) hosts += fmt::format("{}{}", hosts.empty() ? "" : ", ", h);
-      fmt::print("# {} node(s) alike (fingerprint {}): {}\n", n.hosts.size(), n.fingerprint, hosts);
+      out += fmt::format("# {} node(s) alike (fingerprint {}): {}\n", n.hosts.size(), n.fingerprint, hosts);
     }
-    fmt::print("{}", topology_text(n.topology));
+    out += topology_text(n.topology);
   }
   if (cfg.topo_plan > 0)
-    fmt::print("\n{}", binding_plan_text(mine, *parse_bind_policy(cfg.bind), cfg.topo_plan, parse_cpu_list(cfg.topo_cpus)));
-  return kExitOk;
+    out += "\n" + binding_plan_text(mine, *parse_bind_policy(cfg.bind), cfg.topo_plan, parse_cpu_list(cfg.topo_cpus));
+  return print_or_fail(out);
 }
 
 }  // namespace ccb

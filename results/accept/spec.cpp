@@ -118,6 +118,8 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
   if (c.name.empty() || c.name.size() > 64 ||
       c.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos)
     fail(file, n["name"], key_path(where, "name"), "1 to 64 letters, digits, '.', '_' or '-' (it names files)");
+  if (c.name.front() == '.')
+    fail(file, n["name"], key_path(where, "name"), fmt::format("'{}' starts with '.'; it names a folder (raw/NAME), so '.', '..' and hidden names are refused", c.name));
   const std::string coll = yamlf::text(file, n, where, "collective", true);
   c.collective = find_collective(coll);
   if (!c.collective) fail(file, n["collective"], key_path(where, "collective"), fmt::format("'{}' is not a collective (ccbench --list)", coll));

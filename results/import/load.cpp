@@ -25,7 +25,7 @@ std::string_view format_name(Format f) {
 }
 
 Format detect_format(std::string_view text) {
-  const std::string_view head = text.substr(0, 64 * 1024);
+  const std::string_view head = text.substr(0, kFormatHead);
   const std::size_t first = head.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && head[first] == '{') {
     const auto has = [&](std::string_view key) { return head.find(key) != std::string_view::npos; };
@@ -76,9 +76,6 @@ Format import_text(std::string_view text, const std::string& name, ResultSet& se
   const std::size_t unread_before = set.unread.size();
   set.files.push_back(name);
   set.formats.emplace_back(format_name(f));
-  // Rows are rarely shorter than 40 bytes; reserving address space costs
-  // nothing until it is touched, and saves copying a growing vector.
-  set.points.reserve(set.points.size() + text.size() / 40);
   switch (f) {
     case Format::ccbench_jsonl: import_ccbench_jsonl(text, ctx); break;
     case Format::nccl_tests_text: import_nccl_tests_text(text, ctx); break;
@@ -121,6 +118,13 @@ ResultSet load_result_set(const std::string& label, const std::string& path, con
   }
   for (const std::string& file : files) {
     try {
+      // A file whose start is no result format (a core dump, an archive) is
+      // listed without mapping the rest: memory does not grow with its size.
+      const std::string head = read_head(file, kFormatHead);
+      if (detect_format(head) == Format::unknown) {
+        import_text(head, file, set, options);
+        continue;
+      }
       const MappedFile mapped(file);
       import_text(mapped.text(), file, set, options);
     } catch (const ImportError& e) {

@@ -35,6 +35,32 @@ MappedFile::MappedFile(const std::string& path) {
   ::close(fd);
 }
 
+std::string read_head(const std::string& path, std::size_t bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw ImportError(fmt::format("{}: cannot open ({})", path, std::strerror(errno)));
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw ImportError(fmt::format("{}: not a regular file", path));
+  }
+  std::string head(bytes, '\0');
+  std::size_t got = 0;
+  while (got < bytes) {
+    const ssize_t n = ::pread(fd, head.data() + got, bytes - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw ImportError(fmt::format("{}: cannot read ({})", path, std::strerror(err)));
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  head.resize(got);
+  return head;
+}
+
 MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<char*>(data_), size_);
 }

@@ -9,9 +9,17 @@
 #include <string>
 #include <string_view>
 
+#include "results/record.hpp"
+
 namespace ccb {
 
-inline constexpr std::size_t kMaxLine = 1 << 20;
+// The longest line a reader takes: ccbench's own longest, a point with
+// --samples (two placements of kMaxSamplesWritten samples), plus 1 MiB for
+// the rest of the record; longer lines cannot be results and are skipped.
+// How much of a file's start decides its format.
+inline constexpr std::size_t kFormatHead = 64 * 1024;
+
+inline constexpr std::size_t kMaxLine = 2 * kMaxSamplesWritten * kMaxSampleChars + (std::size_t{1} << 20);
 
 // A file's bytes, mapped (regular files) and unmapped on destruction. Throws
 // ImportError for anything that is not a readable regular file.
@@ -27,6 +35,10 @@ class MappedFile {
   const char* data_ = nullptr;
   std::size_t size_ = 0;
 };
+
+// The first `bytes` of a regular file (fewer when it is shorter). Throws
+// ImportError like MappedFile.
+std::string read_head(const std::string& path, std::size_t bytes);
 
 // A file the comparator cannot use at all (missing, unreadable, a device).
 struct ImportError : std::runtime_error {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
@@ -41,13 +42,16 @@ std::string run_gnuplot(const std::string& gnuplot, const std::string& script, c
   const int rc = posix_spawnp(&pid, prog.c_str(), &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return fmt::format("{} could not be started ({})", gnuplot, std::strerror(rc));
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  // CCBENCH_GNUPLOT_TIMEOUT (seconds, default 120) bounds a gnuplot that hangs.
+  int limit_s = 120;
+  if (const char* t = std::getenv("CCBENCH_GNUPLOT_TIMEOUT"); t && std::atoi(t) > 0) limit_s = std::atoi(t);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limit_s);
   int status = 0;
   while (waitpid(pid, &status, WNOHANG) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
-      return "gnuplot did not finish within 120 s";
+      return fmt::format("gnuplot did not finish within {} s", limit_s);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "results/import/importer.hpp"
+#include "results/json_records.hpp"
 #include "results/import/text_input.hpp"
 
 namespace ccb {
@@ -206,7 +209,36 @@ TEST(Importers, OverlongLinesAreReportedNotRead) {
   text += std::string(kMaxLine + 10, '7') + "\n";
   ResultSet s;
   import_text(text, "long.log", s, {});
-  EXPECT_TRUE(unread_has(s, "long.log:3: line of 1048586 bytes: longer than 1048576 bytes, skipped"));
+  EXPECT_TRUE(unread_has(s, fmt::format("long.log:3: line of {} bytes: longer than {} bytes, skipped", kMaxLine + 10, kMaxLine)));
+}
+
+// What ccbench writes, ccbench reads: a point with the most samples --samples
+// writes, in both placements, each sample as long as a double's text gets.
+TEST(Importers, TheLongestLineCcbenchWritesIsRead) {
+  RunInfo run;
+  run.collective = "all_reduce";
+  PointRecord p;
+  p.collective = "all_reduce";
+  p.dtype = "float";
+  p.op = "sum";
+  p.ranks = 2;
+  p.nodes = 1;
+  p.requested_bytes = p.bytes = 1024;
+  p.count = 256;
+  for (Placement* pl : {&p.out_of_place, &p.in_place}) {
+    pl->measured = true;
+    pl->time_us = 1.0;
+    pl->samples_us.assign(kMaxSamplesWritten, 1.2345678901234567e+300);
+  }
+  const std::string line = point_to_json(p).dump();
+  ASSERT_GT(line.size(), std::size_t{40} << 20);  // the 1 MiB limit of earlier versions could not read it
+  ASSERT_LE(line.size(), kMaxLine);
+  const std::string text = run_to_json(run).dump() + "\n" + line + "\n";
+  ResultSet s;
+  import_text(text, "samples.jsonl", s, {});
+  EXPECT_TRUE(s.unread.empty()) << s.unread.front();
+  ASSERT_EQ(s.points.size(), 2u);
+  EXPECT_EQ(s.points[0].samples_us.size(), kMaxSamplesWritten);
 }
 
 TEST(Importers, NumbersAreStrict) {

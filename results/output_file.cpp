@@ -1,0 +1,238 @@
+#include "results/output_file.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "harness/usage_error.hpp"
+
+namespace ccb {
+namespace {
+
+std::string folder_of(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string parent = p.parent_path().string();
+  return parent.empty() ? "." : parent;
+}
+
+// lstat: errno 0 and st_mode 0 when nothing is there.
+struct Existing {
+  bool exists = false;
+  struct stat st {};
+};
+
+Existing look(const std::string& path) {
+  Existing e;
+  e.exists = ::lstat(path.c_str(), &e.st) == 0;
+  return e;
+}
+
+bool is_stream(const struct stat& st) { return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode); }
+
+[[noreturn]] void refuse(const std::string& flag, const std::string& path, const std::string& what) {
+  throw UsageError(fmt::format("{} {}: {}", flag, path, what));
+}
+
+// Opens a character device or FIFO for writing without blocking on a FIFO
+// that has no reader (ENXIO), then makes the descriptor blocking again.
+int open_stream(const std::string& flag, const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENXIO) refuse(flag, path, "a FIFO with no reader (start the reader first)");
+    refuse(flag, path, fmt::format("cannot write: {}", std::strerror(errno)));
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+void check_kind(const std::string& flag, const std::string& path, const Existing& e) {
+  if (!e.exists) return;
+  if (S_ISLNK(e.st.st_mode))
+    refuse(flag, path, "is a symbolic link; ccbench does not write through links (give the file's own path)");
+  if (S_ISDIR(e.st.st_mode)) refuse(flag, path, "is a folder");
+  if (!S_ISREG(e.st.st_mode) && !is_stream(e.st))
+    refuse(flag, path, "is not a regular file, character device or FIFO; ccbench does not write there");
+}
+
+bool write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// A key that is the same for two spellings of one file: device and inode when
+// it exists, else the resolved folder and the name.
+std::string identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) return fmt::format("@{}:{}", st.st_dev, st.st_ino);
+  std::error_code ec;
+  const auto folder = std::filesystem::weakly_canonical(folder_of(path), ec);
+  return (ec ? std::filesystem::path(folder_of(path)) : folder).string() + "/" +
+         std::filesystem::path(path).filename().string();
+}
+
+}  // namespace
+
+void check_output_writable(const std::string& flag, const std::string& path) {
+  const Existing e = look(path);
+  check_kind(flag, path, e);
+  if (e.exists && is_stream(e.st)) {
+    ::close(open_stream(flag, path));
+    return;
+  }
+  if (e.exists && ::access(path.c_str(), W_OK) != 0) refuse(flag, path, fmt::format("cannot write: {}", std::strerror(errno)));
+  const std::string folder = folder_of(path);
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    refuse(flag, path, fmt::format("cannot write in folder {}: {}", folder, std::strerror(errno)));
+}
+
+void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>& outputs,
+                          const std::vector<std::pair<std::string, std::string>>& inputs) {
+  struct Seen {
+    std::string id, flag, path;
+  };
+  std::vector<Seen> seen;
+  for (const auto& [flag, path] : outputs) {
+    if (path.empty()) continue;
+    struct stat st {};
+    // A character device (/dev/null) may take several outputs.
+    if (::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) continue;
+    const std::string id = identity(path);
+    for (const Seen& s : seen)
+      if (s.id == id) throw UsageError(fmt::format("{} {}: the same file as {}; give each output its own file", flag, path, s.flag));
+    seen.push_back({id, flag, path});
+  }
+  for (const auto& [flag, path] : inputs) {
+    if (path.empty()) continue;
+    const std::string id = identity(path);
+    for (const Seen& s : seen)
+      if (s.id == id)
+        throw UsageError(fmt::format("{} {}: is also the input {}; writing it would destroy the input", s.flag, s.path, flag));
+    // An output inside an input folder would be read back on the next run, but is not lost: allowed.
+  }
+}
+
+OutputFile::OutputFile(const std::string& flag, const std::string& path) : path_(path) {
+  const Existing e = look(path);
+  check_kind(flag, path, e);
+  if (e.exists && is_stream(e.st)) {
+    fd_ = open_stream(flag, path);
+    return;
+  }
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, 0666);
+  if (fd_ < 0) {
+    if (errno == ELOOP) refuse(flag, path, "is a symbolic link; ccbench does not write through links (give the file's own path)");
+    refuse(flag, path, fmt::format("cannot write: {}", std::strerror(errno)));
+  }
+  struct stat st {};
+  ::fstat(fd_, &st);
+  regular_ = S_ISREG(st.st_mode);
+  ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
+  if (regular_) {
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      fd_ = -1;
+      if (err == EWOULDBLOCK) refuse(flag, path, "another ccbench run is writing this file (it holds the lock); choose another file");
+      refuse(flag, path, fmt::format("cannot lock: {}", std::strerror(err)));
+    }
+    if (::ftruncate(fd_, 0) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      fd_ = -1;
+      refuse(flag, path, fmt::format("cannot truncate: {}", std::strerror(err)));
+    }
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);  // also drops the lock
+}
+
+bool OutputFile::write(std::string_view record) {
+  if (!error_.empty() || fd_ < 0) return false;
+  if (write_all(fd_, record.data(), record.size())) {
+    good_ += static_cast<long long>(record.size());
+    return true;
+  }
+  error_ = fmt::format("{}: {}", path_, std::strerror(errno));
+  // Cut a partly written record off, so that the file ends with a whole one.
+  if (regular_ && ::ftruncate(fd_, good_) == 0) ::lseek(fd_, good_, SEEK_SET);
+  return false;
+}
+
+void write_file_atomically(const std::string& flag, const std::string& path, const std::function<void(std::FILE*)>& write) {
+  const Existing e = look(path);
+  check_kind(flag, path, e);
+  if (e.exists && is_stream(e.st)) {
+    std::FILE* out = ::fdopen(open_stream(flag, path), "wb");
+    if (!out) refuse(flag, path, fmt::format("cannot write: {}", std::strerror(errno)));
+    write(out);
+    const int err = std::fflush(out) != 0 || std::ferror(out) ? errno : 0;
+    std::fclose(out);
+    if (err) refuse(flag, path, fmt::format("cannot write: {}", std::strerror(err)));
+    return;
+  }
+  const std::filesystem::path target(path);
+  std::string tmp = (std::filesystem::path(folder_of(path)) / ("." + target.filename().string() + ".XXXXXX")).string();
+  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);  // O_CREAT | O_EXCL: never an existing name or link
+  if (fd < 0) refuse(flag, path, fmt::format("cannot create a temporary file in {}: {}", folder_of(path), std::strerror(errno)));
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  std::FILE* out = ::fdopen(fd, "wb");
+  if (!out) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    refuse(flag, path, fmt::format("cannot write: {}", std::strerror(err)));
+  }
+  write(out);
+  int err = std::fflush(out) != 0 || std::ferror(out) ? (errno ? errno : EIO) : 0;
+  if (std::fclose(out) != 0 && err == 0) err = errno;
+  if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    refuse(flag, path, fmt::format("cannot write: {}", std::strerror(err)));
+  }
+}
+
+void write_file_atomically(const std::string& flag, const std::string& path, const std::string& text) {
+  write_file_atomically(flag, path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
+}
+
+bool write_stdout(std::string_view text, std::string* error) {
+  errno = 0;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
+  if (!ok) {
+    const int err = errno ? errno : EIO;
+    std::clearerr(stdout);
+    if (error) *error = fmt::format("stdout: {}", std::strerror(err));
+  }
+  return ok;
+}
+
+int print_or_fail(std::string_view text) {
+  std::string error;
+  if (write_stdout(text, &error)) return kExitOk;
+  fmt::print(stderr, "ccbench: cannot write {}\n", error);
+  return kExitOutput;
+}
+
+}  // namespace ccb

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Outputs that never clobber and never truncate silently (docs/failures.md).
+# Usage: output_safety.sh CCBENCH VALIDATE_JSONL CASE
+#   links       a link planted at an output or at the old fixed temporary
+#               name: refused / never followed; the link's target unchanged
+#   devices     compare --json /dev/null and baseline --out /dev/null write
+#               into the device; /dev/null stays a character device (root)
+#   full_disk   -J, --csv and topo --json on a full file system (a 16 KiB
+#               tmpfs; skipped, exit 77, where it cannot be mounted): exit 5,
+#               one line naming the file and "No space left on device", the
+#               JSON Lines file valid up to its last whole record
+#   stdout      the table, compare's report and --help to /dev/full: exit 5,
+#               one line; compare still writes its files; the run's -J file
+#               gets its end record
+#   pipe        one process piped into `head -1`: exit 5, the points so far
+#               and an end record in the -J file
+#   sighup      SIGHUP to one process: exit 129, end record "interrupted: SIGHUP"
+#   same_path   one path twice (-J X --csv X, compare --json = an input,
+#               baseline --out = its input), a second run on a locked -J
+#               file, a FIFO with no reader: exit 2 with one line, nothing
+#               written or truncated
+#   big_input   a 3 GiB sparse file in a results folder, compare and baseline
+#               under a 2 GiB address-space limit: listed as unread, no crash
+set -u
+ccbench=$1 validate=$2 mode=$3
+dir=$(mktemp -d)
+mnt=""
+cleanup() { [ -n "$mnt" ] && umount "$mnt" 2>/dev/null; rm -rf "$dir"; }
+trap cleanup EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+fail() { echo "FAIL: $*"; echo "--- stderr"; head -c 3000 "$dir/err" 2>/dev/null; exit 1; }
+one_line() {  # $1 regex: exactly one stderr line matches it
+  [ "$(grep -cE -- "$1" "$dir/err")" = 1 ] || fail "expected one stderr line matching /$1/"
+}
+cd "$dir" || exit 1
+# A small valid result to compare and to build baselines from.
+"$ccbench" all_reduce -b 8 -e 64 -f 2 -n 3 -J run.jsonl >/dev/null 2>"$dir/err" || fail "the reference run failed"
+cp run.jsonl run2.jsonl
+
+case $mode in
+  links)
+    echo precious > target
+    ln -s target out.json
+    "$ccbench" compare --run a=run.jsonl --run b=run2.jsonl --json out.json >/dev/null 2>"$dir/err"
+    [ $? = 2 ] || fail "a link as output was not refused"
+    one_line "--json out.json: is a symbolic link"
+    [ "$(cat target)" = precious ] || fail "the link's target was written"
+    rm out.json
+    # The fixed temporary name of earlier versions, and a guess at others.
+    for t in out.json.tmp-ccbench .out.json.tmp out.json.tmp; do ln -s target "$t"; done
+    "$ccbench" compare --run a=run.jsonl --run b=run2.jsonl --json out.json >/dev/null 2>"$dir/err" || fail "compare failed"
+    [ "$(cat target)" = precious ] || fail "a planted temporary link was followed"
+    [ -f out.json ] && [ ! -L out.json ] || fail "out.json is not a regular file"
+    ln -s target base.json
+    "$ccbench" baseline --out base.json run.jsonl >/dev/null 2>"$dir/err"
+    [ $? = 2 ] || fail "baseline --out through a link was not refused"
+    ln -s target j.jsonl
+    "$ccbench" all_reduce -b 8 -e 8 -J j.jsonl >/dev/null 2>"$dir/err"
+    [ $? = 2 ] || fail "-J through a link was not refused"
+    one_line "-J/--json j.jsonl: is a symbolic link"
+    [ "$(cat target)" = precious ] || fail "the link's target was written"
+    ls -a | grep -qE '^\.out\.json\.[A-Za-z0-9]{6}$' && fail "a temporary file was left behind"
+    ;;
+  devices)
+    [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (only root could replace /dev/null)"; exit 77; }
+    "$ccbench" compare --run a=run.jsonl --run b=run2.jsonl --json /dev/null --md /dev/null --quiet 2>"$dir/err" || fail "compare --json /dev/null failed"
+    [ -c /dev/null ] || fail "/dev/null is no longer a character device"
+    "$ccbench" baseline --out /dev/null run.jsonl >/dev/null 2>"$dir/err" || fail "baseline --out /dev/null failed"
+    [ -c /dev/null ] || fail "/dev/null is no longer a character device"
+    mkdir folder
+    "$ccbench" compare --run a=run.jsonl --run b=run2.jsonl --html folder --quiet 2>"$dir/err"
+    [ $? = 2 ] || fail "a folder as output was not refused"
+    one_line "--html folder: is a folder"
+    ;;
+  full_disk)
+    mnt=$dir/small
+    mkdir -p "$mnt"
+    mount -t tmpfs -o size=16k tmpfs "$mnt" 2>/dev/null || { mnt=""; echo "SKIP: cannot mount a tmpfs here"; exit 77; }
+    "$ccbench" all_reduce -b 8 -e 1M -f 2 -n 2 -J "$mnt/out.jsonl" --csv "$mnt/out.csv" >/dev/null 2>"$dir/err"
+    code=$?
+    [ $code = 5 ] || fail "exit $code on a full disk, expected 5"
+    one_line "cannot write $mnt/out\.(jsonl|csv): No space left on device; stopped after [0-9]+ points"
+    "$validate" "$mnt/out.jsonl" >/dev/null 2>&1 || python3 - "$mnt/out.jsonl" <<'EOF' || fail "the JSON Lines file is not valid up to its last record"
+import json, sys
+text = open(sys.argv[1]).read()
+assert text.endswith("\n")
+for line in text.splitlines(): json.loads(line)
+EOF
+    [ "$(tail -c 1 "$mnt/out.csv" | od -An -c | tr -d ' ')" = '\n' ] || fail "the CSV ends in the middle of a row"
+    rm -f "$mnt"/*
+    head -c 15000 /dev/zero > "$mnt/filler"
+    if "$ccbench" topo --help >/dev/null 2>&1; then :; fi
+    "$ccbench" topo --json "$mnt/topo.json" >/dev/null 2>"$dir/err"
+    code=$?
+    [ $code = 5 ] || fail "topo --json on a full disk: exit $code, expected 5"
+    one_line "--json $mnt/topo.json: cannot write: No space left on device"
+    [ ! -e "$mnt/topo.json" ] || fail "a partial topo.json was left"
+    ;;
+  stdout)
+    "$ccbench" --help >/dev/full 2>"$dir/err"
+    [ $? = 5 ] || fail "--help > /dev/full did not exit 5"
+    one_line "cannot write stdout: No space left on device"
+    "$ccbench" compare --help >/dev/full 2>"$dir/err"
+    [ $? = 5 ] || fail "compare --help > /dev/full did not exit 5"
+    "$ccbench" compare --run a=run.jsonl --run b=run2.jsonl --json cmp.json --md cmp.md >/dev/full 2>"$dir/err"
+    [ $? = 5 ] || fail "compare > /dev/full did not exit 5"
+    one_line "cannot write the report to stdout: No space left on device \(the report files are written\)"
+    [ -s cmp.json ] && [ -s cmp.md ] || fail "compare did not write its files"
+    "$ccbench" all_reduce -b 8 -e 1K -f 2 -n 2 -J t.jsonl >/dev/full 2>"$dir/err"
+    [ $? = 5 ] || fail "a run with its table to /dev/full did not exit 5"
+    one_line "cannot write stdout: No space left on device"
+    grep -q '"status":"failed: output stdout: No space left on device","type":"end"' t.jsonl || fail "no end record in the -J file"
+    "$validate" t.jsonl >/dev/null || fail "the -J file does not validate"
+    ;;
+  pipe)
+    "$ccbench" all_reduce -b 8 -e 256M -f 2 -n 20 -J p.jsonl 2>"$dir/err" | head -1 >/dev/null
+    code=${PIPESTATUS[0]}
+    [ "$code" = 5 ] || fail "exit $code when stdout's reader went away, expected 5"
+    one_line "cannot write stdout: Broken pipe"
+    grep -q '"status":"failed: output stdout: Broken pipe","type":"end"' p.jsonl || fail "no end record in the -J file"
+    ;;
+  sighup)
+    "$ccbench" all_reduce -b 8 -e 64M -f 2 -n 20 -J h.jsonl >/dev/null 2>"$dir/err" &
+    pid=$!
+    for _ in $(seq 600); do grep -q '"type":"point"' h.jsonl 2>/dev/null && break; sleep 0.1; done
+    kill -HUP $pid
+    wait $pid
+    code=$?
+    [ $code = 129 ] || fail "exit $code after SIGHUP, expected 129"
+    grep -q '"exit_code":129,.*"status":"interrupted: SIGHUP".*"type":"end"' h.jsonl || fail "no end record"
+    ;;
+  same_path)
+    "$ccbench" all_reduce -b 8 -e 8 -J x.out --csv x.out >/dev/null 2>"$dir/err"
+    [ $? = 2 ] || fail "-J X --csv X was not refused"
+    one_line "--csv x.out: the same file as -J/--json"
+    cp run.jsonl keep.jsonl
+    "$ccbench" compare --run a=keep.jsonl --run b=run2.jsonl --json ./keep.jsonl >/dev/null 2>"$dir/err"
+    [ $? = 2 ] || fail "compare --json naming an input was not refused"
+    one_line "--json ./keep.jsonl: is also the input --run a"
+    cmp -s keep.jsonl run.jsonl || fail "the input was changed"
+    "$ccbench" baseline --out keep.jsonl keep.jsonl >/dev/null 2>"$dir/err"
+    [ $? = 2 ] || fail "baseline --out naming its input was not refused"
+    cmp -s keep.jsonl run.jsonl || fail "the input was changed"
+    "$ccbench" all_reduce -b 8 -e 64M -f 2 -n 20 -J locked.jsonl >/dev/null 2>/dev/null &
+    pid=$!
+    for _ in $(seq 600); do grep -q '"type":"run"' locked.jsonl 2>/dev/null && break; sleep 0.1; done
+    "$ccbench" all_reduce -b 8 -e 8 -J locked.jsonl >/dev/null 2>"$dir/err"
+    code=$?
+    kill -TERM $pid; wait $pid
+    [ $code = 2 ] || fail "a second run on a locked -J file: exit $code, expected 2"
+    one_line "-J/--json locked.jsonl: another ccbench run is writing this file"
+    grep -q '"type":"end"' locked.jsonl || fail "the first run's file lost its records"
+    mkfifo fifo
+    timeout 30 "$ccbench" all_reduce -b 8 -e 8 -J fifo >/dev/null 2>"$dir/err"
+    [ $? = 2 ] || fail "-J to a FIFO without a reader did not exit 2"
+    one_line "-J/--json fifo: a FIFO with no reader"
+    ;;
+  big_input)
+    mkdir big
+    cp run.jsonl big/
+    truncate -s 3G big/core
+    (ulimit -v 2097152; "$ccbench" compare --run a=big --run b=run2.jsonl --quiet --json big.json 2>"$dir/err")
+    [ $? = 0 ] || fail "compare with a 3 GiB file in the folder failed"
+    grep -q 'core:1: not a result format' big.json || fail "the big file is not listed as unread"
+    (ulimit -v 2097152; "$ccbench" baseline --out b.json big >/dev/null 2>"$dir/err")
+    [ $? = 0 ] || fail "baseline with a 3 GiB file in the folder failed"
+    ;;
+  *) echo "unknown case $mode"; exit 2 ;;
+esac
+echo "ok: $mode"

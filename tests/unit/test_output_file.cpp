@@ -1,0 +1,90 @@
+// Files ccbench creates: links never followed, devices never replaced, write
+// errors kept, one path never used twice (results/output_file.hpp).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "harness/usage_error.hpp"
+#include "results/output_file.hpp"
+
+namespace ccb {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string fresh_dir(const std::string& name) {
+  const std::string d = testing::TempDir() + "ccb-out-" + name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+TEST(OutputFile, PlantedTemporaryLinksAreNotFollowed) {
+  const std::string d = fresh_dir("tmp-links");
+  std::ofstream(d + "/target") << "precious";
+  // The fixed temporary name of earlier versions, and plausible others.
+  for (const char* t : {"/out.json.tmp-ccbench", "/.out.json.tmp", "/out.json.tmp"})
+    fs::create_symlink(d + "/target", d + t);
+  write_file_atomically("--json", d + "/out.json", std::string("new"));
+  EXPECT_EQ(slurp(d + "/target"), "precious");
+  EXPECT_EQ(slurp(d + "/out.json"), "new");
+  EXPECT_FALSE(fs::is_symlink(d + "/out.json"));
+}
+
+TEST(OutputFile, ALinkAsOutputIsRefused) {
+  const std::string d = fresh_dir("out-link");
+  std::ofstream(d + "/target") << "precious";
+  fs::create_symlink(d + "/target", d + "/out.json");
+  EXPECT_THROW(write_file_atomically("--json", d + "/out.json", std::string("new")), UsageError);
+  EXPECT_THROW(OutputFile("-J", d + "/out.json"), UsageError);
+  EXPECT_THROW(check_output_writable("-J", d + "/out.json"), UsageError);
+  EXPECT_EQ(slurp(d + "/target"), "precious");
+}
+
+TEST(OutputFile, DevicesAreWrittenIntoNotReplaced) {
+  write_file_atomically("--json", "/dev/null", std::string("x"));
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_THROW(write_file_atomically("--json", "/dev/full", std::string("x")), UsageError);  // ENOSPC is reported
+}
+
+TEST(OutputFile, AWriteErrorIsKeptAndLaterWritesDoNothing) {
+  OutputFile f("-J/--json", "/dev/full");
+  EXPECT_FALSE(f.write("{\"type\":\"run\"}\n"));
+  EXPECT_EQ(f.error(), "/dev/full: No space left on device");
+  EXPECT_FALSE(f.write("more\n"));
+}
+
+TEST(OutputFile, ASecondWriterOfOneFileIsRefused) {
+  const std::string d = fresh_dir("lock");
+  OutputFile first("-J/--json", d + "/run.jsonl");
+  ASSERT_TRUE(first.write("line\n"));
+  try {
+    OutputFile second("-J/--json", d + "/run.jsonl");
+    FAIL() << "the second writer was not refused";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("another ccbench run is writing this file"), std::string::npos);
+  }
+  EXPECT_EQ(slurp(d + "/run.jsonl"), "line\n");  // not truncated by the refused writer
+}
+
+TEST(OutputFile, OnePathIsNotUsedTwice) {
+  const std::string d = fresh_dir("same");
+  std::ofstream(d + "/in.jsonl") << "x";
+  EXPECT_THROW(check_distinct_paths({{"-J", d + "/a"}, {"--csv", d + "/./a"}}, {}), UsageError);
+  EXPECT_THROW(check_distinct_paths({{"--json", d + "/in.jsonl"}}, {{"--run a", d + "/../ccb-out-same/in.jsonl"}}), UsageError);
+  EXPECT_NO_THROW(check_distinct_paths({{"-J", d + "/a"}, {"--csv", d + "/b"}}, {{"--run a", d + "/in.jsonl"}}));
+  EXPECT_NO_THROW(check_distinct_paths({{"--md", "/dev/null"}, {"--json", "/dev/null"}}, {}));
+}
+
+}  // namespace
+}  // namespace ccb
