@@ -23,6 +23,8 @@
 #endif
 #include "results/accept/accept_report.hpp"
 #include "results/accept/baseline.hpp"
+#include "results/accept/plan.hpp"
+#include "results/accept/simulate.hpp"
 #include "results/import/importer.hpp"
 #include "results/import/text_input.hpp"
 #include "results/json_records.hpp"
@@ -32,7 +34,7 @@
 namespace ccb {
 namespace {
 
-constexpr const char* kAcceptHelp = R"(usage: ccbench accept SPEC.yaml [--out DIR] [--color auto|always|never]
+constexpr const char* kAcceptHelp = R"(usage: ccbench accept SPEC.yaml [--out DIR] [--color auto|always|never] [--simulate CLUSTER.yaml]
 
 Runs the checks of an acceptance spec across every node of this MPI job
 (launch it like a run: mpirun/srun, all ranks of all nodes), judges each
@@ -42,11 +44,23 @@ group of nodes against the spec's gates and names defective nodes.
                 verdict.json, verdict.md, report.html, raw/CHECK/*.jsonl
                 (one ccbench JSON Lines file per group and repeat)
   --color WHEN  colour in the terminal summary (auto: on a TTY, unless NO_COLOR)
+  --simulate CLUSTER.yaml
+                run the same schedule and verdict code against a cluster
+                model instead of MPI (no mpirun): nodes, defective nodes,
+                links and switches, noise, time per test, seed; verdict.json
+                gets the rounds and the simulated wall time
 
 Patterns: all (every node together), per-node (each node alone, all at
 once), pairwise (every pair of nodes, round-robin: concurrent pairs, n-1
-rounds), ring (node i with i+1). After a pairwise or ring pass, suspects are
-re-paired with good nodes (second pass) so that the verdict names nodes.
+rounds), ring (node i with i+1), bisect (group testing: failing groups split
+in halves, all at once, until pairs; about log2(n) + 3 rounds). After a
+pairwise or ring pass, suspects are re-paired with good nodes (second pass)
+so that the verdict names nodes. Nothing is blamed on one measurement: a
+suspect fails with two references (bisect) or a reference (pairwise), a pair
+of two cleared nodes fails again before its link is named, a failing group
+whose halves pass is re-tested whole; a failure that does not repeat is
+reported as noise, not as a verdict. Every verdict says its margin (how far
+the median was from the bar).
 Numbers: busbw/algbw in GB/s (1e9 B/s), time in us, out-of-place, time =
 pipelined mean over the group's ranks, as a plain run prints them.
 Exit codes: 0 accepted, 1 rejected, 2 spec or run error (one line on
@@ -152,108 +166,102 @@ struct Session {
     return g.metric == Metric::busbw ? e->busbw_gbps.median : g.metric == Metric::algbw ? e->algbw_gbps.median : e->time_us.median;
   }
 
-  // Runs the rounds; on rank 0 returns the judged groups.
-  std::vector<GroupVerdict> run_rounds(const Check& c, const std::vector<Round>& rounds, int pass) {
+  // Runs one round of groups at once; on rank 0 returns the judged groups.
+  std::vector<GroupVerdict> run_round(const Check& c, const PlannedRound& round) {
     std::vector<GroupVerdict> out;
     Config cfg = check_config(c, args.spec.file);
     const BaselineLookup lookup = [this](const Check& ch, const Gate& g, int ranks, int nodes) {
       return baseline_value(ch, g, ranks, nodes);
     };
-    for (std::size_t r = 0; r < rounds.size() && interrupted == 0; ++r) {
-      const Round& round = rounds[r];
-      const double started = world.now();
-      if (world.rank() == 0) {
-        std::string groups;
-        for (const NodeGroup& g : round) groups += (groups.empty() ? "" : ", ") + group_name(g);
-        fmt::print(stderr, "ccbench accept: {} ({}) pass {} round {}/{}: {}\n", c.name, name(c.pattern), pass, r + 1,
-                   rounds.size(), groups);
-      }
-      int color = -1;
-      for (std::size_t g = 0; g < round.size(); ++g)
-        if (std::find(round[g].begin(), round[g].end(), my_node) != round[g].end()) color = static_cast<int>(g);
-      std::string mine;
-      if (const std::unique_ptr<Comm> sub = world.split(color)) {
-        nlohmann::json repeats = nlohmann::json::array();
-        for (int k = 0; k < c.repeats; ++k) {
-          cfg.observe_path = k == 0;
-          cfg.observe_path_note = "observed on the first repeat of this group (raw file rep1)";
-          CollectingWriter collect;
-          const int code = run_sweep(cfg, *sub, nccl_log, &collect);
-          if (sub->rank() == 0) repeats.push_back({{"code", code}, {"jsonl", collect.text}});
-          if (code == 128 + SIGINT || code == 128 + SIGTERM || code == 128 + SIGHUP) break;
-        }
-        if (sub->rank() == 0)
-          mine = nlohmann::json{{"group", color}, {"ranks", sub->size()}, {"repeats", repeats}}.dump();
-      }
-      std::vector<double> stop{static_cast<double>(stop_signal())};
-      world.max_inplace(stop);
-      interrupted = static_cast<int>(stop[0]);
-      const std::vector<std::string> all = world.gather_strings(mine);
-      if (world.rank() == 0) fmt::print(stderr, "ccbench accept:   round {} took {:.1f} s\n", r + 1, world.now() - started);
-      for (const std::string& text : all) {
-        if (text.empty()) continue;
-        const auto j = nlohmann::json::parse(text);
-        GroupRun run;
-        run.nodes = round.at(j.at("group").get<std::size_t>());
-        run.pass = pass;
-        run.round = static_cast<int>(r);
-        run.ranks = j.at("ranks").get<int>();
-        int k = 0;
-        for (const auto& rep : j.at("repeats")) {
-          const int code = rep.at("code").get<int>();
-          const std::string jsonl = rep.at("jsonl").get<std::string>();
-          run.repeats.push_back(parse_repeat(code, jsonl));
-          const std::filesystem::path raw = std::filesystem::path(args.out_dir) / "raw" / c.name /
-                                            fmt::format("p{}-r{}-{}-rep{}.jsonl", pass, r + 1,
-                                                        file_safe(group_name(run.nodes)), ++k);
-          write_file_atomically("--out", raw.string(), jsonl);
-          if (code == kExitUsage)
-            run_errors.push_back(fmt::format("{}: {} could not run ({}; see stderr)", c.name, group_name(run.nodes),
-                                             run.repeats.back().error));
-        }
-        out.push_back(judge_group(c, run, lookup));
-      }
+    const double started = world.now();
+    if (world.rank() == 0) {
+      std::string groups;
+      for (const NodeGroup& g : round.groups) groups += (groups.empty() ? "" : ", ") + group_name(g);
+      fmt::print(stderr, "ccbench accept: {} ({}) pass {} round {}: {}\n", c.name, name(c.pattern), round.pass,
+                 round.round + 1, groups);
     }
-    std::sort(out.begin(), out.end(), [](const GroupVerdict& a, const GroupVerdict& b) {
-      return std::tie(a.run.round, a.run.nodes) < std::tie(b.run.round, b.run.nodes);
-    });
+    int color = -1;
+    for (std::size_t g = 0; g < round.groups.size(); ++g)
+      if (std::find(round.groups[g].begin(), round.groups[g].end(), my_node) != round.groups[g].end()) color = static_cast<int>(g);
+    std::string mine;
+    if (const std::unique_ptr<Comm> sub = world.split(color)) {
+      nlohmann::json repeats = nlohmann::json::array();
+      for (int k = 0; k < c.repeats; ++k) {
+        cfg.observe_path = k == 0;
+        cfg.observe_path_note = "observed on the first repeat of this group (raw file rep1)";
+        CollectingWriter collect;
+        const int code = run_sweep(cfg, *sub, nccl_log, &collect);
+        if (sub->rank() == 0) repeats.push_back({{"code", code}, {"jsonl", collect.text}});
+        if (code == 128 + SIGINT || code == 128 + SIGTERM || code == 128 + SIGHUP) break;
+      }
+      if (sub->rank() == 0) mine = nlohmann::json{{"group", color}, {"ranks", sub->size()}, {"repeats", repeats}}.dump();
+    }
+    std::vector<double> stop{static_cast<double>(stop_signal())};
+    world.max_inplace(stop);
+    interrupted = static_cast<int>(stop[0]);
+    const std::vector<std::string> all = world.gather_strings(mine);
+    if (world.rank() == 0) fmt::print(stderr, "ccbench accept:   round {} took {:.1f} s\n", round.round + 1, world.now() - started);
+    for (const std::string& text : all) {
+      if (text.empty()) continue;
+      const auto j = nlohmann::json::parse(text);
+      GroupRun run;
+      run.nodes = round.groups.at(j.at("group").get<std::size_t>());
+      run.pass = round.pass;
+      run.round = round.round;
+      run.ranks = j.at("ranks").get<int>();
+      int k = 0;
+      for (const auto& rep : j.at("repeats")) {
+        const int code = rep.at("code").get<int>();
+        const std::string jsonl = rep.at("jsonl").get<std::string>();
+        run.repeats.push_back(parse_repeat(code, jsonl));
+        const std::filesystem::path raw = std::filesystem::path(args.out_dir) / "raw" / c.name /
+                                          fmt::format("p{}-r{}-{}-rep{}.jsonl", round.pass, round.round + 1,
+                                                      file_safe(group_name(run.nodes)), ++k);
+        write_file_atomically("--out", raw.string(), jsonl);
+        if (code == kExitUsage)
+          run_errors.push_back(fmt::format("{}: {} could not run ({}; see stderr)", c.name, group_name(run.nodes),
+                                           run.repeats.back().error));
+      }
+      out.push_back(judge_group(c, run, lookup));
+    }
     return out;
   }
 };
 
-// Rank 0's rounds of the second pass, on every process.
-std::vector<Round> share_rounds(const Comm& world, std::vector<Round> rounds) {
+// Rank 0's next round (or none), on every process.
+std::optional<PlannedRound> share_round(const Comm& world, const std::optional<PlannedRound>& mine) {
   std::vector<int> flat;
-  if (world.rank() == 0)
-    for (const Round& r : rounds) {
-      flat.push_back(static_cast<int>(r.size()));
-      for (const NodeGroup& g : r) {
-        flat.push_back(static_cast<int>(g.size()));
-        flat.insert(flat.end(), g.begin(), g.end());
-      }
+  if (world.rank() == 0 && mine) {
+    flat = {mine->pass, mine->round, static_cast<int>(mine->groups.size())};
+    for (const NodeGroup& g : mine->groups) {
+      flat.push_back(static_cast<int>(g.size()));
+      flat.insert(flat.end(), g.begin(), g.end());
     }
+  }
   int n = static_cast<int>(flat.size());
   world.broadcast(&n, sizeof n);
+  if (n == 0) return std::nullopt;
+  if (world.rank() == 0) return mine;
   flat.resize(static_cast<std::size_t>(n));
-  if (n > 0) world.broadcast(flat.data(), flat.size() * sizeof(int));
-  rounds.clear();
-  for (std::size_t at = 0; at < flat.size();) {
-    Round r(static_cast<std::size_t>(flat[at++]));
-    for (NodeGroup& g : r) {
-      g.assign(static_cast<std::size_t>(flat[at]), 0);
-      ++at;
-      for (int& x : g) x = flat[at++];
-    }
-    rounds.push_back(r);
+  world.broadcast(flat.data(), flat.size() * sizeof(int));
+  PlannedRound r;
+  r.pass = flat[0];
+  r.round = flat[1];
+  r.groups.resize(static_cast<std::size_t>(flat[2]));
+  std::size_t at = 3;
+  for (NodeGroup& g : r.groups) {
+    g.assign(static_cast<std::size_t>(flat[at]), 0);
+    ++at;
+    for (int& x : g) x = flat[at++];
   }
-  return rounds;
+  return r;
 }
 
 void validate_for_nodes(const AcceptSpec& spec, const std::vector<int>& ranks_per_node) {
   const int nodes = static_cast<int>(ranks_per_node.size());
   const int fewest = *std::min_element(ranks_per_node.begin(), ranks_per_node.end());
   for (const Check& c : spec.checks) {
-    if ((c.pattern == Pattern::pairwise || c.pattern == Pattern::ring) && nodes < 2)
+    if ((c.pattern == Pattern::pairwise || c.pattern == Pattern::ring || c.pattern == Pattern::bisect) && nodes < 2)
       throw UsageError(fmt::format("{}:{}: checks: {}: pattern {} needs at least 2 nodes; this job has 1 (launch it "
                                    "across nodes, e.g. mpirun --hostfile)", spec.file, c.line, c.name, name(c.pattern)));
     if (c.collective->point_to_point && c.pattern == Pattern::per_node && fewest * c.gpus_per_process < 2)
@@ -286,6 +294,7 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   app.add_flag("-h,--help", help);
   app.add_option("--out", a.out_dir);
   app.add_option("--color", a.color);
+  app.add_option("--simulate", a.simulate);
   app.add_option("spec", positional);
   try {
     app.parse(argc, argv);
@@ -299,6 +308,7 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   if (a.out_dir.empty()) throw UsageError("accept: --out: empty folder name");
   if (a.color != "auto" && a.color != "always" && a.color != "never")
     throw UsageError(fmt::format("accept: --color '{}': unknown (allowed: auto, always, never)", a.color));
+  if (app.count("--simulate") && a.simulate.empty()) throw UsageError("accept: --simulate: empty file name");
   a.spec_text = yamlf::read_text(positional[0]);
   a.spec = parse_spec(a.spec_text, positional[0]);
   return a;
@@ -378,23 +388,19 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
   const int nodes = static_cast<int>(s.hosts.size());
   for (const Check& c : spec.checks) {
     if (s.interrupted) break;
-    CheckVerdict v;
-    v.check = &c;
-    v.first = s.run_rounds(c, schedule(c.pattern, nodes), 1);
-    if ((c.pattern == Pattern::pairwise || c.pattern == Pattern::ring) && c.second_pass && !s.interrupted) {
-      std::vector<Round> second;
-      if (world.rank() == 0) {
-        v.suspects = find_suspects(v.first, nodes);
-        second = second_pass_rounds(v.suspects.suspects, v.suspects.references);
-      }
-      second = share_rounds(world, second);
-      if (!second.empty()) v.second = s.run_rounds(c, second, 2);
-    } else if (world.rank() == 0) {
-      v.suspects = find_suspects(v.first, nodes);
-      v.suspects.references.clear();
+    std::optional<CheckPlan> plan;  // rank 0 decides every round
+    if (world.rank() == 0) plan.emplace(c, nodes);
+    const double started = world.now();
+    while (!s.interrupted) {
+      const std::optional<PlannedRound> round = share_round(world, plan ? plan->next() : std::nullopt);
+      if (!round) break;
+      const std::vector<GroupVerdict> judged = s.run_round(c, *round);
+      if (plan) plan->record(judged);
     }
+    CheckVerdict v;
     if (world.rank() == 0) {
-      judge_nodes(v, s.hosts);
+      v = plan->finish(s.hosts);
+      v.wall_s = world.now() - started;
       outcome.checks.push_back(std::move(v));
       if (outcome.checks.size() < spec.checks.size()) {
         outcome.finished = false;
@@ -430,6 +436,39 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
   }
   world.broadcast(&code, sizeof code);
   return code;
+}
+
+int run_accept_simulated(const AcceptArgs& args) {
+  try {
+    const ClusterModel model = load_cluster(args.simulate);
+    AcceptOutcome outcome;
+    outcome.spec = &args.spec;
+    outcome.hosts = model.names;
+    outcome.ranks_per_node.assign(model.names.size(), 1);
+    outcome.simulated = args.simulate;
+    outcome.started_at = utc_now_iso8601();
+    std::error_code ec;
+    std::filesystem::create_directories(args.out_dir, ec);
+    if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create the folder ({})", args.out_dir, ec.message()));
+    std::mt19937_64 rng(model.seed);
+    for (const Check& c : args.spec.checks) {
+      if (c.collective->point_to_point && c.pattern == Pattern::per_node)
+        throw UsageError(fmt::format("{}:{}: checks: {}: {} needs 2 ranks per group; a simulated node has 1",
+                                     args.spec.file, c.line, c.name, c.collective->name));
+      outcome.checks.push_back(simulate_check(c, model, rng));
+      fmt::print(stderr, "ccbench accept: {} ({}) simulated: {} rounds, {:.0f} s of cluster time\n", c.name,
+                 name(c.pattern), outcome.checks.back().rounds, outcome.checks.back().wall_s);
+    }
+    outcome.ended_at = utc_now_iso8601();
+    const Report report = write_verdicts(args, outcome);
+    const bool color = args.color == "always" || (args.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+    const int printed = print_or_fail(render_terminal(report, color) +
+                                      fmt::format("verdicts (simulated): {}/verdict.json, verdict.md, report.html\n", args.out_dir));
+    return outcome.exit_code() != kExitOk ? outcome.exit_code() : printed;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+    return kExitUsage;
+  }
 }
 
 int run_baseline(int argc, const char* const* argv) {

@@ -112,6 +112,7 @@ int accept_main(int argc, char** argv, bool printer) {
     error = terminal_safe(e.what());
   }
   if (!error.empty() && print_unless_launched(error)) return kExitUsage;
+  if (error.empty() && !args->simulate.empty()) return run_accept_simulated(*args);
   int code = kExitUsage;
 #if CCBENCH_HAVE_MPI
   MPI_Init(&argc, &argv);

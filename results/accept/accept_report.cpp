@@ -27,14 +27,18 @@ Table groups_table(const std::string& title, const Check& c, const std::vector<G
                    const std::vector<std::string>& hosts) {
   Table t;
   t.title = title;
+  const bool roles = std::any_of(groups.begin(), groups.end(), [](const GroupVerdict& g) { return !g.run.role.empty(); });
   t.header = {"round", "nodes", "ranks", "verdict"};
+  if (roles) t.header.insert(t.header.begin() + 1, "why it ran");
   for (const Gate& g : c.gates) t.header.push_back(fmt::format("{} at {}", name(g.metric), format_bytes(static_cast<double>(g.at_bytes))));
+  t.header.push_back("margin");
   t.header.push_back("reason");
   t.left_columns = 2;
   t.last_left = true;
   for (const GroupVerdict& g : groups) {
     std::vector<Cell> row{{std::to_string(g.run.round + 1)}, {group_hosts(g.run.nodes, hosts)},
                           {std::to_string(g.run.ranks)}, {g.pass ? "pass" : "FAIL", g.pass ? Tone::better : Tone::worse}};
+    if (roles) row.insert(row.begin() + 1, Cell{g.run.role});
     for (std::size_t i = 0; i < g.gates.size(); ++i) {
       std::string vals;
       for (double v : g.gates[i].values) vals += (vals.empty() ? "" : " ") + value_text(v, c.gates[i].metric);
@@ -42,10 +46,17 @@ Table groups_table(const std::string& title, const Check& c, const std::vector<G
                                  g.gates[i].bar),
                      g.gates[i].pass ? Tone::plain : Tone::worse});
     }
+    row.push_back({std::isfinite(g.margin) ? fmt::format("{:+.0f}%", g.margin * 100) : "-", g.pass ? Tone::plain : Tone::worse});
     row.push_back({g.reason, g.pass ? Tone::muted : Tone::plain});
     t.rows.push_back(row);
   }
-  t.note = "Values: one per repeat, out-of-place, time = pipelined mean over ranks; the bar is the gate's threshold.";
+  t.note = "Values: one per repeat, out-of-place, time = pipelined mean over ranks; the bar is the gate's threshold; "
+           "margin: the median's distance to the bar (positive: better than needed), the smallest over gates.";
+  if (roles)
+    t.note += " Why it ran: search (a group of the splitting; a pass clears its nodes, a failure splits it), "
+              "re-test (a failing group whose halves all passed, run whole again), confirm / re-confirm (a suspect "
+              "paired with a cleared node; named defective only when both fail), pair re-test (a failing pair whose "
+              "nodes both passed with references, run again before its link is named).";
   return t;
 }
 
@@ -78,13 +89,17 @@ Report build_accept_report(const AcceptOutcome& o) {
                 : o.exit_code() == 0 ? "Verdict: ACCEPTED"
                 : o.exit_code() == 1 ? "Verdict: REJECTED"
                                      : "Verdict: ERROR";
-  top.paragraphs.push_back(fmt::format("Spec {}{}. {} nodes: {}. Started {}, ended {}.", spec.file,
-                                       spec.description.empty() ? "" : " (" + spec.description + ")", o.hosts.size(),
-                                       group_hosts(schedule(Pattern::all, static_cast<int>(o.hosts.size()))[0][0], o.hosts),
-                                       o.started_at, o.ended_at));
+  const std::string node_list = o.hosts.size() <= 16
+                                    ? group_hosts(schedule(Pattern::all, static_cast<int>(o.hosts.size()))[0][0], o.hosts)
+                                    : fmt::format("{} ... {}", o.hosts.front(), o.hosts.back());
+  top.paragraphs.push_back(fmt::format("{}Spec {}{}. {} nodes: {}. Started {}, ended {}.",
+                                       o.simulated.empty() ? "" : "SIMULATED against the cluster model " + o.simulated + " (no MPI run). ",
+                                       spec.file, spec.description.empty() ? "" : " (" + spec.description + ")", o.hosts.size(),
+                                       node_list, o.started_at, o.ended_at));
   for (const std::string& e : o.run_errors) top.paragraphs.push_back("Run error: " + e);
   Table summary;
-  summary.header = {"check", "pattern", "groups passed", "verdict", "findings"};
+  summary.header = {"check", "pattern", "groups passed", "rounds", o.simulated.empty() ? "time (s)" : "simulated time (s)",
+                    "verdict", "findings"};
   summary.left_columns = 2;
   summary.last_left = true;
   for (const CheckVerdict& v : o.checks) {
@@ -95,6 +110,8 @@ Report build_accept_report(const AcceptOutcome& o) {
     summary.rows.push_back({{v.check->name},
                             {std::string(name(v.check->pattern))},
                             {fmt::format("{} of {}", passed, v.first.size())},
+                            {std::to_string(v.rounds)},
+                            {fmt::format("{:.0f}", v.wall_s)},
                             {v.pass ? "pass" : "FAIL", v.pass ? Tone::better : Tone::worse},
                             {findings.empty() ? "-" : findings}});
   }
@@ -172,7 +189,8 @@ Report build_accept_report(const AcceptOutcome& o) {
                 "of this matrix (failing pairs in reds).";
       s.tables.push_back(mt);
     }
-    s.tables.push_back(groups_table("First pass", c, v.first, o.hosts));
+    s.tables.push_back(groups_table(c.pattern == Pattern::bisect ? "The search: every group, round by round" : "First pass", c,
+                                    v.first, o.hosts));
     if (!v.second.empty()) {
       Table t = groups_table("Second pass: suspects re-paired with reference nodes", c, v.second, o.hosts);
       std::string refs;
@@ -194,6 +212,7 @@ std::string accept_to_json(const AcceptOutcome& o) {
   j["verdict"] = !o.finished ? "incomplete" : o.exit_code() == 0 ? "accepted" : o.exit_code() == 1 ? "rejected" : "error";
   j["exit_code"] = o.exit_code();
   j["started_at"] = o.started_at;
+  j["simulated"] = o.simulated.empty() ? json(nullptr) : json(o.simulated);
   j["ended_at"] = o.ended_at;
   j["nodes"] = o.hosts;
   j["ranks_per_node"] = o.ranks_per_node;
@@ -204,14 +223,16 @@ std::string accept_to_json(const AcceptOutcome& o) {
     json cj{{"name", c.name}, {"collective", c.collective->name}, {"dtype", info(c.dtype).name},
             {"op", c.collective->reduces ? std::string(name(c.op)) : "-"}, {"backend", c.backend},
             {"path", c.path}, {"pattern", name(c.pattern)}, {"sizes", c.sizes}, {"repeats", c.repeats},
-            {"pass_repeats", c.pass_repeats}, {"pass", v.pass}, {"findings", v.findings}, {"line", c.line}};
+            {"pass_repeats", c.pass_repeats}, {"pass", v.pass}, {"findings", v.findings}, {"line", c.line},
+            {"rounds", v.rounds}, {"wall_s", v.wall_s}};
     cj["gates"] = json::array();
     for (const Gate& g : c.gates) cj["gates"].push_back({{"describe", g.describe()}, {"metric", name(g.metric)}, {"at_bytes", g.at_bytes}, {"line", g.line}});
     for (const char* pass : {"first_pass", "second_pass"}) {
       json groups = json::array();
       for (const GroupVerdict& g : std::string(pass) == "first_pass" ? v.first : v.second) {
         json gj{{"nodes", json::array()}, {"round", g.run.round + 1}, {"ranks", g.run.ranks}, {"pass", g.pass},
-                {"reason", g.reason}, {"wrong", g.wrong}};
+                {"reason", g.reason}, {"wrong", g.wrong}, {"margin", num(g.margin)}};
+        if (!g.run.role.empty()) gj["role"] = g.run.role;
         for (int n : g.run.nodes) gj["nodes"].push_back(o.hosts[static_cast<std::size_t>(n)]);
         gj["gates"] = json::array();
         for (const GateResult& gr : g.gates) {

@@ -17,6 +17,7 @@ struct AcceptOutcome {
   std::vector<CheckVerdict> checks;
   std::vector<std::string> run_errors;  // groups that could not run (exit 2)
   std::string started_at, ended_at;
+  std::string simulated;  // --simulate: the cluster model's file ("" for a real run)
   // false while checks are still running: the files written after each check
   // say "incomplete", so a run that dies (a hang) leaves the checks before it.
   bool finished = true;

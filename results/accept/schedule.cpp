@@ -53,6 +53,7 @@ std::vector<Round> schedule(Pattern p, int nodes) {
     }
     case Pattern::pairwise: return nodes < 2 ? std::vector<Round>{} : round_robin(nodes);
     case Pattern::ring: return nodes < 2 ? std::vector<Round>{} : ring(nodes);
+    case Pattern::bisect: return schedule(Pattern::all, nodes);  // its first round; later ones depend on results (plan.hpp)
   }
   return {};
 }

@@ -17,6 +17,7 @@ std::string_view name(Pattern p) {
     case Pattern::per_node: return "per-node";
     case Pattern::pairwise: return "pairwise";
     case Pattern::ring: return "ring";
+    case Pattern::bisect: return "bisect";
   }
   return "?";
 }
@@ -184,7 +185,8 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
     else if (p == "per-node") c.pattern = Pattern::per_node;
     else if (p == "pairwise") c.pattern = Pattern::pairwise;
     else if (p == "ring") c.pattern = Pattern::ring;
-    else fail(file, n["pattern"], key_path(where, "pattern"), fmt::format("'{}' is unknown (allowed: all, per-node, pairwise, ring)", p));
+    else if (p == "bisect") c.pattern = Pattern::bisect;
+    else fail(file, n["pattern"], key_path(where, "pattern"), fmt::format("'{}' is unknown (allowed: all, per-node, pairwise, ring, bisect)", p));
   }
   if (n["second_pass"]) {
     const std::string v = yamlf::text(file, n, where, "second_pass");

@@ -14,7 +14,7 @@
 namespace ccb {
 
 // Which groups of nodes run a check together (results/accept/schedule.hpp).
-enum class Pattern { all, per_node, pairwise, ring };
+enum class Pattern { all, per_node, pairwise, ring, bisect };
 std::string_view name(Pattern p);
 
 // busbw and algbw in GB/s (1e9 B/s), time in microseconds.

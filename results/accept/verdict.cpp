@@ -78,6 +78,13 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
     v.gates.push_back(gr);
   }
   v.headline = v.gates.empty() ? kNaNv : median_of(v.gates.front().values);
+  v.margin = kNaNv;
+  for (std::size_t i = 0; i < v.gates.size(); ++i) {
+    const double m = median_of(v.gates[i].values), bar = v.gates[i].bar;
+    if (!std::isfinite(m) || !(bar > 0)) continue;
+    const double mi = higher_is_better(check.gates[i].metric) ? (m - bar) / bar : (bar - m) / bar;
+    v.margin = std::isnan(v.margin) ? mi : std::min(v.margin, mi);
+  }
   v.pass = v.wrong == 0;
   for (std::size_t i = 0; i < v.gates.size(); ++i) v.pass = v.pass && v.gates[i].pass;
   if (v.wrong > 0) {
@@ -140,9 +147,25 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
     }
   }
   const auto names = [&](const NodeGroup& g) { return group_hosts(g, hosts); };
+  // The same group run again (per-node re-test, pairwise pair re-test).
+  const auto rerun = [&](const NodeGroup& nodes, std::string_view role) -> const GroupVerdict* {
+    for (const GroupVerdict& g : v.second)
+      if (g.run.role == role && g.run.nodes == nodes) return &g;
+    return nullptr;
+  };
+  const auto margin_text = [](double m) { return std::isfinite(m) ? fmt::format("margin {:+.0f}%", m * 100) : std::string("no margin"); };
   if (c.pattern == Pattern::all || c.pattern == Pattern::per_node) {
+    v.pass = true;
     for (const GroupVerdict& g : v.first) {
       if (g.pass) continue;
+      if (const GroupVerdict* again = rerun(g.run.nodes, "re-test"); again && again->pass) {
+        // Failed once, passed when measured again: noise, not a verdict.
+        v.findings.push_back(fmt::format("noise, not a verdict: {} failed ({}) and passed when re-tested ({})",
+                                         names(g.run.nodes), g.reason, margin_text(again->margin)));
+        for (int n : g.run.nodes) v.nodes[static_cast<std::size_t>(n)].reason = "failed once, passed when re-tested";
+        continue;
+      }
+      v.pass = false;
       for (int n : g.run.nodes) {
         NodeVerdict& nv = v.nodes[static_cast<std::size_t>(n)];
         nv.status = c.pattern == Pattern::per_node ? NodeStatus::defective : NodeStatus::failed;
@@ -163,6 +186,10 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
     NodeVerdict& nv = v.nodes[i];
     if (nv.groups > 0 && nv.groups_passed == nv.groups) nv.reason = "passed every pair";
   }
+  v.pass = true;
+  for (const GroupVerdict& g : v.first)
+    if (!g.pass && !(g.run.nodes.size() == 2 && rerun(g.run.nodes, "pair re-test") && rerun(g.run.nodes, "pair re-test")->pass))
+      v.pass = false;
   for (int r : s.references) {
     if (!s.presumed) continue;
     NodeVerdict& nv = v.nodes[static_cast<std::size_t>(r)];
@@ -175,7 +202,8 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
     NodeVerdict& nv = v.nodes[static_cast<std::size_t>(x)];
     const GroupVerdict* retest = nullptr;
     for (const GroupVerdict& g : v.second)
-      if (std::find(g.run.nodes.begin(), g.run.nodes.end(), x) != g.run.nodes.end()) retest = &g;
+      if ((g.run.role.empty() || g.run.role == "confirm") && std::find(g.run.nodes.begin(), g.run.nodes.end(), x) != g.run.nodes.end())
+        retest = &g;
     if (!retest) {
       nv.status = NodeStatus::suspect;
       nv.reason = s.references.empty() ? "in failing pairs; no node passed that could serve as a reference"
@@ -189,8 +217,8 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
                               nv.groups, hosts[static_cast<std::size_t>(partner)]);
     } else {
       nv.status = NodeStatus::defective;
-      nv.reason = fmt::format("failed {} of {} pairs, and again with reference {}: {}", nv.groups - nv.groups_passed,
-                              nv.groups, hosts[static_cast<std::size_t>(partner)], retest->reason);
+      nv.reason = fmt::format("failed {} of {} pairs, and again with reference {}: {} ({})", nv.groups - nv.groups_passed,
+                              nv.groups, hosts[static_cast<std::size_t>(partner)], retest->reason, margin_text(retest->margin));
       defective.insert(x);
       v.findings.push_back(fmt::format("{} is defective: {}", hosts[static_cast<std::size_t>(x)], nv.reason));
     }
@@ -201,9 +229,16 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
     if (defective.count(g.run.nodes[0]) || defective.count(g.run.nodes[1])) continue;
     const bool both_cleared = v.nodes[static_cast<std::size_t>(g.run.nodes[0])].status == NodeStatus::cleared &&
                               v.nodes[static_cast<std::size_t>(g.run.nodes[1])].status == NodeStatus::cleared;
+    const GroupVerdict* again = rerun(g.run.nodes, "pair re-test");
+    if (again && again->pass) {
+      v.findings.push_back(fmt::format("noise, not a verdict: pair {} failed ({}) but passed when re-tested ({})",
+                                       names(g.run.nodes), g.reason, margin_text(again->margin)));
+      continue;
+    }
     v.findings.push_back(both_cleared
-                             ? fmt::format("pair {} fails ({}) while both nodes pass with a reference: suspect the "
-                                           "link or path between them", names(g.run.nodes), g.reason)
+                             ? fmt::format("pair {} fails ({}){} while both nodes pass with a reference: suspect the "
+                                           "link or path between them", names(g.run.nodes), g.reason,
+                                           again ? ", and again when re-tested," : "")
                              : fmt::format("pair {} fails ({}); not isolated to a node", names(g.run.nodes), g.reason));
   }
 }

@@ -31,6 +31,7 @@ struct GroupRun {
   int pass = 1;   // 1 first pass, 2 second pass
   int round = 0;  // within its pass
   int ranks = 0;
+  std::string role;  // bisect: why this group ran ("search", "re-test", "confirm", "re-confirm", "pair re-test")
   std::vector<RepeatResult> repeats;
 };
 
@@ -55,6 +56,10 @@ struct GroupVerdict {
   std::string reason;  // the first failure, in words ("" when it passed)
   // The matrix / table value: median over repeats of the first gate's metric.
   double headline = 0;
+  // How far the group cleared its bars: the smallest over gates of the
+  // median's relative distance to the bar, positive on the good side
+  // (+0.12: 12% better than needed; -0.4: 40% short). NaN: nothing measured.
+  double margin = 0;
 };
 
 GroupVerdict judge_group(const Check& check, const GroupRun& run, const BaselineLookup& baseline);
@@ -88,6 +93,8 @@ struct CheckVerdict {
   std::vector<NodeVerdict> nodes;
   std::vector<std::string> findings;  // the culprits and problems, in words
   bool pass = false;
+  int rounds = 0;      // rounds run (both passes)
+  double wall_s = 0;   // their wall time (simulated with --simulate)
 };
 
 // Node verdicts and findings from both passes. per-node: a failing node is

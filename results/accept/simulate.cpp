@@ -1,0 +1,206 @@
+#include "results/accept/simulate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "harness/usage_error.hpp"
+#include "results/yaml_fields.hpp"
+
+namespace ccb {
+namespace {
+
+constexpr double kDefaultBusbw = 100;  // GB/s, at sizes no bandwidth gate judges
+
+struct Healthy {
+  double busbw_gbps = kDefaultBusbw, time_us = 0;
+};
+
+// What a healthy group of `ranks` measures at `bytes`: each gate's bar x (1 + margin).
+Healthy healthy(const Check& c, const ClusterModel& m, std::size_t bytes, int ranks) {
+  Healthy h;
+  const double factor = ranks > 1 ? bus_factor(*c.collective, ranks) : 1.0;
+  bool time_gate = false;
+  for (const Gate& g : c.gates) {
+    if (g.at_bytes != bytes || g.relative()) continue;
+    if (g.metric == Metric::busbw) h.busbw_gbps = g.bar() * (1 + m.healthy_margin);
+    if (g.metric == Metric::algbw) h.busbw_gbps = g.bar() * (1 + m.healthy_margin) * factor;
+    if (g.metric == Metric::time) h.time_us = g.bar() / (1 + m.healthy_margin), time_gate = true;
+  }
+  if (!time_gate) h.time_us = static_cast<double>(bytes) / (h.busbw_gbps / factor * 1e3);
+  return h;
+}
+
+}  // namespace
+
+double ClusterModel::group_factor(const NodeGroup& g) const {
+  double f = 1;
+  for (int n : g) {
+    f = std::min(f, node_factor[static_cast<std::size_t>(n)]);
+    if (!switch_of.empty()) {
+      const auto it = switch_factor.find(switch_of[static_cast<std::size_t>(n)]);
+      if (it != switch_factor.end()) f = std::min(f, it->second);
+    }
+  }
+  if (!link_factor.empty())
+    for (std::size_t i = 0; i < g.size(); ++i)
+      for (std::size_t j = i + 1; j < g.size(); ++j) {
+        const auto it = link_factor.find({std::min(g[i], g[j]), std::max(g[i], g[j])});
+        if (it != link_factor.end()) f = std::min(f, it->second);
+      }
+  return f;
+}
+
+double ClusterModel::test_seconds(std::size_t group_nodes) const {
+  return test_fixed_s + test_per_doubling_s * std::log2(static_cast<double>(std::max<std::size_t>(1, group_nodes)));
+}
+
+ClusterModel make_cluster(int nodes, const std::vector<int>& bad, double factor, double noise_cv, std::uint64_t seed) {
+  ClusterModel m;
+  m.file = "(built in)";
+  const int width = std::max(4, static_cast<int>(std::to_string(nodes).size()));
+  for (int i = 1; i <= nodes; ++i) m.names.push_back(fmt::format("node{:0{}}", i, width));
+  m.node_factor.assign(static_cast<std::size_t>(nodes), 1.0);
+  for (int b : bad) m.node_factor[static_cast<std::size_t>(b)] = factor;
+  m.noise_cv = noise_cv;
+  m.seed = seed;
+  return m;
+}
+
+#if CCBENCH_HAVE_YAML
+ClusterModel parse_cluster(const std::string& text, const std::string& file) {
+  using yamlf::fail;
+  using yamlf::key_path;
+  const YAML::Node root = yamlf::parse_text(text, file);
+  if (!root.IsMap()) fail(file, root, "(top level)", "expected a mapping (nodes: N, defective: ..., noise_cv: ...)");
+  yamlf::check_keys(file, root, "", {"nodes", "defective", "defective_links", "defective_switches", "nodes_per_switch",
+                                     "noise_cv", "healthy_margin", "test_time_s", "seed"});
+  if (!root["nodes"]) fail(file, root, "nodes", "missing (how many nodes the cluster has)");
+  const int n = static_cast<int>(yamlf::number(file, root, "", "nodes", 2, 1 << 20, true, true));
+  const double seed = yamlf::number(file, root, "", "seed", 0, 9007199254740991.0, false, true);
+  ClusterModel m = make_cluster(n, {}, 1, 0, std::isnan(seed) ? 1 : static_cast<std::uint64_t>(seed));
+  m.file = file;
+  const double cv = yamlf::number(file, root, "", "noise_cv", 0, 1, false);
+  m.noise_cv = std::isnan(cv) ? 0 : cv;
+  const double margin = yamlf::number(file, root, "", "healthy_margin", 0, 10, false);
+  if (!std::isnan(margin)) m.healthy_margin = margin;
+  if (const YAML::Node t = root["test_time_s"]) {
+    yamlf::check_keys(file, t, "test_time_s", {"fixed", "per_doubling"});
+    const double fixed = yamlf::number(file, t, "test_time_s", "fixed", 0, 86400, false);
+    const double per = yamlf::number(file, t, "test_time_s", "per_doubling", 0, 86400, false);
+    if (!std::isnan(fixed)) m.test_fixed_s = fixed;
+    if (!std::isnan(per)) m.test_per_doubling_s = per;
+  }
+  const auto node_index = [&](const YAML::Node& v, const std::string& key) {
+    if (!v.IsScalar()) fail(file, v, key, "expected a node name (node0001 ...)");
+    const auto it = std::find(m.names.begin(), m.names.end(), v.Scalar());
+    if (it == m.names.end())
+      fail(file, v, key, fmt::format("'{}' is not a node of this cluster ({} ... {})", v.Scalar(), m.names.front(), m.names.back()));
+    return static_cast<int>(it - m.names.begin());
+  };
+  const auto factor_of = [&](const YAML::Node& map, const std::string& where) {
+    const double f = yamlf::number(file, map, where, "factor", 1e-9, 1, true);
+    return f;
+  };
+  if (const YAML::Node nps = root["nodes_per_switch"]) {
+    const int per = static_cast<int>(yamlf::number(file, root, "", "nodes_per_switch", 1, n, true, true));
+    const int width = std::max(2, static_cast<int>(std::to_string((n + per - 1) / per).size()));
+    for (int i = 0; i < n; ++i) m.switch_of.push_back(fmt::format("switch{:0{}}", i / per + 1, width));
+  }
+  if (const YAML::Node d = root["defective"]) {
+    yamlf::check_keys(file, d, "defective", {"nodes", "factor"});
+    const double f = factor_of(d, "defective");
+    const YAML::Node list = d["nodes"];
+    if (!list || !list.IsSequence()) fail(file, list ? list : d, "defective.nodes", "expected a list of node names");
+    for (std::size_t i = 0; i < list.size(); ++i)
+      m.node_factor[static_cast<std::size_t>(node_index(list[i], fmt::format("defective.nodes[{}]", i)))] = f;
+  }
+  if (const YAML::Node d = root["defective_links"]) {
+    yamlf::check_keys(file, d, "defective_links", {"links", "factor"});
+    const double f = factor_of(d, "defective_links");
+    const YAML::Node list = d["links"];
+    if (!list || !list.IsSequence()) fail(file, list ? list : d, "defective_links.links", "expected a list of [node, node] pairs");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string key = fmt::format("defective_links.links[{}]", i);
+      if (!list[i].IsSequence() || list[i].size() != 2) fail(file, list[i], key, "expected a pair [node, node]");
+      const int a = node_index(list[i][0], key + "[0]"), b = node_index(list[i][1], key + "[1]");
+      if (a == b) fail(file, list[i], key, "a link joins two different nodes");
+      m.link_factor[{std::min(a, b), std::max(a, b)}] = f;
+    }
+  }
+  if (const YAML::Node d = root["defective_switches"]) {
+    yamlf::check_keys(file, d, "defective_switches", {"switches", "factor"});
+    if (m.switch_of.empty()) fail(file, d, "defective_switches", "needs nodes_per_switch (the switches' names come from it)");
+    const double f = factor_of(d, "defective_switches");
+    const YAML::Node list = d["switches"];
+    if (!list || !list.IsSequence()) fail(file, list ? list : d, "defective_switches.switches", "expected a list of switch names");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string key = fmt::format("defective_switches.switches[{}]", i);
+      if (!list[i].IsScalar() || std::find(m.switch_of.begin(), m.switch_of.end(), list[i].Scalar()) == m.switch_of.end())
+        fail(file, list[i], key, fmt::format("not a switch of this cluster ({} ... {})", m.switch_of.front(), m.switch_of.back()));
+      m.switch_factor[list[i].Scalar()] = f;
+    }
+  }
+  return m;
+}
+#else
+ClusterModel parse_cluster(const std::string&, const std::string& file) {
+  throw UsageError(fmt::format("{}: cluster models need yaml-cpp; this ccbench was built without it", file));
+}
+#endif
+
+ClusterModel load_cluster(const std::string& path) { return parse_cluster(yamlf::read_text(path), path); }
+
+GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& g, std::mt19937_64& rng) {
+  GroupRun run;
+  run.nodes = g;
+  run.ranks = static_cast<int>(g.size());
+  const double f = m.group_factor(g);
+  std::normal_distribution<double> normal(0, 1);
+  const double factor = run.ranks > 1 ? bus_factor(*c.collective, run.ranks) : 1.0;
+  for (int k = 0; k < c.repeats; ++k) {
+    RepeatResult r;
+    for (std::size_t bytes : c.sizes) {
+      const Healthy h = healthy(c, m, bytes, run.ranks);
+      const double e = std::max(0.01, 1 + m.noise_cv * normal(rng)) * f;
+      MeasuredPoint p;
+      p.requested_bytes = p.bytes = bytes;
+      p.busbw_gbps = h.busbw_gbps * e;
+      p.algbw_gbps = p.busbw_gbps / factor;
+      p.time_us = h.time_us / e;
+      r.points.push_back(p);
+    }
+    run.repeats.push_back(r);
+  }
+  return run;
+}
+
+CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng) {
+  CheckPlan plan(c, m.nodes(), m.switch_of);
+  const BaselineLookup healthy_base = [&](const Check& ch, const Gate& g, int ranks, int) -> std::optional<double> {
+    const Healthy h = healthy(ch, m, g.at_bytes, ranks);
+    const double factor = ranks > 1 ? bus_factor(*ch.collective, ranks) : 1.0;
+    return g.metric == Metric::busbw ? h.busbw_gbps : g.metric == Metric::algbw ? h.busbw_gbps / factor : h.time_us;
+  };
+  double wall = 0;
+  while (const auto round = plan.next()) {
+    std::vector<GroupVerdict> judged;
+    double longest = 0;
+    for (const NodeGroup& g : round->groups) {
+      GroupRun run = simulate_group(c, m, g, rng);
+      run.pass = round->pass;
+      run.round = round->round;
+      judged.push_back(judge_group(c, run, healthy_base));
+      longest = std::max(longest, m.test_seconds(g.size()) * c.repeats);
+    }
+    wall += longest;
+    plan.record(judged);
+  }
+  CheckVerdict v = plan.finish(m.names);
+  v.wall_s = wall;
+  return v;
+}
+
+}  // namespace ccb
