@@ -53,6 +53,32 @@ std::optional<PlannedRound> CheckPlan::next() {
     }
   }
   if (phase_ == Phase::second && second_next_ == second_rounds_.size()) {
+    phase_ = Phase::reconfirm;
+    // A suspect that failed with its reference is paired with another one
+    // before it is named.
+    std::set<int> refs(verdict_.suspects.references.begin(), verdict_.suspects.references.end());
+    for (const GroupVerdict& g : verdict_.second) {
+      if (g.pass || g.run.nodes.size() != 2 || !pairs) continue;
+      const int x = refs.count(g.run.nodes[0]) ? g.run.nodes[1] : g.run.nodes[0];
+      const int first_ref = g.run.nodes[0] == x ? g.run.nodes[1] : g.run.nodes[0];
+      for (int r : verdict_.suspects.references) {
+        if (r == first_ref || r == x) continue;
+        const NodeGroup pair = x < r ? NodeGroup{x, r} : NodeGroup{r, x};
+        bool placed = false;
+        for (Round& round : reconfirm_rounds_) {
+          std::set<int> busy;
+          for (const NodeGroup& q : round) busy.insert(q.begin(), q.end());
+          if ((placed = disjoint(pair, busy))) {
+            round.push_back(pair);
+            break;
+          }
+        }
+        if (!placed) reconfirm_rounds_.push_back({pair});
+        break;
+      }
+    }
+  }
+  if (phase_ == Phase::reconfirm && reconfirm_next_ == reconfirm_rounds_.size()) {
     phase_ = Phase::pair_retest;
     // Pairwise/ring: a failing pair whose nodes both passed with references
     // is run again as the same pair before the link between them is named.
@@ -82,8 +108,13 @@ std::optional<PlannedRound> CheckPlan::next() {
     r = {second_rounds_[second_next_], 2, static_cast<int>(second_next_), {}};
     r.roles.assign(r.groups.size(), check_.pattern == Pattern::per_node ? "re-test" : "confirm");
     ++second_next_;
+  } else if (phase_ == Phase::reconfirm) {
+    r = {reconfirm_rounds_[reconfirm_next_], 2, static_cast<int>(second_rounds_.size() + reconfirm_next_), {}};
+    r.roles.assign(r.groups.size(), "re-confirm");
+    ++reconfirm_next_;
   } else if (retest_next_ < retest_rounds_.size()) {
-    r = {retest_rounds_[retest_next_], 2, static_cast<int>(second_rounds_.size() + retest_next_), {}};
+    r = {retest_rounds_[retest_next_], 2,
+         static_cast<int>(second_rounds_.size() + reconfirm_rounds_.size() + retest_next_), {}};
     r.roles.assign(r.groups.size(), "pair re-test");
     ++retest_next_;
   } else {
@@ -101,6 +132,7 @@ void CheckPlan::record(const std::vector<GroupVerdict>& judged) {
   for (const GroupVerdict& g : judged) {
     GroupVerdict copy = g;
     if (g.run.pass == 2 && phase_ == Phase::pair_retest) copy.run.role = "pair re-test";
+    else if (g.run.pass == 2 && phase_ == Phase::reconfirm) copy.run.role = "re-confirm";
     else if (g.run.pass == 2) copy.run.role = check_.pattern == Pattern::per_node ? "re-test" : "confirm";
     (g.run.pass == 1 ? verdict_.first : verdict_.second).push_back(copy);
   }
@@ -237,8 +269,29 @@ std::optional<PlannedRound> CheckPlan::next_bisect() {
     running_.push_back(it);
   }
   queue_ = left;
+  if (running_.empty() && !pairs_tried_) {
+    // Only confirmations are left and no node is cleared to pair them with
+    // (a small cluster, most of it failing): every pair of the suspects, to
+    // find nodes that pass together and can serve as references.
+    pairs_tried_ = true;
+    std::vector<int> suspects;
+    for (const Item& it : queue_) suspects.push_back(it.subject);
+    std::sort(suspects.begin(), suspects.end());
+    suspects.erase(std::unique(suspects.begin(), suspects.end()), suspects.end());
+    std::vector<Item> pairs;
+    for (const Round& round : schedule(Pattern::pairwise, static_cast<int>(suspects.size())))
+      for (const NodeGroup& local : round) {
+        Item pair;
+        pair.nodes = {suspects[static_cast<std::size_t>(local[0])], suspects[static_cast<std::size_t>(local[1])]};
+        pair.role = "search";
+        pairs.push_back(pair);
+      }
+    if (!pairs.empty()) {
+      queue_.insert(queue_.begin(), pairs.begin(), pairs.end());
+      return next_bisect();
+    }
+  }
   if (running_.empty()) {
-    // Only confirmations are left and no node is cleared to pair them with.
     for (const Item& it : queue_)
       if (std::find(unconfirmed_.begin(), unconfirmed_.end(), it.subject) == unconfirmed_.end()) unconfirmed_.push_back(it.subject);
     queue_.clear();

@@ -64,10 +64,10 @@ class CheckPlan {
   // all, per-node, pairwise, ring: the fixed first pass, then the second
   // (suspects with references; per-node: failing nodes again), then failing
   // pairs of two cleared nodes once more.
-  enum class Phase { first, second, pair_retest };
+  enum class Phase { first, second, reconfirm, pair_retest };
   Phase phase_ = Phase::first;
-  std::vector<Round> first_rounds_, second_rounds_, retest_rounds_;
-  std::size_t first_next_ = 0, second_next_ = 0, retest_next_ = 0;
+  std::vector<Round> first_rounds_, second_rounds_, reconfirm_rounds_, retest_rounds_;
+  std::size_t first_next_ = 0, second_next_ = 0, reconfirm_next_ = 0, retest_next_ = 0;
   CheckVerdict verdict_;
 
   // bisect
@@ -84,6 +84,7 @@ class CheckPlan {
   std::vector<std::size_t> pending_pairs_;      // failing pairs waiting for their members' confirmations
   int search_round_ = 0, second_round_ = 0;
   bool started_ = false;
+  bool pairs_tried_ = false;  // the suspects' pairs were run for want of references
 };
 
 }  // namespace ccb

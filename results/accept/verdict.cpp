@@ -200,10 +200,18 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
   }
   for (int x : s.suspects) {
     NodeVerdict& nv = v.nodes[static_cast<std::size_t>(x)];
+    // Its pairs with references (confirm, then re-confirm with another one):
+    // one that passes clears it; it is defective when every one fails.
     const GroupVerdict* retest = nullptr;
-    for (const GroupVerdict& g : v.second)
-      if ((g.run.role.empty() || g.run.role == "confirm") && std::find(g.run.nodes.begin(), g.run.nodes.end(), x) != g.run.nodes.end())
-        retest = &g;
+    std::string refs;
+    for (const GroupVerdict& g : v.second) {
+      if (!(g.run.role.empty() || g.run.role == "confirm" || g.run.role == "re-confirm") ||
+          std::find(g.run.nodes.begin(), g.run.nodes.end(), x) == g.run.nodes.end())
+        continue;
+      const int partner = g.run.nodes[0] == x ? g.run.nodes[1] : g.run.nodes[0];
+      if (!g.pass) refs += (refs.empty() ? "" : " and ") + hosts[static_cast<std::size_t>(partner)];
+      if (!retest || !retest->pass) retest = &g;
+    }
     if (!retest) {
       nv.status = NodeStatus::suspect;
       nv.reason = s.references.empty() ? "in failing pairs; no node passed that could serve as a reference"
@@ -218,12 +226,11 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
     } else {
       nv.status = NodeStatus::defective;
       nv.reason = fmt::format("failed {} of {} pairs, and again with reference {}: {} ({})", nv.groups - nv.groups_passed,
-                              nv.groups, hosts[static_cast<std::size_t>(partner)], retest->reason, margin_text(retest->margin));
+                              nv.groups, refs, retest->reason, margin_text(retest->margin));
       defective.insert(x);
       v.findings.push_back(fmt::format("{} is defective: {}", hosts[static_cast<std::size_t>(x)], nv.reason));
     }
   }
-  for (const GroupVerdict& g : v.second) v.pass = v.pass && g.pass;
   for (const GroupVerdict& g : v.first) {
     if (g.pass || g.run.nodes.size() != 2) continue;
     if (defective.count(g.run.nodes[0]) || defective.count(g.run.nodes[1])) continue;
@@ -241,6 +248,12 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
                                            again ? ", and again when re-tested," : "")
                              : fmt::format("pair {} fails ({}); not isolated to a node", names(g.run.nodes), g.reason));
   }
+  // The check passes when nothing was blamed: no node defective or left a
+  // suspect, and every finding is noise that a re-test took back.
+  v.pass = std::none_of(v.nodes.begin(), v.nodes.end(), [](const NodeVerdict& n) {
+             return n.status == NodeStatus::defective || n.status == NodeStatus::suspect;
+           }) &&
+           std::all_of(v.findings.begin(), v.findings.end(), [](const std::string& f) { return f.rfind("noise", 0) == 0; });
 }
 
 }  // namespace ccb

@@ -79,7 +79,7 @@ TEST(AcceptSpec, ErrorsNameFileLineAndKey) {
     return t;
   };
   EXPECT_EQ(spec_error(with("pattern: pairwise", "pattern: mesh")),
-            "s.yaml:8: checks[0].pattern: 'mesh' is unknown (allowed: all, per-node, pairwise, ring)");
+            "s.yaml:8: checks[0].pattern: 'mesh' is unknown (allowed: all, per-node, pairwise, ring, bisect)");
   EXPECT_EQ(spec_error(with("collective: all_reduce", "collective: allreduce")),
             "s.yaml:4: checks[0].collective: 'allreduce' is not a collective (ccbench --list)");
   EXPECT_EQ(spec_error(with("at: 1M, min", "at: 2M, min")),
