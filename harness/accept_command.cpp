@@ -241,9 +241,9 @@ std::optional<PlannedRound> share_round(const Comm& world, const std::optional<P
   int n = static_cast<int>(flat.size());
   world.broadcast(&n, sizeof n);
   if (n == 0) return std::nullopt;
-  if (world.rank() == 0) return mine;
   flat.resize(static_cast<std::size_t>(n));
   world.broadcast(flat.data(), flat.size() * sizeof(int));
+  if (world.rank() == 0) return mine;
   PlannedRound r;
   r.pass = flat[0];
   r.round = flat[1];

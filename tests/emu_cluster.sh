@@ -5,6 +5,10 @@
 #   emu_cluster.sh throttled CCBENCH   4 hosts at 400 Mbit/s, emu-h3 at 50:
 #                                      accept rejects and names exactly emu-h3
 #   emu_cluster.sh clean CCBENCH       the same 4 hosts unthrottled: accepted
+#   emu_cluster.sh bisect CCBENCH      8 hosts at 400 Mbit/s, 1 or 2 of them (at
+#                                      random, printed) at 50: bisect names exactly
+#                                      them; pairwise on the same cluster, and both
+#                                      wall times printed side by side
 #   emu_cluster.sh profiles CCBENCH    a "bare-metal" (unshaped, MTU 9000) and a
 #                                      "cloud" (300 Mbit/s, MTU 1400) 2-host
 #                                      sweep, compared by ccbench compare
@@ -49,6 +53,30 @@ case "$case" in
     grep -q '"verdict": "accepted"' "$out/v/verdict.json" || fail "verdict.json does not say accepted"
     [ "$(grep -c '"status": "pass"' "$out/v/verdict.json")" = 4 ] || fail "expected 4 passing nodes"
     ;;
+  bisect)
+    bad=$(( RANDOM % 8 + 1 )); throttle=(--throttle "$bad=50mbit"); want="emu-h$bad"
+    if [ $(( RANDOM % 2 )) = 1 ]; then
+      second=$(( (bad + RANDOM % 7) % 8 + 1 )); throttle+=(--throttle "$second=50mbit"); want="$want emu-h$second"
+    fi
+    want=$(tr ' ' '\n' <<<"$want" | sort | tr '\n' ' ')
+    echo "throttled at random: $want"
+    start=$(date +%s%N)
+    run_emu "$out/log" -n 8 --rate 400mbit "${throttle[@]}" -- -np 8 "$ccbench" accept "$here/fixtures/accept/emu-bisect.yaml" --out "$out/b" --color never
+    rc=$? bisect_s=$(( ($(date +%s%N) - start) / 1000000000 ))
+    grep -E 'round|DEFECTIVE' "$out/log"
+    [ $rc = 1 ] || { cat "$out/log"; fail "bisect: expected exit 1 (rejected), got $rc"; }
+    got=$(grep -oE '^\| emu-h[0-9] \| .* \| \*\*DEFECTIVE\*\* \|' "$out/b/verdict.md" | grep -oE 'emu-h[0-9]' | sort | tr '\n' ' ')
+    [ "$got" = "$want" ] || fail "bisect named '$got', the throttled hosts are '$want'"
+    grep -q 'The search: every group, round by round' "$out/b/report.html" || fail "report.html does not show the search"
+    start=$(date +%s%N)
+    run_emu "$out/plog" -n 8 --rate 400mbit "${throttle[@]}" -- -np 8 "$ccbench" accept "$spec" --out "$out/p" --color never
+    rc=$? pairwise_s=$(( ($(date +%s%N) - start) / 1000000000 ))
+    [ $rc = 1 ] || { cat "$out/plog"; fail "pairwise: expected exit 1 (rejected), got $rc"; }
+    pgot=$(grep -oE '^\| emu-h[0-9] \| .* \| \*\*DEFECTIVE\*\* \|' "$out/p/verdict.md" | grep -oE 'emu-h[0-9]' | sort | tr '\n' ' ')
+    rounds() { grep -oE '"rounds": [0-9]+' "$1" | grep -oE '[0-9]+$'; }
+    printf 'same cluster, throttled %s: bisect %s rounds %s s (named %s), pairwise %s rounds %s s (named %s)\n' \
+      "$want" "$(rounds "$out/b/verdict.json")" "$bisect_s" "$got" "$(rounds "$out/p/verdict.json")" "$pairwise_s" "$pgot"
+    ;;
   profiles)
     sweep=(-np 2 "$ccbench" all_reduce -b 64K -e 4M -f 4 -n 5 -w 1 --timing pipelined)
     run_emu "$out/bare.log" -n 2 --mtu 9000 -- "${sweep[@]}" -J "$out/bare.jsonl" || { cat "$out/bare.log"; fail "bare-metal sweep"; }
@@ -63,6 +91,6 @@ case "$case" in
     [ -n "$ratio" ] || fail "no busbw geomean ratio in the report"
     awk -v r="$ratio" 'BEGIN { exit !(r < 0.8) }' || fail "cloud/bare-metal busbw geomean $ratio, expected < 0.8"
     ;;
-  *) echo "usage: emu_cluster.sh throttled|clean|profiles CCBENCH" >&2; exit 2 ;;
+  *) echo "usage: emu_cluster.sh throttled|clean|bisect|profiles CCBENCH" >&2; exit 2 ;;
 esac
 echo "emu_cluster $case: ok"

@@ -115,8 +115,10 @@ Report build_accept_report(const AcceptOutcome& o) {
                             {v.pass ? "pass" : "FAIL", v.pass ? Tone::better : Tone::worse},
                             {findings.empty() ? "-" : findings}});
   }
-  summary.note = "A check passes when every group passes every gate in at least k of its n repeats and no element "
-                 "fails verification (README: Acceptance testing).";
+  summary.note = "A group passes when it passes every gate in at least k of its n repeats and no element fails "
+                 "verification; a check passes when nothing is blamed (no node defective or left a suspect, no link "
+                 "or group finding): a failure that a re-test took back is noise, not a verdict (README: Acceptance "
+                 "testing).";
   top.tables.push_back(summary);
   r.sections.push_back(top);
 

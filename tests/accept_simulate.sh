@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# ccbench accept --simulate: the real schedule and verdict code on a cluster
+# model, no MPI. A 1,024-node cluster with two defective nodes: exit 1,
+# exactly those two named, 12 rounds and the simulated time in verdict.json,
+# the search in report.html. A 64-node cluster with a failing switch: the
+# switch is named.
+# Usage: accept_simulate.sh CCBENCH SPEC
+set -u
+ccbench=$1 spec=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; cat "$dir/out" 2>/dev/null | head -40; exit 1; }
+printf 'nodes: 1024\ndefective: {nodes: [node0017, node0342], factor: 0.3}\nnoise_cv: 0.05\nseed: 1\n' >"$dir/c.yaml"
+"$ccbench" accept "$spec" --simulate "$dir/c.yaml" --out "$dir/v" --color never >"$dir/out" 2>"$dir/err"
+rc=$?
+[ $rc = 1 ] || fail "exit $rc, expected 1 (rejected)"
+named=$(grep -oE '^\| node[0-9]+ \| .* \| \*\*DEFECTIVE\*\* \|' "$dir/v/verdict.md" | grep -oE '^\| node[0-9]+' | grep -oE 'node[0-9]+' | tr '\n' ' ')
+[ "$named" = "node0017 node0342 " ] || fail "named '$named', expected node0017 node0342"
+grep -qE '"rounds": 12,?$' "$dir/v/verdict.json" || fail "expected 12 rounds in verdict.json"
+grep -q '"wall_s": 360' "$dir/v/verdict.json" || fail "expected 360 s of simulated time (12 rounds x 30 s)"
+grep -q "\"simulated\": \"$dir/c.yaml\"" "$dir/v/verdict.json" || fail "verdict.json does not say it was simulated"
+grep -q 'SIMULATED against the cluster model' "$dir/v/report.html" || fail "report.html does not say it was simulated"
+grep -q 'The search: every group, round by round' "$dir/v/report.html" || fail "report.html does not show the search"
+grep -q 're-confirm' "$dir/v/report.html" || fail "report.html does not show the re-confirmations"
+printf 'nodes: 64\nnodes_per_switch: 8\ndefective_switches: {switches: [switch03], factor: 0.4}\nseed: 3\n' >"$dir/s.yaml"
+"$ccbench" accept "$spec" --simulate "$dir/s.yaml" --out "$dir/s" --color never >"$dir/out" 2>"$dir/err"
+[ $? = 1 ] || fail "switch: expected exit 1"
+grep -q 'switch switch03: all its 8 nodes are defective' "$dir/s/verdict.json" || fail "the switch is not named"
+printf 'nodes: 512\nnoise_cv: 0.05\nseed: 2\n' >"$dir/ok.yaml"
+"$ccbench" accept "$spec" --simulate "$dir/ok.yaml" --out "$dir/ok" --color never >"$dir/out" 2>"$dir/err" || fail "a healthy cluster was not accepted"
+echo "ok"
