@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "harness/usage_error.hpp"
 #include "results/compare/comparison.hpp"
@@ -133,6 +134,7 @@ int compare(const CompareArgs& a) {
   std::map<std::string, int> ranks;
   for (const auto& r : a.ranks) {
     const auto [label, value] = split_assignment("--ranks", r);
+    if (ranks.count(label)) throw UsageError(fmt::format("--ranks {}: given twice for that label", terminal_safe(label)));
     const auto n = parse_uint(value);
     if (!n || *n < 1 || *n > (1u << 24)) throw UsageError(fmt::format("--ranks {}: '{}' is not a rank count", terminal_safe(label), terminal_safe(value)));
     ranks[label] = static_cast<int>(*n);
@@ -174,6 +176,11 @@ int compare(const CompareArgs& a) {
   }
   CostInputs cost;
   cost.profiles.resize(sets.size());
+  std::set<std::string> costed;
+  for (const auto& c : a.costs)
+    if (!costed.insert(split_assignment("--cost", c).first).second)
+      throw UsageError(fmt::format("--cost {}: given twice for that label (one cost profile per result set)",
+                                   terminal_safe(split_assignment("--cost", c).first)));
   for (const auto& c : a.costs) {
     const auto [label, file] = split_assignment("--cost", c);
     bool found = false;

@@ -69,6 +69,7 @@ if [ -z "$only" ] || [ "$only" = cli ]; then
   check cli/compare_out_is_input 2 "--json $good: is also the input --run a" -- compare --run a="$good" --run b="$good" --json "$good"
   check cli/baseline_out_is_input 2 "--out $good: is also the input run" -- baseline --out "$good" "$good"
   check cli/html_to_folder 2 "--html $dir: is a folder" -- compare --run a="$good" --run b="$good" --html "$dir"
+  check cli/cost_twice 2 "--cost a: given twice for that label" -- compare --run a="$good" --run b="$good" --cost a=/nonexistent.yaml --cost a=/nonexistent2.yaml
   check cli/control_label 2 "--run a\?b: the label is used twice" -- compare --run "$(printf 'a\033b')=$good" --run "$(printf 'a\033b')=$good"
 fi
 
