@@ -257,6 +257,18 @@ std::optional<PlannedRound> share_round(const Comm& world, const std::optional<P
   return r;
 }
 
+// Each node's switch from the spec's switches: (empty when the spec has none;
+// a host it does not list is "unlisted").
+std::vector<std::string> switch_labels(const AcceptSpec& spec, const std::vector<std::string>& hosts) {
+  std::vector<std::string> labels;
+  if (spec.switch_of.empty()) return labels;
+  for (const std::string& h : hosts) {
+    const auto it = spec.switch_of.find(h);
+    labels.push_back(it == spec.switch_of.end() ? "unlisted" : it->second);
+  }
+  return labels;
+}
+
 void validate_for_nodes(const AcceptSpec& spec, const std::vector<int>& ranks_per_node) {
   const int nodes = static_cast<int>(ranks_per_node.size());
   const int fewest = *std::min_element(ranks_per_node.begin(), ranks_per_node.end());
@@ -389,7 +401,7 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
   for (const Check& c : spec.checks) {
     if (s.interrupted) break;
     std::optional<CheckPlan> plan;  // rank 0 decides every round
-    if (world.rank() == 0) plan.emplace(c, nodes);
+    if (world.rank() == 0) plan.emplace(c, nodes, switch_labels(spec, s.hosts));
     const double started = world.now();
     while (!s.interrupted) {
       const std::optional<PlannedRound> round = share_round(world, plan ? plan->next() : std::nullopt);

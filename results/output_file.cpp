@@ -26,6 +26,7 @@ std::string folder_of(const std::string& path) {
 // lstat: errno 0 and st_mode 0 when nothing is there.
 struct Existing {
   bool exists = false;
+  bool followed = false;  // a /dev or /proc link, seen through
   struct stat st {};
 };
 
@@ -37,6 +38,25 @@ Existing look(const std::string& path) {
 
 bool is_stream(const struct stat& st) { return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode); }
 
+// /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are links to what
+// the caller opened: written into as they are, never created, renamed over or
+// truncated.
+bool system_stream_path(const std::string& path) { return path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0; }
+
+// What is at `path`, seen as ccbench will write it: a system stream path is
+// looked at through its links.
+Existing look_output(const std::string& path) {
+  Existing e = look(path);
+  if (e.exists && S_ISLNK(e.st.st_mode) && system_stream_path(path)) {
+    struct stat target {};
+    if (::stat(path.c_str(), &target) == 0) {
+      e.st = target;
+      e.followed = true;
+    }
+  }
+  return e;
+}
+
 [[noreturn]] void refuse(const std::string& flag, const std::string& path, const std::string& what) {
   throw UsageError(fmt::format("{} {}: {}", flag, path, what));
 }
@@ -44,7 +64,8 @@ bool is_stream(const struct stat& st) { return S_ISCHR(st.st_mode) || S_ISFIFO(s
 // Opens a character device or FIFO for writing without blocking on a FIFO
 // that has no reader (ENXIO), then makes the descriptor blocking again.
 int open_stream(const std::string& flag, const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+  const int nofollow = system_stream_path(path) ? 0 : O_NOFOLLOW;
+  const int fd = ::open(path.c_str(), O_WRONLY | nofollow | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENXIO) refuse(flag, path, "a FIFO with no reader (start the reader first)");
     refuse(flag, path, fmt::format("cannot write: {}", std::strerror(errno)));
@@ -53,8 +74,10 @@ int open_stream(const std::string& flag, const std::string& path) {
   return fd;
 }
 
+bool written_into(const Existing& e) { return e.exists && (is_stream(e.st) || e.followed); }
+
 void check_kind(const std::string& flag, const std::string& path, const Existing& e) {
-  if (!e.exists) return;
+  if (!e.exists || e.followed) return;
   if (S_ISLNK(e.st.st_mode))
     refuse(flag, path, "is a symbolic link; ccbench does not write through links (give the file's own path)");
   if (S_ISDIR(e.st.st_mode)) refuse(flag, path, "is a folder");
@@ -90,9 +113,9 @@ std::string identity(const std::string& path) {
 }  // namespace
 
 void check_output_writable(const std::string& flag, const std::string& path) {
-  const Existing e = look(path);
+  const Existing e = look_output(path);
   check_kind(flag, path, e);
-  if (e.exists && is_stream(e.st)) {
+  if (written_into(e)) {
     ::close(open_stream(flag, path));
     return;
   }
@@ -111,8 +134,8 @@ void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>
   for (const auto& [flag, path] : outputs) {
     if (path.empty()) continue;
     struct stat st {};
-    // A character device (/dev/null) may take several outputs.
-    if (::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) continue;
+    // A character device or FIFO (/dev/null, /dev/stdout) may take several outputs.
+    if (::stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) continue;
     const std::string id = identity(path);
     for (const Seen& s : seen)
       if (s.id == id) throw UsageError(fmt::format("{} {}: the same file as {}; give each output its own file", flag, path, s.flag));
@@ -129,9 +152,9 @@ void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>
 }
 
 OutputFile::OutputFile(const std::string& flag, const std::string& path) : path_(path) {
-  const Existing e = look(path);
+  const Existing e = look_output(path);
   check_kind(flag, path, e);
-  if (e.exists && is_stream(e.st)) {
+  if (written_into(e)) {
     fd_ = open_stream(flag, path);
     return;
   }
@@ -178,9 +201,9 @@ bool OutputFile::write(std::string_view record) {
 }
 
 void write_file_atomically(const std::string& flag, const std::string& path, const std::function<void(std::FILE*)>& write) {
-  const Existing e = look(path);
+  const Existing e = look_output(path);
   check_kind(flag, path, e);
-  if (e.exists && is_stream(e.st)) {
+  if (written_into(e)) {
     std::FILE* out = ::fdopen(open_stream(flag, path), "wb");
     if (!out) refuse(flag, path, fmt::format("cannot write: {}", std::strerror(errno)));
     write(out);

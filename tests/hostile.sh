@@ -171,7 +171,11 @@ if [ -z "$only" ] || [ "$only" = accept ]; then
   acc missing "cannot read" "$dir/nonexistent.yaml"
   truncate -s 2M "$dir/a-big.yaml"; acc two_megabytes "at most 1 MiB" "$dir/a-big.yaml"
   head -c 4096 /dev/urandom >"$dir/base.json"
-  printf "${ok/min: 1/baseline: base.json, max_drop: 0.05}" >"$dir/a-base.yaml"; acc binary_baseline "base.json: not a valid baseline file" "$dir/a-base.yaml"
+  printf "${ok/min: 1/baseline: base.json, max_drop: 0.05}" >"$dir/a-base.yaml"; acc binary_baseline "base.json:[0-9]+: not a valid baseline file" "$dir/a-base.yaml"
+  printf '{"ccbench_baseline": 1, "runs": ["r"],\n "entries": [{"collective": "all_reduce"}]}\n' >"$dir/base.json"
+  acc baseline_entry "base.json: entries\[0\]: not a valid baseline file" "$dir/a-base.yaml"
+  printf '{"ccbench_baseline": 1,\n "runs": [\n oops ]}\n' >"$dir/base.json"
+  acc baseline_broken_line "base.json:3: not a valid baseline file" "$dir/a-base.yaml"
   check accept/no_spec 2 "accept: give exactly one spec file" -- accept
   check accept/bad_color 2 "accept: --color 'blue': unknown" -- accept "$dir/a-nan.yaml" --color blue
   check baseline/no_out 2 "baseline: --out FILE is required" -- baseline "$good"

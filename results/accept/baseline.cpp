@@ -120,12 +120,15 @@ std::string baseline_to_json(const Baseline& b) {
 Baseline load_baseline(const std::string& path) {
   Baseline b;
   b.file = path;
+  const std::string text = yamlf::read_text(path, 64L << 20);
+  std::size_t entry = 0;
   try {
-    const nlohmann::json j = nlohmann::json::parse(yamlf::read_text(path, 64L << 20));
+    const nlohmann::json j = nlohmann::json::parse(text);
     if (!j.is_object() || j.value("ccbench_baseline", 0) != 1)
       throw std::runtime_error("not a ccbench baseline (no \"ccbench_baseline\": 1; write one with ccbench baseline)");
     b.runs = j.at("runs").get<std::vector<std::string>>();
     for (const auto& e : j.at("entries")) {
+      ++entry;
       BaselineEntry x;
       x.collective = e.at("collective").get<std::string>();
       x.dtype = e.at("dtype").get<std::string>();
@@ -141,8 +144,14 @@ Baseline load_baseline(const std::string& path) {
     }
   } catch (const UsageError&) {
     throw;
+  } catch (const nlohmann::json::parse_error& e) {
+    // The line of the byte where the JSON broke.
+    const std::size_t at = std::min<std::size_t>(e.byte, text.size());
+    const long line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at > 0 ? at - 1 : 0), '\n');
+    throw UsageError(fmt::format("{}:{}: not a valid baseline file ({})", path, line, e.what()));
   } catch (const std::exception& e) {
-    throw UsageError(fmt::format("{}: not a valid baseline file ({})", path, e.what()));
+    throw UsageError(fmt::format("{}: {}not a valid baseline file ({})", path,
+                                 entry > 0 ? fmt::format("entries[{}]: ", entry - 1) : "", e.what()));
   }
   return b;
 }

@@ -208,13 +208,32 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
 
 AcceptSpec parse_spec(const std::string& text, const std::string& file) {
   const YAML::Node root = yamlf::parse_text(text, file);
-  yamlf::check_keys(file, root, "", {"name", "description", "timeout_s", "checks"});
+  yamlf::check_keys(file, root, "", {"name", "description", "timeout_s", "checks", "switches"});
   AcceptSpec spec;
   spec.file = file;
   spec.name = yamlf::text(file, root, "", "name");
   spec.description = yamlf::text(file, root, "", "description");
   const double t = yamlf::number(file, root, "", "timeout_s", 1, 86400, false);
   if (!std::isnan(t)) spec.timeout_s = t;
+  if (const YAML::Node sw = root["switches"]) {
+    // switches: {leaf1: [host-a, host-b], leaf2: [...]}: which switch (leaf,
+    // rack) each host hangs off; bisect splits along them and names a switch
+    // whose hosts all fail.
+    if (!sw.IsMap()) fail(file, sw, "switches", "expected a mapping of switch name to a list of host names");
+    for (const auto& kv : sw) {
+      const std::string name = kv.first.Scalar();
+      const std::string key = key_path("switches", name);
+      if (!kv.second.IsSequence() || kv.second.size() == 0) fail(file, kv.second, key, "expected a list of host names");
+      for (std::size_t i = 0; i < kv.second.size(); ++i) {
+        const YAML::Node h = kv.second[i];
+        if (!h.IsScalar() || h.Scalar().empty()) fail(file, h, fmt::format("{}[{}]", key, i), "expected a host name");
+        if (spec.switch_of.count(h.Scalar()))
+          fail(file, h, fmt::format("{}[{}]", key, i),
+               fmt::format("host '{}' is already under switch {}", h.Scalar(), spec.switch_of[h.Scalar()]));
+        spec.switch_of[h.Scalar()] = name;
+      }
+    }
+  }
   const YAML::Node checks = root["checks"];
   if (!checks) fail(file, root, "checks", "missing");
   if (!checks.IsSequence() || checks.size() == 0 || checks.size() > 256)

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,7 @@ struct Check {
 struct AcceptSpec {
   std::string file, name, description;
   double timeout_s = 300;  // default per-operation watchdog of every check
+  std::map<std::string, std::string> switch_of;  // host -> switch (spec key switches:), may be empty
   std::vector<Check> checks;
 };
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -13,7 +14,11 @@
 
 namespace ccb {
 
-MappedFile::MappedFile(const std::string& path) {
+namespace {
+
+// A descriptor of a regular file opened for reading (never blocking on a
+// FIFO), and its size; ImportError for anything else.
+int open_regular(const std::string& path, std::size_t& size) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw ImportError(fmt::format("{}: cannot open ({})", path, std::strerror(errno)));
   struct stat st{};
@@ -21,7 +26,14 @@ MappedFile::MappedFile(const std::string& path) {
     ::close(fd);
     throw ImportError(fmt::format("{}: not a regular file", path));
   }
-  size_ = static_cast<std::size_t>(st.st_size);
+  size = static_cast<std::size_t>(st.st_size);
+  return fd;
+}
+
+}  // namespace
+
+MappedFile::MappedFile(const std::string& path) {
+  const int fd = open_regular(path, size_);
   if (size_ > 0) {
     void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
@@ -36,13 +48,9 @@ MappedFile::MappedFile(const std::string& path) {
 }
 
 std::string read_head(const std::string& path, std::size_t bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw ImportError(fmt::format("{}: cannot open ({})", path, std::strerror(errno)));
-  struct stat st{};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw ImportError(fmt::format("{}: not a regular file", path));
-  }
+  std::size_t size = 0;
+  const int fd = open_regular(path, size);
+  bytes = std::min(bytes, size);
   std::string head(bytes, '\0');
   std::size_t got = 0;
   while (got < bytes) {

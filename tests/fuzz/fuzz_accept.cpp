@@ -1,5 +1,5 @@
-// libFuzzer target: the acceptance spec parser (YAML) and the baseline file
-// reader (JSON) on arbitrary bytes. Bad input must end in a UsageError naming
+// libFuzzer target: the acceptance spec parser and the cluster model parser
+// (YAML), and the baseline file reader (JSON), on arbitrary bytes. Bad input must end in a UsageError naming
 // the file, never a crash or another exception.
 #include <unistd.h>
 
@@ -9,12 +9,17 @@
 
 #include "harness/usage_error.hpp"
 #include "results/accept/baseline.hpp"
+#include "results/accept/simulate.hpp"
 #include "results/accept/spec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     (void)ccb::parse_spec(text, "fuzz.yaml");
+  } catch (const ccb::UsageError&) {
+  }
+  try {
+    (void)ccb::parse_cluster(text, "fuzz-cluster.yaml");
   } catch (const ccb::UsageError&) {
   }
   static const std::string path = "/tmp/ccbench-fuzz-baseline-" + std::to_string(getpid()) + ".json";

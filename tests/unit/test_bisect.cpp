@@ -86,7 +86,7 @@ TEST(Bisect, NoiseDoesNotBecomeAVerdict) {
   const Check c = bisect_check();
   int false_defective = 0, missed = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-    ClusterModel m = make_cluster(256, {seed % 256}, 0.5, 0.10, seed);
+    ClusterModel m = make_cluster(256, {static_cast<int>(seed % 256)}, 0.5, 0.10, seed);
     const CheckVerdict v = run(c, m);
     const auto d = with_status(v, NodeStatus::defective);
     missed += d.count(m.names[seed % 256]) ? 0 : 1;
@@ -154,6 +154,20 @@ TEST(Pairwise, AMarginalPairIsReTestedBeforeItsLinkIsNamed) {
 }
 
 #if CCBENCH_HAVE_YAML
+TEST(Bisect, TheSpecNamesSwitches) {
+  const std::string head = "switches:\n  leaf1: [a, b]\n  leaf2: [c]\n";
+  const std::string checks = "checks:\n  - {name: s, collective: all_reduce, sizes: [8], pattern: bisect, gates: [{metric: time, at: 8, max: 1}]}\n";
+  const AcceptSpec spec = parse_spec(head + checks, "s.yaml");
+  EXPECT_EQ(spec.switch_of.at("b"), "leaf1");
+  EXPECT_EQ(spec.switch_of.at("c"), "leaf2");
+  try {
+    parse_spec("switches:\n  leaf1: [a, b]\n  leaf2: [b]\n" + checks, "s.yaml");
+    FAIL() << "a host under two switches was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "s.yaml:3: switches.leaf2[0]: host 'b' is already under switch leaf1");
+  }
+}
+
 std::string cluster_error(const std::string& text) {
   try {
     parse_cluster(text, "c.yaml");

@@ -55,6 +55,8 @@ TEST(OutputFile, DevicesAreWrittenIntoNotReplaced) {
   ASSERT_EQ(::stat("/dev/null", &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
   EXPECT_THROW(write_file_atomically("--json", "/dev/full", std::string("x")), UsageError);  // ENOSPC is reported
+  // /dev/stdout is a link (to /proc/self/fd/1): the one kind that is followed.
+  EXPECT_NO_THROW(check_output_writable("-J", "/dev/stdout"));
 }
 
 TEST(OutputFile, AWriteErrorIsKeptAndLaterWritesDoNothing) {
