@@ -56,10 +56,13 @@ rounds), ring (node i with i+1), bisect (group testing: failing groups split
 in halves, all at once, until pairs; about log2(n) + 3 rounds). After a
 pairwise or ring pass, suspects are re-paired with good nodes (second pass)
 so that the verdict names nodes. Nothing is blamed on one measurement: a
-suspect fails with two references (bisect) or a reference (pairwise), a pair
-of two cleared nodes fails again before its link is named, a failing group
-whose halves pass is re-tested whole; a failure that does not repeat is
-reported as noise, not as a verdict. Every verdict says its margin (how far
+suspect is DEFECTIVE only when it fails with two different references, a
+pair of two cleared nodes fails again before its link is named, a failing
+group whose halves pass is re-tested whole (bisect), a failing node is
+measured again (per-node); a failure that does not repeat is reported as
+noise, not as a verdict. Nodes are told apart by host name; the spec's
+switches: names each host's switch (bisect splits along them and names a
+switch whose hosts all fail). Every verdict says its margin (how far
 the median was from the bar).
 Numbers: busbw/algbw in GB/s (1e9 B/s), time in us, out-of-place, time =
 pipelined mean over the group's ranks, as a plain run prints them.

@@ -97,11 +97,14 @@ struct CheckVerdict {
   double wall_s = 0;   // their wall time (simulated with --simulate)
 };
 
-// Node verdicts and findings from both passes. per-node: a failing node is
-// defective. all: a failure is the whole group's (no node is named).
-// pairwise/ring: a suspect that fails with a reference in the second pass
-// is defective, one that passes is cleared; a failing pair of two nodes that
-// pass elsewhere is reported as that pair's problem (link or path).
+// Node verdicts and findings from both passes (pairwise, ring, per-node,
+// all; bisect judges in CheckPlan). per-node: a failing node whose re-test
+// also fails is defective. all: a failure is the whole group's (no node is
+// named). pairwise/ring: a suspect that fails with every reference it was
+// paired with (confirm, re-confirm) is defective, one that passes with one is
+// cleared; a failing pair of two cleared nodes that fails again when re-tested
+// is reported as that pair's problem (link or path), one that passes then is
+// noise. The check passes when nothing is blamed.
 void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts);
 
 }  // namespace ccb
