@@ -82,7 +82,7 @@ class CheckPlan {
   std::vector<std::vector<int>> confirm_fail_;  // per node: tested_ indices of failing confirmations
   std::vector<int> confirm_pass_;               // per node: tested_ index of its passing confirmation (-1)
   std::vector<std::size_t> pending_pairs_;      // failing pairs waiting for their members' confirmations
-  int search_round_ = 0, second_round_ = 0;
+  int search_round_ = 0;
   bool started_ = false;
   bool pairs_tried_ = false;  // the suspects' pairs were run for want of references
 };
