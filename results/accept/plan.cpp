@@ -187,7 +187,7 @@ std::vector<NodeGroup> CheckPlan::split(const NodeGroup& g) const {
 int CheckPlan::reference_for(int subject, const std::set<int>& busy, int skip) const {
   if (cleared_.empty()) return -1;
   // Spread references: start at a place that depends on the subject.
-  auto it = cleared_.lower_bound((subject * 7919) % std::max(1, nodes_));
+  auto it = cleared_.lower_bound(static_cast<int>((static_cast<long long>(subject) * 7919) % std::max(1, nodes_)));
   for (std::size_t k = 0; k < cleared_.size(); ++k, ++it) {
     if (it == cleared_.end()) it = cleared_.begin();
     const int r = *it;
