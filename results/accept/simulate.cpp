@@ -78,7 +78,7 @@ ClusterModel parse_cluster(const std::string& text, const std::string& file) {
   yamlf::check_keys(file, root, "", {"nodes", "defective", "defective_links", "defective_switches", "nodes_per_switch",
                                      "noise_cv", "healthy_margin", "test_time_s", "seed"});
   if (!root["nodes"]) fail(file, root, "nodes", "missing (how many nodes the cluster has)");
-  const int n = static_cast<int>(yamlf::number(file, root, "", "nodes", 2, 1 << 20, true, true));
+  const int n = static_cast<int>(yamlf::number(file, root, "", "nodes", 2, 1 << 17, true, true));
   const double seed = yamlf::number(file, root, "", "seed", 0, 9007199254740991.0, false, true);
   ClusterModel m = make_cluster(n, {}, 1, 0, std::isnan(seed) ? 1 : static_cast<std::uint64_t>(seed));
   m.file = file;
