@@ -156,6 +156,7 @@ struct Session {
   std::map<std::string, Baseline> baselines;  // rank 0
   std::vector<std::string> run_errors;        // rank 0
   int interrupted = 0;                        // signal that stopped the run
+  Population population;                      // rank 0: the current check's groups (population gates)
 
   std::string group_name(const NodeGroup& g) const { return group_hosts(g, hosts); }
 
@@ -171,7 +172,6 @@ struct Session {
 
   // Runs one round of groups at once; on rank 0 returns the judged groups.
   std::vector<GroupVerdict> run_round(const Check& c, const PlannedRound& round) {
-    std::vector<GroupVerdict> out;
     Config cfg = check_config(c, args.spec.file);
     const BaselineLookup lookup = [this](const Check& ch, const Gate& g, int ranks, int nodes) {
       return baseline_value(ch, g, ranks, nodes);
@@ -204,6 +204,7 @@ struct Session {
     interrupted = static_cast<int>(stop[0]);
     const std::vector<std::string> all = world.gather_strings(mine);
     if (world.rank() == 0) fmt::print(stderr, "ccbench accept:   round {} took {:.1f} s\n", round.round + 1, world.now() - started);
+    std::vector<GroupRun> runs;
     for (const std::string& text : all) {
       if (text.empty()) continue;
       const auto j = nlohmann::json::parse(text);
@@ -225,9 +226,9 @@ struct Session {
           run_errors.push_back(fmt::format("{}: {} could not run ({}; see stderr)", c.name, group_name(run.nodes),
                                            run.repeats.back().error));
       }
-      out.push_back(judge_group(c, run, lookup));
+      runs.push_back(std::move(run));
     }
-    return out;
+    return judge_round(c, runs, population, lookup);
   }
 };
 
@@ -349,7 +350,7 @@ std::string request_accept_paths(const AcceptSpec& spec) {
 
 int run_accept(const AcceptArgs& args, const Comm& world, const std::string& nccl_log) {
   const AcceptSpec& spec = args.spec;
-  Session s{args, world, nccl_log, {}, {}, 0, {}, {}, 0};
+  Session s{args, world, nccl_log, {}, {}, 0, {}, {}, 0, {}};
   // The same spec everywhere: rank 0's text governs.
   {
     std::string rank0 = args.spec_text;
@@ -404,6 +405,7 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
   for (const Check& c : spec.checks) {
     if (s.interrupted) break;
     std::optional<CheckPlan> plan;  // rank 0 decides every round
+    s.population = Population{};
     if (world.rank() == 0) plan.emplace(c, nodes, switch_labels(spec, s.hosts));
     const double started = world.now();
     while (!s.interrupted) {

@@ -185,18 +185,19 @@ CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_
     return g.metric == Metric::busbw ? h.busbw_gbps : g.metric == Metric::algbw ? h.busbw_gbps / factor : h.time_us;
   };
   double wall = 0;
+  Population population;
   while (const auto round = plan.next()) {
-    std::vector<GroupVerdict> judged;
+    std::vector<GroupRun> runs;
     double longest = 0;
     for (const NodeGroup& g : round->groups) {
       GroupRun run = simulate_group(c, m, g, rng);
       run.pass = round->pass;
       run.round = round->round;
-      judged.push_back(judge_group(c, run, healthy_base));
+      runs.push_back(std::move(run));
       longest = std::max(longest, m.test_seconds(g.size()) * c.repeats);
     }
     wall += longest;
-    plan.record(judged);
+    plan.record(judge_round(c, runs, population, healthy_base));
   }
   CheckVerdict v = plan.finish(m.names);
   v.wall_s = wall;

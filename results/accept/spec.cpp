@@ -45,6 +45,9 @@ std::string Gate::describe() const {
   const char* unit = metric == Metric::time ? "us" : "GB/s";
   const char* cmp = higher_is_better(metric) ? ">=" : "<=";
   const std::string at = "at " + format_size(at_bytes);
+  if (population)
+    return fmt::format("{} {} {:g} x the median of this check's groups of the same size (or 3 MADs, whichever is "
+                       "further) {}", name(metric), cmp, higher_is_better(metric) ? 1 - max_drop : 1 + max_drop, at);
   if (relative())
     return fmt::format("{} {} {:g} x baseline median ({} {:g}%) {}", name(metric), cmp,
                        higher_is_better(metric) ? 1 - max_drop : 1 + max_drop, higher_is_better(metric) ? "-" : "+",
@@ -70,7 +73,7 @@ std::size_t size_value(const std::string& file, const YAML::Node& n, const std::
 
 Gate parse_gate(const std::string& file, const YAML::Node& g, const std::string& where, const Check& c,
                 const std::filesystem::path& folder) {
-  yamlf::check_keys(file, g, where, {"metric", "at", "min", "max", "tolerance", "baseline", "max_drop"});
+  yamlf::check_keys(file, g, where, {"metric", "at", "min", "max", "tolerance", "baseline", "max_drop", "population"});
   Gate gate;
   gate.line = g.Mark().line + 1;
   const std::string metric = yamlf::text(file, g, where, "metric", true);
@@ -97,14 +100,19 @@ Gate parse_gate(const std::string& file, const YAML::Node& g, const std::string&
   } else if (g["max_drop"]) {
     fail(file, g["max_drop"], key_path(where, "max_drop"), "needs baseline: FILE");
   }
+  if (g["population"]) {
+    if (g["baseline"]) fail(file, g["population"], key_path(where, "population"), "give baseline or population, not both");
+    gate.population = true;
+    gate.max_drop = yamlf::number(file, g, where, "population", 0, 0.99, true);
+  }
   const int given = !std::isnan(gate.min) + !std::isnan(gate.max) + gate.relative();
-  if (given != 1) fail(file, g, where, "give exactly one of min (bandwidth floor), max (time ceiling), baseline");
+  if (given != 1) fail(file, g, where, "give exactly one of min (bandwidth floor), max (time ceiling), baseline, population");
   if (!std::isnan(gate.min) && !busbw_like)
     fail(file, g["min"], key_path(where, "min"), "a floor applies to busbw or algbw; time takes max");
   if (!std::isnan(gate.max) && busbw_like)
     fail(file, g["max"], key_path(where, "max"), fmt::format("a ceiling applies to time; {} takes min", metric));
   if (gate.relative() && g["tolerance"])
-    fail(file, g["tolerance"], key_path(where, "tolerance"), "a baseline gate takes max_drop, not tolerance");
+    fail(file, g["tolerance"], key_path(where, "tolerance"), "a baseline or population gate takes no tolerance");
   return gate;
 }
 

@@ -35,9 +35,14 @@ struct Gate {
   // for the same collective, dtype, op, ranks, nodes and size.
   std::string baseline;  // path of a `ccbench baseline` file (relative to the spec's folder)
   double max_drop = std::numeric_limits<double>::quiet_NaN();
+  // Population: relative to this check's own groups of the same node count
+  // (`population: F`): no worse than F below their median, and than 3 x
+  // 1.4826 x MAD below it (whichever is further); judged once 3 or more
+  // such groups were measured, passed with a note before that.
+  bool population = false;
   int line = 0;  // in the spec
 
-  bool relative() const { return !baseline.empty(); }
+  bool relative() const { return !baseline.empty() || population; }
   // The bar a measured value must reach (absolute gates ignore `base`).
   double bar(double base = 0) const;
   bool passes(double value, double base = 0) const;

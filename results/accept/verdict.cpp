@@ -61,9 +61,12 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
     GateResult gr;
     if (g.relative()) {
       gr.base = baseline ? baseline(check, g, run.ranks, nodes) : std::nullopt;
-      if (!gr.base) gr.note = fmt::format("{}: no baseline entry for {} {} {} ranks {} nodes {} at {} B", g.baseline,
-                                          check.collective->name, info(check.dtype).name, name(check.op), run.ranks,
-                                          nodes, g.at_bytes);
+      if (!gr.base && g.population)
+        gr.note = fmt::format("population gate not judged: fewer than 3 groups of {} nodes measured so far", nodes);
+      else if (!gr.base)
+        gr.note = fmt::format("{}: no baseline entry for {} {} {} ranks {} nodes {} at {} B", g.baseline,
+                              check.collective->name, info(check.dtype).name, name(check.op), run.ranks, nodes,
+                              g.at_bytes);
     }
     gr.bar = g.bar(gr.base.value_or(0));
     for (const RepeatResult& r : run.repeats) {
@@ -74,7 +77,7 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
       gr.values.push_back(value);
       if ((!g.relative() || gr.base) && g.passes(value, gr.base.value_or(0))) ++gr.passed;
     }
-    gr.pass = gr.passed >= check.pass_repeats;
+    gr.pass = gr.passed >= check.pass_repeats || (g.population && !gr.base);  // no peers yet: not judged
     v.gates.push_back(gr);
   }
   v.headline = v.gates.empty() ? kNaNv : median_of(v.gates.front().values);
@@ -103,6 +106,47 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
     }
   }
   return v;
+}
+
+void Population::add(const Check& check, const GroupRun& run) {
+  for (std::size_t i = 0; i < check.gates.size(); ++i) {
+    const Gate& g = check.gates[i];
+    if (!g.population) continue;
+    std::vector<double> values;
+    for (const RepeatResult& r : run.repeats)
+      if (r.error.empty())
+        for (const MeasuredPoint& p : r.points)
+          if (p.requested_bytes == g.at_bytes) values.push_back(metric_of(p, g.metric));
+    const double m = median_of(values);
+    if (std::isfinite(m)) medians_[{i, static_cast<int>(run.nodes.size())}].push_back(m);
+  }
+}
+
+std::optional<double> Population::base(const Check& check, const Gate& g, int nodes) const {
+  std::size_t index = 0;
+  while (index < check.gates.size() && &check.gates[index] != &g) ++index;
+  const auto it = medians_.find({index, nodes});
+  if (it == medians_.end() || it->second.size() < 3) return std::nullopt;
+  const double median = median_of(it->second);
+  std::vector<double> dev;
+  for (double x : it->second) dev.push_back(std::fabs(x - median));
+  const double spread = 3 * 1.4826 * median_of(dev);
+  // bar = base x (1 -/+ max_drop) must be at least `spread` away from the median.
+  const double f = higher_is_better(g.metric) ? 1 - g.max_drop : 1 + g.max_drop;
+  const double far = higher_is_better(g.metric) ? std::min(median * f, median - spread) : std::max(median * f, median + spread);
+  return far / f;
+}
+
+std::vector<GroupVerdict> judge_round(const Check& check, const std::vector<GroupRun>& runs, Population& population,
+                                      const BaselineLookup& baseline) {
+  for (const GroupRun& r : runs) population.add(check, r);
+  const BaselineLookup lookup = [&](const Check& c, const Gate& g, int ranks, int nodes) -> std::optional<double> {
+    if (g.population) return population.base(c, g, nodes);
+    return baseline ? baseline(c, g, ranks, nodes) : std::nullopt;
+  };
+  std::vector<GroupVerdict> out;
+  for (const GroupRun& r : runs) out.push_back(judge_group(check, r, lookup));
+  return out;
 }
 
 Suspects find_suspects(const std::vector<GroupVerdict>& first, int nodes) {

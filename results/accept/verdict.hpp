@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +64,25 @@ struct GroupVerdict {
 };
 
 GroupVerdict judge_group(const Check& check, const GroupRun& run, const BaselineLookup& baseline);
+
+// The groups of this check measured so far, for population gates: per gate
+// and node count, each group's median over repeats.
+class Population {
+ public:
+  void add(const Check& check, const GroupRun& run);
+  // The value a population gate's bar is taken from (bar = value x (1 -
+  // max_drop) for bandwidth): the median, or lower so that the bar is also at
+  // least 3 x 1.4826 x MAD below the median; nullopt with fewer than 3 groups.
+  std::optional<double> base(const Check& check, const Gate& g, int nodes) const;
+
+ private:
+  std::map<std::pair<std::size_t, int>, std::vector<double>> medians_;  // (gate index, nodes)
+};
+
+// A whole round: every group enters the population first, then each is
+// judged (population gates against it, baseline gates through `baseline`).
+std::vector<GroupVerdict> judge_round(const Check& check, const std::vector<GroupRun>& runs, Population& population,
+                                      const BaselineLookup& baseline);
 
 enum class NodeStatus { pass, defective, cleared, presumed_good, suspect, failed };
 std::string_view name(NodeStatus s);

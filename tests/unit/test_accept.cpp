@@ -97,7 +97,7 @@ TEST(AcceptSpec, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(spec_error("name: x\n"), "s.yaml:1: checks: missing");
   EXPECT_EQ(spec_error("checks: [\n"), "s.yaml:2: not valid YAML (end of sequence flow not found)");
   EXPECT_EQ(spec_error(with("{metric: time, at: 8, max: 50}", "{metric: time, at: 8}")),
-            "s.yaml:11: checks[0].gates[1]: give exactly one of min (bandwidth floor), max (time ceiling), baseline");
+            "s.yaml:11: checks[0].gates[1]: give exactly one of min (bandwidth floor), max (time ceiling), baseline, population");
   EXPECT_EQ(spec_error(with("collective: all_reduce", "collective: all_gather\n    op: max")),
             "s.yaml:5: checks[0].op: all_gather does not reduce");
 }

@@ -11,6 +11,7 @@
 #include "harness/usage_error.hpp"
 #include "results/accept/plan.hpp"
 #include "results/accept/simulate.hpp"
+#include "results/accept/verdict.hpp"
 
 namespace ccb {
 namespace {
@@ -153,6 +154,30 @@ TEST(Pairwise, AMarginalPairIsReTestedBeforeItsLinkIsNamed) {
   EXPECT_TRUE(named) << ::testing::PrintToString(v.findings);
 }
 
+TEST(Population, AGateRelativeToThisRunsGroupsFindsASlowNodeWithoutAFloor) {
+  // No absolute floor: pairs are judged against the median (and MAD) of this
+  // check's pairs. A node at 60% of the others is named; a clean cluster
+  // with 5% noise passes.
+  Check c = bisect_check(Pattern::pairwise);
+  Gate g;
+  g.at_bytes = 1 << 20;
+  g.population = true;
+  g.max_drop = 0.2;
+  c.gates = {g};
+  const CheckVerdict bad = run(c, make_cluster(16, {5}, 0.6, 0.03, 1));
+  EXPECT_EQ(with_status(bad, NodeStatus::defective), (std::set<std::string>{"node0006"}));
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) EXPECT_TRUE(run(c, make_cluster(16, {}, 1, 0.05, seed)).pass) << seed;
+  // Fewer than 3 groups of a size: not judged, said in the note.
+  Population none;
+  GroupRun one;
+  one.nodes = {0, 1};
+  one.ranks = 2;
+  one.repeats.push_back({{MeasuredPoint{1 << 20, 1 << 20, 10, 10, 1, 0}}, ""});
+  const auto v = judge_round(c, {one}, none, {});
+  EXPECT_TRUE(v[0].pass);
+  EXPECT_NE(v[0].gates[0].note.find("fewer than 3 groups of 2 nodes"), std::string::npos);
+}
+
 #if CCBENCH_HAVE_YAML
 TEST(Bisect, TheSpecNamesSwitches) {
   const std::string head = "switches:\n  leaf1: [a, b]\n  leaf2: [c]\n";
@@ -160,6 +185,10 @@ TEST(Bisect, TheSpecNamesSwitches) {
   const AcceptSpec spec = parse_spec(head + checks, "s.yaml");
   EXPECT_EQ(spec.switch_of.at("b"), "leaf1");
   EXPECT_EQ(spec.switch_of.at("c"), "leaf2");
+  const AcceptSpec pop = parse_spec("checks:\n  - {name: p, collective: all_reduce, sizes: [1M], pattern: pairwise, "
+                                    "gates: [{metric: busbw, at: 1M, population: 0.2}]}\n", "p.yaml");
+  EXPECT_TRUE(pop.checks[0].gates[0].population);
+  EXPECT_DOUBLE_EQ(pop.checks[0].gates[0].max_drop, 0.2);
   try {
     parse_spec("switches:\n  leaf1: [a, b]\n  leaf2: [b]\n" + checks, "s.yaml");
     FAIL() << "a host under two switches was accepted";
