@@ -158,6 +158,8 @@ if [ -z "$only" ] || [ "$only" = accept ]; then
   printf "${ok/\[1M\]/[$huge]}" >"$dir/a-size.yaml"; acc huge_size "sizes\[0\]: '$huge' is not a size" "$dir/a-size.yaml"
   printf "${ok/name: a/name: \"a\\x1b[31mred\"}" >"$dir/a-ctl.yaml"; acc control_chars_in_name "checks\[0\].name: 1 to 64 letters" "$dir/a-ctl.yaml"
   printf 'checks:\n  - name: caf\xe9\n    collective: all_reduce\n    sizes: [8]\n    gates: [{metric: time, at: 8, max: 1}]\n' >"$dir/a-utf.yaml"; acc non_utf8_name "name: 1 to 64 letters|not valid YAML" "$dir/a-utf.yaml"
+  printf "${ok/min: 1/population: 0.2, baseline: b.json, max_drop: 0.1}" >"$dir/a-pop.yaml"; acc population_and_baseline "population: give baseline or population, not both" "$dir/a-pop.yaml"
+  printf "${ok/min: 1/population: 1.5}" >"$dir/a-pop2.yaml"; acc population_out_of_range "population: 1.5 is out of range" "$dir/a-pop2.yaml"
   for bad in . .. .hidden; do
     printf "${ok/name: a/name: \"$bad\"}" >"$dir/a-name$bad.yaml"; acc "dot_name$bad" "checks\[0\].name: '\\$bad' starts with '.'" "$dir/a-name$bad.yaml"
   done
