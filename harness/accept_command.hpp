@@ -1,5 +1,5 @@
 // ccbench accept SPEC.yaml: runs an acceptance spec's checks across the nodes
-// of an MPI job, judges them and writes the verdicts (README "Acceptance
+// of an MPI job, judges them and writes the verdicts (docs/acceptance.md "Acceptance
 // testing"). ccbench baseline: medians of several runs for relative gates.
 #pragma once
 #include <optional>

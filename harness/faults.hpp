@@ -1,4 +1,4 @@
-// Test-only fault injection (README "Failure behaviour"): CCBENCH_FAULT=
+// Test-only fault injection (docs/failures.md): CCBENCH_FAULT=
 //   corrupt:rank=R            one wrong element in R's result after a check run
 //   hang:rank=R[:bytes=S]     R stops before the first point of at least S bytes
 //                             (the others block in the collective: a hang)

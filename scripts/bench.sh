@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The performance figures in the README, each measured side by side with its
+# The performance figures in docs/performance.md, each measured side by side with its
 # baseline in one run:
 #  1. host kernels (reduce, verify, fill) in GB/s of buffer, next to memcpy of
 #     the same bytes; median of 5 repetitions, ratio = kernel / memcpy;

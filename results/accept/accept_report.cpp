@@ -117,7 +117,7 @@ Report build_accept_report(const AcceptOutcome& o) {
   }
   summary.note = "A group passes when it passes every gate in at least k of its n repeats and no element fails "
                  "verification; a check passes when nothing is blamed (no node defective or left a suspect, no link "
-                 "or group finding): a failure that a re-test took back is noise, not a verdict (README: Acceptance "
+                 "or group finding): a failure that a re-test took back is noise, not a verdict (docs/acceptance.md: Acceptance "
                  "testing).";
   top.tables.push_back(summary);
   r.sections.push_back(top);

@@ -1,6 +1,6 @@
 // An acceptance spec: the checks `ccbench accept` runs and the gates their
 // results must pass. Read from YAML; every error names file, line and key.
-// Format and meaning: README "Acceptance testing".
+// Format and meaning: docs/acceptance.md.
 #pragma once
 #include <cmath>
 #include <cstddef>

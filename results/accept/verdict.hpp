@@ -1,5 +1,5 @@
 // Judging acceptance results: gates per group (k of n repeats), then nodes.
-// Pure logic: the measurements come in, verdicts go out (README
+// Pure logic: the measurements come in, verdicts go out (docs/acceptance.md
 // "Acceptance testing" states every rule used here).
 #pragma once
 #include <cstdint>

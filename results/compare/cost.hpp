@@ -1,4 +1,4 @@
-// Cost profiles and the workload model (YAML files; see README "Comparing
+// Cost profiles and the workload model (YAML files; see docs/compare.md "Comparing
 // results: cost"). Everything is reduced to a price per GPU-hour (per rank
 // for host-memory runs), then:
 //   cost per PB at peak = price_per_gpu_hour * 1e6 / (3600 * peak_busbw_gbps)
