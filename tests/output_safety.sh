@@ -12,12 +12,16 @@
 #   stdout      the table, compare's report and --help to /dev/full: exit 5,
 #               one line; compare still writes its files; the run's -J file
 #               gets its end record
-#   pipe        one process piped into `head -1`: exit 5, the points so far
-#               and an end record in the -J file
-#   sighup      SIGHUP to one process: exit 129, end record "interrupted: SIGHUP"
+#   pipe        one process piped into a reader that never reads and exits
+#               (the table is larger than the pipe's buffer): exit 5, the
+#               points so far and an end record in the -J file
+#   sighup      SIGHUP to one process (held by a test-only hang, so the signal
+#               cannot come after the end): exit 129, end record
+#               "interrupted: SIGHUP ..."
 #   same_path   one path twice (-J X --csv X, compare --json = an input,
-#               baseline --out = its input), a second run on a locked -J
-#               file, a FIFO with no reader: exit 2 with one line, nothing
+#               baseline --out = its input), a second run on a -J file
+#               locked by a first one (held by a test-only hang), a FIFO with
+#               no reader: exit 2 with one line, nothing
 #               written or truncated
 #   big_input   a 3 GiB sparse file in a results folder, compare and baseline
 #               under a 2 GiB address-space limit (CCBENCH_HOSTILE_VMEM_KB: ASan
@@ -114,21 +118,25 @@ EOF
     "$validate" t.jsonl >/dev/null || fail "the -J file does not validate"
     ;;
   pipe)
-    "$ccbench" all_reduce -b 8 -e 256M -f 2 -n 20 -J p.jsonl 2>"$dir/err" | head -1 >/dev/null
+    # The reader never reads and exits after 1 s; the table (130 KB) cannot fit
+    # the pipe's 64 KiB, so ccbench is still writing when the reader is gone.
+    "$ccbench" all_reduce -b 8 -e 1M -f 2 -n 2 -w 0 -d all -o all -J p.jsonl 2>"$dir/err" | sleep 1
     code=${PIPESTATUS[0]}
     [ "$code" = 5 ] || fail "exit $code when stdout's reader went away, expected 5"
     one_line "cannot write stdout: Broken pipe"
     grep -q '"status":"failed: output stdout: Broken pipe","type":"end"' p.jsonl || fail "no end record in the -J file"
     ;;
   sighup)
-    "$ccbench" all_reduce -b 8 -e 64M -f 2 -n 20 -J h.jsonl >/dev/null 2>"$dir/err" &
+    # The run hangs (test-only fault) before its 1 KiB point: the signal
+    # cannot arrive after the run has ended.
+    CCBENCH_FAULT=hang:rank=0:bytes=1024 "$ccbench" all_reduce -b 8 -e 64K -f 2 -J h.jsonl >/dev/null 2>"$dir/err" &
     pid=$!
-    for _ in $(seq 600); do grep -q '"type":"point"' h.jsonl 2>/dev/null && break; sleep 0.1; done
+    for _ in $(seq 600); do grep -q '"requested_bytes":512,' h.jsonl 2>/dev/null && break; sleep 0.1; done
     kill -HUP $pid
     wait $pid
     code=$?
     [ $code = 129 ] || fail "exit $code after SIGHUP, expected 129"
-    grep -q '"exit_code":129,.*"status":"interrupted: SIGHUP".*"type":"end"' h.jsonl || fail "no end record"
+    grep -q '"exit_code":129,.*"status":"interrupted: SIGHUP[^"]*".*"type":"end"' h.jsonl || fail "no end record"
     ;;
   same_path)
     "$ccbench" all_reduce -b 8 -e 8 -J x.out --csv x.out >/dev/null 2>"$dir/err"
@@ -142,9 +150,11 @@ EOF
     "$ccbench" baseline --out keep.jsonl keep.jsonl >/dev/null 2>"$dir/err"
     [ $? = 2 ] || fail "baseline --out naming its input was not refused"
     cmp -s keep.jsonl run.jsonl || fail "the input was changed"
-    "$ccbench" all_reduce -b 8 -e 64M -f 2 -n 20 -J locked.jsonl >/dev/null 2>/dev/null &
+    # The first run hangs (test-only fault) before its 1 KiB point, holding
+    # the lock until it is told to stop.
+    CCBENCH_FAULT=hang:rank=0:bytes=1024 "$ccbench" all_reduce -b 8 -e 64K -f 2 -J locked.jsonl >/dev/null 2>/dev/null &
     pid=$!
-    for _ in $(seq 600); do grep -q '"type":"run"' locked.jsonl 2>/dev/null && break; sleep 0.1; done
+    for _ in $(seq 600); do grep -q '"type":"point"' locked.jsonl 2>/dev/null && break; sleep 0.1; done
     "$ccbench" all_reduce -b 8 -e 8 -J locked.jsonl >/dev/null 2>"$dir/err"
     code=$?
     kill -TERM $pid; wait $pid
