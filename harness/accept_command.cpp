@@ -296,6 +296,14 @@ Report write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome) {
   return report;
 }
 
+// The final verdict files, then the report on the terminal and where the
+// files are; the exit code of printing (0, or 5 when stdout failed).
+int write_and_print(const AcceptArgs& args, const AcceptOutcome& outcome, const std::string& raw) {
+  const Report report = write_verdicts(args, outcome);
+  return print_or_fail(render_terminal(report, use_color(args.color)) +
+                       fmt::format("verdicts: {}/verdict.json, verdict.md, report.html; {}\n", args.out_dir, raw));
+}
+
 }  // namespace
 
 std::string_view accept_help() { return kAcceptHelp; }
@@ -440,11 +448,7 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
     outcome.run_errors.insert(outcome.run_errors.end(), s.run_errors.begin(), s.run_errors.end());
     code = s.interrupted ? 128 + s.interrupted : outcome.exit_code();
     try {
-      const Report report = write_verdicts(args, outcome);
-      const bool color = args.color == "always" || (args.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
-      const int printed = print_or_fail(render_terminal(report, color) +
-                                        fmt::format("verdicts: {}/verdict.json, verdict.md, report.html; raw results: {}/raw/\n",
-                                                    args.out_dir, args.out_dir));
+      const int printed = write_and_print(args, outcome, fmt::format("raw results: {}/raw/", args.out_dir));
       if (printed != kExitOk && code == kExitOk) code = printed;
     } catch (const UsageError& e) {
       fmt::print(stderr, "ccbench: {}\n", e.what());
@@ -477,10 +481,7 @@ int run_accept_simulated(const AcceptArgs& args) {
                  name(c.pattern), outcome.checks.back().rounds, outcome.checks.back().wall_s);
     }
     outcome.ended_at = utc_now_iso8601();
-    const Report report = write_verdicts(args, outcome);
-    const bool color = args.color == "always" || (args.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
-    const int printed = print_or_fail(render_terminal(report, color) +
-                                      fmt::format("verdicts (simulated): {}/verdict.json, verdict.md, report.html\n", args.out_dir));
+    const int printed = write_and_print(args, outcome, "simulated, no raw results");
     return outcome.exit_code() != kExitOk ? outcome.exit_code() : printed;
   } catch (const UsageError& e) {
     fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));

@@ -178,9 +178,8 @@ int compare(const CompareArgs& a) {
   cost.profiles.resize(sets.size());
   std::set<std::string> costed;
   for (const auto& c : a.costs)
-    if (!costed.insert(split_assignment("--cost", c).first).second)
-      throw UsageError(fmt::format("--cost {}: given twice for that label (one cost profile per result set)",
-                                   terminal_safe(split_assignment("--cost", c).first)));
+    if (const std::string label = split_assignment("--cost", c).first; !costed.insert(label).second)
+      throw UsageError(fmt::format("--cost {}: given twice for that label (one cost profile per result set)", terminal_safe(label)));
   for (const auto& c : a.costs) {
     const auto [label, file] = split_assignment("--cost", c);
     bool found = false;
@@ -194,8 +193,7 @@ int compare(const CompareArgs& a) {
   const Report report = build_report(comparison, cost, ReportLimits{});
   std::string stdout_error;  // reported after the files are written
   if (!a.quiet) {
-    const bool color = a.color == "always" || (a.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
-    write_stdout(render_terminal(report, color), &stdout_error);
+    write_stdout(render_terminal(report, use_color(a.color)), &stdout_error);
   }
   const auto text = [](std::string s) { return [s = std::move(s)](std::FILE* f) { std::fwrite(s.data(), 1, s.size(), f); }; };
   if (!a.md.empty()) write_file_atomically("--md", a.md, text(render_markdown(report)));

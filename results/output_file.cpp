@@ -57,6 +57,8 @@ Existing look_output(const std::string& path) {
   return e;
 }
 
+constexpr const char* kNoLinks = "is a symbolic link; ccbench does not write through links (give the file's own path)";
+
 [[noreturn]] void refuse(const std::string& flag, const std::string& path, const std::string& what) {
   throw UsageError(fmt::format("{} {}: {}", flag, path, what));
 }
@@ -79,7 +81,7 @@ bool written_into(const Existing& e) { return e.exists && (is_stream(e.st) || e.
 void check_kind(const std::string& flag, const std::string& path, const Existing& e) {
   if (!e.exists || e.followed) return;
   if (S_ISLNK(e.st.st_mode))
-    refuse(flag, path, "is a symbolic link; ccbench does not write through links (give the file's own path)");
+    refuse(flag, path, kNoLinks);
   if (S_ISDIR(e.st.st_mode)) refuse(flag, path, "is a folder");
   if (!S_ISREG(e.st.st_mode) && !is_stream(e.st))
     refuse(flag, path, "is not a regular file, character device or FIFO; ccbench does not write there");
@@ -160,7 +162,7 @@ OutputFile::OutputFile(const std::string& flag, const std::string& path) : path_
   }
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, 0666);
   if (fd_ < 0) {
-    if (errno == ELOOP) refuse(flag, path, "is a symbolic link; ccbench does not write through links (give the file's own path)");
+    if (errno == ELOOP) refuse(flag, path, kNoLinks);
     refuse(flag, path, fmt::format("cannot write: {}", std::strerror(errno)));
   }
   struct stat st {};

@@ -2,13 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 
-#include "harness/usage_error.hpp"
 #include "results/output_file.hpp"
 #include "results/json_records.hpp"
 

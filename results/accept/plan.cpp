@@ -17,8 +17,18 @@ bool disjoint(const NodeGroup& g, const std::set<int>& busy) {
   return std::none_of(g.begin(), g.end(), [&](int n) { return busy.count(n) > 0; });
 }
 
-std::string margin_text(double m) {
-  return std::isfinite(m) ? fmt::format("margin {:+.0f}%", m * 100) : std::string("no margin: nothing measured");
+// Puts `g` into the first round where it meets no node already there, or a
+// new round.
+void pack(std::vector<Round>& rounds, const NodeGroup& g) {
+  for (Round& r : rounds) {
+    std::set<int> busy;
+    for (const NodeGroup& x : r) busy.insert(x.begin(), x.end());
+    if (disjoint(g, busy)) {
+      r.push_back(g);
+      return;
+    }
+  }
+  rounds.push_back({g});
 }
 
 }  // namespace
@@ -61,21 +71,11 @@ std::optional<PlannedRound> CheckPlan::next() {
       if (g.pass || g.run.nodes.size() != 2 || !pairs) continue;
       const int x = refs.count(g.run.nodes[0]) ? g.run.nodes[1] : g.run.nodes[0];
       const int first_ref = g.run.nodes[0] == x ? g.run.nodes[1] : g.run.nodes[0];
-      for (int r : verdict_.suspects.references) {
-        if (r == first_ref || r == x) continue;
-        const NodeGroup pair = x < r ? NodeGroup{x, r} : NodeGroup{r, x};
-        bool placed = false;
-        for (Round& round : reconfirm_rounds_) {
-          std::set<int> busy;
-          for (const NodeGroup& q : round) busy.insert(q.begin(), q.end());
-          if ((placed = disjoint(pair, busy))) {
-            round.push_back(pair);
-            break;
-          }
+      for (int r : verdict_.suspects.references)
+        if (r != first_ref && r != x) {
+          pack(reconfirm_rounds_, x < r ? NodeGroup{x, r} : NodeGroup{r, x});
+          break;
         }
-        if (!placed) reconfirm_rounds_.push_back({pair});
-        break;
-      }
     }
   }
   if (phase_ == Phase::reconfirm && reconfirm_next_ == reconfirm_rounds_.size()) {
@@ -88,34 +88,24 @@ std::optional<PlannedRound> CheckPlan::next() {
     for (const GroupVerdict& g : verdict_.first) {
       if (!pairs || g.pass || g.run.nodes.size() != 2 || !cleared.count(g.run.nodes[0]) || !cleared.count(g.run.nodes[1]))
         continue;
-      bool placed = false;
-      for (Round& r : retest_rounds_) {
-        std::set<int> busy;
-        for (const NodeGroup& x : r) busy.insert(x.begin(), x.end());
-        if ((placed = disjoint(g.run.nodes, busy))) {
-          r.push_back(g.run.nodes);
-          break;
-        }
-      }
-      if (!placed) retest_rounds_.push_back({g.run.nodes});
+      pack(retest_rounds_, g.run.nodes);
     }
   }
   PlannedRound r;
   if (phase_ == Phase::first) {
-    r = {first_rounds_[first_next_], 1, static_cast<int>(first_next_), {}};
+    r = {first_rounds_[first_next_], 1, static_cast<int>(first_next_)};
     ++first_next_;
   } else if (phase_ == Phase::second) {
-    r = {second_rounds_[second_next_], 2, static_cast<int>(second_next_), {}};
-    r.roles.assign(r.groups.size(), check_.pattern == Pattern::per_node ? "re-test" : "confirm");
+    r = {second_rounds_[second_next_], 2, static_cast<int>(second_next_)};
+    round_role_ = check_.pattern == Pattern::per_node ? "re-test" : "confirm";
     ++second_next_;
   } else if (phase_ == Phase::reconfirm) {
-    r = {reconfirm_rounds_[reconfirm_next_], 2, static_cast<int>(second_rounds_.size() + reconfirm_next_), {}};
-    r.roles.assign(r.groups.size(), "re-confirm");
+    r = {reconfirm_rounds_[reconfirm_next_], 2, static_cast<int>(second_rounds_.size() + reconfirm_next_)};
+    round_role_ = "re-confirm";
     ++reconfirm_next_;
   } else if (retest_next_ < retest_rounds_.size()) {
-    r = {retest_rounds_[retest_next_], 2,
-         static_cast<int>(second_rounds_.size() + reconfirm_rounds_.size() + retest_next_), {}};
-    r.roles.assign(r.groups.size(), "pair re-test");
+    r = {retest_rounds_[retest_next_], 2, static_cast<int>(second_rounds_.size() + reconfirm_rounds_.size() + retest_next_)};
+    round_role_ = "pair re-test";
     ++retest_next_;
   } else {
     return std::nullopt;
@@ -131,9 +121,7 @@ void CheckPlan::record(const std::vector<GroupVerdict>& judged) {
   }
   for (const GroupVerdict& g : judged) {
     GroupVerdict copy = g;
-    if (g.run.pass == 2 && phase_ == Phase::pair_retest) copy.run.role = "pair re-test";
-    else if (g.run.pass == 2 && phase_ == Phase::reconfirm) copy.run.role = "re-confirm";
-    else if (g.run.pass == 2) copy.run.role = check_.pattern == Pattern::per_node ? "re-test" : "confirm";
+    if (g.run.pass == 2) copy.run.role = round_role_;
     (g.run.pass == 1 ? verdict_.first : verdict_.second).push_back(copy);
   }
 }
@@ -174,7 +162,10 @@ std::vector<NodeGroup> CheckPlan::split(const NodeGroup& g) const {
       std::vector<NodeGroup> parts;
       for (auto& [name, nodes] : by) parts.push_back(nodes);
       NodeGroup a, b;
-      for (const NodeGroup& p : parts) (a.size() <= b.size() ? a : b).insert((a.size() <= b.size() ? a : b).end(), p.begin(), p.end());
+      for (const NodeGroup& p : parts) {
+        NodeGroup& smaller = a.size() <= b.size() ? a : b;
+        smaller.insert(smaller.end(), p.begin(), p.end());
+      }
       std::sort(a.begin(), a.end());
       std::sort(b.begin(), b.end());
       if (a.size() >= 2 && b.size() >= 2) return {a, b};
@@ -207,6 +198,20 @@ void CheckPlan::confirm_members(const NodeGroup& g, std::size_t source) {
   }
 }
 
+// Every pair of `nodes` as search groups (round-robin order), at the front
+// of the queue or its end.
+void CheckPlan::queue_pairs_of(const std::vector<int>& nodes, bool front) {
+  std::vector<Item> pairs;
+  for (const Round& round : schedule(Pattern::pairwise, static_cast<int>(nodes.size())))
+    for (const NodeGroup& local : round) {
+      Item pair;
+      pair.nodes = {nodes[static_cast<std::size_t>(local[0])], nodes[static_cast<std::size_t>(local[1])]};
+      pair.role = "search";
+      pairs.push_back(pair);
+    }
+  queue_.insert(front ? queue_.begin() : queue_.end(), pairs.begin(), pairs.end());
+}
+
 void CheckPlan::after_search_failure(std::size_t index) {
   const NodeGroup g = tested_[index].item.nodes;
   if (g.size() >= 4) {
@@ -229,7 +234,7 @@ void CheckPlan::after_children(std::size_t parent) {
   if (t.children_passed < t.children) return;  // a failing half carries the search
   Item it = t.item;
   it.role = "re-test";
-  it.parent = static_cast<int>(parent);
+  it.parent = -1;
   queue_.push_back(it);
 }
 
@@ -278,16 +283,8 @@ std::optional<PlannedRound> CheckPlan::next_bisect() {
     for (const Item& it : queue_) suspects.push_back(it.subject);
     std::sort(suspects.begin(), suspects.end());
     suspects.erase(std::unique(suspects.begin(), suspects.end()), suspects.end());
-    std::vector<Item> pairs;
-    for (const Round& round : schedule(Pattern::pairwise, static_cast<int>(suspects.size())))
-      for (const NodeGroup& local : round) {
-        Item pair;
-        pair.nodes = {suspects[static_cast<std::size_t>(local[0])], suspects[static_cast<std::size_t>(local[1])]};
-        pair.role = "search";
-        pairs.push_back(pair);
-      }
-    if (!pairs.empty()) {
-      queue_.insert(queue_.begin(), pairs.begin(), pairs.end());
+    if (suspects.size() >= 2) {
+      queue_pairs_of(suspects, true);
       return next_bisect();
     }
   }
@@ -300,10 +297,7 @@ std::optional<PlannedRound> CheckPlan::next_bisect() {
   PlannedRound r;
   r.pass = 1;
   r.round = search_round_++;
-  for (const Item& it : running_) {
-    r.groups.push_back(it.nodes);
-    r.roles.push_back(it.role);
-  }
+  for (const Item& it : running_) r.groups.push_back(it.nodes);
   ++rounds_;
   return r;
 }
@@ -329,25 +323,17 @@ void CheckPlan::record_bisect(const std::vector<GroupVerdict>& judged) {
         if (p.children_done == p.children) after_children(static_cast<std::size_t>(it.parent));
       }
     } else if (it.role == "re-test") {
-      const std::size_t parent = static_cast<std::size_t>(it.parent);
-      tested_[parent].retested = true;
       if (g->pass) {
         noise_.push_back(index);
       } else if (it.nodes.size() <= kPairwiseInsideMax) {
         // The group fails whole, twice, while each half passes: something
         // between nodes of different halves. Every pair inside it, by rounds.
-        for (const Round& round : schedule(Pattern::pairwise, static_cast<int>(it.nodes.size())))
-          for (const NodeGroup& local : round) {
-            Item pair;
-            pair.nodes = {it.nodes[static_cast<std::size_t>(local[0])], it.nodes[static_cast<std::size_t>(local[1])]};
-            pair.role = "search";
-            queue_.push_back(pair);
-          }
+        queue_pairs_of(it.nodes, false);
       } else {
         verdict_.findings.push_back(fmt::format(
             "the group of {} nodes fails as a whole ({}; twice) while each half passes: not a single node or link; "
             "suspect the fabric at this scale (e.g. a spine or uplink)", it.nodes.size(), g->reason));
-        verdict_.pass = false;
+        fabric_problem_ = true;
       }
     } else if (it.role == "confirm" || it.role == "re-confirm") {
       const std::size_t s = static_cast<std::size_t>(it.subject);
@@ -453,7 +439,7 @@ CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
   }
   for (std::size_t idx : noise_) {
     const Tested& t = tested_[idx];
-    v.findings.push_back(fmt::format("noise, not a verdict: {} failed once and passed when re-tested ({})",
+    v.findings.push_back(fmt::format("{}: {} failed once and passed when re-tested ({})", kNoiseFinding,
                                      group_hosts(t.item.nodes, hosts), margin_text(v.first[idx].margin)));
   }
   // A switch whose nodes all failed is named as the switch.
@@ -466,10 +452,7 @@ CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
         v.findings.insert(v.findings.begin(), fmt::format("switch {}: all its {} nodes are defective: suspect the switch "
                                                           "(or its uplink), not the nodes", sw, c.first));
   }
-  const bool group_problem = std::any_of(v.findings.begin(), v.findings.end(), [](const std::string& f) {
-    return f.rfind("the group of", 0) == 0;
-  });
-  v.pass = defective_.empty() && unconfirmed_.empty() && links_.empty() && !group_problem;
+  v.pass = defective_.empty() && unconfirmed_.empty() && links_.empty() && !fabric_problem_;
   return v;
 }
 

@@ -18,7 +18,6 @@ struct PlannedRound {
   Round groups;
   int pass = 1;   // 1 first pass (bisect: the search), 2 second pass (bisect: re-tests and confirmations)
   int round = 0;  // within its pass
-  std::vector<std::string> roles;  // per group (bisect), else empty
 };
 
 class CheckPlan {
@@ -38,18 +37,17 @@ class CheckPlan {
     std::string role;
     int subject = -1;       // confirm / re-confirm: the node under test
     int parent = -1;        // search: index of the failing group it came from (in tested_)
-    int attempt = 0;        // confirm: which reference this is (0 first, 1 the re-test)
   };
   struct Tested {
     Item item;
     bool pass = false;
     int children = 0, children_passed = 0, children_done = 0;
-    bool retested = false;
   };
 
   void after_search_failure(std::size_t index);
   void after_children(std::size_t parent);
   void confirm_members(const NodeGroup& g, std::size_t source);
+  void queue_pairs_of(const std::vector<int>& nodes, bool front);
   int reference_for(int subject, const std::set<int>& busy, int skip) const;
   std::vector<NodeGroup> split(const NodeGroup& g) const;
   std::optional<PlannedRound> next_bisect();
@@ -68,6 +66,7 @@ class CheckPlan {
   Phase phase_ = Phase::first;
   std::vector<Round> first_rounds_, second_rounds_, reconfirm_rounds_, retest_rounds_;
   std::size_t first_next_ = 0, second_next_ = 0, reconfirm_next_ = 0, retest_next_ = 0;
+  std::string round_role_;  // why the last planned round's groups run (second-pass phases)
   CheckVerdict verdict_;
 
   // bisect
@@ -82,6 +81,7 @@ class CheckPlan {
   std::vector<std::vector<int>> confirm_fail_;  // per node: tested_ indices of failing confirmations
   std::vector<int> confirm_pass_;               // per node: tested_ index of its passing confirmation (-1)
   std::vector<std::size_t> pending_pairs_;      // failing pairs waiting for their members' confirmations
+  bool fabric_problem_ = false;                 // a big group failed whole, twice, its halves passing
   int search_round_ = 0;
   bool started_ = false;
   bool pairs_tried_ = false;  // the suspects' pairs were run for want of references

@@ -149,6 +149,10 @@ std::vector<GroupVerdict> judge_round(const Check& check, const std::vector<Grou
   return out;
 }
 
+std::string margin_text(double m) {
+  return std::isfinite(m) ? fmt::format("margin {:+.0f}%", m * 100) : std::string("no margin: nothing measured");
+}
+
 Suspects find_suspects(const std::vector<GroupVerdict>& first, int nodes) {
   Suspects s;
   std::vector<std::pair<int, int>> failing;
@@ -197,14 +201,13 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
       if (g.run.role == role && g.run.nodes == nodes) return &g;
     return nullptr;
   };
-  const auto margin_text = [](double m) { return std::isfinite(m) ? fmt::format("margin {:+.0f}%", m * 100) : std::string("no margin"); };
   if (c.pattern == Pattern::all || c.pattern == Pattern::per_node) {
     v.pass = true;
     for (const GroupVerdict& g : v.first) {
       if (g.pass) continue;
       if (const GroupVerdict* again = rerun(g.run.nodes, "re-test"); again && again->pass) {
         // Failed once, passed when measured again: noise, not a verdict.
-        v.findings.push_back(fmt::format("noise, not a verdict: {} failed ({}) and passed when re-tested ({})",
+        v.findings.push_back(fmt::format("{}: {} failed ({}) and passed when re-tested ({})", kNoiseFinding,
                                          names(g.run.nodes), g.reason, margin_text(again->margin)));
         for (int n : g.run.nodes) v.nodes[static_cast<std::size_t>(n)].reason = "failed once, passed when re-tested";
         continue;
@@ -265,8 +268,9 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
                               nv.groups, hosts[static_cast<std::size_t>(partner)]);
     } else {
       nv.status = NodeStatus::defective;
-      nv.reason = fmt::format("failed {} of {} pairs, and again with reference {}: {} ({})", nv.groups - nv.groups_passed,
-                              nv.groups, refs, retest->reason, margin_text(retest->margin));
+      nv.reason = fmt::format("failed {} of {} pairs, and again with reference{} {}: {} ({})", nv.groups - nv.groups_passed,
+                              nv.groups, refs.find(" and ") == std::string::npos ? "" : "s", refs, retest->reason,
+                              margin_text(retest->margin));
       defective.insert(x);
       v.findings.push_back(fmt::format("{} is defective: {}", hosts[static_cast<std::size_t>(x)], nv.reason));
     }
@@ -278,7 +282,7 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
                               v.nodes[static_cast<std::size_t>(g.run.nodes[1])].status == NodeStatus::cleared;
     const GroupVerdict* again = rerun(g.run.nodes, "pair re-test");
     if (again && again->pass) {
-      v.findings.push_back(fmt::format("noise, not a verdict: pair {} failed ({}) but passed when re-tested ({})",
+      v.findings.push_back(fmt::format("{}: pair {} failed ({}) but passed when re-tested ({})", kNoiseFinding,
                                        names(g.run.nodes), g.reason, margin_text(again->margin)));
       continue;
     }
@@ -293,7 +297,7 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
   v.pass = std::none_of(v.nodes.begin(), v.nodes.end(), [](const NodeVerdict& n) {
              return n.status == NodeStatus::defective || n.status == NodeStatus::suspect;
            }) &&
-           std::all_of(v.findings.begin(), v.findings.end(), [](const std::string& f) { return f.rfind("noise", 0) == 0; });
+           std::all_of(v.findings.begin(), v.findings.end(), [](const std::string& f) { return f.rfind(kNoiseFinding, 0) == 0; });
 }
 
 }  // namespace ccb

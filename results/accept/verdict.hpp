@@ -65,6 +65,12 @@ struct GroupVerdict {
 
 GroupVerdict judge_group(const Check& check, const GroupRun& run, const BaselineLookup& baseline);
 
+// "margin +12%" (a group's margin in words); "no margin: nothing measured".
+std::string margin_text(double margin);
+// Findings that a re-test took back start with this; a check whose findings
+// all do passes.
+inline constexpr std::string_view kNoiseFinding = "noise, not a verdict";
+
 // The groups of this check measured so far, for population gates: per gate
 // and node count, each group's median over repeats.
 class Population {

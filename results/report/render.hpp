@@ -12,6 +12,8 @@
 namespace ccb {
 
 std::string render_terminal(const Report& r, bool color);
+// --color WHEN: always, never, or auto (stdout is a terminal and NO_COLOR is unset).
+bool use_color(std::string_view when);
 std::string render_markdown(const Report& r);
 // `charts`: SVG per chart group (index into r.charts), or a reason they are missing.
 struct ChartImages {

@@ -1,7 +1,9 @@
 // Terminal (aligned columns, colour on a TTY) and Markdown renderings.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "results/report/render.hpp"
 
@@ -71,6 +73,10 @@ std::string terminal_safe(std::string_view s) {
     }
   }
   return out;
+}
+
+bool use_color(std::string_view when) {
+  return when == "always" || (when == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
 }
 
 std::string render_terminal(const Report& r, bool color) {
