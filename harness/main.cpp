@@ -17,6 +17,7 @@
 #include "harness/agreed.hpp"
 #include "harness/cli.hpp"
 #include "harness/compare_command.hpp"
+#include "harness/model_command.hpp"
 #include "results/report/render.hpp"
 #if CCBENCH_HAVE_CUDA
 #include "harness/copy_bench.hpp"
@@ -143,6 +144,7 @@ int main(int argc, char** argv) {
   // Commands that read files only: no MPI, no GPU.
   if (argc > 1 && std::string(argv[1]) == "compare") return ccb::run_compare(argc - 1, argv + 1);
   if (argc > 1 && std::string(argv[1]) == "baseline") return ccb::run_baseline(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "model") return ccb::run_model(argc - 1, argv + 1);
   const bool printer = ccb::launcher_rank() == 0;
   if (argc > 1 && std::string(argv[1]) == "accept") return ccb::accept_main(argc - 1, argv + 1, printer);
   ccb::ParsedArgs args;

@@ -118,6 +118,9 @@ void read_placement(const json& pl, bool in_place, const ImportedPoint& base, st
   if (const auto a = num_at(pl, "algbw_gbps")) p.algbw_gbps = *a;
   if (const auto b = num_at(pl, "busbw_gbps"); b && *b >= 0 && base.ranks > 1) p.busbw_gbps = *b;
   if (const auto w = num_at(pl, "wrong")) p.wrong = count_from_double(*w);
+  const json& it = obj_at(pl, "per_iteration");
+  if (const auto v = num_at(it, "p50_us")) p.p50_us = *v;
+  if (const auto v = num_at(it, "p90_us")) p.p90_us = *v;
   if (const auto s = pl.find("samples_us"); s != pl.end() && s->is_array()) {
     p.samples_us.reserve(s->size());
     for (const json& v : *s)

@@ -27,6 +27,7 @@ struct ImportedPoint {
   int in_place = -1;       // 0 out-of-place, 1 in-place, -1 not recorded
   std::uint64_t bytes = 0; // nccl-tests' size column: the whole buffer (count * type * ranks for split collectives)
   double time_us = kNaN, algbw_gbps = kNaN, busbw_gbps = kNaN;
+  double p50_us = kNaN, p90_us = kNaN;  // per-iteration median and 90th percentile, when recorded
   std::vector<double> samples_us;  // per-iteration times, when the file has them
   std::optional<std::uint64_t> wrong;
   std::uint32_t file = 0, line = 0;  // where it came from: ResultSet::files[file], 1-based line

@@ -1,0 +1,353 @@
+#include "harness/model_command.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "harness/sizes.hpp"
+#include "harness/usage_error.hpp"
+#include "kernels/dtype.hpp"
+#include "results/import/importer.hpp"
+#include "results/import/text_input.hpp"
+#include "results/model/comm_model.hpp"
+#include "results/output_file.hpp"
+#include "results/stats.hpp"
+#include "results/report/render.hpp"
+
+namespace ccb {
+namespace {
+
+constexpr const char* kHelp = R"(usage: ccbench model fit RUN... --out MODEL.json [-q]
+       ccbench model predict MODEL.json --ranks N [--nodes M] [-b MIN -e MAX -f F] [--json FILE] [-q]
+       ccbench model check MODEL.json RUN... [--targets LARGE,SMALL,COVER]
+
+fit: reads ccbench results (files or folders; nccl-tests, OSU and IMB output
+too) measured at two or more rank counts and fits, per series (collective,
+dtype, op, path, memory, in-place; single-node and multi-node apart, the
+latter per ranks per node):
+    time(n, s) = steps(n) x g(bytes per step)
+An algorithm family gives the steps of an operation of s bytes at n ranks
+and the bytes each step moves: ring (n-1 steps of s/n), tree (log2 n of s),
+halving_doubling (log2 n of s(n-1)/(n log2 n)), linear (n-1 of s), constant
+(1 of s). g, the cost of one step (its latency, bandwidth and protocol
+switches), is learned from all points: a kernel regression in log-log
+coordinates. The family is chosen per series by leave-one-count-out error:
+fit without one rank count, predict it, for each count; the lowest median
+|log(predicted/measured)| wins. The model file keeps every point, score and
+left-out error.
+
+predict: the predicted table at N ranks on M nodes (marked PREDICTED): time
+in microseconds with its 90% prediction interval [lo, hi], algbw = bytes /
+time (GB/s, 1e9 B/s), busbw = algbw x the collective's bus factor at N ranks
+(as nccl-tests). Interval: time x exp(+-w), w = sqrt((h x)^2 + noise^2), h
+the 90th percentile of the left-out errors at step sizes within 2x of the
+target's, x = log(N/nmax) / log(nmax/nprev) (at least 1: how much further N
+lies than the step between the two largest counts), noise log(p90/p50) of
+the measured iterations nearby. Flags: N beyond 8x the largest measured
+count, a multi-node target from single-node fits or another ranks per node,
+two counts only (no left-out check); "extr" marks a step size outside the
+measured ones. --json FILE: the points with the measured points' field names
+(bytes, time_us, algbw_gbps, busbw_gbps) plus time_lo_us and time_hi_us.
+
+check: predicts every point of the measured RUNs (at their own rank and node
+counts) and prints, per point, measured and predicted time, the error
+(predicted - measured) / measured and whether the 90% interval holds the
+measurement; then the median |error| for sizes >= 1 MiB and below, and the
+share of points inside their interval, against --targets (default 15,30,70:
+<= 15% and <= 30% median error, >= 70% covered). Exit 1 when a target is
+missed (like a rejected acceptance).
+
+Exit codes: 0 done, 2 bad input (one line on stderr), 5 output not written.
+docs/model.md has the formulas and the validation on the emulated cluster.
+)";
+
+std::vector<ResultSet> load_runs(const std::vector<std::string>& paths) {
+  std::vector<ResultSet> runs;
+  for (const std::string& path : paths) {
+    try {
+      runs.push_back(load_result_set(path, path, ImportOptions{}));
+    } catch (const ImportError& e) {
+      throw UsageError(fmt::format("model fit: {}", e.what()));
+    }
+    if (runs.back().points.empty())
+      throw UsageError(fmt::format("model fit: no measured points could be read from {}", terminal_safe(path)));
+  }
+  return runs;
+}
+
+std::string read_model_file(const std::string& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) throw UsageError(fmt::format("model: {}: not a readable file", terminal_safe(file)));
+  if (std::filesystem::file_size(file, ec) > (64u << 20)) throw UsageError(fmt::format("model: {}: larger than 64 MiB: not a model file", terminal_safe(file)));
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in && !in.eof()) throw UsageError(fmt::format("model: cannot read {}", terminal_safe(file)));
+  return text.str();
+}
+
+std::string fit_summary(const Model& m, const std::string& out) {
+  std::string s = fmt::format("# ccbench model fit: {} series from {} file(s), backend {}\n", m.series.size(), m.inputs.size(),
+                              m.backend.empty() ? "unknown" : m.backend);
+  s += fmt::format("# {:<72} {:>10} {:>16} {:>6} {:>9}\n", "series", "ranks", "family", "points", "left-out");
+  for (const ModelSeries& x : m.series) {
+    double left = kNaN;
+    for (const FamilyScore& f : x.scores)
+      if (f.family == x.family) left = f.median_left_out;
+    std::string counts;
+    for (int c : x.counts) counts += (counts.empty() ? "" : ",") + std::to_string(c);
+    s += fmt::format("  {:<72} {:>10} {:>16} {:>6} {:>9}\n", x.key(), counts, family_name(x.family), x.points.size(),
+                     std::isnan(left) ? "n/a" : fmt::format("{:.1f}%", 100 * (std::exp(left) - 1)));
+  }
+  s += "# left-out: median error predicting each rank count from the others (the family with the lowest wins)\n";
+  for (const std::string& n : m.notes) s += fmt::format("# note: {}\n", n);
+  s += fmt::format("# written: {}\n", out);
+  return s;
+}
+
+int fit(int argc, const char* const* argv) {
+  std::vector<std::string> inputs;
+  std::string out;
+  bool quiet = false;
+  CLI::App app{"ccbench model fit"};
+  app.set_help_flag();
+  app.allow_extras(false);
+  app.add_option("inputs", inputs);
+  app.add_option("--out", out);
+  app.add_flag("-q,--quiet", quiet);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(fmt::format("model fit: {} (see ccbench model --help)", e.what()));
+  }
+  if (inputs.empty()) throw UsageError("model fit: give the result files or folders to fit (see ccbench model --help)");
+  if (out.empty()) throw UsageError("model fit: --out MODEL.json is required");
+  std::vector<std::pair<std::string, std::string>> in;
+  for (const auto& p : inputs) in.emplace_back("input", p);
+  check_distinct_paths({{"--out", out}}, in);
+  check_output_writable("--out", out);
+  const Model m = fit_model(load_runs(inputs));
+  write_file_atomically("--out", out, model_to_json(m));
+  return quiet ? kExitOk : print_or_fail(fit_summary(m, out));
+}
+
+std::string prediction_table(const Model& m, const std::string& file, const std::vector<Prediction>& preds) {
+  std::string s;
+  for (const Prediction& p : preds) {
+    const ModelSeries& x = *p.series;
+    s += fmt::format("# PREDICTED (not measured): {}, {} ranks{}\n", x.collective, p.ranks,
+                     p.nodes > 0 ? fmt::format(" on {} node{}", p.nodes, p.nodes == 1 ? "" : "s") : "");
+    s += fmt::format("# model {} (backend {}): {}, family {} ({}), fitted at {} to {} ranks\n", file, m.backend, x.key(),
+                     family_name(x.family), x.chosen_by, x.counts.front(), x.counts.back());
+    for (const std::string& f : p.flags) s += fmt::format("# flag: {}\n", f);
+    s += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11} {:>11} {:>11} {:>8} {:>8} {:>5}\n", "size", "count", "type", "redop",
+                     "time", "lo(90%)", "hi(90%)", "algbw", "busbw", "");
+    s += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11} {:>11} {:>11} {:>8} {:>8} {:>5}\n", "(B)", "(elements)", "", "", "(us)",
+                     "(us)", "(us)", "(GB/s)", "(GB/s)", "");
+    const auto d = parse_dtype(x.dtype);
+    for (const PredictedPoint& q : p.points)
+      s += fmt::format("  {:>10} {:>12} {:>8} {:>6} {:>11.2f} {:>11.2f} {:>11.2f} {:>8.2f} {:>8.2f} {:>5}\n", q.bytes,
+                       d ? std::to_string(q.bytes / info(*d).size) : "-", x.dtype.empty() ? "-" : x.dtype,
+                       x.op.empty() ? "-" : x.op, q.time_us, q.lo_us, q.hi_us, q.algbw_gbps, q.busbw_gbps,
+                       q.size_extrapolated ? "extr" : "");
+    s += "\n";
+  }
+  s += "# time: predicted microseconds per operation; lo/hi: 90% prediction interval; extr: size outside the measured ones.\n";
+  return s;
+}
+
+std::string prediction_json(const Model& m, const std::string& file, const std::vector<Prediction>& preds) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  j["predicted"] = true;
+  j["model"] = file;
+  j["backend"] = m.backend;
+  j["series"] = ordered_json::array();
+  for (const Prediction& p : preds) {
+    const ModelSeries& x = *p.series;
+    ordered_json o{{"collective", x.collective}, {"dtype", x.dtype},   {"op", x.op},
+                   {"path", x.path},             {"memory", x.memory}, {"in_place", x.in_place},
+                   {"ranks", p.ranks},           {"nodes", p.nodes},   {"family", family_name(x.family)},
+                   {"fitted_ranks", x.counts},       {"flags", p.flags}};
+    o["points"] = ordered_json::array();
+    for (const PredictedPoint& q : p.points)
+      o["points"].push_back({{"bytes", q.bytes}, {"time_us", q.time_us}, {"time_lo_us", q.lo_us}, {"time_hi_us", q.hi_us},
+                             {"algbw_gbps", q.algbw_gbps}, {"busbw_gbps", q.busbw_gbps}, {"extrapolated", q.size_extrapolated}});
+    j["series"].push_back(std::move(o));
+  }
+  return j.dump(1) + "\n";
+}
+
+int count_flag(const std::string& flag, const std::string& v, long max) {
+  const auto n = parse_uint(v);
+  if (!n || *n < 1 || static_cast<long>(*n) > max)
+    throw UsageError(fmt::format("model predict: {} '{}': expected a whole number from 1 to {}", flag, terminal_safe(v), max));
+  return static_cast<int>(*n);
+}
+
+int predict_cmd(int argc, const char* const* argv) {
+  std::string file, ranks_s, nodes_s, b, e, f, json_out;
+  bool quiet = false;
+  CLI::App app{"ccbench model predict"};
+  app.set_help_flag();
+  app.allow_extras(false);
+  app.add_option("model", file);
+  app.add_option("--ranks,-N", ranks_s);
+  app.add_option("--nodes", nodes_s);
+  app.add_option("-b,--minbytes", b);
+  app.add_option("-e,--maxbytes", e);
+  app.add_option("-f,--stepfactor", f);
+  app.add_option("--json", json_out);
+  app.add_flag("-q,--quiet", quiet);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& err) {
+    throw UsageError(fmt::format("model predict: {} (see ccbench model --help)", err.what()));
+  }
+  if (file.empty()) throw UsageError("model predict: give the model file (from ccbench model fit)");
+  if (ranks_s.empty()) throw UsageError("model predict: --ranks N is required");
+  const int ranks = count_flag("--ranks", ranks_s, 1 << 24);
+  if (ranks < 2) throw UsageError("model predict: --ranks 1: one rank does not communicate");
+  const int nodes = nodes_s.empty() ? 0 : count_flag("--nodes", nodes_s, ranks);
+  if (nodes > 0 && ranks % nodes != 0)
+    throw UsageError(fmt::format("model predict: --ranks {} is not a multiple of --nodes {}", ranks, nodes));
+  std::vector<std::uint64_t> sizes;
+  if (!b.empty() || !e.empty()) {
+    const auto lo = parse_size(b.empty() ? e : b), hi = parse_size(e.empty() ? b : e);
+    if (!lo || !hi || *lo < 1 || *hi < *lo) throw UsageError("model predict: -b/-e: expected sizes with -b <= -e (8, 64K, 1M, 2G)");
+    long factor = 2;
+    if (!f.empty()) {
+      const auto v = parse_uint(f);
+      if (!v || *v < 2 || *v > 1024) throw UsageError(fmt::format("model predict: -f '{}': a factor from 2 to 1024", terminal_safe(f)));
+      factor = static_cast<long>(*v);
+    }
+    for (std::size_t s : sweep_sizes(*lo, *hi, 0, factor)) sizes.push_back(s);
+  }
+  if (!json_out.empty()) {
+    check_distinct_paths({{"--json", json_out}}, {{"model", file}});
+    check_output_writable("--json", json_out);
+  }
+  const Model m = model_from_json(read_model_file(file), file);
+  const std::vector<Prediction> preds = predict(m, ranks, nodes, sizes);
+  if (!json_out.empty()) write_file_atomically("--json", json_out, prediction_json(m, file, preds));
+  return quiet ? kExitOk : print_or_fail(prediction_table(m, file, preds));
+}
+
+struct Checked {
+  std::string series;
+  int ranks, nodes;
+  std::uint64_t bytes;
+  double measured, predicted, lo, hi;
+};
+
+int check_cmd(int argc, const char* const* argv) {
+  std::vector<std::string> args;
+  std::string targets = "15,30,70";
+  CLI::App app{"ccbench model check"};
+  app.set_help_flag();
+  app.allow_extras(false);
+  app.add_option("args", args);
+  app.add_option("--targets", targets);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& err) {
+    throw UsageError(fmt::format("model check: {} (see ccbench model --help)", err.what()));
+  }
+  if (args.size() < 2) throw UsageError("model check: give the model file and one or more measured runs");
+  double target[3];
+  {
+    std::stringstream in(targets);
+    std::string item;
+    int i = 0;
+    while (std::getline(in, item, ',')) {
+      const auto v = parse_double(item);
+      if (i >= 3 || !v || *v < 0 || *v > 1000) i = 9;
+      else target[i++] = *v;
+    }
+    if (i != 3) throw UsageError(fmt::format("model check: --targets '{}': expected LARGE,SMALL,COVER in percent (15,30,70)", terminal_safe(targets)));
+  }
+  const std::string file = args.front();
+  const Model m = model_from_json(read_model_file(file), file);
+  const std::vector<ResultSet> runs = load_runs({args.begin() + 1, args.end()});
+  // Measured points by scale, then each scale predicted at its sizes.
+  std::map<std::pair<int, int>, std::vector<const ImportedPoint*>> by_scale;
+  for (const ResultSet& r : runs)
+    for (const ImportedPoint& p : r.points)
+      if (p.ranks >= 2 && p.time_us > 0) by_scale[{p.ranks, p.nodes}].push_back(&p);
+  std::vector<Checked> rows;
+  for (const auto& [scale, points] : by_scale) {
+    std::vector<std::uint64_t> sizes;
+    for (const ImportedPoint* p : points) sizes.push_back(p->bytes);
+    std::sort(sizes.begin(), sizes.end());
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    for (const Prediction& pred : predict(m, scale.first, scale.second, sizes)) {
+      const ModelSeries& x = *pred.series;
+      for (const ImportedPoint* p : points) {
+        if (p->collective != x.collective || p->dtype != x.dtype || p->op != x.op || p->path != x.path ||
+            p->memory != x.memory || p->in_place != x.in_place)
+          continue;
+        const auto q = std::find_if(pred.points.begin(), pred.points.end(), [&](const PredictedPoint& z) { return z.bytes == p->bytes; });
+        rows.push_back({x.key(), scale.first, scale.second, p->bytes, p->time_us, q->time_us, q->lo_us, q->hi_us});
+      }
+    }
+  }
+  if (rows.empty()) throw UsageError("model check: no measured point matches a series of the model (collective, dtype, op, path, memory, in-place)");
+  std::string out = fmt::format("# ccbench model check: {} against {} measured point(s)\n", file, rows.size());
+  out += fmt::format("# {:>5} {:>5} {:>10} {:>12} {:>12} {:>8} {:>7}  {}\n", "ranks", "nodes", "size(B)", "measured(us)",
+                     "predicted", "error", "in 90%", "series");
+  std::vector<double> large, small;
+  std::size_t covered = 0;
+  for (const Checked& r : rows) {
+    const double e = (r.predicted - r.measured) / r.measured;
+    const bool in = r.measured >= r.lo && r.measured <= r.hi;
+    covered += in;
+    (r.bytes >= (1u << 20) ? large : small).push_back(std::fabs(e));
+    out += fmt::format("  {:>5} {:>5} {:>10} {:>12.1f} {:>12.1f} {:>+7.1f}% {:>7}  {}\n", r.ranks, r.nodes, r.bytes, r.measured,
+                       r.predicted, 100 * e, in ? "yes" : "NO", r.series);
+  }
+  bool met = true;
+  const auto median_line = [&](const char* what, std::vector<double> v, double limit) {
+    if (v.empty()) return fmt::format("#   {}: no points\n", what);
+    std::sort(v.begin(), v.end());
+    const double med = 100 * quantile_sorted(v, 0.5);
+    met = met && med <= limit;
+    return fmt::format("#   {}: median |error| {:.1f}% over {} points (target <= {:g}%): {}\n", what, med, v.size(), limit,
+                       med <= limit ? "met" : "MISSED");
+  };
+  out += "# summary\n";
+  out += median_line("sizes >= 1 MiB", large, target[0]);
+  out += median_line("sizes <  1 MiB", small, target[1]);
+  const double cover = 100.0 * static_cast<double>(covered) / static_cast<double>(rows.size());
+  met = met && cover >= target[2];
+  out += fmt::format("#   90% intervals hold {} of {} measurements ({:.0f}%, target >= {:g}%): {}\n", covered, rows.size(), cover,
+                     target[2], cover >= target[2] ? "met" : "MISSED");
+  const int code = print_or_fail(out);
+  return code != kExitOk ? code : met ? kExitOk : 1;
+}
+
+}  // namespace
+
+int run_model(int argc, const char* const* argv) {
+  try {
+    const std::string sub = argc > 1 ? argv[1] : "";
+    if (sub == "fit") return fit(argc - 1, argv + 1);
+    if (sub == "predict") return predict_cmd(argc - 1, argv + 1);
+    if (sub == "check") return check_cmd(argc - 1, argv + 1);
+    if (sub == "-h" || sub == "--help" || sub == "help") return print_or_fail(kHelp);
+    throw UsageError(sub.empty() ? "model: give fit or predict (see ccbench model --help)"
+                                 : fmt::format("model: unknown command '{}' (fit or predict; see ccbench model --help)",
+                                               terminal_safe(sub)));
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+    return kExitUsage;
+  }
+}
+
+}  // namespace ccb

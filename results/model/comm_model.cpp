@@ -1,0 +1,360 @@
+#include "results/model/comm_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
+
+#include "collectives/collective.hpp"
+#include "harness/usage_error.hpp"
+#include "results/model/step_cost.hpp"
+#include "results/stats.hpp"
+
+namespace ccb {
+
+const char* family_name(ModelFamily f) {
+  switch (f) {
+    case ModelFamily::ring: return "ring";
+    case ModelFamily::tree: return "tree";
+    case ModelFamily::halving_doubling: return "halving_doubling";
+    case ModelFamily::linear: return "linear";
+    case ModelFamily::constant: return "constant";
+  }
+  return "?";
+}
+
+Steps family_steps(ModelFamily f, int ranks, double bytes) {
+  const double n = std::max(ranks, 1);
+  const double levels = std::max(1.0, std::ceil(std::log2(n)));
+  switch (f) {
+    case ModelFamily::ring: return {n - 1, bytes / n};
+    case ModelFamily::tree: return {levels, bytes};
+    case ModelFamily::halving_doubling: return {levels, bytes * (n - 1) / (n * levels)};
+    case ModelFamily::linear: return {n - 1, bytes};
+    case ModelFamily::constant: return {1, bytes};
+  }
+  return {1, bytes};
+}
+
+std::string ModelSeries::key() const {
+  std::string k = collective;
+  if (!dtype.empty()) k += " " + dtype;
+  if (!op.empty() && op != "-") k += " " + op;
+  if (in_place >= 0) k += in_place ? ", in-place" : ", out-of-place";
+  if (!path.empty()) k += ", path " + path;
+  if (!memory.empty()) k += ", " + memory;
+  k += ranks_per_node > 0 ? fmt::format(", multi-node ({} rank{}/node)", ranks_per_node, ranks_per_node == 1 ? "" : "s")
+                          : ", single node";
+  return k;
+}
+
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::erase_if(v, [](double x) { return std::isnan(x); });
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  return quantile_sorted(v, 0.5);
+}
+
+double point_noise(const ImportedPoint& p) {
+  if (p.samples_us.size() >= 5) {
+    std::vector<double> s = p.samples_us;
+    std::sort(s.begin(), s.end());
+    const double q50 = quantile_sorted(s, 0.5), q90 = quantile_sorted(s, 0.9);
+    return q50 > 0 ? std::log(q90 / q50) : 0;
+  }
+  if (p.p50_us > 0 && p.p90_us >= p.p50_us) return std::log(p.p90_us / p.p50_us);
+  return 0;
+}
+
+std::string backend_of(const ResultSet& set, std::size_t file) {
+  if (const auto it = set.environment.find("config.backend"); it != set.environment.end() && !it->second.empty())
+    return it->second;
+  return set.formats[file].starts_with("nccl-tests") ? "nccl" : "mpi";
+}
+
+int group_of(const ModelSeries& s, int ranks) {
+  return static_cast<int>(std::lower_bound(s.counts.begin(), s.counts.end(), ranks) - s.counts.begin());
+}
+
+// The step-cost curve of a series under a family.
+StepCost step_cost(const ModelSeries& s, ModelFamily f) {
+  StepCost c(static_cast<int>(s.counts.size()));
+  for (const ModelPoint& p : s.points) {
+    const Steps st = family_steps(f, p.ranks, static_cast<double>(p.bytes));
+    c.add(std::log2(std::max(st.bytes, 1e-3)), std::log(p.time_us / st.count), group_of(s, p.ranks));
+  }
+  return c;
+}
+
+double model_time(const StepCost& c, ModelFamily f, int ranks, double bytes, int skip = -1) {
+  const Steps st = family_steps(f, ranks, bytes);
+  return st.count * std::exp(c.eval(std::log2(std::max(st.bytes, 1e-3)), skip));
+}
+
+// |log(pred/meas)| of every point predicted without its rank count.
+std::vector<double> left_out_errors(const ModelSeries& s, ModelFamily f) {
+  std::vector<double> e(s.points.size(), kNaN);
+  if (s.counts.size() < 3) return e;
+  const StepCost c = step_cost(s, f);
+  for (std::size_t i = 0; i < s.points.size(); ++i) {
+    const ModelPoint& p = s.points[i];
+    const double t = model_time(c, f, p.ranks, static_cast<double>(p.bytes), group_of(s, p.ranks));
+    e[i] = t > 0 ? std::fabs(std::log(t / p.time_us)) : 10;
+  }
+  return e;
+}
+
+using PointsBySize = std::map<std::pair<std::uint64_t, int>, std::vector<const ImportedPoint*>>;
+
+void fit_series(ModelSeries& s, const PointsBySize& by_size) {
+  std::set<int> counts;
+  for (const auto& [key, pts] : by_size) {
+    std::vector<double> times;
+    double noise = 0;
+    for (const ImportedPoint* p : pts) times.push_back(p->time_us), noise = std::max(noise, point_noise(*p));
+    s.points.push_back({key.second, key.first, median_of(times), noise, kNaN});
+    counts.insert(key.second);
+  }
+  s.counts.assign(counts.begin(), counts.end());
+  if (s.counts.size() < 2) return;
+  bool scored = false;
+  for (ModelFamily f : kModelFamilies) {
+    s.scores.push_back({f, median_of(left_out_errors(s, f))});
+    scored = scored || !std::isnan(s.scores.back().median_left_out);
+  }
+  const Collective* c = find_collective(s.collective);
+  if (scored) {
+    const auto key = [](const FamilyScore& x) { return std::isnan(x.median_left_out) ? INFINITY : x.median_left_out; };
+    s.family = std::min_element(s.scores.begin(), s.scores.end(), [&](auto& x, auto& y) { return key(x) < key(y); })->family;
+    s.chosen_by = "left-out error (fit without each rank count, predict it)";
+  } else {
+    s.family = c && c->point_to_point ? ModelFamily::constant : ModelFamily::ring;
+    s.chosen_by = fmt::format("default for {}: with two rank counts nothing can be left out", s.collective);
+  }
+  const std::vector<double> e = left_out_errors(s, s.family);
+  for (std::size_t i = 0; i < e.size(); ++i) s.points[i].left_out = e[i];
+}
+
+}  // namespace
+
+Model fit_model(const std::vector<ResultSet>& runs) {
+  Model m;
+  std::set<std::string> backends;
+  using SeriesKey = std::tuple<std::string, std::string, std::string, std::string, std::string, int, int>;
+  std::map<SeriesKey, PointsBySize> groups;
+  std::size_t one_rank = 0;
+  for (const ResultSet& set : runs) {
+    m.inputs.insert(m.inputs.end(), set.files.begin(), set.files.end());
+    for (const ImportedPoint& p : set.points) {
+      backends.insert(backend_of(set, p.file));
+      if (p.ranks < 2 || !(p.time_us > 0) || p.bytes == 0) {
+        one_rank += p.ranks < 2;
+        continue;
+      }
+      const int rpn = p.nodes > 1 ? std::max(1, p.ranks / p.nodes) : 0;
+      groups[{p.collective.str(), p.dtype.str(), p.op.str(), p.path.str(), p.memory.str(), p.in_place, rpn}][{p.bytes, p.ranks}]
+          .push_back(&p);
+    }
+  }
+  if (backends.size() > 1 || (backends.size() == 1 && backends.begin()->find(" | ") != std::string::npos)) {
+    std::string list;
+    for (const auto& b : backends) list += (list.empty() ? "" : ", ") + b;
+    throw UsageError(fmt::format("model fit: the runs mix backends ({}): fit one backend at a time", list));
+  }
+  if (!backends.empty()) m.backend = *backends.begin();
+  if (one_rank) m.notes.push_back(fmt::format("{} points at 1 rank left out (no communication to model)", one_rank));
+  for (auto& [key, by_size] : groups) {
+    ModelSeries s;
+    std::tie(s.collective, s.dtype, s.op, s.path, s.memory, s.in_place, s.ranks_per_node) = key;
+    fit_series(s, by_size);
+    if (s.counts.size() < 2) {
+      m.notes.push_back(fmt::format("{}: measured at {} ranks only: a fit needs two or more rank counts", s.key(), s.counts.front()));
+      continue;
+    }
+    m.series.push_back(std::move(s));
+  }
+  if (m.series.empty())
+    throw UsageError(fmt::format("model fit: nothing to fit: every series needs sweeps at two or more rank counts ({})",
+                                 m.notes.empty() ? "no measured points" : m.notes.back()));
+  return m;
+}
+
+namespace {
+
+// Interval half-width in log terms at a target step size x (log2 bytes).
+double interval_width(const ModelSeries& s, ModelFamily f, double x, int ranks) {
+  std::vector<double> left, near_noise;
+  for (double window : {1.0, 2.0, 1e9}) {
+    for (const ModelPoint& p : s.points) {
+      const double px = std::log2(std::max(family_steps(f, p.ranks, static_cast<double>(p.bytes)).bytes, 1e-3));
+      if (std::fabs(px - x) > window) continue;
+      if (!std::isnan(p.left_out)) left.push_back(p.left_out);
+      near_noise.push_back(p.noise);
+    }
+    if (left.size() >= 3 || (s.counts.size() < 3 && !near_noise.empty())) break;
+    left.clear(), near_noise.clear();
+  }
+  double h = 0;
+  if (!left.empty()) {
+    std::sort(left.begin(), left.end());
+    h = quantile_sorted(left, 0.9);
+  }
+  double noise = 0;
+  for (double v : near_noise) noise = std::max(noise, v);
+  double reach = 1;
+  const double nmax = s.counts.back(), nprev = s.counts[s.counts.size() - 2];
+  if (ranks > nmax) reach = std::max(1.0, std::log(ranks / nmax) / std::log(nmax / nprev));
+  return std::sqrt(h * reach * h * reach + noise * noise);
+}
+
+const ModelSeries* pick_level(const Model& m, const ModelSeries& like, int ranks, int nodes, std::vector<std::string>& flags) {
+  const int rpn = nodes > 1 ? std::max(1, ranks / nodes) : 0;
+  const ModelSeries* best = nullptr;
+  int best_score = 1 << 30;
+  for (const ModelSeries& s : m.series) {
+    if (std::tie(s.collective, s.dtype, s.op, s.path, s.memory, s.in_place) !=
+        std::tie(like.collective, like.dtype, like.op, like.path, like.memory, like.in_place))
+      continue;
+    // Same level and ranks per node first; then multi-node of another
+    // ranks per node; the other level last.
+    const int score = (rpn == 0) != (s.ranks_per_node == 0) ? 1 << 20 : std::abs(s.ranks_per_node - rpn);
+    if (score < best_score) best = &s, best_score = score;
+  }
+  if (rpn > 0 && best->ranks_per_node == 0)
+    flags.push_back("no multi-node measurement: predicted from single-node counts, so the links between nodes are not in the model");
+  else if (rpn == 0 && best->ranks_per_node > 0)
+    flags.push_back("no single-node measurement: predicted from multi-node counts");
+  else if (rpn != best->ranks_per_node)
+    flags.push_back(fmt::format("{} ranks per node not measured: fitted at {}", rpn, best->ranks_per_node));
+  return best;
+}
+
+}  // namespace
+
+std::vector<Prediction> predict(const Model& m, int ranks, int nodes, const std::vector<std::uint64_t>& sizes) {
+  std::vector<Prediction> out;
+  std::set<std::tuple<std::string, std::string, std::string, std::string, std::string, int>> done;
+  for (const ModelSeries& like : m.series) {
+    if (!done.insert({like.collective, like.dtype, like.op, like.path, like.memory, like.in_place}).second) continue;
+    Prediction p;
+    p.ranks = ranks;
+    p.nodes = nodes;
+    const ModelSeries& s = *pick_level(m, like, ranks, nodes, p.flags);
+    p.series = &s;
+    if (ranks > Model::kValidityFactor * s.counts.back())
+      p.flags.push_back(fmt::format("beyond the model's validity ({} ranks > {:g}x the largest measured count, {}): extrapolated",
+                                    ranks, Model::kValidityFactor, s.counts.back()));
+    if (s.counts.size() < 3) p.flags.push_back("fitted on two rank counts: nothing left out, the interval covers measurement spread only");
+    const StepCost cost = step_cost(s, s.family);
+    const Collective* c = find_collective(s.collective);
+    std::vector<std::uint64_t> want = sizes;
+    if (want.empty()) {
+      for (const ModelPoint& q : s.points) want.push_back(q.bytes);
+      want.erase(std::unique(want.begin(), want.end()), want.end());
+    }
+    for (std::uint64_t bytes : want) {
+      PredictedPoint q;
+      q.bytes = bytes;
+      const double x = std::log2(std::max(family_steps(s.family, ranks, static_cast<double>(bytes)).bytes, 1e-3));
+      q.size_extrapolated = !cost.inside(x);
+      q.time_us = model_time(cost, s.family, ranks, static_cast<double>(bytes));
+      const double w = interval_width(s, s.family, x, ranks);
+      q.lo_us = q.time_us * std::exp(-w);
+      q.hi_us = q.time_us * std::exp(w);
+      q.algbw_gbps = static_cast<double>(bytes) / (q.time_us * 1e3);
+      q.busbw_gbps = c ? q.algbw_gbps * bus_factor(*c, ranks) : kNaN;
+      p.points.push_back(q);
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::string model_to_json(const Model& m) {
+  using nlohmann::ordered_json;
+  const auto num = [](double v) { return std::isnan(v) ? ordered_json() : ordered_json(v); };
+  ordered_json j;
+  j["type"] = "ccbench_model";
+  j["version"] = 1;
+  j["backend"] = m.backend;
+  j["validity_factor"] = Model::kValidityFactor;
+  j["step_cost_bandwidth"] = StepCost::kBandwidth;
+  j["inputs"] = m.inputs;
+  j["notes"] = m.notes;
+  j["series"] = ordered_json::array();
+  for (const ModelSeries& s : m.series) {
+    ordered_json o{{"collective", s.collective}, {"dtype", s.dtype},   {"op", s.op},
+                   {"path", s.path},             {"memory", s.memory}, {"in_place", s.in_place},
+                   {"ranks_per_node", s.ranks_per_node}, {"family", family_name(s.family)},
+                   {"chosen_by", s.chosen_by},   {"counts", s.counts}};
+    for (const FamilyScore& f : s.scores) o["median_left_out"][family_name(f.family)] = num(f.median_left_out);
+    o["points"] = ordered_json::array();
+    for (const ModelPoint& p : s.points)
+      o["points"].push_back({{"ranks", p.ranks}, {"bytes", p.bytes}, {"time_us", p.time_us}, {"noise", p.noise},
+                             {"left_out", num(p.left_out)}});
+    j["series"].push_back(std::move(o));
+  }
+  return j.dump(1) + "\n";
+}
+
+Model model_from_json(const std::string& text, const std::string& name) {
+  using nlohmann::json;
+  const json j = json::parse(text, nullptr, false);
+  const auto bad = [&](const std::string& what) { return UsageError(fmt::format("{}: {}", name, what)); };
+  if (j.is_discarded() || !j.is_object() || j.value("type", "") != "ccbench_model")
+    throw bad("not a ccbench model file (write one with ccbench model fit)");
+  if (!j.contains("version") || j["version"] != 1) throw bad("model file version is not 1");
+  Model m;
+  try {
+    m.backend = j.value("backend", "");
+    m.inputs = j.value("inputs", std::vector<std::string>{});
+    m.notes = j.value("notes", std::vector<std::string>{});
+    for (const json& o : j.at("series")) {
+      ModelSeries s;
+      s.collective = o.at("collective").get<std::string>();
+      s.dtype = o.at("dtype").get<std::string>();
+      s.op = o.at("op").get<std::string>();
+      s.path = o.at("path").get<std::string>();
+      s.memory = o.at("memory").get<std::string>();
+      s.in_place = o.at("in_place").get<int>();
+      s.ranks_per_node = o.at("ranks_per_node").get<int>();
+      const std::string family = o.at("family").get<std::string>();
+      bool known = false;
+      for (ModelFamily f : kModelFamilies)
+        if (family == family_name(f)) s.family = f, known = true;
+      if (!known) throw bad(fmt::format("series {}: unknown family '{}'", s.collective, family));
+      s.chosen_by = o.value("chosen_by", "");
+      s.counts = o.at("counts").get<std::vector<int>>();
+      if (s.counts.size() < 2 || s.counts.front() < 2 || !std::is_sorted(s.counts.begin(), s.counts.end()) ||
+          std::adjacent_find(s.counts.begin(), s.counts.end()) != s.counts.end() || s.ranks_per_node < 0 || s.in_place < -1 ||
+          s.in_place > 1)
+        throw bad(fmt::format("series {}: counts or placement out of range", s.collective));
+      for (const json& z : o.at("points")) {
+        ModelPoint p;
+        p.ranks = z.at("ranks").get<int>();
+        p.bytes = z.at("bytes").get<std::uint64_t>();
+        p.time_us = z.at("time_us").get<double>();
+        p.noise = z.at("noise").get<double>();
+        p.left_out = z.at("left_out").is_null() ? kNaN : z.at("left_out").get<double>();
+        if (!(p.time_us > 0) || !std::isfinite(p.time_us) || !(p.noise >= 0) || !std::isfinite(p.noise) || p.bytes == 0 ||
+            !std::binary_search(s.counts.begin(), s.counts.end(), p.ranks))
+          throw bad(fmt::format("series {}: point {} B at {} ranks: values out of range", s.collective, p.bytes, p.ranks));
+        s.points.push_back(p);
+      }
+      if (s.points.empty()) throw bad(fmt::format("series {}: no points", s.collective));
+      m.series.push_back(std::move(s));
+    }
+  } catch (const json::exception& e) {
+    throw bad(fmt::format("malformed model file ({})", e.what()));
+  }
+  if (m.series.empty()) throw bad("the model has no series");
+  return m;
+}
+
+}  // namespace ccb

@@ -1,0 +1,103 @@
+// A communication model fitted to measured curves at a few rank counts, and
+// its predictions at a larger scale (ccbench model fit / predict, compare
+// --scale). docs/model.md gives the formulas; in short:
+//
+//   per series (collective, dtype, op, path, memory, in-place, level):
+//     time(n, s) = steps(n) * g(m(n, s))
+//   an algorithm family says how many steps an operation of s bytes takes at
+//   n ranks and how many bytes each step moves (ring: n-1 steps of s/n; tree:
+//   log2 n steps of s; ...); g, the cost of one step as a function of its
+//   bytes (latency and bandwidth, and the protocol switches between), is
+//   learned from every measured (n, s): a local-linear kernel regression of
+//   log(time/steps) on log2(m), bandwidth 0.75 (a factor of 1.7 in size),
+//   slope held within [0, 1.2]; below the measured steps the smallest cost,
+//   above them cost proportional to bytes.
+//   The family is chosen per series by leave-one-count-out error: fit without
+//   one rank count, predict it, for every count; the median |log(pred/meas)|
+//   decides. The level separates single-node series from multi-node ones
+//   (with their ranks per node): a fit never mixes the two.
+//   90% prediction interval: time * exp(+-w), w = sqrt((h x)^2 + noise^2):
+//   h the 90th percentile of the left-out errors of points whose step size
+//   is within a factor 2 of the target's; x = log(n / n_max) / log(n_max /
+//   n_prev), at least 1: how much further the target lies than the step
+//   between the two largest counts; noise log(p90/p50) of those iterations.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "results/import/result_set.hpp"
+
+namespace ccb {
+
+enum class ModelFamily { ring, tree, halving_doubling, linear, constant };
+inline constexpr ModelFamily kModelFamilies[] = {ModelFamily::ring, ModelFamily::tree, ModelFamily::halving_doubling,
+                                                 ModelFamily::linear, ModelFamily::constant};
+const char* family_name(ModelFamily f);
+// Steps of one operation of `bytes` at n ranks, and the bytes of each step.
+struct Steps {
+  double count, bytes;
+};
+Steps family_steps(ModelFamily f, int ranks, double bytes);
+
+// One measured point (repeats of the same ranks and size merged: median).
+struct ModelPoint {
+  int ranks = 0;
+  std::uint64_t bytes = 0;
+  double time_us = 0;
+  double noise = 0;           // log(p90/p50) of its iterations; 0 when not recorded
+  double left_out = kNaN;     // |log(pred/meas)| predicted without this rank count; NaN with 2 counts
+};
+
+struct FamilyScore {
+  ModelFamily family;
+  double median_left_out = kNaN;  // NaN when fewer than 3 counts
+};
+
+struct ModelSeries {
+  std::string collective, dtype, op, path, memory;
+  int in_place = -1;
+  int ranks_per_node = 0;  // 0: single-node series
+  ModelFamily family = ModelFamily::ring;
+  std::string chosen_by;   // "left-out error" or why not
+  std::vector<FamilyScore> scores;
+  std::vector<ModelPoint> points;  // ascending (bytes, ranks)
+  std::vector<int> counts;         // ascending rank counts
+  std::string key() const;  // "all_reduce float sum, out-of-place, path auto, host, multi-node (1 rank/node)"
+};
+
+struct Model {
+  std::string backend;
+  std::vector<std::string> inputs;
+  std::vector<ModelSeries> series;
+  std::vector<std::string> notes;  // series that could not be fitted, and why
+  static constexpr double kValidityFactor = 8;  // targets up to 8x the largest measured count
+};
+
+// Fits every series with at least two rank counts. Throws UsageError when
+// nothing can be fitted (one line saying why); series measured at one count
+// only become notes.
+Model fit_model(const std::vector<ResultSet>& runs);
+
+struct PredictedPoint {
+  std::uint64_t bytes = 0;
+  double time_us = kNaN, lo_us = kNaN, hi_us = kNaN, algbw_gbps = kNaN, busbw_gbps = kNaN;
+  bool size_extrapolated = false;  // its step size lies outside the measured ones
+};
+
+struct Prediction {
+  const ModelSeries* series = nullptr;
+  int ranks = 0, nodes = 0;
+  std::vector<std::string> flags;  // beyond validity, level or ranks per node not measured
+  std::vector<PredictedPoint> points;
+};
+
+// Predicts every series of the model at `ranks` on `nodes` (nodes 0 or 1: one
+// node). `sizes` empty: the measured sizes.
+std::vector<Prediction> predict(const Model& m, int ranks, int nodes, const std::vector<std::uint64_t>& sizes);
+
+// The model file (JSON). read_model throws UsageError "FILE: what" on bad content.
+std::string model_to_json(const Model& m);
+Model model_from_json(const std::string& text, const std::string& name);
+
+}  // namespace ccb
