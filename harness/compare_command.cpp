@@ -8,12 +8,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <cmath>
 #include <map>
+#include <tuple>
 #include <set>
 
 #include "harness/usage_error.hpp"
 #include "results/compare/comparison.hpp"
 #include "results/compare/reference.hpp"
+#include "results/model/projection.hpp"
 #include "results/import/importer.hpp"
 #include "results/import/text_input.hpp"
 #include "results/report/charts_gnuplot.hpp"
@@ -34,7 +37,12 @@ or -J JSON, OSU micro-benchmarks, IMB-MPI1.
   --baseline LABEL     compare against this set instead
   --reference ID|all   add a published figure as a column (--reference list)
   --cost LABEL=FILE    cost profile (YAML) of a set: cloud or bare_metal
-  --workload FILE      data-parallel training profile (YAML): cost per step
+  --workload FILE      data-parallel training profile (YAML): cost per step and
+                       the decision at scale (summary sentences at the top)
+  --scale RxN          project every set to R ranks on N nodes through the
+                       model (ccbench model --help): the report compares the
+                       predictions (marked "predicted", 90% intervals on the
+                       charts) and any points measured at exactly that scale
   --alpha A            significance level of the Mann-Whitney U test (0.05)
   --ignore-key LIST    key fields to leave out of the alignment, comma
                        separated: dtype,op,ranks,nodes,in_place,path,memory
@@ -68,9 +76,46 @@ std::string reference_list() {
 // failure leaves no half-written report.
 struct CompareArgs {
   std::vector<std::string> runs, references, costs, ranks;
-  std::string baseline, workload, ignore, color = "auto", md, csv, json, html, alpha;
+  std::string baseline, workload, ignore, color = "auto", md, csv, json, html, alpha, scale;
   bool quiet = false, help = false;
 };
+
+// "1024x128" -> (1024, 128).
+std::pair<int, int> parse_scale(const std::string& v) {
+  const std::size_t x = v.find('x');
+  const auto r = x == std::string::npos ? std::nullopt : parse_uint(v.substr(0, x));
+  const auto n = x == std::string::npos ? std::nullopt : parse_uint(v.substr(x + 1));
+  if (!r || !n || *r < 2 || *n < 1 || *r > (1u << 24) || *n > *r || *r % *n != 0)
+    throw UsageError(fmt::format("--scale '{}': expected RANKSxNODES, e.g. 1024x128 (ranks >= 2, a multiple of the nodes)", terminal_safe(v)));
+  return {static_cast<int>(*r), static_cast<int>(*n)};
+}
+
+// Communication per step of each set at the decision's scale: the model's
+// prediction for projected sets, the measured curve otherwise.
+Decision decide_workload(const Comparison& c, const CostInputs& cost, const std::vector<std::optional<Projection>>& projections,
+                         int ranks, int nodes) {
+  const Workload& w = *cost.workload;
+  std::vector<StepAtScale> steps;
+  for (std::size_t i = 0; i < c.sets.size(); ++i) {
+    if (!c.sets[i].published_source.empty()) continue;
+    StepAtScale s;
+    s.label = c.sets[i].label;
+    s.cost = i < cost.profiles.size() && cost.profiles[i] ? &*cost.profiles[i] : nullptr;
+    if (i < projections.size() && projections[i]) {
+      const auto t = scaled_time(projections[i]->model, w.collective, ranks, nodes, w.bytes_per_step());
+      if (!t) continue;
+      s.comm_s = t->time_us * 1e-6, s.comm_lo_s = t->lo_us * 1e-6, s.comm_hi_s = t->hi_us * 1e-6;
+      s.predicted = true, s.extrapolated = t->extrapolated, s.basis = "model: " + t->series;
+    } else {
+      const auto e = estimate_workload(w, *c.chart_tables[i], nullptr);
+      if (!e || !std::isfinite(e->time_per_step_s)) continue;
+      s.comm_s = s.comm_lo_s = s.comm_hi_s = e->time_per_step_s;
+      s.extrapolated = e->extrapolated, s.basis = "measured: " + e->curve->label();
+    }
+    steps.push_back(std::move(s));
+  }
+  return decide(w, std::move(steps), nodes, ranks > 0);
+}
 
 CompareArgs parse(int argc, const char* const* argv) {
   CompareArgs a;
@@ -84,6 +129,7 @@ CompareArgs parse(int argc, const char* const* argv) {
   app.add_option("--ranks", a.ranks);
   app.add_option("--baseline", a.baseline);
   app.add_option("--workload", a.workload);
+  app.add_option("--scale", a.scale);
   app.add_option("--ignore-key", a.ignore);
   app.add_option("--alpha", a.alpha);
   app.add_option("--color", a.color);
@@ -159,6 +205,45 @@ int compare(const CompareArgs& a) {
     for (const auto& s : sets) known = known || s.label == label;
     if (!known) throw UsageError(fmt::format("--ranks {}: no --run has that label", terminal_safe(label)));
   }
+  std::vector<std::size_t> source(sets.size());  // the measured set each set comes from
+  for (std::size_t i = 0; i < sets.size(); ++i) source[i] = i;
+  std::vector<std::optional<Projection>> projections;
+  std::vector<std::string> notes;
+  int scale_ranks = 0, scale_nodes = 0;
+  std::string baseline_label = a.baseline.empty() ? sets.front().label : a.baseline;
+  if (!a.scale.empty()) {
+    std::tie(scale_ranks, scale_nodes) = parse_scale(a.scale);
+    std::vector<ResultSet> scaled;
+    std::vector<std::size_t> scaled_source;
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+      std::string why;
+      std::optional<Projection> p = project_set(sets[i], scale_ranks, scale_nodes, &why);
+      ResultSet at_scale = sets[i];
+      std::erase_if(at_scale.points, [&](const ImportedPoint& q) {
+        return q.ranks != scale_ranks || (q.nodes != 0 && q.nodes != scale_nodes);
+      });
+      if (sets[i].label == baseline_label) {
+        if (!p) throw UsageError(fmt::format("--scale: the baseline '{}' cannot be projected: {}", terminal_safe(sets[i].label), why));
+        baseline_label = p->set.label;
+      }
+      if (p) {
+        scaled.push_back(p->set), scaled_source.push_back(i);
+        projections.resize(scaled.size());
+        projections.back() = std::move(p);
+      } else {
+        notes.push_back(fmt::format("'{}' cannot be projected to {} ranks on {} nodes: {}", sets[i].label, scale_ranks, scale_nodes, why));
+      }
+      if (!at_scale.points.empty()) {
+        at_scale.label += " (measured)";
+        scaled.push_back(std::move(at_scale)), scaled_source.push_back(i);
+        projections.resize(scaled.size());
+      }
+    }
+    for (const auto& n : notes) fmt::print(stderr, "ccbench compare: {}\n", terminal_safe(n));
+    sets = std::move(scaled);
+    source = std::move(scaled_source);
+  }
+  projections.resize(sets.size());
   const auto figures = published_figures();
   for (const auto& id : a.references) {
     bool found = false;
@@ -168,10 +253,10 @@ int compare(const CompareArgs& a) {
   }
   if (sets.size() < 2)
     throw UsageError("compare: needs at least two result sets (--run LABEL=PATH twice, or one and --reference)");
-  if (!a.baseline.empty()) {
+  if (!a.baseline.empty() || !a.scale.empty()) {
     bool found = false;
     for (std::size_t i = 0; i < sets.size(); ++i)
-      if (sets[i].label == a.baseline) options.baseline = i, found = true;
+      if (sets[i].label == baseline_label) options.baseline = i, found = true;
     if (!found) throw UsageError(fmt::format("--baseline {}: no result set has that label", terminal_safe(a.baseline)));
   }
   CostInputs cost;
@@ -184,12 +269,18 @@ int compare(const CompareArgs& a) {
     const auto [label, file] = split_assignment("--cost", c);
     bool found = false;
     for (std::size_t i = 0; i < sets.size(); ++i)
-      if (sets[i].label == label) cost.profiles[i] = load_cost_profile(file), found = true;
+      if (i < source.size() && runs[source[i]].first == label) cost.profiles[i] = load_cost_profile(file), found = true;
     if (!found) throw UsageError(fmt::format("--cost {}: no result set has that label", terminal_safe(label)));
   }
   if (!a.workload.empty()) cost.workload = load_workload(a.workload);
+  if (cost.workload && scale_ranks > 0 && cost.workload->gpus != scale_ranks) {
+    notes.push_back(fmt::format("the workload names {} GPUs; --scale {} decides at {} GPUs", cost.workload->gpus, a.scale, scale_ranks));
+    cost.workload->gpus = scale_ranks;
+  }
+  cost.notes = notes;
 
   const Comparison comparison = compare_sets(std::move(sets), options);
+  if (cost.workload) cost.decision = decide_workload(comparison, cost, projections, scale_ranks, scale_nodes);
   const Report report = build_report(comparison, cost, ReportLimits{});
   std::string stdout_error;  // reported after the files are written
   if (!a.quiet) {

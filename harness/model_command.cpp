@@ -38,10 +38,11 @@ and the bytes each step moves: ring (n-1 steps of s/n), tree (log2 n of s),
 halving_doubling (log2 n of s(n-1)/(n log2 n)), linear (n-1 of s), constant
 (1 of s). g, the cost of one step (its latency, bandwidth and protocol
 switches), is learned from all points: a kernel regression in log-log
-coordinates. The family is chosen per series by leave-one-count-out error:
-fit without one rank count, predict it, for each count; the lowest median
-|log(predicted/measured)| wins. The model file keeps every point, score and
-left-out error.
+coordinates. The family is the library's usual algorithm (ring; constant for
+point-to-point) unless another predicts left-out rank counts clearly better:
+fit without one count, predict it, for each count; a median |log(predicted/
+measured)| below 0.75x the usual family's (and 0.05 lower) switches. The
+model file keeps every point, score and left-out error.
 
 predict: the predicted table at N ranks on M nodes (marked PREDICTED): time
 in microseconds with its 90% prediction interval [lo, hi], algbw = bytes /

@@ -12,6 +12,10 @@
 #   emu_cluster.sh profiles CCBENCH    a "bare-metal" (unshaped, MTU 9000) and a
 #                                      "cloud" (300 Mbit/s, MTU 1400) 2-host
 #                                      sweep, compared by ccbench compare
+#   emu_cluster.sh model CCBENCH       scripts/model-validate.sh: fit on 2, 3, 4
+#                                      hosts, predict and measure 6 and 8; the
+#                                      error and coverage targets must hold
+#                                      (one re-test of the measurement allowed)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 emu="$here/../scripts/emu-cluster.sh"
@@ -30,6 +34,12 @@ run_emu() {  # run_emu LOG EMU-ARGS... -- MPIRUN-ARGS...: returns mpirun's exit 
 }
 
 case "$case" in
+  model)
+    "$here/../scripts/model-validate.sh" --ccbench "$ccbench" --retest
+    rc=$?
+    [ $rc = 77 ] && exit 77
+    [ $rc = 0 ] || fail "model check: targets missed (exit $rc)"
+    ;;
   throttled)
     run_emu "$out/log" -n 4 --rate 400mbit --throttle 3=50mbit -- -np 4 "$ccbench" accept "$spec" --out "$out/v" --color never
     rc=$?

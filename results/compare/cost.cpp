@@ -40,12 +40,13 @@ std::string text(const std::string& file, const YAML::Node& root, const char* ke
 CostProfile load_cost_profile(const std::string& path) {
   const YAML::Node root = load_mapping(path, {"kind", "name", "currency", "price_per_gpu_hour", "price_per_node_hour",
                                               "gpus_per_node", "capital_cost", "amortisation_years",
-                                              "yearly_operating_cost", "utilisation", "gpus"});
+                                              "yearly_operating_cost", "utilisation", "gpus", "transfer_cost_per_tb"});
   CostProfile c;
   c.file = path;
   c.kind = text(path, root, "kind");
   c.name = text(path, root, "name");
   if (root["currency"]) c.currency = text(path, root, "currency");
+  c.transfer_per_tb = number(path, root, "transfer_cost_per_tb", 0, 1e9, false);
   if (c.kind == "cloud") {
     c.per_gpu_hour = number(path, root, "price_per_gpu_hour", 0, 1e6, false);
     c.per_node_hour = number(path, root, "price_per_node_hour", 0, 1e8, false);
@@ -76,12 +77,18 @@ CostProfile load_cost_profile(const std::string& path) {
 }
 
 Workload load_workload(const std::string& path) {
-  const YAML::Node root = load_mapping(path, {"name", "parameters", "dtype", "gpus", "collective"});
+  const YAML::Node root = load_mapping(path, {"name", "parameters", "dtype", "gpus", "collective", "compute_seconds_per_step",
+                                              "dataset_tb", "transfer_gbit_s"});
   Workload w;
   w.file = path;
   w.name = text(path, root, "name");
   w.parameters = number(path, root, "parameters", 1, 1e16, true);
   w.gpus = static_cast<int>(number(path, root, "gpus", 2, 1e7, true, true));
+  if (root["compute_seconds_per_step"]) w.compute_s = number(path, root, "compute_seconds_per_step", 0, 1e6, true);
+  w.dataset_tb = number(path, root, "dataset_tb", 1e-6, 1e9, false);
+  w.transfer_gbit_s = number(path, root, "transfer_gbit_s", 1e-3, 1e9, false);
+  if (std::isnan(w.dataset_tb) != std::isnan(w.transfer_gbit_s))
+    throw UsageError(fmt::format("{}:1: dataset_tb and transfer_gbit_s: give both (the data set and the rate to move it at) or neither", path));
   w.dtype = text(path, root, "dtype");
   if (w.dtype.empty()) w.dtype = "bfloat16";
   const auto d = parse_dtype(w.dtype);

@@ -24,6 +24,7 @@ struct CostProfile {
   double capital_cost = kNaN, amortisation_years = kNaN, yearly_operating_cost = kNaN, utilisation = kNaN;
   double per_node_hour = kNaN;
   int gpus = 0, gpus_per_node = 0;
+  double transfer_per_tb = kNaN;  // moving data in or out (egress, ingress), per TB (1e12 B)
   std::string derivation;  // how per_gpu_hour was computed
 };
 
@@ -32,6 +33,9 @@ struct Workload {
   double parameters = 0;
   std::size_t dtype_bytes = 0;
   int gpus = 0;
+  double compute_s = 0;           // compute time per step, added to communication (no overlap assumed)
+  double dataset_tb = kNaN;       // a data set to move (TB, 1e12 B)
+  double transfer_gbit_s = kNaN;  // at this stated rate (Gbit/s)
   double bytes_per_step() const { return parameters * static_cast<double>(dtype_bytes); }
 };
 

@@ -27,6 +27,7 @@ struct ImportedPoint {
   int in_place = -1;       // 0 out-of-place, 1 in-place, -1 not recorded
   std::uint64_t bytes = 0; // nccl-tests' size column: the whole buffer (count * type * ranks for split collectives)
   double time_us = kNaN, algbw_gbps = kNaN, busbw_gbps = kNaN;
+  double time_lo_us = kNaN, time_hi_us = kNaN;  // predicted points: the 90% prediction interval
   double p50_us = kNaN, p90_us = kNaN;  // per-iteration median and 90th percentile, when recorded
   std::vector<double> samples_us;  // per-iteration times, when the file has them
   std::optional<std::uint64_t> wrong;
@@ -42,6 +43,7 @@ struct ResultSet {
   // Hardware, topology, placement, versions, observed paths: "area.name" -> value.
   std::map<std::string, std::string> environment;
   std::string published_source;     // non-empty: published figures, not measured (and where from)
+  std::string predicted_from;       // non-empty: a model's prediction, not measured (fitted on what)
 
   // Records an environment value; a different value for the same name from
   // another file of the set is kept as well ("a | b").

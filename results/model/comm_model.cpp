@@ -78,6 +78,8 @@ std::string backend_of(const ResultSet& set, std::size_t file) {
   return set.formats[file].starts_with("nccl-tests") ? "nccl" : "mpi";
 }
 
+constexpr double kClearlyBetter = 0.75;
+
 int group_of(const ModelSeries& s, int ranks) {
   return static_cast<int>(std::lower_bound(s.counts.begin(), s.counts.end(), ranks) - s.counts.begin());
 }
@@ -128,14 +130,27 @@ void fit_series(ModelSeries& s, const PointsBySize& by_size) {
     s.scores.push_back({f, median_of(left_out_errors(s, f))});
     scored = scored || !std::isnan(s.scores.back().median_left_out);
   }
+  // The library's usual algorithm for the collective (ring; one step for
+  // point-to-point) unless another family predicts left-out counts clearly
+  // better: a lower median error by kClearlyBetter and by 0.05 (5%) at least.
   const Collective* c = find_collective(s.collective);
+  const ModelFamily usual = c && c->point_to_point ? ModelFamily::constant : ModelFamily::ring;
+  s.family = usual;
   if (scored) {
     const auto key = [](const FamilyScore& x) { return std::isnan(x.median_left_out) ? INFINITY : x.median_left_out; };
-    s.family = std::min_element(s.scores.begin(), s.scores.end(), [&](auto& x, auto& y) { return key(x) < key(y); })->family;
-    s.chosen_by = "left-out error (fit without each rank count, predict it)";
+    const FamilyScore& best = *std::min_element(s.scores.begin(), s.scores.end(), [&](auto& x, auto& y) { return key(x) < key(y); });
+    double usual_score = INFINITY;
+    for (const FamilyScore& f : s.scores)
+      if (f.family == usual) usual_score = key(f);
+    if (key(best) < usual_score * kClearlyBetter && key(best) < usual_score - 0.05) {
+      s.family = best.family;
+      s.chosen_by = fmt::format("left-out error: {} predicts left-out rank counts clearly better than {}", family_name(best.family),
+                                family_name(usual));
+    } else {
+      s.chosen_by = fmt::format("{}, the usual algorithm; no family predicts left-out rank counts clearly better", family_name(usual));
+    }
   } else {
-    s.family = c && c->point_to_point ? ModelFamily::constant : ModelFamily::ring;
-    s.chosen_by = fmt::format("default for {}: with two rank counts nothing can be left out", s.collective);
+    s.chosen_by = fmt::format("{}, the usual algorithm: with two rank counts nothing can be left out", family_name(usual));
   }
   const std::vector<double> e = left_out_errors(s, s.family);
   for (std::size_t i = 0; i < e.size(); ++i) s.points[i].left_out = e[i];

@@ -12,9 +12,10 @@
 //   log(time/steps) on log2(m), bandwidth 0.75 (a factor of 1.7 in size),
 //   slope held within [0, 1.2]; below the measured steps the smallest cost,
 //   above them cost proportional to bytes.
-//   The family is chosen per series by leave-one-count-out error: fit without
-//   one rank count, predict it, for every count; the median |log(pred/meas)|
-//   decides. The level separates single-node series from multi-node ones
+//   The family is the library's usual algorithm (ring; one step for
+//   point-to-point) unless another predicts left-out counts clearly better:
+//   fit without one rank count, predict it, for every count; a median
+//   |log(pred/meas)| below 0.75x the usual family's and 0.05 lower switches. The level separates single-node series from multi-node ones
 //   (with their ranks per node): a fit never mixes the two.
 //   90% prediction interval: time * exp(+-w), w = sqrt((h x)^2 + noise^2):
 //   h the 90th percentile of the left-out errors of points whose step size

@@ -102,12 +102,28 @@ ChartImages render_charts(const std::vector<ChartGroup>& groups, const std::stri
         const std::string data = fmt::format("{}/g{}k{}c{}.dat", dir, g, kind, c);
         std::ofstream out(data);
         std::size_t rows = 0;
-        for (std::size_t i = 0; i < curve.bytes.size(); i += step)
-          if (usable(curve.bytes[i], ys[i], log_y || kind == 2)) out << fmt::format("{} {}\n", curve.bytes[i], ys[i]), ++rows;
+        // Predicted curves carry their 90% interval (time, and busbw = bytes / time): error bars.
+        const bool bars = curve.predicted && kind != 2 && curve.time_lo.size() == curve.bytes.size();
+        for (std::size_t i = 0; i < curve.bytes.size(); i += step) {
+          if (!usable(curve.bytes[i], ys[i], log_y || kind == 2)) continue;
+          if (bars) {
+            const double scale = kind == 0 ? ys[i] * curve.time_us[i] : 1;
+            const double lo = kind == 0 ? scale / curve.time_hi[i] : curve.time_lo[i];
+            const double hi = kind == 0 ? scale / curve.time_lo[i] : curve.time_hi[i];
+            out << fmt::format("{} {} {} {}\n", curve.bytes[i], ys[i], lo, hi);
+          } else {
+            out << fmt::format("{} {}\n", curve.bytes[i], ys[i]);
+          }
+          ++rows;
+        }
         if (rows == 0) continue;
-        const char* style = curve.published ? "points pt 7 ps 1.6" : "linespoints pt 7 ps 0.6 lw 2";
-        plots += fmt::format("{}'{}' using 1:2 with {} lc rgb '{}' title '{}{}'", plots.empty() ? "" : ", ", data, style,
-                             kColors[c % 8], gnuplot_label(curve.label), curve.published ? " (published)" : "");
+        const char* style = curve.published ? "points pt 7 ps 1.6"
+                            : bars          ? "yerrorlines pt 6 ps 0.8 lw 2 dt 2"
+                            : curve.predicted ? "linespoints pt 6 ps 0.8 lw 2 dt 2"
+                                              : "linespoints pt 7 ps 0.6 lw 2";
+        plots += fmt::format("{}'{}' using {} with {} lc rgb '{}' title '{}{}'", plots.empty() ? "" : ", ", data,
+                             bars ? "1:2:3:4" : "1:2", style, kColors[c % 8], gnuplot_label(curve.label),
+                             curve.published ? " (published)" : bars ? " (90% interval)" : "");
       }
       if (plots.empty()) continue;
       script += fmt::format(

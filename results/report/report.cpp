@@ -10,7 +10,8 @@ namespace ccb {
 namespace {
 
 std::string role_of(const Comparison& c, std::size_t i) {
-  if (i == c.options.baseline) return "baseline";
+  if (i == c.options.baseline) return c.sets[i].predicted_from.empty() ? "baseline" : "baseline (predicted)";
+  if (!c.sets[i].predicted_from.empty()) return "predicted (model)";
   return c.sets[i].published_source.empty() ? "compared" : "published (not measured)";
 }
 
@@ -40,9 +41,12 @@ Section inputs_section(const Comparison& c, const ReportLimits& limits) {
                       {std::to_string(r.unread.size()), r.unread.empty() ? Tone::plain : Tone::worse}});
   }
   s.tables.push_back(std::move(t));
-  for (const ResultSet& r : c.sets)
+  for (const ResultSet& r : c.sets) {
     if (!r.published_source.empty())
       s.paragraphs.push_back(fmt::format("'{}' is a published figure, not a measurement: {}.", r.label, r.published_source));
+    if (!r.predicted_from.empty())
+      s.paragraphs.push_back(fmt::format("'{}' is a prediction, not a measurement: {}.", r.label, r.predicted_from));
+  }
   Table unread;
   unread.title = "What could not be read";
   unread.header = {"label", "file:line: what"};
@@ -196,10 +200,12 @@ std::vector<ChartGroup> chart_groups(const Comparison& c) {
         ChartGroup::Curve curve;
         curve.label = c.sets[i].label;
         curve.published = published;
+        curve.predicted = !c.sets[i].predicted_from.empty();
         for (const SeriesPoint& p : s.points) {
           curve.bytes.push_back(static_cast<double>(p.bytes));
           curve.busbw_gbps.push_back(p.busbw_gbps);
           curve.time_us.push_back(p.time_us);
+          if (curve.predicted) curve.time_lo.push_back(p.first->time_lo_us), curve.time_hi.push_back(p.first->time_hi_us);
           const auto at = std::lower_bound(bs.points.begin(), bs.points.end(), p.bytes,
                                            [](const SeriesPoint& q, std::uint64_t b) { return q.bytes < b; });
           curve.ratio.push_back(at != bs.points.end() && at->bytes == p.bytes && at->busbw_gbps > 0
@@ -245,16 +251,6 @@ Section environment_section(const Comparison& c) {
   return s;
 }
 
-std::string format_money(double v, const std::string& currency) {
-  if (std::isnan(v)) return "-";
-  return v >= 1000 ? fmt::format("{:.0f} {}", v, currency) : fmt::format("{:.4g} {}", v, currency);
-}
-
-std::string format_seconds(double s) {
-  if (std::isnan(s)) return "-";
-  return s >= 1 ? fmt::format("{:.3g} s", s) : fmt::format("{:.3g} ms", s * 1e3);
-}
-
 Section cost_section(const Comparison& c, const CostInputs& cost) {
   Section s;
   s.heading = "Cost";
@@ -284,7 +280,7 @@ Section cost_section(const Comparison& c, const CostInputs& cost) {
   }
   if (!profiles.rows.empty()) s.tables.push_back(std::move(profiles));
   if (!per_pb.rows.empty()) s.tables.push_back(std::move(per_pb));
-  if (cost.workload) {
+  if (cost.workload && !cost.decision) {
     const Workload& w = *cost.workload;
     s.paragraphs.push_back(fmt::format(
         "Workload {}: data-parallel training, {:.4g} parameters in {} on {} GPUs: {} of gradients all-reduced per step. "
@@ -338,6 +334,20 @@ std::string format_us(double us) {
 
 std::string format_gbps(double g) { return std::isnan(g) ? "-" : fmt::format("{:.2f}", g); }
 
+std::string format_money(double v, const std::string& currency) {
+  if (std::isnan(v)) return "-";
+  return v >= 1000 ? fmt::format("{:.0f} {}", v, currency) : fmt::format("{:.4g} {}", v, currency);
+}
+
+std::string format_seconds(double s) {
+  if (!std::isfinite(s)) return "-";
+  if (s >= 7200) return fmt::format("{:.3g} h", s / 3600);
+  if (s >= 1) return fmt::format("{:.3g} s", s);
+  if (s >= 1e-3) return fmt::format("{:.3g} ms", s * 1e3);
+  return fmt::format("{:.3g} us", s * 1e6);
+}
+
+
 Report build_report(const Comparison& c, const CostInputs& cost, const ReportLimits& limits) {
   Report r;
   r.title = fmt::format("ccbench compare: {} against {}", [&] {
@@ -347,6 +357,7 @@ Report build_report(const Comparison& c, const CostInputs& cost, const ReportLim
     return others;
   }(), c.baseline().label);
   r.sections.push_back(inputs_section(c, limits));
+  for (const std::string& n : cost.notes) r.sections.back().paragraphs.push_back(n + ".");
   r.charts = chart_groups(c);
   Section charts;
   charts.heading = "Charts";
@@ -359,6 +370,10 @@ Report build_report(const Comparison& c, const CostInputs& cost, const ReportLim
   bool any_cost = cost.workload.has_value();
   for (const auto& p : cost.profiles) any_cost = any_cost || p.has_value();
   if (any_cost) r.sections.push_back(cost_section(c, cost));
+  if (cost.decision) {
+    r.sections.insert(r.sections.begin(), summary_section(*cost.decision));
+    r.sections.push_back(decision_section(*cost.decision, *cost.workload));
+  }
   return r;
 }
 

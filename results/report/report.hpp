@@ -8,6 +8,7 @@
 
 #include "results/compare/comparison.hpp"
 #include "results/compare/cost.hpp"
+#include "results/compare/decision.hpp"
 
 namespace ccb {
 
@@ -43,7 +44,8 @@ struct ChartGroup {
   struct Curve {
     std::string label;
     std::vector<double> bytes, busbw_gbps, time_us, ratio;  // ratio: busbw / baseline's at the same size
-    bool published = false;
+    std::vector<double> time_lo, time_hi;  // predicted curves: the 90% interval of time_us
+    bool published = false, predicted = false;
   };
   std::vector<Curve> curves;
 };
@@ -51,6 +53,8 @@ struct ChartGroup {
 struct CostInputs {
   std::vector<std::optional<CostProfile>> profiles;  // per set
   std::optional<Workload> workload;
+  std::optional<Decision> decision;  // with a workload: the decision at scale (results/compare/decision.hpp)
+  std::vector<std::string> notes;     // about the inputs (sets that could not be projected, ...)
 };
 
 struct Report {
@@ -72,5 +76,12 @@ std::string format_bytes(double bytes);
 std::string format_ratio(double r);
 std::string format_us(double us);
 std::string format_gbps(double g);
+std::string format_money(double v, const std::string& currency);
+std::string format_seconds(double s);  // "1.23 s", "45.6 ms", "2.5 h"
+
+// The decision at scale: one sentence per question (first section of the
+// report), and its tables (results/report/decision_section.cpp).
+Section summary_section(const Decision& d);
+Section decision_section(const Decision& d, const Workload& w);
 
 }  // namespace ccb

@@ -1,0 +1,68 @@
+// The decision at scale (ccbench compare --workload, with --cost and
+// optionally --scale): communication time and cost per training step of
+// each set at the workload's GPU count, which set is faster and which is
+// cheaper, and where owning (a bare_metal profile) breaks even with renting
+// (a cloud profile). Formulas (docs/compare.md, "The decision at scale"):
+//   step time        = compute_seconds_per_step + communication per step
+//                      (no overlap assumed; communication from the model at
+//                      the target scale, or the measured curve without --scale)
+//   cost per 1,000 steps = 1000 x step time x GPUs x price per GPU-hour / 3600
+//   owning per year  = capital / amortisation years + yearly operating cost
+//   break-even utilisation u* = owning per year x t_own
+//                      / (GPUs owned x 8760 h x cloud price per GPU-hour x t_rent)
+//     (owning costs the same per step as renting; above u* owning is cheaper)
+//   break-even months at the owner's utilisation u:
+//     m* = capital / (renting per month - operating per month),
+//     renting per month = cloud price x GPUs owned x 730 h x u x t_rent / t_own
+//     (renting the work the owned GPUs do in a month); never when <= 0
+//   sensitivity: owning / renting cost per step for u = 30..100% and cloud
+//     price x 0.7, 1, 1.3
+//   data set move: TB x 8e12 / (Gbit/s x 1e9) seconds; cost TB x transfer_cost_per_tb
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/compare/cost.hpp"
+
+namespace ccb {
+
+struct StepAtScale {
+  std::string label;
+  const CostProfile* cost = nullptr;
+  double comm_s = kNaN, comm_lo_s = kNaN, comm_hi_s = kNaN;  // lo = hi = comm when measured
+  bool predicted = false, extrapolated = false;
+  std::string basis;  // which curve or model series
+  // Filled by decide():
+  double step_s = kNaN, step_lo_s = kNaN, step_hi_s = kNaN;
+  double cost_per_1000 = kNaN, cost_lo = kNaN, cost_hi = kNaN;
+};
+
+struct BreakEven {
+  std::string own, rent;  // labels
+  double utilisation = kNaN;
+  double months = kNaN;  // INFINITY: never
+  double owner_utilisation = kNaN, amortisation_months = kNaN;
+  std::vector<double> utilisations{0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
+  std::vector<double> price_factors{0.7, 1.0, 1.3};
+  std::vector<std::vector<double>> own_over_rent;  // [utilisation][price factor]
+};
+
+struct DataMove {
+  double tb = kNaN, gbit_s = kNaN, seconds = kNaN;
+  std::vector<std::pair<std::string, double>> cost;  // per set with a transfer price
+  std::string currency;
+};
+
+struct Decision {
+  int gpus = 0, nodes = 0;
+  bool at_scale = false;  // from the model (--scale), not the measured curves
+  double bytes_per_step = 0;
+  std::vector<StepAtScale> sets;
+  std::optional<BreakEven> break_even;
+  std::optional<DataMove> data;
+};
+
+Decision decide(const Workload& w, std::vector<StepAtScale> sets, int nodes, bool at_scale);
+
+}  // namespace ccb

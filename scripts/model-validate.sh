@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Validation of ccbench's scale model on the emulated cluster: sweeps on 2, 3
+# and 4 hosts (shaped links), `ccbench model fit`, then sweeps on 6 and 8
+# hosts and `ccbench model check` (per-point error table, median errors and
+# interval coverage against the targets). Exit: model check's (0 targets met,
+# 1 missed), 77 when namespaces cannot be made here, 2 on bad options.
+#
+#   scripts/model-validate.sh [options]
+#     --ccbench PATH     the binary (default build/ccbench)
+#     --rate RATE        every host's link (tc units; default 200mbit)
+#     --fit LIST         host counts to fit on (default 2,3,4)
+#     --check LIST       host counts to predict and measure (default 6,8)
+#     --collective C     default all_reduce
+#     --sweep "ARGS"     default "-b 64K -e 4M -f 2 -n 7 -w 1 --timing per_iteration"
+#     --algorithm N|auto Open MPI tuned algorithm for the collective (default 4,
+#                        ring for all_reduce): Open MPI's fixed rules switch
+#                        algorithms with the communicator size, which no model
+#                        fitted at 2-4 ranks can know; auto lets them switch
+#     --retest           when a target is missed, measure the checked counts
+#                        once more and check again (noise on a shared machine)
+#     --out DIR          keep the runs, model and check there
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+ccbench="$here/../build/ccbench" rate=200mbit fit=2,3,4 check=6,8 collective=all_reduce
+sweep="-b 64K -e 4M -f 2 -n 7 -w 1 --timing per_iteration" algorithm=4 retest=0 out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ccbench) ccbench=$2; shift 2 ;;
+    --rate) rate=$2; shift 2 ;;
+    --fit) fit=$2; shift 2 ;;
+    --check) check=$2; shift 2 ;;
+    --collective) collective=$2; shift 2 ;;
+    --sweep) sweep=$2; shift 2 ;;
+    --algorithm) algorithm=$2; shift 2 ;;
+    --retest) retest=1; shift ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "model-validate: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[ -x "$ccbench" ] || { echo "model-validate: $ccbench: not an executable (build first or give --ccbench)" >&2; exit 2; }
+if [ -z "$out" ]; then
+  out=$(mktemp -d /tmp/ccbench-model.XXXXXX)
+  trap 'rm -rf "$out"' EXIT
+fi
+mkdir -p "$out"
+mca=()
+if [ "$algorithm" != auto ]; then
+  short=${collective//_/}
+  mca=(--mca coll_tuned_use_dynamic_rules 1 --mca "coll_tuned_${short}_algorithm" "$algorithm")
+fi
+
+measure() {  # measure HOSTS: one sweep on HOSTS emulated hosts into $out/HOSTS.jsonl
+  local n=$1
+  rm -f "$out/$n.jsonl"
+  timeout 600 "$here/emu-cluster.sh" -n "$n" --rate "$rate" -- -np "$n" "${mca[@]}" \
+    "$ccbench" "$collective" $sweep -J "$out/$n.jsonl" > "$out/$n.log" 2>&1
+  local rc=$?
+  if [ $rc = 77 ]; then grep SKIP "$out/$n.log" >&2; exit 77; fi
+  [ $rc = 0 ] || { cat "$out/$n.log" >&2; echo "model-validate: the sweep on $n hosts failed (exit $rc)" >&2; exit 1; }
+  echo "model-validate: measured $collective on $n hosts at $rate" >&2
+}
+
+fits=() checks=()
+for n in ${fit//,/ }; do measure "$n"; fits+=("$out/$n.jsonl"); done
+"$ccbench" model fit "${fits[@]}" --out "$out/model.json" || exit 1
+for n in ${check//,/ }; do measure "$n"; checks+=("$out/$n.jsonl"); done
+"$ccbench" model check "$out/model.json" "${checks[@]}" | tee "$out/check.txt"
+rc=${PIPESTATUS[0]}
+if [ "$rc" = 1 ] && [ "$retest" = 1 ]; then
+  echo "model-validate: a target was missed; measuring ${check} hosts once more (re-test)" >&2
+  for n in ${check//,/ }; do measure "$n"; done
+  "$ccbench" model check "$out/model.json" "${checks[@]}" | tee "$out/check.txt"
+  rc=${PIPESTATUS[0]}
+fi
+exit "$rc"
