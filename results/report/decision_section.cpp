@@ -26,12 +26,12 @@ std::string faster_sentence(const Decision& d) {
   const double lo = b.comm_lo_s / a.comm_hi_s, hi = b.comm_hi_s / a.comm_lo_s;
   std::string interval;
   if (a.predicted || b.predicted)
-    interval = fmt::format(" (90% interval {:.2f}x to {:.2f}x{})", lo, hi,
+    interval = fmt::format(" (90% interval {:.3g}x to {:.3g}x{})", lo, hi,
                            lo > 1 ? "" : "; the intervals overlap, so the order is not certain");
-  return fmt::format("{}, the communication of {} per step takes {} on '{}' and {} on '{}': '{}' is faster by {:.2f}x{}{}.",
+  return fmt::format("{}, the communication of {} per step takes {} on '{}' and {} on '{}': '{}' is faster by {:.2f}x{}.{}",
                      where(d), format_bytes(d.bytes_per_step), format_seconds(a.comm_s), a.label, format_seconds(b.comm_s),
                      b.label, a.label, b.comm_s / a.comm_s, interval,
-                     a.extrapolated || b.extrapolated ? " Extrapolated: beyond the measured sizes or the model's validity" : "");
+                     a.extrapolated || b.extrapolated ? " Extrapolated: beyond the measured step sizes or the model's validity." : "");
 }
 
 std::string cheaper_sentence(const Decision& d) {

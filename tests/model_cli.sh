@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# ccbench model fit / predict / check and compare --scale on recorded runs of
+# the emulated cluster (tests/fixtures/model: all_reduce on 2, 3, 4, 6 and 8
+# hosts at 200 Mbit/s, and 2, 3, 4 hosts at 100 Mbit/s; Open MPI ring).
+#   model_cli.sh CCBENCH FIXTURES
+set -uo pipefail
+ccbench=$1 fx=$2
+out=$(mktemp -d /tmp/ccbench-model.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+fast() { echo "$fx/emu-200mbit-$1-hosts.jsonl"; }
+
+"$ccbench" model fit "$(fast 2)" "$(fast 3)" "$(fast 4)" --out "$out/m.json" > "$out/fit.txt" || fail "fit"
+grep -q 'multi-node (1 rank/node) .* 2,3,4 .* ring' "$out/fit.txt" || { cat "$out/fit.txt"; fail "fit summary"; }
+
+"$ccbench" model predict "$out/m.json" --ranks 8 --nodes 8 -b 64K -e 16M --json "$out/p.json" > "$out/p.txt" || fail "predict"
+grep -q '^# PREDICTED (not measured): all_reduce, 8 ranks on 8 nodes' "$out/p.txt" || { cat "$out/p.txt"; fail "predict header"; }
+grep -q ' extr$' "$out/p.txt" || fail "16 MiB at 8 ranks (2 MiB steps) is outside the measured steps and must be marked"
+python3 - "$out/p.json" <<'PY' || fail "prediction JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["predicted"] is True
+p = j["series"][0]["points"][0]
+for k in ("bytes", "time_us", "time_lo_us", "time_hi_us", "algbw_gbps", "busbw_gbps"):
+    assert k in p, k
+assert p["time_lo_us"] <= p["time_us"] <= p["time_hi_us"]
+PY
+
+# The recorded 6- and 8-host runs meet the targets of issue 16 ...
+"$ccbench" model check "$out/m.json" "$(fast 6)" "$(fast 8)" > "$out/check.txt"
+rc=$?
+cat "$out/check.txt"
+[ $rc = 0 ] || fail "model check on the recorded runs: exit $rc"
+grep -q 'sizes >= 1 MiB: median |error| .*: met' "$out/check.txt" || fail "large-size target line"
+# ... and the check can fail: tighter targets are missed (exit 1).
+"$ccbench" model check "$out/m.json" "$(fast 8)" --targets 1,1,100 > "$out/strict.txt"
+[ $? = 1 ] && grep -q MISSED "$out/strict.txt" || fail "strict targets must be missed with exit 1"
+# A model fitted on 2 and 3 hosts only (nothing held out) says so.
+"$ccbench" model fit "$(fast 2)" "$(fast 3)" --out "$out/m2.json" -q || fail "fit on two counts"
+"$ccbench" model predict "$out/m2.json" --ranks 64 --nodes 64 | grep -q 'flag: beyond the model.s validity' || fail "validity flag"
+
+# compare --scale with a workload: the summary comes first and names both sets.
+cat > "$out/wl.yaml" <<'YAML'
+name: test workload
+parameters: 1e6
+dtype: float
+gpus: 16
+collective: all_reduce
+compute_seconds_per_step: 0.5
+dataset_tb: 10
+transfer_gbit_s: 100
+YAML
+cat > "$out/cloud.yaml" <<'YAML'
+kind: cloud
+name: rented
+price_per_gpu_hour: 4
+transfer_cost_per_tb: 90
+YAML
+mkdir "$out/fast" "$out/slow"
+cp "$(fast 2)" "$(fast 3)" "$(fast 4)" "$out/fast/"
+cp "$fx"/emu-100mbit-*.jsonl "$out/slow/"
+"$ccbench" compare --run owned="$out/fast" --run rented="$out/slow" --scale 16x16 --workload "$out/wl.yaml" \
+  --cost owned="$fx/../../../results/profiles/bare-metal-h100.yaml" --cost rented="$out/cloud.yaml" \
+  --md "$out/r.md" --color never > "$out/compare.txt" || { cat "$out/compare.txt"; fail "compare --scale"; }
+head -3 "$out/r.md" | grep -q '^## Summary' || { head "$out/r.md"; fail "the summary must be the first section"; }
+grep -q "At 16 GPUs on 16 nodes, the communication of 3.81 MiB per step takes .* 'owned (predicted 16x16)' is faster by" "$out/r.md" || fail "faster sentence"
+grep -q "Owning ('owned (predicted 16x16)') costs the same per step as renting ('rented (predicted 16x16)') at" "$out/r.md" || fail "break-even sentence"
+grep -q 'Moving the 10 TB data set at the stated 100 Gbit/s takes 800 s' "$out/r.md" || fail "data sentence"
+grep -q "is a prediction, not a measurement" "$out/r.md" || fail "predicted sets marked"
+echo "model CLI: all checks passed"

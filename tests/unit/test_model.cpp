@@ -1,0 +1,224 @@
+// The scale model (results/model) and the decision at scale
+// (results/compare/decision), on curves generated from known formulas.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "harness/usage_error.hpp"
+#include "results/compare/decision.hpp"
+#include "results/model/comm_model.hpp"
+#include "results/model/projection.hpp"
+#include "results/model/step_cost.hpp"
+
+namespace ccb {
+namespace {
+
+using TimeOf = std::function<double(int ranks, double bytes)>;
+
+// A ring all_reduce on a non-blocking fabric: 2(n-1) steps of s/n bytes,
+// each costing alpha + bytes / bandwidth.
+double ring(int n, double s) { return 2.0 * (n - 1) * (20.0 + (s / n) / 1000.0); }
+// A binomial tree: log2 n steps of the whole buffer.
+double tree(int n, double s) { return std::ceil(std::log2(n)) * (20.0 + s / 1000.0); }
+
+ResultSet sweep(const std::vector<int>& counts, const TimeOf& time, int ranks_per_node = 1, const std::string& backend = "mpi") {
+  ResultSet set;
+  set.label = "synthetic";
+  set.files.push_back("synthetic.jsonl");
+  set.formats.push_back("ccbench JSON Lines");
+  set.note_env("config.backend", backend);
+  for (int n : counts)
+    for (std::uint64_t s = 1024; s <= (64u << 20); s *= 4)
+      for (int in_place : {0, 1}) {
+        ImportedPoint p;
+        p.collective = "all_reduce";
+        p.dtype = "float";
+        p.op = "sum";
+        p.path = "auto";
+        p.memory = "host";
+        p.ranks = n;
+        p.nodes = ranks_per_node > 0 ? n / ranks_per_node : 1;
+        p.in_place = in_place;
+        p.bytes = s;
+        p.time_us = time(n, static_cast<double>(s));
+        set.points.push_back(p);
+      }
+  return set;
+}
+
+Prediction out_of_place(const std::vector<Prediction>& v) {
+  for (const Prediction& p : v)
+    if (p.series->in_place == 0) return p;
+  throw std::runtime_error("no out-of-place prediction");
+}
+
+TEST(Model, RecoversRingScalingAndCoversTheTruth) {
+  const Model m = fit_model({sweep({2, 3, 4}, ring)});
+  ASSERT_EQ(m.series.size(), 2u);
+  EXPECT_EQ(m.series[0].family, ModelFamily::ring);
+  EXPECT_EQ(m.series[0].counts, (std::vector<int>{2, 3, 4}));
+  const Prediction p = out_of_place(predict(m, 16, 16, {}));
+  ASSERT_FALSE(p.points.empty());
+  for (const PredictedPoint& q : p.points) {
+    if (q.bytes < (64u << 10)) continue;  // its steps are smaller than any measured: the floor, flagged
+    const double truth = ring(16, static_cast<double>(q.bytes));
+    EXPECT_NEAR(q.time_us / truth, 1.0, 0.06) << q.bytes;
+    EXPECT_LE(q.lo_us, q.time_us);
+    EXPECT_GE(q.hi_us, q.time_us);
+    EXPECT_NEAR(q.busbw_gbps, static_cast<double>(q.bytes) / (q.time_us * 1e3) * 2 * 15 / 16, 1e-9);
+  }
+  EXPECT_TRUE(p.points.front().size_extrapolated);  // 1 KiB at 16 ranks: 64-byte steps, below the measured 256
+  EXPECT_FALSE(p.points.back().size_extrapolated);
+}
+
+TEST(Model, SwitchesFamilyOnlyWhenClearlyBetter) {
+  // Tree data: ring cannot predict left-out counts, tree can.
+  const Model t = fit_model({sweep({2, 3, 4, 6, 8}, tree)});
+  EXPECT_EQ(t.series[0].family, ModelFamily::tree) << t.series[0].chosen_by;
+  const Prediction p = out_of_place(predict(t, 32, 32, {16u << 20}));
+  EXPECT_NEAR(p.points[0].time_us / tree(32, 16u << 20), 1.0, 0.06);
+  // Ring data stays ring, the usual algorithm, with the reason recorded.
+  const Model r = fit_model({sweep({2, 3, 4, 6, 8}, ring)});
+  EXPECT_EQ(r.series[0].family, ModelFamily::ring);
+  EXPECT_NE(r.series[0].chosen_by.find("usual"), std::string::npos);
+}
+
+TEST(Model, LeftOutErrorsAreRecordedAndFailWhenTheDataDisagree) {
+  // A 4-rank run twice as slow as ring predicts: the left-out check sees it.
+  const Model m = fit_model({sweep({2, 3, 4}, [](int n, double s) { return ring(n, s) * (n == 4 ? 2.0 : 1.0); })});
+  double worst = 0;
+  for (const ModelPoint& q : m.series[0].points)
+    if (q.ranks == 4) worst = std::max(worst, q.left_out);
+  EXPECT_GT(worst, 0.4);  // log(2) = 0.69 before smoothing
+  const Model clean = fit_model({sweep({2, 3, 4}, ring)});
+  for (const ModelPoint& q : clean.series[0].points)
+    if (q.bytes >= (1u << 20)) {
+      EXPECT_LT(q.left_out, 0.1) << q.ranks << " " << q.bytes;
+    }
+}
+
+TEST(Model, IntervalWidensWithDistance) {
+  const Model m = fit_model({sweep({2, 3, 4}, [](int n, double s) { return ring(n, s) * (1 + 0.05 * ((n * 7 + static_cast<int>(s) / 1024) % 3 - 1)); })});
+  const auto width = [&](int ranks) {
+    const PredictedPoint q = out_of_place(predict(m, ranks, ranks, {16u << 20})).points[0];
+    return q.hi_us / q.lo_us;
+  };
+  EXPECT_GT(width(64), width(8));
+  EXPECT_GE(width(8), width(4));
+}
+
+TEST(Model, FlagsWhatTheFitCannotKnow) {
+  const Model single = fit_model({sweep({2, 4}, ring, 0)});  // one node, two counts
+  const Prediction p = out_of_place(predict(single, 128, 16, {}));
+  std::string flags;
+  for (const auto& f : p.flags) flags += f + "\n";
+  EXPECT_NE(flags.find("no multi-node measurement"), std::string::npos) << flags;
+  EXPECT_NE(flags.find("beyond the model's validity"), std::string::npos) << flags;
+  EXPECT_NE(flags.find("two rank counts"), std::string::npos) << flags;
+  const Model eight = fit_model({sweep({16, 32}, ring, 8)});
+  const Prediction q = out_of_place(predict(eight, 64, 16, {}));
+  ASSERT_EQ(q.flags.size(), 2u);
+  EXPECT_NE(q.flags[0].find("4 ranks per node not measured: fitted at 8"), std::string::npos) << q.flags[0];
+}
+
+TEST(Model, BadInputIsOneLine) {
+  const auto message = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([] { fit_model({sweep({4}, ring)}); }).find("two or more rank counts"), std::string::npos);
+  EXPECT_NE(message([] { fit_model({sweep({2, 3}, ring, 1, "mpi"), sweep({4}, ring, 1, "nccl")}); }).find("mix backends (mpi, nccl)"),
+            std::string::npos);
+  ResultSet mixed = sweep({2, 3}, ring);
+  mixed.note_env("config.backend", "nccl");
+  EXPECT_NE(message([&] { fit_model({mixed}); }).find("mix backends"), std::string::npos);
+  EXPECT_NE(message([] { model_from_json("{}", "m.json"); }).find("m.json: not a ccbench model file"), std::string::npos);
+  const std::string good = model_to_json(fit_model({sweep({2, 3}, ring)}));
+  std::string negative = good;
+  negative.replace(negative.find("\"time_us\": ") + 11, 1, "-");
+  EXPECT_NE(message([&] { model_from_json(negative, "m.json"); }).find("out of range"), std::string::npos);
+  std::string truncated = good.substr(0, good.size() / 2);
+  EXPECT_NE(message([&] { model_from_json(truncated, "m.json"); }).find("m.json:"), std::string::npos);
+}
+
+TEST(Model, FileRoundTripPredictsTheSame) {
+  const Model m = fit_model({sweep({2, 3, 4}, ring)});
+  const Model back = model_from_json(model_to_json(m), "m.json");
+  const auto a = predict(m, 24, 24, {1u << 20, 3u << 20});
+  const auto b = predict(back, 24, 24, {1u << 20, 3u << 20});
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t k = 0; k < a[i].points.size(); ++k) {
+      EXPECT_DOUBLE_EQ(a[i].points[k].time_us, b[i].points[k].time_us);
+      EXPECT_DOUBLE_EQ(a[i].points[k].hi_us, b[i].points[k].hi_us);
+    }
+}
+
+TEST(Model, ProjectionIsMarkedPredicted) {
+  std::string why;
+  const auto p = project_set(sweep({2, 3, 4}, ring), 64, 8, &why);
+  ASSERT_TRUE(p) << why;
+  EXPECT_EQ(p->set.label, "synthetic (predicted 64x8)");
+  EXPECT_NE(p->set.predicted_from.find("family ring"), std::string::npos);
+  for (const ImportedPoint& q : p->set.points) {
+    EXPECT_EQ(q.ranks, 64);
+    EXPECT_LE(q.time_lo_us, q.time_us);
+  }
+  EXPECT_FALSE(project_set(sweep({4}, ring), 64, 8, &why));
+  EXPECT_NE(why.find("two or more rank counts"), std::string::npos);
+  const auto t = scaled_time(p->model, "all_reduce", 64, 8, 256e6);
+  ASSERT_TRUE(t);
+  EXPECT_TRUE(t->extrapolated);  // 64 ranks > 8x the largest measured count (4)
+}
+
+TEST(StepCostCurve, FloorBelowProportionalAbove) {
+  StepCost c(1);
+  for (double x = 10; x <= 20; x += 1) c.add(x, std::log(5 + std::exp2(x) / 1000), 0);
+  EXPECT_NEAR(c.eval(2), c.eval(10), 1e-12);
+  EXPECT_NEAR(c.eval(30) - c.eval(20), 10 * std::log(2.0), 1e-9);
+  EXPECT_TRUE(c.inside(15));
+  EXPECT_FALSE(c.inside(25));
+  EXPECT_TRUE(std::isnan(c.eval(15, 0)));  // nothing left without group 0
+}
+
+TEST(Decision, BreakEvenAndCostsFollowTheFormulas) {
+  CostProfile own;
+  own.kind = "bare_metal";
+  own.capital_cost = 1.2e6, own.amortisation_years = 4, own.yearly_operating_cost = 1e5, own.utilisation = 0.7, own.gpus = 64;
+  own.per_gpu_hour = (own.capital_cost / 4 + own.yearly_operating_cost) / (64 * 8760.0 * 0.7);
+  CostProfile rent;
+  rent.kind = "cloud";
+  rent.per_gpu_hour = 4;
+  rent.transfer_per_tb = 90;
+  Workload w;
+  w.gpus = 64, w.parameters = 1e9, w.dtype_bytes = 2, w.compute_s = 1;
+  w.dataset_tb = 100, w.transfer_gbit_s = 80;
+  StepAtScale a, b;
+  a.label = "owned", a.cost = &own, a.comm_s = a.comm_lo_s = a.comm_hi_s = 0.5;
+  b.label = "rented", b.cost = &rent, b.comm_s = b.comm_lo_s = b.comm_hi_s = 1.0;
+  const Decision d = decide(w, {a, b}, 8, true);
+  EXPECT_DOUBLE_EQ(d.sets[0].step_s, 1.5);
+  EXPECT_NEAR(d.sets[1].cost_per_1000, 1000 * 2.0 * 64 * 4 / 3600, 1e-9);
+  ASSERT_TRUE(d.break_even);
+  const double yearly = 1.2e6 / 4 + 1e5, speed = 2.0 / 1.5;
+  EXPECT_NEAR(d.break_even->utilisation, yearly / (64 * 8760.0 * 4 * speed), 1e-12);
+  EXPECT_NEAR(d.break_even->months, 1.2e6 / (4 * 64 * 730.0 * 0.7 * speed - 1e5 / 12), 1e-9);
+  // At the break-even utilisation, owning costs as much per step as renting.
+  for (std::size_t i = 0; i < d.break_even->utilisations.size(); ++i)
+    EXPECT_EQ(d.break_even->own_over_rent[i][1] < 1, d.break_even->utilisations[i] > d.break_even->utilisation);
+  ASSERT_TRUE(d.data);
+  EXPECT_NEAR(d.data->seconds, 100 * 8e12 / 80e9, 1e-6);
+  ASSERT_EQ(d.data->cost.size(), 1u);
+  EXPECT_DOUBLE_EQ(d.data->cost[0].second, 9000);
+  // A cloud that is cheap enough never lets the purchase pay back.
+  rent.per_gpu_hour = 0.1;
+  EXPECT_TRUE(std::isinf(decide(w, {a, b}, 8, true).break_even->months));
+}
+
+}  // namespace
+}  // namespace ccb
