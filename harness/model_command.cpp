@@ -107,7 +107,7 @@ std::string fit_summary(const Model& m, const std::string& out) {
     s += fmt::format("  {:<72} {:>10} {:>16} {:>6} {:>9}\n", x.key(), counts, family_name(x.family), x.points.size(),
                      std::isnan(left) ? "n/a" : fmt::format("{:.1f}%", 100 * (std::exp(left) - 1)));
   }
-  s += "# left-out: median error predicting each rank count from the others (the family with the lowest wins)\n";
+  s += "# left-out: median error predicting each rank count from the others (ccbench model --help: how the family is chosen)\n";
   for (const std::string& n : m.notes) s += fmt::format("# note: {}\n", n);
   s += fmt::format("# written: {}\n", out);
   return s;

@@ -25,3 +25,4 @@ build/bench/bench_kernels --benchmark_min_time=0.2 --benchmark_repetitions=5 \
     }'
 scripts/mpirun.sh -np 2 build/bench/bench_harness_overhead 20000 15
 build/bench/bench_compare 1000000 200
+build/bench/bench_model 10000 5

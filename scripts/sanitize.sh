@@ -32,7 +32,7 @@ trap 'rm -rf "$corpus"' EXIT
 for f in build-sanitize/tests/fuzz_*; do
   name=$(basename "$f")
   mkdir -p "$corpus/$name"
-  cp tests/fixtures/compare/*/* tests/fixtures/accept/* results/acceptance/* "$corpus/$name/" 2>/dev/null || true
+  cp tests/fixtures/compare/*/* tests/fixtures/accept/* tests/fixtures/model/* results/acceptance/* "$corpus/$name/" 2>/dev/null || true
   rc=0
   "$f" "${budget[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$findings/$name-" "$corpus/$name" >"$findings/$name.log" 2>&1 || rc=$?
