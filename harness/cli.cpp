@@ -133,9 +133,10 @@ Sweep (sizes take binary suffixes K=1024, M=1024^2, G=1024^3):
   -e, --maxbytes SIZE       largest size (default 32M)
   -f, --stepfactor N        multiply the size by N each step (default 1: add -i)
   -i, --stepbytes SIZE      add SIZE each step when -f is 1 (default 1M)
-      --strict-sizes        fail instead of rounding a size down to what the
-                            collective needs (a multiple of element size x ranks
-                            for all_gather, reduce_scatter, alltoall, gather, scatter)
+      --strict-sizes        fail instead of rounding a size down as nccl-tests does (to
+                            an element; all_gather, reduce_scatter, alltoall, gather,
+                            scatter: to 16 bytes per rank, so sizes below 16 B x ranks
+                            give 0-byte rows, printed like nccl-tests)
   -d, --datatype TYPE|all   {2} (default float)
   -o, --op OP|all           {3} (default sum; reducing collectives only)
   -r, --root R              root rank of broadcast, reduce, gather, scatter (default 0)
@@ -208,9 +209,10 @@ Output (stdout from rank 0 only):
       --progress MODE       auto (when stderr is a terminal), on, off
 
 The table (nccl-tests layout), for out-of-place and then in-place runs:
-  size     bytes moved per operation (B): all_gather, reduce_scatter, alltoall,
-           gather and scatter count all ranks' chunks (count x element size)
-  count    elements per buffer (split collectives: total over all chunks)
+  size     bytes of the larger buffer, as nccl-tests: all_gather, reduce_scatter,
+           alltoall, gather and scatter count all ranks' chunks (count x ranks x
+           element size)
+  count    elements per rank, as nccl-tests (split collectives: one rank's chunk)
   type     element type;  redop: reduction (none when it does not reduce)
   root     root rank (-1 when not rooted)
   time     microseconds per operation. With pipelined timing (default), the time of

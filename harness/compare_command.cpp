@@ -210,7 +210,7 @@ int compare(const CompareArgs& a) {
   std::vector<std::optional<Projection>> projections;
   std::vector<std::string> notes;
   int scale_ranks = 0, scale_nodes = 0;
-  std::string baseline_label = a.baseline.empty() ? sets.front().label : a.baseline;
+  std::string baseline_label = !a.baseline.empty() ? a.baseline : sets.empty() ? "" : sets.front().label;
   if (!a.scale.empty()) {
     std::tie(scale_ranks, scale_nodes) = parse_scale(a.scale);
     std::vector<ResultSet> scaled;

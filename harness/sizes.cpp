@@ -82,28 +82,35 @@ std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_byte
 }
 
 std::size_t size_unit(const Collective& c, DType d, int nranks) {
-  return info(d).size * (c.split ? static_cast<std::size_t>(nranks) : 1);
+  // nccl-tests: a split collective's per-rank count is rounded down to a
+  // multiple of 16 bytes ((count / nranks) & ~(16 / element size - 1)).
+  const std::size_t elem = info(d).size;
+  return c.split ? std::max<std::size_t>(16, elem) * static_cast<std::size_t>(nranks) : elem;
 }
 
 std::vector<SizePoint> plan_points(const std::vector<std::size_t>& requested, const Collective& c,
                                    DType d, int nranks, bool strict) {
   const std::size_t unit = size_unit(c, d, nranks);
   const std::size_t elem = info(d).size;
+  const std::size_t n = static_cast<std::size_t>(nranks);
   std::vector<SizePoint> points;
   for (std::size_t want : requested) {
     if (strict && want == 0)
       throw UsageError(fmt::format("size 0 B: nothing to measure ({} needs at least {} B); drop --strict-sizes to measure "
-                                   "the smallest size instead", c.name, unit));
+                                   "a 0-byte row as nccl-tests does", c.name, unit));
     if (strict && want % unit != 0)
       throw UsageError(fmt::format(
-          "size {} B is not a multiple of {} B ({} x {} {} elements) as {} with {} ranks needs; "
-          "drop --strict-sizes to round down",
-          want, unit, c.split ? nranks : 1, elem, info(d).name, c.name, nranks));
-    std::size_t bytes = want / unit * unit;
-    if (bytes == 0) bytes = unit;
-    if (!points.empty() && points.back().bytes >= bytes) continue;
-    const std::size_t count = bytes / elem;
-    points.push_back({want, bytes, count, c.split ? count / static_cast<std::size_t>(nranks) : count});
+          "size {} B is not a multiple of {} B ({}) as {} with {} ranks needs; drop --strict-sizes to round down as "
+          "nccl-tests does",
+          want, unit, c.split ? fmt::format("{} ranks x 16 B per rank", nranks) : fmt::format("one {} element", info(d).name),
+          c.name, nranks));
+    // The rows nccl-tests prints, repeats and 0-byte rows included: count =
+    // size / element size; split collectives: per-rank count rounded down to
+    // 16 bytes, size = per-rank count x ranks x element size.
+    const std::size_t count = want / elem;
+    const std::size_t chunk = c.split ? (count / n) & ~(16 / std::min<std::size_t>(elem, 16) - 1) : count;
+    const std::size_t total = c.split ? chunk * n : count;
+    points.push_back({want, total * elem, total, chunk});
   }
   return points;
 }

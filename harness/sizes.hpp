@@ -25,17 +25,20 @@ std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_byte
 
 struct SizePoint {
   std::size_t requested_bytes;
-  std::size_t bytes;  // the size column: count * element size
-  std::size_t count;  // the count column
+  std::size_t bytes;  // the size column: max(send, receive) bytes = count * element size
+  std::size_t count;  // elements in the larger buffer (split collectives: chunk x ranks)
   std::size_t chunk;  // per-rank chunk for split collectives, else count
+  // The table's count column, as nccl-tests prints it: the per-rank count.
+  std::size_t shown_count() const { return chunk; }
 };
 
-// Smallest size a point can have: one element, times nranks when split.
+// The granularity of sizes: one element; split collectives 16 bytes per rank.
 std::size_t size_unit(const Collective& c, DType d, int nranks);
 
-// Rounds each requested size down to a multiple of size_unit (up to one unit
-// when it would be zero) and drops repeats, as nccl-tests rounds. With
-// `strict`, a size that is not a multiple throws UsageError instead.
+// nccl-tests' rows: count = size / element size; split collectives (all_gather,
+// reduce_scatter, alltoall, gather, scatter) round the per-rank count down to
+// 16 bytes. Repeated and 0-byte rows are kept, as nccl-tests prints them. With
+// `strict`, a size that is not a multiple of size_unit throws UsageError.
 std::vector<SizePoint> plan_points(const std::vector<std::size_t>& requested, const Collective& c,
                                    DType d, int nranks, bool strict);
 

@@ -268,7 +268,7 @@ PointRecord new_record(const Config& cfg, const Comm& comm, const Backend& backe
   rec.nodes = comm.nodes();
   rec.requested_bytes = p.requested_bytes;
   rec.bytes = p.bytes;
-  rec.count = p.count;
+  rec.count = p.shown_count();
   rec.iterations = cfg.iters;
   rec.bus_factor = bus_factor(c, backend.ranks());
   rec.busbw_meaningful = backend.ranks() > 1;

@@ -52,22 +52,61 @@ TEST(Sizes, SweepErrorsNameTheFlags) {
 TEST(Sizes, PlanRoundsDownToWhatTheCollectiveNeeds) {
   const Collective& ag = *find_collective("all_gather");
   const auto pts = plan_points({8, 16, 32, 64, 1000}, ag, DType::float32, 3, false);
-  // unit = 4 B x 3 ranks = 12 B: 8 -> 12 (raised), 16 -> 12 (repeat, dropped), 32 -> 24, 64 -> 60, 1000 -> 996
-  ASSERT_EQ(pts.size(), 4u);
-  EXPECT_EQ(pts[0].bytes, 12u);
-  EXPECT_EQ(pts[0].count, 3u);
-  EXPECT_EQ(pts[0].chunk, 1u);
-  EXPECT_EQ(pts[1].bytes, 24u);
-  EXPECT_EQ(pts[3].bytes, 996u);
-  EXPECT_EQ(pts[3].requested_bytes, 1000u);
+  // Per-rank count rounded down to 16 bytes (4 floats): 8, 16, 32 -> 0-byte rows
+  // (kept, as nccl-tests prints them), 64 -> 16/3 = 5 -> 4 per rank, 48 B;
+  // 1000 -> 250/3 = 83 -> 80 per rank, 960 B.
+  ASSERT_EQ(pts.size(), 5u);
+  EXPECT_EQ(pts[0].bytes, 0u);
+  EXPECT_EQ(pts[2].bytes, 0u);
+  EXPECT_EQ(pts[3].bytes, 48u);
+  EXPECT_EQ(pts[3].count, 12u);
+  EXPECT_EQ(pts[3].chunk, 4u);
+  EXPECT_EQ(pts[3].shown_count(), 4u);
+  EXPECT_EQ(pts[4].bytes, 960u);
+  EXPECT_EQ(pts[4].requested_bytes, 1000u);
   const auto ar = plan_points({10}, *find_collective("all_reduce"), DType::float64, 3, false);
   EXPECT_EQ(ar[0].bytes, 8u);
-  EXPECT_EQ(ar[0].chunk, 1u);
+  EXPECT_EQ(ar[0].shown_count(), 1u);
+}
+
+// The rows of nccl-tests 2.19.6 (setupArgs and each collective's
+// GetCollByteCount), written out per collective: printed size =
+// max(send, receive) bytes, printed count = the parameter count.
+struct NcclTestsRow {
+  std::size_t size, count;
+};
+NcclTestsRow nccl_tests_row(std::string_view coll, std::size_t bytes, std::size_t elt, std::size_t nranks) {
+  const std::size_t count = bytes / elt;
+  const std::size_t base = (count / nranks) & ~(16 / elt - 1);
+  if (coll == "all_gather" || coll == "gather") return {base * nranks * elt, base};       // send base, recv base x n
+  if (coll == "reduce_scatter" || coll == "scatter") return {base * nranks * elt, base};  // send base x n, recv base
+  if (coll == "alltoall") return {base * nranks * elt, base};                           // both base x n
+  return {count * elt, count};  // all_reduce, broadcast, reduce, sendrecv
+}
+
+TEST(Sizes, RowsEqualNcclTestsForEveryRankCountDtypeAndCollective) {
+  std::vector<std::size_t> sizes;
+  for (std::size_t s = 0; s <= 300; ++s) sizes.push_back(s);
+  for (std::size_t s = 512; s <= (std::size_t{1} << 30); s *= 2) sizes.insert(sizes.end(), {s - 1, s, s + 7});
+  for (std::string_view name : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "gather",
+                                "scatter", "sendrecv"})
+    for (const DTypeInfo& d : all_dtypes())
+      for (int n = 1; n <= 9; ++n) {
+        const auto pts = plan_points(sizes, *find_collective(name), d.id, n, false);
+        ASSERT_EQ(pts.size(), sizes.size());
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+          const NcclTestsRow want = nccl_tests_row(name, sizes[i], d.size, static_cast<std::size_t>(n));
+          ASSERT_EQ(pts[i].bytes, want.size) << name << " " << d.name << " " << n << " ranks, " << sizes[i] << " B";
+          ASSERT_EQ(pts[i].shown_count(), want.count) << name << " " << d.name << " " << n << " ranks, " << sizes[i] << " B";
+        }
+      }
 }
 
 TEST(Sizes, StrictPlanRefusesToRound) {
-  EXPECT_THROW(plan_points({16}, *find_collective("alltoall"), DType::float32, 3, true), UsageError);
-  EXPECT_NO_THROW(plan_points({24}, *find_collective("alltoall"), DType::float32, 3, true));
+  EXPECT_THROW(plan_points({24}, *find_collective("alltoall"), DType::float32, 3, true), UsageError);  // 16 B x 3 ranks
+  EXPECT_NO_THROW(plan_points({48}, *find_collective("alltoall"), DType::float32, 3, true));
+  EXPECT_THROW(plan_points({6}, *find_collective("all_reduce"), DType::float32, 3, true), UsageError);
+  EXPECT_THROW(plan_points({0}, *find_collective("all_reduce"), DType::float32, 3, true), UsageError);
 }
 
 }  // namespace ccb
