@@ -223,10 +223,12 @@ The table (nccl-tests layout), for out-of-place and then in-place runs:
   algbw    size / time, in GB/s (1 GB = 1e9 bytes)
   busbw    algbw x the nccl-tests factor: all_reduce 2(n-1)/n; all_gather,
            reduce_scatter, alltoall, gather, scatter (n-1)/n; others 1; bi_bw 2
-           (both directions). N/A with one rank, where it is not meaningful.
+           (both directions). One rank: the same formula, so 0.00 for all_reduce,
+           algbw for broadcast, reduce and sendrecv, as nccl-tests prints it.
   #wrong   wrong elements summed over ranks (N/A when -c 0)
 Footer: "Out of bounds values" is the sum of #wrong; "Avg bus bandwidth" the
-mean busbw over all rows and placements.
+mean busbw over all rows and placements measured (0-byte rows included), as
+nccl-tests computes it.
 
 Exit codes: 0 ok, 1 internal failure, 2 bad input, 3 wrong data, 4 watchdog timeout.
 )",

@@ -57,6 +57,29 @@ const char* launcher_variable() {
   return nullptr;
 }
 
+// How many tasks the launcher started (mpirun, srun), and which variable said
+// so; {1, ""} when not launched or launched alone.
+[[maybe_unused]] std::pair<int, std::string> launched_tasks() {
+  // Not SLURM_NTASKS: an allocation sets it for a single process run in it too.
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"})
+    if (const char* v = std::getenv(var); v && std::atoi(v) > 1) return {std::atoi(v), fmt::format("{}={}", var, v)};
+  return {1, ""};
+}
+
+// A build without MPI cannot join its siblings: launched as several tasks,
+// each would run alone (all on GPU 0). Says so instead; "" when fine.
+[[maybe_unused]] std::string solo_build_launched() {
+#if CCBENCH_HAVE_MPI
+  return "";
+#else
+  const auto [tasks, why] = launched_tasks();
+  if (tasks <= 1) return "";
+  return fmt::format("this ccbench was built without MPI but was launched as one of {} tasks ({}): each task would run "
+                     "alone on GPU 0. Build with MPI for one GPU per task, or run one process with -g N GPUs",
+                     tasks, why);
+#endif
+}
+
 // This process's rank as the launcher tells it, before MPI starts; 0 when
 // not launched by mpirun/srun. Used only to print errors once.
 int launcher_rank() {
@@ -126,6 +149,10 @@ int accept_main(int argc, char** argv, bool printer) {
   }
   MPI_Finalize();
 #else
+  if (const std::string why = solo_build_launched(); !why.empty()) {
+    if (printer) fmt::print(stderr, "ccbench: {}\n", why);
+    return kExitUsage;
+  }
   try {
     code = run_accept(*args, SoloComm{}, nccl_log);
   } catch (const std::exception& e) {
@@ -201,6 +228,10 @@ int main(int argc, char** argv) {
   }
   MPI_Finalize();
 #else
+  if (const std::string why = ccb::solo_build_launched(); !why.empty() && !topo) {
+    if (printer) fmt::print(stderr, "ccbench: {}\n", why);
+    return ccb::kExitUsage;
+  }
   try {
     const ccb::SoloComm comm;
     code = topo ? ccb::run_topo(args.config, comm) : ccb::run_sweep(args.config, comm, nccl_log);

@@ -53,7 +53,6 @@ class TableWriter final : public Writer {
       emit("#  WARNING: path {} was requested but {} was observed\n", r.path_requested,
                  r.path_observed);
     emit("#  sizes in bytes (K/M/G on the command line are binary); time in us; bandwidth in GB/s (1e9 B/s)\n");
-    if (r.ranks == 1) emit("#  busbw is not meaningful with one rank: shown as N/A\n");
     emit("#\n# Using devices\n");
     for (const auto& p : r.placement)
       emit("#  Rank {:2} Pid {:6} on {:>10} cpu {:3} bound {}{}{}{}\n", p.rank, p.pid, p.host, p.cpu,

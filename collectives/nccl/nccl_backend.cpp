@@ -185,30 +185,41 @@ std::string NcclBackend::check_dtype(DType d) const {
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 24, 0)
   return std::string(info(d).name) + ": this NCCL has no fp8 types (needs 2.24 or newer)";
 #else
-  for (const auto& l : locals_) {
-    int major = 0, minor = 0;
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, l.device);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, l.device);
-    if (major * 10 + minor < 89)
-      return std::string(info(d).name) + ": needs compute capability 8.9 or newer; GPU " + std::to_string(l.device) +
-             " is " + std::to_string(major) + "." + std::to_string(minor);
-  }
   return "";
 #endif
 }
 
+// The lowest compute capability (major x 10 + minor) of the local GPUs.
+int NcclBackend::min_compute_capability() const {
+  int lowest = 1000;
+  for (const auto& l : locals_) {
+    int major = 0, minor = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, l.device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, l.device);
+    lowest = std::min(lowest, major * 10 + minor);
+  }
+  return lowest;
+}
+
 std::string NcclBackend::unsupported(const OpArgs& a) const {
-  // NCCL has no in-place form of these: send and receive regions overlap.
-  if (a.in_place && (a.coll->id == CollectiveId::alltoall || a.coll->id == CollectiveId::sendrecv))
-    return "NCCL has no in-place " + std::string(a.coll->name);
+  const bool fp8 = a.dtype == DType::f8e4m3 || a.dtype == DType::f8e5m2;
   // ncclAvg is defined for the integer and 16/32/64-bit floating types only:
   // for fp8 NCCL returns ncclInvalidArgument (seen with NCCL 2.28.9 on an H200).
-  if (a.coll->reduces && a.op == ReduceOp::avg && (a.dtype == DType::f8e4m3 || a.dtype == DType::f8e5m2))
-    return "NCCL has no avg for fp8 data";
+  if (a.coll->reduces && a.op == ReduceOp::avg && fp8) return "NCCL has no avg for fp8 data";
+  // NCCL reduces fp8 on compute capability 9.0 (Hopper) and newer only; moving
+  // fp8 bytes (all_gather, broadcast, ...) works everywhere.
+  if (a.coll->reduces && fp8 && min_compute_capability() < 90)
+    return "NCCL reduces fp8 data on compute capability 9.0 or newer only (this GPU is " +
+           std::to_string(min_compute_capability() / 10) + "." + std::to_string(min_compute_capability() % 10) + ")";
   return "";
 }
 
 std::string NcclBackend::unverifiable(const OpArgs& a) const {
+  // nccl-tests runs these in place (one buffer as send and receive) and does
+  // not check them: the regions overlap, so NCCL's result is undefined.
+  if (a.in_place && (a.coll->id == CollectiveId::alltoall || a.coll->id == CollectiveId::sendrecv))
+    return "in-place " + std::string(a.coll->name) + " sends from and receives into one buffer, so the result is undefined "
+           "(timed as nccl-tests times it, not checked)";
   if (a.coll->reduces && a.op == ReduceOp::avg && info(a.dtype).is_float && !is_power_of_two(options_.nranks))
     return "NCCL's avg of floating-point data multiplies each input by 1/n, which is inexact when n is not a power of two";
   return "";

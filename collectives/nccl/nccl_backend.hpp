@@ -71,6 +71,7 @@ class NcclBackend final : public Backend {
   std::string unsupported(const OpArgs& a) const override;
   std::string unverifiable(const OpArgs& a) const override;
   std::string check_dtype(DType d) const override;
+  int min_compute_capability() const;
   std::optional<ObservedTransports> observed_transports() override;
 
   int device(int local) const { return locals_[static_cast<std::size_t>(local)].device; }

@@ -127,7 +127,7 @@ TEST(Writers, JsonLinesFollowTheSchema) {
 PointRecord nccl_point() {
   PointRecord p = sample_point();
   p.in_place = Placement{};
-  p.in_place.note = "not measured: NCCL has no in-place alltoall";
+  p.in_place.note = "not measured: NCCL has no avg for fp8 data";
   p.path_classes = std::vector<std::string>{"p2p", "tcp"};
   p.transports = {"NET/Socket/0", "P2P/IPC"};
   p.path_warning = "requested rdma, but NCCL used tcp (observed: p2p, tcp)";
@@ -145,7 +145,7 @@ TEST(Writers, TableShowsNotesAndPathChanges) {
   std::fclose(mem);
   const std::string out(buf, len);
   std::free(buf);
-  EXPECT_NE(out.find("#  in-place not measured: NCCL has no in-place alltoall"), std::string::npos);
+  EXPECT_NE(out.find("#  in-place not measured: NCCL has no avg for fp8 data"), std::string::npos);
   const std::string path_line =
       "# path observed: NET/Socket/0, P2P/IPC -- WARNING: requested rdma, but NCCL used tcp (observed: p2p, tcp)";
   ASSERT_NE(out.find(path_line), std::string::npos) << out;
@@ -156,7 +156,7 @@ TEST(Writers, JsonCarriesNotesAndPath) {
   const auto j = point_to_json(nccl_point());
   EXPECT_EQ(validate_record(j), "");
   EXPECT_TRUE(j["in_place"].is_null());
-  EXPECT_EQ(j["notes"][0], "in_place: not measured: NCCL has no in-place alltoall");
+  EXPECT_EQ(j["notes"][0], "in_place: not measured: NCCL has no avg for fp8 data");
   EXPECT_EQ(j["path"]["observed"][1], "tcp");
   EXPECT_EQ(j["path"]["warning"], "requested rdma, but NCCL used tcp (observed: p2p, tcp)");
   EXPECT_TRUE(point_to_json(sample_point())["path"].is_null());
