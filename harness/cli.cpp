@@ -170,6 +170,11 @@ Per-iteration sampling (the per_iteration timing):
       --rotate-buffers      each iteration on another slot of buffers twice the size of
                             the last-level cache (host L3, GPU L2): no warm-cache reuse
 
+nccl-tests flags taken for compatibility (other values: one line saying why and what to use):
+  -t 1, -m 1, -N 1, -y 0, -C 0, -u 0, -x 0 (what ccbench does anyway); -p 0|1 (no effect: one
+  thread per process); -I 1 adds the per-iteration p50/p99 columns (--stats). Not supported:
+  -r -1 (every root: run once per root), -R 2 (symmetric registration: -R 1 is local)
+
 Checking:
   -c, --check N             verify the result N times per size, outside the timed
                             region (default 1; 0 = no check, #wrong shows N/A)
@@ -269,6 +274,44 @@ std::string list_text() {
   return s;
 }
 
+// The nccl-tests flags ccbench has no own use for: each is taken where it
+// means what ccbench does anyway, and otherwise refused with what to use.
+void nccl_tests_flags(const std::vector<std::pair<const char*, std::string>>& flags, Config& cfg) {
+  struct Rule {
+    const char* flag;
+    long lo, hi;        // values accepted
+    const char* why;    // why other values are refused, and what to use instead
+  };
+  static const Rule rules[] = {
+      {"-t/--nthreads", 1, 1, "ccbench drives its GPUs from one thread per process: use -g N GPUs per process, or more MPI ranks"},
+      {"-m/--agg_iters", 1, 1, "each timed launch is one operation; aggregating several in one NCCL group is not supported"},
+      {"-N/--run_cycles", 1, 1, "run the command again instead (each -J file keeps its run; compare and model merge repeats)"},
+      {"-p/--parallel_init", 0, 1, ""},
+      {"-y/--stream_null", 0, 0, "ccbench runs NCCL on its own non-blocking stream; the legacy default stream is not supported"},
+      {"-C/--report_cputime", 0, 0, "ccbench times to completion; the host time to enqueue (nccl-tests -C 1) is not reported"},
+      {"-I/--per_iter_timing", 0, 1, ""},
+      {"-x/--cta_policy", 0, 0, "ccbench does not set NCCL's CTA policy: only 0, NCCL's default, which it uses"},
+      {"-u/--unalign", 0, 0, "misaligned buffers are not supported; ccbench's buffers are page-aligned"},
+  };
+  for (const auto& [flag, value] : flags) {
+    if (value.empty()) continue;
+    for (const Rule& r : rules) {
+      if (std::string_view(flag) != r.flag) continue;
+      long v = 0;
+      try {
+        v = parse_long(flag, value, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+      } catch (const UsageError&) {
+        throw UsageError(fmt::format("{} '{}': not a number", flag, value));
+      }
+      if (v < r.lo || v > r.hi)
+        throw UsageError(fmt::format("{} {}: {}", flag, value, r.why));
+      // -I 1: per-iteration CUDA-event statistics in nccl-tests; here the
+      // per-iteration p50/p99 columns (--stats).
+      if (std::string_view(flag) == "-I/--per_iter_timing" && v == 1) cfg.stats_columns = true;
+    }
+  }
+}
+
 ParsedArgs parse_args(int argc, const char* const* argv) {
   ParsedArgs out;
   Config& cfg = out.config;
@@ -279,7 +322,8 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   bool help = false, version = false;
   std::string collective, minb, maxb, stepb, factor, iters, warmup, check, op, dtype, root, block,
       avg, timeout, timing, window, path, backend, memory, ngpus, graph, reg, bind, plan, precision, time_per_size,
-      max_time, max_iters;
+      max_time, max_iters, nthreads, agg_iters, run_cycles, parallel_init, stream_null, cputime, per_iter, cta_policy,
+      unalign;
   app.add_flag("-h,--help", help);
   app.add_flag("--version", version);
   app.add_option("collective", collective);
@@ -321,6 +365,16 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   app.add_flag("--stats", cfg.stats_columns);
   app.add_flag("--samples", cfg.samples);
   app.add_flag("--strict-sizes", cfg.strict_sizes);
+  // nccl-tests flags that ccbench takes for compatibility (nccl_tests_flags).
+  app.add_option("-t,--nthreads", nthreads);
+  app.add_option("-m,--agg_iters", agg_iters);
+  app.add_option("-N,--run_cycles", run_cycles);
+  app.add_option("-p,--parallel_init", parallel_init);
+  app.add_option("-y,--stream_null", stream_null);
+  app.add_option("-C,--report_cputime", cputime);
+  app.add_option("-I,--per_iter_timing", per_iter);
+  app.add_option("-x,--cta_policy", cta_policy);
+  app.add_option("-u,--unalign", unalign);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -400,6 +454,8 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   if (!iters.empty()) cfg.iters = static_cast<int>(parse_long("-n/--iters", iters, 1, kIntMax));
   if (!warmup.empty()) cfg.warmup = static_cast<int>(parse_long("-w/--warmup_iters", warmup, 0, kIntMax));
   if (!check.empty()) cfg.check = static_cast<int>(parse_long("-c/--check", check, 0, kIntMax));
+  if (root == "-1")
+    throw UsageError("-r/--root -1: every root in turn (nccl-tests) is not supported; run once per root (-r 0, -r 1, ...)");
   if (!root.empty()) cfg.root = static_cast<int>(parse_long("-r/--root", root, 0, kIntMax));
   if (!block.empty()) cfg.blocking = static_cast<int>(parse_long("-z/--blocking", block, 0, 1));
   if (!avg.empty()) cfg.aggregation = static_cast<int>(parse_long("-a/--average", avg, 0, 3));
@@ -434,6 +490,9 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   }
   if (!ngpus.empty()) cfg.gpus_per_process = static_cast<int>(parse_long("-g/--ngpus", ngpus, 1, 64));
   if (!graph.empty()) cfg.cuda_graph = static_cast<int>(parse_long("-G/--cudagraph", graph, 0, kIntMax));
+  if (reg == "2")
+    throw UsageError("-R/--registerbuffers 2: symmetric registration (ncclCommWindowRegister) is not supported; -R 1 registers "
+                     "buffers locally (ncclCommRegister)");
   if (!reg.empty()) cfg.register_buffers = static_cast<int>(parse_long("-R/--registerbuffers", reg, 0, 1));
   if (cfg.backend != "nccl") {
     const auto nccl_only = [](const std::string& v, const char* flag) {
@@ -446,6 +505,10 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
     if (cfg.path == "nvlink" || cfg.path == "pcie")
       throw UsageError(fmt::format("--path {}: applies to --backend nccl only (MPI paths: auto, shm, tcp, rdma)", cfg.path));
   }
+  nccl_tests_flags({{"-t/--nthreads", nthreads}, {"-m/--agg_iters", agg_iters}, {"-N/--run_cycles", run_cycles},
+                    {"-p/--parallel_init", parallel_init}, {"-y/--stream_null", stream_null}, {"-C/--report_cputime", cputime},
+                    {"-I/--per_iter_timing", per_iter}, {"-x/--cta_policy", cta_policy}, {"-u/--unalign", unalign}},
+                   cfg);
   if (!precision.empty()) cfg.precision = parse_precision(precision);
   if (!time_per_size.empty()) cfg.time_per_size = parse_seconds("--time-per-size", time_per_size);
   if (!max_time.empty()) cfg.max_time_per_size = parse_seconds("--max-time-per-size", max_time);
