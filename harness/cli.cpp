@@ -188,9 +188,12 @@ Binding:
                             or memory is on another NUMA node than its cores is warned
 
 Backend and path:
-      --backend NAME        mpi (default; nccl in a build without MPI): MPI over host
-                            memory; nccl: NCCL over GPU memory, one GPU per process
-                            (-g 1) or -g N GPUs per process
+      --backend NAME        mpi: MPI over host memory; nccl: NCCL over GPU memory, one
+                            GPU per process (-g 1) or -g N GPUs per process. Default:
+                            nccl when this build has NCCL and the process sees a GPU
+                            (or -g, -G, -R, --nccl-log-dir, --path nvlink|pcie are
+                            given), else mpi; CCBENCH_BACKEND=mpi|nccl sets it. The
+                            table's first line says which and why
       --memory KIND         mpi backend: host (default), or device (GPU buffers through
                             a CUDA-aware MPI; a clear error when the MPI is not)
   -g, --ngpus N             nccl: GPUs driven by each process (default 1); without
@@ -273,6 +276,54 @@ std::string list_text() {
        "shm (NCCL_P2P_DISABLE=1, NCCL_NVLS_ENABLE=0), rdma (NCCL_NET=IB), tcp (NCCL_NET=Socket, NCCL_IB_DISABLE=1)\n";
   return s;
 }
+
+BackendChoice choose_default_backend(bool have_mpi, bool have_nccl, int gpus, const std::string& gpu_error,
+                                     const char* env_backend) {
+  if (env_backend && *env_backend) {
+    const std::string b = env_backend;
+    if (b != "mpi" && b != "nccl") throw UsageError(fmt::format("CCBENCH_BACKEND '{}': unknown (allowed: mpi, nccl)", b));
+    return {b, "CCBENCH_BACKEND=" + b};
+  }
+  if (!have_mpi) return {"nccl", "default: the only backend of a build without MPI"};
+  if (!have_nccl) return {"mpi", "default: this build has no NCCL"};
+  if (gpus > 0) return {"nccl", fmt::format("default: {} GPU{} visible and NCCL built in", gpus, gpus == 1 ? "" : "s")};
+  return {"mpi", gpu_error.empty() ? "default: no GPU visible" : fmt::format("default: no GPU visible ({})", gpu_error)};
+}
+
+namespace {
+
+// --backend not given: implied by a flag of one backend, else the default.
+void resolve_backend(Config& cfg, const std::vector<std::pair<const char*, const std::string*>>& nccl_flags,
+                     const std::string& memory) {
+  for (const auto& [flag, value] : nccl_flags)
+    if (!value->empty()) {
+      cfg.backend = "nccl";
+      cfg.backend_reason = fmt::format("implied by {}", flag);
+      return;
+    }
+  if (cfg.path == "nvlink" || cfg.path == "pcie") {
+    cfg.backend = "nccl";
+    cfg.backend_reason = fmt::format("implied by --path {}", cfg.path);
+    return;
+  }
+  if (!memory.empty()) {
+    cfg.backend = "mpi";
+    cfg.backend_reason = "implied by --memory";
+    return;
+  }
+  int gpus = 0;
+  std::string error;
+#if CCBENCH_HAVE_CUDA && CCBENCH_HAVE_NCCL && CCBENCH_HAVE_MPI
+  const GpuInfo g = query_gpus();
+  gpus = g.devices;
+  error = g.error;
+#endif
+  const BackendChoice c = choose_default_backend(CCBENCH_HAVE_MPI, CCBENCH_HAVE_NCCL, gpus, error, std::getenv("CCBENCH_BACKEND"));
+  cfg.backend = c.backend;
+  cfg.backend_reason = c.reason;
+}
+
+}  // namespace
 
 // The nccl-tests flags ccbench has no own use for: each is taken where it
 // means what ccbench does anyway, and otherwise refused with what to use.
@@ -481,6 +532,9 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
     if (backend != "mpi" && backend != "nccl")
       throw UsageError(fmt::format("--backend '{}': unknown (allowed: mpi, nccl)", backend));
     cfg.backend = backend;
+  } else if (out.command == Command::run) {
+    resolve_backend(cfg, {{"-g/--ngpus", &ngpus}, {"-G/--cudagraph", &graph}, {"-R/--registerbuffers", &reg},
+                          {"--nccl-log-dir", &cfg.nccl_log_dir}}, memory);
   }
   if (!memory.empty()) {
     if (memory != "host" && memory != "device")
@@ -509,6 +563,9 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
                     {"-p/--parallel_init", parallel_init}, {"-y/--stream_null", stream_null}, {"-C/--report_cputime", cputime},
                     {"-I/--per_iter_timing", per_iter}, {"-x/--cta_policy", cta_policy}, {"-u/--unalign", unalign}},
                    cfg);
+  if (cfg.cuda_graph > 0 && cfg.rotate_buffers)
+    throw UsageError("-G/--cudagraph with --rotate-buffers: a graph is captured for one set of buffers, so every slot would be "
+                     "captured again inside the timed loop; choose one");
   if (!precision.empty()) cfg.precision = parse_precision(precision);
   if (!time_per_size.empty()) cfg.time_per_size = parse_seconds("--time-per-size", time_per_size);
   if (!max_time.empty()) cfg.max_time_per_size = parse_seconds("--max-time-per-size", max_time);

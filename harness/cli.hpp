@@ -18,6 +18,16 @@ struct ParsedArgs {
 // Throws UsageError with one line naming the flag and what is allowed.
 ParsedArgs parse_args(int argc, const char* const* argv);
 
+// The backend when --backend is not given, and why: CCBENCH_BACKEND when set;
+// nccl when the build has NCCL and this process sees a GPU (nccl-tests users
+// run mpirun ... and expect GPUs); mpi otherwise; a build without MPI has
+// only nccl. `gpu_error` is what the CUDA query said when it saw no GPU.
+struct BackendChoice {
+  std::string backend, reason;
+};
+BackendChoice choose_default_backend(bool have_mpi, bool have_nccl, int gpus, const std::string& gpu_error,
+                                     const char* env_backend);
+
 std::string help_text();
 std::string list_text();
 

@@ -13,11 +13,14 @@ enum class TimingMode { pipelined, per_iteration, both };
 
 struct Config {
   const Collective* collective = nullptr;
+  // --backend, or the default chosen by choose_default_backend (harness/cli.hpp)
+  // with the reason the header prints.
 #if CCBENCH_HAVE_MPI
   std::string backend = "mpi";
 #else
   std::string backend = "nccl";  // the only backend of a build without MPI
 #endif
+  std::string backend_reason = "--backend given";
   std::string memory = "host";  // mpi backend: host, or device (CUDA-aware MPI)
   int gpus_per_process = 1;     // -g
   int cuda_graph = 0;           // -G: > 0 captures each operation as a CUDA graph and replays it

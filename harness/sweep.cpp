@@ -199,6 +199,7 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
   run.argv = cfg.argv;
   run.collective = std::string(c.name);
   run.backend = std::string(backend.name());
+  run.backend_reason = cfg.backend_reason;
   run.memory_kind = std::string(backend.memory().kind());
   for (DType d : cfg.dtypes) run.dtypes.emplace_back(info(d).name);
   if (c.reduces)
@@ -296,6 +297,16 @@ void record_transports(const Config& cfg, const Comm& comm, Backend& backend, Po
 
 int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, Writer* extra) {
   const Collective& c = *cfg.collective;
+  // The default backend is chosen per process (does it see a GPU?): all must agree.
+  const std::vector<std::string> chosen = comm.all_strings(cfg.backend + "\n" + cfg.backend_reason);
+  if (!agreed(comm, [&] {
+        for (std::size_t r = 0; r < chosen.size(); ++r)
+          if (chosen[r] != chosen.front())
+            throw UsageError(fmt::format("ranks chose different backends (rank 0: {}; rank {}: {}): give --backend",
+                                         chosen.front().substr(0, chosen.front().find('\n')), r,
+                                         chosen[r].substr(0, chosen[r].find('\n'))));
+      }))
+    return kExitUsage;
   const std::unique_ptr<Backend> backend_ptr = make_backend(cfg, comm, nccl_log);
   if (!backend_ptr) return kExitUsage;
   Backend& backend = *backend_ptr;

@@ -53,7 +53,7 @@ json run_to_json(const RunInfo& r) {
         {"mpi_library", r.mpi_library}, {"mpi_standard", r.mpi_version}, {"os_kernel", r.os_kernel}, {"os", r.os},
         {"hwloc_api", r.hwloc_version}, {"cuda", r.cuda}, {"nccl", r.nccl}, {"host_kernels", r.host_kernels}}},
       {"config",
-       {{"collective", r.collective}, {"backend", r.backend}, {"memory_kind", r.memory_kind},
+       {{"collective", r.collective}, {"backend", r.backend}, {"backend_reason", r.backend_reason}, {"memory_kind", r.memory_kind},
         {"dtypes", r.dtypes}, {"ops", r.ops}, {"root", r.root}, {"iterations", r.iterations},
         {"warmup_iterations", r.warmup}, {"check_iterations", r.check_iterations},
         {"rank_combine", r.aggregation}, {"blocking", r.blocking}, {"blocking_requested", r.blocking_requested},

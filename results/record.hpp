@@ -57,6 +57,7 @@ struct RunInfo {
   std::string hwloc_version, cuda, nccl, host_kernels;
   std::vector<std::string> argv;
   std::string collective, backend, memory_kind, path_requested, path_observed, path_evidence;
+  std::string backend_reason;  // "--backend given", "default: 1 GPU visible and NCCL built in", ...
   std::vector<std::string> dtypes, ops;
   int ranks = 1, nodes = 1;
   std::vector<RankPlacement> placement;

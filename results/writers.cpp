@@ -40,8 +40,8 @@ class TableWriter final : public Writer {
     std::string dtypes, ops;
     for (const auto& d : r.dtypes) dtypes += (dtypes.empty() ? "" : ",") + d;
     for (const auto& o : r.ops) ops += (ops.empty() ? "" : ",") + o;
-    emit("# ccbench {} ({}): {} backend {} memory {}\n", r.ccbench_version, r.git_revision,
-               r.collective, r.backend, r.memory_kind);
+    emit("# ccbench {} ({}): {} backend {}{} memory {}\n", r.ccbench_version, r.git_revision, r.collective, r.backend,
+         r.backend_reason.empty() || r.backend_reason == "--backend given" ? "" : " (" + r.backend_reason + ")", r.memory_kind);
     emit("#  ranks {} nodes {} iters {} warmup iters {} check {} timing {} clock {} agg {} window {}\n",
                r.ranks, r.nodes, r.iterations, r.warmup, r.check_iterations, r.timing_modes, r.clock,
                r.aggregation, r.window);

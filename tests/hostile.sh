@@ -60,7 +60,7 @@ if [ -z "$only" ] || [ "$only" = cli ]; then
   check cli/long_dtype 2 "unknown" -- all_reduce -d "$(head -c 100000 /dev/zero | tr '\0' x)"
   check cli/nan_precision 2 "--precision" -- all_reduce --precision nan
   check cli/zero_factor 2 "-f/--stepfactor 0: out of range" -- all_reduce -f 0
-  check cli/negative_root 2 "-r/--root -1: out of range" -- broadcast -r -1
+  check cli/negative_root 2 "-r/--root -5: out of range" -- broadcast -r -5
   check cli/alpha_nan 2 "--alpha 'nan'" -- compare --run a="$good" --run b="$good" --alpha nan
   check cli/zero_size_strict 2 "size 0 B: nothing to measure" -- all_reduce -b 0 -e 0 --strict-sizes
   check cli/json_equals_csv 2 "--csv $dir/same: the same file as -J/--json" -- all_reduce -b 8 -e 8 -J "$dir/same" --csv "$dir/same"

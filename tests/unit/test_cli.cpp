@@ -114,3 +114,29 @@ TEST(Cli, HelpExplainsEveryColumn) {
 }
 
 }  // namespace ccb
+
+namespace ccb {
+
+TEST(Cli, DefaultBackendFollowsTheGpuAndTheBuild) {
+  EXPECT_EQ(choose_default_backend(true, true, 8, "", nullptr).backend, "nccl");
+  EXPECT_EQ(choose_default_backend(true, true, 8, "", nullptr).reason, "default: 8 GPUs visible and NCCL built in");
+  const BackendChoice none = choose_default_backend(true, true, 0, "cudaErrorNoDevice", nullptr);
+  EXPECT_EQ(none.backend, "mpi");
+  EXPECT_EQ(none.reason, "default: no GPU visible (cudaErrorNoDevice)");
+  EXPECT_EQ(choose_default_backend(true, false, 8, "", nullptr).backend, "mpi");  // no NCCL in the build
+  EXPECT_EQ(choose_default_backend(false, true, 0, "", nullptr).backend, "nccl");  // no MPI: the only backend
+  EXPECT_EQ(choose_default_backend(true, true, 8, "", "mpi").backend, "mpi");
+  EXPECT_EQ(choose_default_backend(true, true, 8, "", "mpi").reason, "CCBENCH_BACKEND=mpi");
+  EXPECT_THROW(choose_default_backend(true, true, 8, "", "gloo"), UsageError);
+}
+
+TEST(Cli, NcclFlagsImplyTheNcclBackend) {
+  const char* argv[] = {"ccbench", "all_reduce", "-g", "1"};
+  const Config c = parse_args(4, argv).config;
+  EXPECT_EQ(c.backend, "nccl");
+  EXPECT_EQ(c.backend_reason, "implied by -g/--ngpus");
+  const char* mem[] = {"ccbench", "all_reduce", "--memory", "device"};
+  EXPECT_EQ(parse_args(4, mem).config.backend_reason, "implied by --memory");
+}
+
+}  // namespace ccb
