@@ -82,6 +82,12 @@ class Backend {
   virtual void start_clock() = 0;
   virtual double stop_clock() = 0;
   virtual double clock_resolution_s() const = 0;
+  // -G N (nccl-tests): capture_begin() starts capturing what run() issues
+  // (false: this backend cannot); capture_end() makes it one graph per GPU;
+  // capture_launch(n) launches it n times without waiting.
+  virtual bool capture_begin() { return false; }
+  virtual void capture_end() {}
+  virtual void capture_launch(int) {}
   // Largest element count one call accepts.
   virtual std::size_t max_count() const = 0;
   // Called from the watchdog thread when an operation hangs, before the

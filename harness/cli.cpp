@@ -148,12 +148,16 @@ Timing:
       --timing MODE         pipelined, per_iteration or both (default both)
   -a, --average 0|1|2|3     how the pipelined time of each rank is combined:
                             0 rank 0, 1 mean, 2 min, 3 max (default 1)
-  -z, --blocking 0|1        nccl: 1 waits for each operation before issuing the next
-                            (default 0); MPI calls always block
+  -z, --blocking 0-3        as nccl-tests: 0 launches back to back; 1 waits for each
+                            operation and adds a barrier (in the time); 2 only waits;
+                            3 waits and adds a barrier left out of the time. MPI calls
+                            block anyway, so for mpi only the barrier of 1 and 3 matters
   -T, --timeout SECONDS     abort when one operation makes no progress for this
                             long (default 0: no watchdog); nccl: ncclCommAbort first
-  -G, --cudagraph N         nccl: N > 0 captures each operation once as a CUDA
-                            graph per GPU and replays it (default 0: direct calls)
+  -G, --cudagraph N         nccl, as nccl-tests: the -n timed launches are captured as
+                            one CUDA graph per GPU, launched N times, and the time is
+                            divided by n x N (default 0: direct calls). Per-iteration
+                            samples and checks replay one operation's graph
 
 Per-iteration sampling (the per_iteration timing):
       --precision P         keep sampling each size until the 95% confidence interval
@@ -167,6 +171,10 @@ Per-iteration sampling (the per_iteration timing):
                             ranks start each iteration at a common time on rank 0's clock
                             (offsets measured by ping-pong), so barrier exit skew does not
                             inflate it; late starts and the start spread are recorded
+      --fixed-buffers       nccl: every iteration on the same buffers. Default, as
+                            nccl-tests: iteration k runs k mod (largest/this size)
+                            sizes into buffers of the largest size, so that middle
+                            sizes do not stay in L2 (mpi always uses fixed buffers)
       --rotate-buffers      each iteration on another slot of buffers twice the size of
                             the last-level cache (host L3, GPU L2): no warm-cache reuse
 
@@ -409,6 +417,8 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   app.add_option("--max-iters", max_iters);
   app.add_option("--sync", cfg.sync);
   app.add_flag("--rotate-buffers", cfg.rotate_buffers);
+  bool fixed_buffers = false;
+  app.add_flag("--fixed-buffers", fixed_buffers);
   app.add_option("--xml", cfg.topo_xml);
   app.add_option("--plan", plan);
   app.add_option("--cpus", cfg.topo_cpus);
@@ -508,7 +518,7 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   if (root == "-1")
     throw UsageError("-r/--root -1: every root in turn (nccl-tests) is not supported; run once per root (-r 0, -r 1, ...)");
   if (!root.empty()) cfg.root = static_cast<int>(parse_long("-r/--root", root, 0, kIntMax));
-  if (!block.empty()) cfg.blocking = static_cast<int>(parse_long("-z/--blocking", block, 0, 1));
+  if (!block.empty()) cfg.blocking = static_cast<int>(parse_long("-z/--blocking", block, 0, 3));
   if (!avg.empty()) cfg.aggregation = static_cast<int>(parse_long("-a/--average", avg, 0, 3));
   if (!timeout.empty()) cfg.timeout_s = parse_seconds("-T/--timeout", timeout);
   if (!window.empty()) cfg.window = static_cast<int>(parse_long("--window", window, 1, 1 << 16));
@@ -563,9 +573,13 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
                     {"-p/--parallel_init", parallel_init}, {"-y/--stream_null", stream_null}, {"-C/--report_cputime", cputime},
                     {"-I/--per_iter_timing", per_iter}, {"-x/--cta_policy", cta_policy}, {"-u/--unalign", unalign}},
                    cfg);
+  if (cfg.cuda_graph > 0 && cfg.blocking > 0)
+    throw UsageError("-G/--cudagraph with -z/--blocking 1-3: the timed launches are captured in one graph, so there is no "
+                     "operation to wait for in between; choose one");
   if (cfg.cuda_graph > 0 && cfg.rotate_buffers)
     throw UsageError("-G/--cudagraph with --rotate-buffers: a graph is captured for one set of buffers, so every slot would be "
                      "captured again inside the timed loop; choose one");
+  cfg.buffer_shift = !fixed_buffers;
   if (!precision.empty()) cfg.precision = parse_precision(precision);
   if (!time_per_size.empty()) cfg.time_per_size = parse_seconds("--time-per-size", time_per_size);
   if (!max_time.empty()) cfg.max_time_per_size = parse_seconds("--max-time-per-size", max_time);

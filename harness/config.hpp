@@ -35,6 +35,7 @@ struct Config {
   long max_iters = 1000000;     // --max-iters
   std::string sync = "barrier"; // --sync barrier|window: how per-iteration starts are aligned
   bool rotate_buffers = false;  // --rotate-buffers: each iteration on buffers out of the cache
+  bool buffer_shift = true;     // nccl: nccl-tests' per-iteration buffer shift (--fixed-buffers: off)
   // ccbench topo
   bool topo_json = false;       // --json
   std::string topo_xml;         // --xml FILE: an hwloc XML topology instead of this machine

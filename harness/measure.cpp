@@ -1,6 +1,8 @@
 #include "harness/measure.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -47,6 +49,39 @@ std::vector<OpArgs> local_args(const Backend& backend, const OpArgs& args, std::
 
 }  // namespace
 
+static double pipelined_seconds(Backend& backend, const Comm& comm, const Config& cfg, int iters, Watchdog& watchdog,
+                                const std::function<std::span<const OpArgs>(long)>& next) {
+  using Clock = std::chrono::steady_clock;
+  // -G N: the n launches captured as one CUDA graph, launched N times.
+  if (cfg.cuda_graph > 0 && backend.capture_begin()) {
+    for (int k = 0; k < iters; ++k) backend.run(next(k));
+    backend.capture_end();
+    comm.barrier();
+    const auto t0 = Clock::now();
+    backend.capture_launch(cfg.cuda_graph);
+    backend.synchronize();
+    watchdog.heartbeat(iters);
+    return std::chrono::duration<double>(Clock::now() - t0).count() / (static_cast<double>(iters) * cfg.cuda_graph);
+  }
+  // -z (nccl-tests): 1 waits for each operation and adds a barrier, 2 only
+  // waits, 3 waits and adds a barrier whose time is left out.
+  double excluded = 0;
+  const auto t0 = Clock::now();
+  for (int k = 0; k < iters; ++k) {
+    backend.run(next(k));
+    if (cfg.blocking >= 1) backend.synchronize();
+    if (cfg.blocking == 1) comm.barrier();
+    if (cfg.blocking == 3) {
+      const auto b0 = Clock::now();
+      comm.barrier();
+      excluded += std::chrono::duration<double>(Clock::now() - b0).count();
+    }
+    watchdog.heartbeat(k);
+  }
+  backend.synchronize();
+  return (std::chrono::duration<double>(Clock::now() - t0).count() - excluded) / iters;
+}
+
 std::size_t rotation_slots(const PointBuffers& b, std::size_t slot_bytes) {
   if (b.arena_bytes == 0 || slot_bytes == 0) return 1;
   return std::max<std::size_t>(1, b.arena_bytes / slot_bytes);
@@ -61,11 +96,16 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
   const std::size_t elem = info(args.dtype).size;
   // --rotate-buffers: iteration k uses slot k mod slots of each arena, a page-aligned
   // slot big enough for this point, so that the cache holds none of it when it comes round.
+  // nccl-tests' buffer shift (nccl default): slot k starts k x the point's size
+  // into buffers of the largest size; only slot 0 holds data (it is checked).
   constexpr std::size_t kPage = 4096;
   const std::size_t need =
       std::max(elements(c.send_extent, args.count, args.chunk), elements(c.recv_extent, args.count, args.chunk)) * elem;
-  const std::size_t slot_bytes = (need + kPage - 1) / kPage * kPage;
-  const std::size_t slots = rotation_slots(buffers.front(), slot_bytes);
+  const bool rotate = buffers.front().arena_bytes > 0;
+  const bool shift = !rotate && buffers.front().shift_bytes > 0 && need > 0;
+  const std::size_t slot_bytes = shift ? need : (need + kPage - 1) / kPage * kPage;
+  const std::size_t slots = shift ? std::max<std::size_t>(1, buffers.front().shift_bytes / need)
+                                  : rotation_slots(buffers.front(), slot_bytes);
   std::vector<std::vector<OpArgs>> by_slot;
   for (std::size_t k = 0; k < slots; ++k) by_slot.push_back(local_args(backend, args, buffers, k * slot_bytes));
   const std::vector<OpArgs>& locals = by_slot.front();
@@ -92,23 +132,23 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
   bool active = !c.point_to_point;
   for (const auto& a : locals) active = active || pair_partner(a.rank, n).has_value();
 
-  prepare(slots);
+  prepare(shift ? 1 : slots);
   watchdog.touch();  // filling is not an operation: the timeout starts now
   for (int w = 0; w < cfg.warmup; ++w) {
     backend.run(next(w));
     watchdog.heartbeat(w);
   }
+  // nccl-tests: one synchronised operation and a barrier before each placement
+  // (with -w 0 this is where connections are set up, outside the timed loop).
+  backend.run(locals);
+  backend.synchronize();
+  watchdog.heartbeat(0);
 
   out.measured = true;
   if (cfg.timing != TimingMode::per_iteration) {
     comm.barrier();
-    backend.start_clock();
-    for (int k = 0; k < iters; ++k) {
-      backend.run(next(k));
-      watchdog.heartbeat(k);
-    }
-    const double seconds = backend.stop_clock() / iters / per_op;
-    out.pipelined_us = comm.combine(seconds * 1e6, cfg.aggregation, active);
+    out.pipelined_us = comm.combine(pipelined_seconds(backend, comm, cfg, iters, watchdog, next) / per_op * 1e6,
+                                    cfg.aggregation, active);
   }
   if (cfg.timing != TimingMode::pipelined)
     sample_per_iteration(backend, comm, cfg, iters, per_op, clock, watchdog, next, out);

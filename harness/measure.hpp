@@ -23,6 +23,10 @@ struct PointBuffers {
   void* recv = nullptr;  // also the single buffer of in-place runs
   std::size_t recv_capacity_count = 0;
   std::size_t arena_bytes = 0;  // --rotate-buffers: each buffer's size, rotated through (0: off)
+  // nccl-tests' buffer shift (the nccl backend's default): iteration k runs
+  // k mod (shift_bytes / size) sizes into both buffers, each shift_bytes long,
+  // so that middle sizes are not served from L2 (0: off).
+  std::size_t shift_bytes = 0;
 };
 
 // Slots of `slot_bytes` the arenas hold (1 without --rotate-buffers).

@@ -125,6 +125,7 @@ struct Plan {
   std::vector<Task> tasks;
   std::size_t send_max = 0, recv_max = 0, points = 0;
   std::size_t arena = 0;  // --rotate-buffers: bytes of each buffer (0: off)
+  std::size_t shift = 0;  // nccl-tests' buffer shift: bytes of each buffer (0: off)
   double weight = 0;  // for the progress estimate
 };
 
@@ -153,6 +154,11 @@ Plan make_plan(const Config& cfg, const Comm& comm, Backend& backend) {
     }
     plan.arena = std::max(plan.send_max, plan.recv_max) + 2 * cache;
     plan.send_max = plan.recv_max = plan.arena;
+  } else if (cfg.buffer_shift && backend.name() == "nccl") {
+    // nccl-tests allocates both buffers at the largest size and shifts each
+    // iteration's buffers by its size: the same here.
+    plan.shift = std::max(plan.send_max, plan.recv_max);
+    plan.send_max = plan.recv_max = plan.shift;
   }
   if (cfg.sync == "window" && backend.name() != "mpi")
     throw UsageError(fmt::format("--sync window: needs a host-clock backend (mpi); {} times with {}", backend.name(),
@@ -170,6 +176,7 @@ void allocate_buffers(const Config& cfg, Backend& backend, const Plan& plan, Buf
       buffers.local[j].send = backend.memory().allocate(plan.send_max, static_cast<int>(j));
       buffers.local[j].recv = backend.memory().allocate(plan.recv_max, static_cast<int>(j));
       buffers.local[j].arena_bytes = plan.arena;
+      buffers.local[j].shift_bytes = plan.shift;
     } catch (const std::exception& e) {
       throw UsageError(fmt::format("-e/--maxbytes {}: cannot allocate {} + {} B of {} memory for rank {}: {}",
                                    format_size(cfg.max_bytes), plan.send_max, plan.recv_max, backend.memory().kind(),
@@ -228,10 +235,14 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
   run.step_factor = cfg.step_factor;
   run.strict_sizes = cfg.strict_sizes;
   run.timing_modes = std::string(name(cfg.timing));
+  // Pipelined: nccl-tests' definition on every backend (harness/measure.cpp).
+  const std::string pipelined = "pipelined: host steady clock around -n launches and one final synchronisation, after one "
+                                "synchronised operation and a barrier; ";
   run.clock = cfg.sync == "window"
-                  ? fmt::format("{} on every process; per_iteration starts at common times on rank 0's clock (window sync)",
-                                backend.clock_name())
-                  : fmt::format("{} on every process, barrier outside the timed region for per_iteration", backend.clock_name());
+                  ? fmt::format("{}{} on every process; per_iteration starts at common times on rank 0's clock (window sync)",
+                                pipelined, backend.clock_name())
+                  : fmt::format("{}{} on every process, barrier outside the timed region for per_iteration", pipelined,
+                                backend.clock_name());
   run.clock_resolution_s = backend.clock_resolution_s();
   run.path_requested = cfg.path;
   collect_run_info(comm, me, backend.ranks(), topo_json, run);

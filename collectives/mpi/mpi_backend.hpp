@@ -18,7 +18,7 @@ class MpiBackend final : public Backend {
   explicit MpiBackend(MPI_Comm comm, std::unique_ptr<Memory> memory = nullptr);
   ~MpiBackend() override;
   std::string_view name() const override { return "mpi"; }
-  std::string_view clock_name() const override { return "MPI_Wtime"; }
+  std::string_view clock_name() const override { return "per_iteration: MPI_Wtime"; }
   bool blocking() const override { return true; }
   Memory& memory() override { return *memory_; }
   int ranks() const override { return size_; }

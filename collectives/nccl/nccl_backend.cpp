@@ -172,12 +172,13 @@ NcclBackend::~NcclBackend() {
     if (l.comm) ncclCommDestroy(l.comm);
     if (l.start) cudaEventDestroy(l.start);
     if (l.stop) cudaEventDestroy(l.stop);
+    if (l.loop) cudaGraphExecDestroy(l.loop);
     if (l.stream) cudaStreamDestroy(l.stream);
   }
 }
 
 std::string_view NcclBackend::clock_name() const {
-  return "CUDA events on each GPU's stream (cudaEventElapsedTime), max over this process's GPUs";
+  return "per_iteration: CUDA events on each GPU's stream (cudaEventElapsedTime), max over this process's GPUs";
 }
 
 std::string NcclBackend::check_dtype(DType d) const {
@@ -347,6 +348,11 @@ Offset NcclBackend::in_place_recv(const Collective& c) const {
 }
 
 void NcclBackend::run(std::span<const OpArgs> args) {
+  if (capturing_) {  // the timed loop of -G: captured as it is issued
+    const int phases = args.front().coll->id == CollectiveId::pingpong ? 2 : 1;
+    for (int p = 0; p < phases; ++p) issue(args, p);
+    return;
+  }
   if (options_.graph) {
     run_graph(args);
   } else {
@@ -354,6 +360,39 @@ void NcclBackend::run(std::span<const OpArgs> args) {
     for (int p = 0; p < phases; ++p) issue(args, p);
   }
   if (options_.blocking) synchronize();
+}
+
+bool NcclBackend::capture_begin() {
+  for (auto& l : locals_) {
+    check(cudaSetDevice(l.device), "cudaSetDevice");
+    if (l.loop) {
+      cudaGraphExecDestroy(l.loop);
+      l.loop = nullptr;
+    }
+    // Thread-local mode, as nccl-tests: NCCL may allocate while connecting.
+    check(cudaStreamBeginCapture(l.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  }
+  capturing_ = true;
+  return true;
+}
+
+void NcclBackend::capture_end() {
+  capturing_ = false;
+  for (auto& l : locals_) {
+    check(cudaSetDevice(l.device), "cudaSetDevice");
+    cudaGraph_t graph = nullptr;
+    check(cudaStreamEndCapture(l.stream, &graph), "cudaStreamEndCapture");
+    check(cudaGraphInstantiate(&l.loop, graph, 0), "cudaGraphInstantiate");
+    cudaGraphDestroy(graph);
+  }
+}
+
+void NcclBackend::capture_launch(int times) {
+  for (int t = 0; t < times; ++t)
+    for (auto& l : locals_) {
+      check(cudaSetDevice(l.device), "cudaSetDevice");
+      check(cudaGraphLaunch(l.loop, l.stream), "cudaGraphLaunch");
+    }
 }
 
 void NcclBackend::start_clock() {

@@ -65,6 +65,9 @@ class NcclBackend final : public Backend {
   Offset in_place_recv(const Collective& c) const override;
   void start_clock() override;
   double stop_clock() override;
+  bool capture_begin() override;
+  void capture_end() override;
+  void capture_launch(int times) override;
   double clock_resolution_s() const override { return 0.5e-6; }  // cudaEventElapsedTime's, per the CUDA docs
   std::size_t max_count() const override { return std::size_t{1} << 40; }
   std::string abort() override;
@@ -85,6 +88,7 @@ class NcclBackend final : public Backend {
     ncclComm_t comm = nullptr;
     cudaEvent_t start = nullptr, stop = nullptr;
     cudaGraphExec_t graph = nullptr;
+    cudaGraphExec_t loop = nullptr;  // -G: the timed loop captured as one graph
   };
   void issue(std::span<const OpArgs> args, int phase);
   void enqueue(const OpArgs& a, const Local& l, int phase);
@@ -95,6 +99,7 @@ class NcclBackend final : public Backend {
   std::vector<Local> locals_;
   NcclMemory memory_{*this};
   std::vector<OpArgs> graph_args_;  // what the cached graphs run
+  bool capturing_ = false;          // run() issues into the loop's capture
   NcclTransports seen_;
   std::streamoff log_offset_ = 0;
   std::string log_carry_;  // a partial last line
