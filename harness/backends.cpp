@@ -86,6 +86,7 @@ std::unique_ptr<Backend> make_nccl(const Config& cfg, const Comm& comm, const st
   o.blocking = cfg.blocking != 0;
   o.graph = cfg.cuda_graph > 0;
   o.register_buffers = cfg.register_buffers != 0;
+  o.two_p2p_peers = cfg.collective && cfg.collective->id == CollectiveId::sendrecv;
   o.log_file = log_file;
   if (comm.rank() == 0 && ncclGetUniqueId(&o.id) != ncclSuccess)
     throw std::runtime_error("ncclGetUniqueId failed");

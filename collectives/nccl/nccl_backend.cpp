@@ -149,15 +149,24 @@ NcclBackend::NcclBackend(const NcclOptions& options) : options_(options) {
     check(cudaEventCreate(&l.start), "cudaEventCreate");
     check(cudaEventCreate(&l.stop), "cudaEventCreate");
   }
-  // Several communicators in one process are created inside one group.
+  // Several communicators in one process are created inside one group, with
+  // the configuration nccl-tests 2.19.6 sets: NVLink-centric scheduling (NCCL
+  // >= 2.28), and two P2P peers for sendrecv's ring (NCCL >= 2.30).
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  config.nvlinkCentricSched = 1;
+#endif
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 30, 0)
+  if (options_.two_p2p_peers) config.maxP2pPeers = 2;
+#endif
   check_nccl(ncclGroupStart(), "ncclGroupStart");
   for (std::size_t j = 0; j < locals_.size(); ++j) {
     check(cudaSetDevice(locals_[j].device), "cudaSetDevice");
-    check_nccl(ncclCommInitRank(&locals_[j].comm, options_.nranks, options_.id,
-                                options_.first_rank + static_cast<int>(j)),
-               "ncclCommInitRank");
+    check_nccl(ncclCommInitRankConfig(&locals_[j].comm, options_.nranks, options_.id,
+                                      options_.first_rank + static_cast<int>(j), &config),
+               "ncclCommInitRankConfig");
   }
-  check_nccl(ncclGroupEnd(), "ncclCommInitRank (group)");
+  check_nccl(ncclGroupEnd(), "ncclCommInitRankConfig (group)");
 }
 
 NcclBackend::~NcclBackend() {
@@ -251,12 +260,24 @@ void NcclBackend::enqueue(const OpArgs& a, const Local& l, int phase) {
       check_nccl(ncclReduce(a.send, a.recv, a.count, type, op, a.root, l.comm, l.stream), "ncclReduce");
       break;
     case CollectiveId::alltoall:
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+      if (native_rooted_and_alltoall()) {  // as nccl-tests on NCCL >= 2.28
+        check_nccl(ncclAlltoAll(a.send, a.recv, a.chunk, type, l.comm, l.stream), "ncclAlltoAll");
+        break;
+      }
+#endif
       for (int j = 0; j < n; ++j) {
         check_nccl(ncclSend(send + j * chunk_bytes, a.chunk, type, j, l.comm, l.stream), "ncclSend");
         check_nccl(ncclRecv(recv + j * chunk_bytes, a.chunk, type, j, l.comm, l.stream), "ncclRecv");
       }
       break;
     case CollectiveId::gather:
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+      if (native_rooted_and_alltoall()) {
+        check_nccl(ncclGather(a.send, a.recv, a.chunk, type, a.root, l.comm, l.stream), "ncclGather");
+        break;
+      }
+#endif
       if (r == a.root)
         for (int j = 0; j < n; ++j)
           if (!(a.in_place && j == r))
@@ -264,6 +285,12 @@ void NcclBackend::enqueue(const OpArgs& a, const Local& l, int phase) {
       if (!(a.in_place && r == a.root)) check_nccl(ncclSend(a.send, a.chunk, type, a.root, l.comm, l.stream), "ncclSend");
       break;
     case CollectiveId::scatter:
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+      if (native_rooted_and_alltoall()) {
+        check_nccl(ncclScatter(a.send, a.recv, a.chunk, type, a.root, l.comm, l.stream), "ncclScatter");
+        break;
+      }
+#endif
       if (r == a.root)
         for (int j = 0; j < n; ++j)
           if (!(a.in_place && j == r))
@@ -360,6 +387,16 @@ void NcclBackend::run(std::span<const OpArgs> args) {
     for (int p = 0; p < phases; ++p) issue(args, p);
   }
   if (options_.blocking) synchronize();
+}
+
+// ncclAlltoAll, ncclGather and ncclScatter exist from NCCL 2.28 (the library
+// loaded, not only the header compiled against); before, send/recv groups.
+bool NcclBackend::native_rooted_and_alltoall() const {
+  static const bool native = [] {
+    int version = 0;
+    return ncclGetVersion(&version) == ncclSuccess && version >= NCCL_VERSION(2, 28, 0);
+  }();
+  return native;
 }
 
 bool NcclBackend::capture_begin() {

@@ -24,6 +24,7 @@ struct NcclOptions {
   bool blocking = false;     // -z 1: wait for each operation
   bool graph = false;        // -G: replay each operation from a CUDA graph
   bool register_buffers = false;  // -R 1
+  bool two_p2p_peers = false;     // sendrecv: each rank talks to 2 peers (maxP2pPeers, NCCL >= 2.30)
   std::string log_file;      // this process's NCCL INFO log ("" = not captured)
 };
 
@@ -75,6 +76,7 @@ class NcclBackend final : public Backend {
   std::string unverifiable(const OpArgs& a) const override;
   std::string check_dtype(DType d) const override;
   int min_compute_capability() const;
+  bool native_rooted_and_alltoall() const;
   std::optional<ObservedTransports> observed_transports() override;
 
   int device(int local) const { return locals_[static_cast<std::size_t>(local)].device; }
