@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# ccbench next to nccl-tests on this machine's GPUs, same flags, alternating:
+# builds nccl-tests from the snapshot in ../shared/peers (or --nccl-tests DIR,
+# a built tree), runs each tool --rounds times per collective, and prints per
+# size the ratio ccbench / nccl-tests of time and algbw (medians over the
+# rounds, through ccbench compare), then the targets of issue 14: time within
+# +-2% at >= 1 MiB and +-5% below (out-of-place).
+#
+#   scripts/nccl-tests-parity.sh [-g N] [--rounds R] [--collectives "all_reduce ..."]
+#                                [--graph N] [--nccl-tests DIR] [--out DIR] [-- FLAGS...]
+#     -g N            GPUs, one process (default: all visible)
+#     --rounds R      alternations per collective (default 3)
+#     --collectives   default "all_reduce all_gather reduce_scatter alltoall sendrecv"
+#     --graph N       also run all_reduce with -G N on both (default 10; 0: skip)
+#     FLAGS           the sweep, passed to both (default: -b 8 -e 1G -f 2)
+# Exit: 0 targets met, 1 missed, 77 no GPU or no nvcc here, 2 bad options.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$here/..
+ccbench=$root/build/ccbench
+gpus="" rounds=3 graph=10 nt="" out=""
+collectives="all_reduce all_gather reduce_scatter alltoall sendrecv"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -g) gpus=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --collectives) collectives=$2; shift 2 ;;
+    --graph) graph=$2; shift 2 ;;
+    --nccl-tests) nt=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --) shift; break ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    *) echo "nccl-tests-parity: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+sweep=("$@")
+[ ${#sweep[@]} -gt 0 ] || sweep=(-b 8 -e 1G -f 2)
+skip() { echo "nccl-tests-parity: SKIP: $*" >&2; exit 77; }
+command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || skip "no GPU visible (nvidia-smi -L fails)"
+[ -x "$ccbench" ] || { echo "nccl-tests-parity: build ccbench first ($ccbench)" >&2; exit 2; }
+[ -n "$gpus" ] || gpus=$(nvidia-smi -L | wc -l)
+if [ -z "$out" ]; then out=$(mktemp -d /tmp/ccbench-parity.XXXXXX); fi
+mkdir -p "$out"
+
+# nccl-tests: the snapshot, built without MPI (one process, -g N GPUs).
+if [ -z "$nt" ]; then
+  archive=$(ls "$root"/../shared/peers/nccl-tests-*.tar.gz 2>/dev/null | head -1)
+  [ -n "$archive" ] || skip "no nccl-tests archive in ../shared/peers (give --nccl-tests DIR)"
+  command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || skip "no nvcc to build nccl-tests"
+  cuda=${CUDA_HOME:-/usr/local/cuda}
+  nccl=${NCCL_HOME:-$cuda}
+  rm -rf "$out/src" && mkdir -p "$out/src" && tar xzf "$archive" -C "$out/src"
+  src=$(ls -d "$out"/src/*/src | head -1)
+  cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+  targets=""
+  for c in $collectives; do targets="$targets $out/nt/${c}_perf"; done
+  echo "nccl-tests-parity: building $(basename "$archive") for sm_$cc ..." >&2
+  make -C "$src" -j "$(nproc)" MPI=0 CUDA_HOME="$cuda" NCCL_HOME="$nccl" \
+    NVCC_GENCODE="-gencode=arch=compute_$cc,code=sm_$cc" BUILDDIR="$out/nt" $targets > "$out/build.log" 2>&1 ||
+    { tail -20 "$out/build.log" >&2; echo "nccl-tests-parity: nccl-tests did not build" >&2; exit 1; }
+  nt=$out/nt
+  echo "nccl-tests-parity: nccl-tests from $(basename "$archive")" >&2
+fi
+
+runs() {  # runs NAME COLLECTIVE EXTRA...: the alternating rounds of one case
+  local name=$1 coll=$2; shift 2
+  mkdir -p "$out/$name/nccl-tests" "$out/$name/ccbench"
+  for r in $(seq 1 "$rounds"); do
+    "$nt/${coll}_perf" -g "$gpus" "${sweep[@]}" "$@" > "$out/$name/nccl-tests/$r.txt" 2>&1 ||
+      { tail -5 "$out/$name/nccl-tests/$r.txt" >&2; echo "nccl-tests-parity: ${coll}_perf failed" >&2; exit 1; }
+    "$ccbench" "$coll" --backend nccl -g "$gpus" "${sweep[@]}" "$@" --timing pipelined -J "$out/$name/ccbench/$r.jsonl" \
+      > "$out/$name/ccbench/$r.txt" 2>&1 ||
+      { tail -5 "$out/$name/ccbench/$r.txt" >&2; echo "nccl-tests-parity: ccbench $coll failed" >&2; exit 1; }
+  done
+  "$ccbench" compare --run nccl-tests="$out/$name/nccl-tests" --run ccbench="$out/$name/ccbench" \
+    --ignore-key path,memory,nodes --csv "$out/$name/compare.csv" -q --color never ||
+    { echo "nccl-tests-parity: compare failed for $name" >&2; exit 1; }
+}
+
+cases=()
+for c in $collectives; do runs "$c" "$c"; cases+=("$c"); done
+if [ "$graph" -gt 0 ]; then runs "all_reduce-G$graph" all_reduce -G "$graph"; cases+=("all_reduce-G$graph"); fi
+
+# Per size, ccbench / nccl-tests (medians over the rounds); out-of-place rows judged.
+rc=0
+for name in "${cases[@]}"; do
+  echo "== $name on $gpus GPU(s): ccbench / nccl-tests, medians of $rounds alternating rounds"
+  awk -F, -v name="$name" '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    {
+      b = $col["bytes"]; t = $col["time_ratio"]; a = 1 / t; ip = $col["in_place"]
+      printf "  %12s %-13s time %.3f  algbw %.3f\n", b, (ip == "true" ? "in-place" : "out-of-place"), t, a
+      if (ip != "false" || b == 0) next
+      d = t > 1 ? t - 1 : 1 - t
+      if (b >= 1048576) { nl++; if (d > wl) wl = d } else { ns++; if (d > ws) ws = d }
+    }
+    END {
+      okl = wl <= 0.02; oks = ws <= 0.05
+      printf "  >= 1 MiB: worst |time ratio - 1| %.1f%% over %d sizes (target 2%%): %s\n", 100 * wl, nl, okl ? "met" : "MISSED"
+      printf "  <  1 MiB: worst |time ratio - 1| %.1f%% over %d sizes (target 5%%): %s\n", 100 * ws, ns, oks ? "met" : "MISSED"
+      exit !(okl && oks)
+    }' "$out/$name/compare.csv" || rc=1
+done
+echo "nccl-tests-parity: outputs in $out"
+exit $rc
