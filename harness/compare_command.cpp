@@ -13,6 +13,7 @@
 #include <tuple>
 #include <set>
 
+#include "collectives/collective.hpp"
 #include "harness/usage_error.hpp"
 #include "results/compare/comparison.hpp"
 #include "results/compare/reference.hpp"
@@ -47,6 +48,10 @@ or -J JSON, OSU micro-benchmarks, IMB-MPI1.
   --ignore-key LIST    key fields to leave out of the alignment, comma
                        separated: dtype,op,ranks,nodes,in_place,path,memory
   --ranks LABEL=N      rank count for files that do not record it (OSU)
+  --collective LABEL=NAME  the collective of nccl-tests text files of that set
+                       whose content and file name do not say it (names are
+                       guessed only when a file name names exactly one:
+                       allreduce.log, all-reduce.txt, AllReduce_8n.out, ar.txt)
   --md FILE  --csv FILE  --json FILE  --html FILE   write those reports
   --color auto|always|never   colour on the terminal (auto: on a TTY, unless NO_COLOR)
   -q, --quiet          no terminal report
@@ -75,7 +80,7 @@ std::string reference_list() {
 // Writes `text` to `path` through a temporary file renamed into place: a
 // failure leaves no half-written report.
 struct CompareArgs {
-  std::vector<std::string> runs, references, costs, ranks;
+  std::vector<std::string> runs, references, costs, ranks, collectives;
   std::string baseline, workload, ignore, color = "auto", md, csv, json, html, alpha, scale;
   bool quiet = false, help = false;
 };
@@ -127,6 +132,7 @@ CompareArgs parse(int argc, const char* const* argv) {
   app.add_option("--reference", a.references);
   app.add_option("--cost", a.costs);
   app.add_option("--ranks", a.ranks);
+  app.add_option("--collective", a.collectives);
   app.add_option("--baseline", a.baseline);
   app.add_option("--workload", a.workload);
   app.add_option("--scale", a.scale);
@@ -185,12 +191,26 @@ int compare(const CompareArgs& a) {
     if (!n || *n < 1 || *n > (1u << 24)) throw UsageError(fmt::format("--ranks {}: '{}' is not a rank count", terminal_safe(label), terminal_safe(value)));
     ranks[label] = static_cast<int>(*n);
   }
+  std::map<std::string, std::string> named;
+  for (const auto& c : a.collectives) {
+    const auto [label, value] = split_assignment("--collective", c);
+    if (named.count(label)) throw UsageError(fmt::format("--collective {}: given twice for that label", terminal_safe(label)));
+    if (!find_collective(value) || value == "pingpong" || value == "uni_bw" || value == "bi_bw")
+      throw UsageError(fmt::format("--collective {}: '{}' is not an nccl-tests collective (all_reduce, all_gather, "
+                                   "reduce_scatter, alltoall, broadcast, reduce, gather, scatter, sendrecv)",
+                                   terminal_safe(label), terminal_safe(value)));
+    bool known = false;
+    for (const auto& r : runs) known = known || r.first == label;
+    if (!known) throw UsageError(fmt::format("--collective {}: no --run has that label", terminal_safe(label)));
+    named[label] = value;
+  }
   std::vector<ResultSet> sets;
   for (const auto& [label, path] : runs) {
     for (const ResultSet& s : sets)
       if (s.label == label) throw UsageError(fmt::format("--run {}: the label is used twice", terminal_safe(label)));
     ImportOptions io;
     if (ranks.count(label)) io.ranks = ranks[label];
+    if (named.count(label)) io.collective = named[label];
     try {
       sets.push_back(load_result_set(label, path, io));
     } catch (const ImportError& e) {

@@ -10,7 +10,7 @@
 
 namespace ccb {
 
-enum class Format { ccbench_jsonl, nccl_tests_text, nccl_tests_json, osu, imb, unknown };
+enum class Format { ccbench_jsonl, ccbench_csv, ccbench_table, nccl_tests_text, nccl_tests_json, osu, imb, unknown };
 std::string_view format_name(Format f);
 
 // Guesses the format from the start of the text.
@@ -33,7 +33,11 @@ struct ImportContext {
 };
 
 void import_ccbench_jsonl(std::string_view text, ImportContext& ctx);
+void import_ccbench_csv(std::string_view text, ImportContext& ctx);
+void import_ccbench_table(std::string_view text, ImportContext& ctx);
 void import_nccl_tests_text(std::string_view text, ImportContext& ctx);
+// The rows of nccl-tests' layout alone (also under a ccbench table's header).
+void import_nccl_tests_rows(std::string_view text, ImportContext& ctx);
 void import_nccl_tests_json(std::string_view text, ImportContext& ctx);
 void import_osu(std::string_view text, ImportContext& ctx);
 void import_imb(std::string_view text, ImportContext& ctx);
@@ -41,6 +45,13 @@ void import_imb(std::string_view text, ImportContext& ctx);
 // "all_reduce_perf", "/opt/nccl-tests/build/all_reduce_perf" -> "all_reduce";
 // "" when the name is not a known collective.
 std::string collective_from_program(std::string_view program);
+
+// The collective a file name names, when it names exactly one: people call
+// nccl-tests logs allreduce.log, all-reduce.txt, AllReduce_8n.out,
+// all_reduce_perf.log or ar.txt. Words are split at non-alphanumerics and
+// matched alone or joined with the next ("all" + "reduce"); a word inside a
+// longer match does not count (allreduce is never reduce). "" otherwise.
+std::string collective_in_filename(std::string_view path);
 
 // Loads one --run: a file, or every regular file under a folder (sorted,
 // hidden files skipped). Throws ImportError when the path cannot be read at all.

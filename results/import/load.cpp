@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <set>
 #include <filesystem>
 #include <system_error>
 
@@ -15,6 +17,8 @@ namespace ccb {
 std::string_view format_name(Format f) {
   switch (f) {
     case Format::ccbench_jsonl: return "ccbench JSON Lines";
+    case Format::ccbench_csv: return "ccbench CSV";
+    case Format::ccbench_table: return "ccbench table text";
     case Format::nccl_tests_text: return "nccl-tests text";
     case Format::nccl_tests_json: return "nccl-tests JSON";
     case Format::osu: return "OSU micro-benchmarks";
@@ -33,6 +37,13 @@ Format detect_format(std::string_view text) {
     if (has("\"nccl_version\"") || has("\"results\"")) return Format::nccl_tests_json;
     if (has("\"type\"")) return Format::ccbench_jsonl;
     return Format::nccl_tests_json;
+  }
+  if (head.substr(first == std::string_view::npos ? 0 : first).starts_with("collective,backend,path_requested,"))
+    return Format::ccbench_csv;
+  // A saved ccbench table: its first line names ccbench, then nccl-tests' layout.
+  if (const std::size_t at = head.find("# ccbench "); at != std::string_view::npos) {
+    const std::string_view line = head.substr(at, head.find('\n', at) - at);
+    if (line.find("): ") != std::string_view::npos && line.find(" backend ") != std::string_view::npos) return Format::ccbench_table;
   }
   if (head.find("# OSU ") != std::string_view::npos) return Format::osu;
   if (head.find("Intel(R) MPI Benchmarks") != std::string_view::npos || head.find("# Benchmarking ") != std::string_view::npos)
@@ -70,6 +81,45 @@ std::string collective_from_program(std::string_view program) {
   return find_collective(program) ? std::string(program) : std::string();
 }
 
+std::string collective_in_filename(std::string_view path) {
+  const std::size_t slash = path.find_last_of('/');
+  if (slash != std::string_view::npos) path.remove_prefix(slash + 1);
+  std::vector<std::string> words;
+  std::string w;
+  for (char c : path) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!w.empty()) {
+      words.push_back(w), w.clear();
+    }
+  }
+  if (!w.empty()) words.push_back(w);
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"allreduce", "all_reduce"}, {"allgather", "all_gather"}, {"reducescatter", "reduce_scatter"},
+      {"alltoall", "alltoall"},    {"a2a", "alltoall"},        {"broadcast", "broadcast"},
+      {"bcast", "broadcast"},      {"reduce", "reduce"},       {"gather", "gather"},
+      {"scatter", "scatter"},      {"sendrecv", "sendrecv"},   {"ar", "all_reduce"},
+      {"ag", "all_gather"},        {"rs", "reduce_scatter"}};
+  const auto lookup = [](const std::string& word) -> const char* {
+    for (const auto& [key, name] : kNames)
+      if (word == key) return name;
+    return nullptr;
+  };
+  std::set<std::string> found;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    // A word with the next ("all" + "reduce") before the word alone, which it consumes.
+    const char* two = i + 1 < words.size() ? lookup(words[i] + words[i + 1]) : nullptr;
+    if (two) {
+      found.insert(two);
+      ++i;
+      continue;
+    }
+    // "allreduce_perf": a known name followed by _perf / _perf_mpi is the word itself.
+    if (const char* one = lookup(words[i])) found.insert(one);
+  }
+  return found.size() == 1 ? *found.begin() : std::string();
+}
+
 Format import_text(std::string_view text, const std::string& name, ResultSet& set, const ImportOptions& options) {
   const Format f = detect_format(text);
   ImportContext ctx{set, static_cast<std::uint32_t>(set.files.size()), name, options, set.points.size()};
@@ -78,12 +128,15 @@ Format import_text(std::string_view text, const std::string& name, ResultSet& se
   set.formats.emplace_back(format_name(f));
   switch (f) {
     case Format::ccbench_jsonl: import_ccbench_jsonl(text, ctx); break;
+    case Format::ccbench_csv: import_ccbench_csv(text, ctx); break;
+    case Format::ccbench_table: import_ccbench_table(text, ctx); break;
     case Format::nccl_tests_text: import_nccl_tests_text(text, ctx); break;
     case Format::nccl_tests_json: import_nccl_tests_json(text, ctx); break;
     case Format::osu: import_osu(text, ctx); break;
     case Format::imb: import_imb(text, ctx); break;
     case Format::unknown:
-      ctx.unread(1, "not a result format ccbench reads (ccbench JSON Lines, nccl-tests text or JSON, OSU, IMB-MPI1)");
+      ctx.unread(1, "not a result format ccbench reads (ccbench JSON Lines, CSV or table text, nccl-tests text or JSON, OSU, "
+                    "IMB-MPI1)");
       break;
   }
   if (f != Format::unknown && set.points.size() == ctx.points_before && set.unread.size() == unread_before)
@@ -116,12 +169,23 @@ ResultSet load_result_set(const std::string& label, const std::string& path, con
   } else {
     files.push_back(path);
   }
+  const std::set<std::string> all(files.begin(), files.end());
   for (const std::string& file : files) {
     try {
       // A file whose start is no result format (a core dump, an archive) is
       // listed without mapping the rest: memory does not grow with its size.
       const std::string head = read_head(file, kFormatHead);
-      if (detect_format(head) == Format::unknown) {
+      const Format f = detect_format(head);
+      // ccbench's CSV or saved table next to the JSON Lines of the same run
+      // (a.csv, a.txt beside a.jsonl): the same points, read once.
+      if (f == Format::ccbench_csv || f == Format::ccbench_table) {
+        const std::string twin = fs::path(file).replace_extension(".jsonl").string();
+        if (twin != file && all.count(twin)) {
+          set.skipped.push_back(fmt::format("{} ({}: the same run as {})", file, format_name(f), twin));
+          continue;
+        }
+      }
+      if (f == Format::unknown) {
         import_text(head, file, set, options);
         continue;
       }

@@ -22,16 +22,6 @@ struct Layout {
   bool error_column = false;
 };
 
-std::string collective_in_filename(std::string_view name) {
-  const std::size_t slash = name.find_last_of('/');
-  if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
-  std::string best;
-  for (std::string_view c : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "gather",
-                             "scatter", "sendrecv"})
-    if (name.find(c) != std::string_view::npos && c.size() > best.size()) best = c;
-  return best;
-}
-
 // nccl's version code: 2.9+ is major*10000 + minor*100 + patch.
 std::string nccl_version_from_code(std::string_view code) {
   const auto v = parse_uint(code);
@@ -42,7 +32,9 @@ std::string nccl_version_from_code(std::string_view code) {
 
 class TextImporter {
  public:
-  explicit TextImporter(ImportContext& ctx) : ctx_(ctx), default_collective_(collective_in_filename(ctx.name)) {
+  explicit TextImporter(ImportContext& ctx)
+      : ctx_(ctx),
+        default_collective_(!ctx.options.collective.empty() ? ctx.options.collective : collective_in_filename(ctx.name)) {
     collective_ = default_collective_;
   }
 
@@ -156,7 +148,8 @@ class TextImporter {
       if (!complained_)
         ctx_.unread(number,
                     "cannot tell which collective this nccl-tests table measured: no '# Collective test starting' line "
-                    "and the file name names none (e.g. all_reduce.log); its rows are skipped");
+                    "and the file name names exactly one (e.g. all_reduce.log); its rows are skipped (compare "
+                    "--collective LABEL=NAME says it)");
       complained_ = true;
       return;
     }
@@ -225,7 +218,7 @@ class TextImporter {
 
 }  // namespace
 
-void import_nccl_tests_text(std::string_view text, ImportContext& ctx) {
+void import_nccl_tests_rows(std::string_view text, ImportContext& ctx) {
   TextImporter importer(ctx);
   LineReader lines(text);
   std::string_view l;
@@ -233,6 +226,10 @@ void import_nccl_tests_text(std::string_view text, ImportContext& ctx) {
     if (ctx.skip_long_line(l, lines.number())) continue;
     importer.line(l, lines.number());
   }
+}
+
+void import_nccl_tests_text(std::string_view text, ImportContext& ctx) {
+  import_nccl_tests_rows(text, ctx);
   ctx.set.note_env("tool", "nccl-tests");
 }
 

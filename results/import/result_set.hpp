@@ -40,6 +40,7 @@ struct ResultSet {
   std::vector<std::string> formats; // format of each file
   std::vector<ImportedPoint> points;
   std::vector<std::string> unread;  // "file:line: what could not be read"
+  std::vector<std::string> skipped; // files left out as duplicates, and why
   // Hardware, topology, placement, versions, observed paths: "area.name" -> value.
   std::map<std::string, std::string> environment;
   std::string published_source;     // non-empty: published figures, not measured (and where from)
@@ -52,7 +53,8 @@ struct ResultSet {
 
 // Options an importer may need that some formats do not record.
 struct ImportOptions {
-  int ranks = 0;  // --ranks LABEL=N: for files without a rank count (OSU)
+  int ranks = 0;           // --ranks LABEL=N: for files without a rank count (OSU)
+  std::string collective;  // --collective LABEL=NAME: for nccl-tests text that names none
 };
 
 }  // namespace ccb

@@ -46,6 +46,13 @@ Section inputs_section(const Comparison& c, const ReportLimits& limits) {
       s.paragraphs.push_back(fmt::format("'{}' is a published figure, not a measurement: {}.", r.label, r.published_source));
     if (!r.predicted_from.empty())
       s.paragraphs.push_back(fmt::format("'{}' is a prediction, not a measurement: {}.", r.label, r.predicted_from));
+    if (!r.skipped.empty()) {
+      std::string list;
+      for (std::size_t k = 0; k < r.skipped.size() && k < 8; ++k) list += (k ? "; " : "") + r.skipped[k];
+      if (r.skipped.size() > 8) list += fmt::format("; and {} more", r.skipped.size() - 8);
+      s.paragraphs.push_back(fmt::format("'{}': {} file(s) skipped as duplicates of the JSON Lines beside them: {}.", r.label,
+                                         r.skipped.size(), list));
+    }
   }
   Table unread;
   unread.title = "What could not be read";

@@ -255,3 +255,98 @@ TEST(Importers, NumbersAreStrict) {
 
 }  // namespace
 }  // namespace ccb
+
+namespace ccb {
+namespace {
+
+TEST(Importers, CollectiveFromFileNamesPeopleGive) {
+  EXPECT_EQ(collective_in_filename("runs/allreduce.log"), "all_reduce");  // never "reduce"
+  EXPECT_EQ(collective_in_filename("all-reduce.txt"), "all_reduce");
+  EXPECT_EQ(collective_in_filename("AllReduce_8n.out"), "all_reduce");
+  EXPECT_EQ(collective_in_filename("all_reduce_perf.log"), "all_reduce");
+  EXPECT_EQ(collective_in_filename("ar.txt"), "all_reduce");
+  EXPECT_EQ(collective_in_filename("reduce_scatter-16n.log"), "reduce_scatter");
+  EXPECT_EQ(collective_in_filename("reduce.log"), "reduce");
+  EXPECT_EQ(collective_in_filename("a2a_64gpus.txt"), "alltoall");
+  EXPECT_EQ(collective_in_filename("bcast.out"), "broadcast");
+  EXPECT_EQ(collective_in_filename("allreduce_vs_allgather.log"), "");  // two: ambiguous
+  EXPECT_EQ(collective_in_filename("results_8n.txt"), "");
+  EXPECT_EQ(collective_in_filename("scatter/allgather.log"), "all_gather");  // the file name, not the folder
+}
+
+std::string write_temp(const std::string& dir, const std::string& name, const std::string& text) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/" + name) << text;
+  return dir + "/" + name;
+}
+
+TEST(Importers, CcbenchCsvAndTableTextAreReadAsCcbench) {
+  const std::string dir = ::testing::TempDir() + "ccbench-own-formats";
+  std::filesystem::remove_all(dir);
+  const std::string csv = write_temp(dir, "solo.csv",
+      "collective,backend,path_requested,path_observed,memory_kind,dtype,op,root,ranks,nodes,placement,bytes,count,"
+      "iterations,time_us,time_source,algbw_gbps,busbw_gbps,pipelined_us,p50_us,p90_us,p99_us,min_us,max_us,mean_us,"
+      "stddev_us,ci95_lo_us,ci95_hi_us,wrong\n"
+      "all_gather,mpi,tcp,tcp,host,float,,,4,2,out_of_place,4096,256,20,12.5,\"pipelined, mean over ranks\",0.33,0.25,"
+      "12.5,12,13,14,11,15,12.4,0.5,,,0\n");
+  ResultSet s;
+  EXPECT_EQ(import_text(std::string(read_head(csv, 1 << 16)), csv, s, {}), Format::ccbench_csv);
+  ASSERT_EQ(s.points.size(), 1u);
+  EXPECT_EQ(s.points[0].collective, "all_gather");
+  EXPECT_EQ(s.points[0].path, "tcp");
+  EXPECT_EQ(s.points[0].memory, "host");
+  EXPECT_EQ(s.points[0].nodes, 2);
+  EXPECT_DOUBLE_EQ(s.points[0].time_us, 12.5);
+  EXPECT_EQ(s.environment["config.backend"], "mpi");
+  EXPECT_EQ(s.environment["tool"], "ccbench (CSV)");
+
+  const std::string table = write_temp(dir, "any-name.txt",
+      "# ccbench 0.1.0 (abc): alltoall backend mpi (default: no GPU visible) memory host\n"
+      "#  ranks 2 nodes 2 iters 20 warmup iters 1 check 1 timing both clock x agg 1 window 64\n"
+      "#  path requested shm observed shm\n"
+      "#  Rank  0 Pid 1 on a cpu 0 bound 0\n#  Rank  1 Pid 2 on b cpu 0 bound 0\n"
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
+      "        1024           128     float    none      -1     2.50    0.41    0.20       0     2.60    0.39    0.20       0\n");
+  ResultSet t;
+  EXPECT_EQ(import_text(std::string(read_head(table, 1 << 16)), table, t, {}), Format::ccbench_table);
+  ASSERT_EQ(t.points.size(), 2u);
+  EXPECT_EQ(t.points[0].collective, "alltoall");  // from the header, not the file name
+  EXPECT_EQ(t.points[0].memory, "host");
+  EXPECT_EQ(t.points[0].path, "shm");
+  EXPECT_EQ(t.points[0].ranks, 2);
+  EXPECT_EQ(t.points[0].nodes, 2);
+  EXPECT_EQ(t.environment["tool"], "ccbench 0.1.0 (table text)");
+  EXPECT_EQ(t.environment.count("versions.nccl_tests"), 0u);
+
+  // Beside a.jsonl, a.csv and a.txt are the same run: skipped and said so.
+  write_temp(dir + "/run", "a.csv", std::string(read_head(csv, 1 << 16)));
+  write_temp(dir + "/run", "a.txt", std::string(read_head(table, 1 << 16)));
+  write_temp(dir + "/run", "a.jsonl", "");
+  const ResultSet folder = load_result_set("f", dir + "/run", {});
+  EXPECT_EQ(folder.skipped.size(), 2u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Importers, CollectiveGivenForTextThatNamesNone) {
+  const std::string dir = ::testing::TempDir() + "ccbench-named";
+  std::filesystem::remove_all(dir);
+  const std::string text =
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
+      "        1024           256     float     sum      -1     2.50    0.41    0.72       0     2.60    0.39    0.69       0\n";
+  const std::string file = write_temp(dir, "results_8n.txt", text);
+  ResultSet none;
+  import_text(text, file, none, {});
+  EXPECT_TRUE(none.points.empty());
+  ASSERT_FALSE(none.unread.empty());
+  EXPECT_NE(none.unread[0].find("compare --collective LABEL=NAME"), std::string::npos);
+  ImportOptions o;
+  o.collective = "all_reduce";
+  ResultSet named;
+  import_text(text, file, named, o);
+  ASSERT_EQ(named.points.size(), 2u);
+  EXPECT_EQ(named.points[0].collective, "all_reduce");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ccb
