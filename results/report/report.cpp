@@ -83,6 +83,61 @@ std::string p_text(const AlignedPoint& a) {
                      a.significant() ? "" : " n.s.");
 }
 
+// The verdict first: per compared set and series, which is faster, by how much
+// (geomean of the time ratio over the aligned sizes), at the sizes that matter
+// (smallest size, peak busbw) and whether the difference is significant.
+Section verdict_section(const Comparison& c) {
+  Section s;
+  s.heading = "Summary";
+  const std::string& base = c.baseline().label;
+  Table t;
+  t.title = "At a glance";
+  t.header = {"series", "compared", "faster", "by (geomean time)", "smallest size", "peak busbw", "significant sizes"};
+  t.left_columns = 3;
+  for (const PairComparison& pc : c.pairs) {
+    const std::string& other = c.sets[pc.other].label;
+    std::size_t base_wins = 0, other_wins = 0, ties = 0, tested = 0, significant = 0;
+    double lo = INFINITY, hi = 0;
+    for (const SeriesComparison& sc : pc.series) {
+      const double r = sc.geomean_time_ratio;
+      if (std::isnan(r)) continue;
+      const bool tie = std::fabs(r - 1) < c.options.tie_band;
+      const double by = r < 1 ? 1 / r : r;
+      (tie ? ties : r < 1 ? other_wins : base_wins)++;
+      if (!tie) lo = std::min(lo, by), hi = std::max(hi, by);
+      tested += sc.tested, significant += sc.tested - sc.not_significant;
+      t.rows.push_back({{sc.base->label()}, {other},
+                        {tie ? "on par" : r < 1 ? other : base, tie ? Tone::plain : r < 1 ? Tone::better : Tone::worse},
+                        {tie ? fmt::format("within {:.0f}%", 100 * c.options.tie_band) : fmt::format("{:.2f}x", by)},
+                        {fmt::format("{} vs {} us @{}", format_us(sc.base_facts.small_time_us), format_us(sc.other_facts.small_time_us),
+                                     format_bytes(static_cast<double>(sc.base_facts.small_bytes)))},
+                        {fmt::format("{} vs {} GB/s", format_gbps(sc.base_facts.peak_busbw_gbps), format_gbps(sc.other_facts.peak_busbw_gbps))},
+                        {sc.tested == 0 ? "not tested" : fmt::format("{} of {}", sc.tested - sc.not_significant, sc.tested)}});
+    }
+    const std::size_t n = base_wins + other_wins + ties;
+    if (n == 0) {
+      s.paragraphs.push_back(fmt::format("'{}' vs '{}': no series lines up (see that pair below for why).", other, base));
+      continue;
+    }
+    const std::string range = hi == 0 ? "" : lo == hi ? fmt::format(" by {:.2f}x", lo) : fmt::format(" by {:.2f}x to {:.2f}x", lo, hi);
+    const std::string winner = other_wins == n ? fmt::format("'{}' is faster in every series", other)
+                               : base_wins == n ? fmt::format("'{}' is faster in every series", base)
+                               : ties == n      ? std::string("they are on par in every series")
+                                                : fmt::format("'{}' is faster in {}, '{}' in {}, on par in {}", other, other_wins, base, base_wins, ties);
+    s.paragraphs.push_back(fmt::format(
+        "'{}' vs '{}' (baseline), {} series: {}{} (geomean of the time ratio per series){}.", other, base, n, winner, range,
+        tested == 0 ? "; no significance test (no per-iteration samples on both sides)"
+                    : fmt::format("; {} of {} tested sizes differ significantly (Mann-Whitney, alpha {})", significant, tested,
+                                  c.options.alpha)));
+  }
+  if (!t.rows.empty()) {
+    t.note = "faster: the set whose time is lower (geomean over the aligned sizes); on par within the tie band. smallest size: "
+             "time at the smallest size, baseline vs compared; peak busbw likewise.";
+    s.tables.push_back(std::move(t));
+  }
+  return s;
+}
+
 Section pair_section(const Comparison& c, const PairComparison& pc, const ReportLimits& limits) {
   const std::string& base = c.baseline().label;
   const std::string& other = c.sets[pc.other].label;
@@ -363,6 +418,7 @@ Report build_report(const Comparison& c, const CostInputs& cost, const ReportLim
       if (i != c.options.baseline) others += (others.empty() ? "" : ", ") + c.sets[i].label;
     return others;
   }(), c.baseline().label);
+  r.sections.push_back(verdict_section(c));
   r.sections.push_back(inputs_section(c, limits));
   for (const std::string& n : cost.notes) r.sections.back().paragraphs.push_back(n + ".");
   r.charts = chart_groups(c);
@@ -378,7 +434,10 @@ Report build_report(const Comparison& c, const CostInputs& cost, const ReportLim
   for (const auto& p : cost.profiles) any_cost = any_cost || p.has_value();
   if (any_cost) r.sections.push_back(cost_section(c, cost));
   if (cost.decision) {
-    r.sections.insert(r.sections.begin(), summary_section(*cost.decision));
+    // The decision's sentences open the summary.
+    Section d = summary_section(*cost.decision);
+    Section& first = r.sections.front();
+    first.paragraphs.insert(first.paragraphs.begin(), d.paragraphs.begin(), d.paragraphs.end());
     r.sections.push_back(decision_section(*cost.decision, *cost.workload));
   }
   return r;
