@@ -17,7 +17,7 @@
 #include "harness/run_info.hpp"
 #include "harness/stop_signals.hpp"
 #include "harness/sweep.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #if CCBENCH_HAVE_MPI
 #include "harness/mpi_path.hpp"
 #endif
@@ -195,7 +195,7 @@ struct Session {
         CollectingWriter collect;
         const int code = run_sweep(cfg, *sub, nccl_log, &collect);
         if (sub->rank() == 0) repeats.push_back({{"code", code}, {"jsonl", collect.text}});
-        if (code == 128 + SIGINT || code == 128 + SIGTERM || code == 128 + SIGHUP) break;
+        if (code == kExitSignal + SIGINT || code == kExitSignal + SIGTERM || code == kExitSignal + SIGHUP) break;
       }
       if (sub->rank() == 0) mine = nlohmann::json{{"group", color}, {"ranks", sub->size()}, {"repeats", repeats}}.dump();
     }
@@ -446,7 +446,7 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
       outcome.run_errors.push_back(fmt::format("interrupted by {} after {} checks", signal_name(s.interrupted),
                                                outcome.checks.size()));
     outcome.run_errors.insert(outcome.run_errors.end(), s.run_errors.begin(), s.run_errors.end());
-    code = s.interrupted ? 128 + s.interrupted : outcome.exit_code();
+    code = s.interrupted ? kExitSignal + s.interrupted : outcome.exit_code();
     try {
       const int printed = write_and_print(args, outcome, fmt::format("raw results: {}/raw/", args.out_dir));
       if (printed != kExitOk && code == kExitOk) code = printed;

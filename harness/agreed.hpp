@@ -7,7 +7,7 @@
 #include <string>
 
 #include "harness/comm.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 
 namespace ccb {
 

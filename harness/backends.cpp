@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "harness/agreed.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #if CCBENCH_HAVE_MPI
 #include "collectives/mpi/mpi_backend.hpp"
 #include "harness/comm_mpi.hpp"

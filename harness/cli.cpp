@@ -15,7 +15,7 @@
 #if CCBENCH_HAVE_NCCL
 #include "collectives/nccl/nccl_version.hpp"
 #endif
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "kernels/host_kernels.hpp"
 
 namespace ccb {

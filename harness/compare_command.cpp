@@ -14,7 +14,7 @@
 #include <set>
 
 #include "collectives/collective.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "results/compare/comparison.hpp"
 #include "results/compare/reference.hpp"
 #include "results/model/projection.hpp"

@@ -16,7 +16,7 @@
 #include "harness/run_info.hpp"
 #include "harness/sizes.hpp"
 #include "harness/topo/bind_rank.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "kernels/cuda/device_kernels.hpp"
 #include "kernels/cuda/gpu_info.hpp"
 #include "results/writers.hpp"

@@ -6,7 +6,7 @@
 #include <csignal>
 #include <cstdlib>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 
 namespace ccb {
 

@@ -24,7 +24,7 @@
 #endif
 #include "harness/sweep.hpp"
 #include "harness/topo/topo_command.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "results/output_file.hpp"
 #if CCBENCH_HAVE_MPI
 #include <mpi.h>

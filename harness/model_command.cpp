@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "harness/sizes.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "kernels/dtype.hpp"
 #include "results/import/importer.hpp"
 #include "results/import/text_input.hpp"
@@ -330,7 +330,7 @@ int check_cmd(int argc, const char* const* argv) {
   out += fmt::format("#   90% intervals hold {} of {} measurements ({:.0f}%, target >= {:g}%): {}\n", covered, rows.size(), cover,
                      target[2], cover >= target[2] ? "met" : "MISSED");
   const int code = print_or_fail(out);
-  return code != kExitOk ? code : met ? kExitOk : 1;
+  return code != kExitOk ? code : met ? kExitOk : kExitRejected;
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <vector>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 
 namespace ccb {
 

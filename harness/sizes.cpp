@@ -5,49 +5,9 @@
 #include <cctype>
 #include <limits>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 
 namespace ccb {
-
-std::optional<std::size_t> parse_size(std::string_view text) {
-  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
-  std::size_t value = 0;
-  std::size_t i = 0;
-  constexpr auto kMax = std::numeric_limits<std::size_t>::max();
-  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
-    const std::size_t digit = static_cast<std::size_t>(text[i] - '0');
-    if (value > (kMax - digit) / 10) return std::nullopt;
-    value = value * 10 + digit;
-  }
-  std::string_view suffix = text.substr(i);
-  if (suffix.size() == 2 && (suffix[1] == 'B' || suffix[1] == 'b')) suffix = suffix.substr(0, 1);
-  int shift = 0;
-  if (suffix.empty()) shift = 0;
-  else if (suffix.size() == 1) {
-    switch (std::toupper(static_cast<unsigned char>(suffix[0]))) {
-      case 'K': shift = 10; break;
-      case 'M': shift = 20; break;
-      case 'G': shift = 30; break;
-      case 'T': shift = 40; break;
-      case 'B': shift = 0; break;
-      default: return std::nullopt;
-    }
-  } else {
-    return std::nullopt;
-  }
-  if (shift && value > (kMax >> shift)) return std::nullopt;
-  return value << shift;
-}
-
-std::string format_size(std::size_t bytes) {
-  static constexpr const char* kSuffix[] = {"", "K", "M", "G", "T"};
-  int s = 0;
-  while (s < 4 && bytes != 0 && bytes % 1024 == 0) {
-    bytes /= 1024;
-    ++s;
-  }
-  return fmt::format("{}{}", bytes, kSuffix[s]);
-}
 
 std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes,
                                      std::size_t step_bytes, long factor) {

@@ -1,4 +1,5 @@
-// Byte sizes on the command line (binary K/M/G suffixes) and the sweep plan.
+// The sweep plan: requested sizes and the rows each collective measures
+// (parsing and printing sizes: common/sizes.hpp).
 #pragma once
 #include <cstddef>
 #include <optional>
@@ -7,14 +8,11 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "common/sizes.hpp"
 #include "kernels/dtype.hpp"
 
 namespace ccb {
 
-// "8", "64K", "1M", "2G", "1T" (K = 1024). nullopt when not a size.
-std::optional<std::size_t> parse_size(std::string_view text);
-// 1024 -> "1K", 1536 -> "1536", 67108864 -> "64M".
-std::string format_size(std::size_t bytes);
 
 inline constexpr std::size_t kMaxPoints = 100000;
 

@@ -27,7 +27,7 @@
 #include "harness/run_info.hpp"
 #include "harness/sizes.hpp"
 #include "harness/topo/bind_rank.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "harness/stop_signals.hpp"
 #include "harness/watchdog.hpp"
 #include "results/writers.hpp"
@@ -417,7 +417,7 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, 
         progress.finish();
         std::lock_guard<std::mutex> lock(output_mu);
         end.status = fmt::format("interrupted: {}", signal_name(sig));
-        end.exit_code = 128 + sig;
+        end.exit_code = kExitSignal + sig;
         if (rank == 0) fmt::print(stderr, "ccbench: {} after {} points; results so far are written\n", end.status, end.points);
         finish(end);
         return end.exit_code;

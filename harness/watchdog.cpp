@@ -51,10 +51,10 @@ void Watchdog::loop() {
         const std::string status = fmt::format("interrupted: {} during {} (the point did not finish within {} ms)",
                                                signal_name(sig), activity_, kSignalMillis);
         fmt::print(stderr, "ccbench: rank {} ({}): {}; exiting\n", rank_, host_, status);
-        if (last_words_) last_words_(status, 128 + sig);
+        if (last_words_) last_words_(status, kExitSignal + sig);
         std::fflush(stderr);
         std::fflush(stdout);
-        _exit(128 + sig);
+        _exit(kExitSignal + sig);
       }
     }
     if (timeout_ns_ <= 0) continue;

@@ -6,6 +6,7 @@
 // (rank 0: the end record) are written; after a grace period that lets the
 // other ranks report too, the process exits 4 and mpirun ends the rest.
 #pragma once
+#include "common/errors.hpp"
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -16,7 +17,6 @@
 
 namespace ccb {
 
-inline constexpr int kExitTimeout = 4;
 
 class Watchdog {
  public:

@@ -1,6 +1,6 @@
 // Memory for host buffers: page-aligned allocations and the host pattern kernels.
 #pragma once
-#include "collectives/backend.hpp"
+#include "kernels/memory.hpp"
 
 namespace ccb {
 

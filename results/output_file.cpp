@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 
 namespace ccb {
 namespace {

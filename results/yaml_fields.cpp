@@ -8,7 +8,7 @@
 #include <iterator>
 #include <limits>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 
 namespace ccb::yamlf {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "harness/agreed.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "results/output_file.hpp"
 
 namespace ccb {

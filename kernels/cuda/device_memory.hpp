@@ -2,7 +2,7 @@
 // Each call runs on the device that owns the buffer (several devices per
 // process work), on that device's legacy default stream, and returns when done.
 #pragma once
-#include "collectives/backend.hpp"
+#include "kernels/memory.hpp"
 
 namespace ccb {
 

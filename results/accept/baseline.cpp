@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "results/stats.hpp"
 #include "results/yaml_fields.hpp"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "results/yaml_fields.hpp"
 
 namespace ccb {

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <set>
 
-#include "harness/sizes.hpp"
-#include "harness/usage_error.hpp"
+#include "common/sizes.hpp"
+#include "common/errors.hpp"
 #include "results/yaml_fields.hpp"
 
 namespace ccb {

@@ -7,7 +7,7 @@
 #include <limits>
 #include <set>
 
-#include "harness/sizes.hpp"
+#include "common/sizes.hpp"
 #include "results/stats.hpp"
 
 

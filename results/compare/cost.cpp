@@ -7,7 +7,7 @@
 #include <set>
 
 #include "collectives/collective.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "kernels/dtype.hpp"
 #include "results/yaml_fields.hpp"
 

@@ -10,7 +10,7 @@
 #include <tuple>
 
 #include "collectives/collective.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "results/model/step_cost.hpp"
 #include "results/stats.hpp"
 

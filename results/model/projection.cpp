@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 
 namespace ccb {
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "results/accept/baseline.hpp"
 #include "results/accept/simulate.hpp"
 #include "results/accept/spec.hpp"

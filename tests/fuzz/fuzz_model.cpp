@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "results/model/comm_model.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

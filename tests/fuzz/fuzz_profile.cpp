@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "results/compare/cost.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

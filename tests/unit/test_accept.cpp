@@ -7,7 +7,7 @@
 #include <fstream>
 #include <set>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "results/accept/accept_report.hpp"
 #include "results/accept/baseline.hpp"
 #include "results/accept/schedule.hpp"

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/backends.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 
 namespace ccb {
 

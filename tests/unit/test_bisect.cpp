@@ -8,7 +8,7 @@
 #include <random>
 #include <set>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "results/accept/plan.hpp"
 #include "results/accept/simulate.hpp"
 #include "results/accept/verdict.hpp"

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "harness/cli.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 
 namespace ccb {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "results/compare/comparison.hpp"
 #include "results/compare/cost.hpp"
 #include "results/compare/mann_whitney.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <functional>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "results/compare/decision.hpp"
 #include "results/model/comm_model.hpp"
 #include "results/model/projection.hpp"

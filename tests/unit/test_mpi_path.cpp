@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "harness/mpi_path.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 
 namespace ccb {
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 #include "results/output_file.hpp"
 
 namespace ccb {

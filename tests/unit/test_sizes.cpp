@@ -2,7 +2,7 @@
 
 #include "collectives/collective.hpp"
 #include "harness/sizes.hpp"
-#include "harness/usage_error.hpp"
+#include "common/errors.hpp"
 
 namespace ccb {
 

@@ -1,5 +1,6 @@
-// An error the user caused (bad flag, value, combination or file): one line,
-// exit code 2.
+// The base floor: the error a user caused (bad flag, value, combination or
+// file: one line, exit code 2), and every exit code ccbench returns, in one
+// place (docs/failures.md has the table).
 #pragma once
 #include <stdexcept>
 #include <string>
@@ -13,9 +14,12 @@ struct UsageError : std::runtime_error {
 enum ExitCode : int {
   kExitOk = 0,
   kExitInternal = 1,  // ccbench or the communication library failed
+  kExitRejected = 1,  // accept: the cluster was rejected; model check: a target was missed
   kExitUsage = 2,     // bad input: flags, values, files
   kExitWrongData = 3, // verification found wrong elements
+  kExitTimeout = 4,   // -T: no operation completed within the timeout
   kExitOutput = 5,    // an output could not be written (disk full, closed pipe): one line names it
+  kExitSignal = 128,  // + the signal: stopped by SIGHUP (129), SIGINT (130), SIGTERM (143)
 };
 
 }  // namespace ccb
