@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -48,7 +49,8 @@ SeriesComparison compare_series(const Series& base, const Series& other, const C
     a.busbw_ratio = ratio(a.other->busbw_gbps, a.base->busbw_gbps);
     a.time_ratio = ratio(a.other->time_us, a.base->time_us);
     if (a.busbw_ratio > 0) log_bus += std::log(a.busbw_ratio), ++n_bus;
-    if (a.time_ratio > 0) log_time += std::log(a.time_ratio), ++n_time;
+    // 0-byte rows (nccl-tests prints them) move nothing: timed, not averaged.
+    if (a.time_ratio > 0 && a.bytes > 0) log_time += std::log(a.time_ratio), ++n_time;
     if (const auto mw = mann_whitney(a.base->samples(), a.other->samples())) {
       a.p_value = mw->p;
       ++sc.tested;
@@ -117,8 +119,11 @@ std::string no_alignment_hint(const PairComparison& pc) {
 CurveFacts curve_facts(const Series& s) {
   CurveFacts f;
   if (s.points.empty()) return f;
-  f.small_bytes = s.points.front().bytes;
-  f.small_time_us = s.points.front().time_us;
+  // The smallest size that moves data (0-byte rows, as nccl-tests prints them, do not).
+  const auto first = std::find_if(s.points.begin(), s.points.end(), [](const SeriesPoint& p) { return p.bytes > 0; });
+  const SeriesPoint& small = first != s.points.end() ? *first : s.points.front();
+  f.small_bytes = small.bytes;
+  f.small_time_us = small.time_us;
   for (const SeriesPoint& p : s.points)
     if (p.busbw_gbps > 0 && !(p.busbw_gbps <= f.peak_busbw_gbps)) f.peak_busbw_gbps = p.busbw_gbps, f.peak_bytes = p.bytes;
   if (std::isnan(f.peak_busbw_gbps)) return f;

@@ -55,10 +55,10 @@ std::string break_even_sentence(const BreakEven& b) {
   const std::string months =
       !std::isfinite(b.months) ? "never pays back"
       : b.months > b.amortisation_months
-          ? fmt::format("pays back after {:.0f} months, beyond its {:.0f}-month amortisation", b.months, b.amortisation_months)
-          : fmt::format("pays back after {:.0f} months (amortisation {:.0f})", b.months, b.amortisation_months);
+          ? fmt::format("pays back after {:.3g} months, beyond its {:.0f}-month amortisation", b.months, b.amortisation_months)
+          : fmt::format("pays back after {:.3g} months (amortisation {:.0f})", b.months, b.amortisation_months);
   return fmt::format(
-      "Owning ('{}') costs the same per step as renting ('{}') at {:.0f}% utilisation, and less above it; at the stated "
+      "Owning ('{}') costs the same per step as renting ('{}') at {:.3g}% utilisation, and less above it; at the stated "
       "{:.0f}% the purchase {}.",
       b.own, b.rent, 100 * b.utilisation, 100 * b.owner_utilisation, months);
 }

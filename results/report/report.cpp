@@ -106,9 +106,9 @@ Section verdict_section(const Comparison& c) {
       (tie ? ties : r < 1 ? other_wins : base_wins)++;
       if (!tie) lo = std::min(lo, by), hi = std::max(hi, by);
       tested += sc.tested, significant += sc.tested - sc.not_significant;
-      t.rows.push_back({{sc.base->label()}, {other},
-                        {tie ? "on par" : r < 1 ? other : base, tie ? Tone::plain : r < 1 ? Tone::better : Tone::worse},
-                        {tie ? fmt::format("within {:.0f}%", 100 * c.options.tie_band) : fmt::format("{:.2f}x", by)},
+      t.rows.push_back({{sc.base->label()}, {other}, {tie ? "on par" : r < 1 ? other : base},
+                        {tie ? fmt::format("within {:.0f}%", 100 * c.options.tie_band) : fmt::format("{:.2f}x", by),
+                         tie ? Tone::plain : r < 1 ? Tone::better : Tone::worse},
                         {fmt::format("{} vs {} us @{}", format_us(sc.base_facts.small_time_us), format_us(sc.other_facts.small_time_us),
                                      format_bytes(static_cast<double>(sc.base_facts.small_bytes)))},
                         {fmt::format("{} vs {} GB/s", format_gbps(sc.base_facts.peak_busbw_gbps), format_gbps(sc.other_facts.peak_busbw_gbps))},
