@@ -53,13 +53,17 @@ or -J JSON, OSU micro-benchmarks, IMB-MPI1.
                        guessed only when a file name names exactly one:
                        allreduce.log, all-reduce.txt, AllReduce_8n.out, ar.txt)
   --md FILE  --csv FILE  --json FILE  --html FILE   write those reports
-  --color auto|always|never   colour on the terminal (auto: on a TTY, unless NO_COLOR)
+  --color auto|always|never   colour on the terminal (auto: on a TTY, unless NO_COLOR
+                       or under mpirun/srun)
   -q, --quiet          no terminal report
 
 Numbers: busbw in GB/s (1e9 B/s) and times in microseconds as the inputs
 report them (nccl-tests: max over ranks per -a; ccbench: see --help of a run;
 OSU/IMB: average latency, bandwidth converted to time per message). Ratios
-are other / baseline. Exit codes: 0 done, 2 bad input (one line on stderr).
+are other / baseline. The terminal report wraps text at 100 columns and keeps
+tables within 160 (long labels cut with "...", a table that still does not
+fit printed one block per row); the files have everything. Exit codes: 0
+done, 2 bad input (one line on stderr).
 )";
 
 std::pair<std::string, std::string> split_assignment(const std::string& flag, const std::string& v) {

@@ -94,6 +94,7 @@ Section verdict_section(const Comparison& c) {
   t.title = "At a glance";
   t.header = {"series", "compared", "faster", "by (geomean time)", "smallest size", "peak busbw", "significant sizes"};
   t.left_columns = 3;
+  t.keep_header = true;  // the cells are short; the headers say what they are
   for (const PairComparison& pc : c.pairs) {
     const std::string& other = c.sets[pc.other].label;
     std::size_t base_wins = 0, other_wins = 0, ties = 0, tested = 0, significant = 0;

@@ -27,6 +27,7 @@ struct Table {
   std::string note;  // under the table
   std::size_t left_columns = 1;  // leading text columns (left-aligned); the rest are numbers
   bool last_left = false;        // the last column is text too (a reason, a note)
+  bool keep_header = false;      // terminal: never cut the headers of number columns
   bool left(std::size_t column) const { return column < left_columns || (last_left && column + 1 == header.size()); }
 };
 
