@@ -43,7 +43,8 @@ group of nodes against the spec's gates and names defective nodes.
   --out DIR     where the verdicts and raw results go (default ccbench-accept):
                 verdict.json, verdict.md, report.html, raw/CHECK/*.jsonl
                 (one ccbench JSON Lines file per group and repeat)
-  --color WHEN  colour in the terminal summary (auto: on a TTY, unless NO_COLOR)
+  --color WHEN  colour in the terminal summary (auto: on a TTY, unless NO_COLOR or
+                under mpirun/srun, where a rank's stdout may be a pseudo-terminal)
   --simulate CLUSTER.yaml
                 run the same schedule and verdict code against a cluster
                 model instead of MPI (no mpirun): nodes, defective nodes,
