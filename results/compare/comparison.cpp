@@ -15,8 +15,10 @@ double ratio(double other, double base) {
   return (base > 0 && other >= 0 && std::isfinite(base) && std::isfinite(other)) ? other / base : kNaN;
 }
 
-// -1 baseline wins, +1 other wins, 0 tie or unknown.
+// -1 baseline wins, +1 other wins, 0 tie, unknown, or a difference the
+// Mann-Whitney test calls noise (when samples were there to test).
 int winner(const AlignedPoint& p, double band) {
+  if (p.p_value && !p.significant()) return 0;
   double r = p.busbw_ratio;
   if (std::isnan(r) && p.time_ratio > 0) r = 1 / p.time_ratio;
   if (std::isnan(r) || std::abs(r - 1) < band) return 0;

@@ -89,11 +89,14 @@ ChartImages render_charts(const std::vector<ChartGroup>& groups, const std::stri
     return images;
   }
   const std::string dir = tmpl;
-  std::string script = "set terminal svg size 760,430 dynamic background '#ffffff' font 'sans,11'\n";
+  // 520 x 360 drawn about 430 px wide (three to a row at 1,400 px): 18-point
+  // text lands near the page's body text.
+  std::string script = "set terminal svg size 520,360 dynamic background '#ffffff' font 'sans,18'\n";
   for (std::size_t g = 0; g < n; ++g) {
     for (int kind = 0; kind < 3; ++kind) {
       const bool log_y = kind == 1;
       std::string plots;
+      double lowest = 1, highest = 1;  // ratio charts always show the line at 1.0
       for (std::size_t c = 0; c < groups[g].curves.size(); ++c) {
         const ChartGroup::Curve& curve = groups[g].curves[c];
         if (kind == 2 && c == 0) continue;  // the baseline against itself
@@ -106,6 +109,7 @@ ChartImages render_charts(const std::vector<ChartGroup>& groups, const std::stri
         const bool bars = curve.predicted && kind != 2 && curve.time_lo.size() == curve.bytes.size();
         for (std::size_t i = 0; i < curve.bytes.size(); i += step) {
           if (!usable(curve.bytes[i], ys[i], log_y || kind == 2)) continue;
+          if (kind == 2) lowest = std::min(lowest, ys[i]), highest = std::max(highest, ys[i]);
           if (bars) {
             const double scale = kind == 0 ? ys[i] * curve.time_us[i] : 1;
             const double lo = kind == 0 ? scale / curve.time_hi[i] : curve.time_lo[i];
@@ -131,7 +135,11 @@ ChartImages render_charts(const std::vector<ChartGroup>& groups, const std::stri
           "binary prefixes)' noenhanced\nset ylabel '{}' noenhanced\nset key outside bottom center horizontal noenhanced\n"
           "set grid\n{}{}plot {}\nunset output\n",
           dir, g, kind, kKinds[kind], log_y ? "set logscale y 10\n" : "",
-          kind == 2 ? "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#888888'\n" : "", plots);
+          kind == 2 ? fmt::format("set yrange [{}:{}]\nset arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "
+                                  "'#888888'\n",
+                                  lowest - 0.05 * (highest - lowest), highest + 0.05 * (highest - lowest))
+                    : "",
+          plots);
     }
   }
   const std::string script_path = dir + "/charts.gp";

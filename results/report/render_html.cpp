@@ -68,13 +68,13 @@ void charts_html(const Report& r, const ChartImages& images, std::string& out) {
       out += "<p class=\"note\">Not drawn: more chart groups than the report draws.</p>\n";
       continue;
     }
-    out += "<div class=\"charts\">\n";
-    for (std::size_t k = 0; k < 3; ++k) {
-      const std::string& svg = images.svg[g * 3 + k];
-      out += fmt::format("<figure class=\"chart\"><figcaption>{}</figcaption>\n{}</figure>\n", kinds[k],
-                         svg.empty() ? std::string("<p class=\"note\">no data to draw</p>") : svg);
-    }
-    out += "</div>\n";
+    // Only the charts that have something to draw (a ratio needs a second set).
+    std::string figures;
+    for (std::size_t k = 0; k < 3; ++k)
+      if (const std::string& svg = images.svg[g * 3 + k]; !svg.empty())
+        figures += fmt::format("<figure class=\"chart\"><figcaption>{}</figcaption>\n{}</figure>\n", kinds[k], svg);
+    out += figures.empty() ? std::string("<p class=\"note\">Nothing to draw: no size with a positive value.</p>\n")
+                           : "<div class=\"charts\">\n" + figures + "</div>\n";
   }
 }
 

@@ -191,7 +191,8 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
   if (!summary.rows.empty()) {
     summary.note = "Ratios are other / baseline: busbw ratio > 1 and time ratio < 1 mean the compared set is faster. "
                    "Latency: time at the smallest size each measured. Half-peak size: the smallest size reaching half "
-                   "the peak busbw (interpolated in log2 size). Crossovers: where the faster side changes (ties within 2% ignored).";
+                   "the peak busbw (interpolated in log2 size). Crossovers: where the faster side changes (ties within 2% and "
+                   "differences the test calls not significant ignored).";
     s.tables.push_back(std::move(summary));
   }
   std::size_t rows_left = limits.point_rows_per_pair, series_left_out = 0;
