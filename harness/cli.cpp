@@ -266,11 +266,11 @@ std::string list_text() {
   const GpuInfo gpus = query_gpus();
   const std::string seen = gpus.error.empty() ? fmt::format("{} GPU(s)", gpus.devices) : gpus.error;
 #if CCBENCH_HAVE_NCCL
-  s += fmt::format("  nccl            NCCL over GPU memory (built, NCCL {}); CUDA runtime {} sees {}\n", nccl_version(),
-                   gpus.runtime_version, seen);
+  s += fmt::format("  nccl            NCCL over GPU memory (built, NCCL {})\n                  CUDA runtime {} sees {}\n",
+                   nccl_version(), gpus.runtime_version, seen);
 #else
-  s += fmt::format("  nccl            NCCL over GPU memory (not built: no NCCL at configure time); CUDA runtime {} sees {}\n",
-                   gpus.runtime_version, seen);
+  s += fmt::format("  nccl            NCCL over GPU memory (not built: no NCCL at configure time)\n                  CUDA runtime {} "
+                   "sees {}\n", gpus.runtime_version, seen);
 #endif
 #else
   s += "  nccl            NCCL over GPU memory (not built: no CUDA toolkit at configure time)\n";
@@ -280,8 +280,8 @@ std::string list_text() {
   s += "Ops:    " + joined_ops() + "\n";
   s += "Paths (mpi):  auto (Open MPI chooses), shm (pml ob1, btl self,vader), tcp (pml ob1, btl "
        "self,tcp), rdma (pml ucx)\n";
-  s += "Paths (nccl): auto, nvlink (NCCL_P2P_LEVEL=NVL), pcie (NCCL_P2P_LEVEL=PHB, NCCL_NVLS_ENABLE=0), "
-       "shm (NCCL_P2P_DISABLE=1, NCCL_NVLS_ENABLE=0), rdma (NCCL_NET=IB), tcp (NCCL_NET=Socket, NCCL_IB_DISABLE=1)\n";
+  s += "Paths (nccl): auto, nvlink (NCCL_P2P_LEVEL=NVL), pcie (NCCL_P2P_LEVEL=PHB, NCCL_NVLS_ENABLE=0),\n"
+       "              shm (NCCL_P2P_DISABLE=1, NCCL_NVLS_ENABLE=0), rdma (NCCL_NET=IB), tcp (NCCL_NET=Socket, NCCL_IB_DISABLE=1)\n";
   return s;
 }
 

@@ -164,7 +164,8 @@ std::string render_terminal(const Report& r, bool color) {
         for (const auto& h : t.header) hw = std::max(hw, display_width(terminal_safe(h)));
         for (const auto& row : t.rows) {
           for (std::size_t i = 0; i < row.size() && i < t.header.size(); ++i) {
-            const std::string text = terminal_safe(row[i].text);
+            const std::string text =
+                elided(terminal_safe(row[i].text), kTableWidth > hw + 4 + kMinColumn ? kTableWidth - hw - 4 : kMinColumn);
             const bool tint = color && row[i].tone != Tone::plain;
             const std::string head = terminal_safe(t.header[i]);
             out += fmt::format("{}{}{}: {}\n", i ? "  " : "- ", head, std::string(hw - display_width(head), ' '),
