@@ -222,7 +222,9 @@ Output (stdout from rank 0 only):
       --stats               extra table columns: per-iteration p50 and p99 and the
                             95% confidence interval of the median, in us
       --samples             put every per-iteration time in the JSON records
-      --progress MODE       auto (when stderr is a terminal), on, off
+      --progress MODE       auto: a live line when stderr is a terminal; under mpirun or
+                            srun (stderr is a pipe) a plain line every 10 s; on: the
+                            live line always; off
 
 The table (nccl-tests layout), for out-of-place and then in-place runs:
   size     bytes of the larger buffer, as nccl-tests: all_gather, reduce_scatter,

@@ -352,8 +352,10 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, 
   }
   for (Writer* w : outputs) w->begin(run);
 
-  const bool show_progress = rank == 0 && (cfg.progress == "on" || (cfg.progress == "auto" && isatty(2)));
-  Progress progress(show_progress, plan.points, plan.weight);
+  bool launched = false;
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) launched = launched || std::getenv(v);
+  Progress progress(rank == 0 ? Progress::choose(cfg.progress, isatty(2), launched) : Progress::Style::off, plan.points,
+                    plan.weight);
   // Points and the end record go out under one lock: the watchdog thread may
   // write the end record of a run that hangs.
   std::mutex output_mu;
