@@ -324,7 +324,8 @@ void resolve_backend(Config& cfg, const std::vector<std::pair<const char*, const
   int gpus = 0;
   std::string error;
 #if CCBENCH_HAVE_CUDA && CCBENCH_HAVE_NCCL && CCBENCH_HAVE_MPI
-  const GpuInfo g = query_gpus();
+  // Once per process: rank 0's command line is parsed again after MPI starts.
+  static const GpuInfo g = query_gpus();
   gpus = g.devices;
   error = g.error;
 #endif

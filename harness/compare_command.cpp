@@ -101,7 +101,7 @@ std::pair<int, int> parse_scale(const std::string& v) {
 
 // Communication per step of each set at the decision's scale: the model's
 // prediction for projected sets, the measured curve otherwise.
-Decision decide_workload(const Comparison& c, const CostInputs& cost, const std::vector<std::optional<Projection>>& projections,
+Decision decide_workload(const Comparison& c, const CostInputs& cost, const std::vector<std::optional<Model>>& models,
                          int ranks, int nodes) {
   const Workload& w = *cost.workload;
   std::vector<StepAtScale> steps;
@@ -110,8 +110,8 @@ Decision decide_workload(const Comparison& c, const CostInputs& cost, const std:
     StepAtScale s;
     s.label = c.sets[i].label;
     s.cost = i < cost.profiles.size() && cost.profiles[i] ? &*cost.profiles[i] : nullptr;
-    if (i < projections.size() && projections[i]) {
-      const auto t = scaled_time(projections[i]->model, w.collective, ranks, nodes, w.bytes_per_step());
+    if (i < models.size() && models[i]) {
+      const auto t = scaled_time(*models[i], w.collective, ranks, nodes, w.bytes_per_step());
       if (!t) continue;
       s.comm_s = t->time_us * 1e-6, s.comm_lo_s = t->lo_us * 1e-6, s.comm_hi_s = t->hi_us * 1e-6;
       s.predicted = true, s.extrapolated = t->extrapolated, s.basis = "model: " + t->series;
@@ -229,45 +229,41 @@ int compare(const CompareArgs& a) {
     for (const auto& s : sets) known = known || s.label == label;
     if (!known) throw UsageError(fmt::format("--ranks {}: no --run has that label", terminal_safe(label)));
   }
-  std::vector<std::size_t> source(sets.size());  // the measured set each set comes from
+  // Per set: the measured set it comes from, and with --scale the model that projected it.
+  std::vector<std::size_t> source(sets.size());
   for (std::size_t i = 0; i < sets.size(); ++i) source[i] = i;
-  std::vector<std::optional<Projection>> projections;
+  std::vector<std::optional<Model>> models(sets.size());
   std::vector<std::string> notes;
   int scale_ranks = 0, scale_nodes = 0;
   std::string baseline_label = !a.baseline.empty() ? a.baseline : sets.empty() ? "" : sets.front().label;
   if (!a.scale.empty()) {
     std::tie(scale_ranks, scale_nodes) = parse_scale(a.scale);
     std::vector<ResultSet> scaled;
-    std::vector<std::size_t> scaled_source;
+    source.clear(), models.clear();
+    const auto keep = [&](ResultSet set, std::size_t from, std::optional<Model> model) {
+      scaled.push_back(std::move(set)), source.push_back(from), models.push_back(std::move(model));
+    };
     for (std::size_t i = 0; i < sets.size(); ++i) {
       std::string why;
       std::optional<Projection> p = project_set(sets[i], scale_ranks, scale_nodes, &why);
-      ResultSet at_scale = sets[i];
-      std::erase_if(at_scale.points, [&](const ImportedPoint& q) {
-        return q.ranks != scale_ranks || (q.nodes != 0 && q.nodes != scale_nodes);
-      });
       if (sets[i].label == baseline_label) {
         if (!p) throw UsageError(fmt::format("--scale: the baseline '{}' cannot be projected: {}", terminal_safe(sets[i].label), why));
         baseline_label = p->set.label;
       }
-      if (p) {
-        scaled.push_back(p->set), scaled_source.push_back(i);
-        projections.resize(scaled.size());
-        projections.back() = std::move(p);
-      } else {
-        notes.push_back(fmt::format("'{}' cannot be projected to {} ranks on {} nodes: {}", sets[i].label, scale_ranks, scale_nodes, why));
-      }
+      if (p) keep(std::move(p->set), i, std::move(p->model));
+      else notes.push_back(fmt::format("'{}' cannot be projected to {} ranks on {} nodes: {}", sets[i].label, scale_ranks, scale_nodes, why));
+      ResultSet at_scale = std::move(sets[i]);
+      std::erase_if(at_scale.points, [&](const ImportedPoint& q) {
+        return q.ranks != scale_ranks || (q.nodes != 0 && q.nodes != scale_nodes);
+      });
       if (!at_scale.points.empty()) {
         at_scale.label += " (measured)";
-        scaled.push_back(std::move(at_scale)), scaled_source.push_back(i);
-        projections.resize(scaled.size());
+        keep(std::move(at_scale), i, std::nullopt);
       }
     }
     for (const auto& n : notes) fmt::print(stderr, "ccbench compare: {}\n", terminal_safe(n));
     sets = std::move(scaled);
-    source = std::move(scaled_source);
   }
-  projections.resize(sets.size());
   const auto figures = published_figures();
   for (const auto& id : a.references) {
     bool found = false;
@@ -304,7 +300,7 @@ int compare(const CompareArgs& a) {
   cost.notes = notes;
 
   const Comparison comparison = compare_sets(std::move(sets), options);
-  if (cost.workload) cost.decision = decide_workload(comparison, cost, projections, scale_ranks, scale_nodes);
+  if (cost.workload) cost.decision = decide_workload(comparison, cost, models, scale_ranks, scale_nodes);
   const Report report = build_report(comparison, cost, ReportLimits{});
   std::string stdout_error;  // reported after the files are written
   if (!a.quiet) {

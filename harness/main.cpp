@@ -16,6 +16,7 @@
 #include "harness/accept_command.hpp"
 #include "harness/agreed.hpp"
 #include "harness/cli.hpp"
+#include "common/launcher.hpp"
 #include "harness/compare_command.hpp"
 #include "harness/model_command.hpp"
 #include "results/report/render.hpp"
@@ -51,11 +52,6 @@ Config rank0_config(int argc, char** argv) {
 }
 #endif
 
-const char* launcher_variable() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
-    if (const char* v = std::getenv(var)) return v;
-  return nullptr;
-}
 
 // How many tasks the launcher started (mpirun, srun), and which variable said
 // so; {1, ""} when not launched or launched alone.
@@ -83,7 +79,7 @@ const char* launcher_variable() {
 // This process's rank as the launcher tells it, before MPI starts; 0 when
 // not launched by mpirun/srun. Used only to print errors once.
 int launcher_rank() {
-  const char* v = launcher_variable();
+  const char* v = launcher_rank_variable();
   return v ? std::atoi(v) : 0;
 }
 
@@ -94,7 +90,7 @@ int launcher_rank() {
 // is printed at once.
 bool print_unless_launched(const std::string& error) {
 #if CCBENCH_HAVE_MPI
-  if (launcher_variable()) return false;
+  if (launcher_rank_variable()) return false;
 #endif
   fmt::print(stderr, "ccbench: {}\n", error);
   return true;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -49,8 +48,11 @@ std::vector<OpArgs> local_args(const Backend& backend, const OpArgs& args, std::
 
 }  // namespace
 
-static double pipelined_seconds(Backend& backend, const Comm& comm, const Config& cfg, int iters, Watchdog& watchdog,
-                                const std::function<std::span<const OpArgs>(long)>& next) {
+// The timed loop: `next` is the caller's lambda, called directly (no
+// std::function indirection between the launches).
+template <class Next>
+double pipelined_seconds(Backend& backend, const Comm& comm, const Config& cfg, int iters, Watchdog& watchdog,
+                         const Next& next) {
   using Clock = std::chrono::steady_clock;
   // -G N: the n launches captured as one CUDA graph, launched N times.
   if (cfg.cuda_graph > 0 && backend.capture_begin()) {
@@ -136,6 +138,7 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
   watchdog.touch();  // filling is not an operation: the timeout starts now
   for (int w = 0; w < cfg.warmup; ++w) {
     backend.run(next(w));
+    if (cfg.blocking >= 1) backend.synchronize();  // -z: each operation waited for, warm-up too
     watchdog.heartbeat(w);
   }
   // nccl-tests: one synchronised operation and a barrier before each placement

@@ -113,21 +113,30 @@ std::string fit_summary(const Model& m, const std::string& out) {
   return s;
 }
 
+// One subcommand's command line: `add` declares its options; CLI11's errors
+// become one usage line.
+template <class Add>
+void parse_subcommand(const char* name, int argc, const char* const* argv, Add&& add) {
+  CLI::App app{fmt::format("ccbench model {}", name)};
+  app.set_help_flag();
+  app.allow_extras(false);
+  add(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(fmt::format("model {}: {} (see ccbench model --help)", name, e.what()));
+  }
+}
+
 int fit(int argc, const char* const* argv) {
   std::vector<std::string> inputs;
   std::string out;
   bool quiet = false;
-  CLI::App app{"ccbench model fit"};
-  app.set_help_flag();
-  app.allow_extras(false);
-  app.add_option("inputs", inputs);
-  app.add_option("--out", out);
-  app.add_flag("-q,--quiet", quiet);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(fmt::format("model fit: {} (see ccbench model --help)", e.what()));
-  }
+  parse_subcommand("fit", argc, argv, [&](CLI::App& app) {
+    app.add_option("inputs", inputs);
+    app.add_option("--out", out);
+    app.add_flag("-q,--quiet", quiet);
+  });
   if (inputs.empty()) throw UsageError("model fit: give the result files or folders to fit (see ccbench model --help)");
   if (out.empty()) throw UsageError("model fit: --out MODEL.json is required");
   std::vector<std::pair<std::string, std::string>> in;
@@ -196,22 +205,16 @@ int count_flag(const std::string& flag, const std::string& v, long max) {
 int predict_cmd(int argc, const char* const* argv) {
   std::string file, ranks_s, nodes_s, b, e, f, json_out;
   bool quiet = false;
-  CLI::App app{"ccbench model predict"};
-  app.set_help_flag();
-  app.allow_extras(false);
-  app.add_option("model", file);
-  app.add_option("--ranks,-N", ranks_s);
-  app.add_option("--nodes", nodes_s);
-  app.add_option("-b,--minbytes", b);
-  app.add_option("-e,--maxbytes", e);
-  app.add_option("-f,--stepfactor", f);
-  app.add_option("--json", json_out);
-  app.add_flag("-q,--quiet", quiet);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& err) {
-    throw UsageError(fmt::format("model predict: {} (see ccbench model --help)", err.what()));
-  }
+  parse_subcommand("predict", argc, argv, [&](CLI::App& app) {
+    app.add_option("model", file);
+    app.add_option("--ranks,-N", ranks_s);
+    app.add_option("--nodes", nodes_s);
+    app.add_option("-b,--minbytes", b);
+    app.add_option("-e,--maxbytes", e);
+    app.add_option("-f,--stepfactor", f);
+    app.add_option("--json", json_out);
+    app.add_flag("-q,--quiet", quiet);
+  });
   if (file.empty()) throw UsageError("model predict: give the model file (from ccbench model fit)");
   if (ranks_s.empty()) throw UsageError("model predict: --ranks N is required");
   const int ranks = count_flag("--ranks", ranks_s, 1 << 24);
@@ -251,16 +254,10 @@ struct Checked {
 int check_cmd(int argc, const char* const* argv) {
   std::vector<std::string> args;
   std::string targets = "15,30,70";
-  CLI::App app{"ccbench model check"};
-  app.set_help_flag();
-  app.allow_extras(false);
-  app.add_option("args", args);
-  app.add_option("--targets", targets);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& err) {
-    throw UsageError(fmt::format("model check: {} (see ccbench model --help)", err.what()));
-  }
+  parse_subcommand("check", argc, argv, [&](CLI::App& app) {
+    app.add_option("args", args);
+    app.add_option("--targets", targets);
+  });
   if (args.size() < 2) throw UsageError("model check: give the model file and one or more measured runs");
   double target[3];
   {

@@ -23,6 +23,7 @@
 #if CCBENCH_HAVE_MPI
 #include "harness/mpi_path.hpp"
 #endif
+#include "common/launcher.hpp"
 #include "harness/progress.hpp"
 #include "harness/run_info.hpp"
 #include "harness/sizes.hpp"
@@ -352,10 +353,9 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, 
   }
   for (Writer* w : outputs) w->begin(run);
 
-  bool launched = false;
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) launched = launched || std::getenv(v);
-  Progress progress(rank == 0 ? Progress::choose(cfg.progress, isatty(2), launched) : Progress::Style::off, plan.points,
-                    plan.weight);
+  Progress progress(rank == 0 ? Progress::choose(cfg.progress, isatty(2), launcher_rank_variable() != nullptr)
+                              : Progress::Style::off,
+                    plan.points, plan.weight);
   // Points and the end record go out under one lock: the watchdog thread may
   // write the end record of a run that hangs.
   std::mutex output_mu;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace ccb {
@@ -57,6 +58,13 @@ Summary summarize(std::vector<double> samples) {
 std::optional<double> median_precision(const Summary& s) {
   if (!s.ci95_lo || !s.ci95_hi || s.p50 <= 0) return std::nullopt;
   return std::max(s.p50 - *s.ci95_lo, *s.ci95_hi - s.p50) / s.p50;
+}
+
+double median_of(std::vector<double> values) {
+  std::erase_if(values, [](double x) { return !std::isfinite(x); });
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(values.begin(), values.end());
+  return quantile_sorted(values, 0.5);
 }
 
 }  // namespace ccb

@@ -28,6 +28,9 @@ std::optional<RankPair> median_ci_ranks(std::size_t n, double confidence = 0.95)
 
 Summary summarize(std::vector<double> samples);
 
+// Median of the finite values (NaN and infinities left out); NaN when none.
+double median_of(std::vector<double> values);
+
 // Half the width of the median's 95% interval relative to the median, the
 // larger side: max(p50 - lo, hi - p50) / p50. nullopt without an interval.
 std::optional<double> median_precision(const Summary& s);

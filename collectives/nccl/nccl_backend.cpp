@@ -339,26 +339,42 @@ void NcclBackend::drop_graphs() {
   graph_args_.clear();
 }
 
-void NcclBackend::run_graph(std::span<const OpArgs> args) {
+// Every local rank's part of one operation (pingpong: both phases).
+void NcclBackend::issue_all(std::span<const OpArgs> args) {
   const int phases = args.front().coll->id == CollectiveId::pingpong ? 2 : 1;
+  for (int p = 0; p < phases; ++p) issue(args, p);
+}
+
+// Stream capture on every local GPU. Thread-local mode, as nccl-tests: NCCL
+// may allocate while it connects.
+void NcclBackend::begin_capture() {
+  for (auto& l : locals_) {
+    check(cudaSetDevice(l.device), "cudaSetDevice");
+    check(cudaStreamBeginCapture(l.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  }
+}
+
+// Ends the capture and instantiates each GPU's graph into `exec` of its Local.
+void NcclBackend::end_capture(cudaGraphExec_t Local::*exec) {
+  for (auto& l : locals_) {
+    check(cudaSetDevice(l.device), "cudaSetDevice");
+    cudaGraph_t graph = nullptr;
+    check(cudaStreamEndCapture(l.stream, &graph), "cudaStreamEndCapture");
+    check(cudaGraphInstantiate(&(l.*exec), graph, 0), "cudaGraphInstantiate");
+    cudaGraphDestroy(graph);
+  }
+}
+
+void NcclBackend::run_graph(std::span<const OpArgs> args) {
   if (!same_args(graph_args_, args)) {
     // New arguments: this call runs directly (NCCL may connect peers on first
     // use, which cannot happen inside a capture), then the operation is captured.
     drop_graphs();
-    for (int p = 0; p < phases; ++p) issue(args, p);
+    issue_all(args);
     synchronize();
-    for (auto& l : locals_) {
-      check(cudaSetDevice(l.device), "cudaSetDevice");
-      check(cudaStreamBeginCapture(l.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
-    }
-    for (int p = 0; p < phases; ++p) issue(args, p);
-    for (auto& l : locals_) {
-      check(cudaSetDevice(l.device), "cudaSetDevice");
-      cudaGraph_t graph = nullptr;
-      check(cudaStreamEndCapture(l.stream, &graph), "cudaStreamEndCapture");
-      check(cudaGraphInstantiate(&l.graph, graph, 0), "cudaGraphInstantiate");
-      cudaGraphDestroy(graph);
-    }
+    begin_capture();
+    issue_all(args);
+    end_capture(&Local::graph);
     graph_args_.assign(args.begin(), args.end());
     return;
   }
@@ -375,18 +391,12 @@ Offset NcclBackend::in_place_recv(const Collective& c) const {
 }
 
 void NcclBackend::run(std::span<const OpArgs> args) {
-  if (capturing_) {  // the timed loop of -G: captured as it is issued
-    const int phases = args.front().coll->id == CollectiveId::pingpong ? 2 : 1;
-    for (int p = 0; p < phases; ++p) issue(args, p);
-    return;
-  }
+  if (capturing_) return issue_all(args);  // the timed loop of -G: captured as it is issued
   if (options_.graph) {
     run_graph(args);
   } else {
-    const int phases = args.front().coll->id == CollectiveId::pingpong ? 2 : 1;
-    for (int p = 0; p < phases; ++p) issue(args, p);
+    issue_all(args);
   }
-  if (options_.blocking) synchronize();
 }
 
 // ncclAlltoAll, ncclGather and ncclScatter exist from NCCL 2.28 (the library
@@ -400,28 +410,19 @@ bool NcclBackend::native_rooted_and_alltoall() const {
 }
 
 bool NcclBackend::capture_begin() {
-  for (auto& l : locals_) {
-    check(cudaSetDevice(l.device), "cudaSetDevice");
+  for (auto& l : locals_)
     if (l.loop) {
       cudaGraphExecDestroy(l.loop);
       l.loop = nullptr;
     }
-    // Thread-local mode, as nccl-tests: NCCL may allocate while connecting.
-    check(cudaStreamBeginCapture(l.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
-  }
+  begin_capture();
   capturing_ = true;
   return true;
 }
 
 void NcclBackend::capture_end() {
   capturing_ = false;
-  for (auto& l : locals_) {
-    check(cudaSetDevice(l.device), "cudaSetDevice");
-    cudaGraph_t graph = nullptr;
-    check(cudaStreamEndCapture(l.stream, &graph), "cudaStreamEndCapture");
-    check(cudaGraphInstantiate(&l.loop, graph, 0), "cudaGraphInstantiate");
-    cudaGraphDestroy(graph);
-  }
+  end_capture(&Local::loop);
 }
 
 void NcclBackend::capture_launch(int times) {

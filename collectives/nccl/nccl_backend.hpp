@@ -21,7 +21,7 @@ struct NcclOptions {
   int nranks = 1;
   int first_rank = 0;
   std::vector<int> devices;  // CUDA ordinals of this process's ranks
-  bool blocking = false;     // -z 1: wait for each operation
+  bool blocking = false;     // -z 1-3 (reported; harness/measure.cpp waits for each operation)
   bool graph = false;        // -G: replay each operation from a CUDA graph
   bool register_buffers = false;  // -R 1
   bool two_p2p_peers = false;     // sendrecv: each rank talks to 2 peers (maxP2pPeers, NCCL >= 2.30)
@@ -94,6 +94,9 @@ class NcclBackend final : public Backend {
   };
   void issue(std::span<const OpArgs> args, int phase);
   void enqueue(const OpArgs& a, const Local& l, int phase);
+  void issue_all(std::span<const OpArgs> args);
+  void begin_capture();
+  void end_capture(cudaGraphExec_t Local::*exec);
   void run_graph(std::span<const OpArgs> args);
   void drop_graphs();
 

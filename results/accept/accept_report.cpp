@@ -7,6 +7,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "common/errors.hpp"
+
 namespace ccb {
 namespace {
 
@@ -67,7 +69,7 @@ bool AcceptOutcome::accepted() const {
   return std::all_of(checks.begin(), checks.end(), [](const CheckVerdict& v) { return v.pass; });
 }
 
-int AcceptOutcome::exit_code() const { return !run_errors.empty() ? 2 : accepted() ? 0 : 1; }
+int AcceptOutcome::exit_code() const { return !run_errors.empty() ? kExitUsage : accepted() ? kExitOk : kExitRejected; }
 
 std::vector<std::vector<double>> pair_matrix(const CheckVerdict& v, std::size_t nodes) {
   std::vector<std::vector<double>> m(nodes, std::vector<double>(nodes, kNaNv));
@@ -86,8 +88,8 @@ Report build_accept_report(const AcceptOutcome& o) {
   Section top;
   top.heading = !o.finished          ? fmt::format("Verdict: INCOMPLETE ({} of {} checks done so far)", o.checks.size(),
                                                     spec.checks.size())
-                : o.exit_code() == 0 ? "Verdict: ACCEPTED"
-                : o.exit_code() == 1 ? "Verdict: REJECTED"
+                : o.exit_code() == kExitOk       ? "Verdict: ACCEPTED"
+                : o.exit_code() == kExitRejected ? "Verdict: REJECTED"
                                      : "Verdict: ERROR";
   const std::string node_list = o.hosts.size() <= 16
                                     ? group_hosts(schedule(Pattern::all, static_cast<int>(o.hosts.size()))[0][0], o.hosts)

@@ -15,11 +15,6 @@
 namespace ccb {
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return quantile_sorted(v, 0.5);
-}
-
 using Key = std::tuple<std::string, std::string, std::string, int, int, std::uint64_t>;
 
 nlohmann::json metric_json(const BaselineMetric& m) {
@@ -49,10 +44,10 @@ const BaselineEntry* Baseline::find(const std::string& collective, const std::st
 BaselineMetric summarize_runs(std::vector<double> values) {
   BaselineMetric m;
   m.values = values;
-  const double med = median(values);
+  const double med = median_of(values);
   std::vector<double> dev;
   for (double v : values) dev.push_back(std::fabs(v - med));
-  const double mad = median(dev);
+  const double mad = median_of(dev);
   std::vector<double> kept;
   for (std::size_t i = 0; i < values.size(); ++i) {
     const double d = std::fabs(values[i] - med);
@@ -61,7 +56,7 @@ BaselineMetric summarize_runs(std::vector<double> values) {
     else
       kept.push_back(values[i]);
   }
-  m.median = median(kept);
+  m.median = median_of(kept);
   return m;
 }
 
@@ -91,9 +86,9 @@ Baseline build_baseline(const std::vector<ResultSet>& runs) {
     std::vector<double> busbw, algbw, time;
     for (const auto& [r, pr] : per_run) {
       e.runs.push_back(r);
-      busbw.push_back(median(pr.busbw));
-      algbw.push_back(median(pr.algbw));
-      time.push_back(median(pr.time));
+      busbw.push_back(median_of(pr.busbw));
+      algbw.push_back(median_of(pr.algbw));
+      time.push_back(median_of(pr.time));
     }
     e.busbw_gbps = summarize_runs(busbw);
     e.algbw_gbps = summarize_runs(algbw);

@@ -25,13 +25,6 @@ double metric_of(const MeasuredPoint& p, Metric m) {
   return kNaNv;
 }
 
-double median_of(std::vector<double> v) {
-  std::erase_if(v, [](double x) { return !std::isfinite(x); });
-  if (v.empty()) return kNaNv;
-  std::sort(v.begin(), v.end());
-  return quantile_sorted(v, 0.5);
-}
-
 std::string unit(Metric m) { return m == Metric::time ? "us" : "GB/s"; }
 
 }  // namespace

@@ -54,19 +54,10 @@ std::string ModelSeries::key() const {
 
 namespace {
 
-double median_of(std::vector<double> v) {
-  std::erase_if(v, [](double x) { return std::isnan(x); });
-  if (v.empty()) return kNaN;
-  std::sort(v.begin(), v.end());
-  return quantile_sorted(v, 0.5);
-}
-
 double point_noise(const ImportedPoint& p) {
   if (p.samples_us.size() >= 5) {
-    std::vector<double> s = p.samples_us;
-    std::sort(s.begin(), s.end());
-    const double q50 = quantile_sorted(s, 0.5), q90 = quantile_sorted(s, 0.9);
-    return q50 > 0 ? std::log(q90 / q50) : 0;
+    const Summary s = summarize(p.samples_us);
+    return s.p50 > 0 ? std::log(s.p90 / s.p50) : 0;
   }
   if (p.p50_us > 0 && p.p90_us >= p.p50_us) return std::log(p.p90_us / p.p50_us);
   return 0;
@@ -125,9 +116,11 @@ void fit_series(ModelSeries& s, const PointsBySize& by_size) {
   }
   s.counts.assign(counts.begin(), counts.end());
   if (s.counts.size() < 2) return;
+  std::map<ModelFamily, std::vector<double>> errors;  // per family, reused for the chosen one
   bool scored = false;
   for (ModelFamily f : kModelFamilies) {
-    s.scores.push_back({f, median_of(left_out_errors(s, f))});
+    errors[f] = left_out_errors(s, f);
+    s.scores.push_back({f, median_of(errors[f])});
     scored = scored || !std::isnan(s.scores.back().median_left_out);
   }
   // The library's usual algorithm for the collective (ring; one step for
@@ -152,7 +145,7 @@ void fit_series(ModelSeries& s, const PointsBySize& by_size) {
   } else {
     s.chosen_by = fmt::format("{}, the usual algorithm: with two rank counts nothing can be left out", family_name(usual));
   }
-  const std::vector<double> e = left_out_errors(s, s.family);
+  const std::vector<double>& e = errors[s.family];
   for (std::size_t i = 0; i < e.size(); ++i) s.points[i].left_out = e[i];
 }
 

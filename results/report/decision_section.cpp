@@ -16,12 +16,18 @@ std::string where(const Decision& d) {
                     : fmt::format("At the measured scale (the workload names {} GPUs; give --scale to project)", d.gpus);
 }
 
-std::string faster_sentence(const Decision& d) {
+// The sets that have a value of `key`, lowest first.
+std::vector<const StepAtScale*> ranked(const Decision& d, double StepAtScale::*key) {
   std::vector<const StepAtScale*> v;
   for (const StepAtScale& s : d.sets)
-    if (std::isfinite(s.comm_s)) v.push_back(&s);
+    if (std::isfinite(s.*key)) v.push_back(&s);
+  std::sort(v.begin(), v.end(), [&](auto* a, auto* b) { return a->*key < b->*key; });
+  return v;
+}
+
+std::string faster_sentence(const Decision& d) {
+  const auto v = ranked(d, &StepAtScale::comm_s);
   if (v.size() < 2) return "";
-  std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->comm_s < b->comm_s; });
   const StepAtScale &a = *v[0], &b = *v[1];
   const double lo = b.comm_lo_s / a.comm_hi_s, hi = b.comm_hi_s / a.comm_lo_s;
   std::string interval;
@@ -35,11 +41,8 @@ std::string faster_sentence(const Decision& d) {
 }
 
 std::string cheaper_sentence(const Decision& d) {
-  std::vector<const StepAtScale*> v;
-  for (const StepAtScale& s : d.sets)
-    if (std::isfinite(s.cost_per_1000)) v.push_back(&s);
+  const auto v = ranked(d, &StepAtScale::cost_per_1000);
   if (v.size() < 2) return "";
-  std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->cost_per_1000 < b->cost_per_1000; });
   const StepAtScale &a = *v[0], &b = *v[1];
   std::string util;
   for (const StepAtScale* s : v)

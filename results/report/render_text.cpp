@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "common/launcher.hpp"
 #include "results/report/render.hpp"
 
 namespace ccb {
@@ -78,9 +79,8 @@ std::string terminal_safe(std::string_view s) {
 bool use_color(std::string_view when) {
   // Under mpirun or srun a rank's stdout may be a pseudo-terminal although the
   // job's output goes to a file: no colour there unless asked for.
-  bool launched = false;
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) launched = launched || std::getenv(v);
-  return when == "always" || (when == "auto" && !launched && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+  return when == "always" ||
+         (when == "auto" && !launcher_rank_variable() && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
 }
 
 namespace {
