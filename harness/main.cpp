@@ -18,6 +18,7 @@
 #include "harness/cli.hpp"
 #include "common/launcher.hpp"
 #include "harness/compare_command.hpp"
+#include "harness/io_command.hpp"
 #include "harness/model_command.hpp"
 #include "results/report/render.hpp"
 #if CCBENCH_HAVE_CUDA
@@ -118,6 +119,39 @@ std::string request_path(const Config& cfg) {
   return "";
 }
 
+// Starts MPI (when built with it), agrees on an error found before it
+// started, then runs `run` on the world; an exception ends the job with
+// `fail_code` ("ccbench: WHAT failed: ...").
+template <class Run>
+int run_launched(int argc, char** argv, bool printer, const std::string& error, const char* what, int fail_code, Run&& run) {
+  int code = kExitUsage;
+#if CCBENCH_HAVE_MPI
+  (void)printer;
+  MPI_Init(&argc, &argv);
+  try {
+    const MpiComm world(MPI_COMM_WORLD);
+    if (no_early_error(world, error)) code = run(world);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ccbench: {} failed: {}\n", what, e.what());
+    MPI_Abort(MPI_COMM_WORLD, fail_code);
+  }
+  MPI_Finalize();
+#else
+  (void)argc, (void)argv, (void)error;
+  if (const std::string why = solo_build_launched(); !why.empty()) {
+    if (printer) fmt::print(stderr, "ccbench: {}\n", why);
+    return kExitUsage;
+  }
+  try {
+    code = run(SoloComm{});
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ccbench: {} failed: {}\n", what, e.what());
+    code = fail_code;
+  }
+#endif
+  return code;
+}
+
 // ccbench accept: the spec is read by every process before MPI starts (its
 // paths set Open MPI's and NCCL's variables), then the checks run.
 int accept_main(int argc, char** argv, bool printer) {
@@ -133,29 +167,23 @@ int accept_main(int argc, char** argv, bool printer) {
   }
   if (!error.empty() && print_unless_launched(error)) return kExitUsage;
   if (error.empty() && !args->simulate.empty()) return run_accept_simulated(*args);
-  int code = kExitUsage;
-#if CCBENCH_HAVE_MPI
-  MPI_Init(&argc, &argv);
+  return run_launched(argc, argv, printer, error, "accept", kExitUsage,
+                      [&](const Comm& world) { return run_accept(*args, world, nccl_log); });
+}
+
+// ccbench io: parsed by every process, then the storage benchmark runs.
+int io_main(int argc, char** argv, bool printer) {
+  std::optional<IoArgs> args;
+  std::string error;
   try {
-    const MpiComm world(MPI_COMM_WORLD);
-    if (no_early_error(world, error)) code = run_accept(*args, world, nccl_log);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "ccbench: accept failed: {}\n", e.what());
-    MPI_Abort(MPI_COMM_WORLD, kExitUsage);
+    args = parse_io(argc, argv);
+    if (!args) return printer ? print_or_fail(io_help()) : kExitOk;
+  } catch (const UsageError& e) {
+    error = terminal_safe(e.what());
   }
-  MPI_Finalize();
-#else
-  if (const std::string why = solo_build_launched(); !why.empty()) {
-    if (printer) fmt::print(stderr, "ccbench: {}\n", why);
-    return kExitUsage;
-  }
-  try {
-    code = run_accept(*args, SoloComm{}, nccl_log);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "ccbench: accept failed: {}\n", e.what());
-  }
-#endif
-  return code;
+  if (!error.empty() && print_unless_launched(error)) return kExitUsage;
+  return run_launched(argc, argv, printer, error, "io", kExitInternal,
+                      [&](const Comm& world) { return run_io(*args, world); });
 }
 
 }  // namespace
@@ -170,6 +198,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "model") return ccb::run_model(argc - 1, argv + 1);
   const bool printer = ccb::launcher_rank() == 0;
   if (argc > 1 && std::string(argv[1]) == "accept") return ccb::accept_main(argc - 1, argv + 1, printer);
+  if (argc > 1 && std::string(argv[1]) == "io") return ccb::io_main(argc - 1, argv + 1, printer);
   ccb::ParsedArgs args;
   std::string nccl_log, error;
   try {

@@ -33,6 +33,29 @@ json placement_json(const Placement& p) {
                                    : json(nullptr);
   return j;
 }
+
+json io_run_json(const IoRunInfo& io) {
+  return {{"target_dir", io.target_dir}, {"workspace", io.workspace}, {"fs_type", io.fs_type},
+          {"patterns", io.patterns},     {"engine", io.engine},       {"direct", io.direct},
+          {"queue_depth", io.queue_depth}, {"threads", io.threads},   {"layout", io.layout},
+          {"memory", io.memory},         {"file_bytes", io.file_bytes}, {"dataset_files", io.dataset_files},
+          {"read_percent", io.read_percent}, {"check_passes", io.check_passes},
+          {"time_per_size_s", io.time_per_size}, {"kept", io.kept}, {"gds", io.gds}};
+}
+
+json io_point_json(const IoPointInfo& io) {
+  return {{"pattern", io.pattern},
+          {"mode", io.mode},
+          {"bytes_moved", io.bytes_moved},
+          {"ops", io.ops},
+          {"elapsed_s", io.elapsed_s},
+          {"gbps", io.gbps},
+          {"iops", io.iops},
+          {"rank_gbps", io.rank_gbps},
+          {"page_cache_resident_before", io.resident_before < 0 ? json(nullptr) : json(io.resident_before)},
+          {"cut_short", io.cut_short}};
+}
+
 }  // namespace
 
 json run_to_json(const RunInfo& r) {
@@ -43,7 +66,7 @@ json run_to_json(const RunInfo& r) {
     node_topologies.push_back({{"fingerprint", n.fingerprint},
                                {"hosts", n.hosts},
                                {"topology", n.topology_json.empty() ? json(nullptr) : json::parse(n.topology_json)}});
-  return {
+  json j = {
       {"type", "run"},
       {"schema_version", kSchemaVersion},
       {"started_at", r.started_at},
@@ -73,6 +96,8 @@ json run_to_json(const RunInfo& r) {
       {"node_differences", r.node_differences},
       {"environment", r.environment},
   };
+  if (r.io) j["io"] = io_run_json(*r.io);
+  return j;
 }
 
 json point_to_json(const PointRecord& p) {
@@ -84,7 +109,7 @@ json point_to_json(const PointRecord& p) {
     path = {{"observed", *p.path_classes},
             {"transports", p.transports},
             {"warning", p.path_warning.empty() ? json(nullptr) : json(p.path_warning)}};
-  return {
+  json j = {
       {"type", "point"},
       {"collective", p.collective},
       {"dtype", p.dtype},
@@ -104,6 +129,8 @@ json point_to_json(const PointRecord& p) {
       {"path", path},
       {"endpoints", p.src.empty() ? json(nullptr) : json{{"src", p.src}, {"dst", p.dst}}},
   };
+  if (p.io) j["io"] = io_point_json(*p.io);
+  return j;
 }
 
 json end_to_json(const EndInfo& e) {

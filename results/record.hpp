@@ -52,6 +52,27 @@ struct NodeRecord {
   std::string topology_json;  // harness/topo/topology.hpp's JSON
 };
 
+// ccbench io (docs/io.md): the storage settings of a run.
+struct IoRunInfo {
+  std::string target_dir, workspace, fs_type, engine, memory, layout, gds;
+  std::vector<std::string> patterns;
+  bool direct = false, kept = false;
+  int threads = 1, queue_depth = 1, read_percent = 0, check_passes = 0;
+  std::uint64_t file_bytes = 0, dataset_files = 0;
+  double time_per_size = 0;
+};
+
+// ccbench io: what one point moved, beyond the placement's times.
+struct IoPointInfo {
+  std::string pattern, mode;  // mode: the settings a series is keyed by ("direct io_uring qd8 x1 file-per-rank")
+  std::uint64_t bytes_moved = 0, ops = 0;
+  double elapsed_s = 0;       // the slowest rank's pass (ranks start after a barrier)
+  double gbps = 0, iops = 0;  // aggregate: bytes_moved / elapsed, ops / elapsed (dataset: files/s)
+  std::vector<double> rank_gbps;
+  double resident_before = -1;  // buffered reads: page-cache share of the data before the pass (-1: not measured)
+  bool cut_short = false;       // --time-per-size (or a signal) ended the pass before the whole region
+};
+
 struct RunInfo {
   std::string ccbench_version, git_revision, compiler, mpi_library, mpi_version, os_kernel;
   std::string hwloc_version, cuda, nccl, host_kernels;
@@ -81,6 +102,7 @@ struct RunInfo {
   long step_factor = 1;
   bool strict_sizes = false;
   std::string started_at;  // ISO 8601 UTC
+  std::optional<IoRunInfo> io;  // ccbench io only
 };
 
 // One placement (out-of-place or in-place) of one point.
@@ -122,6 +144,7 @@ struct PointRecord {
   // Copy tests (ccbench copy): where the bytes came from and went ("cpu",
   // "gpu0", ...); empty for collectives.
   std::string src, dst;
+  std::optional<IoPointInfo> io;  // ccbench io only
 };
 
 struct EndInfo {

@@ -30,6 +30,9 @@ std::unique_ptr<Writer> make_table_writer(std::FILE* out, bool stats);
 std::unique_ptr<Writer> make_jsonl_writer(const std::string& path);
 // CSV: a header, then one row per point and placement.
 std::unique_ptr<Writer> make_csv_writer(const std::string& path);
+// ccbench io's table and CSV (one row per point; docs/io.md explains the columns).
+std::unique_ptr<Writer> make_io_table_writer(std::FILE* out);
+std::unique_ptr<Writer> make_io_csv_writer(const std::string& path);
 // RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
 std::string csv_field(const std::string& v);
 

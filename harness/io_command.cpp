@@ -1,0 +1,407 @@
+#include "harness/io_command.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <sstream>
+
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+#include "harness/agreed.hpp"
+#include "harness/faults.hpp"
+#include "harness/run_info.hpp"
+#include "harness/sizes.hpp"
+#include "harness/stop_signals.hpp"
+#include "io/engine.hpp"
+#include "io/io_memory.hpp"
+#include "io/io_run.hpp"
+#include "io/workspace.hpp"
+#include "results/output_file.hpp"
+#include "results/writers.hpp"
+
+namespace ccb {
+namespace {
+
+constexpr const char* kHelp = R"(usage: ccbench io DIR [options]
+
+Measures how fast data moves between the storage under DIR and memory (and on
+to a GPU): one process, or one per rank under mpirun/srun (ranks start each
+point together after a barrier). ccbench works in its own new subfolder of
+DIR and removes it at the end, after an error and on SIGINT/SIGTERM (--keep
+leaves it); it never opens a file it did not create.
+
+  -p, --pattern LIST   comma separated, or all (default seq_read):
+PATTERNS
+  -b, --minbytes S     smallest block (request) size; dataset: file size (1M)
+  -e, --maxbytes S     largest block size (default: -b)
+  -f, --stepfactor F   multiply the block size by F (2); -i S adds S instead
+  --file-size S        bytes per rank: its file, or its region of the shared
+                       file; the checkpoint shard (64M)
+  --threads N          threads per rank, each with its own requests (1)
+  --qd N               requests in flight per thread (1; io_uring only)
+  --engine E           io_uring (default when built with liburing) or psync
+  --direct             O_DIRECT: no page cache
+  --shared-file        one file for all ranks, each its own region (default:
+                       one file per rank)
+  --memory M           pageable (default), pinned (cudaHostAlloc) or device:
+                       reads go on to the rank's GPU (double-buffered copies
+                       that overlap the reads; read patterns only)
+  --read-percent P     mixed: share of reads (70)
+  --files N            dataset: files per rank (256)
+  -c, --check N        verification passes (1; 0: not checked): reads are
+                       verified before the timed pass, writes read back after
+                       it (page cache dropped first)
+  --time-per-size S    stop a pass after S seconds (0: the whole region)
+  --keep               leave the files
+  -J, --json FILE      JSON Lines (results/SCHEMA.md: the `io` objects)
+  --csv FILE           CSV, one row per point
+  -q, --quiet          no table
+
+Columns: block = request size in bytes (dataset: the file size); moved =
+bytes all ranks moved; time = mean time per request from submission to
+completion over all ranks and threads (dataset: open, read and close of one
+file; checkpoint: time to persist, the slowest rank's create-to-fsync, in
+seconds); p99 = the 99th percentile of the same; elapsed = the slowest
+rank's pass, from the common start to its last completion (writes: including
+the final fsync); GB/s = moved / elapsed (1e9 B/s, IOR's aggregate); IOPS =
+requests / elapsed (dataset: files/s); cached = share of the data still in
+the page cache when a buffered read pass began (its pages are dropped with
+posix_fadvise DONTNEED first; above 5% the row carries a warning); #wrong =
+blocks that did not verify (each 512-byte sector is stamped with its file
+and offset; the body is ccbench's data pattern).
+
+Before anything is written: DIR must exist, be a folder and be writable, and
+its file system must have room for the plan (the whole job's on a shared file
+system such as NFS or Lustre, this node's ranks' on a local one).
+Exit codes: 0 done, 1 an I/O error (the message names file and offset), 2 bad
+input, 3 data did not verify, 5 an output could not be written, 130/143 stopped
+by SIGINT/SIGTERM. docs/io.md: definitions and the comparison with fio.
+)";
+
+std::string patterns_help() {
+  std::string out;
+  for (const IoPatternRow& r : io_patterns()) out += fmt::format("                         {:<11} {}\n", r.name, r.what);
+  out.pop_back();
+  return out;
+}
+
+std::vector<IoPattern> parse_patterns(const std::string& text) {
+  std::vector<IoPattern> out;
+  if (text == "all") {
+    for (const IoPatternRow& r : io_patterns()) out.push_back(r.id);
+    return out;
+  }
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    const auto it = std::find_if(io_patterns().begin(), io_patterns().end(), [&](const IoPatternRow& r) { return r.name == item; });
+    if (it == io_patterns().end()) {
+      std::string names;
+      for (const IoPatternRow& r : io_patterns()) names += (names.empty() ? "" : " ") + std::string(r.name);
+      throw UsageError(fmt::format("-p/--pattern '{}': not a pattern (one of: {}; or all)", item, names));
+    }
+    if (std::find(out.begin(), out.end(), it->id) == out.end()) out.push_back(it->id);
+  }
+  return out;
+}
+
+std::size_t size_arg(const char* flag, const std::string& text) {
+  const auto v = parse_size(text);
+  if (!v) throw UsageError(fmt::format("{} '{}': not a size (bytes with an optional K, M, G or T suffix, binary: 4K, 1M)", flag, text));
+  return *v;
+}
+
+std::string mode_of(const IoOptions& o) {
+  return fmt::format("{} {} qd{} x{} {}", o.direct ? "direct" : "buffered", name(o.engine), o.queue_depth, o.threads,
+                     o.shared_file ? "shared-file" : "file-per-rank");
+}
+
+// One rank's result as text for gathering.
+std::string encode(const IoRankResult& r) {
+  return fmt::format("{} {} {} {} {} {}|{}", r.bytes, r.ops, r.elapsed_s,
+                     r.wrong_blocks ? static_cast<long long>(*r.wrong_blocks) : -1LL, r.resident_before,
+                     r.cut_short ? 1 : 0, r.latency.encode());
+}
+
+IoRankResult decode(const std::string& text) {
+  IoRankResult r;
+  std::istringstream in(text.substr(0, text.find('|')));
+  long long wrong = -1;
+  int cut = 0;
+  in >> r.bytes >> r.ops >> r.elapsed_s >> wrong >> r.resident_before >> cut;
+  if (wrong >= 0) r.wrong_blocks = static_cast<std::uint64_t>(wrong);
+  r.cut_short = cut != 0;
+  r.latency = LatencyHistogram::decode(text.substr(text.find('|') + 1));
+  return r;
+}
+
+PointRecord make_record(const IoOptions& o, IoPattern p, std::size_t block, const std::vector<std::string>& ranks, int nodes) {
+  PointRecord rec;
+  IoPointInfo io;
+  io.pattern = std::string(row(p).name);
+  io.mode = mode_of(o);
+  LatencyHistogram latency;
+  std::optional<std::uint64_t> wrong;
+  double resident_sum = 0;
+  int resident_n = 0;
+  for (const std::string& text : ranks) {
+    const IoRankResult r = decode(text);
+    io.bytes_moved += r.bytes;
+    io.ops += r.ops;
+    io.elapsed_s = std::max(io.elapsed_s, r.elapsed_s);
+    io.rank_gbps.push_back(r.elapsed_s > 0 ? static_cast<double>(r.bytes) / r.elapsed_s / 1e9 : 0);
+    io.cut_short = io.cut_short || r.cut_short;
+    latency.merge(r.latency);
+    if (r.wrong_blocks) wrong = wrong.value_or(0) + *r.wrong_blocks;
+    if (r.resident_before >= 0) resident_sum += r.resident_before, ++resident_n;
+  }
+  io.resident_before = resident_n ? resident_sum / resident_n : -1;
+  io.gbps = io.elapsed_s > 0 ? static_cast<double>(io.bytes_moved) / io.elapsed_s / 1e9 : 0;
+  io.iops = io.elapsed_s > 0 ? static_cast<double>(io.ops) / io.elapsed_s : 0;
+  rec.collective = "io_" + io.pattern;
+  rec.ranks = static_cast<int>(ranks.size());
+  rec.nodes = nodes;
+  rec.requested_bytes = rec.bytes = block;
+  rec.count = io.ops;
+  rec.iterations = 1;
+  Placement& pl = rec.out_of_place;
+  pl.measured = true;
+  const Summary s = latency.summary();
+  if (p == IoPattern::checkpoint) {
+    pl.time_us = io.elapsed_s * 1e6;
+    pl.time_source = "time to persist: the slowest rank from the common start to its fsync";
+  } else {
+    pl.time_us = s.mean;
+    pl.time_source = p == IoPattern::dataset ? "mean per file (open, read, close) over all ranks and threads"
+                                             : "mean per request (submission to completion) over all ranks and threads";
+    pl.per_iteration_us = s;
+    pl.per_iteration_count = static_cast<long>(s.n);
+  }
+  pl.algbw_gbps = pl.busbw_gbps = io.gbps;
+  pl.wrong = wrong;
+  std::vector<std::string> notes;
+  if (io.cut_short)
+    notes.push_back(fmt::format("pass cut short (--time-per-size or a signal): {} of {} bytes", io.bytes_moved,
+                                p == IoPattern::dataset ? o.dataset_files * block * ranks.size() : o.file_bytes / block * block * ranks.size()));
+  if (io.resident_before > 0.05)
+    notes.push_back(fmt::format("WARNING: {:.0f}% of the data was in the page cache when the pass began: the rate may "
+                                "be the cache's, not the storage's",
+                                io.resident_before * 100));
+  for (const std::string& n : notes) pl.note += (pl.note.empty() ? "" : "; ") + n;
+  rec.io = std::move(io);
+  return rec;
+}
+
+bool stop_requested() { return stop_signal() != 0; }
+
+}  // namespace
+
+const char* io_help() {
+  static const std::string text = [] {
+    std::string s = kHelp;
+    s.replace(s.find("PATTERNS\n"), 9, patterns_help() + "\n");
+    return s;
+  }();
+  return text.c_str();
+}
+
+std::optional<IoArgs> parse_io(int argc, const char* const* argv) {
+  IoArgs a;
+  IoOptions& o = a.options;
+  for (int i = 0; i < argc; ++i) a.argv.emplace_back(argv[i]);
+  std::string patterns = "seq_read", min_b = "1M", max_b, step_i, engine = have_io_uring() ? "io_uring" : "psync",
+              memory = "pageable", file_size = "64M";
+  long factor = 2;
+  bool help = false, quiet = false;
+  CLI::App app{"ccbench io"};
+  app.set_help_flag();
+  app.allow_extras(false);
+  app.add_flag("-h,--help", help);
+  app.add_option("dir", o.dir);
+  app.add_option("-p,--pattern", patterns);
+  app.add_option("-b,--minbytes", min_b);
+  app.add_option("-e,--maxbytes", max_b);
+  app.add_option("-f,--stepfactor", factor);
+  app.add_option("-i,--stepbytes", step_i);
+  app.add_option("--file-size", file_size);
+  app.add_option("--threads", o.threads)->check(CLI::Range(1, 1024));
+  app.add_option("--qd", o.queue_depth)->check(CLI::Range(1, 4096));
+  app.add_option("--engine", engine)->check(CLI::IsMember({"io_uring", "psync"}));
+  app.add_flag("--direct", o.direct);
+  app.add_flag("--shared-file", o.shared_file);
+  app.add_option("--memory", memory)->check(CLI::IsMember({"pageable", "pinned", "device"}));
+  app.add_option("--read-percent", o.read_percent);
+  app.add_option("--files", o.dataset_files)->check(CLI::Range(1, 10000000));
+  app.add_option("-c,--check", o.check_passes)->check(CLI::Range(0, 100));
+  app.add_option("--time-per-size", o.time_per_size)->check(CLI::NonNegativeNumber);
+  app.add_flag("--keep", o.keep);
+  app.add_option("-J,--json", a.json_path);
+  app.add_option("--csv", a.csv_path);
+  app.add_flag("-q,--quiet", quiet);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(fmt::format("io: {} (see ccbench io --help)", e.what()));
+  }
+  if (help) return std::nullopt;
+  if (o.dir.empty()) throw UsageError("io: give the folder to measure (ccbench io DIR; see ccbench io --help)");
+  o.patterns = parse_patterns(patterns);
+  o.engine = engine == "psync" ? IoEngineKind::psync : IoEngineKind::io_uring;
+  o.memory = memory == "pinned" ? IoMemory::pinned : memory == "device" ? IoMemory::device : IoMemory::pageable;
+  o.file_bytes = size_arg("--file-size", file_size);
+  const std::size_t lo = size_arg("-b/--minbytes", min_b), hi = max_b.empty() ? lo : size_arg("-e/--maxbytes", max_b);
+  o.blocks = sweep_sizes(lo, hi, step_i.empty() ? 0 : size_arg("-i/--stepbytes", step_i), step_i.empty() ? factor : 1);
+  a.table = !quiet;
+  validate(o);
+  return a;
+}
+
+int run_io(const IoArgs& args, const Comm& comm) {
+  const IoOptions& o = args.options;
+  const int rank = comm.rank();
+  FreeSpace space;
+  Faults faults;
+  // Everything that can be refused is checked before the first byte is written.
+  if (!agreed(comm, [&] {
+        check_target_dir(o.dir);
+        space = free_space(o.dir);
+        const std::uint64_t needed = bytes_needed(o, space.shared ? comm.size() : comm.local_size());
+        if (space.available < needed)
+          throw UsageError(fmt::format("io {}: the plan needs {} bytes free ({}{} ranks), {} are available on this {} "
+                                       "file system: use a smaller --file-size or --files",
+                                       o.dir, needed, space.shared ? "the whole job's " : "this node's ",
+                                       space.shared ? comm.size() : comm.local_size(), space.available, space.fs_type));
+        if (o.memory != IoMemory::pageable)
+          if (const std::string why = io_gpu_unavailable(); !why.empty())
+            throw UsageError(fmt::format("--memory {}: needs a GPU: {}", name(o.memory), why));
+        try {
+          make_engine(o.engine, o.queue_depth);
+        } catch (const std::runtime_error& e) {
+          throw UsageError(fmt::format("--engine {}: {}", name(o.engine), e.what()));
+        }
+        faults = faults_from_environment();
+      }))
+    return kExitUsage;
+
+  std::vector<std::unique_ptr<Writer>> writers;
+  if (!agreed(comm, [&] {
+        if (rank != 0) return;
+        check_distinct_paths({{"-J/--json", args.json_path}, {"--csv", args.csv_path}}, {});
+        if (!args.json_path.empty()) check_output_writable("-J/--json", args.json_path);
+        if (!args.csv_path.empty()) check_output_writable("--csv", args.csv_path);
+        if (args.table) writers.push_back(make_io_table_writer(stdout));
+        if (!args.json_path.empty()) writers.push_back(make_jsonl_writer(args.json_path));
+        if (!args.csv_path.empty()) writers.push_back(make_io_csv_writer(args.csv_path));
+      }))
+    return kExitUsage;
+
+  std::string stamp = utc_now_iso8601().substr(0, 19);
+  stamp.erase(std::remove_if(stamp.begin(), stamp.end(), [](char c) { return c == '-' || c == ':'; }), stamp.end());
+  const std::string folder = comm.all_strings(fmt::format("ccbench-io-{}-{}", stamp, getpid())).front();
+  std::unique_ptr<Workspace> ws;
+  if (!agreed(comm, [&] { ws = std::make_unique<Workspace>(o.dir, folder, o.keep); })) return kExitUsage;
+
+  install_stop_signals();
+  RunInfo run;
+  run.argv = args.argv;
+  run.collective = "io";
+  run.backend = std::string(name(o.engine));
+  run.memory_kind = std::string(name(o.memory));
+  run.path_requested = mode_of(o);
+  run.path_observed = "not observed";
+  run.timing_modes = "per_request";
+  run.clock = "host steady clock around each request and each rank's pass";
+  run.check_iterations = o.check_passes;
+  run.min_bytes = o.blocks.front();
+  run.max_bytes = o.blocks.back();
+  const RankPlacement me = this_process(comm, {rank, comm.size(), {}});
+  collect_run_info(comm, me, comm.size(), "", run);
+  run.started_at = utc_now_iso8601();
+  IoRunInfo info;
+  info.target_dir = o.dir;
+  info.workspace = ws->path();
+  info.fs_type = space.fs_type;
+  info.engine = run.backend;
+  info.memory = run.memory_kind;
+  info.layout = o.shared_file ? "shared file" : "file per rank";
+  info.gds = io_gds_status();
+  for (IoPattern p : o.patterns) info.patterns.emplace_back(row(p).name);
+  info.direct = o.direct;
+  info.kept = o.keep;
+  info.threads = o.threads;
+  info.queue_depth = o.queue_depth;
+  info.read_percent = o.read_percent;
+  info.check_passes = o.check_passes;
+  info.file_bytes = o.file_bytes;
+  info.dataset_files = o.dataset_files;
+  info.time_per_size = o.time_per_size;
+  run.io = info;
+  for (auto& w : writers) w->begin(run);
+
+  IoRank io(o, *ws, rank, comm.local_rank(), faults.corrupts(rank), stop_requested);
+  EndInfo end;
+  end.status = "completed";
+  // A phase that fails on any rank (an I/O error) ends the run on every rank:
+  // the error is printed once, the files are removed, the exit code is 1.
+  const auto phase = [&](auto&& step) {
+    std::string error;
+    try {
+      step();
+    } catch (const UsageError& e) {
+      error = e.what();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (!error.empty() && rank != 0) error = fmt::format("on rank {}: {}", rank, error);
+    error = comm.agree_error(error);
+    if (!error.empty()) {
+      if (rank == 0) fmt::print(stderr, "ccbench: io failed: {}\n", error);
+      end.status = "failed: " + error;
+      end.exit_code = kExitInternal;
+    }
+    return error.empty();
+  };
+  for (IoPattern p : o.patterns) {
+    for (std::size_t block : o.blocks) {
+      IoRankResult mine;
+      if (!phase([&] { io.create(p, block); }) || !phase([&] { io.prepare(p, block); })) break;
+      comm.barrier();
+      if (!phase([&] { mine = io.timed(p, block); }) || !phase([&] { io.finish(p, block, mine); })) break;
+      if (!phase([&] { io.remove_shared(p); })) break;
+      const std::vector<std::string> all = comm.gather_strings(encode(mine));
+      std::vector<double> sig{static_cast<double>(stop_signal())};
+      comm.max_inplace(sig);
+      if (rank == 0) {
+        const PointRecord rec = make_record(o, p, block, all, comm.nodes());
+        if (rec.out_of_place.wrong) end.wrong_total += *rec.out_of_place.wrong;
+        ++end.points;
+        for (auto& w : writers) w->point(rec);
+      }
+      if (sig[0] > 0) {
+        end.status = fmt::format("interrupted: {}", signal_name(static_cast<int>(sig[0])));
+        end.exit_code = kExitSignal + static_cast<int>(sig[0]);
+        break;
+      }
+    }
+    if (end.exit_code != 0) break;
+  }
+  ws->clean();
+  if (end.exit_code == 0) end.exit_code = comm.sum(end.wrong_total) > 0 ? kExitWrongData : kExitOk;
+  end.ended_at = utc_now_iso8601();
+  end.avg_busbw_gbps = -1;
+  std::string output_error;
+  for (auto& w : writers) {
+    w->end(end);
+    if (output_error.empty()) output_error = w->error();
+  }
+  if (rank == 0 && !output_error.empty()) {
+    fmt::print(stderr, "ccbench: output {}: results may be incomplete\n", output_error);
+    return kExitOutput;
+  }
+  return end.exit_code;
+}
+
+}  // namespace ccb
