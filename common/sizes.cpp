@@ -18,7 +18,9 @@ std::optional<std::size_t> parse_size(std::string_view text) {
     value = value * 10 + digit;
   }
   std::string_view suffix = text.substr(i);
-  if (suffix.size() == 2 && (suffix[1] == 'B' || suffix[1] == 'b')) suffix = suffix.substr(0, 1);
+  // KiB, MiB, ... are binary; KB, MB, ... (decimal to many readers) are refused (size_error).
+  if (suffix.size() == 3 && (suffix[1] == 'i' || suffix[1] == 'I') && (suffix[2] == 'B' || suffix[2] == 'b'))
+    suffix = suffix.substr(0, 1);
   int shift = 0;
   if (suffix.empty()) shift = 0;
   else if (suffix.size() == 1) {
@@ -35,6 +37,17 @@ std::optional<std::size_t> parse_size(std::string_view text) {
   }
   if (shift && value > (kMax >> shift)) return std::nullopt;
   return value << shift;
+}
+
+std::string size_error(std::string_view text) {
+  const std::string t(text);
+  if (t.size() >= 3 && std::isdigit(static_cast<unsigned char>(t[0])) && (t.back() == 'B' || t.back() == 'b') &&
+      std::string_view("KkMmGgTt").find(t[t.size() - 2]) != std::string_view::npos) {
+    const std::string number = t.substr(0, t.size() - 2), unit(1, static_cast<char>(std::toupper(static_cast<unsigned char>(t[t.size() - 2]))));
+    return fmt::format("'{}': sizes are binary (K = 1024): write {}{} or {}{}iB; decimal KB, MB, GB are not taken",
+                       t, number, unit, number, unit);
+  }
+  return fmt::format("'{}': not a size (bytes with an optional binary suffix: 8, 64K, 1M or 1MiB, 2G)", t);
 }
 
 std::string format_size(std::size_t bytes) {

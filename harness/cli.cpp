@@ -47,9 +47,7 @@ long parse_long(const std::string& flag, const std::string& text, long lo, long 
 std::size_t parse_bytes(const std::string& flag, const std::string& text) {
   const auto v = parse_size(text);
   if (!v)
-    throw UsageError(fmt::format("{} '{}': not a size (a whole number of bytes with an optional "
-                                 "K, M, G or T suffix, binary: 8, 64K, 1M, 2G)",
-                                 flag, text));
+    throw UsageError(fmt::format("{} {}", flag, size_error(text)));
   return *v;
 }
 

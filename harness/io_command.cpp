@@ -110,7 +110,7 @@ std::vector<IoPattern> parse_patterns(const std::string& text) {
 
 std::size_t size_arg(const char* flag, const std::string& text) {
   const auto v = parse_size(text);
-  if (!v) throw UsageError(fmt::format("{} '{}': not a size (bytes with an optional K, M, G or T suffix, binary: 4K, 1M)", flag, text));
+  if (!v) throw UsageError(fmt::format("{} {}", flag, size_error(text)));
   return *v;
 }
 
@@ -269,11 +269,13 @@ int run_io(const IoArgs& args, const Comm& comm) {
         check_target_dir(o.dir);
         space = free_space(o.dir);
         const std::uint64_t needed = bytes_needed(o, space.shared ? comm.size() : comm.local_size());
-        if (space.available < needed)
-          throw UsageError(fmt::format("io {}: the plan needs {} bytes free ({}{} ranks), {} are available on this {} "
+        if (space.available < needed) {
+          const int ranks = space.shared ? comm.size() : comm.local_size();
+          throw UsageError(fmt::format("io {}: the plan needs {} bytes free ({} {} rank{}), {} are available on this {} "
                                        "file system: use a smaller --file-size or --files",
-                                       o.dir, needed, space.shared ? "the whole job's " : "this node's ",
-                                       space.shared ? comm.size() : comm.local_size(), space.available, space.fs_type));
+                                       o.dir, needed, space.shared ? "the whole job's" : "this node's", ranks,
+                                       ranks == 1 ? "" : "s", space.available, space.fs_type));
+        }
         if (o.memory != IoMemory::pageable)
           if (const std::string why = io_gpu_unavailable(); !why.empty())
             throw UsageError(fmt::format("--memory {}: needs a GPU: {}", name(o.memory), why));
@@ -389,7 +391,10 @@ int run_io(const IoArgs& args, const Comm& comm) {
     if (end.exit_code != 0) break;
   }
   ws->clean();
-  if (end.exit_code == 0) end.exit_code = comm.sum(end.wrong_total) > 0 ? kExitWrongData : kExitOk;
+  if (end.exit_code == 0 && comm.sum(end.wrong_total) > 0) {
+    end.exit_code = kExitWrongData;
+    end.status = "wrong_data";
+  }
   end.ended_at = utc_now_iso8601();
   end.avg_busbw_gbps = -1;
   std::string output_error;

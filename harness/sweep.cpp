@@ -150,7 +150,7 @@ Plan make_plan(const Config& cfg, const Comm& comm, Backend& backend) {
     std::size_t cache = backend.memory().cache_bytes();
     if (const char* env = std::getenv("CCBENCH_CACHE_BYTES")) {
       const auto v = parse_size(env);
-      if (!v || *v == 0) throw UsageError(fmt::format("CCBENCH_CACHE_BYTES '{}': not a size (e.g. 32M)", env));
+      if (!v || *v == 0) throw UsageError(fmt::format("CCBENCH_CACHE_BYTES {}", v ? "0: not a cache size" : size_error(env)));
       cache = *v;
     }
     plan.arena = std::max(plan.send_max, plan.recv_max) + 2 * cache;

@@ -155,7 +155,7 @@ if [ -z "$only" ] || [ "$only" = accept ]; then
   printf "${ok/min: 1/min: .nan}" >"$dir/a-nan.yaml"; acc nan_floor "gates\[0\].min: nan is out of range" "$dir/a-nan.yaml"
   printf "${ok/min: 1/min: 1e400}" >"$dir/a-inf.yaml"; acc huge_floor "gates\[0\].min: .* (is out of range|is not a number)" "$dir/a-inf.yaml"
   printf "${ok/min: 1/min: 1, tolerance: -0.5}" >"$dir/a-tol.yaml"; acc negative_tolerance "tolerance: -0.5 is out of range" "$dir/a-tol.yaml"
-  printf "${ok/\[1M\]/[$huge]}" >"$dir/a-size.yaml"; acc huge_size "sizes\[0\]: '$huge' is not a size" "$dir/a-size.yaml"
+  printf "${ok/\[1M\]/[$huge]}" >"$dir/a-size.yaml"; acc huge_size "sizes\[0\]: '$huge': not a size" "$dir/a-size.yaml"
   printf "${ok/name: a/name: \"a\\x1b[31mred\"}" >"$dir/a-ctl.yaml"; acc control_chars_in_name "checks\[0\].name: 1 to 64 letters" "$dir/a-ctl.yaml"
   printf 'checks:\n  - name: caf\xe9\n    collective: all_reduce\n    sizes: [8]\n    gates: [{metric: time, at: 8, max: 1}]\n' >"$dir/a-utf.yaml"; acc non_utf8_name "name: 1 to 64 letters|not valid YAML" "$dir/a-utf.yaml"
   printf "${ok/min: 1/population: 0.2, baseline: b.json, max_drop: 0.1}" >"$dir/a-pop.yaml"; acc population_and_baseline "population: give baseline or population, not both" "$dir/a-pop.yaml"

@@ -67,7 +67,8 @@ using yamlf::key_path;
 std::size_t size_value(const std::string& file, const YAML::Node& n, const std::string& key) {
   if (!n.IsScalar()) fail(file, n, key, "expected a size (8, 64K, 1M, 8G)");
   const auto v = parse_size(n.Scalar());
-  if (!v || *v == 0) fail(file, n, key, fmt::format("'{}' is not a size (8, 64K, 1M, 8G; K = 1024)", n.Scalar()));
+  if (!v) fail(file, n, key, size_error(n.Scalar()));
+  if (*v == 0) fail(file, n, key, "a size of 0 bytes");
   return *v;
 }
 

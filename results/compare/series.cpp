@@ -88,12 +88,13 @@ unsigned recorded_fields(const ResultSet& set) {
 
 std::string Series::label() const {
   std::string out = collective;
-  if (!dtype.empty()) out += " " + dtype;
+  if (!dtype.empty() && dtype != "-") out += " " + dtype;
   if (!op.empty() && op != "-") out += " " + op;
   if (ranks > 0) out += fmt::format(", {} rank{}", ranks, ranks == 1 ? "" : "s");
   if (nodes > 0) out += fmt::format(", {} node{}", nodes, nodes == 1 ? "" : "s");
-  if (in_place >= 0) out += in_place ? ", in-place" : ", out-of-place";
-  if (!path.empty()) out += ", path " + path;
+  const bool io = collective.str().starts_with("io_");  // ccbench io: no placement; path = the I/O settings
+  if (in_place >= 0 && !io) out += in_place ? ", in-place" : ", out-of-place";
+  if (!path.empty()) out += io ? ", " + path : ", path " + path;
   if (!memory.empty()) out += ", " + memory + " memory";
   return out;
 }

@@ -116,7 +116,9 @@ void read_placement(const json& pl, bool in_place, const ImportedPoint& base, st
   }
   p.time_us = *time;
   if (const auto a = num_at(pl, "algbw_gbps")) p.algbw_gbps = *a;
-  if (const auto b = num_at(pl, "busbw_gbps"); b && *b >= 0 && base.ranks > 1) p.busbw_gbps = *b;
+  // One rank moves no bus bytes, except ccbench io's storage bandwidth (its busbw is its GB/s).
+  const bool io = base.collective.str().starts_with("io_");
+  if (const auto b = num_at(pl, "busbw_gbps"); b && *b >= 0 && (base.ranks > 1 || io)) p.busbw_gbps = *b;
   if (const auto w = num_at(pl, "wrong")) p.wrong = count_from_double(*w);
   const json& it = obj_at(pl, "per_iteration");
   if (const auto v = num_at(it, "p50_us")) p.p50_us = *v;
@@ -137,6 +139,12 @@ void read_point(const json& j, const RunContext& run, std::uint32_t line, Import
   p.op = j.contains("op") && j["op"].is_string() ? j["op"].get<std::string>() : "-";
   p.memory = run.memory;
   p.path = run.path;
+  if (const auto io = j.find("io"); io != j.end() && io->is_object()) {
+    // ccbench io: no element type; the I/O settings (direct, engine, queue
+    // depth, threads, layout) key the series where a collective has its path.
+    p.dtype = "-";
+    p.path = str_at(*io, "mode");
+  }
   const auto ranks = num_at(j, "ranks"), nodes = num_at(j, "nodes"), bytes = num_at(j, "bytes");
   if (p.collective.empty() || !ranks || !bytes || *ranks < 1 || *ranks > 1e7 || *bytes < 0 || *bytes > 1.8e19) {
     ctx.unread(line, "point record without a valid collective, ranks or bytes");

@@ -12,7 +12,8 @@ TEST(Sizes, ParsesBinarySuffixes) {
   EXPECT_EQ(parse_size("1M"), 1048576u);
   EXPECT_EQ(parse_size("2G"), 2147483648u);
   EXPECT_EQ(parse_size("1g"), 1073741824u);
-  EXPECT_EQ(parse_size("3KB"), 3072u);
+  EXPECT_EQ(parse_size("3KiB"), 3072u);
+  EXPECT_EQ(parse_size("2mib"), 2u << 20);
   EXPECT_EQ(parse_size("1T"), 1ull << 40);
   EXPECT_EQ(parse_size("0"), 0u);
 }
@@ -20,6 +21,12 @@ TEST(Sizes, ParsesBinarySuffixes) {
 TEST(Sizes, RejectsWhatIsNotASize) {
   for (const char* bad : {"", "K", "-1", "1.5M", "8X", "8 K", "1MM", "99999999999999999999", "17179869184G"})
     EXPECT_FALSE(parse_size(bad).has_value()) << bad;
+}
+
+TEST(Sizes, RefusesDecimalUnitsWithAnExplanation) {
+  for (const char* decimal : {"8MB", "3KB", "1gb", "2TB"}) EXPECT_FALSE(parse_size(decimal).has_value()) << decimal;
+  EXPECT_EQ(size_error("8MB"), "'8MB': sizes are binary (K = 1024): write 8M or 8MiB; decimal KB, MB, GB are not taken");
+  EXPECT_NE(size_error("8X").find("not a size"), std::string::npos);
 }
 
 TEST(Sizes, FormatsLargestExactUnit) {

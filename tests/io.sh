@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# ccbench io on this machine's disk, in a temporary folder (docs/io.md).
+# Usage: io.sh CCBENCH VALIDATE_JSONL CASE [MPIRUN...]
+#   patterns   every pattern at small sizes: buffered io_uring (2 threads,
+#              qd 4) and O_DIRECT psync: exit 0, every row verified, valid
+#              JSON Lines, nothing left in the folder
+#   corrupt    a flipped byte on the storage (CCBENCH_FAULT=corrupt:rank=0)
+#              under every pattern: exit 3, #wrong 1, end status wrong_data
+#   ranks      under MPIRUN with 2 and 3 ranks, file per rank and one shared
+#              file: each rank's bytes counted once, per-rank rates kept
+#   sigint     SIGINT during a long pass: exit 130, the point so far marked
+#              cut short, end record "interrupted: SIGINT", files removed
+#   keep       --keep leaves the files; a second run never touches them
+#   full       a plan larger than a small tmpfs: exit 2 before anything is
+#              written (skipped, exit 77, where tmpfs cannot be mounted)
+#   compare    two io runs side by side in ccbench compare: series aligned
+set -u
+ccbench=$1 validate=$2 mode=$3
+shift 3
+mpirun=("$@")
+dir=$(mktemp -d)
+mnt=""
+cleanup() { [ -n "$mnt" ] && umount "$mnt" 2>/dev/null; rm -rf "$dir"; }
+trap cleanup EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+fail() { echo "FAIL: $*"; echo "--- stdout"; head -c 3000 "$dir/out" 2>/dev/null; echo "--- stderr"; head -c 3000 "$dir/err" 2>/dev/null; exit 1; }
+mkdir "$dir/t"
+empty() { [ -z "$(ls -A "$dir/t")" ] || fail "files left in the target: $(ls -R "$dir/t" | head)"; }
+run() {  # expected exit code, then ccbench io arguments
+  local want=$1; shift
+  "$ccbench" io "$dir/t" "$@" >"$dir/out" 2>"$dir/err"
+  local rc=$?
+  [ "$rc" = "$want" ] || fail "exit $rc, expected $want: ccbench io $*"
+}
+field_sum() {  # sum of a numeric field over the point records: $1 key, $2 file
+  python3 -c "import json,sys; print(sum(json.loads(l)$1 or 0 for l in open('$2') if json.loads(l)['type']=='point'))"
+}
+all="seq_read,seq_write,rand_read,rand_write,mixed,checkpoint,dataset"
+
+case $mode in
+patterns)
+  run 0 -p all -b 4K -e 64K -f 16 --file-size 1M --files 8 --threads 2 --qd 4 -J "$dir/a.jsonl" --csv "$dir/a.csv"
+  empty
+  "$validate" "$dir/a.jsonl" || fail "JSON Lines not valid"
+  [ "$(grep -c '"type":"point"' "$dir/a.jsonl")" = 14 ] || fail "expected 7 patterns x 2 block sizes"
+  [ "$(field_sum "['out_of_place']['wrong']" "$dir/a.jsonl")" = 0 ] || fail "wrong blocks"
+  grep -q '"wrong":null' "$dir/a.jsonl" && fail "a point was not checked"
+  [ "$(wc -l < "$dir/a.csv")" = 15 ] || fail "CSV: a header and 14 rows expected"
+  for p in ${all//,/ }; do grep -qE "^ +$p +4096 " "$dir/out" || fail "no $p row in the table"; done
+  run 0 -p all -b 4K -e 4K --file-size 256K --files 4 --direct --engine psync -J "$dir/b.jsonl"
+  empty
+  grep -q '"page_cache_resident_before":null' "$dir/b.jsonl" || fail "O_DIRECT rows must not report the page cache"
+  grep -q '"mode":"direct psync qd1 x1 file-per-rank"' "$dir/b.jsonl" || fail "mode not recorded"
+  ;;
+corrupt)
+  for p in ${all//,/ }; do
+    CCBENCH_FAULT=corrupt:rank=0 run 3 -p "$p" -b 64K --file-size 512K --files 4 -J "$dir/c.jsonl"
+    empty
+    [ "$(field_sum "['out_of_place']['wrong']" "$dir/c.jsonl")" = 1 ] || fail "$p: the flipped byte was not found once"
+    grep -q '"status":"wrong_data"' "$dir/c.jsonl" || fail "$p: end status"
+    grep -q 'did not verify : 1 FAILED' "$dir/out" || fail "$p: table summary"
+  done
+  CCBENCH_FAULT=corrupt:rank=0 run 0 -p seq_read -b 64K --file-size 512K -c 0 -J "$dir/c.jsonl"  # not checked: not caught
+  grep -q '"wrong":null' "$dir/c.jsonl" || fail "-c 0 must leave wrong null"
+  ;;
+ranks)
+  for n in 2 3; do
+    for layout in "" --shared-file; do
+      "${mpirun[@]}" -np $n "$ccbench" io "$dir/t" -p all -b 64K --file-size 512K --files 4 --threads 2 --qd 2 $layout \
+        -J "$dir/r.jsonl" >"$dir/out" 2>"$dir/err" || fail "$n ranks $layout: exit $?"
+      empty
+      "$validate" "$dir/r.jsonl" || fail "JSON Lines not valid"
+      [ "$(field_sum "['out_of_place']['wrong']" "$dir/r.jsonl")" = 0 ] || fail "$n ranks $layout: wrong blocks"
+      python3 - "$dir/r.jsonl" $n <<'PY' || fail "$n ranks $layout: per-rank accounting"
+import json, sys
+n = int(sys.argv[2])
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["type"] != "point": continue
+    io = r["io"]
+    assert r["ranks"] == n and len(io["rank_gbps"]) == n, r
+    want = n * 4 * 65536 if io["pattern"] == "dataset" else n * 512 * 1024
+    assert io["bytes_moved"] == want, (io["pattern"], io["bytes_moved"], want)
+    assert io["ops"] == want // 65536
+PY
+    done
+  done
+  CCBENCH_FAULT=corrupt:rank=2 "${mpirun[@]}" -np 3 "$ccbench" io "$dir/t" -p seq_read -b 64K --file-size 512K --shared-file \
+    >"$dir/out" 2>"$dir/err"
+  [ $? = 3 ] || fail "a corrupt block in rank 2's region of the shared file: exit 3 expected"
+  empty
+  ;;
+sigint)
+  "$ccbench" io "$dir/t" -p rand_read -b 512 --file-size 256M --direct --engine psync -J "$dir/s.jsonl" >"$dir/out" 2>"$dir/err" &
+  pid=$!
+  for _ in $(seq 100); do grep -q '"type":"run"' "$dir/s.jsonl" 2>/dev/null && break; sleep 0.1; done
+  sleep 1.5
+  kill -INT $pid
+  wait $pid
+  rc=$?
+  [ $rc = 130 ] || fail "exit $rc after SIGINT, expected 130"
+  empty
+  grep -q '"status":"interrupted: SIGINT"' "$dir/s.jsonl" || fail "end record"
+  grep -q '"cut_short":true' "$dir/s.jsonl" || fail "the interrupted point is not marked cut short"
+  ;;
+keep)
+  run 0 -p seq_write,checkpoint -b 64K --file-size 256K --keep
+  kept=$(find "$dir/t" -type f | sort)
+  [ "$(echo "$kept" | wc -l)" = 2 ] || fail "--keep: expected the data file and the checkpoint: $kept"
+  before=$(cat $kept | md5sum)
+  run 0 -p all -b 64K --file-size 256K --files 4
+  [ "$(find "$dir/t" -type f | sort)" = "$kept" ] || fail "a second run left or removed files: $(find "$dir/t" -type f)"
+  [ "$(cat $kept | md5sum)" = "$before" ] || fail "a second run changed a kept file"
+  ;;
+full)
+  mkdir "$dir/small"
+  mount -t tmpfs -o size=1m tmpfs "$dir/small" 2>/dev/null || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
+  mnt="$dir/small"
+  "$ccbench" io "$dir/small" -p seq_read,checkpoint -b 64K --file-size 1M >"$dir/out" 2>"$dir/err"
+  [ $? = 2 ] || fail "exit 2 expected"
+  [ "$(wc -l < "$dir/err")" = 1 ] && grep -q "the plan needs 2097152 bytes free" "$dir/err" || fail "one line naming the space needed"
+  [ -z "$(ls -A "$dir/small")" ] || fail "something was written"
+  ;;
+compare)
+  run 0 -p seq_read,rand_read -b 4K -e 16K -f 4 --file-size 1M -J "$dir/one.jsonl"
+  run 0 -p seq_read,rand_read -b 4K -e 16K -f 4 --file-size 1M -J "$dir/two.jsonl"
+  "$ccbench" compare --run one="$dir/one.jsonl" --run two="$dir/two.jsonl" --quiet --md "$dir/r.md" >"$dir/out" 2>"$dir/err" \
+    || fail "compare: exit $?"
+  grep -qF 'io\_rand\_read, 1 rank, 1 node, buffered io\_uring qd1 x1 file-per-rank, pageable memory | two' "$dir/r.md" \
+    || fail "io series not aligned by pattern and settings"
+  grep -qi "no measured points\|nothing lines up" "$dir/r.md" && fail "compare did not line the runs up"
+  grep -qE '^\| 4 KiB \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|' "$dir/r.md" || fail "GB/s of one rank not compared"
+  ;;
+*) echo "unknown case $mode"; exit 2 ;;
+esac
+echo "ok: io $mode"
