@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -54,21 +55,66 @@ void lay_out(int fd, const BlockContent& content, std::uint64_t base, std::uint6
   }
 }
 
-// Runs `body(t)` on `threads` threads; the first exception is rethrown.
-template <class Body>
-void on_threads(int threads, Body&& body) {
+}  // namespace
+
+// The common start of a rank's threads: each sets up (its engine, its
+// buffers) and arrives; the clock starts when all have, so that the pass
+// times the transfers, not thread creation or io_uring_queue_init.
+class StartGate {
+ public:
+  explicit StartGate(int threads) : waiting_(threads) {}
+  // A thread is ready: waits for the start; returns its time and the deadline.
+  std::pair<double, double> arrive_and_wait() {
+    std::unique_lock<std::mutex> lock(m_);
+    if (--waiting_ == 0) cv_.notify_all();
+    cv_.wait(lock, [&] { return open_; });
+    return {start_, deadline_};
+  }
+  // A thread that failed before it arrived.
+  void arrive() {
+    std::lock_guard<std::mutex> lock(m_);
+    if (--waiting_ == 0) cv_.notify_all();
+  }
+  double open_when_ready(double seconds) {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return waiting_ == 0; });
+    start_ = now_s();
+    deadline_ = seconds > 0 ? start_ + seconds : 0;
+    open_ = true;
+    cv_.notify_all();
+    return start_;
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int waiting_;
+  bool open_ = false;
+  double start_ = 0, deadline_ = 0;
+};
+
+namespace {
+
+// Runs `body(t, arrived)` on `threads` threads, `between()` on this one
+// meanwhile; the first exception is rethrown. A body that throws before it
+// set `arrived` is counted in at the gate.
+template <class Body, class Between>
+void on_threads(int threads, StartGate& gate, Body&& body, Between&& between) {
   std::vector<std::thread> pool;
   std::mutex m;
   std::exception_ptr first;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
+      bool arrived = false;
       try {
-        body(t);
+        body(t, arrived);
       } catch (...) {
+        if (!arrived) gate.arrive();
         std::lock_guard<std::mutex> lock(m);
         if (!first) first = std::current_exception();
       }
     });
+  between();
   for (auto& th : pool) th.join();
   if (first) std::rethrow_exception(first);
 }
@@ -225,14 +271,18 @@ IoRankResult IoRank::timed(IoPattern p, std::size_t block) {
     }
   }
   std::vector<IoRankResult> per_thread(static_cast<std::size_t>(o_.threads));
-  const double start = now_s();
-  const double deadline = o_.time_per_size > 0 ? start + o_.time_per_size : 0;
-  on_threads(o_.threads, [&](int t) {
-    if (p == IoPattern::dataset)
-      run_dataset_thread(block, t, deadline, per_thread[static_cast<std::size_t>(t)]);
-    else
-      run_region_thread(p, block, t, deadline, per_thread[static_cast<std::size_t>(t)]);
-  });
+  StartGate gate(o_.threads);
+  double start = 0;
+  on_threads(
+      o_.threads, gate,
+      [&](int t, bool& arrived) {
+        IoRankResult& out = per_thread[static_cast<std::size_t>(t)];
+        if (p == IoPattern::dataset)
+          run_dataset_thread(block, t, gate, arrived, out);
+        else
+          run_region_thread(p, block, t, gate, arrived, out);
+      },
+      [&] { start = gate.open_when_ready(o_.time_per_size); });
   if (row(p).writes && fsync(io_fd(p)) != 0)
     throw std::runtime_error(fmt::format("fsync {}: {}", ws_.file(region_file(p)), std::strerror(errno)));
   r.elapsed_s = now_s() - start;
@@ -246,7 +296,7 @@ IoRankResult IoRank::timed(IoPattern p, std::size_t block) {
   return r;
 }
 
-void IoRank::run_region_thread(IoPattern p, std::size_t block, int t, double deadline, IoRankResult& out) {
+void IoRank::run_region_thread(IoPattern p, std::size_t block, int t, StartGate& gate, bool& arrived, IoRankResult& out) {
   const std::size_t depth = static_cast<std::size_t>(o_.queue_depth);
   const auto engine = make_engine(o_.engine, o_.queue_depth);
   const auto buffers = make_io_buffers(o_.memory, depth, block, device_);
@@ -262,6 +312,8 @@ void IoRank::run_region_thread(IoPattern p, std::size_t block, int t, double dea
   std::vector<std::uint64_t> offset_of(depth);
   std::vector<IoCompletion> done;
   std::size_t in_flight = 0;
+  arrived = true;
+  const double deadline = gate.arrive_and_wait().second;
   for (std::uint64_t k = slice.first;;) {
     while (in_flight < depth && k < slice.end) {
       if (stop_() || (deadline > 0 && now_s() > deadline)) {
@@ -301,7 +353,7 @@ void IoRank::run_region_thread(IoPattern p, std::size_t block, int t, double dea
   buffers->drain();
 }
 
-void IoRank::run_dataset_thread(std::size_t block, int t, double deadline, IoRankResult& out) {
+void IoRank::run_dataset_thread(std::size_t block, int t, StartGate& gate, bool& arrived, IoRankResult& out) {
   const std::size_t depth = static_cast<std::size_t>(o_.queue_depth);
   const auto engine = make_engine(o_.engine, o_.queue_depth);
   const auto buffers = make_io_buffers(o_.memory, depth, block, device_);
@@ -314,6 +366,8 @@ void IoRank::run_dataset_thread(std::size_t block, int t, double deadline, IoRan
   std::vector<std::uint64_t> file_of(depth);
   std::vector<IoCompletion> done;
   std::size_t in_flight = 0;
+  arrived = true;
+  const double deadline = gate.arrive_and_wait().second;
   try {
     for (std::uint64_t k = slice.first;;) {
       while (in_flight < depth && k < slice.end) {

@@ -26,6 +26,8 @@ struct IoRankResult {
   bool cut_short = false;       // --time-per-size or a stop signal ended the pass early
 };
 
+class StartGate;  // io_run.cpp: the common start of a rank's threads
+
 class IoRank {
  public:
   // `corrupt`: test-only fault injection (CCBENCH_FAULT=corrupt:rank=R on
@@ -53,8 +55,9 @@ class IoRank {
   std::uint32_t dataset_id(std::size_t i) const;
   std::uint64_t verify(IoPattern p, std::size_t block);
   void corrupt_once(IoPattern p, std::size_t block);
-  void run_region_thread(IoPattern p, std::size_t block, int t, double deadline, IoRankResult& out);
-  void run_dataset_thread(std::size_t block, int t, double deadline, IoRankResult& out);
+  // A thread sets up, sets `arrived` and waits at the gate, then runs its slice.
+  void run_region_thread(IoPattern p, std::size_t block, int t, StartGate& gate, bool& arrived, IoRankResult& out);
+  void run_dataset_thread(std::size_t block, int t, StartGate& gate, bool& arrived, IoRankResult& out);
 
   const IoOptions& o_;
   Workspace& ws_;
