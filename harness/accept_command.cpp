@@ -1,4 +1,5 @@
 #include "harness/accept_command.hpp"
+#include "harness/io_command.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -90,6 +91,33 @@ class CollectingWriter final : public Writer {
   void end(const EndInfo& e) override { text += end_to_json(e).dump() + "\n"; }
 };
 
+// An io check as ccbench io's arguments (UsageError naming the spec line when
+// they do not hold).
+IoArgs io_check_args(const Check& c, const std::string& spec_file) {
+  const IoCheck& io = *c.io;
+  IoArgs a;
+  a.table = false;
+  a.argv = {"ccbench", "accept", "check=" + c.name};
+  IoOptions& o = a.options;
+  o.dir = io.dir;
+  o.blocks = c.sizes;
+  o.file_bytes = io.file_bytes;
+  o.dataset_files = io.files;
+  o.queue_depth = io.queue_depth;
+  o.threads = io.threads;
+  o.direct = io.direct;
+  o.shared_file = io.shared_file;
+  try {
+    o.patterns = parse_io_patterns(io.pattern);
+    if (o.patterns.size() != 1) throw UsageError("io.pattern: one pattern per check");
+    if (!io.engine.empty()) o.engine = parse_io_engine(io.engine);
+    validate(o);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}:{}: checks: {}: io: {}", spec_file, c.line, c.name, e.what()));
+  }
+  return a;
+}
+
 Config check_config(const Check& c, const std::string& spec_file) {
   Config cfg;
   cfg.collective = c.collective;
@@ -164,8 +192,8 @@ struct Session {
   std::optional<double> baseline_value(const Check& c, const Gate& g, int ranks, int nodes) const {
     const auto it = baselines.find(g.baseline);
     if (it == baselines.end()) return std::nullopt;
-    const BaselineEntry* e = it->second.find(std::string(c.collective->name), std::string(info(c.dtype).name),
-                                             c.collective->reduces ? std::string(name(c.op)) : "-", ranks, nodes,
+    const BaselineEntry* e = it->second.find(c.series(), c.io ? "-" : std::string(info(c.dtype).name),
+                                             c.reduces() ? std::string(name(c.op)) : "-", ranks, nodes,
                                              g.at_bytes);
     if (!e) return std::nullopt;
     return g.metric == Metric::busbw ? e->busbw_gbps.median : g.metric == Metric::algbw ? e->algbw_gbps.median : e->time_us.median;
@@ -194,7 +222,7 @@ struct Session {
         cfg.observe_path = k == 0;
         cfg.observe_path_note = "observed on the first repeat of this group (raw file rep1)";
         CollectingWriter collect;
-        const int code = run_sweep(cfg, *sub, nccl_log, &collect);
+        const int code = c.io ? run_io(io_check_args(c, args.spec.file), *sub, &collect) : run_sweep(cfg, *sub, nccl_log, &collect);
         if (sub->rank() == 0) repeats.push_back({{"code", code}, {"jsonl", collect.text}});
         if (code == kExitSignal + SIGINT || code == kExitSignal + SIGTERM || code == kExitSignal + SIGHUP) break;
       }
@@ -281,7 +309,7 @@ void validate_for_nodes(const AcceptSpec& spec, const std::vector<int>& ranks_pe
     if ((c.pattern == Pattern::pairwise || c.pattern == Pattern::ring || c.pattern == Pattern::bisect) && nodes < 2)
       throw UsageError(fmt::format("{}:{}: checks: {}: pattern {} needs at least 2 nodes; this job has 1 (launch it "
                                    "across nodes, e.g. mpirun --hostfile)", spec.file, c.line, c.name, name(c.pattern)));
-    if (c.collective->point_to_point && c.pattern == Pattern::per_node && fewest * c.gpus_per_process < 2)
+    if (c.collective && c.collective->point_to_point && c.pattern == Pattern::per_node && fewest * c.gpus_per_process < 2)
       throw UsageError(fmt::format("{}:{}: checks: {}: {} needs 2 ranks per group, but a node has {}", spec.file, c.line,
                                    c.name, c.collective->name, fewest));
   }
@@ -336,6 +364,8 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   if (app.count("--simulate") && a.simulate.empty()) throw UsageError("accept: --simulate: empty file name");
   a.spec_text = yamlf::read_text(positional[0]);
   a.spec = parse_spec(a.spec_text, positional[0]);
+  for (const Check& c : a.spec.checks)
+    if (c.io) io_check_args(c, a.spec.file);  // refused here, before anything runs
   return a;
 }
 
@@ -474,7 +504,7 @@ int run_accept_simulated(const AcceptArgs& args) {
     if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create the folder ({})", args.out_dir, ec.message()));
     std::mt19937_64 rng(model.seed);
     for (const Check& c : args.spec.checks) {
-      if (c.collective->point_to_point && c.pattern == Pattern::per_node)
+      if (c.collective && c.collective->point_to_point && c.pattern == Pattern::per_node)
         throw UsageError(fmt::format("{}:{}: checks: {}: {} needs 2 ranks per group; a simulated node has 1",
                                      args.spec.file, c.line, c.name, c.collective->name));
       outcome.checks.push_back(simulate_check(c, model, rng));

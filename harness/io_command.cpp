@@ -89,7 +89,9 @@ std::string patterns_help() {
   return out;
 }
 
-std::vector<IoPattern> parse_patterns(const std::string& text) {
+}  // namespace
+
+std::vector<IoPattern> parse_io_patterns(const std::string& text) {
   std::vector<IoPattern> out;
   if (text == "all") {
     for (const IoPatternRow& r : io_patterns()) out.push_back(r.id);
@@ -107,6 +109,14 @@ std::vector<IoPattern> parse_patterns(const std::string& text) {
   }
   return out;
 }
+
+IoEngineKind parse_io_engine(const std::string& text) {
+  if (text == "psync") return IoEngineKind::psync;
+  if (text == "io_uring") return IoEngineKind::io_uring;
+  throw UsageError(fmt::format("--engine '{}': unknown (allowed: io_uring, psync)", text));
+}
+
+namespace {
 
 std::size_t size_arg(const char* flag, const std::string& text) {
   const auto v = parse_size(text);
@@ -248,8 +258,8 @@ std::optional<IoArgs> parse_io(int argc, const char* const* argv) {
   }
   if (help) return std::nullopt;
   if (o.dir.empty()) throw UsageError("io: give the folder to measure (ccbench io DIR; see ccbench io --help)");
-  o.patterns = parse_patterns(patterns);
-  o.engine = engine == "psync" ? IoEngineKind::psync : IoEngineKind::io_uring;
+  o.patterns = parse_io_patterns(patterns);
+  o.engine = parse_io_engine(engine);
   o.memory = memory == "pinned" ? IoMemory::pinned : memory == "device" ? IoMemory::device : IoMemory::pageable;
   o.file_bytes = size_arg("--file-size", file_size);
   const std::size_t lo = size_arg("-b/--minbytes", min_b), hi = max_b.empty() ? lo : size_arg("-e/--maxbytes", max_b);
@@ -259,7 +269,7 @@ std::optional<IoArgs> parse_io(int argc, const char* const* argv) {
   return a;
 }
 
-int run_io(const IoArgs& args, const Comm& comm) {
+int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
   const IoOptions& o = args.options;
   const int rank = comm.rank();
   FreeSpace space;
@@ -299,6 +309,9 @@ int run_io(const IoArgs& args, const Comm& comm) {
         if (!args.csv_path.empty()) writers.push_back(make_io_csv_writer(args.csv_path));
       }))
     return kExitUsage;
+  std::vector<Writer*> outputs;
+  for (auto& w : writers) outputs.push_back(w.get());
+  if (extra && rank == 0) outputs.push_back(extra);
 
   std::string stamp = utc_now_iso8601().substr(0, 19);
   stamp.erase(std::remove_if(stamp.begin(), stamp.end(), [](char c) { return c == '-' || c == ':'; }), stamp.end());
@@ -341,7 +354,7 @@ int run_io(const IoArgs& args, const Comm& comm) {
   info.dataset_files = o.dataset_files;
   info.time_per_size = o.time_per_size;
   run.io = info;
-  for (auto& w : writers) w->begin(run);
+  for (Writer* w : outputs) w->begin(run);
 
   IoRank io(o, *ws, rank, comm.local_rank(), faults.corrupts(rank), stop_requested);
   EndInfo end;
@@ -380,7 +393,7 @@ int run_io(const IoArgs& args, const Comm& comm) {
         const PointRecord rec = make_record(o, p, block, all, comm.nodes());
         if (rec.out_of_place.wrong) end.wrong_total += *rec.out_of_place.wrong;
         ++end.points;
-        for (auto& w : writers) w->point(rec);
+        for (Writer* w : outputs) w->point(rec);
       }
       if (sig[0] > 0) {
         end.status = fmt::format("interrupted: {}", signal_name(static_cast<int>(sig[0])));
@@ -398,7 +411,7 @@ int run_io(const IoArgs& args, const Comm& comm) {
   end.ended_at = utc_now_iso8601();
   end.avg_busbw_gbps = -1;
   std::string output_error;
-  for (auto& w : writers) {
+  for (Writer* w : outputs) {
     w->end(end);
     if (output_error.empty()) output_error = w->error();
   }

@@ -2,6 +2,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/comm.hpp"
 #include "io/io_plan.hpp"
@@ -18,7 +19,12 @@ struct IoArgs {
 const char* io_help();
 // nullopt: --help was asked. Throws UsageError (one line).
 std::optional<IoArgs> parse_io(int argc, const char* const* argv);
-// Collective over comm; returns the exit code.
-int run_io(const IoArgs& args, const Comm& comm);
+// "seq_read,dataset" or "all"; "io_uring" or "psync". UsageError otherwise.
+std::vector<IoPattern> parse_io_patterns(const std::string& text);
+IoEngineKind parse_io_engine(const std::string& text);
+// Collective over comm; returns the exit code. `extra` (rank 0) gets the
+// records too (ccbench accept's io checks).
+class Writer;
+int run_io(const IoArgs& args, const Comm& comm, Writer* extra = nullptr);
 
 }  // namespace ccb

@@ -14,6 +14,9 @@
 #   full       a plan larger than a small tmpfs: exit 2 before anything is
 #              written (skipped, exit 77, where tmpfs cannot be mounted)
 #   compare    two io runs side by side in ccbench compare: series aligned
+#   accept     acceptance specs with io checks: a checkpoint-time gate that
+#              holds (exit 0), a bandwidth gate that cannot (exit 1), a bad
+#              io pattern in the spec (exit 2, one line naming the line)
 set -u
 ccbench=$1 validate=$2 mode=$3
 shift 3
@@ -130,6 +133,26 @@ compare)
     || fail "io series not aligned by pattern and settings"
   grep -qi "no measured points\|nothing lines up" "$dir/r.md" && fail "compare did not line the runs up"
   grep -qE '^\| 4 KiB \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|' "$dir/r.md" || fail "GB/s of one rank not compared"
+  ;;
+accept)
+  spec() {  # $1 check name, $2 io mapping, $3 gate
+    printf 'name: io\nchecks:\n  - name: %s\n    io: %s\n    sizes: [64K]\n    pattern: per-node\n    gates:\n      - %s\n' \
+      "$1" "$2" "$3" >"$dir/spec.yaml"
+  }
+  spec ckpt "{dir: $dir/t, pattern: checkpoint, file_size: 1M, qd: 4}" "{metric: time, at: 64K, max: 600000000}"
+  "$ccbench" accept "$dir/spec.yaml" --out "$dir/acc" >"$dir/out" 2>"$dir/err" || fail "accept: exit $?"
+  empty
+  grep -q '"collective": *"io_checkpoint"' "$dir/acc/verdict.json" || fail "verdict.json does not name the io series"
+  ls "$dir"/acc/raw/ckpt/*.jsonl >/dev/null || fail "no raw results"
+  spec read "{dir: $dir/t, pattern: seq_read, file_size: 1M}" "{metric: busbw, at: 64K, min: 1000000}"
+  "$ccbench" accept "$dir/spec.yaml" --out "$dir/acc2" >"$dir/out" 2>"$dir/err"
+  [ $? = 1 ] || fail "an impossible bandwidth floor must reject (exit 1)"
+  grep -q "FAIL" "$dir/out" || fail "the rejected check is not shown"
+  spec bad "{dir: $dir/t, pattern: bogus}" "{metric: time, at: 64K, max: 1}"
+  "$ccbench" accept "$dir/spec.yaml" --out "$dir/acc3" >"$dir/out" 2>"$dir/err"
+  [ $? = 2 ] || fail "a bad io pattern must be exit 2"
+  [ "$(wc -l < "$dir/err")" = 1 ] && grep -q "spec.yaml:3: checks: bad: io: -p/--pattern 'bogus': not a pattern" "$dir/err" \
+    || fail "one line naming the spec line"
   ;;
 *) echo "unknown case $mode"; exit 2 ;;
 esac

@@ -1,5 +1,7 @@
 #include "results/accept/accept_report.hpp"
 
+#include "common/sizes.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -44,16 +46,19 @@ Table groups_table(const std::string& title, const Check& c, const std::vector<G
     for (std::size_t i = 0; i < g.gates.size(); ++i) {
       std::string vals;
       for (double v : g.gates[i].values) vals += (vals.empty() ? "" : " ") + value_text(v, c.gates[i].metric);
-      row.push_back({fmt::format("{} ({}/{} >= bar {:.4g})", vals, g.gates[i].passed, g.gates[i].values.size(),
-                                 g.gates[i].bar),
+      row.push_back({fmt::format("{} ({}/{} {} bar {:.4g})", vals, g.gates[i].passed, g.gates[i].values.size(),
+                                 higher_is_better(c.gates[i].metric) ? ">=" : "<=", g.gates[i].bar),
                      g.gates[i].pass ? Tone::plain : Tone::worse});
     }
     row.push_back({std::isfinite(g.margin) ? fmt::format("{:+.0f}%", g.margin * 100) : "-", g.pass ? Tone::plain : Tone::worse});
     row.push_back({g.reason, g.pass ? Tone::muted : Tone::plain});
     t.rows.push_back(row);
   }
-  t.note = "Values: one per repeat, out-of-place, time = pipelined mean over ranks; the bar is the gate's threshold; "
-           "margin: the median's distance to the bar (positive: better than needed), the smallest over gates.";
+  t.note = std::string(c.io ? "Values: one per repeat; busbw = GB/s of all the group's ranks (ccbench io); time = mean "
+                               "per request in us (checkpoint: time to persist); "
+                             : "Values: one per repeat, out-of-place, time = pipelined mean over ranks; ") +
+           "the bar is the gate's threshold; margin: the median's distance to the bar (positive: better than needed), "
+           "the smallest over gates.";
   if (roles)
     t.note += " Why it ran: search (a group of the splitting; a pass clears its nodes, a failure splits it), "
               "re-test (a failing group whose halves all passed, run whole again), confirm / re-confirm (a suspect "
@@ -128,12 +133,20 @@ Report build_accept_report(const AcceptOutcome& o) {
     const Check& c = *v.check;
     Section s;
     s.heading = fmt::format("Check {}: {}", c.name, v.pass ? "pass" : "FAIL");
-    s.paragraphs.push_back(fmt::format(
-        "{} {}{}, backend {} ({} memory, path {}), sizes {}; {} iterations after {} warm-up; pattern {}; {} of {} "
-        "repeats must pass; spec line {}.",
-        c.collective->name, info(c.dtype).name, c.collective->reduces ? " " + std::string(name(c.op)) : "", c.backend,
-        c.backend == "nccl" ? "device" : c.memory, c.path, sizes_text(c), c.iterations, c.warmup, name(c.pattern),
-        c.pass_repeats, c.repeats, c.line));
+    if (c.io)
+      s.paragraphs.push_back(fmt::format(
+          "ccbench io {} on {} ({} per rank, {} qd {}, {} thread{}{}), block sizes {}; pattern {}; {} of {} repeats "
+          "must pass; spec line {}.",
+          c.io->pattern, c.io->dir, format_size(c.io->file_bytes), c.io->direct ? "O_DIRECT" : "buffered",
+          c.io->queue_depth, c.io->threads, c.io->threads == 1 ? "" : "s", c.io->shared_file ? ", one shared file" : "",
+          sizes_text(c), name(c.pattern), c.pass_repeats, c.repeats, c.line));
+    else
+      s.paragraphs.push_back(fmt::format(
+          "{} {}{}, backend {} ({} memory, path {}), sizes {}; {} iterations after {} warm-up; pattern {}; {} of {} "
+          "repeats must pass; spec line {}.",
+          c.collective->name, info(c.dtype).name, c.reduces() ? " " + std::string(name(c.op)) : "", c.backend,
+          c.backend == "nccl" ? "device" : c.memory, c.path, sizes_text(c), c.iterations, c.warmup, name(c.pattern),
+          c.pass_repeats, c.repeats, c.line));
     std::string gates;
     for (const Gate& g : c.gates) gates += (gates.empty() ? "Gates: " : "; ") + g.describe() + fmt::format(" (line {})", g.line);
     s.paragraphs.push_back(gates + ".");
@@ -224,8 +237,8 @@ std::string accept_to_json(const AcceptOutcome& o) {
   j["checks"] = json::array();
   for (const CheckVerdict& v : o.checks) {
     const Check& c = *v.check;
-    json cj{{"name", c.name}, {"collective", c.collective->name}, {"dtype", info(c.dtype).name},
-            {"op", c.collective->reduces ? std::string(name(c.op)) : "-"}, {"backend", c.backend},
+    json cj{{"name", c.name}, {"collective", c.series()}, {"dtype", c.io ? "-" : info(c.dtype).name},
+            {"op", c.reduces() ? std::string(name(c.op)) : "-"}, {"backend", c.io ? "io" : c.backend},
             {"path", c.path}, {"pattern", name(c.pattern)}, {"sizes", c.sizes}, {"repeats", c.repeats},
             {"pass_repeats", c.pass_repeats}, {"pass", v.pass}, {"findings", v.findings}, {"line", c.line},
             {"rounds", v.rounds}, {"wall_s", v.wall_s}};

@@ -21,7 +21,7 @@ struct Healthy {
 // What a healthy group of `ranks` measures at `bytes`: each gate's bar x (1 + margin).
 Healthy healthy(const Check& c, const ClusterModel& m, std::size_t bytes, int ranks) {
   Healthy h;
-  const double factor = ranks > 1 ? bus_factor(*c.collective, ranks) : 1.0;
+  const double factor = ranks > 1 && c.collective ? bus_factor(*c.collective, ranks) : 1.0;
   bool time_gate = false;
   for (const Gate& g : c.gates) {
     if (g.at_bytes != bytes || g.relative()) continue;
@@ -159,7 +159,7 @@ GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& 
   run.ranks = static_cast<int>(g.size());
   const double f = m.group_factor(g);
   std::normal_distribution<double> normal(0, 1);
-  const double factor = run.ranks > 1 ? bus_factor(*c.collective, run.ranks) : 1.0;
+  const double factor = run.ranks > 1 && c.collective ? bus_factor(*c.collective, run.ranks) : 1.0;
   for (int k = 0; k < c.repeats; ++k) {
     RepeatResult r;
     for (std::size_t bytes : c.sizes) {
@@ -181,7 +181,7 @@ CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_
   CheckPlan plan(c, m.nodes(), m.switch_of);
   const BaselineLookup healthy_base = [&](const Check& ch, const Gate& g, int ranks, int) -> std::optional<double> {
     const Healthy h = healthy(ch, m, g.at_bytes, ranks);
-    const double factor = ranks > 1 ? bus_factor(*ch.collective, ranks) : 1.0;
+    const double factor = ranks > 1 && ch.collective ? bus_factor(*ch.collective, ranks) : 1.0;
     return g.metric == Metric::busbw ? h.busbw_gbps : g.metric == Metric::algbw ? h.busbw_gbps / factor : h.time_us;
   };
   double wall = 0;

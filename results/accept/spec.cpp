@@ -117,10 +117,36 @@ Gate parse_gate(const std::string& file, const YAML::Node& g, const std::string&
   return gate;
 }
 
+// io: {dir, pattern, file_size, files, qd, threads, direct, shared_file, engine}
+// (the pattern's name is checked by the accept command, which knows them).
+IoCheck parse_io_check(const std::string& file, const YAML::Node& n, const std::string& where) {
+  if (!n.IsMap()) fail(file, n, where, "expected a mapping such as {dir: /scratch, pattern: checkpoint}");
+  yamlf::check_keys(file, n, where, {"dir", "pattern", "file_size", "files", "qd", "threads", "direct", "shared_file", "engine"});
+  IoCheck io;
+  io.dir = yamlf::text(file, n, where, "dir", true);
+  if (n["pattern"]) io.pattern = yamlf::text(file, n, where, "pattern");
+  if (n["engine"]) io.engine = yamlf::text(file, n, where, "engine");
+  if (n["file_size"]) io.file_bytes = size_value(file, n["file_size"], key_path(where, "file_size"));
+  const auto whole = [&](const char* key, double hi, double fallback) {
+    const double v = yamlf::number(file, n, where, key, 1, hi, false, true);
+    return std::isnan(v) ? fallback : v;
+  };
+  io.files = static_cast<std::size_t>(whole("files", 1e7, 256));
+  io.queue_depth = static_cast<int>(whole("qd", 4096, 1));
+  io.threads = static_cast<int>(whole("threads", 1024, 1));
+  for (const char* k : {"direct", "shared_file"})
+    if (n[k]) {
+      const std::string v = yamlf::text(file, n, where, k);
+      if (v != "true" && v != "false") fail(file, n[k], key_path(where, k), "expected true or false");
+      (std::string(k) == "direct" ? io.direct : io.shared_file) = v == "true";
+    }
+  return io;
+}
+
 Check parse_check(const std::string& file, const YAML::Node& n, const std::string& where,
                   const std::filesystem::path& folder) {
   yamlf::check_keys(file, n, where,
-                    {"name", "collective", "backend", "memory", "path", "dtype", "op", "sizes", "iterations", "warmup",
+                    {"name", "collective", "io", "backend", "memory", "path", "dtype", "op", "sizes", "iterations", "warmup",
                      "gpus_per_process", "repeats", "pass", "pattern", "second_pass", "timeout_s", "gates"});
   Check c;
   c.line = n.Mark().line + 1;
@@ -130,9 +156,15 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
     fail(file, n["name"], key_path(where, "name"), "1 to 64 letters, digits, '.', '_' or '-' (it names files)");
   if (c.name.front() == '.')
     fail(file, n["name"], key_path(where, "name"), fmt::format("'{}' starts with '.'; it names a folder (raw/NAME), so '.', '..' and hidden names are refused", c.name));
-  const std::string coll = yamlf::text(file, n, where, "collective", true);
-  c.collective = find_collective(coll);
-  if (!c.collective) fail(file, n["collective"], key_path(where, "collective"), fmt::format("'{}' is not a collective (ccbench --list)", coll));
+  if (n["io"]) {
+    c.io = parse_io_check(file, n["io"], key_path(where, "io"));
+    for (const char* k : {"collective", "backend", "memory", "path", "dtype", "op", "gpus_per_process"})
+      if (n[k]) fail(file, n[k], key_path(where, k), "does not apply to an io check");
+  } else {
+    const std::string coll = yamlf::text(file, n, where, "collective", true);
+    c.collective = find_collective(coll);
+    if (!c.collective) fail(file, n["collective"], key_path(where, "collective"), fmt::format("'{}' is not a collective (ccbench --list)", coll));
+  }
   if (n["backend"]) {
     c.backend = yamlf::text(file, n, where, "backend");
     if (c.backend != "mpi" && c.backend != "nccl")
@@ -159,7 +191,7 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
     c.dtype = *dt;
   }
   if (n["op"]) {
-    if (!c.collective->reduces) fail(file, n["op"], key_path(where, "op"), fmt::format("{} does not reduce", c.collective->name));
+    if (!c.reduces()) fail(file, n["op"], key_path(where, "op"), fmt::format("{} does not reduce", c.series()));
     const std::string o = yamlf::text(file, n, where, "op");
     const auto op = parse_op(o);
     if (!op) fail(file, n["op"], key_path(where, "op"), fmt::format("'{}' is not an op (sum, prod, max, min, avg)", o));

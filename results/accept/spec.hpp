@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,9 +51,23 @@ struct Gate {
   std::string describe() const;
 };
 
+// A storage check (`io:` in the spec): ccbench io on each group's nodes
+// (docs/io.md). Its series is "io_" + pattern; gates read GB/s as busbw or
+// algbw and time in microseconds (checkpoint: the time to persist).
+struct IoCheck {
+  std::string dir, pattern = "seq_read", engine;  // engine "": ccbench io's default
+  std::size_t file_bytes = std::size_t{64} << 20, files = 256;
+  int queue_depth = 1, threads = 1;
+  bool direct = false, shared_file = false;
+};
+
 struct Check {
   std::string name;
-  const Collective* collective = nullptr;
+  const Collective* collective = nullptr;  // null for an io check
+  std::optional<IoCheck> io;
+  // The series the check measures: the collective's name, or io_PATTERN.
+  std::string series() const { return io ? "io_" + io->pattern : std::string(collective->name); }
+  bool reduces() const { return collective && collective->reduces; }
   std::string backend = "mpi";  // mpi or nccl
   std::string memory = "host";  // mpi backend: host or device
   std::string path = "auto";

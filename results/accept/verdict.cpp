@@ -58,7 +58,8 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
         gr.note = fmt::format("population gate not judged: fewer than 3 groups of {} nodes measured so far", nodes);
       else if (!gr.base)
         gr.note = fmt::format("{}: no baseline entry for {} {} {} ranks {} nodes {} at {} B", g.baseline,
-                              check.collective->name, info(check.dtype).name, name(check.op), run.ranks, nodes,
+                              check.series(), check.io ? "-" : info(check.dtype).name,
+                              check.reduces() ? name(check.op) : "-", run.ranks, nodes,
                               g.at_bytes);
     }
     gr.bar = g.bar(gr.base.value_or(0));
