@@ -108,6 +108,9 @@ Usage:
   ccbench copy [-b -e -f -n -w -J --csv]
                                      host<->GPU and GPU<->GPU copy bandwidth and latency
                                      (copy engines and SM kernels; default 1M..256M x4)
+  ccbench io DIR [-p PATTERNS -b -e -f --direct --qd N --threads N ...]
+                                     storage -> memory (-> GPU): sequential, random, mixed,
+                                     checkpoint, small-file dataset (see ccbench io --help)
   ccbench topo [--json [FILE]] [--xml FILE] [--plan N [--bind P] [--cpus LIST]]
                                      the node (every node under mpirun): CPUs, NUMA, GPUs,
                                      NICs, GPU x GPU/NIC distances; --plan: the binding N
@@ -121,12 +124,14 @@ Usage:
                                      (all, per-node, pairwise, ring), judge gates, name
                                      defective nodes; exit 0 accepted, 1 rejected, 2 error
   ccbench baseline --out FILE RUN... medians of several runs for relative gates
+  ccbench model fit|predict|check    the scale model: fit results at several rank counts,
+                                     predict larger ones (see ccbench model --help)
   ccbench list                       collectives, backends, dtypes, ops and paths
   ccbench --help | --version
 
 Collectives: {1}
 
-Sweep (sizes take binary suffixes K=1024, M=1024^2, G=1024^3):
+Sweep (sizes take binary suffixes K=1024, M=1024^2, G=1024^3, or KiB, MiB, GiB; 8MB is refused):
   -b, --minbytes SIZE       smallest size (default 32M)
   -e, --maxbytes SIZE       largest size (default 32M)
   -f, --stepfactor N        multiply the size by N each step (default 1: add -i)
@@ -464,7 +469,7 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
     return out;
   }
   if (collective.empty())
-    throw UsageError(fmt::format("no collective given (one of: {}; or list, copy, topo, compare, accept, baseline)", joined_collectives()));
+    throw UsageError(fmt::format("no collective given (one of: {}; or list, copy, io, topo, compare, accept, baseline, model)", joined_collectives()));
   if (!bind.empty()) {
     if (!parse_bind_policy(bind)) throw UsageError(fmt::format("--bind '{}': unknown (allowed: auto, none, numa, core)", bind));
     cfg.bind = bind;

@@ -296,56 +296,55 @@ IoRankResult IoRank::timed(IoPattern p, std::size_t block) {
   return r;
 }
 
-void IoRank::run_region_thread(IoPattern p, std::size_t block, int t, StartGate& gate, bool& arrived, IoRankResult& out) {
-  const std::size_t depth = static_cast<std::size_t>(o_.queue_depth);
-  const auto engine = make_engine(o_.engine, o_.queue_depth);
-  const auto buffers = make_io_buffers(o_.memory, depth, block, device_);
-  const BlockContent content(region_id(p));
-  const std::uint64_t blocks = blocks_per_rank(o_, block), base = region_base();
-  const BlockOrder order(blocks, row(p).random, seed_);
-  const Slice slice = thread_slice(blocks, t, o_.threads);
-  const int fd = io_fd(p);
+namespace {
+
+// A timed pass on one thread: sets up its engine and buffers, waits at the
+// gate, then keeps up to --qd requests in flight over its slice of visits.
+// `issue(k, slot, buf)` is the request for visit k (its tag is set here);
+// `done(slot, result)` handles a completion (throws on an error) and says
+// whether the bytes arrived in memory (reads: they go on to a GPU with
+// --memory device). The latency runs from submission, or from before
+// issue() when `time_issue` (the dataset's open).
+template <class Issue, class Done>
+void pump(const IoOptions& o, int device, bool (*stop)(), std::size_t block, Slice slice, bool time_issue, StartGate& gate,
+          bool& arrived, IoRankResult& out, Issue&& issue, Done&& done) {
+  const std::size_t depth = static_cast<std::size_t>(o.queue_depth);
+  const auto engine = make_engine(o.engine, o.queue_depth);
+  const auto buffers = make_io_buffers(o.memory, depth, block, device);
   std::vector<std::size_t> free_slots;
   for (std::size_t i = depth; i-- > 0;) free_slots.push_back(i);
   std::vector<double> issued(depth);
-  std::vector<char> writing(depth);
-  std::vector<std::uint64_t> offset_of(depth);
-  std::vector<IoCompletion> done;
+  std::vector<IoCompletion> completions;
   std::size_t in_flight = 0;
   arrived = true;
   const double deadline = gate.arrive_and_wait().second;
   for (std::uint64_t k = slice.first;;) {
     while (in_flight < depth && k < slice.end) {
-      if (stop_() || (deadline > 0 && now_s() > deadline)) {
+      if (stop() || (deadline > 0 && now_s() > deadline)) {
         out.cut_short = true;
         break;
       }
       const std::size_t s = free_slots.back();
       free_slots.pop_back();
       buffers->reusable(s);
-      const std::uint64_t offset = base + order.at(k) * block;
-      const bool write = row(p).writes && (p != IoPattern::mixed || !visit_reads(seed_, k, o_.read_percent));
-      if (write) content.fill(buffers->slot(s), offset, block);
-      writing[s] = write;
-      offset_of[s] = offset;
-      issued[s] = now_s();
-      engine->submit({fd, write, buffers->slot(s), block, offset, s});
+      if (time_issue) issued[s] = now_s();
+      IoRequest r = issue(k, s, buffers->slot(s));
+      r.tag = s;
+      if (!time_issue) issued[s] = now_s();
+      engine->submit(r);
       ++k;
       ++in_flight;
     }
     if (in_flight == 0) break;
-    done.clear();
-    engine->reap(1, done);
-    const double at = now_s();
-    for (const IoCompletion& c : done) {
+    completions.clear();
+    engine->reap(1, completions);
+    for (const IoCompletion& c : completions) {
       const std::size_t s = c.tag;
-      if (c.result < 0)
-        throw std::runtime_error(fmt::format("{} {} at byte {}: {}", writing[s] ? "write" : "read", ws_.file(region_file(p)),
-                                             offset_of[s], errno_text(-c.result)));
-      out.latency.add((at - issued[s]) * 1e6);
+      const bool arrived_in_memory = done(s, c.result);
+      out.latency.add((now_s() - issued[s]) * 1e6);
       out.bytes += block;
       ++out.ops;
-      if (!writing[s]) buffers->arrived(s, block);
+      if (arrived_in_memory) buffers->arrived(s, block);
       free_slots.push_back(s);
       --in_flight;
     }
@@ -353,59 +352,57 @@ void IoRank::run_region_thread(IoPattern p, std::size_t block, int t, StartGate&
   buffers->drain();
 }
 
+}  // namespace
+
+void IoRank::run_region_thread(IoPattern p, std::size_t block, int t, StartGate& gate, bool& arrived, IoRankResult& out) {
+  const BlockContent content(region_id(p));
+  const std::uint64_t blocks = blocks_per_rank(o_, block), base = region_base();
+  const BlockOrder order(blocks, row(p).random, seed_);
+  const int fd = io_fd(p);
+  const auto depth = static_cast<std::size_t>(o_.queue_depth);
+  std::vector<char> writing(depth);
+  std::vector<std::uint64_t> offset_of(depth);
+  pump(
+      o_, device_, stop_, block, thread_slice(blocks, t, o_.threads), false, gate, arrived, out,
+      [&](std::uint64_t k, std::size_t s, void* buf) {
+        const std::uint64_t offset = base + order.at(k) * block;
+        const bool write = row(p).writes && (p != IoPattern::mixed || !visit_reads(seed_, k, o_.read_percent));
+        if (write) content.fill(buf, offset, block);
+        writing[s] = write;
+        offset_of[s] = offset;
+        return IoRequest{fd, write, buf, block, offset, 0};
+      },
+      [&](std::size_t s, long result) {
+        if (result < 0)
+          throw std::runtime_error(fmt::format("{} {} at byte {}: {}", writing[s] ? "write" : "read", ws_.file(region_file(p)),
+                                               offset_of[s], errno_text(-result)));
+        return !writing[s];
+      });
+}
+
 void IoRank::run_dataset_thread(std::size_t block, int t, StartGate& gate, bool& arrived, IoRankResult& out) {
-  const std::size_t depth = static_cast<std::size_t>(o_.queue_depth);
-  const auto engine = make_engine(o_.engine, o_.queue_depth);
-  const auto buffers = make_io_buffers(o_.memory, depth, block, device_);
   const BlockOrder order(o_.dataset_files, true, seed_);
-  const Slice slice = thread_slice(o_.dataset_files, t, o_.threads);
-  std::vector<std::size_t> free_slots;
-  for (std::size_t i = depth; i-- > 0;) free_slots.push_back(i);
-  std::vector<double> issued(depth);
+  const auto depth = static_cast<std::size_t>(o_.queue_depth);
   std::vector<int> fds(depth, -1);
   std::vector<std::uint64_t> file_of(depth);
-  std::vector<IoCompletion> done;
-  std::size_t in_flight = 0;
-  arrived = true;
-  const double deadline = gate.arrive_and_wait().second;
   try {
-    for (std::uint64_t k = slice.first;;) {
-      while (in_flight < depth && k < slice.end) {
-        if (stop_() || (deadline > 0 && now_s() > deadline)) {
-          out.cut_short = true;
-          break;
-        }
-        const std::size_t s = free_slots.back();
-        free_slots.pop_back();
-        buffers->reusable(s);
-        file_of[s] = order.at(k);
-        issued[s] = now_s();
-        fds[s] = ws_.open_existing(dataset_file(file_of[s]), o_.direct, false);
-        engine->submit({fds[s], false, buffers->slot(s), block, 0, s});
-        ++k;
-        ++in_flight;
-      }
-      if (in_flight == 0) break;
-      done.clear();
-      engine->reap(1, done);
-      for (const IoCompletion& c : done) {
-        const std::size_t s = c.tag;
-        close_fd(fds[s]);
-        if (c.result < 0)
-          throw std::runtime_error(fmt::format("read {}: {}", ws_.file(dataset_file(file_of[s])), errno_text(-c.result)));
-        out.latency.add((now_s() - issued[s]) * 1e6);
-        out.bytes += block;
-        ++out.ops;
-        buffers->arrived(s, block);
-        free_slots.push_back(s);
-        --in_flight;
-      }
-    }
+    pump(
+        o_, device_, stop_, block, thread_slice(o_.dataset_files, t, o_.threads), true, gate, arrived, out,
+        [&](std::uint64_t k, std::size_t s, void* buf) {
+          file_of[s] = order.at(k);
+          fds[s] = ws_.open_existing(dataset_file(file_of[s]), o_.direct, false);
+          return IoRequest{fds[s], false, buf, block, 0, 0};
+        },
+        [&](std::size_t s, long result) {
+          close_fd(fds[s]);
+          if (result < 0)
+            throw std::runtime_error(fmt::format("read {}: {}", ws_.file(dataset_file(file_of[s])), errno_text(-result)));
+          return true;
+        });
   } catch (...) {
     for (int& fd : fds) close_fd(fd);
     throw;
   }
-  buffers->drain();
 }
 
 void IoRank::finish(IoPattern p, std::size_t block, IoRankResult& r) {

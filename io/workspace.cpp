@@ -8,6 +8,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -94,26 +95,23 @@ void Workspace::make_folder(const std::string& name) {
   folders_.push_back(p);
 }
 
+namespace {
+// Removes `path` (with `how`) when `list` remembers it, and forgets it.
+template <class How>
+void remove_remembered(std::vector<std::string>& list, const std::string& path, How how) {
+  const auto it = std::find(list.begin(), list.end(), path);
+  if (it == list.end()) return;
+  how(path.c_str());
+  list.erase(it);
+}
+}  // namespace
+
 void Workspace::remove(const std::string& name) {
-  if (keep_) return;
-  const std::string p = file(name);
-  for (auto it = files_.begin(); it != files_.end(); ++it)
-    if (*it == p) {
-      ::unlink(p.c_str());
-      files_.erase(it);
-      return;
-    }
+  if (!keep_) remove_remembered(files_, file(name), ::unlink);
 }
 
 void Workspace::remove_folder(const std::string& name) {
-  if (keep_) return;
-  const std::string p = file(name);
-  for (auto it = folders_.begin(); it != folders_.end(); ++it)
-    if (*it == p) {
-      ::rmdir(p.c_str());
-      folders_.erase(it);
-      return;
-    }
+  if (!keep_) remove_remembered(folders_, file(name), ::rmdir);
 }
 
 void Workspace::clean() {

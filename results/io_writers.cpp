@@ -2,9 +2,6 @@
 // (the run and point records carry an `io` object: results/SCHEMA.md).
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-
 #include "common/sizes.hpp"
 #include "results/output_file.hpp"
 #include "results/writers.hpp"
@@ -14,10 +11,10 @@ namespace {
 
 std::string wrong_text(const Placement& pl) { return pl.wrong ? std::to_string(*pl.wrong) : "N/A"; }
 
-class IoTableWriter final : public Writer {
+class IoTableWriter final : public Writer, private TextSink {
  public:
-  explicit IoTableWriter(std::FILE* out) : out_(out) {}
-  std::string error() const override { return error_; }
+  explicit IoTableWriter(std::FILE* out) : TextSink(out) {}
+  std::string error() const override { return write_error(); }
 
   void begin(const RunInfo& r) override {
     const IoRunInfo& io = *r.io;
@@ -60,22 +57,6 @@ class IoTableWriter final : public Writer {
   }
 
  private:
-  template <class... Args>
-  void emit(fmt::format_string<Args...> f, Args&&... args) {
-    fmt::format_to(std::back_inserter(buf_), f, std::forward<Args>(args)...);
-  }
-  void flush() {
-    if (error_.empty()) {
-      errno = 0;
-      if (std::fwrite(buf_.data(), 1, buf_.size(), out_) != buf_.size() || std::fflush(out_) != 0) {
-        error_ = fmt::format("{}: {}", out_ == stdout ? "stdout" : "table output", std::strerror(errno ? errno : EIO));
-        std::clearerr(out_);
-      }
-    }
-    buf_.clear();
-  }
-  std::string buf_, error_;
-  std::FILE* out_;
 };
 
 class IoCsvWriter final : public Writer {

@@ -16,6 +16,17 @@ std::string format_time_us(double us) {
   return fmt::format("{:7.2f}", us);
 }
 
+void TextSink::flush() {
+  if (error_.empty()) {
+    errno = 0;
+    if (std::fwrite(buf_.data(), 1, buf_.size(), out_) != buf_.size() || std::fflush(out_) != 0) {
+      error_ = fmt::format("{}: {}", out_ == stdout ? "stdout" : "table output", std::strerror(errno ? errno : EIO));
+      std::clearerr(out_);
+    }
+  }
+  buf_.clear();
+}
+
 namespace {
 
 std::string devices_text(const std::vector<int>& devices) {
@@ -31,10 +42,10 @@ std::string numa_text(const std::vector<int>& numa) {
   return s;
 }
 
-class TableWriter final : public Writer {
+class TableWriter final : public Writer, private TextSink {
  public:
-  TableWriter(std::FILE* out, bool stats) : out_(out), stats_(stats) {}
-  std::string error() const override { return error_; }
+  TableWriter(std::FILE* out, bool stats) : TextSink(out), stats_(stats) {}
+  std::string error() const override { return write_error(); }
 
   void begin(const RunInfo& r) override {
     std::string dtypes, ops;
@@ -130,24 +141,7 @@ class TableWriter final : public Writer {
   }
 
  private:
-  template <class... Args>
-  void emit(fmt::format_string<Args...> f, Args&&... args) {
-    fmt::format_to(std::back_inserter(buf_), f, std::forward<Args>(args)...);
-  }
-  // Writes what was emitted; the first failure is kept and ends the output.
-  void flush() {
-    if (error_.empty()) {
-      errno = 0;
-      if (std::fwrite(buf_.data(), 1, buf_.size(), out_) != buf_.size() || std::fflush(out_) != 0) {
-        error_ = fmt::format("{}: {}", out_ == stdout ? "stdout" : "table output", std::strerror(errno ? errno : EIO));
-        std::clearerr(out_);
-      }
-    }
-    buf_.clear();
-  }
-  std::string buf_, error_;
   std::string last_transports_, last_warning_;
-  std::FILE* out_;
   bool stats_;
 };
 

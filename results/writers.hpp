@@ -2,6 +2,8 @@
 // first point (an unwritable path fails before anything runs) and writes
 // every point as one checked write.
 #pragma once
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -22,6 +24,23 @@ class Writer {
   // The first write error ("out.jsonl: No space left on device"); "" while
   // every record went out. A writer that failed writes nothing more.
   virtual std::string error() const { return ""; }
+};
+
+// Text a table writer builds up and writes out in one piece per record; the
+// first write error is kept and ends the output.
+class TextSink {
+ public:
+  explicit TextSink(std::FILE* out) : out_(out) {}
+  template <class... Args>
+  void emit(fmt::format_string<Args...> f, Args&&... args) {
+    fmt::format_to(std::back_inserter(buf_), f, std::forward<Args>(args)...);
+  }
+  void flush();
+  const std::string& write_error() const { return error_; }
+
+ private:
+  std::string buf_, error_;
+  std::FILE* out_;
 };
 
 // nccl-tests' stdout table; `stats` adds per-iteration columns.
