@@ -55,8 +55,6 @@ class IoTableWriter final : public Writer, private TextSink {
     emit("# Blocks that did not verify : {} {}\n#\n", e.wrong_total, e.wrong_total == 0 ? "OK" : "FAILED");
     flush();
   }
-
- private:
 };
 
 class IoCsvWriter final : public Writer {

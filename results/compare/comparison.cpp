@@ -113,7 +113,27 @@ std::string no_alignment_hint(const PairComparison& pc) {
       hint += fmt::format("{}{} ({} vs {})", hint.empty() ? "" : "; ", name, join(a), join(b));
     }
   }
-  return hint;
+  if (!hint.empty()) return hint;
+  // Every field has a common value somewhere (other series or files of the
+  // sets share it), but no series matches on all together: say which field
+  // to leave out would line series up.
+  const auto same_except = [](const Series& a, const Series& b, unsigned skip) {
+    return a.collective == b.collective && (skip == kKeyDtype || a.dtype == b.dtype) && (skip == kKeyOp || a.op == b.op) &&
+           (skip == kKeyRanks || a.ranks == b.ranks) && (skip == kKeyNodes || a.nodes == b.nodes) &&
+           (skip == kKeyInPlace || a.in_place == b.in_place) && (skip == kKeyPath || a.path == b.path) &&
+           (skip == kKeyMemory || a.memory == b.memory);
+  };
+  std::string would;
+  for (unsigned f = 0; f < 7; ++f) {
+    const unsigned field = 1u << f;
+    if (!(pc.fields & field)) continue;
+    std::size_t pairs = 0;
+    for (const Series& a : pc.base_table->series)
+      for (const Series& b : pc.other_table->series) pairs += same_except(a, b, field) ? 1 : 0;
+    if (pairs > 0) would += fmt::format("{}{} ({} series)", would.empty() ? "" : ", ", key_field_name(field), pairs);
+  }
+  return fmt::format("none, but no series matches on all of them together{}",
+                     would.empty() ? "" : "; leaving out one would line up: " + would);
 }
 
 }  // namespace

@@ -88,11 +88,19 @@ TEST(AcceptSpec, ErrorsNameFileLineAndKey) {
             "s.yaml:10: checks[0].gates[0].min: -1 is out of range [0, 1000000000]");
   EXPECT_EQ(spec_error(with("pass: 2", "pass: 4")), "s.yaml:7: checks[0].pass: 4 of 3 repeats cannot pass");
   EXPECT_EQ(spec_error(with("sizes: [8, 1M]", "sizes: [8, 1X]")),
-            "s.yaml:5: checks[0].sizes[1]: '1X' is not a size (8, 64K, 1M, 8G; K = 1024)");
+            "s.yaml:5: checks[0].sizes[1]: '1X': not a size (bytes with an optional binary suffix: 8, 64K, 1M or 1MiB, 2G)");
+  EXPECT_EQ(spec_error(with("sizes: [8, 1M]", "sizes: [8, 1MB]")),
+            "s.yaml:5: checks[0].sizes[1]: '1MB': sizes are binary (K = 1024): write 1M or 1MiB; decimal KB, MB, GB are not taken");
+  EXPECT_EQ(spec_error(with("collective: all_reduce", "collective: all_reduce\n    io: {dir: /tmp}")),
+            "s.yaml:4: checks[0].collective: does not apply to an io check");
+  EXPECT_EQ(spec_error(with("collective: all_reduce", "io: {pattern: seq_read}")),
+            "s.yaml:4: checks[0].io.dir: missing");
+  EXPECT_EQ(spec_error(with("collective: all_reduce", "io: {dir: /tmp, qd: 0}")),
+            "s.yaml:4: checks[0].io.qd: 0 is out of range [1, 4096]");
   EXPECT_EQ(spec_error(with("max: 50", "min: 50")), "s.yaml:11: checks[0].gates[1].min: a floor applies to busbw or algbw; time takes max");
   EXPECT_EQ(spec_error(with("    repeats: 3\n", "    repeats: 3\n    colour: red\n")),
             "s.yaml:7: checks[0].colour: unknown key (allowed: backend, collective, dtype, gates, gpus_per_process, "
-            "iterations, memory, name, op, pass, path, pattern, repeats, second_pass, sizes, timeout_s, warmup)");
+            "io, iterations, memory, name, op, pass, path, pattern, repeats, second_pass, sizes, timeout_s, warmup)");
   EXPECT_EQ(spec_error(with("    pass: 2\n", "    pass: 2\n    pass: 1\n")), "s.yaml:8: checks[0].pass: given twice");
   EXPECT_EQ(spec_error("name: x\n"), "s.yaml:1: checks: missing");
   EXPECT_EQ(spec_error("checks: [\n"), "s.yaml:2: not valid YAML (end of sequence flow not found)");

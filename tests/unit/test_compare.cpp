@@ -132,6 +132,18 @@ TEST(Comparison, RepeatedPointsMergeToMedianWithPooledSamples) {
   EXPECT_EQ(t.merged_points, 2u);
 }
 
+TEST(Comparison, NothingLinesUpEvenWhenEveryFieldHasACommonValue) {
+  // Each set has a shm and a tcp series, at other rank counts: every field
+  // shares a value with the other set, no series matches on all of them.
+  ImportedPoint a = point(1024, 1, 1, "shm"), b = point(1024, 1, 1, "tcp");
+  ImportedPoint c = point(1024, 1, 1, "shm"), d = point(1024, 1, 1, "tcp");
+  a.ranks = 2, b.ranks = 4, c.ranks = 4, d.ranks = 8;
+  const Comparison r = compare_sets({set_of("x", {a, b}), set_of("y", {c, d})}, {});
+  EXPECT_EQ(r.pairs[0].aligned, 0u);
+  EXPECT_EQ(r.pairs[0].hint, "none, but no series matches on all of them together; leaving out one would line up: "
+                             "ranks (2 series), path (1 series)");
+}
+
 TEST(Comparison, DifferentPathsDoNotAlignUnlessIgnored) {
   const ResultSet shm = set_of("shm", {point(1024, 1, 1, "shm")});
   const ResultSet tcp = set_of("tcp", {point(1024, 2, 0.5, "tcp")});
