@@ -2,7 +2,8 @@
 # GPU check: on a machine with NVIDIA GPU(s) and the CUDA toolkit (with NCCL),
 # build ccbench and run, in under 6 minutes on one GPU:
 #   1. the GPU unit tests (device kernels against the host kernels);
-#   2. the copy tests (ccbench copy: host<->GPU, GPU<->GPU, latency);
+#   2. the copy tests (ccbench copy: host<->GPU, GPU<->GPU, latency), and
+#      storage -> pageable, pinned and GPU memory (ccbench io);
 #   3. a short NCCL sweep: every collective, every dtype and op, checked, on
 #      -g <all GPUs> in one process (no MPI needed), plus CUDA-graph (-G),
 #      registered-buffer (-R 1) and blocking (-z 1) runs; with 2+ GPUs the
@@ -100,6 +101,11 @@ step nccl_watchdog 60 bash -c "CCBENCH_FAULT=hang:rank=0:bytes=4096 $CCB all_red
   -b 1K -e 16K -f 2 -n 5 -J $OUT/watchdog.jsonl; rc=\$?; echo exit \$rc; [ \$rc -eq 4 ]"
 grep -q ncclCommAbort "$OUT/nccl_watchdog.log" || echo "== nccl_watchdog: no ncclCommAbort in the log"
 # ccbench accept with the NCCL backend on this node's GPUs (one process).
+# Storage -> GPU (ccbench io): pageable, pinned and device destinations side by side.
+for mem in pageable pinned device; do
+  step "io_$mem" 300 $CCB io /tmp -p seq_read,rand_read,dataset -b 64K -e 4M -f 64 --file-size 1G --files 256 \
+    --direct --qd 8 --memory $mem -J "$OUT/io_$mem.jsonl"
+done
 step accept_nccl 300 $CCB accept tests/fixtures/accept/gpu-one-node.yaml --out "$OUT/accept" --color never
 [ -x build-gpu/bench/bench_gpu ] && step bench_gpu 300 build-gpu/bench/bench_gpu
 
@@ -112,6 +118,9 @@ grep 'Avg bus bandwidth' "$OUT/nccl_all_reduce_sweep.log"
 echo "-- copy tests at the largest size:"
 grep -A4 '^# copy_' "$OUT/copy.log" | head -40
 [ -f "$OUT/bench_gpu.log" ] && { echo "-- bench_gpu:"; cat "$OUT/bench_gpu.log"; }
+for mem in pageable pinned device; do
+  [ -f "$OUT/io_$mem.log" ] && { echo "-- io to $mem memory:"; grep -E "^ +(seq_read|rand_read|dataset) " "$OUT/io_$mem.log"; }
+done
 [ -f "$OUT/accept/verdict.md" ] && { echo "-- accept (NCCL, this node):"; grep -E "^## Verdict|^\| gpu-all-reduce|^\| 1 " "$OUT/accept/verdict.md"; }
 grep -h '# path observed' "$OUT"/nccl_*.log | sort | uniq -c | head
 ! printf '%s\n' "${SUMMARY[@]}" | grep -q FAILED
