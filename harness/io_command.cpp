@@ -64,7 +64,8 @@ PATTERNS
 Columns: block = request size in bytes (dataset: the file size); moved =
 bytes all ranks moved; time = mean time per request from submission to
 completion over all ranks and threads (dataset: open, read and close of one
-file; checkpoint: time to persist, the slowest rank's create-to-fsync, in
+file; checkpoint: time to persist, the slowest rank's writes and fsync of its
+new shard (created just before the clock starts), in
 seconds); p99 = the 99th percentile of the same; elapsed = the slowest
 rank's pass, from the common start to its last completion (writes: including
 the final fsync); GB/s = moved / elapsed (1e9 B/s, IOR's aggregate); IOPS =
