@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cmath>
 #include <limits>
 
 namespace ccb {
@@ -50,14 +51,14 @@ std::string size_error(std::string_view text) {
   return fmt::format("'{}': not a size (bytes with an optional binary suffix: 8, 64K, 1M or 1MiB, 2G)", t);
 }
 
-std::string format_size(std::size_t bytes) {
-  static constexpr const char* kSuffix[] = {"", "K", "M", "G", "T"};
-  int s = 0;
-  while (s < 4 && bytes != 0 && bytes % 1024 == 0) {
-    bytes /= 1024;
-    ++s;
-  }
-  return fmt::format("{}{}", bytes, kSuffix[s]);
+std::string format_size(double bytes) {
+  if (std::isnan(bytes)) return "-";
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  double v = bytes;
+  while (v >= 1024 && u < 5) v /= 1024, ++u;
+  if (v == std::floor(v)) return fmt::format("{:.0f} {}", v, kUnits[u]);
+  return fmt::format("{:.3g} {}", v, kUnits[u]);
 }
 
 }  // namespace ccb

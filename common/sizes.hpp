@@ -13,7 +13,10 @@ namespace ccb {
 std::optional<std::size_t> parse_size(std::string_view text);
 // Why `text` is not a size, for a message: "'8MB': sizes are binary ...".
 std::string size_error(std::string_view text);
-// 1024 -> "1K", 1536 -> "1536", 67108864 -> "64M".
-std::string format_size(std::size_t bytes);
+// The one way sizes are printed: 1024 -> "1 KiB", 67108864 -> "64 MiB",
+// 1536 -> "1.5 KiB" (3 significant digits when not a whole unit), 8 -> "8 B";
+// NaN -> "-".
+std::string format_size(double bytes);
+inline std::string format_size(std::size_t bytes) { return format_size(static_cast<double>(bytes)); }
 
 }  // namespace ccb

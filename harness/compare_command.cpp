@@ -77,7 +77,7 @@ std::string reference_list() {
   std::string out = "Published figures (--reference ID; not measured by ccbench):\n";
   for (const PublishedFigure& f : published_figures())
     out += fmt::format("  {:<20} {} {} ranks, {} node(s), {} busbw {} GB/s\n  {:<20} source: {}\n", f.id, f.collective,
-                       f.ranks, f.nodes, format_bytes(static_cast<double>(f.bytes)), f.busbw_gbps, "", f.source);
+                       f.ranks, f.nodes, format_size(static_cast<double>(f.bytes)), f.busbw_gbps, "", f.source);
   return out;
 }
 

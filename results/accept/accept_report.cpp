@@ -23,7 +23,7 @@ std::string value_text(double v, Metric m) {
 
 std::string sizes_text(const Check& c) {
   std::string s;
-  for (std::size_t b : c.sizes) s += (s.empty() ? "" : ", ") + format_bytes(static_cast<double>(b));
+  for (std::size_t b : c.sizes) s += (s.empty() ? "" : ", ") + format_size(static_cast<double>(b));
   return s;
 }
 
@@ -34,7 +34,7 @@ Table groups_table(const std::string& title, const Check& c, const std::vector<G
   const bool roles = std::any_of(groups.begin(), groups.end(), [](const GroupVerdict& g) { return !g.run.role.empty(); });
   t.header = {"round", "nodes", "ranks", "verdict"};
   if (roles) t.header.insert(t.header.begin() + 1, "why it ran");
-  for (const Gate& g : c.gates) t.header.push_back(fmt::format("{} at {}", name(g.metric), format_bytes(static_cast<double>(g.at_bytes))));
+  for (const Gate& g : c.gates) t.header.push_back(fmt::format("{} at {}", name(g.metric), format_size(static_cast<double>(g.at_bytes))));
   t.header.push_back("margin");
   t.header.push_back("reason");
   t.left_columns = 2;
@@ -179,7 +179,7 @@ Report build_accept_report(const AcceptOutcome& o) {
           if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
       Table mt;
       mt.title = fmt::format("Pair matrix: {} at {} ({}, median over repeats; red fails the gate)", name(g.metric),
-                             format_bytes(static_cast<double>(g.at_bytes)), g.metric == Metric::time ? "us" : "GB/s");
+                             format_size(static_cast<double>(g.at_bytes)), g.metric == Metric::time ? "us" : "GB/s");
       mt.header.push_back("");
       for (const auto& h : o.hosts) mt.header.push_back(h);
       for (std::size_t a = 0; a < m.size(); ++a) {

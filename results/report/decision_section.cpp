@@ -35,7 +35,7 @@ std::string faster_sentence(const Decision& d) {
     interval = fmt::format(" (90% interval {:.3g}x to {:.3g}x{})", lo, hi,
                            lo > 1 ? "" : "; the intervals overlap, so the order is not certain");
   return fmt::format("{}, the communication of {} per step takes {} on '{}' and {} on '{}': '{}' is faster by {:.2f}x{}.{}",
-                     where(d), format_bytes(d.bytes_per_step), format_seconds(a.comm_s), a.label, format_seconds(b.comm_s),
+                     where(d), format_size(d.bytes_per_step), format_seconds(a.comm_s), a.label, format_seconds(b.comm_s),
                      b.label, a.label, b.comm_s / a.comm_s, interval,
                      a.extrapolated || b.extrapolated ? " Extrapolated: beyond the measured step sizes or the model's validity." : "");
 }
@@ -95,7 +95,7 @@ Section decision_section(const Decision& d, const Workload& w) {
       "Break-even utilisation = owning per year x step time owned / (GPUs owned x 8760 h x cloud price per GPU-hour x step "
       "time rented); break-even months = capital / (renting per month - operating cost per month), renting the work the "
       "owned GPUs do at the stated utilisation (docs/compare.md).",
-      w.name.empty() ? w.file : w.name, w.parameters, w.dtype, w.gpus, format_bytes(d.bytes_per_step), w.collective,
+      w.name.empty() ? w.file : w.name, w.parameters, w.dtype, w.gpus, format_size(d.bytes_per_step), w.collective,
       format_seconds(w.compute_s),
       d.at_scale ? "the model's prediction at the target scale, with its 90% interval (ccbench model --help)"
                  : "read off each set's measured curve (busbw at that size / bus factor), no interval"));

@@ -72,8 +72,8 @@ std::string crossovers_text(const SeriesComparison& sc, const std::string& other
   if (sc.crossovers.empty()) return "none";
   std::string out;
   for (const Crossover& x : sc.crossovers)
-    out += fmt::format("{}{}..{}: {} ahead above", out.empty() ? "" : "; ", format_bytes(static_cast<double>(x.below_bytes)),
-                       format_bytes(static_cast<double>(x.above_bytes)), x.other_wins_above ? other : base);
+    out += fmt::format("{}{}..{}: {} ahead above", out.empty() ? "" : "; ", format_size(static_cast<double>(x.below_bytes)),
+                       format_size(static_cast<double>(x.above_bytes)), x.other_wins_above ? other : base);
   return out;
 }
 
@@ -111,7 +111,7 @@ Section verdict_section(const Comparison& c) {
                         {tie ? fmt::format("within {:.0f}%", 100 * c.options.tie_band) : fmt::format("{:.2f}x", by),
                          tie ? Tone::plain : r < 1 ? Tone::better : Tone::worse},
                         {fmt::format("{} vs {} us @{}", format_us(sc.base_facts.small_time_us), format_us(sc.other_facts.small_time_us),
-                                     format_bytes(static_cast<double>(sc.base_facts.small_bytes)))},
+                                     format_size(static_cast<double>(sc.base_facts.small_bytes)))},
                         {fmt::format("{} vs {} GB/s", format_gbps(sc.base_facts.peak_busbw_gbps), format_gbps(sc.other_facts.peak_busbw_gbps))},
                         {sc.tested == 0 ? "not tested" : fmt::format("{} of {}", sc.tested - sc.not_significant, sc.tested)}});
     }
@@ -176,12 +176,12 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
   for (const SeriesComparison& sc : pc.series) {
     const auto peak = [](const CurveFacts& f) {
       return std::isnan(f.peak_busbw_gbps) ? std::string("-")
-                                           : fmt::format("{} @{}", format_gbps(f.peak_busbw_gbps), format_bytes(static_cast<double>(f.peak_bytes)));
+                                           : fmt::format("{} @{}", format_gbps(f.peak_busbw_gbps), format_size(static_cast<double>(f.peak_bytes)));
     };
     const auto lat = [](const CurveFacts& f) {
-      return fmt::format("{} us @{}", format_us(f.small_time_us), format_bytes(static_cast<double>(f.small_bytes)));
+      return fmt::format("{} us @{}", format_us(f.small_time_us), format_size(static_cast<double>(f.small_bytes)));
     };
-    const auto half = [](const CurveFacts& f) { return std::isnan(f.half_peak_bytes) ? std::string("-") : format_bytes(f.half_peak_bytes); };
+    const auto half = [](const CurveFacts& f) { return std::isnan(f.half_peak_bytes) ? std::string("-") : format_size(f.half_peak_bytes); };
     summary.rows.push_back({{sc.base->label()}, {std::to_string(sc.points.size())},
                             {format_ratio(sc.geomean_busbw_ratio), ratio_tone(sc.geomean_busbw_ratio, true, true)},
                             {format_ratio(sc.geomean_time_ratio), ratio_tone(sc.geomean_time_ratio, false, true)},
@@ -211,7 +211,7 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
     for (std::size_t k = 0; k < shown; ++k) {
       const AlignedPoint& a = sc.points[k];
       const bool sig = a.significant();
-      t.rows.push_back({{format_bytes(static_cast<double>(a.bytes))}, {format_us(a.base->time_us)}, {format_us(a.other->time_us)},
+      t.rows.push_back({{format_size(static_cast<double>(a.bytes))}, {format_us(a.base->time_us)}, {format_us(a.other->time_us)},
                         {format_gbps(a.base->busbw_gbps)}, {format_gbps(a.other->busbw_gbps)},
                         {format_ratio(a.busbw_ratio), ratio_tone(a.busbw_ratio, true, sig)},
                         {format_ratio(a.time_ratio), ratio_tone(a.time_ratio, false, sig)},
@@ -237,7 +237,7 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
   sizes.left_columns = 3;
   const auto list = [](const std::vector<std::uint64_t>& v) {
     std::string out;
-    for (std::size_t k = 0; k < v.size() && k < 16; ++k) out += (k ? ", " : "") + format_bytes(static_cast<double>(v[k]));
+    for (std::size_t k = 0; k < v.size() && k < 16; ++k) out += (k ? ", " : "") + format_size(static_cast<double>(v[k]));
     return v.size() > 16 ? fmt::format("{} ... ({} in all)", out, v.size()) : out;
   };
   for (const SeriesComparison& sc : pc.series) {
@@ -351,7 +351,7 @@ Section cost_section(const Comparison& c, const CostInputs& cost) {
         "Time per step = bytes / (busbw at that size / bus factor for {} GPUs); busbw is read off each set's {} curve "
         "(log2-size interpolation; the end value beyond the measured range, marked extrapolated). Cost per 1,000 steps = "
         "1000 x time per step x GPUs x price per GPU-hour / 3600.",
-        w.name.empty() ? w.file : w.name, w.parameters, w.dtype, w.gpus, format_bytes(w.bytes_per_step()), w.gpus,
+        w.name.empty() ? w.file : w.name, w.parameters, w.dtype, w.gpus, format_size(w.bytes_per_step()), w.gpus,
         w.collective));
     Table t;
     t.title = "Workload estimate";
@@ -376,16 +376,6 @@ Section cost_section(const Comparison& c, const CostInputs& cost) {
 }
 
 }  // namespace
-
-std::string format_bytes(double bytes) {
-  if (std::isnan(bytes)) return "-";
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  double v = bytes;
-  while (v >= 1024 && u < 5) v /= 1024, ++u;
-  if (v == std::floor(v)) return fmt::format("{:.0f} {}", v, units[u]);
-  return fmt::format("{:.3g} {}", v, units[u]);
-}
 
 std::string format_ratio(double r) { return std::isnan(r) ? "-" : fmt::format("{:.3f}x", r); }
 

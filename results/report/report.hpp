@@ -2,6 +2,7 @@
 // terminal, Markdown and HTML writers (CSV and JSON read the comparison
 // itself: every point, raw numbers).
 #pragma once
+#include "common/sizes.hpp"
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,7 +74,6 @@ struct ReportLimits {
 Report build_report(const Comparison& c, const CostInputs& cost, const ReportLimits& limits);
 
 // Shared number formatting: "8 B", "64 KiB", "1.5 GiB"; "1.034x"; times in us.
-std::string format_bytes(double bytes);
 std::string format_ratio(double r);
 std::string format_us(double us);
 std::string format_gbps(double g);

@@ -58,7 +58,7 @@ TEST(AcceptSpec, ParsesAChecksGatesAndDefaults) {
   EXPECT_TRUE(c.gates[1].passes(50));  // a ceiling
   EXPECT_FALSE(c.gates[1].passes(50.1));
   EXPECT_EQ(c.gates[0].line, 10);
-  EXPECT_EQ(c.gates[0].describe(), "busbw >= 9 GB/s (10 - 10%) at 1M");
+  EXPECT_EQ(c.gates[0].describe(), "busbw >= 9 GB/s (10 - 10%) at 1 MiB");
 }
 
 TEST(AcceptSpec, RelativeGateResolvesTheBaselineNextToTheSpec) {
@@ -211,7 +211,7 @@ TEST(AcceptVerdict, KOfNRepeats) {
   const GroupVerdict v = judge_group(c, run_of({0, 1}, {12, 9, 8}), {});  // 1 of 3
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.gates[0].passed, 1);
-  EXPECT_EQ(v.reason, "busbw 9 GB/s (median) against a bar of 10 at 1M: 1 of 3 repeats passed, 2 needed");
+  EXPECT_EQ(v.reason, "busbw 9 GB/s (median) against a bar of 10 at 1 MiB: 1 of 3 repeats passed, 2 needed");
   EXPECT_DOUBLE_EQ(v.headline, 9);
 }
 

@@ -95,9 +95,9 @@ TEST(Reports, ChartsRenderWithGnuplotWhenInstalled) {
 }
 
 TEST(Reports, Formatting) {
-  EXPECT_EQ(format_bytes(8), "8 B");
-  EXPECT_EQ(format_bytes(1 << 20), "1 MiB");
-  EXPECT_EQ(format_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(format_size(8.0), "8 B");
+  EXPECT_EQ(format_size(1048576.0), "1 MiB");
+  EXPECT_EQ(format_size(1536.0), "1.5 KiB");
   EXPECT_EQ(format_ratio(1.0344), "1.034x");
   EXPECT_EQ(format_us(12.345), "12.3");
 }

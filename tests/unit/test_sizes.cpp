@@ -30,10 +30,11 @@ TEST(Sizes, RefusesDecimalUnitsWithAnExplanation) {
 }
 
 TEST(Sizes, FormatsLargestExactUnit) {
-  EXPECT_EQ(format_size(1024), "1K");
-  EXPECT_EQ(format_size(1536), "1536");
-  EXPECT_EQ(format_size(64u << 20), "64M");
-  EXPECT_EQ(format_size(0), "0");
+  EXPECT_EQ(format_size(std::size_t{1024}), "1 KiB");
+  EXPECT_EQ(format_size(std::size_t{1536}), "1.5 KiB");
+  EXPECT_EQ(format_size(std::size_t{64} << 20), "64 MiB");
+  EXPECT_EQ(format_size(std::size_t{0}), "0 B");
+  EXPECT_EQ(format_size(8.0), "8 B");
 }
 
 TEST(Sizes, SweepByFactorAndByStep) {
