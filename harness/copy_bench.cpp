@@ -141,7 +141,7 @@ PointRecord copy_record(const Case& c, std::size_t bytes, int iters, double seco
   rec.busbw_meaningful = true;
   rec.src = c.src;
   rec.dst = c.dst;
-  Placement& p = rec.out_of_place;
+  Measurement& p = rec.out_of_place;
   p.measured = true;
   p.time_us = seconds * 1e6;
   p.pipelined_us = p.time_us;

@@ -178,7 +178,7 @@ PointRecord make_record(const IoOptions& o, IoPattern p, std::size_t block, cons
   rec.requested_bytes = rec.bytes = block;
   rec.count = io.ops;
   rec.iterations = 1;
-  Placement& pl = rec.out_of_place;
+  Measurement& pl = rec.out_of_place;
   pl.measured = true;
   const Summary s = latency.summary();
   if (p == IoPattern::checkpoint) {

@@ -91,7 +91,7 @@ std::size_t rotation_slots(const PointBuffers& b, std::size_t slot_bytes) {
 
 void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, const OpArgs& args,
                        std::span<const PointBuffers> buffers, const Faults& faults, Watchdog& watchdog,
-                       const Comm::ClockOffset& clock, Placement& out) {
+                       const Comm::ClockOffset& clock, Measurement& out) {
   const int n = backend.ranks();
   const Collective& c = *args.coll;
   Memory& mem = backend.memory();

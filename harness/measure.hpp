@@ -37,6 +37,6 @@ std::size_t rotation_slots(const PointBuffers& b, std::size_t slot_bytes);
 // clock: this process's offset to rank 0's clock (--sync window).
 void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, const OpArgs& args,
                        std::span<const PointBuffers> buffers, const Faults& faults, Watchdog& watchdog,
-                       const Comm::ClockOffset& clock, Placement& out);
+                       const Comm::ClockOffset& clock, Measurement& out);
 
 }  // namespace ccb

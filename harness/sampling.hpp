@@ -32,6 +32,6 @@ std::string stop_reason(const Config& cfg, const Summary& s, double elapsed_s, l
 // OpArgs of iteration k (one per local rank; --rotate-buffers moves them).
 void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg, int first_iters, double per_op,
                           const Comm::ClockOffset& clock, Watchdog& watchdog,
-                          const std::function<std::span<const OpArgs>(long k)>& next, Placement& out);
+                          const std::function<std::span<const OpArgs>(long k)>& next, Measurement& out);
 
 }  // namespace ccb

@@ -95,7 +95,7 @@ void validate_for_world(const Config& cfg, const Comm& comm, Backend& backend,
                                      p.bytes, info(t.dtype).name, p.count, backend.name(), backend.max_count()));
 }
 
-void derive(const Config& cfg, const Collective& c, int n, PointRecord& rec, Placement& pl) {
+void derive(const Config& cfg, const Collective& c, int n, PointRecord& rec, Measurement& pl) {
   if (!pl.measured) return;
   static constexpr const char* kCombine[] = {"rank 0", "mean over ranks", "min over ranks", "max over ranks"};
   if (pl.pipelined_us) {
@@ -431,7 +431,7 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, 
       for (bool in_place : {false, true}) {
         if (in_place && c.point_to_point) continue;
         args.in_place = in_place;
-        Placement& pl = in_place ? rec.in_place : rec.out_of_place;
+        Measurement& pl = in_place ? rec.in_place : rec.out_of_place;
         watchdog.set_activity(fmt::format("{} {} {} {} B {}", c.name, rec.dtype, rec.op.empty() ? "none" : rec.op,
                                           p.bytes, in_place ? "in-place" : "out-of-place"));
         if (!in_place)

@@ -9,7 +9,7 @@
 namespace ccb {
 namespace {
 
-std::string wrong_text(const Placement& pl) { return pl.wrong ? std::to_string(*pl.wrong) : "N/A"; }
+std::string wrong_text(const Measurement& pl) { return pl.wrong ? std::to_string(*pl.wrong) : "N/A"; }
 
 class IoTableWriter final : public Writer, private TextSink {
  public:
@@ -40,7 +40,7 @@ class IoTableWriter final : public Writer, private TextSink {
 
   void point(const PointRecord& p) override {
     const IoPointInfo& io = *p.io;
-    const Placement& pl = p.out_of_place;
+    const Measurement& pl = p.out_of_place;
     const std::string p99 = pl.per_iteration_us ? fmt::format("{:9.1f}", pl.per_iteration_us->p99) : "      N/A";
     const std::string time = io.pattern == "checkpoint" ? fmt::format("{:8.3f}s", pl.time_us / 1e6)
                                                           : fmt::format("{:9.1f}", pl.time_us);
@@ -68,7 +68,7 @@ class IoCsvWriter final : public Writer {
   }
   void point(const PointRecord& p) override {
     const IoPointInfo& io = *p.io;
-    const Placement& pl = p.out_of_place;
+    const Measurement& pl = p.out_of_place;
     const Summary* s = pl.per_iteration_us ? &*pl.per_iteration_us : nullptr;
     const auto num = [&](double Summary::*f) { return s ? fmt::format("{}", s->*f) : std::string(); };
     file_.write(fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(io.pattern),

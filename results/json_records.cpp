@@ -11,7 +11,7 @@ json summary_to_json(const Summary& s) {
   return j;
 }
 
-json placement_json(const Placement& p) {
+json placement_json(const Measurement& p) {
   if (!p.measured) return nullptr;
   json j{{"time_us", p.time_us},
          {"time_source", p.time_source},

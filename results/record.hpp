@@ -105,8 +105,9 @@ struct RunInfo {
   std::optional<IoRunInfo> io;  // ccbench io only
 };
 
-// One placement (out-of-place or in-place) of one point.
-struct Placement {
+// What was measured of one point in one buffer layout: out-of-place or
+// in-place (not where ranks run: that is RankPlacement).
+struct Measurement {
   bool measured = false;
   double time_us = 0;  // the table's time: see time_source
   std::string time_source;
@@ -134,7 +135,7 @@ struct PointRecord {
   int iterations = 0;
   double bus_factor = 1;
   bool busbw_meaningful = true;
-  Placement out_of_place, in_place;
+  Measurement out_of_place, in_place;
   // Backends that observe their transports (nccl): what the connections used
   // by the end of this point, over all ranks, and a warning when that is not
   // the requested path ("" = consistent). Absent for the others.

@@ -92,7 +92,7 @@ class TableWriter final : public Writer, private TextSink {
   void point(const PointRecord& p) override {
     std::string line = fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", p.bytes, p.count, p.dtype,
                                    p.op.empty() ? "none" : p.op, p.root);
-    for (const Placement* pl : {&p.out_of_place, &p.in_place}) {
+    for (const Measurement* pl : {&p.out_of_place, &p.in_place}) {
       if (!pl->measured) {
         line += fmt::format("  {:>7}  {:>6}  {:>6}  {:>6}", "N/A", "N/A", "N/A", "N/A");
         continue;
@@ -102,7 +102,7 @@ class TableWriter final : public Writer, private TextSink {
                           pl->wrong ? fmt::format("{}", *pl->wrong) : "N/A");
     }
     if (stats_) {
-      for (const Placement* pl : {&p.out_of_place, &p.in_place}) {
+      for (const Measurement* pl : {&p.out_of_place, &p.in_place}) {
         if (!pl->per_iteration_us) {
           line += fmt::format("  {:>7}  {:>7}  {:>7}  {:>7}", "N/A", "N/A", "N/A", "N/A");
           continue;

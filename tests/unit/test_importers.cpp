@@ -225,7 +225,7 @@ TEST(Importers, TheLongestLineCcbenchWritesIsRead) {
   p.nodes = 1;
   p.requested_bytes = p.bytes = 1024;
   p.count = 256;
-  for (Placement* pl : {&p.out_of_place, &p.in_place}) {
+  for (Measurement* pl : {&p.out_of_place, &p.in_place}) {
     pl->measured = true;
     pl->time_us = 1.0;
     pl->samples_us.assign(kMaxSamplesWritten, 1.2345678901234567e+300);

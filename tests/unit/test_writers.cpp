@@ -126,7 +126,7 @@ TEST(Writers, JsonLinesFollowTheSchema) {
 // from the request: comment lines in the table, notes and path in JSON.
 PointRecord nccl_point() {
   PointRecord p = sample_point();
-  p.in_place = Placement{};
+  p.in_place = Measurement{};
   p.in_place.note = "not measured: NCCL has no avg for fp8 data";
   p.path_classes = std::vector<std::string>{"p2p", "tcp"};
   p.transports = {"NET/Socket/0", "P2P/IPC"};
