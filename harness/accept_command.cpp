@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
@@ -148,29 +149,30 @@ std::string file_safe(const std::string& s) {
   return out.substr(0, 64);
 }
 
+// A repeat's JSON Lines, read by the comparator's reader of ccbench records
+// (results/import/ccbench_jsonl.cpp): the one place that knows their shape.
 RepeatResult parse_repeat(int code, const std::string& jsonl) {
   RepeatResult r;
-  std::string status;
-  for (std::size_t at = 0, nl; at < jsonl.size(); at = nl + 1) {
-    nl = jsonl.find('\n', at);
-    if (nl == std::string::npos) nl = jsonl.size();
-    const auto j = nlohmann::json::parse(jsonl.substr(at, nl - at), nullptr, false);
-    if (!j.is_object()) continue;
-    const std::string type = j.value("type", "");
-    if (type == "end") status = j.value("status", "");
-    if (type != "point" || !j["out_of_place"].is_object()) continue;
-    const auto& o = j["out_of_place"];
+  ResultSet set;
+  set.files.push_back("repeat");
+  ImportContext ctx{set, 0, "repeat", ImportOptions{}};
+  import_ccbench_jsonl(jsonl, ctx);
+  const auto zero_if_nan = [](double v) { return std::isnan(v) ? 0.0 : v; };
+  for (const ImportedPoint& i : set.points) {
+    if (i.in_place != 0) continue;  // gates judge the out-of-place run
     MeasuredPoint p;
-    p.requested_bytes = j.value("requested_bytes", std::size_t{0});
-    p.bytes = j.value("bytes", std::size_t{0});
-    p.busbw_gbps = o.value("busbw_gbps", 0.0);
-    p.algbw_gbps = o.value("algbw_gbps", 0.0);
-    p.time_us = o.value("time_us", 0.0);
-    p.wrong = o["wrong"].is_number_unsigned() ? o["wrong"].get<std::uint64_t>() : 0;
+    p.requested_bytes = i.requested_bytes;
+    p.bytes = i.bytes;
+    p.busbw_gbps = zero_if_nan(i.busbw_gbps);
+    p.algbw_gbps = zero_if_nan(i.algbw_gbps);
+    p.time_us = zero_if_nan(i.time_us);
+    p.wrong = i.wrong.value_or(0);
     r.points.push_back(p);
   }
-  if (code != kExitOk && code != kExitWrongData)
-    r.error = fmt::format("exit {}{}", code, status.empty() ? " (its stderr says why)" : ": " + status);
+  if (code != kExitOk && code != kExitWrongData) {
+    const auto status = set.environment.find("run.end_status");
+    r.error = fmt::format("exit {}{}", code, status == set.environment.end() ? " (its stderr says why)" : ": " + status->second);
+  }
   return r;
 }
 

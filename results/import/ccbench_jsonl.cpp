@@ -153,6 +153,8 @@ void read_point(const json& j, const RunContext& run, std::uint32_t line, Import
   p.ranks = static_cast<int>(*ranks);
   p.nodes = nodes && *nodes >= 1 && *nodes <= 1e7 ? static_cast<int>(*nodes) : 0;
   p.bytes = static_cast<std::uint64_t>(*bytes);
+  const auto requested = num_at(j, "requested_bytes");
+  p.requested_bytes = requested && *requested >= 0 && *requested <= 1.8e19 ? static_cast<std::uint64_t>(*requested) : p.bytes;
   const auto oop = j.find("out_of_place"), ip = j.find("in_place");
   if (oop != j.end()) read_placement(*oop, false, p, line, ctx);
   if (ip != j.end()) read_placement(*ip, true, p, line, ctx);

@@ -26,6 +26,7 @@ struct ImportedPoint {
   int ranks = 0, nodes = 0;
   int in_place = -1;       // 0 out-of-place, 1 in-place, -1 not recorded
   std::uint64_t bytes = 0; // nccl-tests' size column: the whole buffer (count * type * ranks for split collectives)
+  std::uint64_t requested_bytes = 0;  // the size the sweep asked for (ccbench records it; else = bytes)
   double time_us = kNaN, algbw_gbps = kNaN, busbw_gbps = kNaN;
   double time_lo_us = kNaN, time_hi_us = kNaN;  // predicted points: the 90% prediction interval
   double p50_us = kNaN, p90_us = kNaN;  // per-iteration median and 90th percentile, when recorded
