@@ -7,7 +7,8 @@
 namespace ccb {
 
 // run: a collective sweep; copy: the host/device copy bandwidth tests;
-// topo: the node's topology and binding plan.
+// topo: the node's topology and binding plan; list, help, version: text.
+// (compare, baseline, model, accept and io have their own parsers: main.cpp.)
 enum class Command { run, copy, topo, list, help, version };
 
 struct ParsedArgs {

@@ -1,5 +1,8 @@
-// ccbench entry point: parse (before MPI or NCCL start, so that --path can
-// set their parameters), start MPI (when built with it), run the sweep.
+// ccbench entry point: one dispatch for the subcommands. compare, baseline
+// and model read files only (no MPI, no GPU); accept and io parse on every
+// process, then start MPI (when built with it) and agree on errors; a sweep,
+// copy and topo parse before MPI or NCCL start (so that --path can set their
+// parameters), then run.
 #include <fmt/format.h>
 #include <unistd.h>
 

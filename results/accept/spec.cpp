@@ -163,7 +163,7 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
   } else {
     const std::string coll = yamlf::text(file, n, where, "collective", true);
     c.collective = find_collective(coll);
-    if (!c.collective) fail(file, n["collective"], key_path(where, "collective"), fmt::format("'{}' is not a collective (ccbench --list)", coll));
+    if (!c.collective) fail(file, n["collective"], key_path(where, "collective"), fmt::format("'{}' is not a collective (ccbench list)", coll));
   }
   if (n["backend"]) {
     c.backend = yamlf::text(file, n, where, "backend");

@@ -81,7 +81,7 @@ TEST(AcceptSpec, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(spec_error(with("pattern: pairwise", "pattern: mesh")),
             "s.yaml:8: checks[0].pattern: 'mesh' is unknown (allowed: all, per-node, pairwise, ring, bisect)");
   EXPECT_EQ(spec_error(with("collective: all_reduce", "collective: allreduce")),
-            "s.yaml:4: checks[0].collective: 'allreduce' is not a collective (ccbench --list)");
+            "s.yaml:4: checks[0].collective: 'allreduce' is not a collective (ccbench list)");
   EXPECT_EQ(spec_error(with("at: 1M, min", "at: 2M, min")),
             "s.yaml:10: checks[0].gates[0].at: 2097152 B is not one of the check's sizes");
   EXPECT_EQ(spec_error(with("min: 10, tolerance: 0.1", "min: -1")),
