@@ -154,8 +154,10 @@ std::string prediction_table(const Model& m, const std::string& file, const std:
     const ModelSeries& x = *p.series;
     s += fmt::format("# PREDICTED (not measured): {}, {} ranks{}\n", x.collective, p.ranks,
                      p.nodes > 0 ? fmt::format(" on {} node{}", p.nodes, p.nodes == 1 ? "" : "s") : "");
-    s += fmt::format("# model {} (backend {}): {}, family {} ({}), fitted at {} to {} ranks\n", file, m.backend, x.key(),
-                     family_name(x.family), x.chosen_by, x.counts.front(), x.counts.back());
+    s += fmt::format("# model {} (backend {}), fitted at {} to {} ranks\n", file, m.backend, x.counts.front(),
+                     x.counts.back());
+    s += fmt::format("# series: {}\n", x.key());
+    s += fmt::format("# family {}: {}\n", family_name(x.family), x.chosen_by);
     for (const std::string& f : p.flags) s += fmt::format("# flag: {}\n", f);
     s += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11} {:>11} {:>11} {:>8} {:>8} {:>5}\n", "size", "count", "type", "redop",
                      "time", "lo(90%)", "hi(90%)", "algbw", "busbw", "");

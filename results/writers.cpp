@@ -29,6 +29,32 @@ void TextSink::flush() {
 
 namespace {
 
+// `text` after `lead` as comment lines within 160 columns, broken at spaces,
+// continued under "#    ".
+std::string comment_lines(std::string_view lead, std::string_view text) {
+  constexpr std::size_t kWidth = 160;
+  constexpr std::string_view kContinued = "#    ";
+  std::string out(lead);
+  std::size_t col = lead.size();
+  bool fresh = true;  // at the start of a line: no space before the word
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    if (!fresh && col + 1 + word.size() > kWidth) {
+      out += "\n";
+      out += kContinued;
+      col = kContinued.size();
+      fresh = true;
+    }
+    if (!fresh) out += ' ', ++col;
+    out += word;
+    col += word.size();
+    fresh = false;
+    text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+  }
+  return out + "\n";
+}
+
 std::string devices_text(const std::vector<int>& devices) {
   if (devices.empty()) return "";
   std::string s = " gpu";
@@ -51,11 +77,13 @@ class TableWriter final : public Writer, private TextSink {
     std::string dtypes, ops;
     for (const auto& d : r.dtypes) dtypes += (dtypes.empty() ? "" : ",") + d;
     for (const auto& o : r.ops) ops += (ops.empty() ? "" : ",") + o;
-    emit("# ccbench {} ({}): {} backend {}{} memory {}\n", r.ccbench_version, r.git_revision, r.collective, r.backend,
-         r.backend_reason.empty() || r.backend_reason == "--backend given" ? "" : " (" + r.backend_reason + ")", r.memory_kind);
-    emit("#  ranks {} nodes {} iters {} warmup iters {} check {} timing {} clock {} agg {} window {}\n",
-               r.ranks, r.nodes, r.iterations, r.warmup, r.check_iterations, r.timing_modes, r.clock,
-               r.aggregation, r.window);
+    emit("# ccbench {} ({}): {} backend {} memory {}\n", r.ccbench_version, r.git_revision, r.collective, r.backend,
+         r.memory_kind);
+    if (!r.backend_reason.empty() && r.backend_reason != "--backend given")
+      emit("{}", comment_lines("#  backend: ", r.backend_reason));
+    emit("#  ranks {} nodes {} iters {} warmup iters {} check {} timing {} agg {} window {}\n", r.ranks, r.nodes,
+         r.iterations, r.warmup, r.check_iterations, r.timing_modes, r.aggregation, r.window);
+    emit("{}", comment_lines("#  clock: ", r.clock));
     emit("#  path requested {} observed {}\n", r.path_requested, r.path_observed);
     if (r.path_observed == "per point")
       emit("#  (NCCL's transports are read from its INFO log after each point; a '# path' line follows a change)\n");
