@@ -329,10 +329,18 @@ Report write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome) {
 
 // The final verdict files, then the report on the terminal and where the
 // files are; the exit code of printing (0, or 5 when stdout failed).
-int write_and_print(const AcceptArgs& args, const AcceptOutcome& outcome, const std::string& raw) {
+int write_and_print(const AcceptArgs& args, const AcceptOutcome& outcome, const std::string& raw, int code) {
   const Report report = write_verdicts(args, outcome);
+  // The last line says the verdict and what the exit code means: under
+  // mpirun a non-zero exit is followed by mpirun's "process returned a
+  // non-zero exit code ... job has been aborted" block (docs/acceptance.md).
+  const std::string meaning = code == kExitOk            ? "exit 0: accepted"
+                              : code == kExitRejected    ? "exit 1: rejected (the cluster did not pass; not a crash)"
+                              : code >= kExitSignal      ? fmt::format("exit {}: interrupted", code)
+                                                         : fmt::format("exit {}: the run had errors (see above)", code);
   return print_or_fail(render_terminal(report, use_color(args.color)) +
-                       fmt::format("verdicts: {}/verdict.json, verdict.md, report.html; {}\n", args.out_dir, raw));
+                       fmt::format("verdicts: {}/verdict.json, verdict.md, report.html; {}\n", args.out_dir, raw) +
+                       fmt::format("ccbench accept: {}\n", meaning));
 }
 
 }  // namespace
@@ -481,7 +489,7 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
     outcome.run_errors.insert(outcome.run_errors.end(), s.run_errors.begin(), s.run_errors.end());
     code = s.interrupted ? kExitSignal + s.interrupted : outcome.exit_code();
     try {
-      const int printed = write_and_print(args, outcome, fmt::format("raw results: {}/raw/", args.out_dir));
+      const int printed = write_and_print(args, outcome, fmt::format("raw results: {}/raw/", args.out_dir), code);
       if (printed != kExitOk && code == kExitOk) code = printed;
     } catch (const UsageError& e) {
       fmt::print(stderr, "ccbench: {}\n", e.what());
@@ -514,7 +522,7 @@ int run_accept_simulated(const AcceptArgs& args) {
                  name(c.pattern), outcome.checks.back().rounds, outcome.checks.back().wall_s);
     }
     outcome.ended_at = utc_now_iso8601();
-    const int printed = write_and_print(args, outcome, "simulated, no raw results");
+    const int printed = write_and_print(args, outcome, "simulated, no raw results", outcome.exit_code());
     return outcome.exit_code() != kExitOk ? outcome.exit_code() : printed;
   } catch (const UsageError& e) {
     fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
