@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace ccb {
@@ -294,12 +295,23 @@ Section environment_section(const Comparison& c) {
   for (const ResultSet& r : c.sets) t.header.push_back(r.label);
   t.left_columns = t.header.size();
   std::size_t differing = 0;
+  // A long value (a CUDA error string as a version, a list of NICs) would
+  // stretch the table: it is numbered in the cell and given in full below.
+  constexpr std::size_t kLongValue = 48;
+  std::vector<std::string> long_values;
+  std::map<std::string, std::size_t> long_index;  // name + value -> its number (one per distinct value)
   for (const std::string& n : names) {
     std::set<std::string> distinct;
     std::vector<Cell> row{{n}};
     for (const ResultSet& r : c.sets) {
       const auto it = r.environment.find(n);
-      row.push_back({it == r.environment.end() ? "-" : it->second});
+      std::string value = it == r.environment.end() ? "-" : it->second;
+      if (value.size() > kLongValue) {
+        const auto [at, fresh] = long_index.emplace(n + '\0' + value, long_values.size() + 1);
+        if (fresh) long_values.push_back(fmt::format("[{}] {}: {}", at->second, n, value));
+        value = fmt::format("{}... [{}]", value.substr(0, kLongValue - 12), at->second);
+      }
+      row.push_back({value});
       if (it != r.environment.end() && r.published_source.empty()) distinct.insert(it->second);
     }
     if (distinct.size() > 1) {
@@ -311,6 +323,11 @@ Section environment_section(const Comparison& c) {
   s.paragraphs.push_back(names.empty() ? "The inputs record no environment."
                                        : fmt::format("{} of {} recorded facts differ between the measured sets (highlighted).",
                                                      differing, names.size()));
+  if (!long_values.empty()) {
+    t.note = "Long values, in full:";
+    for (const std::string& v : long_values) t.note += " " + v + ";";
+    t.note.pop_back();
+  }
   if (!t.rows.empty()) s.tables.push_back(std::move(t));
   return s;
 }

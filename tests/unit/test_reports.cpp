@@ -38,6 +38,25 @@ Comparison hostile_comparison() {
   return compare_sets(std::move(sets), {});
 }
 
+TEST(Reports, LongEnvironmentValuesAreNumberedAndGivenInFullBelow) {
+  Comparison c = hostile_comparison();
+  const std::string cuda = "runtime 13000 driver 0: cudaErrorInsufficientDriver: CUDA driver version is insufficient";
+  for (ResultSet& s : c.sets) s.note_env("versions.cuda", cuda);
+  const std::string term = render_terminal(build_report(c, {}, {}), false);
+  EXPECT_NE(term.find("runtime 13000 driver 0: cudaErrorIns... [1]"), std::string::npos);
+  EXPECT_EQ(term.find("[2] versions.cuda"), std::string::npos);  // the same value is listed once
+  const std::size_t note = term.find("Long values, in full: [1] versions.cuda: runtime 13000");
+  ASSERT_NE(note, std::string::npos);
+  EXPECT_GT(note, term.find("versions.cuda "));  // below the table
+  std::size_t widest = 0;
+  for (std::size_t at = 0, nl; at < term.size(); at = nl + 1) {
+    nl = term.find('\n', at);
+    if (nl == std::string::npos) nl = term.size();
+    widest = std::max(widest, nl - at);
+  }
+  EXPECT_LE(widest, 160u);
+}
+
 TEST(Reports, HtmlEscapesEveryInputString) {
   const Comparison c = hostile_comparison();
   const Report r = build_report(c, {}, {});
