@@ -1,3 +1,4 @@
+#include "harness/cli_errors.hpp"
 #include "harness/accept_command.hpp"
 #include "harness/io_command.hpp"
 
@@ -362,7 +363,7 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    throw UsageError(fmt::format("accept: {} (see ccbench accept --help)", e.what()));
+    throw UsageError(fmt::format("accept: {} (see ccbench accept --help)", usage_line(e)));
   }
   if (help) {
     return std::nullopt;
@@ -543,7 +544,7 @@ int run_baseline(int argc, const char* const* argv) {
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-      throw UsageError(fmt::format("baseline: {} (see ccbench baseline --help)", e.what()));
+      throw UsageError(fmt::format("baseline: {} (see ccbench baseline --help)", usage_line(e)));
     }
     if (help) {
       return print_or_fail(kBaselineHelp);

@@ -1,3 +1,4 @@
+#include "harness/cli_errors.hpp"
 #include "harness/cli.hpp"
 
 #include <fmt/format.h>
@@ -445,7 +446,7 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    throw UsageError(fmt::format("{} (see ccbench --help)", e.what()));
+    throw UsageError(fmt::format("{} (see ccbench --help)", usage_line(e)));
   }
   // An option given with an empty value ("-b ''") is an error, not "not given".
   for (const CLI::Option* o : app.get_options())

@@ -1,3 +1,4 @@
+#include "harness/cli_errors.hpp"
 #include "harness/compare_command.hpp"
 
 #include <fmt/format.h>
@@ -151,7 +152,7 @@ CompareArgs parse(int argc, const char* const* argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    throw UsageError(fmt::format("compare: {} (see ccbench compare --help)", e.what()));
+    throw UsageError(fmt::format("compare: {} (see ccbench compare --help)", usage_line(e)));
   }
   return a;
 }

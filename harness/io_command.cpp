@@ -1,3 +1,4 @@
+#include "harness/cli_errors.hpp"
 #include "harness/io_command.hpp"
 
 #include <fmt/format.h>
@@ -255,7 +256,7 @@ std::optional<IoArgs> parse_io(int argc, const char* const* argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    throw UsageError(fmt::format("io: {} (see ccbench io --help)", e.what()));
+    throw UsageError(fmt::format("io: {} (see ccbench io --help)", usage_line(e)));
   }
   if (help) return std::nullopt;
   if (o.dir.empty()) throw UsageError("io: give the folder to measure (ccbench io DIR; see ccbench io --help)");

@@ -1,3 +1,4 @@
+#include "harness/cli_errors.hpp"
 #include "harness/model_command.hpp"
 
 #include <fmt/format.h>
@@ -124,7 +125,7 @@ void parse_subcommand(const char* name, int argc, const char* const* argv, Add&&
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    throw UsageError(fmt::format("model {}: {} (see ccbench model --help)", name, e.what()));
+    throw UsageError(fmt::format("model {}: {} (see ccbench model --help)", name, usage_line(e)));
   }
 }
 
