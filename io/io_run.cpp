@@ -124,6 +124,16 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
+// A descriptor of the untimed phases, closed when it goes out of scope (also
+// when a transfer throws).
+struct FileHandle {
+  explicit FileHandle(int f) : fd(f) {}
+  ~FileHandle() { close_fd(fd); }
+  FileHandle(const FileHandle&) = delete;
+  FileHandle& operator=(const FileHandle&) = delete;
+  int fd;
+};
+
 }  // namespace
 
 IoRank::IoRank(const IoOptions& o, Workspace& ws, int rank, int device, bool corrupt, bool (*stop)())
@@ -162,10 +172,7 @@ void IoRank::create(IoPattern p, std::size_t block) {
   const bool mine = !o_.shared_file || rank_ == 0;
   if (p == IoPattern::dataset) {
     ws_.make_folder(dataset_folder());
-    for (std::size_t i = 0; i < o_.dataset_files; ++i) {
-      int fd = ws_.create(dataset_file(i));
-      close_fd(fd);
-    }
+    for (std::size_t i = 0; i < o_.dataset_files; ++i) FileHandle made(ws_.create(dataset_file(i)));
   } else if (p == IoPattern::checkpoint) {
     if (mine) ckpt_fd_ = ws_.create(region_file(p));
   } else if (data_fd_ < 0 && mine) {
@@ -177,15 +184,8 @@ void IoRank::prepare(IoPattern p, std::size_t block) {
   const bool writes = row(p).writes;
   if (p == IoPattern::dataset) {
     for (std::size_t i = 0; i < o_.dataset_files; ++i) {
-      int fd = ws_.open_existing(dataset_file(i), false, true);
-      try {
-        lay_out(fd, BlockContent(dataset_id(i)), 0, block, ws_.file(dataset_file(i)));
-        drop_page_cache(fd);
-      } catch (...) {
-        close_fd(fd);
-        throw;
-      }
-      close_fd(fd);
+      const FileHandle f(ws_.open_existing(dataset_file(i), false, true));
+      lay_out(f.fd, BlockContent(dataset_id(i)), 0, block, ws_.file(dataset_file(i)));
     }
   } else if (p == IoPattern::checkpoint) {
     if (ckpt_fd_ < 0) ckpt_fd_ = ws_.open_existing(region_file(p), false, true);
@@ -205,13 +205,13 @@ void IoRank::prepare(IoPattern p, std::size_t block) {
     for (int c = 0; c < o_.check_passes; ++c) wrong += verify(p, block);
     prepared_wrong_ = wrong;
   }
-  if (p != IoPattern::dataset && data_fd_ >= 0 && p != IoPattern::checkpoint) drop_page_cache(data_fd_);
-  if (p == IoPattern::dataset)
-    for (std::size_t i = 0; i < o_.dataset_files; ++i) {
-      int fd = ws_.open_existing(dataset_file(i), false, false);
-      drop_page_cache(fd);
-      close_fd(fd);
-    }
+  // The timed pass starts from the storage, not from pages the layout or the check left.
+  if (p == IoPattern::dataset) {
+    for (std::size_t i = 0; i < o_.dataset_files; ++i)
+      drop_page_cache(FileHandle(ws_.open_existing(dataset_file(i), false, false)).fd);
+  } else if (p != IoPattern::checkpoint) {
+    drop_page_cache(data_fd_);
+  }
 }
 
 std::uint64_t IoRank::verify(IoPattern p, std::size_t block) {
@@ -219,14 +219,9 @@ std::uint64_t IoRank::verify(IoPattern p, std::size_t block) {
   std::uint64_t wrong = 0;
   if (p == IoPattern::dataset) {
     for (std::size_t i = 0; i < o_.dataset_files; ++i) {
-      int fd = ws_.open_existing(dataset_file(i), false, false);
-      try {
-        transfer(fd, false, buf.p, block, 0, ws_.file(dataset_file(i)));
-      } catch (...) {
-        close_fd(fd);
-        throw;
-      }
-      close_fd(fd);
+      const FileHandle f(ws_.open_existing(dataset_file(i), false, false));
+      drop_page_cache(f.fd);  // read back from the storage, as the region check does
+      transfer(f.fd, false, buf.p, block, 0, ws_.file(dataset_file(i)));
       wrong += BlockContent(dataset_id(i)).matches(buf.p, 0, block) ? 0 : 1;
     }
     return wrong;
@@ -246,13 +241,12 @@ std::uint64_t IoRank::verify(IoPattern p, std::size_t block) {
 void IoRank::corrupt_once(IoPattern p, std::size_t block) {
   std::string name = p == IoPattern::dataset ? dataset_file(o_.dataset_files / 2) : region_file(p);
   const std::uint64_t at = p == IoPattern::dataset ? block / 2 : region_base() + blocks_per_rank(o_, block) / 2 * block + 100;
-  int fd = ws_.open_existing(name, false, true);
+  const FileHandle f(ws_.open_existing(name, false, true));
   unsigned char c = 0;
-  transfer(fd, false, &c, 1, at, name);
+  transfer(f.fd, false, &c, 1, at, name);
   c ^= 0x5A;
-  transfer(fd, true, &c, 1, at, name);
-  drop_page_cache(fd);
-  close_fd(fd);
+  transfer(f.fd, true, &c, 1, at, name);
+  drop_page_cache(f.fd);
 }
 
 IoRankResult IoRank::timed(IoPattern p, std::size_t block) {
@@ -261,9 +255,7 @@ IoRankResult IoRank::timed(IoPattern p, std::size_t block) {
     if (p == IoPattern::dataset) {
       double sum = 0;
       for (std::size_t i = 0; i < o_.dataset_files; ++i) {
-        int fd = ws_.open_existing(dataset_file(i), false, false);
-        sum += std::max(0.0, resident_fraction(fd, 0, block));
-        close_fd(fd);
+        sum += std::max(0.0, resident_fraction(FileHandle(ws_.open_existing(dataset_file(i), false, false)).fd, 0, block));
       }
       r.resident_before = o_.dataset_files ? sum / static_cast<double>(o_.dataset_files) : 0;
     } else {
@@ -359,6 +351,7 @@ void IoRank::run_region_thread(IoPattern p, std::size_t block, int t, StartGate&
   const std::uint64_t blocks = blocks_per_rank(o_, block), base = region_base();
   const BlockOrder order(blocks, row(p).random, seed_);
   const int fd = io_fd(p);
+  const bool writes = row(p).writes, mixed = p == IoPattern::mixed;  // looked up once, not per request
   const auto depth = static_cast<std::size_t>(o_.queue_depth);
   std::vector<char> writing(depth);
   std::vector<std::uint64_t> offset_of(depth);
@@ -366,7 +359,7 @@ void IoRank::run_region_thread(IoPattern p, std::size_t block, int t, StartGate&
       o_, device_, stop_, block, thread_slice(blocks, t, o_.threads), false, gate, arrived, out,
       [&](std::uint64_t k, std::size_t s, void* buf) {
         const std::uint64_t offset = base + order.at(k) * block;
-        const bool write = row(p).writes && (p != IoPattern::mixed || !visit_reads(seed_, k, o_.read_percent));
+        const bool write = writes && (!mixed || !visit_reads(seed_, k, o_.read_percent));
         if (write) content.fill(buf, offset, block);
         writing[s] = write;
         offset_of[s] = offset;

@@ -12,16 +12,20 @@ namespace {
 constexpr double kFloorUs = 0.01;  // bucket 0 starts at 10 ns
 const double kLogStep = std::log(1.01);
 
-int bucket_of(double us) {
+constexpr std::size_t kBuckets = 4096;  // 10 ns x 1.01^4096: beyond any latency
+
+std::size_t bucket_of(double us) {
   if (!(us > kFloorUs)) return 0;
-  return static_cast<int>(std::min(std::log(us / kFloorUs) / kLogStep, 1e6));
+  return static_cast<std::size_t>(std::min(std::log(us / kFloorUs) / kLogStep, static_cast<double>(kBuckets - 1)));
 }
-double bucket_middle(int b) { return kFloorUs * std::exp((b + 0.5) * kLogStep); }
+double bucket_middle(std::size_t b) { return kFloorUs * std::exp((static_cast<double>(b) + 0.5) * kLogStep); }
 
 }  // namespace
 
 void LatencyHistogram::add(double us) {
-  ++buckets_[bucket_of(us)];
+  const std::size_t b = bucket_of(us);
+  if (b >= buckets_.size()) buckets_.resize(b + 1);  // a vector: no allocation per request once grown
+  ++buckets_[b];
   min_ = count_ == 0 ? us : std::min(min_, us);
   max_ = count_ == 0 ? us : std::max(max_, us);
   ++count_;
@@ -31,7 +35,8 @@ void LatencyHistogram::add(double us) {
 
 void LatencyHistogram::merge(const LatencyHistogram& o) {
   if (o.count_ == 0) return;
-  for (const auto& [b, n] : o.buckets_) buckets_[b] += n;
+  if (o.buckets_.size() > buckets_.size()) buckets_.resize(o.buckets_.size());
+  for (std::size_t b = 0; b < o.buckets_.size(); ++b) buckets_[b] += o.buckets_[b];
   min_ = count_ == 0 ? o.min_ : std::min(min_, o.min_);
   max_ = count_ == 0 ? o.max_ : std::max(max_, o.max_);
   count_ += o.count_;
@@ -42,8 +47,8 @@ void LatencyHistogram::merge(const LatencyHistogram& o) {
 double LatencyHistogram::percentile(double q) const {
   const auto target = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_)));
   std::uint64_t seen = 0;
-  for (const auto& [b, n] : buckets_) {
-    seen += n;
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    seen += buckets_[b];
     if (seen >= std::max<std::uint64_t>(target, 1)) return std::clamp(bucket_middle(b), min_, max_);
   }
   return max_;
@@ -66,7 +71,8 @@ Summary LatencyHistogram::summary() const {
 
 std::string LatencyHistogram::encode() const {
   std::string out = fmt::format("{} {} {} {} {}", count_, sum_, sum_sq_, min_, max_);
-  for (const auto& [b, n] : buckets_) out += fmt::format(" {}:{}", b, n);
+  for (std::size_t b = 0; b < buckets_.size(); ++b)
+    if (buckets_[b]) out += fmt::format(" {}:{}", b, buckets_[b]);
   return out;
 }
 
@@ -82,7 +88,10 @@ LatencyHistogram LatencyHistogram::decode(const std::string& text) {
   while (*end == ' ') {
     const long b = std::strtol(end + 1, &end, 10);
     if (*end != ':') break;
-    h.buckets_[static_cast<int>(b)] += std::strtoull(end + 1, &end, 10);
+    if (b < 0 || static_cast<std::size_t>(b) >= kBuckets) break;
+    const auto at = static_cast<std::size_t>(b);
+    if (at >= h.buckets_.size()) h.buckets_.resize(at + 1);
+    h.buckets_[at] += std::strtoull(end + 1, &end, 10);
   }
   return h;
 }

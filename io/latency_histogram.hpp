@@ -3,7 +3,7 @@
 // percentile is within 0.5% of the measured value, whatever the count.
 #pragma once
 #include <cstdint>
-#include <map>
+#include <vector>
 #include <string>
 
 #include "results/stats.hpp"
@@ -23,7 +23,7 @@ class LatencyHistogram {
 
  private:
   double percentile(double q) const;
-  std::map<int, std::uint64_t> buckets_;
+  std::vector<std::uint64_t> buckets_;  // counts by bucket index (dense)
   std::uint64_t count_ = 0;
   double sum_ = 0, sum_sq_ = 0, min_ = 0, max_ = 0;
 };

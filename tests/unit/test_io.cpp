@@ -242,7 +242,7 @@ TEST(IoWorkspace, RefusesAMissingOrUnwritableTarget) {
   EXPECT_GT(f.available, 0u);
 }
 
-TEST(IoWorkspace, PageCacheDropLeavesLittleResident) {
+TEST(IoWorkspace, PageCacheDropNeverAddsResidentPages) {
   const std::string dir = temp_dir();
   const std::string path = dir + "/f";
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT, 0600);
