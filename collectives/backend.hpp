@@ -8,6 +8,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <span>
 #include <string_view>
@@ -74,6 +75,15 @@ class Backend {
   // process exits: release what would outlive it (NCCL: ncclCommAbort).
   // Returns what was done, for the report ("" = nothing).
   virtual std::string abort() { return ""; }
+  // Asynchronous backends (NCCL): run() returns once the operation is
+  // enqueued, so its return is no sign of progress; f runs on the calling
+  // thread each time issued work is seen to complete (the watchdog's
+  // heartbeat). Synchronous backends (MPI) complete each call before it returns.
+  virtual bool asynchronous() const { return false; }
+  virtual void on_completion(std::function<void()> f) { (void)f; }
+  // Test-only (CCBENCH_FAULT=gpu_hang): enqueue work that never finishes on
+  // local rank j's stream, ahead of the next operation. False: cannot.
+  virtual bool stall(int j) { (void)j; return false; }
   // Why this placement cannot run on this backend ("" = it can): it is
   // recorded as not measured, with the reason.
   virtual std::string unsupported(const OpArgs&) const { return ""; }

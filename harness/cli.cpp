@@ -30,6 +30,15 @@ std::string_view name(TimingMode m) {
   return "both";
 }
 
+std::string_view name(WarmUpOrder w) {
+  switch (w) {
+    case WarmUpOrder::sizes_first: return "sizes-first";
+    case WarmUpOrder::per_point: return "per-point";
+    case WarmUpOrder::automatic: break;
+  }
+  return "auto";
+}
+
 namespace {
 
 constexpr std::string_view kPaths[] = {"auto", "nvlink", "pcie", "shm", "rdma", "tcp"};
@@ -149,6 +158,11 @@ Sweep (sizes take binary suffixes K=1024, M=1024^2, G=1024^3, or KiB, MiB, GiB; 
 Timing:
   -n, --iters N             timed iterations per size and mode (default 20)
   -w, --warmup_iters N      untimed iterations first (default 1)
+      --warmup-order ORDER  sizes-first: -w operations at every size from -b to -e
+                            (doubling) before the first point, as nccl-tests; per-point:
+                            -w just before each point is timed, as OSU and IMB (default:
+                            sizes-first on nccl, per-point on mpi). Either way one
+                            synchronised operation precedes each timed placement
       --timing MODE         pipelined, per_iteration or both (default both)
   -a, --average 0|1|2|3     how the pipelined time of each rank is combined:
                             0 rank 0, 1 mean, 2 min, 3 max (default 1)
@@ -389,7 +403,7 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   std::string collective, minb, maxb, stepb, factor, iters, warmup, check, op, dtype, root, block,
       avg, timeout, timing, window, path, backend, memory, ngpus, graph, reg, bind, plan, precision, time_per_size,
       max_time, max_iters, nthreads, agg_iters, run_cycles, parallel_init, stream_null, cputime, per_iter, cta_policy,
-      unalign;
+      unalign, warmup_order;
   app.add_flag("-h,--help", help);
   app.add_flag("--version", version);
   app.add_option("collective", collective);
@@ -409,6 +423,7 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   CLI::Option* json_opt = app.add_option("-J,--json", cfg.json_path)->expected(0, 1);
   app.add_option("--csv", cfg.csv_path);
   app.add_option("--timing", timing);
+  app.add_option("--warmup-order", warmup_order);
   app.add_option("--window", window);
   app.add_option("--path", path);
   app.add_option("--backend", backend);
@@ -537,6 +552,11 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
     else if (timing == "per_iteration") cfg.timing = TimingMode::per_iteration;
     else if (timing == "both") cfg.timing = TimingMode::both;
     else throw UsageError(fmt::format("--timing '{}': unknown (allowed: pipelined, per_iteration, both)", timing));
+  }
+  if (!warmup_order.empty()) {
+    if (warmup_order == "sizes-first") cfg.warmup_order = WarmUpOrder::sizes_first;
+    else if (warmup_order == "per-point") cfg.warmup_order = WarmUpOrder::per_point;
+    else throw UsageError(fmt::format("--warmup-order '{}': unknown (allowed: sizes-first, per-point)", warmup_order));
   }
   if (!path.empty()) {
     bool known = false;

@@ -10,6 +10,9 @@
 namespace ccb {
 
 enum class TimingMode { pipelined, per_iteration, both };
+// --warmup-order: nccl-tests warms every size (doubling from -b to -e) before
+// the first point; OSU and IMB warm each size just before it is timed.
+enum class WarmUpOrder { automatic, sizes_first, per_point };
 
 struct Config {
   const Collective* collective = nullptr;
@@ -50,6 +53,7 @@ struct Config {
   std::vector<std::size_t> sizes;  // an explicit list (ccbench accept); when set, min/max/step are not used
   int iters = 20;
   int warmup = 1;
+  WarmUpOrder warmup_order = WarmUpOrder::automatic;  // automatic: sizes_first on nccl, per_point on mpi
   int check = 1;          // verification iterations per point; 0 = no check
   int root = 0;
   int aggregation = 1;    // -a: 0 rank 0, 1 average, 2 min, 3 max
@@ -74,5 +78,6 @@ struct Config {
 };
 
 std::string_view name(TimingMode m);
+std::string_view name(WarmUpOrder w);
 
 }  // namespace ccb

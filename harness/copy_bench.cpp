@@ -217,6 +217,7 @@ int run_copy_bench(const Config& cfg) {
   run.dtypes = {"uint8"};
   run.iterations = cfg.iters;
   run.warmup = cfg.warmup;
+  run.warmup_order = "per-point";  // each copy size warmed just before it is timed
   run.min_bytes = cfg.min_bytes;
   run.max_bytes = cfg.max_bytes;
   run.step_bytes = cfg.step_bytes;

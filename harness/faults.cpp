@@ -14,13 +14,15 @@ Faults parse_faults(const std::string& spec) {
   Faults f;
   if (spec.empty()) return f;
   const auto bad = [&] {
-    return UsageError(fmt::format("CCBENCH_FAULT '{}': expected corrupt:rank=R, hang:rank=R[:bytes=S] or exit:rank=R[:bytes=S]", spec));
+    return UsageError(fmt::format("CCBENCH_FAULT '{}': expected corrupt:rank=R, or hang, exit, stuck or gpu_hang with :rank=R[:bytes=S]", spec));
   };
   const std::size_t colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
   if (kind == "corrupt") f.kind = Faults::Kind::corrupt;
   else if (kind == "hang") f.kind = Faults::Kind::hang;
   else if (kind == "exit") f.kind = Faults::Kind::exit;
+  else if (kind == "stuck") f.kind = Faults::Kind::stuck;
+  else if (kind == "gpu_hang") f.kind = Faults::Kind::gpu_hang;
   else throw bad();
   std::size_t at = colon;
   while (at != std::string::npos) {
@@ -48,7 +50,7 @@ Faults faults_from_environment() {
 
 void inject_before_point(const Faults& f, int rank, std::size_t bytes) {
   if (f.rank != rank || bytes < f.bytes) return;
-  if (f.kind == Faults::Kind::hang) {
+  if (f.kind == Faults::Kind::hang || f.kind == Faults::Kind::stuck) {
     fmt::print(stderr, "ccbench: rank {}: CCBENCH_FAULT: hanging before the {} B point (test-only)\n", rank, bytes);
     std::fflush(stderr);
     for (;;) pause();

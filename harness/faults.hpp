@@ -3,6 +3,10 @@
 //   hang:rank=R[:bytes=S]     R stops before the first point of at least S bytes
 //                             (the others block in the collective: a hang)
 //   exit:rank=R[:bytes=S]     R kills itself with SIGKILL there (a dead rank)
+//   stuck:rank=R[:bytes=S]    as hang, and R's abort never returns either (as
+//                             ncclCommAbort on a blocking communicator can)
+//   gpu_hang:rank=R[:bytes=S] a kernel that never finishes is launched on R's
+//                             GPU stream ahead of that point (nccl backend)
 // Not for measurements: it exists so that tests can prove failures are caught.
 #pragma once
 #include <cstddef>
@@ -11,18 +15,21 @@
 namespace ccb {
 
 struct Faults {
-  enum class Kind { none, corrupt, hang, exit };
+  enum class Kind { none, corrupt, hang, exit, stuck, gpu_hang };
   Kind kind = Kind::none;
   int rank = -1;
   std::size_t bytes = 0;
   bool corrupts(int r) const { return kind == Kind::corrupt && rank == r; }
+  bool abort_hangs(int first, int count) const { return kind == Kind::stuck && rank >= first && rank < first + count; }
+  bool hangs_gpu(int r, std::size_t b) const { return kind == Kind::gpu_hang && rank == r && b >= bytes; }
 };
 
 // Throws UsageError on a malformed CCBENCH_FAULT.
 Faults parse_faults(const std::string& spec);
 Faults faults_from_environment();
 
-// Hangs or kills this process when the fault applies to `rank` at `bytes`.
+// Hangs or kills this process when the fault applies to `rank` at `bytes`
+// (gpu_hang is the backend's: Backend::stall).
 void inject_before_point(const Faults& f, int rank, std::size_t bytes);
 
 }  // namespace ccb

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/sampling.hpp"
+#include "harness/sizes.hpp"
 #include "harness/verify.hpp"
 
 namespace ccb {
@@ -46,6 +47,14 @@ std::vector<OpArgs> local_args(const Backend& backend, const OpArgs& args, std::
   return out;
 }
 
+// Iteration k was issued: a heartbeat where run() returns on completion
+// (MPI); an asynchronous backend's completions reach the watchdog through
+// Backend::on_completion (set by the sweep).
+void issued(const Backend& backend, Watchdog& watchdog, long k) {
+  if (backend.asynchronous()) watchdog.issued(k);
+  else watchdog.heartbeat(k);
+}
+
 }  // namespace
 
 // The timed loop: `next` is the caller's lambda, called directly (no
@@ -78,10 +87,29 @@ double pipelined_seconds(Backend& backend, const Comm& comm, const Config& cfg, 
       comm.barrier();
       excluded += std::chrono::duration<double>(Clock::now() - b0).count();
     }
-    watchdog.heartbeat(k);
+    issued(backend, watchdog, k);
   }
   backend.synchronize();
   return (std::chrono::duration<double>(Clock::now() - t0).count() - excluded) / iters;
+}
+
+void warm_up_every_size(Backend& backend, const Config& cfg, const OpArgs& task, std::size_t largest_bytes,
+                        std::span<const PointBuffers> buffers, Watchdog& watchdog) {
+  for (const SizePoint& p : warm_up_points(cfg.min_bytes, cfg.max_bytes, cfg.sizes, *task.coll, task.dtype,
+                                           backend.ranks(), largest_bytes)) {
+    OpArgs a = task;
+    a.count = p.count;
+    a.chunk = p.chunk;
+    a.in_place = false;
+    const std::vector<OpArgs> locals = local_args(backend, a, buffers, 0);
+    for (int w = 0; w < cfg.warmup; ++w) {
+      backend.run(locals);
+      if (cfg.blocking >= 1) backend.synchronize();
+      issued(backend, watchdog, w);
+    }
+    backend.synchronize();  // as nccl-tests: each size's warm-up completes before the next
+    watchdog.heartbeat(cfg.warmup);
+  }
 }
 
 std::size_t rotation_slots(const PointBuffers& b, std::size_t slot_bytes) {
@@ -136,10 +164,11 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
 
   prepare(shift ? 1 : slots);
   watchdog.touch();  // filling is not an operation: the timeout starts now
-  for (int w = 0; w < cfg.warmup; ++w) {
+  const int warmup = cfg.warmup_order == WarmUpOrder::per_point ? cfg.warmup : 0;  // else warmed before the sweep
+  for (int w = 0; w < warmup; ++w) {
     backend.run(next(w));
     if (cfg.blocking >= 1) backend.synchronize();  // -z: each operation waited for, warm-up too
-    watchdog.heartbeat(w);
+    issued(backend, watchdog, w);
   }
   // nccl-tests: one synchronised operation and a barrier before each placement
   // (with -w 0 this is where connections are set up, outside the timed loop).

@@ -29,6 +29,12 @@ struct PointBuffers {
   std::size_t shift_bytes = 0;
 };
 
+// --warmup-order sizes-first (nccl-tests' TimeTest): -w out-of-place
+// operations of `task`'s collective, dtype and op at each of warm_up_points
+// (harness/sizes.hpp), each size waited for before the next.
+void warm_up_every_size(Backend& backend, const Config& cfg, const OpArgs& task, std::size_t largest_bytes,
+                        std::span<const PointBuffers> buffers, Watchdog& watchdog);
+
 // Slots of `slot_bytes` the arenas hold (1 without --rotate-buffers).
 std::size_t rotation_slots(const PointBuffers& b, std::size_t slot_bytes);
 

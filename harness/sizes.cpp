@@ -75,4 +75,14 @@ std::vector<SizePoint> plan_points(const std::vector<std::size_t>& requested, co
   return points;
 }
 
+std::vector<SizePoint> warm_up_points(std::size_t min_bytes, std::size_t max_bytes,
+                                      const std::vector<std::size_t>& explicit_sizes, const Collective& c, DType d,
+                                      int nranks, std::size_t largest) {
+  const auto requested = explicit_sizes.empty() ? sweep_sizes(min_bytes, max_bytes, 0, 2) : explicit_sizes;
+  std::vector<SizePoint> points;
+  for (const SizePoint& p : plan_points(requested, c, d, nranks, false))
+    if (p.bytes <= largest) points.push_back(p);
+  return points;
+}
+
 }  // namespace ccb

@@ -40,4 +40,12 @@ std::size_t size_unit(const Collective& c, DType d, int nranks);
 std::vector<SizePoint> plan_points(const std::vector<std::size_t>& requested, const Collective& c,
                                    DType d, int nranks, bool strict);
 
+// The sizes --warmup-order sizes-first warms (nccl-tests' TimeTest): doubling
+// from min to max whatever the sweep's step, or each size of an explicit
+// list; planned as the points are; none above `largest` bytes (the buffers
+// hold the largest planned point).
+std::vector<SizePoint> warm_up_points(std::size_t min_bytes, std::size_t max_bytes,
+                                      const std::vector<std::size_t>& explicit_sizes, const Collective& c, DType d,
+                                      int nranks, std::size_t largest);
+
 }  // namespace ccb

@@ -215,6 +215,7 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
   run.root = c.rooted ? cfg.root : -1;
   run.iterations = cfg.iters;
   run.warmup = cfg.warmup;
+  run.warmup_order = std::string(name(cfg.warmup_order));
   run.check_iterations = cfg.check;
   run.aggregation = cfg.aggregation;
   run.blocking = backend.blocking();
@@ -305,9 +306,25 @@ void record_transports(const Config& cfg, const Comm& comm, Backend& backend, Po
   rec.path_warning = path_mismatch(cfg.path, classes, comm.nodes());
 }
 
+// Test-only faults that strike before a point (CCBENCH_FAULT: hang, exit,
+// stuck on the host; gpu_hang on the GPU).
+void inject_faults(const Faults& faults, Backend& backend, std::size_t bytes) {
+  for (int j = 0; j < backend.local_ranks(); ++j) {
+    const int r = backend.first_rank() + j;
+    inject_before_point(faults, r, bytes);
+    if (faults.hangs_gpu(r, bytes)) {
+      fmt::print(stderr, "ccbench: rank {}: CCBENCH_FAULT: a kernel that never ends on its GPU before the {} B point "
+                 "(test-only)\n", r, bytes);
+      std::fflush(stderr);
+      backend.stall(j);
+    }
+  }
+}
+
 }  // namespace
 
-int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, Writer* extra) {
+int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl_log, Writer* extra) {
+  Config cfg = requested;
   const Collective& c = *cfg.collective;
   // The default backend is chosen per process (does it see a GPU?): all must agree.
   const std::vector<std::string> chosen = comm.all_strings(cfg.backend + "\n" + cfg.backend_reason);
@@ -323,12 +340,20 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, 
   if (!backend_ptr) return kExitUsage;
   Backend& backend = *backend_ptr;
   const int n = backend.ranks(), rank = comm.rank();
+  if (cfg.warmup_order == WarmUpOrder::automatic)  // nccl-tests' order on nccl, OSU's and IMB's on mpi
+    cfg.warmup_order = backend.name() == "nccl" ? WarmUpOrder::sizes_first : WarmUpOrder::per_point;
 
   Plan plan;
   std::vector<std::unique_ptr<Writer>> writers;
   if (!agreed(comm, [&] { plan = make_plan(cfg, comm, backend); })) return kExitUsage;
   Faults faults;
-  if (!agreed(comm, [&] { faults = faults_from_environment(); })) return kExitUsage;
+  if (!agreed(comm, [&] {
+        faults = faults_from_environment();
+        if (faults.kind == Faults::Kind::gpu_hang && backend.name() != "nccl")
+          throw UsageError(fmt::format("CCBENCH_FAULT gpu_hang: needs the nccl backend (a GPU stream to hang); this run uses {}",
+                                       backend.name()));
+      }))
+    return kExitUsage;
 
   // --bind before the buffers are touched, so that memory lands on the chosen node.
   PlacedProcess placed =
@@ -372,8 +397,14 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, 
     for (Writer* w : outputs) w->end(e);
   };
   // Declared after the state its last words use, so that it stops first.
-  Watchdog watchdog(cfg.timeout_s, rank, run.placement[static_cast<std::size_t>(rank)].host,
-                    [&backend] { return backend.abort(); });
+  Watchdog watchdog(cfg.timeout_s, rank, run.placement[static_cast<std::size_t>(rank)].host, [&backend, &faults] {
+    if (faults.abort_hangs(backend.first_rank(), backend.local_ranks())) {
+      fmt::print(stderr, "ccbench: rank {}: CCBENCH_FAULT: the abort does not return (test-only)\n", faults.rank);
+      for (;;) pause();
+    }
+    return backend.abort();
+  });
+  if (watchdog.enabled()) backend.on_completion([&watchdog] { watchdog.completed(); });
   watchdog.set_last_words([&](const std::string& status, int code) {
     std::unique_lock<std::mutex> lock(output_mu, std::defer_lock);
     for (int tries = 0; tries < 100 && !lock.try_lock(); ++tries) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -405,6 +436,14 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, 
   };
 
   for (const auto& t : plan.tasks) {
+    if (cfg.warmup_order == WarmUpOrder::sizes_first && cfg.warmup > 0 && !t.points.empty()) {
+      const OpArgs task{&c, 0, t.dtype, t.op.value_or(ReduceOp::sum), cfg.root, 0, 0, nullptr, nullptr, false, cfg.window};
+      std::size_t largest = 0;
+      for (const auto& p : t.points) largest = std::max(largest, p.bytes);
+      watchdog.set_activity(fmt::format("the warm-up of every size ({} {}{})", c.name, info(t.dtype).name,
+                                        t.op ? " " + std::string(name(*t.op)) : ""));
+      warm_up_every_size(backend, cfg, task, largest, buffers.local, watchdog);
+    }
     for (const auto& p : t.points) {
       // SIGINT/SIGTERM/SIGHUP, or an output rank 0 cannot write: every rank
       // stops at the same point boundary.
@@ -432,11 +471,23 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, 
         if (in_place && c.point_to_point) continue;
         args.in_place = in_place;
         Measurement& pl = in_place ? rec.in_place : rec.out_of_place;
-        watchdog.set_activity(fmt::format("{} {} {} {} B {}", c.name, rec.dtype, rec.op.empty() ? "none" : rec.op,
-                                          p.bytes, in_place ? "in-place" : "out-of-place"));
-        if (!in_place)
-          for (int j = 0; j < backend.local_ranks(); ++j) inject_before_point(faults, backend.first_rank() + j, p.bytes);
-        measure_placement(backend, comm, cfg, args, buffers.local, faults, watchdog, clock, pl);
+        const std::string doing = fmt::format("{} {} {} {} B {}", c.name, rec.dtype, rec.op.empty() ? "none" : rec.op,
+                                              p.bytes, in_place ? "in-place" : "out-of-place");
+        watchdog.set_activity(doing);
+        if (!in_place) inject_faults(faults, backend, p.bytes);
+        try {
+          measure_placement(backend, comm, cfg, args, buffers.local, faults, watchdog, clock, pl);
+        } catch (const std::exception& e) {
+          // A failure of the library or the GPU (an NCCL async error, a CUDA
+          // error): the end record says what and where, then the job ends.
+          progress.finish();
+          const std::string what = fmt::format("{} during {}", e.what(), doing);
+          std::lock_guard<std::mutex> lock(output_mu);
+          end.status = "failed: " + what;
+          end.exit_code = kExitInternal;
+          finish(end);
+          throw std::runtime_error(fmt::format("rank {}: {}", rank, what));
+        }
         derive(cfg, c, n, rec, pl);
         if (!pl.measured) continue;
         std::lock_guard<std::mutex> lock(output_mu);  // the watchdog's last words read these

@@ -2,9 +2,11 @@
 // completed for the timeout (and, with or without -T, when a stop signal is
 // not acted on because an operation does not return). Every rank's watchdog reports its own line (the
 // operation, size and the last iteration it completed, so stuck ranks stand
-// out); the backend aborts what it can (NCCL: ncclCommAbort); the last words
-// (rank 0: the end record) are written; after a grace period that lets the
-// other ranks report too, the process exits 4 and mpirun ends the rest.
+// out); the backend aborts what it can (NCCL: ncclCommAbort), given at most
+// kAbortSeconds; the last words (rank 0: the end record) are written; after a
+// grace period that lets the other ranks report too, the process exits 4 and
+// mpirun ends the rest. The bound: the timeout + 0.1 s + kAbortSeconds +
+// kGraceSeconds, every time (tests/fault.sh stuck).
 #pragma once
 #include "common/errors.hpp"
 #include <atomic>
@@ -33,6 +35,7 @@ class Watchdog {
   // The exit code of a timeout (kExitTimeout unless told; ccbench accept: 2).
   void set_exit_code(int code) { exit_code_ = code; }
   static constexpr int kGraceSeconds = 2;
+  static constexpr int kAbortSeconds = 5;
   // A SIGINT/SIGTERM that the sweep has not acted on within this long (a
   // point still running, or an operation that does not return) ends the
   // process from the watchdog thread, end record first: mpirun follows its
@@ -50,6 +53,15 @@ class Watchdog {
       progress_.store(progress_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     }
   }
+  // An asynchronous backend (NCCL) enqueued this iteration: no progress by
+  // itself; its completions come through completed().
+  void issued(long iteration) {
+    if (timeout_ns_ > 0) {
+      iteration_.store(iteration, std::memory_order_relaxed);
+      asynchronous_.store(true, std::memory_order_relaxed);
+    }
+  }
+  void completed() { touch(); }
 
  private:
   static long long now_ns() {
@@ -64,6 +76,7 @@ class Watchdog {
   std::function<std::string()> on_timeout_;
   std::atomic<unsigned long> progress_{0};  // written by the measuring thread only
   std::atomic<long> iteration_{0};
+  std::atomic<bool> asynchronous_{false};  // iteration_ counts issued operations
   std::mutex mu_;
   std::condition_variable cv_;
   std::string activity_;

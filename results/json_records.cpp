@@ -78,7 +78,7 @@ json run_to_json(const RunInfo& r) {
       {"config",
        {{"collective", r.collective}, {"backend", r.backend}, {"backend_reason", r.backend_reason}, {"memory_kind", r.memory_kind},
         {"dtypes", r.dtypes}, {"ops", r.ops}, {"root", r.root}, {"iterations", r.iterations},
-        {"warmup_iterations", r.warmup}, {"check_iterations", r.check_iterations},
+        {"warmup_iterations", r.warmup}, {"warmup_order", r.warmup_order}, {"check_iterations", r.check_iterations},
         {"rank_combine", r.aggregation}, {"blocking", r.blocking}, {"blocking_requested", r.blocking_requested},
         {"window", r.window}, {"ranks_per_process", r.ranks_per_process}, {"cuda_graph", r.cuda_graph},
         {"sampling", {{"precision", r.precision}, {"time_per_size_s", r.time_per_size},

@@ -94,6 +94,7 @@ struct RunInfo {
   double precision = 0, time_per_size = 0, max_time_per_size = 0;
   long max_iters = 0;
   std::string sync = "barrier";
+  std::string warmup_order;  // sizes-first (nccl-tests) or per-point (OSU, IMB)
   bool rotate_buffers = false;
   std::size_t rotate_arena_bytes = 0;
   bool blocking = true;

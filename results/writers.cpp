@@ -81,12 +81,13 @@ class TableWriter final : public Writer, private TextSink {
          r.memory_kind);
     if (!r.backend_reason.empty() && r.backend_reason != "--backend given")
       emit("{}", comment_lines("#  backend: ", r.backend_reason));
-    emit("#  ranks {} nodes {} iters {} warmup iters {} check {} timing {} agg {} window {}\n", r.ranks, r.nodes,
-         r.iterations, r.warmup, r.check_iterations, r.timing_modes, r.aggregation, r.window);
+    emit("#  ranks {} nodes {} iters {} warmup iters {} ({}) check {} timing {} agg {} window {}\n", r.ranks, r.nodes,
+         r.iterations, r.warmup, r.warmup_order, r.check_iterations, r.timing_modes, r.aggregation, r.window);
     emit("{}", comment_lines("#  clock: ", r.clock));
     emit("#  path requested {} observed {}\n", r.path_requested, r.path_observed);
     if (r.path_observed == "per point")
-      emit("#  (NCCL's transports are read from its INFO log after each point; a '# path' line follows a change)\n");
+      emit("#  (NCCL's transports: the connections its INFO log shows set up by the end of each point, which later points reuse;\n"
+           "#   a '# path' line follows a change)\n");
     if (r.path_requested != "auto" && r.path_observed != r.path_requested && r.path_observed != "unverified" &&
         r.path_observed != "per point")
       emit("#  WARNING: path {} was requested but {} was observed\n", r.path_requested,

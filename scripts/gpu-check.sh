@@ -100,6 +100,14 @@ fi
 step nccl_watchdog 60 bash -c "CCBENCH_FAULT=hang:rank=0:bytes=4096 $CCB all_reduce --backend nccl -g 1 -T 3 \
   -b 1K -e 16K -f 2 -n 5 -J $OUT/watchdog.jsonl; rc=\$?; echo exit \$rc; [ \$rc -eq 4 ]"
 grep -q ncclCommAbort "$OUT/nccl_watchdog.log" || echo "== nccl_watchdog: no ncclCommAbort in the log"
+# A GPU-side hang (a kernel that never ends ahead of the 1 MiB point): the
+# watchdog must end the process within -T + 10 s with the end record written.
+step nccl_gpu_hang 60 bash -c "s=\$(date +%s); CCBENCH_FAULT=gpu_hang:rank=0:bytes=1048576 $CCB all_reduce --backend nccl \
+  -g 1 -T 3 -b 64K -e 4M -f 4 -n 5 -J $OUT/gpu_hang.jsonl; rc=\$?; t=\$(( \$(date +%s) - s )); echo exit \$rc after \${t} s; \
+  [ \$rc -eq 4 ] && [ \$t -le 16 ] && grep -q '\"status\":\"failed: timeout' $OUT/gpu_hang.jsonl"
+# Heartbeats come from completions: a long -n whose queued work outlasts -T
+# must not time out (1 GiB all_reduces, 3000 of them, -T 1).
+step nccl_long_n 120 $CCB all_reduce --backend nccl -g 1 -T 1 -b 1G -e 1G -n 3000 -w 0 -c 0 --timing pipelined
 # ccbench accept with the NCCL backend on this node's GPUs (one process).
 # Storage -> GPU (ccbench io): pageable, pinned and device destinations side by side.
 for mem in pageable pinned device; do

@@ -4,6 +4,9 @@
 # Usage: fault.sh CCBENCH VALIDATE_JSONL MODE
 #   hang     3 ranks, rank 1 hangs at 4 KiB, -T 3: exit 4 within 3 + 2 + 10 s,
 #            a report from every rank, the 5 points before intact, an end record
+#   stuck    one process hangs at 4 KiB and its abort never returns either
+#            (as ncclCommAbort on a blocking communicator can), -T 2: exit 4
+#            within 2 + 5 (abort bound) + 2 (grace) + 3 s, the end record written
 #   exit     2 ranks, rank 1 dies (SIGKILL) at 4 KiB: non-zero exit, the 5
 #            points before intact, every line valid JSON
 #   sigterm  one process: SIGTERM once 3 points are written: exit 143, end
@@ -34,6 +37,17 @@ case $mode in
     for r in 0 1 2; do grep -q "^ccbench: rank $r (.*): timeout: no operation completed for 3.[0-9] s during all_reduce float sum 8192 B out-of-place" "$dir/err" || fail "no report from rank $r"; done
     [ "$(points)" = 5 ] || fail "$(points) points kept, expected 5 (8 B .. 2 KiB)"
     grep -q '"exit_code":4,.*"status":"failed: timeout.*"type":"end"' "$out" || fail "no end record saying why"
+    "$validate" "$out" >/dev/null || fail "the file does not validate"
+    ;;
+  stuck)
+    start=$(date +%s)
+    CCBENCH_FAULT=stuck:rank=0:bytes=4096 timeout 60 "$ccbench" "${sweep[@]}" -T 2 >/dev/null 2>"$dir/err"
+    code=$? elapsed=$(( $(date +%s) - start ))
+    [ $code = 4 ] || fail "exit $code, expected 4"
+    [ $elapsed -le 12 ] || fail "took ${elapsed}s: the bound is 2 s timeout + 5 s for the abort + 2 s grace"
+    grep -q "the abort did not return within 5 s; exiting without it" "$dir/err" || fail "no line about the abort"
+    grep -q '"exit_code":4,.*"status":"failed: timeout.*"type":"end"' "$out" || fail "no end record saying why"
+    [ "$(points)" = 5 ] || fail "$(points) points kept, expected 5"
     "$validate" "$out" >/dev/null || fail "the file does not validate"
     ;;
   exit)

@@ -1,8 +1,10 @@
 #include "collectives/nccl/nccl_backend.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <stdexcept>
+#include <thread>
 
 #include "collectives/nccl/nccl_version.hpp"
 #include "kernels/cuda/device_kernels.hpp"
@@ -60,6 +62,12 @@ bool same_args(const std::vector<OpArgs>& a, std::span<const OpArgs> b) {
   return true;
 }
 
+// A thread that found its communicators aborted by the watchdog thread waits
+// here for the process to end (the watchdog exits it within its bound).
+[[noreturn]] void park() {
+  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
 // ncclMemAlloc (NCCL >= 2.19) gives buffers NVLS and registration can use; older: cudaMalloc.
@@ -109,7 +117,15 @@ void* NcclMemory::allocate(std::size_t bytes, int local) {
   Allocation a{local, nullptr};
   if (backend_.register_buffers()) {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0)
-    const ncclResult_t r = ncclCommRegister(backend_.comm(local), p, bytes == 0 ? 1 : bytes, &a.handle);
+    ncclResult_t r = ncclCommRegister(backend_.comm(local), p, bytes == 0 ? 1 : bytes, &a.handle);
+    if (r == ncclInProgress) {  // a non-blocking communicator: finished by polling
+      r = ncclSuccess;
+      try {
+        backend_.settle(ncclInProgress, "ncclCommRegister", local);
+      } catch (const std::exception&) {
+        r = ncclInternalError;
+      }
+    }
 #else
     const ncclResult_t r = ncclInvalidUsage;  // no ncclCommRegister before 2.19
 #endif
@@ -153,6 +169,9 @@ NcclBackend::NcclBackend(const NcclOptions& options) : options_(options) {
   // the configuration nccl-tests 2.19.6 sets: NVLink-centric scheduling (NCCL
   // >= 2.28), and two P2P peers for sendrecv's ring (NCCL >= 2.30).
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 14, 0)
+  config.blocking = 0;  // non-blocking: see nccl_backend.hpp
+#endif
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
   config.nvlinkCentricSched = 1;
 #endif
@@ -162,18 +181,18 @@ NcclBackend::NcclBackend(const NcclOptions& options) : options_(options) {
   check_nccl(ncclGroupStart(), "ncclGroupStart");
   for (std::size_t j = 0; j < locals_.size(); ++j) {
     check(cudaSetDevice(locals_[j].device), "cudaSetDevice");
-    check_nccl(ncclCommInitRankConfig(&locals_[j].comm, options_.nranks, options_.id,
-                                      options_.first_rank + static_cast<int>(j), &config),
-               "ncclCommInitRankConfig");
+    const ncclResult_t r = ncclCommInitRankConfig(&locals_[j].comm, options_.nranks, options_.id,
+                                                  options_.first_rank + static_cast<int>(j), &config);
+    if (r != ncclInProgress) check_nccl(r, "ncclCommInitRankConfig");
   }
-  check_nccl(ncclGroupEnd(), "ncclCommInitRankConfig (group)");
+  settle(ncclGroupEnd(), "ncclCommInitRankConfig (group)");
 }
 
 NcclBackend::~NcclBackend() {
   drop_graphs();
   for (auto& l : locals_) {
     cudaSetDevice(l.device);
-    if (l.stream) cudaStreamSynchronize(l.stream);
+    if (l.stream && !aborted_) cudaStreamSynchronize(l.stream);  // after an abort the stream may never drain
   }
   memory_.release_all();  // buffers go before their communicators
   for (auto& l : locals_) {
@@ -182,6 +201,7 @@ NcclBackend::~NcclBackend() {
     if (l.start) cudaEventDestroy(l.start);
     if (l.stop) cudaEventDestroy(l.stop);
     if (l.loop) cudaGraphExecDestroy(l.loop);
+    for (cudaEvent_t e : l.marks) cudaEventDestroy(e);
     if (l.stream) cudaStreamDestroy(l.stream);
   }
 }
@@ -327,7 +347,100 @@ void NcclBackend::enqueue(const OpArgs& a, const Local& l, int phase) {
 void NcclBackend::issue(std::span<const OpArgs> args, int phase) {
   check_nccl(ncclGroupStart(), "ncclGroupStart");
   for (std::size_t j = 0; j < args.size(); ++j) enqueue(args[j], locals_[j], phase);
-  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+  settle(ncclGroupEnd(), "ncclGroupEnd");
+}
+
+// --- waiting: polls, so that async errors and the watchdog's heartbeats get through ---
+
+void NcclBackend::settle(ncclResult_t r, const char* what, int local) {
+  if (r != ncclInProgress) return check_nccl(r, what);
+  for (std::size_t j = 0; j < locals_.size(); ++j) {
+    if (local >= 0 && static_cast<int>(j) != local) continue;
+    ncclResult_t state = ncclInProgress;
+    while (state == ncclInProgress) {
+      std::unique_lock<std::mutex> lock(comm_mu_);
+      if (aborted_) {
+        lock.unlock();
+        park();
+      }
+      check_nccl(ncclCommGetAsyncError(locals_[j].comm, &state), "ncclCommGetAsyncError");
+    }
+    check_nccl(state, what);
+  }
+}
+
+// An asynchronous error on l's communicator (a peer or the network failed):
+// the communicators are aborted and the error names this rank and its GPU.
+void NcclBackend::check_async(Local& l) {
+  ncclResult_t state = ncclSuccess;
+  {
+    std::unique_lock<std::mutex> lock(comm_mu_);
+    if (aborted_) {
+      lock.unlock();
+      park();
+    }
+    check_nccl(ncclCommGetAsyncError(l.comm, &state), "ncclCommGetAsyncError");
+  }
+  if (state == ncclSuccess || state == ncclInProgress) return;
+  std::string detail = ncclGetErrorString(state);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 13, 0)
+  if (const char* last = ncclGetLastError(l.comm); last && *last) detail += std::string(": ") + last;
+#endif
+  const int rank = options_.first_rank + static_cast<int>(&l - locals_.data());
+  const std::string aborted = abort();
+  throw std::runtime_error("NCCL reported an asynchronous error on rank " + std::to_string(rank) + " (GPU " +
+                           std::to_string(l.device) + "): " + detail + " (" + aborted + ")");
+}
+
+// Polls `done` (a cudaStreamQuery or cudaEventQuery) until it succeeds,
+// reaping completion marks and checking the communicator between polls.
+template <class Query>
+void NcclBackend::wait_until(Local& l, Query done, const char* what) {
+  for (;;) {
+    const cudaError_t e = done();
+    if (completed_) reap(l);
+    if (e == cudaSuccess) return;
+    if (e != cudaErrorNotReady) check(e, what);
+    check_async(l);
+  }
+}
+
+// Every few operations (1 at >= 64 MiB, 8 at >= 1 MiB, else 64: where one
+// operation is short the host's cost of an event stays below the noise), an
+// event on each stream; its completion is the watchdog's heartbeat.
+unsigned long NcclBackend::mark_stride(const OpArgs& a) {
+  const std::size_t bytes = a.count * info(a.dtype).size;
+  return bytes >= (std::size_t{64} << 20) ? 1 : bytes >= (std::size_t{1} << 20) ? 8 : 64;
+}
+
+void NcclBackend::mark(unsigned long stride) {
+  if (++issued_ % stride != 0) return;
+  for (auto& l : locals_) {
+    if (l.marks.empty()) {
+      check(cudaSetDevice(l.device), "cudaSetDevice");
+      l.marks.resize(kMarks);
+      for (auto& e : l.marks) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    }
+    reap(l);
+    if (l.pending_marks == kMarks) continue;  // the ring is full: the next mark will do
+    check(cudaEventRecord(l.marks[(l.first_mark + l.pending_marks) % kMarks], l.stream), "cudaEventRecord");
+    ++l.pending_marks;
+  }
+}
+
+void NcclBackend::reap(Local& l) {
+  while (l.pending_marks > 0 && cudaEventQuery(l.marks[l.first_mark]) == cudaSuccess) {
+    l.first_mark = (l.first_mark + 1) % kMarks;
+    --l.pending_marks;
+    completed_();
+  }
+}
+
+bool NcclBackend::stall(int j) {
+  const Local& l = locals_.at(static_cast<std::size_t>(j));
+  check(cudaSetDevice(l.device), "cudaSetDevice");
+  cuda::never_ending_kernel(l.stream);
+  return true;
 }
 
 void NcclBackend::drop_graphs() {
@@ -382,7 +495,7 @@ void NcclBackend::run_graph(std::span<const OpArgs> args) {
 }
 
 void NcclBackend::synchronize() {
-  for (auto& l : locals_) check(cudaStreamSynchronize(l.stream), "NCCL operation");
+  for (auto& l : locals_) wait_until(l, [&l] { return cudaStreamQuery(l.stream); }, "NCCL operation");
 }
 
 Offset NcclBackend::in_place_recv(const Collective& c) const {
@@ -397,6 +510,7 @@ void NcclBackend::run(std::span<const OpArgs> args) {
   } else {
     issue_all(args);
   }
+  if (completed_) mark(mark_stride(args.front()));
 }
 
 // ncclAlltoAll, ncclGather and ncclScatter exist from NCCL 2.28 (the library
@@ -426,11 +540,13 @@ void NcclBackend::capture_end() {
 }
 
 void NcclBackend::capture_launch(int times) {
-  for (int t = 0; t < times; ++t)
+  for (int t = 0; t < times; ++t) {
     for (auto& l : locals_) {
       check(cudaSetDevice(l.device), "cudaSetDevice");
       check(cudaGraphLaunch(l.loop, l.stream), "cudaGraphLaunch");
     }
+    if (completed_) mark(1);  // each launch is the -n operations
+  }
 }
 
 void NcclBackend::start_clock() {
@@ -441,7 +557,7 @@ double NcclBackend::stop_clock() {
   for (auto& l : locals_) check(cudaEventRecord(l.stop, l.stream), "cudaEventRecord");
   float most_ms = 0;
   for (auto& l : locals_) {
-    check(cudaEventSynchronize(l.stop), "NCCL operation");
+    wait_until(l, [&l] { return cudaEventQuery(l.stop); }, "NCCL operation");
     float ms = 0;
     check(cudaEventElapsedTime(&ms, l.start, l.stop), "cudaEventElapsedTime");
     most_ms = std::max(most_ms, ms);
@@ -450,6 +566,8 @@ double NcclBackend::stop_clock() {
 }
 
 std::string NcclBackend::abort() {
+  std::lock_guard<std::mutex> lock(comm_mu_);
+  aborted_ = true;
   int aborted = 0;
   for (auto& l : locals_)
     if (l.comm && ncclCommAbort(l.comm) == ncclSuccess) {

@@ -1,11 +1,21 @@
 // Backend over NCCL with device buffers: one communicator per local GPU
 // (ranks first_rank ... first_rank + devices - 1 of the world), operations
 // on one stream per GPU, timed with CUDA events on those streams.
+//
+// The communicators are non-blocking (config.blocking = 0, NCCL >= 2.14): a
+// call that returns ncclInProgress is finished by polling
+// ncclCommGetAsyncError, and every wait polls the stream or event together
+// with ncclCommGetAsyncError (as nccl-tests' testStreamSynchronize does), so
+// that a peer or network failure is an error naming the rank, never a hang,
+// and ncclCommAbort from the watchdog thread does not wait for a host thread
+// stuck inside NCCL.
 #pragma once
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +82,9 @@ class NcclBackend final : public Backend {
   double clock_resolution_s() const override { return 0.5e-6; }  // cudaEventElapsedTime's, per the CUDA docs
   std::size_t max_count() const override { return std::size_t{1} << 40; }
   std::string abort() override;
+  bool asynchronous() const override { return true; }
+  void on_completion(std::function<void()> f) override { completed_ = std::move(f); }
+  bool stall(int j) override;
   std::string unsupported(const OpArgs& a) const override;
   std::string unverifiable(const OpArgs& a) const override;
   std::string check_dtype(DType d) const override;
@@ -82,6 +95,9 @@ class NcclBackend final : public Backend {
   int device(int local) const { return locals_[static_cast<std::size_t>(local)].device; }
   ncclComm_t comm(int local) const { return locals_[static_cast<std::size_t>(local)].comm; }
   bool register_buffers() const { return options_.register_buffers; }
+  // r from a call on local rank `local`'s communicator (-1: every local one):
+  // ncclInProgress is polled to its end; an error throws naming `what`.
+  void settle(ncclResult_t r, const char* what, int local = -1);
 
  private:
   struct Local {
@@ -91,7 +107,12 @@ class NcclBackend final : public Backend {
     cudaEvent_t start = nullptr, stop = nullptr;
     cudaGraphExec_t graph = nullptr;
     cudaGraphExec_t loop = nullptr;  // -G: the timed loop captured as one graph
+    // Completion marks for the watchdog: a ring of events recorded after
+    // every few operations, reaped (one heartbeat each) as they complete.
+    std::vector<cudaEvent_t> marks;
+    std::size_t first_mark = 0, pending_marks = 0;
   };
+  static constexpr std::size_t kMarks = 64;
   void issue(std::span<const OpArgs> args, int phase);
   void enqueue(const OpArgs& a, const Local& l, int phase);
   void issue_all(std::span<const OpArgs> args);
@@ -99,6 +120,12 @@ class NcclBackend final : public Backend {
   void end_capture(cudaGraphExec_t Local::*exec);
   void run_graph(std::span<const OpArgs> args);
   void drop_graphs();
+  void check_async(Local& l);
+  template <class Query>
+  void wait_until(Local& l, Query done, const char* what);
+  static unsigned long mark_stride(const OpArgs& a);
+  void mark(unsigned long stride);
+  void reap(Local& l);
 
   NcclOptions options_;
   std::vector<Local> locals_;
@@ -108,6 +135,10 @@ class NcclBackend final : public Backend {
   NcclTransports seen_;
   std::streamoff log_offset_ = 0;
   std::string log_carry_;  // a partial last line
+  std::function<void()> completed_;  // the watchdog's heartbeat ("" = no marks)
+  unsigned long issued_ = 0;         // operations run(), for the mark stride
+  std::mutex comm_mu_;               // abort() (watchdog thread) vs polling (the sweep's)
+  bool aborted_ = false;             // under comm_mu_
 };
 
 }  // namespace ccb

@@ -190,6 +190,13 @@ __global__ void chase_kernel(void* const* chain, long hops, void** sink) {
   *sink = const_cast<void**>(p);
 }
 
+// Spins until *flag is set: nothing sets it, so the kernel never ends (the
+// volatile read keeps the loop from being optimised away).
+__global__ void spin_kernel(const volatile int* flag) {
+  while (*flag == 0) {
+  }
+}
+
 __global__ void chain_kernel(void** chain, std::size_t n, std::size_t stride) {
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += step)
@@ -304,6 +311,16 @@ void sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream,
 void pointer_chase(void* const* chain, long hops, void** sink, cudaStream_t stream) {
   chase_kernel<<<1, 1, 0, stream>>>(chain, hops, sink);
   check(cudaGetLastError(), "pointer-chase kernel launch");
+}
+
+void never_ending_kernel(cudaStream_t stream) {
+  static int* flag = nullptr;  // one zeroed int per process, never freed: the kernel reads it forever
+  if (!flag) {
+    check(cudaMalloc(&flag, sizeof(int)), "cudaMalloc");
+    check(cudaMemset(flag, 0, sizeof(int)), "cudaMemset");
+  }
+  spin_kernel<<<1, 1, 0, stream>>>(flag);
+  check(cudaGetLastError(), "spin kernel launch");
 }
 
 void build_chain(void** chain, std::size_t n, std::size_t stride, cudaStream_t stream) {

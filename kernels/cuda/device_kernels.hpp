@@ -37,6 +37,11 @@ void pointer_chase(void* const* chain, long hops, void** sink, cudaStream_t stre
 // Builds that chain on the device: element i points at element (i + stride) mod n.
 void build_chain(void** chain, std::size_t n, std::size_t stride, cudaStream_t stream);
 
+// Test-only (CCBENCH_FAULT=gpu_hang): a one-thread kernel that never ends,
+// so that everything after it on `stream` waits forever (a GPU-side hang).
+// One flag per process on the device current at the first call.
+void never_ending_kernel(cudaStream_t stream);
+
 // Throws std::runtime_error naming `what` and the CUDA error.
 void check(cudaError_t err, const char* what);
 

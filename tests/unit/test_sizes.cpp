@@ -77,6 +77,28 @@ TEST(Sizes, PlanRoundsDownToWhatTheCollectiveNeeds) {
   EXPECT_EQ(ar[0].shown_count(), 1u);
 }
 
+// --warmup-order sizes-first warms what nccl-tests' TimeTest warms: doubling
+// from -b to -e whatever -f is, planned as the points are, never beyond the
+// largest point the buffers were sized for.
+TEST(Sizes, WarmUpPointsDoubleFromMinToMaxUpToTheLargestPoint) {
+  const Collective& ar = *find_collective("all_reduce");
+  std::vector<std::size_t> bytes;
+  for (const auto& p : warm_up_points(8, 1024, {}, ar, DType::float32, 2, 1024)) bytes.push_back(p.bytes);
+  EXPECT_EQ(bytes, (std::vector<std::size_t>{8, 16, 32, 64, 128, 256, 512, 1024}));
+  // -b 8 -e 127 -f 16: the only point is 8 B, so nothing larger is warmed.
+  bytes.clear();
+  for (const auto& p : warm_up_points(8, 127, {}, ar, DType::float32, 2, 8)) bytes.push_back(p.bytes);
+  EXPECT_EQ(bytes, (std::vector<std::size_t>{8}));
+  // An explicit list (ccbench accept) is warmed as given; float64 rounds 12 B down to 8.
+  bytes.clear();
+  for (const auto& p : warm_up_points(0, 0, {12, 4096}, ar, DType::float64, 3, 4096)) bytes.push_back(p.bytes);
+  EXPECT_EQ(bytes, (std::vector<std::size_t>{8, 4096}));
+  // 0 bytes: warmed once, then 1, 2, 4 (nccl-tests would loop for ever at 0).
+  bytes.clear();
+  for (const auto& p : warm_up_points(0, 4, {}, *find_collective("broadcast"), DType::int8, 2, 4)) bytes.push_back(p.bytes);
+  EXPECT_EQ(bytes, (std::vector<std::size_t>{0, 1, 2, 4}));
+}
+
 // The rows of nccl-tests 2.19.6 (setupArgs and each collective's
 // GetCollByteCount), written out per collective: printed size =
 // max(send, receive) bytes, printed count = the parameter count.
