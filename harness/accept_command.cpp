@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/nccl/nccl_env.hpp"
-#include "harness/agreed.hpp"
+#include "harness/every_rank_passes.hpp"
 #include "harness/run_info.hpp"
 #include "harness/stop_signals.hpp"
 #include "harness/sweep.hpp"
@@ -177,8 +177,9 @@ RepeatResult parse_repeat(int code, const std::string& jsonl) {
   return r;
 }
 
-// Everything the passes share.
-struct Session {
+// One acceptance run: its arguments, nodes, baselines, and what its checks
+// have found so far (every pass of every check reads and adds to it).
+struct AcceptanceRun {
   const AcceptArgs& args;
   const Comm& world;
   const std::string& nccl_log;
@@ -400,7 +401,7 @@ std::string request_accept_paths(const AcceptSpec& spec) {
 
 int run_accept(const AcceptArgs& args, const Comm& world, const std::string& nccl_log) {
   const AcceptSpec& spec = args.spec;
-  Session s{args, world, nccl_log, {}, {}, 0, {}, {}, 0, {}};
+  AcceptanceRun s{args, world, nccl_log, {}, {}, 0, {}, {}, 0, {}};
   // The same spec everywhere: rank 0's text governs.
   {
     std::string rank0 = args.spec_text;
@@ -408,7 +409,7 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
     world.broadcast(&len, sizeof len);
     rank0.resize(len);
     world.broadcast(rank0.data(), len);
-    if (!agreed(world, [&] {
+    if (!every_rank_passes(world, [&] {
           if (rank0 != args.spec_text) {
             char host[256] = {};
             gethostname(host, sizeof host - 1);
@@ -431,7 +432,7 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
     }
   }
   s.my_node = static_cast<int>(std::find(s.hosts.begin(), s.hosts.end(), std::string(host)) - s.hosts.begin());
-  if (!agreed(world, [&] {
+  if (!every_rank_passes(world, [&] {
         validate_for_nodes(spec, s.ranks_per_node);
         if (world.rank() != 0) return;
         std::error_code ec;

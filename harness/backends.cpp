@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "harness/agreed.hpp"
+#include "harness/every_rank_passes.hpp"
 #include "common/errors.hpp"
 #if CCBENCH_HAVE_MPI
 #include "collectives/mpi/mpi_backend.hpp"
@@ -42,7 +42,7 @@ std::unique_ptr<Backend> make_mpi(const Config& cfg, const Comm& comm) {
   const auto& mpi = dynamic_cast<const MpiComm&>(comm);  // MPI builds always run over MPI
   if (cfg.memory == "host") return std::make_unique<MpiBackend>(mpi.handle());
   std::vector<int> devices;
-  if (!agreed(comm, [&] {
+  if (!every_rank_passes(comm, [&] {
         const int aware = MpiBackend::cuda_aware();
         if (aware == 0)
           throw UsageError(
@@ -76,7 +76,7 @@ std::unique_ptr<Backend> make_mpi(const Config& cfg, const Comm& comm) {
 #if CCBENCH_HAVE_NCCL
 std::unique_ptr<Backend> make_nccl(const Config& cfg, const Comm& comm, const std::string& log_file) {
   NcclOptions o;
-  if (!agreed(comm, [&] {
+  if (!every_rank_passes(comm, [&] {
         o.devices = choose_devices(comm.local_rank(), comm.local_size(), cfg.gpus_per_process,
                                    visible_gpus("--backend nccl"), host_name());
       }))
@@ -116,14 +116,14 @@ std::unique_ptr<Backend> make_backend(const Config& cfg, const Comm& comm, const
 #if CCBENCH_HAVE_NCCL
     return make_nccl(cfg, comm, nccl_log_file);
 #else
-    agreed(comm, [] { throw UsageError("--backend nccl: this ccbench was built without NCCL (no CUDA toolkit with NCCL at configure time)"); });
+    every_rank_passes(comm, [] { throw UsageError("--backend nccl: this ccbench was built without NCCL (no CUDA toolkit with NCCL at configure time)"); });
     return nullptr;
 #endif
   }
 #if CCBENCH_HAVE_MPI
   return make_mpi(cfg, comm);
 #else
-  agreed(comm, [] { throw UsageError("--backend mpi: this ccbench was built without MPI (use --backend nccl)"); });
+  every_rank_passes(comm, [] { throw UsageError("--backend mpi: this ccbench was built without MPI (use --backend nccl)"); });
   return nullptr;
 #endif
 }

@@ -12,7 +12,7 @@
 
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
-#include "harness/agreed.hpp"
+#include "harness/every_rank_passes.hpp"
 #include "harness/faults.hpp"
 #include "harness/run_info.hpp"
 #include "harness/sizes.hpp"
@@ -277,7 +277,7 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
   FreeSpace space;
   Faults faults;
   // Everything that can be refused is checked before the first byte is written.
-  if (!agreed(comm, [&] {
+  if (!every_rank_passes(comm, [&] {
         check_target_dir(o.dir);
         space = free_space(o.dir);
         const std::uint64_t needed = bytes_needed(o, space.shared ? comm.size() : comm.local_size());
@@ -301,7 +301,7 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
     return kExitUsage;
 
   std::vector<std::unique_ptr<Writer>> writers;
-  if (!agreed(comm, [&] {
+  if (!every_rank_passes(comm, [&] {
         if (rank != 0) return;
         check_distinct_paths({{"-J/--json", args.json_path}, {"--csv", args.csv_path}}, {});
         if (!args.json_path.empty()) check_output_writable("-J/--json", args.json_path);
@@ -319,7 +319,7 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
   stamp.erase(std::remove_if(stamp.begin(), stamp.end(), [](char c) { return c == '-' || c == ':'; }), stamp.end());
   const std::string folder = comm.all_strings(fmt::format("ccbench-io-{}-{}", stamp, getpid())).front();
   std::unique_ptr<Workspace> ws;
-  if (!agreed(comm, [&] { ws = std::make_unique<Workspace>(o.dir, folder, o.keep); })) return kExitUsage;
+  if (!every_rank_passes(comm, [&] { ws = std::make_unique<Workspace>(o.dir, folder, o.keep); })) return kExitUsage;
 
   install_stop_signals();
   RunInfo run;

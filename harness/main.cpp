@@ -17,7 +17,7 @@
 
 #include "collectives/nccl/nccl_env.hpp"
 #include "harness/accept_command.hpp"
-#include "harness/agreed.hpp"
+#include "harness/every_rank_passes.hpp"
 #include "harness/cli.hpp"
 #include "common/launcher.hpp"
 #include "harness/compare_command.hpp"
@@ -102,7 +102,7 @@ bool print_unless_launched(const std::string& error) {
 
 #if CCBENCH_HAVE_MPI
 bool no_early_error(const Comm& world, const std::string& error) {
-  return agreed(world, [&] {
+  return every_rank_passes(world, [&] {
     if (!error.empty()) throw UsageError(error);
   });
 }

@@ -16,7 +16,7 @@
 
 #include "collectives/nccl/nccl_env.hpp"
 #include "collectives/nccl/nccl_log.hpp"
-#include "harness/agreed.hpp"
+#include "harness/every_rank_passes.hpp"
 #include "harness/backends.hpp"
 #include "harness/comm.hpp"
 #include "harness/measure.hpp"
@@ -28,6 +28,7 @@
 #include "harness/run_info.hpp"
 #include "harness/sizes.hpp"
 #include "harness/topo/bind_rank.hpp"
+#include "harness/topo/topology.hpp"
 #include "common/errors.hpp"
 #include "harness/stop_signals.hpp"
 #include "harness/watchdog.hpp"
@@ -95,7 +96,9 @@ void validate_for_world(const Config& cfg, const Comm& comm, Backend& backend,
                                      p.bytes, info(t.dtype).name, p.count, backend.name(), backend.max_count()));
 }
 
-void derive(const Config& cfg, const Collective& c, int n, PointRecord& rec, Measurement& pl) {
+// The table's time (pipelined, combined per -a; else the per-iteration p50)
+// and the bandwidths derived from it (algbw = bytes / time, busbw = algbw x factor).
+void fill_time_and_bandwidth(const Config& cfg, const Collective& c, int n, PointRecord& rec, Measurement& pl) {
   if (!pl.measured) return;
   static constexpr const char* kCombine[] = {"rank 0", "mean over ranks", "min over ranks", "max over ranks"};
   if (pl.pipelined_us) {
@@ -289,9 +292,25 @@ PointRecord new_record(const Config& cfg, const Comm& comm, const Backend& backe
   return rec;
 }
 
+// --path pcie on nccl where the topology shows NVLink between GPUs: the
+// warning (pcie_request_warning) of the first process whose node has it, on
+// every process ("" otherwise).
+std::string nvlink_under_pcie(const Config& cfg, const Comm& comm, const Backend& backend, const std::string& topo_json) {
+  if (backend.name() != "nccl" || cfg.path != "pcie") return "";
+  std::string mine;
+  if (!topo_json.empty()) {
+    const auto j = nlohmann::json::parse(topo_json, nullptr, false);
+    if (!j.is_discarded()) mine = pcie_request_warning(topology_from_json(j).gpu_gpu);
+  }
+  for (const auto& w : comm.all_strings(mine))
+    if (!w.empty()) return w;
+  return "";
+}
+
 // What the backend's connections used by now, over all processes, and how
-// that compares with --path.
-void record_transports(const Config& cfg, const Comm& comm, Backend& backend, PointRecord& rec) {
+// that compares with --path (nvlink_note: p2p under --path pcie may be NVLink).
+void record_transports(const Config& cfg, const Comm& comm, Backend& backend, const std::string& nvlink_note,
+                       PointRecord& rec) {
   const auto mine = backend.observed_transports();
   if (!mine) return;
   std::string text;
@@ -304,6 +323,7 @@ void record_transports(const Config& cfg, const Comm& comm, Backend& backend, Po
   rec.path_classes = std::vector<std::string>(classes.begin(), classes.end());
   rec.transports.assign(transports.begin(), transports.end());
   rec.path_warning = path_mismatch(cfg.path, classes, comm.nodes());
+  if (rec.path_warning.empty() && classes.count("p2p")) rec.path_warning = nvlink_note;
 }
 
 // Test-only faults that strike before a point (CCBENCH_FAULT: hang, exit,
@@ -328,7 +348,7 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
   const Collective& c = *cfg.collective;
   // The default backend is chosen per process (does it see a GPU?): all must agree.
   const std::vector<std::string> chosen = comm.all_strings(cfg.backend + "\n" + cfg.backend_reason);
-  if (!agreed(comm, [&] {
+  if (!every_rank_passes(comm, [&] {
         for (std::size_t r = 0; r < chosen.size(); ++r)
           if (chosen[r] != chosen.front())
             throw UsageError(fmt::format("ranks chose different backends (rank 0: {}; rank {}: {}): give --backend",
@@ -345,9 +365,9 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
 
   Plan plan;
   std::vector<std::unique_ptr<Writer>> writers;
-  if (!agreed(comm, [&] { plan = make_plan(cfg, comm, backend); })) return kExitUsage;
+  if (!every_rank_passes(comm, [&] { plan = make_plan(cfg, comm, backend); })) return kExitUsage;
   Faults faults;
-  if (!agreed(comm, [&] {
+  if (!every_rank_passes(comm, [&] {
         faults = faults_from_environment();
         if (faults.kind == Faults::Kind::gpu_hang && backend.name() != "nccl")
           throw UsageError(fmt::format("CCBENCH_FAULT gpu_hang: needs the nccl backend (a GPU stream to hang); this run uses {}",
@@ -364,14 +384,17 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
   me.clock_offset_rtt_us = clock.rtt_s * 1e6;
 
   Buffers buffers{backend.memory(), {}};
-  if (!agreed(comm, [&] { allocate_buffers(cfg, backend, plan, buffers); })) return kExitUsage;
-  if (!agreed(comm, [&] { writers = open_writers(cfg, rank); })) return kExitUsage;
+  if (!every_rank_passes(comm, [&] { allocate_buffers(cfg, backend, plan, buffers); })) return kExitUsage;
+  if (!every_rank_passes(comm, [&] { writers = open_writers(cfg, rank); })) return kExitUsage;
   std::vector<Writer*> outputs;
   for (auto& w : writers) outputs.push_back(w.get());
   if (extra && rank == 0) outputs.push_back(extra);
 
-  const RunInfo run = describe_run(cfg, comm, backend, nccl_log, me, placed.topo_json, plan.arena);
+  RunInfo run = describe_run(cfg, comm, backend, nccl_log, me, placed.topo_json, plan.arena);
+  const std::string nvlink_note = nvlink_under_pcie(cfg, comm, backend, placed.topo_json);
+  if (!nvlink_note.empty()) run.path_evidence += "; " + nvlink_note;
   if (rank == 0) {
+    if (!nvlink_note.empty()) fmt::print(stderr, "ccbench: warning: {}\n", nvlink_note);
     for (const auto& p : run.placement)
       for (const auto& w : p.warnings) fmt::print(stderr, "ccbench: warning: rank {} ({}): {}\n", p.rank, p.host, w);
     for (const auto& d : run.node_differences) fmt::print(stderr, "ccbench: warning: nodes differ: {}\n", d);
@@ -488,14 +511,14 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
           finish(end);
           throw std::runtime_error(fmt::format("rank {}: {}", rank, what));
         }
-        derive(cfg, c, n, rec, pl);
+        fill_time_and_bandwidth(cfg, c, n, rec, pl);
         if (!pl.measured) continue;
         std::lock_guard<std::mutex> lock(output_mu);  // the watchdog's last words read these
         end.wrong_total += pl.wrong.value_or(0);
         busbw_sum += pl.busbw_gbps;
         ++busbw_count;
       }
-      record_transports(cfg, comm, backend, rec);
+      record_transports(cfg, comm, backend, nvlink_note, rec);
       std::lock_guard<std::mutex> lock(output_mu);
       ++end.points;
       for (Writer* w : outputs) w->point(rec);

@@ -5,8 +5,9 @@
 // out); the backend aborts what it can (NCCL: ncclCommAbort), given at most
 // kAbortSeconds; the last words (rank 0: the end record) are written; after a
 // grace period that lets the other ranks report too, the process exits 4 and
-// mpirun ends the rest. The bound: the timeout + 0.1 s + kAbortSeconds +
-// kGraceSeconds, every time (tests/fault.sh stuck).
+// mpirun ends the rest. The bound: the timeout + 0.1 s (tick) + 1 s (the
+// last words' lock) + kAbortSeconds + kGraceSeconds, every time
+// (tests/fault.sh stuck).
 #pragma once
 #include "common/errors.hpp"
 #include <atomic>

@@ -169,9 +169,6 @@ NcclBackend::NcclBackend(const NcclOptions& options) : options_(options) {
   // the configuration nccl-tests 2.19.6 sets: NVLink-centric scheduling (NCCL
   // >= 2.28), and two P2P peers for sendrecv's ring (NCCL >= 2.30).
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 14, 0)
-  config.blocking = 0;  // non-blocking: see nccl_backend.hpp
-#endif
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
   config.nvlinkCentricSched = 1;
 #endif

@@ -2,13 +2,16 @@
 // (ranks first_rank ... first_rank + devices - 1 of the world), operations
 // on one stream per GPU, timed with CUDA events on those streams.
 //
-// The communicators are non-blocking (config.blocking = 0, NCCL >= 2.14): a
-// call that returns ncclInProgress is finished by polling
-// ncclCommGetAsyncError, and every wait polls the stream or event together
-// with ncclCommGetAsyncError (as nccl-tests' testStreamSynchronize does), so
-// that a peer or network failure is an error naming the rank, never a hang,
-// and ncclCommAbort from the watchdog thread does not wait for a host thread
-// stuck inside NCCL.
+// Every wait polls the stream or event together with ncclCommGetAsyncError
+// (as nccl-tests' testStreamSynchronize does), so that a peer or network
+// failure is an error naming the rank, never a hang; completion events feed
+// the watchdog. The communicators stay blocking, as nccl-tests': a
+// non-blocking one (config.blocking = 0) makes NCCL 2.2x hand every
+// ncclGroupEnd to a new thread and return ncclInProgress (src/group.cc),
+// tens of microseconds per operation that nccl-tests does not pay. An abort
+// that blocks (ncclCommAbort while this thread is stuck inside NCCL) is
+// bounded by the watchdog instead (harness/watchdog.hpp). A call that returns
+// ncclInProgress anyway is finished by polling (settle).
 #pragma once
 #include <cuda_runtime_api.h>
 #include <nccl.h>

@@ -16,6 +16,16 @@ std::vector<std::pair<std::string, std::string>> nccl_path_environment(const std
   return {};
 }
 
+std::string pcie_request_warning(const std::vector<std::vector<std::string>>& gpu_gpu) {
+  for (std::size_t i = 0; i < gpu_gpu.size(); ++i)
+    for (std::size_t j = i + 1; j < gpu_gpu[i].size(); ++j)
+      if (gpu_gpu[i][j].rfind("NV", 0) == 0)
+        return "--path pcie: NCCL_P2P_LEVEL=PHB cannot exclude NVLink, and GPUs " + std::to_string(i) + " and " +
+               std::to_string(j) + " here are joined by " + gpu_gpu[i][j] +
+               ": p2p connections may be NVLink; for PCIe figures use GPUs without NVLink between them";
+  return "";
+}
+
 std::string expand_nccl_debug_file(const std::string& pattern, const std::string& host, long pid) {
   std::string out;
   for (std::size_t i = 0; i < pattern.size(); ++i) {

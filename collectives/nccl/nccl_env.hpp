@@ -15,6 +15,12 @@ namespace ccb {
 //   tcp     NCCL_NET=Socket, NCCL_IB_DISABLE=1          (sockets)
 std::vector<std::pair<std::string, std::string>> nccl_path_environment(const std::string& path);
 
+// --path pcie sets NCCL_P2P_LEVEL=PHB, which allows peer access up to a PCIe
+// host bridge but cannot forbid NVLink, a nearer level. gpu_gpu: the node's
+// GPU distance matrix (harness/topo: "NV#", "PIX", ...). Returns the warning
+// when two GPUs are joined by NVLink ("" when PCIe is all there is).
+std::string pcie_request_warning(const std::vector<std::vector<std::string>>& gpu_gpu);
+
 // Sets them (overriding the caller's values) and NCCL_DEBUG=INFO with
 // NCCL_DEBUG_FILE=<log_dir>/nccl.%h.%p.log unless the caller set NCCL_DEBUG_FILE.
 // Returns this process's log file name (NCCL expands %h and %p the same way).

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "harness/agreed.hpp"
+#include "harness/every_rank_passes.hpp"
 #include "common/errors.hpp"
 #include "results/output_file.hpp"
 
@@ -39,7 +39,7 @@ std::string binding_plan_text(const NodeTopology& t, BindPolicy policy, int rank
 
 int run_topo(const Config& cfg, const Comm& comm) {
   NodeTopology mine;
-  if (!agreed(comm, [&] {
+  if (!every_rank_passes(comm, [&] {
         try {
           mine = load_topology(cfg.topo_xml);
         } catch (const std::exception& e) {

@@ -17,6 +17,18 @@ TEST(NcclEnv, PathTable) {
   EXPECT_EQ(nccl_path_environment("tcp"), (V{{"NCCL_NET", "Socket"}, {"NCCL_IB_DISABLE", "1"}}));
 }
 
+// --path pcie cannot turn NVLink off: said when the topology has NVLink
+// between two GPUs, not for PCIe-only nodes.
+TEST(NcclEnv, PcieRequestWarnsWhenGpusHaveNvlink) {
+  using M = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(pcie_request_warning(M{}), "");
+  EXPECT_EQ(pcie_request_warning(M{{"X", "PIX"}, {"PIX", "X"}}), "");
+  EXPECT_EQ(pcie_request_warning(M{{"X", "SYS", "PHB"}, {"SYS", "X", "NODE"}, {"PHB", "NODE", "X"}}), "");
+  const std::string w = pcie_request_warning(M{{"X", "PIX", "SYS"}, {"PIX", "X", "NV18"}, {"SYS", "NV18", "X"}});
+  EXPECT_NE(w.find("GPUs 1 and 2 here are joined by NV18"), std::string::npos) << w;
+  EXPECT_NE(w.find("cannot exclude NVLink"), std::string::npos) << w;
+}
+
 TEST(NcclEnv, ExpandsHostAndPid) {
   EXPECT_EQ(expand_nccl_debug_file("/x/nccl.%h.%p.log", "node3", 42), "/x/nccl.node3.42.log");
   EXPECT_EQ(expand_nccl_debug_file("plain%", "h", 1), "plain%");

@@ -15,7 +15,7 @@ namespace ccb {
 // failing rank's message is printed once (by rank 0; "on rank R (HOST): "
 // before it when rank 0 did not fail) and false is returned everywhere.
 template <class Step>
-bool agreed(const Comm& comm, Step&& step) {
+bool every_rank_passes(const Comm& comm, Step&& step) {
   std::string error;
   try {
     step();
