@@ -74,17 +74,6 @@ Exit codes: 0 accepted, 1 rejected, 2 spec or run error (one line on
 stderr names file, line and key), 130/143 interrupted.
 )";
 
-constexpr const char* kBaselineHelp = R"(usage: ccbench baseline --out FILE RUN [RUN ...]
-
-Builds a baseline for acceptance gates (gates: baseline: FILE, max_drop: F)
-from several runs. RUN is a result file or folder in any format ccbench
-compare reads (a folder is one run: e.g. an accept run's raw/ folder).
-Per (collective, dtype, op, ranks, nodes, size): each run's median, then
-the median over runs of busbw, algbw and time, after removing outlying runs:
-  |value - median| > 3 x 1.4826 x MAD and > 1% of the median (3+ runs).
-Outliers are listed on stdout and in the file.
-)";
-
 class CollectingWriter final : public Writer {
  public:
   std::string text;
@@ -124,7 +113,7 @@ Config check_config(const Check& c, const std::string& spec_file) {
   Config cfg;
   cfg.collective = c.collective;
   cfg.backend = c.backend;
-  cfg.memory = c.backend == "mpi" ? c.memory : "host";
+  cfg.memory = c.backend == BackendKind::mpi ? c.memory : MemoryKind::host;
   cfg.path = c.path;
   cfg.gpus_per_process = c.gpus_per_process;
   cfg.dtypes = {c.dtype};
@@ -139,7 +128,7 @@ Config check_config(const Check& c, const std::string& spec_file) {
   cfg.timeout_exit_code = kExitUsage;
   cfg.timing = TimingMode::pipelined;
   cfg.table = false;
-  cfg.progress = "off";
+  cfg.progress = ProgressMode::off;
   cfg.argv = {"ccbench", "accept", spec_file, "check=" + c.name};
   return cfg;
 }
@@ -216,27 +205,37 @@ struct AcceptanceRun {
       fmt::print(stderr, "ccbench accept: {} ({}) pass {} round {}: {}\n", c.name, name(c.pattern), round.pass,
                  round.round + 1, groups);
     }
-    int color = -1;
-    for (std::size_t g = 0; g < round.groups.size(); ++g)
-      if (std::find(round.groups[g].begin(), round.groups[g].end(), my_node) != round.groups[g].end()) color = static_cast<int>(g);
-    std::string mine;
-    if (const std::unique_ptr<Comm> sub = world.split(color)) {
-      nlohmann::json repeats = nlohmann::json::array();
-      for (int k = 0; k < c.repeats; ++k) {
-        cfg.observe_path = k == 0;
-        cfg.observe_path_note = "observed on the first repeat of this group (raw file rep1)";
-        CollectingWriter collect;
-        const int code = c.io ? run_io(io_check_args(c, args.spec.file), *sub, &collect) : run_sweep(cfg, *sub, nccl_log, &collect);
-        if (sub->rank() == 0) repeats.push_back({{"code", code}, {"jsonl", collect.text}});
-        if (code == kExitSignal + SIGINT || code == kExitSignal + SIGTERM || code == kExitSignal + SIGHUP) break;
-      }
-      if (sub->rank() == 0) mine = nlohmann::json{{"group", color}, {"ranks", sub->size()}, {"repeats", repeats}}.dump();
-    }
+    const std::string mine = run_my_group(c, round, cfg);
     std::vector<double> stop{static_cast<double>(stop_signal())};
     world.max_inplace(stop);
     interrupted = static_cast<int>(stop[0]);
     const std::vector<std::string> all = world.gather_strings(mine);
     if (world.rank() == 0) fmt::print(stderr, "ccbench accept:   round {} took {:.1f} s\n", round.round + 1, world.now() - started);
+    return judge_round(c, collect_group_runs(c, round, all), population, lookup);
+  }
+
+  // This node's group of the round runs the check's repeats on its own
+  // communicator; its rank 0 returns them as JSON ("" elsewhere).
+  std::string run_my_group(const Check& c, const PlannedRound& round, Config& cfg) {
+    int color = -1;
+    for (std::size_t g = 0; g < round.groups.size(); ++g)
+      if (std::find(round.groups[g].begin(), round.groups[g].end(), my_node) != round.groups[g].end()) color = static_cast<int>(g);
+    const std::unique_ptr<Comm> sub = world.split(color);
+    if (!sub) return "";
+    nlohmann::json repeats = nlohmann::json::array();
+    for (int k = 0; k < c.repeats; ++k) {
+      cfg.observe_path = k == 0;
+      cfg.observe_path_note = "observed on the first repeat of this group (raw file rep1)";
+      CollectingWriter collect;
+      const int code = c.io ? run_io(io_check_args(c, args.spec.file), *sub, &collect) : run_sweep(cfg, *sub, nccl_log, &collect);
+      if (sub->rank() == 0) repeats.push_back({{"code", code}, {"jsonl", collect.text}});
+      if (code == kExitSignal + SIGINT || code == kExitSignal + SIGTERM || code == kExitSignal + SIGHUP) break;
+    }
+    return sub->rank() == 0 ? nlohmann::json{{"group", color}, {"ranks", sub->size()}, {"repeats", repeats}}.dump() : "";
+  }
+
+  // Rank 0: every group's repeats read back, each kept as a raw file.
+  std::vector<GroupRun> collect_group_runs(const Check& c, const PlannedRound& round, const std::vector<std::string>& all) {
     std::vector<GroupRun> runs;
     for (const std::string& text : all) {
       if (text.empty()) continue;
@@ -261,7 +260,7 @@ struct AcceptanceRun {
       }
       runs.push_back(std::move(run));
     }
-    return judge_round(c, runs, population, lookup);
+    return runs;
   }
 };
 
@@ -385,11 +384,11 @@ std::string request_accept_paths(const AcceptSpec& spec) {
   std::string log;
   bool nccl = false, mpi = false;
   for (const Check& c : spec.checks) {
-    if (c.backend == "nccl" && !nccl) {
+    if (c.backend == BackendKind::nccl && !nccl) {
       nccl = true;
       log = request_nccl_path(c.path, "");
     }
-    if (c.backend == "mpi" && !mpi) {
+    if (c.backend == BackendKind::mpi && !mpi) {
       mpi = true;
 #if CCBENCH_HAVE_MPI
       request_mpi_path(c.path);
@@ -399,51 +398,90 @@ std::string request_accept_paths(const AcceptSpec& spec) {
   return log;
 }
 
-int run_accept(const AcceptArgs& args, const Comm& world, const std::string& nccl_log) {
-  const AcceptSpec& spec = args.spec;
-  AcceptanceRun s{args, world, nccl_log, {}, {}, 0, {}, {}, 0, {}};
-  // The same spec everywhere: rank 0's text governs.
-  {
-    std::string rank0 = args.spec_text;
-    std::size_t len = rank0.size();
-    world.broadcast(&len, sizeof len);
-    rank0.resize(len);
-    world.broadcast(rank0.data(), len);
-    if (!every_rank_passes(world, [&] {
-          if (rank0 != args.spec_text) {
-            char host[256] = {};
-            gethostname(host, sizeof host - 1);
-            throw UsageError(fmt::format("{}: differs on {} (rank {}) from rank 0's copy: every node must read the same spec",
-                                         spec.file, host, world.rank()));
-          }
-        }))
-      return kExitUsage;
-  }
+namespace {
+
+// Throws UsageError on a process whose spec text differs from rank 0's.
+void check_same_spec(const AcceptArgs& args, const Comm& world) {
+  std::string rank0 = args.spec_text;
+  std::size_t len = rank0.size();
+  world.broadcast(&len, sizeof len);
+  rank0.resize(len);
+  world.broadcast(rank0.data(), len);
+  if (rank0 == args.spec_text) return;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  const std::vector<std::string> rank_hosts = world.all_strings(host);
-  for (std::size_t r = 0; r < rank_hosts.size(); ++r) {
-    const auto it = std::find(s.hosts.begin(), s.hosts.end(), rank_hosts[r]);
+  throw UsageError(fmt::format("{}: differs on {} (rank {}) from rank 0's copy: every node must read the same spec",
+                               args.spec.file, host, world.rank()));
+}
+
+// Nodes are told apart by host name: each host once, in rank order, with its rank count.
+void map_nodes(const Comm& world, AcceptanceRun& s) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  for (const std::string& h : world.all_strings(host)) {
+    const auto it = std::find(s.hosts.begin(), s.hosts.end(), h);
     if (it == s.hosts.end()) {
-      s.hosts.push_back(rank_hosts[r]);
+      s.hosts.push_back(h);
       s.ranks_per_node.push_back(1);
     } else {
       ++s.ranks_per_node[static_cast<std::size_t>(it - s.hosts.begin())];
     }
   }
   s.my_node = static_cast<int>(std::find(s.hosts.begin(), s.hosts.end(), std::string(host)) - s.hosts.begin());
+}
+
+// Rank 0: the output folders (raw/CHECK) and the baselines the gates name.
+void prepare_outputs(const AcceptArgs& args, AcceptanceRun& s) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(args.out_dir) / "raw", ec);
+  if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create the folder ({})", args.out_dir, ec.message()));
+  for (const Check& c : args.spec.checks) {
+    std::filesystem::create_directories(std::filesystem::path(args.out_dir) / "raw" / c.name, ec);
+    if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create raw/{} ({})", args.out_dir, c.name, ec.message()));
+    for (const Gate& g : c.gates)
+      if (g.relative() && !s.baselines.count(g.baseline)) s.baselines.emplace(g.baseline, load_baseline(g.baseline));
+  }
+}
+
+// One check, round after round as rank 0's plan decides; rank 0 adds its
+// verdict to `outcome` and writes what is known so far (it survives a later hang).
+void run_check(const Check& c, AcceptanceRun& s, AcceptOutcome& outcome) {
+  const Comm& world = s.world;
+  std::optional<CheckPlan> plan;  // rank 0 decides every round
+  s.population = Population{};
+  if (world.rank() == 0) plan.emplace(c, static_cast<int>(s.hosts.size()), switch_labels(s.args.spec, s.hosts));
+  const double started = world.now();
+  while (!s.interrupted) {
+    const std::optional<PlannedRound> round = share_round(world, plan ? plan->next() : std::nullopt);
+    if (!round) break;
+    const std::vector<GroupVerdict> judged = s.run_round(c, *round);
+    if (plan) plan->record(judged);
+  }
+  if (world.rank() != 0) return;
+  CheckVerdict v = plan->finish(s.hosts);
+  v.wall_s = world.now() - started;
+  outcome.checks.push_back(std::move(v));
+  if (outcome.checks.size() == s.args.spec.checks.size()) return;
+  outcome.finished = false;
+  outcome.ended_at = utc_now_iso8601();
+  try {
+    write_verdicts(s.args, outcome);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ccbench: warning: {}\n", e.what());
+  }
+}
+
+}  // namespace
+
+int run_accept(const AcceptArgs& args, const Comm& world, const std::string& nccl_log) {
+  const AcceptSpec& spec = args.spec;
+  AcceptanceRun s{args, world, nccl_log, {}, {}, 0, {}, {}, 0, {}};
+  // The same spec everywhere: rank 0's text governs.
+  if (!every_rank_passes(world, [&] { check_same_spec(args, world); })) return kExitUsage;
+  map_nodes(world, s);
   if (!every_rank_passes(world, [&] {
         validate_for_nodes(spec, s.ranks_per_node);
-        if (world.rank() != 0) return;
-        std::error_code ec;
-        std::filesystem::create_directories(std::filesystem::path(args.out_dir) / "raw", ec);
-        if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create the folder ({})", args.out_dir, ec.message()));
-        for (const Check& c : spec.checks) {
-          std::filesystem::create_directories(std::filesystem::path(args.out_dir) / "raw" / c.name, ec);
-          if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create raw/{} ({})", args.out_dir, c.name, ec.message()));
-          for (const Gate& g : c.gates)
-            if (g.relative() && !s.baselines.count(g.baseline)) s.baselines.emplace(g.baseline, load_baseline(g.baseline));
-        }
+        if (world.rank() == 0) prepare_outputs(args, s);
       }))
     return kExitUsage;
 
@@ -452,34 +490,9 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
   outcome.hosts = s.hosts;
   outcome.ranks_per_node = s.ranks_per_node;
   outcome.started_at = utc_now_iso8601();
-  const int nodes = static_cast<int>(s.hosts.size());
   for (const Check& c : spec.checks) {
     if (s.interrupted) break;
-    std::optional<CheckPlan> plan;  // rank 0 decides every round
-    s.population = Population{};
-    if (world.rank() == 0) plan.emplace(c, nodes, switch_labels(spec, s.hosts));
-    const double started = world.now();
-    while (!s.interrupted) {
-      const std::optional<PlannedRound> round = share_round(world, plan ? plan->next() : std::nullopt);
-      if (!round) break;
-      const std::vector<GroupVerdict> judged = s.run_round(c, *round);
-      if (plan) plan->record(judged);
-    }
-    CheckVerdict v;
-    if (world.rank() == 0) {
-      v = plan->finish(s.hosts);
-      v.wall_s = world.now() - started;
-      outcome.checks.push_back(std::move(v));
-      if (outcome.checks.size() < spec.checks.size()) {
-        outcome.finished = false;
-        outcome.ended_at = utc_now_iso8601();
-        try {
-          write_verdicts(args, outcome);  // what is known so far survives a later hang
-        } catch (const UsageError& e) {
-          fmt::print(stderr, "ccbench: warning: {}\n", e.what());
-        }
-      }
-    }
+    run_check(c, s, outcome);
   }
   outcome.ended_at = utc_now_iso8601();
   outcome.finished = true;
@@ -526,57 +539,6 @@ int run_accept_simulated(const AcceptArgs& args) {
     outcome.ended_at = utc_now_iso8601();
     const int printed = write_and_print(args, outcome, "simulated, no raw results", outcome.exit_code());
     return outcome.exit_code() != kExitOk ? outcome.exit_code() : printed;
-  } catch (const UsageError& e) {
-    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
-    return kExitUsage;
-  }
-}
-
-int run_baseline(int argc, const char* const* argv) {
-  try {
-    std::string out;
-    std::vector<std::string> runs;
-    bool help = false;
-    CLI::App app{"ccbench baseline"};
-    app.set_help_flag();
-    app.add_flag("-h,--help", help);
-    app.add_option("--out", out);
-    app.add_option("runs", runs);
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-      throw UsageError(fmt::format("baseline: {} (see ccbench baseline --help)", usage_line(e)));
-    }
-    if (help) {
-      return print_or_fail(kBaselineHelp);
-    }
-    if (out.empty()) throw UsageError("baseline: --out FILE is required");
-    if (runs.empty()) throw UsageError("baseline: give one or more runs (files or folders)");
-    std::vector<std::pair<std::string, std::string>> inputs;
-    for (const std::string& r : runs) inputs.emplace_back("run", r);
-    check_distinct_paths({{"--out", out}}, inputs);
-    check_output_writable("--out", out);
-    std::vector<ResultSet> sets;
-    for (const std::string& r : runs) {
-      try {
-        sets.push_back(load_result_set(r, r, ImportOptions{}));
-      } catch (const ImportError& e) {
-        throw UsageError(fmt::format("baseline: {}", e.what()));
-      }
-      if (sets.back().points.empty())
-        throw UsageError(fmt::format("baseline: {}: no measured points could be read{}", r,
-                                     sets.back().unread.empty() ? "" : " (" + sets.back().unread.front() + ")"));
-    }
-    const Baseline b = build_baseline(sets);
-    write_file_atomically("--out", out, baseline_to_json(b));
-    std::string said = fmt::format("baseline {}: {} entries from {} runs ({})\n", out, b.entries.size(), sets.size(), kOutlierRule);
-    for (const BaselineEntry& e : b.entries)
-      for (const auto& [metric, m] : {std::pair{"busbw", &e.busbw_gbps}, {"algbw", &e.algbw_gbps}, {"time", &e.time_us}})
-        for (std::size_t i : m->outliers)
-          said += fmt::format("  outlier: {} {} {} ranks {} nodes {} at {} B: {} {:.4g} from {} (median of the rest {:.4g})\n",
-                              e.collective, e.dtype, e.op, e.ranks, e.nodes, e.bytes, metric, m->values[i],
-                              terminal_safe(b.runs[e.runs[i]]), m->median);
-    return print_or_fail(said);
   } catch (const UsageError& e) {
     fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
     return kExitUsage;

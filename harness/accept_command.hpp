@@ -1,6 +1,6 @@
 // ccbench accept SPEC.yaml: runs an acceptance spec's checks across the nodes
 // of an MPI job, judges them and writes the verdicts (docs/acceptance.md "Acceptance
-// testing"). ccbench baseline: medians of several runs for relative gates.
+// testing").
 #pragma once
 #include <optional>
 #include <string>
@@ -35,8 +35,5 @@ int run_accept_simulated(const AcceptArgs& args);
 // Every process of the job calls it. Returns the exit code: 0 accepted,
 // 1 rejected, 2 a spec or run error.
 int run_accept(const AcceptArgs& args, const Comm& world, const std::string& nccl_log);
-
-// ccbench baseline --out FILE RUN [RUN ...] (no MPI). Returns the exit code.
-int run_baseline(int argc, const char* const* argv);
 
 }  // namespace ccb

@@ -40,7 +40,7 @@ int visible_gpus(const char* what) {
 #if CCBENCH_HAVE_MPI
 std::unique_ptr<Backend> make_mpi(const Config& cfg, const Comm& comm) {
   const auto& mpi = dynamic_cast<const MpiComm&>(comm);  // MPI builds always run over MPI
-  if (cfg.memory == "host") return std::make_unique<MpiBackend>(mpi.handle());
+  if (cfg.memory == MemoryKind::host) return std::make_unique<MpiBackend>(mpi.handle());
   std::vector<int> devices;
   if (!every_rank_passes(comm, [&] {
         const int aware = MpiBackend::cuda_aware();
@@ -112,7 +112,7 @@ std::vector<int> choose_devices(int local_rank, int local_size, int per_process,
 
 std::unique_ptr<Backend> make_backend(const Config& cfg, const Comm& comm, const std::string& nccl_log_file) {
   (void)nccl_log_file;
-  if (cfg.backend == "nccl") {
+  if (cfg.backend == BackendKind::nccl) {
 #if CCBENCH_HAVE_NCCL
     return make_nccl(cfg, comm, nccl_log_file);
 #else

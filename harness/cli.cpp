@@ -21,27 +21,7 @@
 
 namespace ccb {
 
-std::string_view name(TimingMode m) {
-  switch (m) {
-    case TimingMode::pipelined: return "pipelined";
-    case TimingMode::per_iteration: return "per_iteration";
-    case TimingMode::both: return "both";
-  }
-  return "both";
-}
-
-std::string_view name(WarmUpOrder w) {
-  switch (w) {
-    case WarmUpOrder::sizes_first: return "sizes-first";
-    case WarmUpOrder::per_point: return "per-point";
-    case WarmUpOrder::automatic: break;
-  }
-  return "auto";
-}
-
 namespace {
-
-constexpr std::string_view kPaths[] = {"auto", "nvlink", "pcie", "shm", "rdma", "tcp"};
 
 long parse_long(const std::string& flag, const std::string& text, long lo, long hi) {
   long v = 0;
@@ -160,9 +140,9 @@ Timing:
   -w, --warmup_iters N      untimed iterations first (default 1)
       --warmup-order ORDER  sizes-first: -w operations at every size from -b to -e
                             (doubling) before the first point, as nccl-tests; per-point:
-                            -w just before each point is timed, as OSU and IMB (default:
-                            sizes-first on nccl, per-point on mpi). Either way one
-                            synchronised operation precedes each timed placement
+                            -w just before each point is timed, as OSU and IMB; auto
+                            (default): sizes-first on nccl, per-point on mpi. Either way
+                            one synchronised operation precedes each timed placement
       --timing MODE         pipelined, per_iteration or both (default both)
   -a, --average 0|1|2|3     how the pipelined time of each rank is combined:
                             0 rank 0, 1 mean, 2 min, 3 max (default 1)
@@ -308,14 +288,17 @@ std::string list_text() {
 BackendChoice choose_default_backend(bool have_mpi, bool have_nccl, int gpus, const std::string& gpu_error,
                                      const char* env_backend) {
   if (env_backend && *env_backend) {
-    const std::string b = env_backend;
-    if (b != "mpi" && b != "nccl") throw UsageError(fmt::format("CCBENCH_BACKEND '{}': unknown (allowed: mpi, nccl)", b));
-    return {b, "CCBENCH_BACKEND=" + b};
+    const auto b = parse_setting<BackendKind>(env_backend);
+    if (!b)
+      throw UsageError(fmt::format("CCBENCH_BACKEND '{}': unknown (allowed: {})", env_backend, allowed_settings<BackendKind>()));
+    return {*b, std::string("CCBENCH_BACKEND=") + env_backend};
   }
-  if (!have_mpi) return {"nccl", "default: the only backend of a build without MPI"};
-  if (!have_nccl) return {"mpi", "default: this build has no NCCL"};
-  if (gpus > 0) return {"nccl", fmt::format("default: {} GPU{} visible and NCCL built in", gpus, gpus == 1 ? "" : "s")};
-  return {"mpi", gpu_error.empty() ? "default: no GPU visible" : fmt::format("default: no GPU visible ({})", gpu_error)};
+  if (!have_mpi) return {BackendKind::nccl, "default: the only backend of a build without MPI"};
+  if (!have_nccl) return {BackendKind::mpi, "default: this build has no NCCL"};
+  if (gpus > 0)
+    return {BackendKind::nccl, fmt::format("default: {} GPU{} visible and NCCL built in", gpus, gpus == 1 ? "" : "s")};
+  return {BackendKind::mpi,
+          gpu_error.empty() ? "default: no GPU visible" : fmt::format("default: no GPU visible ({})", gpu_error)};
 }
 
 namespace {
@@ -325,17 +308,17 @@ void resolve_backend(Config& cfg, const std::vector<std::pair<const char*, const
                      const std::string& memory) {
   for (const auto& [flag, value] : nccl_flags)
     if (!value->empty()) {
-      cfg.backend = "nccl";
+      cfg.backend = BackendKind::nccl;
       cfg.backend_reason = fmt::format("implied by {}", flag);
       return;
     }
-  if (cfg.path == "nvlink" || cfg.path == "pcie") {
-    cfg.backend = "nccl";
-    cfg.backend_reason = fmt::format("implied by --path {}", cfg.path);
+  if (cfg.path == PathRequest::nvlink || cfg.path == PathRequest::pcie) {
+    cfg.backend = BackendKind::nccl;
+    cfg.backend_reason = fmt::format("implied by --path {}", setting_name(cfg.path));
     return;
   }
   if (!memory.empty()) {
-    cfg.backend = "mpi";
+    cfg.backend = BackendKind::mpi;
     cfg.backend_reason = "implied by --memory";
     return;
   }
@@ -392,78 +375,65 @@ void nccl_tests_flags(const std::vector<std::pair<const char*, std::string>>& fl
   }
 }
 
-ParsedArgs parse_args(int argc, const char* const* argv) {
-  ParsedArgs out;
-  Config& cfg = out.config;
-  for (int i = 0; i < argc; ++i) cfg.argv.emplace_back(argv[i]);
+namespace {
 
+// Every option as typed ("" = not given), before any is interpreted.
+struct RawArgs {
+  bool help = false, version = false, fixed_buffers = false, json_given = false;
+  std::string collective, minb, maxb, stepb, factor, iters, warmup, check, op, dtype, root, block, avg, timeout, timing,
+      warmup_order, window, path, backend, memory, ngpus, graph, reg, bind, plan, precision, time_per_size, max_time,
+      max_iters, sync, progress;
+  // nccl-tests' flags ccbench has no own use for (nccl_tests_flags).
+  std::string nthreads, agg_iters, run_cycles, parallel_init, stream_null, cputime, per_iter, cta_policy, unalign;
+};
+
+// A setting word: "--flag 'x': unknown (allowed: a, b)".
+template <class E>
+void set_choice(E& out, const char* flag, const std::string& text) {
+  if (text.empty()) return;
+  const auto v = parse_setting<E>(text);
+  if (!v) throw UsageError(fmt::format("{} '{}': unknown (allowed: {})", flag, text, allowed_settings<E>()));
+  out = *v;
+}
+
+// The command line through CLI11: options into `raw`, file names and flags
+// straight into `cfg`. An option given with an empty value is an error.
+RawArgs read_command_line(int argc, const char* const* argv, Config& cfg) {
+  RawArgs raw;
   CLI::App app{"ccbench"};
-  app.set_help_flag();  // handled below, so that help text is ours
-  bool help = false, version = false;
-  std::string collective, minb, maxb, stepb, factor, iters, warmup, check, op, dtype, root, block,
-      avg, timeout, timing, window, path, backend, memory, ngpus, graph, reg, bind, plan, precision, time_per_size,
-      max_time, max_iters, nthreads, agg_iters, run_cycles, parallel_init, stream_null, cputime, per_iter, cta_policy,
-      unalign, warmup_order;
-  app.add_flag("-h,--help", help);
-  app.add_flag("--version", version);
-  app.add_option("collective", collective);
-  app.add_option("-b,--minbytes", minb);
-  app.add_option("-e,--maxbytes", maxb);
-  app.add_option("-i,--stepbytes", stepb);
-  app.add_option("-f,--stepfactor", factor);
-  app.add_option("-n,--iters", iters);
-  app.add_option("-w,--warmup_iters", warmup);
-  app.add_option("-c,--check", check);
-  app.add_option("-o,--op", op);
-  app.add_option("-d,--datatype", dtype);
-  app.add_option("-r,--root", root);
-  app.add_option("-z,--blocking", block);
-  app.add_option("-a,--average", avg);
-  app.add_option("-T,--timeout", timeout);
+  app.set_help_flag();  // handled by the caller, so that help text is ours
+  app.add_flag("-h,--help", raw.help);
+  app.add_flag("--version", raw.version);
+  app.add_option("collective", raw.collective);
+  const std::pair<const char*, std::string*> options[] = {
+      {"-b,--minbytes", &raw.minb}, {"-e,--maxbytes", &raw.maxb}, {"-i,--stepbytes", &raw.stepb},
+      {"-f,--stepfactor", &raw.factor}, {"-n,--iters", &raw.iters}, {"-w,--warmup_iters", &raw.warmup},
+      {"-c,--check", &raw.check}, {"-o,--op", &raw.op}, {"-d,--datatype", &raw.dtype}, {"-r,--root", &raw.root},
+      {"-z,--blocking", &raw.block}, {"-a,--average", &raw.avg}, {"-T,--timeout", &raw.timeout},
+      {"--csv", &cfg.csv_path}, {"--timing", &raw.timing}, {"--warmup-order", &raw.warmup_order},
+      {"--window", &raw.window}, {"--path", &raw.path}, {"--backend", &raw.backend}, {"--memory", &raw.memory},
+      {"-g,--ngpus", &raw.ngpus}, {"-G,--cudagraph", &raw.graph}, {"-R,--registerbuffers", &raw.reg},
+      {"--nccl-log-dir", &cfg.nccl_log_dir}, {"--bind", &raw.bind}, {"--precision", &raw.precision},
+      {"--time-per-size", &raw.time_per_size}, {"--max-time-per-size", &raw.max_time}, {"--max-iters", &raw.max_iters},
+      {"--sync", &raw.sync}, {"--xml", &cfg.topo_xml}, {"--plan", &raw.plan}, {"--cpus", &cfg.topo_cpus},
+      {"--progress", &raw.progress},
+      // nccl-tests flags taken for compatibility
+      {"-t,--nthreads", &raw.nthreads}, {"-m,--agg_iters", &raw.agg_iters}, {"-N,--run_cycles", &raw.run_cycles},
+      {"-p,--parallel_init", &raw.parallel_init}, {"-y,--stream_null", &raw.stream_null},
+      {"-C,--report_cputime", &raw.cputime}, {"-I,--per_iter_timing", &raw.per_iter}, {"-x,--cta_policy", &raw.cta_policy},
+      {"-u,--unalign", &raw.unalign}};
+  for (const auto& [name, value] : options) app.add_option(name, *value);
   CLI::Option* json_opt = app.add_option("-J,--json", cfg.json_path)->expected(0, 1);
-  app.add_option("--csv", cfg.csv_path);
-  app.add_option("--timing", timing);
-  app.add_option("--warmup-order", warmup_order);
-  app.add_option("--window", window);
-  app.add_option("--path", path);
-  app.add_option("--backend", backend);
-  app.add_option("--memory", memory);
-  app.add_option("-g,--ngpus", ngpus);
-  app.add_option("-G,--cudagraph", graph);
-  app.add_option("-R,--registerbuffers", reg);
-  app.add_option("--nccl-log-dir", cfg.nccl_log_dir);
-  app.add_option("--bind", bind);
-  app.add_option("--precision", precision);
-  app.add_option("--time-per-size", time_per_size);
-  app.add_option("--max-time-per-size", max_time);
-  app.add_option("--max-iters", max_iters);
-  app.add_option("--sync", cfg.sync);
   app.add_flag("--rotate-buffers", cfg.rotate_buffers);
-  bool fixed_buffers = false;
-  app.add_flag("--fixed-buffers", fixed_buffers);
-  app.add_option("--xml", cfg.topo_xml);
-  app.add_option("--plan", plan);
-  app.add_option("--cpus", cfg.topo_cpus);
-  app.add_option("--progress", cfg.progress);
+  app.add_flag("--fixed-buffers", raw.fixed_buffers);
   app.add_flag("--stats", cfg.stats_columns);
   app.add_flag("--samples", cfg.samples);
   app.add_flag("--strict-sizes", cfg.strict_sizes);
-  // nccl-tests flags that ccbench takes for compatibility (nccl_tests_flags).
-  app.add_option("-t,--nthreads", nthreads);
-  app.add_option("-m,--agg_iters", agg_iters);
-  app.add_option("-N,--run_cycles", run_cycles);
-  app.add_option("-p,--parallel_init", parallel_init);
-  app.add_option("-y,--stream_null", stream_null);
-  app.add_option("-C,--report_cputime", cputime);
-  app.add_option("-I,--per_iter_timing", per_iter);
-  app.add_option("-x,--cta_policy", cta_policy);
-  app.add_option("-u,--unalign", unalign);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     throw UsageError(fmt::format("{} (see ccbench --help)", usage_line(e)));
   }
-  // An option given with an empty value ("-b ''") is an error, not "not given".
   for (const CLI::Option* o : app.get_options())
     if (o->get_expected_min() > 0)
       for (const std::string& r : o->results())
@@ -472,155 +442,166 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
           std::replace(name.begin(), name.end(), ',', '/');
           throw UsageError(fmt::format("{}: empty value", name));
         }
-  if (help) {
-    out.command = Command::help;
-    return out;
+  raw.json_given = json_opt->count() > 0;
+  return raw;
+}
+
+// ccbench topo: --json [FILE], --plan N, --cpus LIST.
+void parse_topo(const RawArgs& raw, Config& cfg) {
+  cfg.topo_json = raw.json_given;
+  if (!raw.plan.empty()) cfg.topo_plan = static_cast<int>(parse_long("--plan", raw.plan, 1, 4096));
+  if (cfg.topo_cpus.empty()) return;
+  bool ok = cfg.topo_cpus.find_first_not_of("0123456789,-") == std::string::npos;
+  try {
+    ok = ok && !parse_cpu_list(cfg.topo_cpus).empty();
+  } catch (const std::exception&) {
+    ok = false;
   }
-  if (version) {
-    out.command = Command::version;
-    return out;
+  if (!ok) throw UsageError(fmt::format("--cpus '{}': not a CPU list (e.g. 0-3,8)", cfg.topo_cpus));
+}
+
+// ccbench copy: the collective-only flags refused, its own default sizes.
+void parse_copy(const RawArgs& raw, Config& cfg) {
+  const std::pair<const std::string*, const char*> not_for_copy[] = {
+      {&raw.op, "-o/--op"}, {&raw.dtype, "-d/--datatype"}, {&raw.root, "-r/--root"}, {&raw.backend, "--backend"},
+      {&raw.path, "--path"}, {&raw.ngpus, "-g/--ngpus"}, {&raw.graph, "-G/--cudagraph"},
+      {&raw.reg, "-R/--registerbuffers"}, {&raw.memory, "--memory"}};
+  for (const auto& [value, flag] : not_for_copy)
+    if (!value->empty()) throw UsageError(fmt::format("{}: does not apply to ccbench copy", flag));
+  if (raw.minb.empty() && raw.maxb.empty()) {
+    cfg.min_bytes = std::size_t{1} << 20;
+    cfg.max_bytes = std::size_t{256} << 20;
+    if (raw.factor.empty()) cfg.step_factor = 4;
   }
-  if (collective == "list") {
-    out.command = Command::list;
-    return out;
-  }
-  if (collective.empty())
-    throw UsageError(fmt::format("no collective given (one of: {}; or list, copy, io, topo, compare, accept, baseline, model)", joined_collectives()));
-  if (!bind.empty()) {
-    if (!parse_bind_policy(bind)) throw UsageError(fmt::format("--bind '{}': unknown (allowed: auto, none, numa, core)", bind));
-    cfg.bind = bind;
-  }
-  const bool json_without_file = json_opt->count() > 0 && cfg.json_path.empty();
-  const bool topo_options = !cfg.topo_xml.empty() || !plan.empty() || !cfg.topo_cpus.empty();
-  if (collective == "topo") {
+}
+
+// Which command, and its own options. True when nothing else applies (help,
+// version, list, topo).
+bool parse_command(const RawArgs& raw, ParsedArgs& out) {
+  Config& cfg = out.config;
+  if (raw.help) out.command = Command::help;
+  else if (raw.version) out.command = Command::version;
+  else if (raw.collective == "list") out.command = Command::list;
+  if (out.command != Command::run) return true;
+  if (raw.collective.empty())
+    throw UsageError(fmt::format("no collective given (one of: {}; or list, copy, io, topo, compare, accept, baseline, model)",
+                                 joined_collectives()));
+  set_choice(cfg.bind, "--bind", raw.bind);
+  if (raw.collective == "topo") {
     out.command = Command::topo;
-    cfg.topo_json = json_opt->count() > 0;  // --json [FILE]: to stdout, or to FILE
-    if (!plan.empty()) cfg.topo_plan = static_cast<int>(parse_long("--plan", plan, 1, 4096));
-    if (!cfg.topo_cpus.empty()) {
-      bool ok = cfg.topo_cpus.find_first_not_of("0123456789,-") == std::string::npos;
-      try {
-        ok = ok && !parse_cpu_list(cfg.topo_cpus).empty();
-      } catch (const std::exception&) {
-        ok = false;
-      }
-      if (!ok) throw UsageError(fmt::format("--cpus '{}': not a CPU list (e.g. 0-3,8)", cfg.topo_cpus));
-    }
-    return out;
+    parse_topo(raw, cfg);
+    return true;
   }
-  if (topo_options) throw UsageError("--xml, --plan and --cpus: apply to ccbench topo only");
-  if (json_without_file) throw UsageError("-J/--json: needs a file name");
-  if (collective == "copy") {
+  if (!cfg.topo_xml.empty() || !raw.plan.empty() || !cfg.topo_cpus.empty())
+    throw UsageError("--xml, --plan and --cpus: apply to ccbench topo only");
+  if (raw.json_given && cfg.json_path.empty()) throw UsageError("-J/--json: needs a file name");
+  if (raw.collective == "copy") {
     out.command = Command::copy;
-    const std::pair<const std::string*, const char*> not_for_copy[] = {
-        {&op, "-o/--op"}, {&dtype, "-d/--datatype"}, {&root, "-r/--root"}, {&backend, "--backend"}, {&path, "--path"},
-        {&ngpus, "-g/--ngpus"}, {&graph, "-G/--cudagraph"}, {&reg, "-R/--registerbuffers"}, {&memory, "--memory"}};
-    for (const auto& [value, flag] : not_for_copy)
-      if (!value->empty()) throw UsageError(fmt::format("{}: does not apply to ccbench copy", flag));
-    if (minb.empty() && maxb.empty()) {
-      cfg.min_bytes = std::size_t{1} << 20;
-      cfg.max_bytes = std::size_t{256} << 20;
-      if (factor.empty()) cfg.step_factor = 4;
-    }
-  } else {
-    cfg.collective = find_collective(collective);
-    if (!cfg.collective)
-      throw UsageError(fmt::format("unknown collective '{}' (one of: {})", collective, joined_collectives()));
+    parse_copy(raw, cfg);
+    return false;
   }
+  cfg.collective = find_collective(raw.collective);
+  if (!cfg.collective)
+    throw UsageError(fmt::format("unknown collective '{}' (one of: {})", raw.collective, joined_collectives()));
+  return false;
+}
 
-  if (!minb.empty()) cfg.min_bytes = parse_bytes("-b/--minbytes", minb);
-  if (!maxb.empty()) cfg.max_bytes = parse_bytes("-e/--maxbytes", maxb);
-  if (!stepb.empty()) cfg.step_bytes = parse_bytes("-i/--stepbytes", stepb);
-  if (!factor.empty()) {
-    cfg.step_factor = parse_long("-f/--stepfactor", factor, 1, 1 << 20);
-  }
+// What is measured and how: sizes, iterations, root, dtypes, ops, timing.
+void parse_measurement(const RawArgs& raw, Config& cfg) {
+  if (!raw.minb.empty()) cfg.min_bytes = parse_bytes("-b/--minbytes", raw.minb);
+  if (!raw.maxb.empty()) cfg.max_bytes = parse_bytes("-e/--maxbytes", raw.maxb);
+  if (!raw.stepb.empty()) cfg.step_bytes = parse_bytes("-i/--stepbytes", raw.stepb);
+  if (!raw.factor.empty()) cfg.step_factor = parse_long("-f/--stepfactor", raw.factor, 1, 1 << 20);
   constexpr long kIntMax = std::numeric_limits<int>::max();
-  if (!iters.empty()) cfg.iters = static_cast<int>(parse_long("-n/--iters", iters, 1, kIntMax));
-  if (!warmup.empty()) cfg.warmup = static_cast<int>(parse_long("-w/--warmup_iters", warmup, 0, kIntMax));
-  if (!check.empty()) cfg.check = static_cast<int>(parse_long("-c/--check", check, 0, kIntMax));
-  if (root == "-1")
+  if (!raw.iters.empty()) cfg.iters = static_cast<int>(parse_long("-n/--iters", raw.iters, 1, kIntMax));
+  if (!raw.warmup.empty()) cfg.warmup = static_cast<int>(parse_long("-w/--warmup_iters", raw.warmup, 0, kIntMax));
+  if (!raw.check.empty()) cfg.check = static_cast<int>(parse_long("-c/--check", raw.check, 0, kIntMax));
+  if (raw.root == "-1")
     throw UsageError("-r/--root -1: every root in turn (nccl-tests) is not supported; run once per root (-r 0, -r 1, ...)");
-  if (!root.empty()) cfg.root = static_cast<int>(parse_long("-r/--root", root, 0, kIntMax));
-  if (!block.empty()) cfg.blocking = static_cast<int>(parse_long("-z/--blocking", block, 0, 3));
-  if (!avg.empty()) cfg.aggregation = static_cast<int>(parse_long("-a/--average", avg, 0, 3));
-  if (!timeout.empty()) cfg.timeout_s = parse_seconds("-T/--timeout", timeout);
-  if (!window.empty()) cfg.window = static_cast<int>(parse_long("--window", window, 1, 1 << 16));
+  if (!raw.root.empty()) cfg.root = static_cast<int>(parse_long("-r/--root", raw.root, 0, kIntMax));
+  if (!raw.block.empty()) cfg.blocking = static_cast<int>(parse_long("-z/--blocking", raw.block, 0, 3));
+  if (!raw.avg.empty()) cfg.aggregation = static_cast<int>(parse_long("-a/--average", raw.avg, 0, 3));
+  if (!raw.timeout.empty()) cfg.timeout_s = parse_seconds("-T/--timeout", raw.timeout);
+  if (!raw.window.empty()) cfg.window = static_cast<int>(parse_long("--window", raw.window, 1, 1 << 16));
+  if (!raw.dtype.empty()) cfg.dtypes = parse_one_or_all("-d/--datatype", raw.dtype, all_dtypes(), parse_dtype);
+  if (!raw.op.empty()) cfg.ops = parse_one_or_all("-o/--op", raw.op, all_ops(), parse_op);
+  set_choice(cfg.timing, "--timing", raw.timing);
+  set_choice(cfg.warmup_order, "--warmup-order", raw.warmup_order);
+}
 
-  if (!dtype.empty()) cfg.dtypes = parse_one_or_all("-d/--datatype", dtype, all_dtypes(), parse_dtype);
-  if (!op.empty()) cfg.ops = parse_one_or_all("-o/--op", op, all_ops(), parse_op);
-  if (!timing.empty()) {
-    if (timing == "pipelined") cfg.timing = TimingMode::pipelined;
-    else if (timing == "per_iteration") cfg.timing = TimingMode::per_iteration;
-    else if (timing == "both") cfg.timing = TimingMode::both;
-    else throw UsageError(fmt::format("--timing '{}': unknown (allowed: pipelined, per_iteration, both)", timing));
-  }
-  if (!warmup_order.empty()) {
-    if (warmup_order == "sizes-first") cfg.warmup_order = WarmUpOrder::sizes_first;
-    else if (warmup_order == "per-point") cfg.warmup_order = WarmUpOrder::per_point;
-    else throw UsageError(fmt::format("--warmup-order '{}': unknown (allowed: sizes-first, per-point)", warmup_order));
-  }
-  if (!path.empty()) {
-    bool known = false;
-    for (auto p : kPaths) known = known || p == path;
-    if (!known)
-      throw UsageError(fmt::format("--path '{}': unknown (allowed: auto, nvlink, pcie, shm, rdma, tcp)", path));
-    cfg.path = path;
-  }
-  if (!backend.empty()) {
-    if (backend != "mpi" && backend != "nccl")
-      throw UsageError(fmt::format("--backend '{}': unknown (allowed: mpi, nccl)", backend));
-    cfg.backend = backend;
-  } else if (out.command == Command::run) {
-    resolve_backend(cfg, {{"-g/--ngpus", &ngpus}, {"-G/--cudagraph", &graph}, {"-R/--registerbuffers", &reg},
-                          {"--nccl-log-dir", &cfg.nccl_log_dir}}, memory);
-  }
-  if (!memory.empty()) {
-    if (memory != "host" && memory != "device")
-      throw UsageError(fmt::format("--memory '{}': unknown (allowed: host, device)", memory));
-    if (cfg.backend != "mpi") throw UsageError("--memory: applies to --backend mpi (nccl always uses device memory)");
-    cfg.memory = memory;
-  }
-  if (!ngpus.empty()) cfg.gpus_per_process = static_cast<int>(parse_long("-g/--ngpus", ngpus, 1, 64));
-  if (!graph.empty()) cfg.cuda_graph = static_cast<int>(parse_long("-G/--cudagraph", graph, 0, kIntMax));
-  if (reg == "2")
+// Backend, memory, path and the NCCL-only options; the backend resolved when
+// not given (a run only: copy has none).
+void parse_backend(const RawArgs& raw, Command command, Config& cfg) {
+  set_choice(cfg.path, "--path", raw.path);
+  set_choice(cfg.backend, "--backend", raw.backend);
+  if (raw.backend.empty() && command == Command::run)
+    resolve_backend(cfg, {{"-g/--ngpus", &raw.ngpus}, {"-G/--cudagraph", &raw.graph}, {"-R/--registerbuffers", &raw.reg},
+                          {"--nccl-log-dir", &cfg.nccl_log_dir}}, raw.memory);
+  set_choice(cfg.memory, "--memory", raw.memory);
+  if (!raw.memory.empty() && cfg.backend != BackendKind::mpi)
+    throw UsageError("--memory: applies to --backend mpi (nccl always uses device memory)");
+  constexpr long kIntMax = std::numeric_limits<int>::max();
+  if (!raw.ngpus.empty()) cfg.gpus_per_process = static_cast<int>(parse_long("-g/--ngpus", raw.ngpus, 1, 64));
+  if (!raw.graph.empty()) cfg.cuda_graph = static_cast<int>(parse_long("-G/--cudagraph", raw.graph, 0, kIntMax));
+  if (raw.reg == "2")
     throw UsageError("-R/--registerbuffers 2: symmetric registration (ncclCommWindowRegister) is not supported; -R 1 registers "
                      "buffers locally (ncclCommRegister)");
-  if (!reg.empty()) cfg.register_buffers = static_cast<int>(parse_long("-R/--registerbuffers", reg, 0, 1));
-  if (cfg.backend != "nccl") {
-    const auto nccl_only = [](const std::string& v, const char* flag) {
-      if (!v.empty()) throw UsageError(fmt::format("{}: applies to --backend nccl only", flag));
-    };
-    nccl_only(ngpus, "-g/--ngpus");
-    nccl_only(graph, "-G/--cudagraph");
-    nccl_only(reg, "-R/--registerbuffers");
-    nccl_only(cfg.nccl_log_dir, "--nccl-log-dir");
-    if (cfg.path == "nvlink" || cfg.path == "pcie")
-      throw UsageError(fmt::format("--path {}: applies to --backend nccl only (MPI paths: auto, shm, tcp, rdma)", cfg.path));
-  }
-  nccl_tests_flags({{"-t/--nthreads", nthreads}, {"-m/--agg_iters", agg_iters}, {"-N/--run_cycles", run_cycles},
-                    {"-p/--parallel_init", parallel_init}, {"-y/--stream_null", stream_null}, {"-C/--report_cputime", cputime},
-                    {"-I/--per_iter_timing", per_iter}, {"-x/--cta_policy", cta_policy}, {"-u/--unalign", unalign}},
-                   cfg);
+  if (!raw.reg.empty()) cfg.register_buffers = static_cast<int>(parse_long("-R/--registerbuffers", raw.reg, 0, 1));
+  if (cfg.backend == BackendKind::nccl) return;
+  const std::pair<const std::string*, const char*> nccl_only[] = {
+      {&raw.ngpus, "-g/--ngpus"}, {&raw.graph, "-G/--cudagraph"}, {&raw.reg, "-R/--registerbuffers"},
+      {&cfg.nccl_log_dir, "--nccl-log-dir"}};
+  for (const auto& [value, flag] : nccl_only)
+    if (!value->empty()) throw UsageError(fmt::format("{}: applies to --backend nccl only", flag));
+  if (cfg.path == PathRequest::nvlink || cfg.path == PathRequest::pcie)
+    throw UsageError(fmt::format("--path {}: applies to --backend nccl only (MPI paths: auto, shm, tcp, rdma)",
+                                 setting_name(cfg.path)));
+}
+
+// Per-iteration sampling, buffers and progress.
+void parse_sampling(const RawArgs& raw, Config& cfg) {
+  cfg.buffer_shift = !raw.fixed_buffers;
+  if (!raw.precision.empty()) cfg.precision = parse_precision(raw.precision);
+  if (!raw.time_per_size.empty()) cfg.time_per_size = parse_seconds("--time-per-size", raw.time_per_size);
+  if (!raw.max_time.empty()) cfg.max_time_per_size = parse_seconds("--max-time-per-size", raw.max_time);
+  if (!raw.max_iters.empty()) cfg.max_iters = parse_long("--max-iters", raw.max_iters, 6, 1L << 40);
+  set_choice(cfg.sync, "--sync", raw.sync);
+  set_choice(cfg.progress, "--progress", raw.progress);
+}
+
+// Options that are each fine but not together.
+void check_combinations(const Config& cfg) {
   if (cfg.cuda_graph > 0 && cfg.blocking > 0)
     throw UsageError("-G/--cudagraph with -z/--blocking 1-3: the timed launches are captured in one graph, so there is no "
                      "operation to wait for in between; choose one");
   if (cfg.cuda_graph > 0 && cfg.rotate_buffers)
     throw UsageError("-G/--cudagraph with --rotate-buffers: a graph is captured for one set of buffers, so every slot would be "
                      "captured again inside the timed loop; choose one");
-  cfg.buffer_shift = !fixed_buffers;
-  if (!precision.empty()) cfg.precision = parse_precision(precision);
-  if (!time_per_size.empty()) cfg.time_per_size = parse_seconds("--time-per-size", time_per_size);
-  if (!max_time.empty()) cfg.max_time_per_size = parse_seconds("--max-time-per-size", max_time);
-  if (!max_iters.empty()) cfg.max_iters = parse_long("--max-iters", max_iters, 6, 1L << 40);
   if (cfg.precision > 0 && cfg.time_per_size > 0)
     throw UsageError("--precision and --time-per-size: choose one (precision stops at a CI width, time at a duration)");
-  if ((cfg.precision > 0 || cfg.time_per_size > 0 || cfg.sync == "window") && cfg.timing == TimingMode::pipelined)
+  if ((cfg.precision > 0 || cfg.time_per_size > 0 || cfg.sync == SyncMode::window) && cfg.timing == TimingMode::pipelined)
     throw UsageError("--precision, --time-per-size and --sync window shape per-iteration samples: not with --timing pipelined");
-  if (cfg.sync != "barrier" && cfg.sync != "window")
-    throw UsageError(fmt::format("--sync '{}': unknown (allowed: barrier, window)", cfg.sync));
-  if (cfg.progress != "auto" && cfg.progress != "on" && cfg.progress != "off")
-    throw UsageError(fmt::format("--progress '{}': unknown (allowed: auto, on, off)", cfg.progress));
   // Checks that need no rank count: the plan's shape.
   (void)sweep_sizes(cfg.min_bytes, cfg.max_bytes, cfg.step_bytes, cfg.step_factor);
+}
+
+}  // namespace
+
+ParsedArgs parse_args(int argc, const char* const* argv) {
+  ParsedArgs out;
+  Config& cfg = out.config;
+  for (int i = 0; i < argc; ++i) cfg.argv.emplace_back(argv[i]);
+  const RawArgs raw = read_command_line(argc, argv, cfg);
+  if (parse_command(raw, out)) return out;
+  parse_measurement(raw, cfg);
+  parse_backend(raw, out.command, cfg);
+  nccl_tests_flags({{"-t/--nthreads", raw.nthreads}, {"-m/--agg_iters", raw.agg_iters}, {"-N/--run_cycles", raw.run_cycles},
+                    {"-p/--parallel_init", raw.parallel_init}, {"-y/--stream_null", raw.stream_null},
+                    {"-C/--report_cputime", raw.cputime}, {"-I/--per_iter_timing", raw.per_iter},
+                    {"-x/--cta_policy", raw.cta_policy}, {"-u/--unalign", raw.unalign}},
+                   cfg);
+  parse_sampling(raw, cfg);
+  check_combinations(cfg);
   return out;
 }
 

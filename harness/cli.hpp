@@ -24,7 +24,8 @@ ParsedArgs parse_args(int argc, const char* const* argv);
 // run mpirun ... and expect GPUs); mpi otherwise; a build without MPI has
 // only nccl. `gpu_error` is what the CUDA query said when it saw no GPU.
 struct BackendChoice {
-  std::string backend, reason;
+  BackendKind backend;
+  std::string reason;
 };
 BackendChoice choose_default_backend(bool have_mpi, bool have_nccl, int gpus, const std::string& gpu_error,
                                      const char* env_backend);

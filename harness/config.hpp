@@ -5,38 +5,35 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "common/settings.hpp"
 #include "kernels/dtype.hpp"
 
 namespace ccb {
 
-enum class TimingMode { pipelined, per_iteration, both };
-// --warmup-order: nccl-tests warms every size (doubling from -b to -e) before
-// the first point; OSU and IMB warm each size just before it is timed.
-enum class WarmUpOrder { automatic, sizes_first, per_point };
 
 struct Config {
   const Collective* collective = nullptr;
   // --backend, or the default chosen by choose_default_backend (harness/cli.hpp)
   // with the reason the header prints.
 #if CCBENCH_HAVE_MPI
-  std::string backend = "mpi";
+  BackendKind backend = BackendKind::mpi;
 #else
-  std::string backend = "nccl";  // the only backend of a build without MPI
+  BackendKind backend = BackendKind::nccl;  // the only backend of a build without MPI
 #endif
   std::string backend_reason = "--backend given";
-  std::string memory = "host";  // mpi backend: host, or device (CUDA-aware MPI)
+  MemoryKind memory = MemoryKind::host;  // mpi backend: host, or device (CUDA-aware MPI)
   int gpus_per_process = 1;     // -g
   int cuda_graph = 0;           // -G: > 0 captures each operation as a CUDA graph and replays it
   int register_buffers = 0;     // -R: 1 registers buffers with ncclCommRegister
   std::string nccl_log_dir;     // where NCCL's INFO log goes (empty: $TMPDIR/ccbench-nccl)
-  std::string bind = "auto";    // --bind auto|none|numa|core
+  BindPolicy bind = BindPolicy::automatic;  // --bind
   // Per-iteration sampling (harness/measure.hpp): adaptive until the median's
   // 95% interval is within +-precision, or for a fixed time, bounded.
   double precision = 0;         // --precision, a fraction (0.01 = 1%); 0 = fixed -n
   double time_per_size = 0;     // --time-per-size seconds; 0 = off
   double max_time_per_size = 10;  // --max-time-per-size seconds
   long max_iters = 1000000;     // --max-iters
-  std::string sync = "barrier"; // --sync barrier|window: how per-iteration starts are aligned
+  SyncMode sync = SyncMode::barrier;  // --sync: how per-iteration starts are aligned
   bool rotate_buffers = false;  // --rotate-buffers: each iteration on buffers out of the cache
   bool buffer_shift = true;     // nccl: nccl-tests' per-iteration buffer shift (--fixed-buffers: off)
   // ccbench topo
@@ -60,24 +57,22 @@ struct Config {
   int blocking = 0;       // -z: nccl waits for each operation; MPI calls always block
   double timeout_s = 0;   // -T, 0 = no watchdog
   int timeout_exit_code = 4;  // exit code of a -T timeout (ccbench accept: 2, a run error)
-  bool table = true;
+  bool table = true;  // print the table on stdout (ccbench accept collects records instead)
   // mpi: probe which interfaces carry the traffic (8 MiB around the ranks) before
   // measuring; ccbench accept probes once per group, not on every repeat.
   bool observe_path = true;
-  std::string observe_path_note;  // why not, when observe_path is false      // print the table on stdout (ccbench accept collects records instead)
+  std::string observe_path_note;  // why not, when observe_path is false
   std::string json_path;  // -J
   std::string csv_path;
   bool stats_columns = false;
   bool samples = false;
   bool strict_sizes = false;
   TimingMode timing = TimingMode::both;
-  std::string path = "auto";
+  PathRequest path = PathRequest::automatic;
   int window = 64;
-  std::string progress = "auto";  // auto (stderr is a terminal), on, off
+  ProgressMode progress = ProgressMode::automatic;  // automatic: when stderr is a terminal
   std::vector<std::string> argv;
 };
 
-std::string_view name(TimingMode m);
-std::string_view name(WarmUpOrder w);
 
 }  // namespace ccb

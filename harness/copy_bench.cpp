@@ -164,33 +164,10 @@ double chase_ns(Gpu& g, void* const* chain, long hops) {
   return ms * 1e6 / static_cast<double>(hops);
 }
 
-}  // namespace
-
-int run_copy_bench(const Config& cfg) {
-  const GpuInfo info = query_gpus();
-  if (!info.error.empty() || info.devices == 0) {
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    fmt::print(stderr, "ccbench: copy: no usable GPU on {} ({})\n", host,
-               info.error.empty() ? "the CUDA runtime sees 0 devices" : info.error);
-    return kExitUsage;
-  }
-  const auto sizes = sweep_sizes(cfg.min_bytes, cfg.max_bytes, cfg.step_bytes, cfg.step_factor);
-  const std::size_t largest = sizes.back();
-
-  std::vector<std::unique_ptr<Writer>> writers;
-  try {
-    if (!cfg.json_path.empty()) check_output_writable("-J/--json", cfg.json_path);
-    if (!cfg.csv_path.empty()) check_output_writable("--csv", cfg.csv_path);
-  } catch (const UsageError& e) {
-    fmt::print(stderr, "ccbench: {}\n", e.what());
-    return kExitUsage;
-  }
-  if (!cfg.json_path.empty()) writers.push_back(make_jsonl_writer(cfg.json_path));
-  if (!cfg.csv_path.empty()) writers.push_back(make_csv_writer(cfg.csv_path));
-
-  Resources r;
-  for (int d = 0; d < info.devices; ++d) {
+// Every GPU with its streams, events and buffers of `largest` bytes, peer
+// access enabled where it exists; pinned and pageable host buffers.
+void open_gpus(int devices, std::size_t largest, Resources& r) {
+  for (int d = 0; d < devices; ++d) {
     Gpu g;
     g.id = d;
     check(cudaSetDevice(d), "cudaSetDevice");
@@ -199,7 +176,7 @@ int run_copy_bench(const Config& cfg) {
     for (cudaEvent_t* e : {&g.start, &g.mid, &g.stop}) check(cudaEventCreate(e), "cudaEventCreate");
     for (void*& p : g.buf) check(cudaMalloc(&p, largest), "cudaMalloc");
     check(cudaMalloc(reinterpret_cast<void**>(&g.sink), sizeof(void*)), "cudaMalloc");
-    for (int peer = 0; peer < info.devices; ++peer) {
+    for (int peer = 0; peer < devices; ++peer) {
       int can = 0;
       if (peer != d && cudaDeviceCanAccessPeer(&can, d, peer) == cudaSuccess && can) cudaDeviceEnablePeerAccess(peer, 0);
     }
@@ -208,7 +185,10 @@ int run_copy_bench(const Config& cfg) {
   }
   for (void*& p : r.pinned) check(cudaHostAlloc(&p, largest, cudaHostAllocMapped | cudaHostAllocPortable), "cudaHostAlloc");
   r.pageable.assign(largest, 1);
+}
 
+// The run record: what a sweep's record says, for the copy tests.
+RunInfo copy_run_info(const Config& cfg, const Resources& r) {
   RunInfo run;
   run.argv = cfg.argv;
   run.collective = "copy";
@@ -232,33 +212,50 @@ int run_copy_bench(const Config& cfg) {
   const SoloComm solo;
   const PlacedProcess placed = place_process(BindPolicy::none, solo, {0, 1, devices});
   collect_run_info(solo, placed.me, 1, placed.topo_json, run);
-  for (auto& w : writers) w->begin(run);
+  return run;
+}
 
+// Results go to stdout (a row each) and to every writer.
+struct CopyOutput {
+  std::vector<std::unique_ptr<Writer>> writers;
+  std::size_t points = 0;
+  void point(const PointRecord& rec) {
+    for (auto& w : writers) w->point(rec);
+    ++points;
+  }
+  // The first output that could not be written ("" = none).
+  std::string error() const {
+    for (const auto& w : writers)
+      if (const std::string e = w->error(); !e.empty()) return e;
+    return "";
+  }
+};
+
+using AtLargest = std::map<std::string, std::map<std::pair<std::string, std::string>, double>>;
+
+// Bandwidth: every case at every size; GB/s at the largest size kept for the matrices.
+void bandwidth_tests(const Config& cfg, Resources& r, const std::vector<std::size_t>& sizes, CopyOutput& out,
+                     AtLargest& at_largest) {
   bool peer_missing = false;
   const std::vector<Case> cases = bandwidth_cases(r, &peer_missing);
-  fmt::print("# ccbench {} ({}): copy bandwidth and latency, {} GPU(s), CUDA runtime {} driver {}\n", CCBENCH_VERSION,
-             CCBENCH_GIT_REVISION, info.devices, info.runtime_version, info.driver_version);
-  fmt::print("#  time: us per copy, CUDA events around -n {} back-to-back copies after -w {}; GB/s = 1e9 B/s;\n", cfg.iters,
-             cfg.warmup);
-  fmt::print("#  bidir tests run both directions at once and count the bytes of both\n");
   if (r.gpus.size() < 2) fmt::print("#  peer tests need 2 or more GPUs; this machine has {}\n", r.gpus.size());
   if (peer_missing) fmt::print("#  some GPU pairs have no peer access: their peer tests are left out\n");
   fmt::print("# {:<22} {:>5} {:>5} {:>12} {:>10} {:>8}\n", "test", "src", "dst", "size (B)", "time (us)", "GB/s");
-  // name -> (src, dst) -> GB/s at the largest size, for the matrices
-  std::map<std::string, std::map<std::pair<std::string, std::string>, double>> at_largest;
-  std::size_t points = 0;
   for (const Case& c : cases) {
     Gpu& g = r.gpus[static_cast<std::size_t>(c.gpu)];
     for (std::size_t bytes : sizes) {
       const PointRecord rec = copy_record(c, bytes, cfg.iters, time_case(c, g, bytes, cfg.iters, cfg.warmup));
       fmt::print("  {:<22} {:>5} {:>5} {:>12} {} {:8.2f}\n", c.name, c.src, c.dst, bytes,
                  format_time_us(rec.out_of_place.time_us), rec.out_of_place.busbw_gbps);
-      for (auto& w : writers) w->point(rec);
-      ++points;
-      if (bytes == largest) at_largest[c.name][{c.src, c.dst}] = rec.out_of_place.busbw_gbps;
+      out.point(rec);
+      if (bytes == sizes.back()) at_largest[c.name][{c.src, c.dst}] = rec.out_of_place.busbw_gbps;
     }
   }
-  // Latency: dependent loads from each GPU into pinned host memory and into every GPU's memory.
+}
+
+// Latency: dependent loads from each GPU into pinned host memory and into
+// every GPU's memory it can reach.
+void latency_tests(Resources& r, std::size_t largest, CopyOutput& out) {
   const std::size_t stride = 4097;  // 32 KiB + 8 B apart: every load misses the caches
   const std::size_t host_n = largest / sizeof(void*);
   auto** host_chain = static_cast<void**>(r.pinned[0]);
@@ -284,11 +281,13 @@ int run_copy_bench(const Config& cfg) {
       rec.out_of_place.time_source = "CUDA events around one thread's chain of dependent 8-byte loads, divided by the loads";
       rec.out_of_place.note = "latency: time per dependent load; bandwidth is not meaningful";
       rec.busbw_meaningful = false;
-      for (auto& w : writers) w->point(rec);
-      ++points;
+      out.point(rec);
     }
   }
-  // Matrices at the largest size: rows are sources, columns destinations.
+}
+
+// Matrices at the largest size: rows are sources, columns destinations.
+void print_matrices(const AtLargest& at_largest, std::size_t largest) {
   for (const auto& [name, cells] : at_largest) {
     std::vector<std::string> rows, cols;
     for (const auto& [key, v] : cells) {
@@ -307,12 +306,56 @@ int run_copy_bench(const Config& cfg) {
       fmt::print("\n");
     }
   }
+}
+
+}  // namespace
+
+int run_copy_bench(const Config& cfg) {
+  const GpuInfo info = query_gpus();
+  if (!info.error.empty() || info.devices == 0) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    fmt::print(stderr, "ccbench: copy: no usable GPU on {} ({})\n", host,
+               info.error.empty() ? "the CUDA runtime sees 0 devices" : info.error);
+    return kExitUsage;
+  }
+  const auto sizes = sweep_sizes(cfg.min_bytes, cfg.max_bytes, cfg.step_bytes, cfg.step_factor);
+  CopyOutput out;
+  try {
+    check_distinct_paths({{"-J/--json", cfg.json_path}, {"--csv", cfg.csv_path}}, {});
+    if (!cfg.json_path.empty()) check_output_writable("-J/--json", cfg.json_path);
+    if (!cfg.csv_path.empty()) check_output_writable("--csv", cfg.csv_path);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ccbench: {}\n", e.what());
+    return kExitUsage;
+  }
+  if (!cfg.json_path.empty()) out.writers.push_back(make_jsonl_writer(cfg.json_path));
+  if (!cfg.csv_path.empty()) out.writers.push_back(make_csv_writer(cfg.csv_path));
+
+  Resources r;
+  open_gpus(info.devices, sizes.back(), r);
+  const RunInfo run = copy_run_info(cfg, r);
+  for (auto& w : out.writers) w->begin(run);
+  fmt::print("# ccbench {} ({}): copy bandwidth and latency, {} GPU(s), CUDA runtime {} driver {}\n", CCBENCH_VERSION,
+             CCBENCH_GIT_REVISION, info.devices, info.runtime_version, info.driver_version);
+  fmt::print("#  time: us per copy, CUDA events around -n {} back-to-back copies after -w {}; GB/s = 1e9 B/s;\n", cfg.iters,
+             cfg.warmup);
+  fmt::print("#  bidir tests run both directions at once and count the bytes of both\n");
+  AtLargest at_largest;
+  bandwidth_tests(cfg, r, sizes, out, at_largest);
+  latency_tests(r, sizes.back(), out);
+  print_matrices(at_largest, sizes.back());
   EndInfo end;
   end.status = "completed";
-  end.points = points;
+  end.points = out.points;
   end.avg_busbw_gbps = -1;
   end.ended_at = utc_now_iso8601();
-  for (auto& w : writers) w->end(end);
+  for (auto& w : out.writers) w->end(end);
+  // A full disk or a closed pipe: said, and not exit 0 (as a sweep: exit 5).
+  if (const std::string e = out.error(); !e.empty()) {
+    fmt::print(stderr, "ccbench: cannot write {}; the copy results in that file are incomplete\n", e);
+    return kExitOutput;
+  }
   return kExitOk;
 }
 

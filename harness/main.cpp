@@ -17,6 +17,7 @@
 
 #include "collectives/nccl/nccl_env.hpp"
 #include "harness/accept_command.hpp"
+#include "harness/baseline_command.hpp"
 #include "harness/every_rank_passes.hpp"
 #include "harness/cli.hpp"
 #include "common/launcher.hpp"
@@ -111,7 +112,7 @@ bool no_early_error(const Comm& world, const std::string& error) {
 // Sets the backend's path parameters in the environment; returns the NCCL
 // log file of this process ("" for mpi).
 std::string request_path(const Config& cfg) {
-  if (cfg.backend == "nccl") {
+  if (cfg.backend == BackendKind::nccl) {
     if (!cfg.nccl_log_dir.empty() && access(cfg.nccl_log_dir.c_str(), W_OK) != 0)
       throw UsageError(fmt::format("--nccl-log-dir {}: cannot write there ({})", cfg.nccl_log_dir, std::strerror(errno)));
     return request_nccl_path(cfg.path, cfg.nccl_log_dir);
@@ -189,83 +190,99 @@ int io_main(int argc, char** argv, bool printer) {
                       [&](const Comm& world) { return run_io(*args, world); });
 }
 
+// A collective sweep, copy, topo, list, help or version: parse_args.
+int sweep_main(int argc, char** argv, bool printer) {
+  ParsedArgs args;
+  std::string nccl_log, error;
+  try {
+    args = parse_args(argc, argv);
+    if (args.command == Command::run) nccl_log = request_path(args.config);
+  } catch (const UsageError& e) {
+    error = terminal_safe(e.what());
+    if (print_unless_launched(error)) return kExitUsage;
+    args.command = Command::run;  // the job agrees on the error first (below)
+  }
+  switch (args.command) {
+    case Command::help:
+      return printer ? print_or_fail(help_text()) : kExitOk;
+    case Command::list:
+      return printer ? print_or_fail(list_text()) : kExitOk;
+    case Command::version:
+      return printer ? print_or_fail(fmt::format("ccbench {} ({})\n", CCBENCH_VERSION, CCBENCH_GIT_REVISION))
+                     : kExitOk;
+    case Command::copy:
+#if CCBENCH_HAVE_CUDA
+      try {
+        return run_copy_bench(args.config);
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "ccbench: run failed: {}\n", e.what());
+        return kExitInternal;
+      }
+#else
+      fmt::print(stderr, "ccbench: copy: this ccbench was built without CUDA\n");
+      return kExitUsage;
+#endif
+    case Command::topo:
+    case Command::run:
+      break;
+  }
+  const bool topo = args.command == Command::topo;
+  int code = kExitInternal;
+#if CCBENCH_HAVE_MPI
+  MPI_Init(&argc, &argv);
+  try {
+    // Every rank runs rank 0's command line, whatever its own said (an MPMD
+    // launch, a wrapper that edits arguments): counts and sizes must agree.
+    const MpiComm comm(MPI_COMM_WORLD);
+    if (!no_early_error(comm, error)) {
+      code = kExitUsage;
+    } else {
+      const Config cfg = rank0_config(argc, argv);
+      code = topo ? run_topo(cfg, comm) : run_sweep(cfg, comm, nccl_log);
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ccbench: run failed: {}\n", e.what());
+    MPI_Abort(MPI_COMM_WORLD, kExitInternal);
+  }
+  MPI_Finalize();
+#else
+  if (const std::string why = solo_build_launched(); !why.empty() && !topo) {
+    if (printer) fmt::print(stderr, "ccbench: {}\n", why);
+    return kExitUsage;
+  }
+  try {
+    const SoloComm comm;
+    code = topo ? run_topo(args.config, comm) : run_sweep(args.config, comm, nccl_log);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ccbench: run failed: {}\n", e.what());
+  }
+#endif
+  return code;
+}
+
+// Commands with parsers of their own; everything else is sweep_main's. The
+// first three read files only: no MPI, no GPU.
+struct Subcommand {
+  std::string_view name;
+  int (*run)(int argc, char** argv, bool printer);
+};
+constexpr Subcommand kSubcommands[] = {
+    {"compare", [](int argc, char** argv, bool) { return run_compare(argc, argv); }},
+    {"baseline", [](int argc, char** argv, bool) { return run_baseline(argc, argv); }},
+    {"model", [](int argc, char** argv, bool) { return run_model(argc, argv); }},
+    {"accept", accept_main},
+    {"io", io_main},
+};
+
 }  // namespace
 }  // namespace ccb
 
 int main(int argc, char** argv) {
   // A closed pipe is a write error that each output reports, not a silent death.
   std::signal(SIGPIPE, SIG_IGN);
-  // Commands that read files only: no MPI, no GPU.
-  if (argc > 1 && std::string(argv[1]) == "compare") return ccb::run_compare(argc - 1, argv + 1);
-  if (argc > 1 && std::string(argv[1]) == "baseline") return ccb::run_baseline(argc - 1, argv + 1);
-  if (argc > 1 && std::string(argv[1]) == "model") return ccb::run_model(argc - 1, argv + 1);
   const bool printer = ccb::launcher_rank() == 0;
-  if (argc > 1 && std::string(argv[1]) == "accept") return ccb::accept_main(argc - 1, argv + 1, printer);
-  if (argc > 1 && std::string(argv[1]) == "io") return ccb::io_main(argc - 1, argv + 1, printer);
-  ccb::ParsedArgs args;
-  std::string nccl_log, error;
-  try {
-    args = ccb::parse_args(argc, argv);
-    if (args.command == ccb::Command::run) nccl_log = ccb::request_path(args.config);
-  } catch (const ccb::UsageError& e) {
-    error = ccb::terminal_safe(e.what());
-    if (ccb::print_unless_launched(error)) return ccb::kExitUsage;
-    args.command = ccb::Command::run;  // the job agrees on the error first (below)
-  }
-  switch (args.command) {
-    case ccb::Command::help:
-      return printer ? ccb::print_or_fail(ccb::help_text()) : ccb::kExitOk;
-    case ccb::Command::list:
-      return printer ? ccb::print_or_fail(ccb::list_text()) : ccb::kExitOk;
-    case ccb::Command::version:
-      return printer ? ccb::print_or_fail(fmt::format("ccbench {} ({})\n", CCBENCH_VERSION, CCBENCH_GIT_REVISION))
-                     : ccb::kExitOk;
-    case ccb::Command::copy:
-#if CCBENCH_HAVE_CUDA
-      try {
-        return ccb::run_copy_bench(args.config);
-      } catch (const std::exception& e) {
-        fmt::print(stderr, "ccbench: run failed: {}\n", e.what());
-        return ccb::kExitInternal;
-      }
-#else
-      fmt::print(stderr, "ccbench: copy: this ccbench was built without CUDA\n");
-      return ccb::kExitUsage;
-#endif
-    case ccb::Command::topo:
-    case ccb::Command::run:
-      break;
-  }
-  const bool topo = args.command == ccb::Command::topo;
-  int code = ccb::kExitInternal;
-#if CCBENCH_HAVE_MPI
-  MPI_Init(&argc, &argv);
-  try {
-    // Every rank runs rank 0's command line, whatever its own said (an MPMD
-    // launch, a wrapper that edits arguments): counts and sizes must agree.
-    const ccb::MpiComm comm(MPI_COMM_WORLD);
-    if (!ccb::no_early_error(comm, error)) {
-      code = ccb::kExitUsage;
-    } else {
-      const ccb::Config cfg = ccb::rank0_config(argc, argv);
-      code = topo ? ccb::run_topo(cfg, comm) : ccb::run_sweep(cfg, comm, nccl_log);
-    }
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "ccbench: run failed: {}\n", e.what());
-    MPI_Abort(MPI_COMM_WORLD, ccb::kExitInternal);
-  }
-  MPI_Finalize();
-#else
-  if (const std::string why = ccb::solo_build_launched(); !why.empty() && !topo) {
-    if (printer) fmt::print(stderr, "ccbench: {}\n", why);
-    return ccb::kExitUsage;
-  }
-  try {
-    const ccb::SoloComm comm;
-    code = topo ? ccb::run_topo(args.config, comm) : ccb::run_sweep(args.config, comm, nccl_log);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "ccbench: run failed: {}\n", e.what());
-  }
-#endif
-  return code;
+  if (argc > 1)
+    for (const ccb::Subcommand& s : ccb::kSubcommands)
+      if (argv[1] == s.name) return s.run(argc - 1, argv + 1, printer);
+  return ccb::sweep_main(argc, argv, printer);
 }

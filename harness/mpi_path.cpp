@@ -13,12 +13,12 @@
 
 namespace ccb {
 
-void request_mpi_path(const std::string& path) {
+void request_mpi_path(PathRequest path) {
   const char* pml = nullptr;
   const char* btl = nullptr;
-  if (path == "shm") pml = "ob1", btl = "self,vader";
-  else if (path == "tcp") pml = "ob1", btl = "self,tcp";
-  else if (path == "rdma") {
+  if (path == PathRequest::shm) pml = "ob1", btl = "self,vader";
+  else if (path == PathRequest::tcp) pml = "ob1", btl = "self,tcp";
+  else if (path == PathRequest::rdma) {
     std::error_code ec;
     const bool has_ib = std::filesystem::is_directory("/sys/class/infiniband", ec) &&
                         !std::filesystem::is_empty("/sys/class/infiniband", ec);

@@ -2,6 +2,7 @@
 // observing which one carried the data (interface byte counters around a
 // probe transfer).
 #pragma once
+#include "common/settings.hpp"
 #include <string>
 
 #include "harness/comm_mpi.hpp"
@@ -10,7 +11,7 @@ namespace ccb {
 
 // Sets OMPI_MCA_pml / OMPI_MCA_btl for the path ("auto": nothing). Throws
 // UsageError when the path cannot exist here (rdma without /sys/class/infiniband).
-void request_mpi_path(const std::string& path);
+void request_mpi_path(PathRequest path);
 
 struct ObservedPath {
   std::string path;      // self, shm, tcp, rdma, unverified

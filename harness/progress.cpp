@@ -12,9 +12,9 @@ namespace ccb {
 Progress::Progress(Style style, std::size_t total_points, double total_weight)
     : style_(style), total_points_(total_points), total_weight_(total_weight), start_(std::chrono::steady_clock::now()) {}
 
-Progress::Style Progress::choose(const std::string& mode, bool stderr_is_terminal, bool launched) {
-  if (mode == "off") return Style::off;
-  if (mode == "on" || stderr_is_terminal) return Style::live;
+Progress::Style Progress::choose(ProgressMode mode, bool stderr_is_terminal, bool launched) {
+  if (mode == ProgressMode::off) return Style::off;
+  if (mode == ProgressMode::on || stderr_is_terminal) return Style::live;
   return launched ? Style::lines : Style::off;
 }
 

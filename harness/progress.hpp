@@ -2,6 +2,7 @@
 // mpirun/srun (where the rank's stderr is a pipe to the launcher) a plain line
 // at most every kLineSeconds: point i/n, size, elapsed, estimate of the time left.
 #pragma once
+#include "common/settings.hpp"
 #include <chrono>
 #include <cstddef>
 #include <string>
@@ -25,7 +26,7 @@ class Progress {
   // Weight of one point: its bytes plus a fixed cost per point.
   static double weight(std::size_t bytes) { return static_cast<double>(bytes) + 65536.0; }
   // --progress: on, or auto on a terminal: live; auto under a launcher: lines; else off.
-  static Style choose(const std::string& mode, bool stderr_is_terminal, bool launched);
+  static Style choose(ProgressMode mode, bool stderr_is_terminal, bool launched);
 
  private:
   Style style_;

@@ -83,7 +83,7 @@ void window_batch(Backend& backend, const Comm& comm, long from, long to, double
 void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg, int first_iters, double per_op,
                           const Comm::ClockOffset& clock, Watchdog& watchdog,
                           const std::function<std::span<const OpArgs>(long k)>& next, Measurement& out) {
-  const bool window = cfg.sync == "window";
+  const bool window = cfg.sync == SyncMode::window;
   std::vector<double> samples;  // combined over ranks
   WindowStats wstats;
   double begun = comm.now();

@@ -164,7 +164,7 @@ Plan make_plan(const Config& cfg, const Comm& comm, Backend& backend) {
     plan.shift = std::max(plan.send_max, plan.recv_max);
     plan.send_max = plan.recv_max = plan.shift;
   }
-  if (cfg.sync == "window" && backend.name() != "mpi")
+  if (cfg.sync == SyncMode::window && backend.name() != "mpi")
     throw UsageError(fmt::format("--sync window: needs a host-clock backend (mpi); {} times with {}", backend.name(),
                                  backend.clock_name()));
   validate_for_world(cfg, comm, backend, plan.tasks, plan.send_max, plan.recv_max);
@@ -218,7 +218,7 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
   run.root = c.rooted ? cfg.root : -1;
   run.iterations = cfg.iters;
   run.warmup = cfg.warmup;
-  run.warmup_order = std::string(name(cfg.warmup_order));
+  run.warmup_order = std::string(setting_name(cfg.warmup_order));
   run.check_iterations = cfg.check;
   run.aggregation = cfg.aggregation;
   run.blocking = backend.blocking();
@@ -228,7 +228,7 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
   run.time_per_size = cfg.time_per_size;
   run.max_time_per_size = cfg.max_time_per_size;
   run.max_iters = cfg.max_iters;
-  run.sync = cfg.sync;
+  run.sync = std::string(setting_name(cfg.sync));
   run.rotate_buffers = cfg.rotate_buffers;
   run.rotate_arena_bytes = arena;
   run.ranks_per_process = backend.local_ranks();
@@ -239,17 +239,17 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
   run.step_bytes = cfg.step_bytes;
   run.step_factor = cfg.step_factor;
   run.strict_sizes = cfg.strict_sizes;
-  run.timing_modes = std::string(name(cfg.timing));
+  run.timing_modes = std::string(setting_name(cfg.timing));
   // Pipelined: nccl-tests' definition on every backend (harness/measure.cpp).
   const std::string pipelined = "pipelined: host steady clock around -n launches and one final synchronisation, after one "
                                 "synchronised operation and a barrier; ";
-  run.clock = cfg.sync == "window"
+  run.clock = cfg.sync == SyncMode::window
                   ? fmt::format("{}{} on every process; per_iteration starts at common times on rank 0's clock (window sync)",
                                 pipelined, backend.clock_name())
                   : fmt::format("{}{} on every process, barrier outside the timed region for per_iteration", pipelined,
                                 backend.clock_name());
   run.clock_resolution_s = backend.clock_resolution_s();
-  run.path_requested = cfg.path;
+  run.path_requested = std::string(setting_name(cfg.path));
   collect_run_info(comm, me, backend.ranks(), topo_json, run);
   if (backend.name() == "nccl") {
     run.path_observed = "per point";
@@ -296,7 +296,7 @@ PointRecord new_record(const Config& cfg, const Comm& comm, const Backend& backe
 // warning (pcie_request_warning) of the first process whose node has it, on
 // every process ("" otherwise).
 std::string nvlink_under_pcie(const Config& cfg, const Comm& comm, const Backend& backend, const std::string& topo_json) {
-  if (backend.name() != "nccl" || cfg.path != "pcie") return "";
+  if (backend.name() != "nccl" || cfg.path != PathRequest::pcie) return "";
   std::string mine;
   if (!topo_json.empty()) {
     const auto j = nlohmann::json::parse(topo_json, nullptr, false);
@@ -347,7 +347,7 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
   Config cfg = requested;
   const Collective& c = *cfg.collective;
   // The default backend is chosen per process (does it see a GPU?): all must agree.
-  const std::vector<std::string> chosen = comm.all_strings(cfg.backend + "\n" + cfg.backend_reason);
+  const std::vector<std::string> chosen = comm.all_strings(std::string(setting_name(cfg.backend)) + "\n" + cfg.backend_reason);
   if (!every_rank_passes(comm, [&] {
         for (std::size_t r = 0; r < chosen.size(); ++r)
           if (chosen[r] != chosen.front())
@@ -377,9 +377,9 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
 
   // --bind before the buffers are touched, so that memory lands on the chosen node.
   PlacedProcess placed =
-      place_process(*parse_bind_policy(cfg.bind), comm, {backend.first_rank(), backend.ranks(), backend.devices()});
+      place_process(cfg.bind, comm, {backend.first_rank(), backend.ranks(), backend.devices()});
   RankPlacement& me = placed.me;
-  const Comm::ClockOffset clock = cfg.sync == "window" ? comm.clock_offset(20) : Comm::ClockOffset{};
+  const Comm::ClockOffset clock = cfg.sync == SyncMode::window ? comm.clock_offset(20) : Comm::ClockOffset{};
   me.clock_offset_us = clock.offset_s * 1e6;
   me.clock_offset_rtt_us = clock.rtt_s * 1e6;
 

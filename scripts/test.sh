@@ -6,8 +6,11 @@
 # then scripts/sanitize.sh (ASan + UBSan build and tests, 10 s per fuzzer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+stage() { echo "== test.sh: $1 done at $((SECONDS / 60)) min $((SECONDS % 60)) s"; }  # docs/development.md "CI"
 CCBENCH_EXTRA_PACKAGES="chromium ${CCBENCH_EXTRA_PACKAGES:-}" scripts/setup.sh
+stage "install + main build"
 (cd build && ctest --output-on-failure -j "$(nproc)" --timeout 600)
+stage "main tests"
 
 # The build a GPU machine without MPI, hwloc or the fmt/json/CLI11 packages
 # gets (see scripts/gpu-check.sh): headers staged in deps/, one process only.
@@ -21,7 +24,9 @@ variant=(-S . -B build-nompi -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCBENCH_MPI=O
 cmake "${variant[@]}" >/dev/null
 cmake --build build-nompi -j "$(nproc)"
 (cd build-nompi && ctest --output-on-failure -j "$(nproc)" --timeout 600)
+stage "build without MPI + its tests"
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build (clang), a short fuzz run
 # of every importer and of the YAML profile parser.
 scripts/sanitize.sh
+stage "sanitizers + fuzzers"

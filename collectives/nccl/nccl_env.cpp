@@ -7,12 +7,15 @@
 
 namespace ccb {
 
-std::vector<std::pair<std::string, std::string>> nccl_path_environment(const std::string& path) {
-  if (path == "nvlink") return {{"NCCL_P2P_LEVEL", "NVL"}};
-  if (path == "pcie") return {{"NCCL_P2P_LEVEL", "PHB"}, {"NCCL_NVLS_ENABLE", "0"}};
-  if (path == "shm") return {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_NVLS_ENABLE", "0"}};
-  if (path == "rdma") return {{"NCCL_NET", "IB"}};
-  if (path == "tcp") return {{"NCCL_NET", "Socket"}, {"NCCL_IB_DISABLE", "1"}};
+std::vector<std::pair<std::string, std::string>> nccl_path_environment(PathRequest path) {
+  switch (path) {
+    case PathRequest::nvlink: return {{"NCCL_P2P_LEVEL", "NVL"}};
+    case PathRequest::pcie: return {{"NCCL_P2P_LEVEL", "PHB"}, {"NCCL_NVLS_ENABLE", "0"}};
+    case PathRequest::shm: return {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_NVLS_ENABLE", "0"}};
+    case PathRequest::rdma: return {{"NCCL_NET", "IB"}};
+    case PathRequest::tcp: return {{"NCCL_NET", "Socket"}, {"NCCL_IB_DISABLE", "1"}};
+    case PathRequest::automatic: break;
+  }
   return {};
 }
 
@@ -39,7 +42,7 @@ std::string expand_nccl_debug_file(const std::string& pattern, const std::string
   return out;
 }
 
-std::string request_nccl_path(const std::string& path, const std::string& log_dir) {
+std::string request_nccl_path(PathRequest path, const std::string& log_dir) {
   for (const auto& [name, value] : nccl_path_environment(path)) setenv(name.c_str(), value.c_str(), 1);
   const char* debug = std::getenv("NCCL_DEBUG");
   if (!debug || (std::string(debug) != "INFO" && std::string(debug) != "TRACE")) setenv("NCCL_DEBUG", "INFO", 1);

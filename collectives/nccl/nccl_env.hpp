@@ -1,6 +1,7 @@
 // NCCL's environment, set before its initialisation: the variables that force
 // a path (DESIGN.md's table) and the INFO log that says which path was used.
 #pragma once
+#include "common/settings.hpp"
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,7 +14,7 @@ namespace ccb {
 //   shm     NCCL_P2P_DISABLE=1, NCCL_NVLS_ENABLE=0      (through host shared memory)
 //   rdma    NCCL_NET=IB                                 (InfiniBand / RoCE verbs)
 //   tcp     NCCL_NET=Socket, NCCL_IB_DISABLE=1          (sockets)
-std::vector<std::pair<std::string, std::string>> nccl_path_environment(const std::string& path);
+std::vector<std::pair<std::string, std::string>> nccl_path_environment(PathRequest path);
 
 // --path pcie sets NCCL_P2P_LEVEL=PHB, which allows peer access up to a PCIe
 // host bridge but cannot forbid NVLink, a nearer level. gpu_gpu: the node's
@@ -24,7 +25,7 @@ std::string pcie_request_warning(const std::vector<std::vector<std::string>>& gp
 // Sets them (overriding the caller's values) and NCCL_DEBUG=INFO with
 // NCCL_DEBUG_FILE=<log_dir>/nccl.%h.%p.log unless the caller set NCCL_DEBUG_FILE.
 // Returns this process's log file name (NCCL expands %h and %p the same way).
-std::string request_nccl_path(const std::string& path, const std::string& log_dir);
+std::string request_nccl_path(PathRequest path, const std::string& log_dir);
 
 // NCCL_DEBUG_FILE with %h (host name) and %p (pid) expanded for this process.
 std::string expand_nccl_debug_file(const std::string& pattern, const std::string& host, long pid);

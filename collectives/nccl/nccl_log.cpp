@@ -77,29 +77,32 @@ NcclTransports parse_nccl_log(std::istream& in) {
   return t;
 }
 
-std::string path_mismatch(std::string_view requested, const std::set<std::string>& observed, int nodes) {
-  if (requested == "auto" || requested.empty()) return "";
-  if (observed.empty()) return "requested " + std::string(requested) + ", but NCCL reported no connection";
+std::string path_mismatch(PathRequest request, const std::set<std::string>& observed, int nodes) {
+  if (request == PathRequest::automatic) return "";
+  const std::string requested(setting_name(request));
+  if (observed.empty()) return "requested " + requested + ", but NCCL reported no connection";
   // What each request allows; inter-node traffic needs a network unless the request is about one.
   std::vector<std::string> allowed, wanted;
   const std::vector<std::string> intra{"p2p", "shm", "nvls"}, inter{"rdma", "tcp", "net", "collnet"};
-  if (requested == "nvlink") allowed = wanted = {"p2p", "nvls"};
-  else if (requested == "pcie") allowed = wanted = {"p2p"};
-  else if (requested == "shm") allowed = wanted = {"shm"};
-  else if (requested == "rdma") allowed = wanted = {"rdma", "collnet"};
-  else if (requested == "tcp") allowed = wanted = {"tcp"};
-  else return "unknown path '" + std::string(requested) + "'";
-  const bool network_request = requested == "rdma" || requested == "tcp";
+  switch (request) {
+    case PathRequest::nvlink: allowed = wanted = {"p2p", "nvls"}; break;
+    case PathRequest::pcie: allowed = wanted = {"p2p"}; break;
+    case PathRequest::shm: allowed = wanted = {"shm"}; break;
+    case PathRequest::rdma: allowed = wanted = {"rdma", "collnet"}; break;
+    case PathRequest::tcp: allowed = wanted = {"tcp"}; break;
+    case PathRequest::automatic: break;
+  }
+  const bool network_request = request == PathRequest::rdma || request == PathRequest::tcp;
   if (network_request) allowed.insert(allowed.end(), intra.begin(), intra.end());
   else if (nodes > 1) allowed.insert(allowed.end(), inter.begin(), inter.end());
   std::set<std::string> unexpected;
   for (const auto& c : observed)
     if (std::find(allowed.begin(), allowed.end(), c) == allowed.end()) unexpected.insert(c);
   if (!unexpected.empty())
-    return "requested " + std::string(requested) + ", but NCCL used " + join(unexpected) + " (observed: " + join(observed) + ")";
+    return "requested " + requested + ", but NCCL used " + join(unexpected) + " (observed: " + join(observed) + ")";
   const bool any_wanted = std::any_of(wanted.begin(), wanted.end(), [&](const std::string& w) { return observed.count(w) > 0; });
   if (!any_wanted)
-    return "requested " + std::string(requested) + ", but no connection used it (observed: " + join(observed) + ")";
+    return "requested " + requested + ", but no connection used it (observed: " + join(observed) + ")";
   return "";
 }
 

@@ -2,6 +2,7 @@
 // from its INFO log (NCCL_DEBUG=INFO, one file per process), and whether that
 // is the path that was asked for. Pure text processing, no NCCL needed.
 #pragma once
+#include "common/settings.hpp"
 #include <istream>
 #include <set>
 #include <string>
@@ -29,6 +30,6 @@ std::string transport_class(std::string_view transport);
 
 // Compares a requested path (auto, nvlink, pcie, shm, rdma, tcp) with what was
 // observed: "" when consistent, else one sentence saying what differs.
-std::string path_mismatch(std::string_view requested, const std::set<std::string>& observed_classes, int nodes);
+std::string path_mismatch(PathRequest request, const std::set<std::string>& observed_classes, int nodes);
 
 }  // namespace ccb

@@ -19,7 +19,7 @@ int gpu_index(const NodeTopology& t, const std::vector<std::string>& bus_ids) {
 
 void bind_and_describe(BindPolicy policy, const Comm& comm, const NodeTopology* topo, const std::string& topo_error,
                        RankPlacement& me) {
-  me.bind_policy = std::string(name(policy));
+  me.bind_policy = std::string(setting_name(policy));
   const int gpu = topo ? gpu_index(*topo, me.gpus) : -1;
   // The GPU of every process on this host, in local-rank order.
   std::vector<int> local_gpus;

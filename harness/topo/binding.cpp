@@ -8,8 +8,6 @@
 namespace ccb {
 namespace {
 
-constexpr std::array<std::string_view, 4> kNames{"auto", "none", "numa", "core"};
-
 // Distance classes from nearest to farthest.
 int rank_of(const std::string& d) {
   static const std::array<std::string_view, 6> kOrder{"PIX", "PXB", "PHB", "NODE", "SYS", "X"};
@@ -37,14 +35,6 @@ const TopoNuma* numa_node(const NodeTopology& t, int os_index) {
 }
 
 }  // namespace
-
-std::optional<BindPolicy> parse_bind_policy(const std::string& text) {
-  for (std::size_t i = 0; i < kNames.size(); ++i)
-    if (kNames[i] == text) return static_cast<BindPolicy>(i);
-  return std::nullopt;
-}
-
-std::string_view name(BindPolicy p) { return kNames[static_cast<std::size_t>(p)]; }
 
 int nearest_nic(const NodeTopology& t, int gpu, int local) {
   if (t.nics.empty()) return -1;
@@ -91,7 +81,7 @@ BindPlan plan_binding(const NodeTopology& t, BindPolicy policy, int local, const
   const bool inside = !current_cpus.empty() && std::all_of(current_cpus.begin(), current_cpus.end(), [&](int c) {
     return std::binary_search(node_cpus.begin(), node_cpus.end(), c);
   });
-  if (policy == BindPolicy::auto_ && inside) {
+  if (policy == BindPolicy::automatic && inside) {
     plan.reason += ", the launcher's binding lies inside it: kept";
     return plan;
   }

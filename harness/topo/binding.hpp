@@ -6,13 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "common/settings.hpp"
 #include "harness/topo/topology.hpp"
 
 namespace ccb {
 
-enum class BindPolicy { auto_, none, numa, core };
-std::optional<BindPolicy> parse_bind_policy(const std::string& text);
-std::string_view name(BindPolicy p);
 
 struct BindPlan {
   int numa = -1;        // the NUMA node chosen (-1: none, e.g. no NUMA information)

@@ -21,7 +21,7 @@ std::string binding_plan_text(const NodeTopology& t, BindPolicy policy, int rank
   const std::vector<int> start = launcher_cpus.empty() ? all : launcher_cpus;
   std::vector<int> gpus;
   for (int r = 0; r < ranks; ++r) gpus.push_back(t.gpus.empty() ? -1 : r % static_cast<int>(t.gpus.size()));
-  std::string s = fmt::format("Binding plan: --bind {}, {} local rank(s){}, starting on cpus {}\n", name(policy), ranks,
+  std::string s = fmt::format("Binding plan: --bind {}, {} local rank(s){}, starting on cpus {}\n", setting_name(policy), ranks,
                               t.gpus.empty() ? "" : ", GPU r mod GPUs each", format_cpu_list(start));
   s += fmt::format("  {:>4} {:>5} {:>5} {:>10} {:>10}  {}\n", "rank", "gpu", "numa", "cpus", "nic", "why");
   for (int r = 0; r < ranks; ++r) {
@@ -79,7 +79,7 @@ int run_topo(const Config& cfg, const Comm& comm) {
     out += topology_text(n.topology);
   }
   if (cfg.topo_plan > 0)
-    out += "\n" + binding_plan_text(mine, *parse_bind_policy(cfg.bind), cfg.topo_plan, parse_cpu_list(cfg.topo_cpus));
+    out += "\n" + binding_plan_text(mine, cfg.bind, cfg.topo_plan, parse_cpu_list(cfg.topo_cpus));
   return print_or_fail(out);
 }
 

@@ -144,8 +144,8 @@ Report build_accept_report(const AcceptOutcome& o) {
       s.paragraphs.push_back(fmt::format(
           "{} {}{}, backend {} ({} memory, path {}), sizes {}; {} iterations after {} warm-up; pattern {}; {} of {} "
           "repeats must pass; spec line {}.",
-          c.collective->name, info(c.dtype).name, c.reduces() ? " " + std::string(name(c.op)) : "", c.backend,
-          c.backend == "nccl" ? "device" : c.memory, c.path, sizes_text(c), c.iterations, c.warmup, name(c.pattern),
+          c.collective->name, info(c.dtype).name, c.reduces() ? " " + std::string(name(c.op)) : "", setting_name(c.backend),
+          c.backend == BackendKind::nccl ? "device" : setting_name(c.memory), setting_name(c.path), sizes_text(c), c.iterations, c.warmup, name(c.pattern),
           c.pass_repeats, c.repeats, c.line));
     std::string gates;
     for (const Gate& g : c.gates) gates += (gates.empty() ? "Gates: " : "; ") + g.describe() + fmt::format(" (line {})", g.line);
@@ -238,8 +238,8 @@ std::string accept_to_json(const AcceptOutcome& o) {
   for (const CheckVerdict& v : o.checks) {
     const Check& c = *v.check;
     json cj{{"name", c.name}, {"collective", c.series()}, {"dtype", c.io ? "-" : info(c.dtype).name},
-            {"op", c.reduces() ? std::string(name(c.op)) : "-"}, {"backend", c.io ? "io" : c.backend},
-            {"path", c.path}, {"pattern", name(c.pattern)}, {"sizes", c.sizes}, {"repeats", c.repeats},
+            {"op", c.reduces() ? std::string(name(c.op)) : "-"}, {"backend", c.io ? "io" : setting_name(c.backend)},
+            {"path", setting_name(c.path)}, {"pattern", name(c.pattern)}, {"sizes", c.sizes}, {"repeats", c.repeats},
             {"pass_repeats", c.pass_repeats}, {"pass", v.pass}, {"findings", v.findings}, {"line", c.line},
             {"rounds", v.rounds}, {"wall_s", v.wall_s}};
     cj["gates"] = json::array();

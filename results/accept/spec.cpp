@@ -165,24 +165,27 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
     c.collective = find_collective(coll);
     if (!c.collective) fail(file, n["collective"], key_path(where, "collective"), fmt::format("'{}' is not a collective (ccbench list)", coll));
   }
-  if (n["backend"]) {
-    c.backend = yamlf::text(file, n, where, "backend");
-    if (c.backend != "mpi" && c.backend != "nccl")
-      fail(file, n["backend"], key_path(where, "backend"), fmt::format("'{}' is unknown (allowed: mpi, nccl)", c.backend));
-  }
-  if (n["memory"]) {
-    c.memory = yamlf::text(file, n, where, "memory");
-    if (c.memory != "host" && c.memory != "device")
-      fail(file, n["memory"], key_path(where, "memory"), fmt::format("'{}' is unknown (allowed: host, device)", c.memory));
-    if (c.backend != "mpi") fail(file, n["memory"], key_path(where, "memory"), "applies to backend mpi (nccl always uses device memory)");
-  }
+  // A setting word, or "'x' is unknown (allowed: ...)" at its line.
+  const auto word = [&]<class E>(const char* key, E& out) {
+    if (!n[key]) return;
+    const std::string text = yamlf::text(file, n, where, key);
+    const auto v = parse_setting<E>(text);
+    if (!v) fail(file, n[key], key_path(where, key), fmt::format("'{}' is unknown (allowed: {})", text, allowed_settings<E>()));
+    out = *v;
+  };
+  word("backend", c.backend);
+  word("memory", c.memory);
+  if (n["memory"] && c.backend != BackendKind::mpi)
+    fail(file, n["memory"], key_path(where, "memory"), "applies to backend mpi (nccl always uses device memory)");
   if (n["path"]) {
-    c.path = yamlf::text(file, n, where, "path");
-    const std::set<std::string> nccl{"auto", "nvlink", "pcie", "shm", "rdma", "tcp"}, mpi{"auto", "shm", "rdma", "tcp"};
-    if (!(c.backend == "nccl" ? nccl : mpi).count(c.path))
+    const std::string text = yamlf::text(file, n, where, "path");
+    const auto p = parse_setting<PathRequest>(text);
+    const bool nccl_only = p == PathRequest::nvlink || p == PathRequest::pcie;
+    if (!p || (nccl_only && c.backend != BackendKind::nccl))
       fail(file, n["path"], key_path(where, "path"),
-           fmt::format("'{}' is not a {} path (allowed: {})", c.path, c.backend,
-                       c.backend == "nccl" ? "auto, nvlink, pcie, shm, rdma, tcp" : "auto, shm, rdma, tcp"));
+           fmt::format("'{}' is not a {} path (allowed: {})", text, setting_name(c.backend),
+                       c.backend == BackendKind::nccl ? allowed_settings<PathRequest>() : "auto, shm, rdma, tcp"));
+    c.path = *p;
   }
   if (n["dtype"]) {
     const std::string d = yamlf::text(file, n, where, "dtype");
@@ -214,7 +217,7 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
   c.iterations = whole("iterations", 1, 1e6, 20);
   c.warmup = whole("warmup", 0, 1e6, 5);
   c.gpus_per_process = whole("gpus_per_process", 1, 64, 1);
-  if (n["gpus_per_process"] && c.backend != "nccl")
+  if (n["gpus_per_process"] && c.backend != BackendKind::nccl)
     fail(file, n["gpus_per_process"], key_path(where, "gpus_per_process"), "applies to backend nccl only");
   c.repeats = whole("repeats", 1, 1000, 1);
   c.pass_repeats = whole("pass", 1, 1000, c.repeats);
@@ -280,20 +283,20 @@ AcceptSpec parse_spec(const std::string& text, const std::string& file) {
   if (!checks.IsSequence() || checks.size() == 0 || checks.size() > 256)
     fail(file, checks, "checks", "expected a list of 1 to 256 checks");
   const std::filesystem::path folder = std::filesystem::path(file).parent_path();
-  std::string nccl_path, mpi_path;
+  std::optional<PathRequest> nccl_path, mpi_path;
   for (std::size_t i = 0; i < checks.size(); ++i) {
     const std::string where = fmt::format("checks[{}]", i);
     Check c = parse_check(file, checks[i], where, folder);
     for (const Check& other : spec.checks)
       if (other.name == c.name) fail(file, checks[i]["name"], key_path(where, "name"), fmt::format("'{}' is used twice", c.name));
     // NCCL and Open MPI read their path settings once per process.
-    std::string& first = c.backend == "nccl" ? nccl_path : mpi_path;
-    if (first.empty()) first = c.path;
-    else if (first != c.path)
+    std::optional<PathRequest>& first = c.backend == BackendKind::nccl ? nccl_path : mpi_path;
+    if (!first) first = c.path;
+    else if (*first != c.path)
       fail(file, checks[i]["path"] ? checks[i]["path"] : checks[i], key_path(where, "path"),
            fmt::format("'{}' differs from an earlier {} check's '{}': {} reads its path settings once per process, so "
-                       "one spec takes one {} path (split the spec)", c.path, c.backend, first,
-                       c.backend == "nccl" ? "NCCL" : "Open MPI", c.backend));
+                       "one spec takes one {} path (split the spec)", setting_name(c.path), setting_name(c.backend),
+                       setting_name(*first), c.backend == BackendKind::nccl ? "NCCL" : "Open MPI", setting_name(c.backend)));
     if (c.timeout_s == 0) c.timeout_s = spec.timeout_s;
     spec.checks.push_back(std::move(c));
   }

@@ -2,6 +2,7 @@
 // results must pass. Read from YAML; every error names file, line and key.
 // Format and meaning: docs/acceptance.md.
 #pragma once
+#include "common/settings.hpp"
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -68,9 +69,9 @@ struct Check {
   // The series the check measures: the collective's name, or io_PATTERN.
   std::string series() const { return io ? "io_" + io->pattern : std::string(collective->name); }
   bool reduces() const { return collective && collective->reduces; }
-  std::string backend = "mpi";  // mpi or nccl
-  std::string memory = "host";  // mpi backend: host or device
-  std::string path = "auto";
+  BackendKind backend = BackendKind::mpi;
+  MemoryKind memory = MemoryKind::host;  // mpi backend only
+  PathRequest path = PathRequest::automatic;
   DType dtype = DType::float32;
   ReduceOp op = ReduceOp::sum;
   std::vector<std::size_t> sizes;

@@ -21,6 +21,30 @@ std::string error_of(std::vector<const char*> args) {
 }
 }  // namespace
 
+// Each setting word is spelled once (common/settings.hpp): every value's name
+// parses back to it, unknown words do not parse, and the allowed list is the table.
+template <class E>
+void expect_round_trip(std::initializer_list<E> values, const std::string& allowed) {
+  for (E v : values) EXPECT_EQ(parse_setting<E>(setting_name(v)), v) << setting_name(v);
+  EXPECT_FALSE(parse_setting<E>("nope").has_value());
+  EXPECT_FALSE(parse_setting<E>("").has_value());
+  EXPECT_EQ(allowed_settings<E>(), allowed);
+}
+
+TEST(Settings, EveryNameParsesBackAndUnknownWordsDoNot) {
+  expect_round_trip({BackendKind::mpi, BackendKind::nccl}, "mpi, nccl");
+  expect_round_trip({MemoryKind::host, MemoryKind::device}, "host, device");
+  expect_round_trip({PathRequest::automatic, PathRequest::nvlink, PathRequest::pcie, PathRequest::shm, PathRequest::rdma,
+                     PathRequest::tcp},
+                    "auto, nvlink, pcie, shm, rdma, tcp");
+  expect_round_trip({SyncMode::barrier, SyncMode::window}, "barrier, window");
+  expect_round_trip({ProgressMode::automatic, ProgressMode::on, ProgressMode::off}, "auto, on, off");
+  expect_round_trip({BindPolicy::automatic, BindPolicy::none, BindPolicy::numa, BindPolicy::core}, "auto, none, numa, core");
+  expect_round_trip({TimingMode::pipelined, TimingMode::per_iteration, TimingMode::both}, "pipelined, per_iteration, both");
+  expect_round_trip({WarmUpOrder::automatic, WarmUpOrder::sizes_first, WarmUpOrder::per_point},
+                    "auto, sizes-first, per-point");
+}
+
 TEST(Cli, NcclTestsShortFlags) {
   const Config c = parse({"all_reduce", "-b", "8", "-e", "64M", "-f", "2", "-n", "5", "-w", "3", "-c", "0", "-o",
                           "max", "-d", "bfloat16", "-r", "1", "-z", "1", "-a", "3", "-T", "10", "-J", "x.jsonl"})
@@ -58,7 +82,7 @@ TEST(Cli, LongOptionsAndDefaults) {
   EXPECT_EQ(c.iters, 7);
   EXPECT_EQ(c.timing, TimingMode::per_iteration);
   EXPECT_EQ(c.window, 16);
-  EXPECT_EQ(c.path, "tcp");
+  EXPECT_EQ(c.path, PathRequest::tcp);
   EXPECT_TRUE(c.stats_columns && c.samples && c.strict_sizes);
   EXPECT_EQ(c.dtypes.size(), all_dtypes().size());
   EXPECT_EQ(c.ops.size(), 5u);
@@ -75,12 +99,12 @@ TEST(Cli, CopyCommandHasItsOwnDefaults) {
 
 TEST(Cli, NcclOptions) {
   const Config c = parse({"all_reduce", "--backend", "nccl", "-g", "4", "-G", "1", "-R", "1", "--path", "nvlink"}).config;
-  EXPECT_EQ(c.backend, "nccl");
+  EXPECT_EQ(c.backend, BackendKind::nccl);
   EXPECT_EQ(c.gpus_per_process, 4);
   EXPECT_EQ(c.cuda_graph, 1);
   EXPECT_EQ(c.register_buffers, 1);
-  EXPECT_EQ(c.path, "nvlink");
-  EXPECT_EQ(parse({"all_reduce", "--backend", "mpi", "--memory", "device"}).config.memory, "device");
+  EXPECT_EQ(c.path, PathRequest::nvlink);
+  EXPECT_EQ(parse({"all_reduce", "--backend", "mpi", "--memory", "device"}).config.memory, MemoryKind::device);
 }
 
 TEST(Cli, Commands) {
@@ -118,14 +142,14 @@ TEST(Cli, HelpExplainsEveryColumn) {
 namespace ccb {
 
 TEST(Cli, DefaultBackendFollowsTheGpuAndTheBuild) {
-  EXPECT_EQ(choose_default_backend(true, true, 8, "", nullptr).backend, "nccl");
+  EXPECT_EQ(choose_default_backend(true, true, 8, "", nullptr).backend, BackendKind::nccl);
   EXPECT_EQ(choose_default_backend(true, true, 8, "", nullptr).reason, "default: 8 GPUs visible and NCCL built in");
   const BackendChoice none = choose_default_backend(true, true, 0, "cudaErrorNoDevice", nullptr);
-  EXPECT_EQ(none.backend, "mpi");
+  EXPECT_EQ(none.backend, BackendKind::mpi);
   EXPECT_EQ(none.reason, "default: no GPU visible (cudaErrorNoDevice)");
-  EXPECT_EQ(choose_default_backend(true, false, 8, "", nullptr).backend, "mpi");  // no NCCL in the build
-  EXPECT_EQ(choose_default_backend(false, true, 0, "", nullptr).backend, "nccl");  // no MPI: the only backend
-  EXPECT_EQ(choose_default_backend(true, true, 8, "", "mpi").backend, "mpi");
+  EXPECT_EQ(choose_default_backend(true, false, 8, "", nullptr).backend, BackendKind::mpi);  // no NCCL in the build
+  EXPECT_EQ(choose_default_backend(false, true, 0, "", nullptr).backend, BackendKind::nccl);  // no MPI: the only backend
+  EXPECT_EQ(choose_default_backend(true, true, 8, "", "mpi").backend, BackendKind::mpi);
   EXPECT_EQ(choose_default_backend(true, true, 8, "", "mpi").reason, "CCBENCH_BACKEND=mpi");
   EXPECT_THROW(choose_default_backend(true, true, 8, "", "gloo"), UsageError);
 }
@@ -133,7 +157,7 @@ TEST(Cli, DefaultBackendFollowsTheGpuAndTheBuild) {
 TEST(Cli, NcclFlagsImplyTheNcclBackend) {
   const char* argv[] = {"ccbench", "all_reduce", "-g", "1"};
   const Config c = parse_args(4, argv).config;
-  EXPECT_EQ(c.backend, "nccl");
+  EXPECT_EQ(c.backend, BackendKind::nccl);
   EXPECT_EQ(c.backend_reason, "implied by -g/--ngpus");
   const char* mem[] = {"ccbench", "all_reduce", "--memory", "device"};
   EXPECT_EQ(parse_args(4, mem).config.backend_reason, "implied by --memory");

@@ -22,21 +22,21 @@ TEST(MpiPath, ParsesProcNetDev) {
 TEST(MpiPath, RequestSetsOpenMpiParameters) {
   unsetenv("OMPI_MCA_pml");
   unsetenv("OMPI_MCA_btl");
-  request_mpi_path("tcp");
+  request_mpi_path(PathRequest::tcp);
   EXPECT_STREQ(std::getenv("OMPI_MCA_pml"), "ob1");
   EXPECT_STREQ(std::getenv("OMPI_MCA_btl"), "self,tcp");
-  request_mpi_path("shm");
+  request_mpi_path(PathRequest::shm);
   EXPECT_STREQ(std::getenv("OMPI_MCA_btl"), "self,vader");
   unsetenv("OMPI_MCA_pml");
   unsetenv("OMPI_MCA_btl");
-  request_mpi_path("auto");
+  request_mpi_path(PathRequest::automatic);
   EXPECT_EQ(std::getenv("OMPI_MCA_pml"), nullptr);
 }
 
 TEST(MpiPath, RdmaWithoutDevicesIsAUsageError) {
   if (std::system("test -d /sys/class/infiniband && test -n \"$(ls /sys/class/infiniband)\"") == 0)
     GTEST_SKIP() << "this host has RDMA devices";
-  EXPECT_THROW(request_mpi_path("rdma"), UsageError);
+  EXPECT_THROW(request_mpi_path(PathRequest::rdma), UsageError);
 }
 
 }  // namespace ccb

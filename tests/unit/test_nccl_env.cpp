@@ -9,12 +9,12 @@ namespace ccb {
 
 TEST(NcclEnv, PathTable) {
   using V = std::vector<std::pair<std::string, std::string>>;
-  EXPECT_EQ(nccl_path_environment("auto"), V{});
-  EXPECT_EQ(nccl_path_environment("nvlink"), (V{{"NCCL_P2P_LEVEL", "NVL"}}));
-  EXPECT_EQ(nccl_path_environment("pcie"), (V{{"NCCL_P2P_LEVEL", "PHB"}, {"NCCL_NVLS_ENABLE", "0"}}));
-  EXPECT_EQ(nccl_path_environment("shm"), (V{{"NCCL_P2P_DISABLE", "1"}, {"NCCL_NVLS_ENABLE", "0"}}));
-  EXPECT_EQ(nccl_path_environment("rdma"), (V{{"NCCL_NET", "IB"}}));
-  EXPECT_EQ(nccl_path_environment("tcp"), (V{{"NCCL_NET", "Socket"}, {"NCCL_IB_DISABLE", "1"}}));
+  EXPECT_EQ(nccl_path_environment(PathRequest::automatic), V{});
+  EXPECT_EQ(nccl_path_environment(PathRequest::nvlink), (V{{"NCCL_P2P_LEVEL", "NVL"}}));
+  EXPECT_EQ(nccl_path_environment(PathRequest::pcie), (V{{"NCCL_P2P_LEVEL", "PHB"}, {"NCCL_NVLS_ENABLE", "0"}}));
+  EXPECT_EQ(nccl_path_environment(PathRequest::shm), (V{{"NCCL_P2P_DISABLE", "1"}, {"NCCL_NVLS_ENABLE", "0"}}));
+  EXPECT_EQ(nccl_path_environment(PathRequest::rdma), (V{{"NCCL_NET", "IB"}}));
+  EXPECT_EQ(nccl_path_environment(PathRequest::tcp), (V{{"NCCL_NET", "Socket"}, {"NCCL_IB_DISABLE", "1"}}));
 }
 
 // --path pcie cannot turn NVLink off: said when the topology has NVLink
@@ -37,7 +37,7 @@ TEST(NcclEnv, ExpandsHostAndPid) {
 
 TEST(NcclEnv, RequestSetsPathAndLog) {
   for (const char* v : {"NCCL_NET", "NCCL_IB_DISABLE", "NCCL_DEBUG", "NCCL_DEBUG_FILE"}) unsetenv(v);
-  const std::string file = request_nccl_path("tcp", "/tmp");
+  const std::string file = request_nccl_path(PathRequest::tcp, "/tmp");
   EXPECT_STREQ(std::getenv("NCCL_NET"), "Socket");
   EXPECT_STREQ(std::getenv("NCCL_IB_DISABLE"), "1");
   EXPECT_STREQ(std::getenv("NCCL_DEBUG"), "INFO");
@@ -48,7 +48,7 @@ TEST(NcclEnv, RequestSetsPathAndLog) {
   EXPECT_EQ(file.substr(file.size() - 4), ".log");
   // A file the user chose is kept (and expanded the same way).
   setenv("NCCL_DEBUG_FILE", "/tmp/mine.%p", 1);
-  EXPECT_EQ(request_nccl_path("auto", ""), std::string("/tmp/mine.").append(pid));
+  EXPECT_EQ(request_nccl_path(PathRequest::automatic, ""), std::string("/tmp/mine.").append(pid));
   for (const char* v : {"NCCL_NET", "NCCL_IB_DISABLE", "NCCL_DEBUG", "NCCL_DEBUG_FILE"}) unsetenv(v);
 }
 

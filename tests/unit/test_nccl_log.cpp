@@ -77,18 +77,18 @@ TEST(NcclLog, MergeUnitesRanks) {
 }
 
 TEST(NcclLog, PathMismatch) {
-  EXPECT_EQ(path_mismatch("auto", {"tcp"}, 2), "");
-  EXPECT_EQ(path_mismatch("rdma", {"rdma", "p2p"}, 2), "");
-  EXPECT_EQ(path_mismatch("rdma", {"tcp", "p2p"}, 2),
+  EXPECT_EQ(path_mismatch(PathRequest::automatic, {"tcp"}, 2), "");
+  EXPECT_EQ(path_mismatch(PathRequest::rdma, {"rdma", "p2p"}, 2), "");
+  EXPECT_EQ(path_mismatch(PathRequest::rdma, {"tcp", "p2p"}, 2),
             "requested rdma, but NCCL used tcp (observed: p2p, tcp)");
-  EXPECT_EQ(path_mismatch("rdma", {"p2p"}, 1), "requested rdma, but no connection used it (observed: p2p)");
-  EXPECT_EQ(path_mismatch("nvlink", {"p2p", "nvls"}, 1), "");
-  EXPECT_EQ(path_mismatch("nvlink", {"shm"}, 1), "requested nvlink, but NCCL used shm (observed: shm)");
-  EXPECT_EQ(path_mismatch("nvlink", {"p2p", "rdma"}, 2), "");  // across nodes a network is expected
-  EXPECT_EQ(path_mismatch("nvlink", {"p2p", "rdma"}, 1), "requested nvlink, but NCCL used rdma (observed: p2p, rdma)");
-  EXPECT_EQ(path_mismatch("shm", {"shm"}, 1), "");
-  EXPECT_EQ(path_mismatch("tcp", {"tcp", "shm"}, 2), "");
-  EXPECT_EQ(path_mismatch("tcp", {}, 2), "requested tcp, but NCCL reported no connection");
+  EXPECT_EQ(path_mismatch(PathRequest::rdma, {"p2p"}, 1), "requested rdma, but no connection used it (observed: p2p)");
+  EXPECT_EQ(path_mismatch(PathRequest::nvlink, {"p2p", "nvls"}, 1), "");
+  EXPECT_EQ(path_mismatch(PathRequest::nvlink, {"shm"}, 1), "requested nvlink, but NCCL used shm (observed: shm)");
+  EXPECT_EQ(path_mismatch(PathRequest::nvlink, {"p2p", "rdma"}, 2), "");  // across nodes a network is expected
+  EXPECT_EQ(path_mismatch(PathRequest::nvlink, {"p2p", "rdma"}, 1), "requested nvlink, but NCCL used rdma (observed: p2p, rdma)");
+  EXPECT_EQ(path_mismatch(PathRequest::shm, {"shm"}, 1), "");
+  EXPECT_EQ(path_mismatch(PathRequest::tcp, {"tcp", "shm"}, 2), "");
+  EXPECT_EQ(path_mismatch(PathRequest::tcp, {}, 2), "requested tcp, but NCCL reported no connection");
 }
 
 }  // namespace ccb

@@ -20,11 +20,11 @@ TEST(Progress, TheLastPointRaisesTheEstimate) {
 }
 
 TEST(Progress, AutoIsLiveOnATerminalAndLinesUnderALauncher) {
-  EXPECT_EQ(Progress::choose("auto", true, false), Progress::Style::live);
-  EXPECT_EQ(Progress::choose("auto", false, true), Progress::Style::lines);
-  EXPECT_EQ(Progress::choose("auto", false, false), Progress::Style::off);
-  EXPECT_EQ(Progress::choose("on", false, false), Progress::Style::live);
-  EXPECT_EQ(Progress::choose("off", true, true), Progress::Style::off);
+  EXPECT_EQ(Progress::choose(ProgressMode::automatic, true, false), Progress::Style::live);
+  EXPECT_EQ(Progress::choose(ProgressMode::automatic, false, true), Progress::Style::lines);
+  EXPECT_EQ(Progress::choose(ProgressMode::automatic, false, false), Progress::Style::off);
+  EXPECT_EQ(Progress::choose(ProgressMode::on, false, false), Progress::Style::live);
+  EXPECT_EQ(Progress::choose(ProgressMode::off, true, true), Progress::Style::off);
 }
 
 }  // namespace ccb

@@ -116,12 +116,12 @@ TEST(Binding, NearestNic) {
 
 TEST(Binding, AutoGoesNearTheGpu) {
   const std::vector<int> gpus{0, 1, 2, 3, 4, 5, 6, 7};
-  const BindPlan p = plan_binding(dgx(), BindPolicy::auto_, 5, gpus, {0, 1, 2, 3, 4, 5, 6, 7});
+  const BindPlan p = plan_binding(dgx(), BindPolicy::automatic, 5, gpus, {0, 1, 2, 3, 4, 5, 6, 7});
   EXPECT_EQ(p.numa, 1);
   EXPECT_EQ(p.cpus, "4-7");
   EXPECT_EQ(p.reason, "near GPU5");
   // A launcher binding already inside that node is kept.
-  const BindPlan kept = plan_binding(dgx(), BindPolicy::auto_, 5, gpus, {5});
+  const BindPlan kept = plan_binding(dgx(), BindPolicy::automatic, 5, gpus, {5});
   EXPECT_EQ(kept.cpus, "");
   // numa rebinds anyway; core takes one core per rank placed on the node.
   EXPECT_EQ(plan_binding(dgx(), BindPolicy::numa, 5, gpus, {5}).cpus, "4-7");
@@ -133,11 +133,11 @@ TEST(Binding, AutoGoesNearTheGpu) {
 TEST(Binding, WithoutGpuLocalityNicThenSpread) {
   // Cloud VM: GPUs and NICs have no NUMA node: ranks spread over the nodes.
   const std::vector<int> gpus{0, 1, 2};
-  EXPECT_EQ(plan_binding(cloud(), BindPolicy::auto_, 0, gpus, {}).cpus, "0-3");
-  EXPECT_EQ(plan_binding(cloud(), BindPolicy::auto_, 1, gpus, {}).cpus, "4-7");
-  EXPECT_EQ(plan_binding(cloud(), BindPolicy::auto_, 1, gpus, {}).reason, "spread across NUMA nodes");
+  EXPECT_EQ(plan_binding(cloud(), BindPolicy::automatic, 0, gpus, {}).cpus, "0-3");
+  EXPECT_EQ(plan_binding(cloud(), BindPolicy::automatic, 1, gpus, {}).cpus, "4-7");
+  EXPECT_EQ(plan_binding(cloud(), BindPolicy::automatic, 1, gpus, {}).reason, "spread across NUMA nodes");
   // DGX without GPUs: the rank's NIC decides (round robin, NIC 6 on socket 1).
-  const BindPlan p = plan_binding(dgx(), BindPolicy::auto_, 6, {-1, -1, -1, -1, -1, -1, -1}, {});
+  const BindPlan p = plan_binding(dgx(), BindPolicy::automatic, 6, {-1, -1, -1, -1, -1, -1, -1}, {});
   EXPECT_EQ(p.reason, "near NIC mlx5_6");
   EXPECT_EQ(p.numa, 1);
 }
@@ -155,14 +155,14 @@ TEST(Binding, PlanTextShowsTheWarnings) {
   const std::string none = binding_plan_text(dgx(), BindPolicy::none, 8, {0, 1, 2, 3});
   EXPECT_NE(none.find("WARNING: rank 7: GPU7"), std::string::npos) << none;
   EXPECT_EQ(none.find("WARNING: rank 3"), std::string::npos) << none;
-  const std::string fixed = binding_plan_text(dgx(), BindPolicy::auto_, 8, {0, 1, 2, 3});
+  const std::string fixed = binding_plan_text(dgx(), BindPolicy::automatic, 8, {0, 1, 2, 3});
   EXPECT_EQ(fixed.find("WARNING"), std::string::npos) << fixed;
 }
 
 TEST(Binding, Policies) {
-  EXPECT_EQ(parse_bind_policy("core"), BindPolicy::core);
-  EXPECT_FALSE(parse_bind_policy("socket").has_value());
-  EXPECT_EQ(name(BindPolicy::auto_), "auto");
+  EXPECT_EQ(parse_setting<BindPolicy>("core"), BindPolicy::core);
+  EXPECT_FALSE(parse_setting<BindPolicy>("socket").has_value());
+  EXPECT_EQ(setting_name(BindPolicy::automatic), "auto");
 }
 
 TEST(Provenance, NodeDifferences) {
