@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "common/errors.hpp"
 
@@ -14,7 +15,7 @@ Faults parse_faults(const std::string& spec) {
   Faults f;
   if (spec.empty()) return f;
   const auto bad = [&] {
-    return UsageError(fmt::format("CCBENCH_FAULT '{}': expected corrupt:rank=R, or hang, exit, stuck or gpu_hang with :rank=R[:bytes=S]", spec));
+    return UsageError(fmt::format("CCBENCH_FAULT '{}': expected corrupt:rank=R, or hang, exit, stuck, gpu_hang or error with :rank=R[:bytes=S]", spec));
   };
   const std::size_t colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
@@ -23,6 +24,7 @@ Faults parse_faults(const std::string& spec) {
   else if (kind == "exit") f.kind = Faults::Kind::exit;
   else if (kind == "stuck") f.kind = Faults::Kind::stuck;
   else if (kind == "gpu_hang") f.kind = Faults::Kind::gpu_hang;
+  else if (kind == "error") f.kind = Faults::Kind::error;
   else throw bad();
   std::size_t at = colon;
   while (at != std::string::npos) {
@@ -55,6 +57,8 @@ void inject_before_point(const Faults& f, int rank, std::size_t bytes) {
     std::fflush(stderr);
     for (;;) pause();
   }
+  if (f.kind == Faults::Kind::error)
+    throw std::runtime_error("CCBENCH_FAULT: an injected library error (test-only)");
   if (f.kind == Faults::Kind::exit) {
     fmt::print(stderr, "ccbench: rank {}: CCBENCH_FAULT: killing itself before the {} B point (test-only)\n", rank, bytes);
     std::fflush(stderr);

@@ -7,6 +7,8 @@
 //                             ncclCommAbort on a blocking communicator can)
 //   gpu_hang:rank=R[:bytes=S] a kernel that never finishes is launched on R's
 //                             GPU stream ahead of that point (nccl backend)
+//   error:rank=R[:bytes=S]    R's backend fails there, as an NCCL async error
+//                             or a CUDA error would (a std::runtime_error)
 // Not for measurements: it exists so that tests can prove failures are caught.
 #pragma once
 #include <cstddef>
@@ -15,7 +17,7 @@
 namespace ccb {
 
 struct Faults {
-  enum class Kind { none, corrupt, hang, exit, stuck, gpu_hang };
+  enum class Kind { none, corrupt, hang, exit, stuck, gpu_hang, error };
   Kind kind = Kind::none;
   int rank = -1;
   std::size_t bytes = 0;
@@ -28,8 +30,8 @@ struct Faults {
 Faults parse_faults(const std::string& spec);
 Faults faults_from_environment();
 
-// Hangs or kills this process when the fault applies to `rank` at `bytes`
-// (gpu_hang is the backend's: Backend::stall).
+// Hangs, kills or fails (throws std::runtime_error) this process when the
+// fault applies to `rank` at `bytes` (gpu_hang is the backend's: Backend::stall).
 void inject_before_point(const Faults& f, int rank, std::size_t bytes);
 
 }  // namespace ccb

@@ -327,7 +327,7 @@ void record_transports(const Config& cfg, const Comm& comm, Backend& backend, co
 }
 
 // Test-only faults that strike before a point (CCBENCH_FAULT: hang, exit,
-// stuck on the host; gpu_hang on the GPU).
+// stuck, error on the host; gpu_hang on the GPU).
 void inject_faults(const Faults& faults, Backend& backend, std::size_t bytes) {
   for (int j = 0; j < backend.local_ranks(); ++j) {
     const int r = backend.first_rank() + j;
@@ -497,8 +497,8 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
         const std::string doing = fmt::format("{} {} {} {} B {}", c.name, rec.dtype, rec.op.empty() ? "none" : rec.op,
                                               p.bytes, in_place ? "in-place" : "out-of-place");
         watchdog.set_activity(doing);
-        if (!in_place) inject_faults(faults, backend, p.bytes);
         try {
+          if (!in_place) inject_faults(faults, backend, p.bytes);
           measure_placement(backend, comm, cfg, args, buffers.local, faults, watchdog, clock, pl);
         } catch (const std::exception& e) {
           // A failure of the library or the GPU (an NCCL async error, a CUDA

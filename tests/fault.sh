@@ -7,6 +7,9 @@
 #   stuck    one process hangs at 4 KiB and its abort never returns either
 #            (as ncclCommAbort on a blocking communicator can), -T 2: exit 4
 #            within 2 + 5 (abort bound) + 2 (grace) + 3 s, the end record written
+#   error    one process: its backend fails at 4 KiB (as an NCCL async error
+#            would): exit 1, one line naming rank, collective and size, the
+#            end record "failed: ... during ...", the 5 points before intact
 #   exit     2 ranks, rank 1 dies (SIGKILL) at 4 KiB: non-zero exit, the 5
 #            points before intact, every line valid JSON
 #   sigterm  one process: SIGTERM once 3 points are written: exit 143, end
@@ -47,6 +50,15 @@ case $mode in
     [ $elapsed -le 12 ] || fail "took ${elapsed}s: the bound is 2 s timeout + 5 s for the abort + 2 s grace"
     grep -q "the abort did not return within 5 s; exiting without it" "$dir/err" || fail "no line about the abort"
     grep -q '"exit_code":4,.*"status":"failed: timeout.*"type":"end"' "$out" || fail "no end record saying why"
+    [ "$(points)" = 5 ] || fail "$(points) points kept, expected 5"
+    "$validate" "$out" >/dev/null || fail "the file does not validate"
+    ;;
+  error)
+    CCBENCH_FAULT=error:rank=0:bytes=4096 timeout 60 "$ccbench" "${sweep[@]}" >/dev/null 2>"$dir/err"
+    code=$?
+    [ $code = 1 ] || fail "exit $code, expected 1"
+    grep -q "^ccbench: run failed: rank 0: CCBENCH_FAULT: an injected library error (test-only) during all_reduce float sum 8192 B out-of-place$" "$dir/err" || fail "no line naming rank, collective and size"
+    grep -q '"exit_code":1,.*"status":"failed: CCBENCH_FAULT: an injected library error (test-only) during all_reduce float sum 8192 B out-of-place".*"type":"end"' "$out" || fail "no end record saying what failed"
     [ "$(points)" = 5 ] || fail "$(points) points kept, expected 5"
     "$validate" "$out" >/dev/null || fail "the file does not validate"
     ;;
