@@ -106,8 +106,10 @@ step nccl_gpu_hang 60 bash -c "s=\$(date +%s); CCBENCH_FAULT=gpu_hang:rank=0:byt
   -g 1 -T 3 -b 64K -e 4M -f 4 -n 5 -J $OUT/gpu_hang.jsonl; rc=\$?; t=\$(( \$(date +%s) - s )); echo exit \$rc after \${t} s; \
   [ \$rc -eq 4 ] && [ \$t -le 16 ] && grep -q '\"status\":\"failed: timeout' $OUT/gpu_hang.jsonl"
 # Heartbeats come from completions: a long -n whose queued work outlasts -T
-# must not time out (1 GiB all_reduces, 3000 of them, -T 1).
-step nccl_long_n 120 $CCB all_reduce --backend nccl -g 1 -T 1 -b 1G -e 1G -n 3000 -w 0 -c 0 --timing pipelined
+# must not time out. 8 GiB all_reduces (milliseconds each), 1500 of them,
+# -T 1: the host enqueues far ahead of the GPU, so heartbeats from enqueues
+# would stop seconds before the queue drains.
+step nccl_long_n 120 $CCB all_reduce --backend nccl -g 1 -T 1 -b 8G -e 8G -n 1500 -w 0 -c 0 --timing pipelined
 # ccbench accept with the NCCL backend on this node's GPUs (one process).
 # Storage -> GPU (ccbench io): pageable, pinned and device destinations side by side.
 for mem in pageable pinned device; do
