@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -354,6 +355,10 @@ int run_copy_bench(const Config& cfg) {
   // A full disk or a closed pipe: said, and not exit 0 (as a sweep: exit 5).
   if (const std::string e = out.error(); !e.empty()) {
     fmt::print(stderr, "ccbench: cannot write {}; the copy results in that file are incomplete\n", e);
+    return kExitOutput;
+  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    fmt::print(stderr, "ccbench: cannot write the copy table to stdout\n");
     return kExitOutput;
   }
   return kExitOk;
