@@ -150,8 +150,10 @@ Timing:
                             operation and adds a barrier (in the time); 2 only waits;
                             3 waits and adds a barrier left out of the time. MPI calls
                             block anyway, so for mpi only the barrier of 1 and 3 matters
-  -T, --timeout SECONDS     abort when one operation makes no progress for this
-                            long (default 0: no watchdog); nccl: ncclCommAbort first
+  -T, --timeout SECONDS     abort when no operation completes for this long (default
+                            0: no watchdog): the end record is written, the backend
+                            aborts (nccl: ncclCommAbort, given 5 s) and the process
+                            exits 4 within T + 8.1 s (docs/failures.md)
   -G, --cudagraph N         nccl, as nccl-tests: the -n timed launches are captured as
                             one CUDA graph per GPU, launched N times, and the time is
                             divided by n x N (default 0: direct calls). Per-iteration
