@@ -10,7 +10,6 @@
 #include "harness/cli_errors.hpp"
 #include "results/accept/baseline.hpp"
 #include "results/import/importer.hpp"
-#include "results/import/text_input.hpp"
 #include "results/output_file.hpp"
 #include "results/report/render.hpp"
 
@@ -54,17 +53,7 @@ int run_baseline(int argc, const char* const* argv) {
     for (const std::string& r : runs) inputs.emplace_back("run", r);
     check_distinct_paths({{"--out", out}}, inputs);
     check_output_writable("--out", out);
-    std::vector<ResultSet> sets;
-    for (const std::string& r : runs) {
-      try {
-        sets.push_back(load_result_set(r, r, ImportOptions{}));
-      } catch (const ImportError& e) {
-        throw UsageError(fmt::format("baseline: {}", e.what()));
-      }
-      if (sets.back().points.empty())
-        throw UsageError(fmt::format("baseline: {}: no measured points could be read{}", r,
-                                     sets.back().unread.empty() ? "" : " (" + sets.back().unread.front() + ")"));
-    }
+    const std::vector<ResultSet> sets = load_measured_runs(runs, "baseline");
     const Baseline b = build_baseline(sets);
     write_file_atomically("--out", out, baseline_to_json(b));
     std::string said = fmt::format("baseline {}: {} entries from {} runs ({})\n", out, b.entries.size(), sets.size(), kOutlierRule);

@@ -70,19 +70,6 @@ Exit codes: 0 done, 2 bad input (one line on stderr), 5 output not written.
 docs/model.md has the formulas and the validation on the emulated cluster.
 )";
 
-std::vector<ResultSet> load_runs(const std::vector<std::string>& paths) {
-  std::vector<ResultSet> runs;
-  for (const std::string& path : paths) {
-    try {
-      runs.push_back(load_result_set(path, path, ImportOptions{}));
-    } catch (const ImportError& e) {
-      throw UsageError(fmt::format("model fit: {}", e.what()));
-    }
-    if (runs.back().points.empty())
-      throw UsageError(fmt::format("model fit: no measured points could be read from {}", terminal_safe(path)));
-  }
-  return runs;
-}
 
 std::string read_model_file(const std::string& file) {
   std::error_code ec;
@@ -144,7 +131,7 @@ int fit(int argc, const char* const* argv) {
   for (const auto& p : inputs) in.emplace_back("input", p);
   check_distinct_paths({{"--out", out}}, in);
   check_output_writable("--out", out);
-  const Model m = fit_model(load_runs(inputs));
+  const Model m = fit_model(load_measured_runs(inputs, "model fit"));
   write_file_atomically("--out", out, model_to_json(m));
   return quiet ? kExitOk : print_or_fail(fit_summary(m, out));
 }
@@ -276,7 +263,7 @@ int check_cmd(int argc, const char* const* argv) {
   }
   const std::string file = args.front();
   const Model m = model_from_json(read_model_file(file), file);
-  const std::vector<ResultSet> runs = load_runs({args.begin() + 1, args.end()});
+  const std::vector<ResultSet> runs = load_measured_runs({args.begin() + 1, args.end()}, "model check");
   // Measured points by scale, then each scale predicted at its sizes.
   std::map<std::pair<int, int>, std::vector<const ImportedPoint*>> by_scale;
   for (const ResultSet& r : runs)

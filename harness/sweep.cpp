@@ -427,7 +427,7 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
     }
     return backend.abort();
   });
-  if (watchdog.enabled()) backend.on_completion([&watchdog] { watchdog.completed(); });
+  if (watchdog.enabled()) backend.on_completion([&watchdog] { watchdog.touch(); });
   watchdog.set_last_words([&](const std::string& status, int code) {
     std::unique_lock<std::mutex> lock(output_mu, std::defer_lock);
     for (int tries = 0; tries < 100 && !lock.try_lock(); ++tries) std::this_thread::sleep_for(std::chrono::milliseconds(10));

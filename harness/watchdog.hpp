@@ -42,7 +42,9 @@ class Watchdog {
   // process from the watchdog thread, end record first: mpirun follows its
   // SIGTERM with SIGKILL after 1 s (odls_base_sigkill_timeout).
   static constexpr int kSignalMillis = 500;
-  // Restarts the idle clock without claiming an operation (after filling buffers).
+  // Restarts the idle clock without naming an iteration: work that is not an
+  // operation ended (filling buffers), or an asynchronous backend saw issued
+  // work complete (Backend::on_completion).
   void touch() {
     if (timeout_ns_ > 0) progress_.store(progress_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
@@ -55,14 +57,13 @@ class Watchdog {
     }
   }
   // An asynchronous backend (NCCL) enqueued this iteration: no progress by
-  // itself; its completions come through completed().
+  // itself; its completions come through touch().
   void issued(long iteration) {
     if (timeout_ns_ > 0) {
       iteration_.store(iteration, std::memory_order_relaxed);
       asynchronous_.store(true, std::memory_order_relaxed);
     }
   }
-  void completed() { touch(); }
 
  private:
   static long long now_ns() {

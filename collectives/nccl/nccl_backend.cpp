@@ -349,19 +349,25 @@ void NcclBackend::issue(std::span<const OpArgs> args, int phase) {
 
 // --- waiting: polls, so that async errors and the watchdog's heartbeats get through ---
 
+// l's communicator's state (ncclCommGetAsyncError), under the lock abort()
+// takes; after the watchdog aborted the communicators this thread parks.
+ncclResult_t NcclBackend::async_state(const Local& l) {
+  std::unique_lock<std::mutex> lock(comm_mu_);
+  if (aborted_) {
+    lock.unlock();
+    park();
+  }
+  ncclResult_t state = ncclSuccess;
+  check_nccl(ncclCommGetAsyncError(l.comm, &state), "ncclCommGetAsyncError");
+  return state;
+}
+
 void NcclBackend::settle(ncclResult_t r, const char* what, int local) {
   if (r != ncclInProgress) return check_nccl(r, what);
   for (std::size_t j = 0; j < locals_.size(); ++j) {
     if (local >= 0 && static_cast<int>(j) != local) continue;
     ncclResult_t state = ncclInProgress;
-    while (state == ncclInProgress) {
-      std::unique_lock<std::mutex> lock(comm_mu_);
-      if (aborted_) {
-        lock.unlock();
-        park();
-      }
-      check_nccl(ncclCommGetAsyncError(locals_[j].comm, &state), "ncclCommGetAsyncError");
-    }
+    while (state == ncclInProgress) state = async_state(locals_[j]);
     check_nccl(state, what);
   }
 }
@@ -369,15 +375,7 @@ void NcclBackend::settle(ncclResult_t r, const char* what, int local) {
 // An asynchronous error on l's communicator (a peer or the network failed):
 // the communicators are aborted and the error names this rank and its GPU.
 void NcclBackend::check_async(Local& l) {
-  ncclResult_t state = ncclSuccess;
-  {
-    std::unique_lock<std::mutex> lock(comm_mu_);
-    if (aborted_) {
-      lock.unlock();
-      park();
-    }
-    check_nccl(ncclCommGetAsyncError(l.comm, &state), "ncclCommGetAsyncError");
-  }
+  const ncclResult_t state = async_state(l);
   if (state == ncclSuccess || state == ncclInProgress) return;
   std::string detail = ncclGetErrorString(state);
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 13, 0)

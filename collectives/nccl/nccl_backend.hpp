@@ -123,6 +123,7 @@ class NcclBackend final : public Backend {
   void end_capture(cudaGraphExec_t Local::*exec);
   void run_graph(std::span<const OpArgs> args);
   void drop_graphs();
+  ncclResult_t async_state(const Local& l);
   void check_async(Local& l);
   template <class Query>
   void wait_until(Local& l, Query done, const char* what);

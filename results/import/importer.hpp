@@ -56,6 +56,10 @@ std::string collective_in_filename(std::string_view path);
 // Loads one --run: a file, or every regular file under a folder (sorted,
 // hidden files skipped). Throws ImportError when the path cannot be read at all.
 ResultSet load_result_set(const std::string& label, const std::string& path, const ImportOptions& options);
+// Each path as one run (label = path), for commands that need measured points
+// from every input (baseline, model): UsageError "COMMAND: PATH: no measured
+// points could be read (the first unread line)" or "COMMAND: <import error>".
+std::vector<ResultSet> load_measured_runs(const std::vector<std::string>& paths, std::string_view command);
 // Imports one file's text into `set` (exposed for tests and benchmarks).
 Format import_text(std::string_view text, const std::string& name, ResultSet& set, const ImportOptions& options);
 

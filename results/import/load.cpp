@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "collectives/collective.hpp"
+#include "common/errors.hpp"
 #include "results/import/importer.hpp"
 #include "results/import/text_input.hpp"
 
@@ -197,6 +198,21 @@ ResultSet load_result_set(const std::string& label, const std::string& path, con
     }
   }
   return set;
+}
+
+std::vector<ResultSet> load_measured_runs(const std::vector<std::string>& paths, std::string_view command) {
+  std::vector<ResultSet> runs;
+  for (const std::string& path : paths) {
+    try {
+      runs.push_back(load_result_set(path, path, ImportOptions{}));
+    } catch (const ImportError& e) {
+      throw UsageError(fmt::format("{}: {}", command, e.what()));
+    }
+    if (runs.back().points.empty())
+      throw UsageError(fmt::format("{}: {}: no measured points could be read{}", command, path,
+                                   runs.back().unread.empty() ? "" : " (" + runs.back().unread.front() + ")"));
+  }
+  return runs;
 }
 
 }  // namespace ccb
