@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <set>
 #include <string>
 #include <span>
 #include <string_view>
@@ -35,10 +37,11 @@ struct OpArgs {
   int window = 64;        // messages per iteration of uni_bw / bi_bw
 };
 
-// Transports a backend saw its connections use (NCCL's INFO log), so far.
+// Transports a backend saw its connections use (NCCL's INFO log).
 struct ObservedTransports {
   std::vector<std::string> classes;     // p2p, shm, rdma, tcp, net, nvls, collnet
   std::vector<std::string> transports;  // as the library spells them: "P2P/CUMEM", ...
+  bool per_point = false;  // those of one point's operations (else every connection set up so far)
 };
 
 class Backend {
@@ -91,7 +94,16 @@ class Backend {
   virtual std::string unverifiable(const OpArgs&) const { return ""; }
   // Why this dtype cannot run here ("" = it can); a usage error.
   virtual std::string check_dtype(DType) const { return ""; }
-  virtual std::optional<ObservedTransports> observed_transports() { return std::nullopt; }
+  // What the library chose for its operations since the last call, from its
+  // log, on this process ("RING/LL/2ch" with NCCL's tuning log; else none).
+  virtual std::vector<std::string> chosen_algorithms() { return {}; }
+  // This process's transports: those of operations that chose `algorithms`
+  // (over all ranks) when the library's log tells them apart, else every
+  // connection set up so far; nullopt when the backend does not observe them.
+  virtual std::optional<ObservedTransports> observed_transports(const std::set<std::string>& algorithms) {
+    (void)algorithms;
+    return std::nullopt;
+  }
 };
 
 }  // namespace ccb

@@ -88,6 +88,7 @@ std::unique_ptr<Backend> make_nccl(const Config& cfg, const Comm& comm, const st
   o.register_buffers = cfg.register_buffers != 0;
   o.two_p2p_peers = cfg.collective && cfg.collective->id == CollectiveId::sendrecv;
   o.log_file = log_file;
+  o.tuning_log = nccl_subsys_logs_tuning(std::getenv("NCCL_DEBUG_SUBSYS"));
   if (comm.rank() == 0 && ncclGetUniqueId(&o.id) != ncclSuccess)
     throw std::runtime_error("ncclGetUniqueId failed");
   comm.broadcast(&o.id, sizeof o.id);

@@ -199,9 +199,10 @@ Backend and path:
       --backend NAME        mpi: MPI over host memory; nccl: NCCL over GPU memory, one
                             GPU per process (-g 1) or -g N GPUs per process. Default:
                             nccl when this build has NCCL and the process sees a GPU
-                            (or -g, -G, -R, --nccl-log-dir, --path nvlink|pcie are
-                            given), else mpi; CCBENCH_BACKEND=mpi|nccl sets it. The
-                            table's first line says which and why
+                            (or -g, -G, -R, --nccl-log-dir, --nccl-algorithms,
+                            --path nvlink|pcie are given), else mpi;
+                            CCBENCH_BACKEND=mpi|nccl sets it. The table's first
+                            line says which and why
       --memory KIND         mpi backend: host (default), or device (GPU buffers through
                             a CUDA-aware MPI; a clear error when the MPI is not)
   -g, --ngpus N             nccl: GPUs driven by each process (default 1); without
@@ -215,6 +216,12 @@ Backend and path:
                             the observed transports come from NCCL's INFO log
       --nccl-log-dir DIR    nccl: where each process's NCCL INFO log is written
                             (default $TMPDIR/ccbench-nccl, or /tmp/ccbench-nccl)
+      --nccl-algorithms     nccl: adds TUNING to NCCL_DEBUG_SUBSYS, so that each
+                            point records the algorithm, protocol and channels NCCL
+                            chose and the transports of those algorithms only (else:
+                            every connection set up so far). NCCL then writes one log
+                            line per operation on rank 0, which slows launch-bound
+                            sizes: do not compare times taken with it
 
 Output (stdout from rank 0 only):
   -J, --json FILE           JSON Lines results, flushed point by point (results/SCHEMA.md)
@@ -428,6 +435,7 @@ RawArgs read_command_line(int argc, const char* const* argv, Config& cfg) {
   CLI::Option* json_opt = app.add_option("-J,--json", cfg.json_path)->expected(0, 1);
   app.add_flag("--rotate-buffers", cfg.rotate_buffers);
   app.add_flag("--fixed-buffers", raw.fixed_buffers);
+  app.add_flag("--nccl-algorithms", cfg.nccl_algorithms);
   app.add_flag("--stats", cfg.stats_columns);
   app.add_flag("--samples", cfg.samples);
   app.add_flag("--strict-sizes", cfg.strict_sizes);
@@ -536,9 +544,10 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
 void parse_backend(const RawArgs& raw, Command command, Config& cfg) {
   set_choice(cfg.path, "--path", raw.path);
   set_choice(cfg.backend, "--backend", raw.backend);
+  const std::string algorithms = cfg.nccl_algorithms ? "given" : "";
   if (raw.backend.empty() && command == Command::run)
     resolve_backend(cfg, {{"-g/--ngpus", &raw.ngpus}, {"-G/--cudagraph", &raw.graph}, {"-R/--registerbuffers", &raw.reg},
-                          {"--nccl-log-dir", &cfg.nccl_log_dir}}, raw.memory);
+                          {"--nccl-log-dir", &cfg.nccl_log_dir}, {"--nccl-algorithms", &algorithms}}, raw.memory);
   set_choice(cfg.memory, "--memory", raw.memory);
   if (!raw.memory.empty() && cfg.backend != BackendKind::mpi)
     throw UsageError("--memory: applies to --backend mpi (nccl always uses device memory)");
@@ -552,7 +561,7 @@ void parse_backend(const RawArgs& raw, Command command, Config& cfg) {
   if (cfg.backend == BackendKind::nccl) return;
   const std::pair<const std::string*, const char*> nccl_only[] = {
       {&raw.ngpus, "-g/--ngpus"}, {&raw.graph, "-G/--cudagraph"}, {&raw.reg, "-R/--registerbuffers"},
-      {&cfg.nccl_log_dir, "--nccl-log-dir"}};
+      {&cfg.nccl_log_dir, "--nccl-log-dir"}, {&algorithms, "--nccl-algorithms"}};
   for (const auto& [value, flag] : nccl_only)
     if (!value->empty()) throw UsageError(fmt::format("{}: applies to --backend nccl only", flag));
   if (cfg.path == PathRequest::nvlink || cfg.path == PathRequest::pcie)

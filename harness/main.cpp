@@ -115,7 +115,7 @@ std::string request_path(const Config& cfg) {
   if (cfg.backend == BackendKind::nccl) {
     if (!cfg.nccl_log_dir.empty() && access(cfg.nccl_log_dir.c_str(), W_OK) != 0)
       throw UsageError(fmt::format("--nccl-log-dir {}: cannot write there ({})", cfg.nccl_log_dir, std::strerror(errno)));
-    return request_nccl_path(cfg.path, cfg.nccl_log_dir);
+    return request_nccl_path(cfg.path, cfg.nccl_log_dir, cfg.nccl_algorithms);
   }
 #if CCBENCH_HAVE_MPI
   request_mpi_path(cfg.path);

@@ -11,6 +11,8 @@
 #include <thread>
 #include <memory>
 #include <optional>
+#include <cstdlib>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -255,6 +257,8 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
     run.path_observed = "per point";
     std::string set;
     for (const auto& [name, value] : nccl_path_environment(cfg.path)) set += fmt::format("{}={} ", name, value);
+    if (const char* subsys = std::getenv("NCCL_DEBUG_SUBSYS"); cfg.nccl_algorithms && subsys)
+      set += fmt::format("NCCL_DEBUG_SUBSYS={} ", subsys);
     run.path_evidence = fmt::format("{}NCCL INFO log of rank 0's process: {}", set.empty() ? "" : "set " + set + "; ",
                                     nccl_log.empty() ? "not captured" : nccl_log);
     return run;
@@ -307,21 +311,35 @@ std::string nvlink_under_pcie(const Config& cfg, const Comm& comm, const Backend
   return "";
 }
 
-// What the backend's connections used by now, over all processes, and how
-// that compares with --path (nvlink_note: p2p under --path pcie may be NVLink).
+// Every process's lines ("<tag><text>\n"), by tag, over all processes.
+std::map<char, std::set<std::string>> gather_tagged(const Comm& comm, const std::string& mine) {
+  std::map<char, std::set<std::string>> out;
+  for (const auto& all : comm.all_strings(mine))
+    for (std::size_t at = 0, nl; (nl = all.find('\n', at)) != std::string::npos; at = nl + 1)
+      out[all[at]].insert(all.substr(at + 1, nl - at - 1));
+  return out;
+}
+
+// The transports of this point over all processes, and how they compare with
+// --path (nvlink_note: p2p under --path pcie may be NVLink). What the
+// operations chose (NCCL's tuning log: rank 0's process) goes to every process
+// first, so that each can say which of its connections those algorithms use.
 void record_transports(const Config& cfg, const Comm& comm, Backend& backend, const std::string& nvlink_note,
                        PointRecord& rec) {
-  const auto mine = backend.observed_transports();
-  if (!mine) return;
-  std::string text;
+  if (!backend.observed_transports({})) return;  // not a backend that observes them
+  std::string chosen;
+  for (const auto& a : backend.chosen_algorithms()) chosen += "a" + a + "\n";
+  const std::set<std::string> algorithms = gather_tagged(comm, chosen)['a'];
+  const auto mine = backend.observed_transports(algorithms);
+  std::string text = mine->per_point ? "" : "s\n";  // s: a process could not tell this point's own
   for (const auto& c : mine->classes) text += "c" + c + "\n";
   for (const auto& t : mine->transports) text += "t" + t + "\n";
-  std::set<std::string> classes, transports;
-  for (const auto& all : comm.all_strings(text))
-    for (std::size_t at = 0, nl; (nl = all.find('\n', at)) != std::string::npos; at = nl + 1)
-      (all[at] == 'c' ? classes : transports).insert(all.substr(at + 1, nl - at - 1));
+  auto all = gather_tagged(comm, text);
+  const std::set<std::string>& classes = all['c'];
   rec.path_classes = std::vector<std::string>(classes.begin(), classes.end());
-  rec.transports.assign(transports.begin(), transports.end());
+  rec.transports.assign(all['t'].begin(), all['t'].end());
+  rec.transports_per_point = all['s'].empty();
+  rec.algorithms.assign(algorithms.begin(), algorithms.end());
   rec.path_warning = path_mismatch(cfg.path, classes, comm.nodes());
   if (rec.path_warning.empty() && classes.count("p2p")) rec.path_warning = nvlink_note;
 }
@@ -487,6 +505,7 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
         return end.exit_code;
       }
       PointRecord rec = new_record(cfg, comm, backend, t, p);
+      backend.chosen_algorithms();  // what the warm-ups of other sizes chose is not this point's
       OpArgs args{&c, 0, t.dtype, t.op.value_or(ReduceOp::sum), cfg.root, p.count, p.chunk,
                   nullptr, nullptr, false, cfg.window};
       for (auto& b : buffers.local) b.recv_capacity_count = plan.recv_max / info(t.dtype).size;

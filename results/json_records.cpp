@@ -108,6 +108,8 @@ json point_to_json(const PointRecord& p) {
   if (p.path_classes)
     path = {{"observed", *p.path_classes},
             {"transports", p.transports},
+            {"scope", p.transports_per_point ? "point" : "so far"},
+            {"algorithms", p.algorithms},
             {"warning", p.path_warning.empty() ? json(nullptr) : json(p.path_warning)}};
   json j = {
       {"type", "point"},

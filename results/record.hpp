@@ -137,11 +137,16 @@ struct PointRecord {
   double bus_factor = 1;
   bool busbw_meaningful = true;
   Measurement out_of_place, in_place;
-  // Backends that observe their transports (nccl): what the connections used
-  // by the end of this point, over all ranks, and a warning when that is not
-  // the requested path ("" = consistent). Absent for the others.
+  // Backends that observe their transports (nccl), over all ranks: the
+  // transports of this point's operations when the library's log tells them
+  // (transports_per_point: nccl --nccl-algorithms), else those of every
+  // connection set up by the end of this point; the algorithms chosen
+  // ("RING/LL/2ch"); a warning when that is not the requested path ("" =
+  // consistent). Absent for the others.
   std::optional<std::vector<std::string>> path_classes;
   std::vector<std::string> transports;
+  bool transports_per_point = false;
+  std::vector<std::string> algorithms;
   std::string path_warning;
   // Copy tests (ccbench copy): where the bytes came from and went ("cpu",
   // "gpu0", ...); empty for collectives.

@@ -86,8 +86,9 @@ class TableWriter final : public Writer, private TextSink {
     emit("{}", comment_lines("#  clock: ", r.clock));
     emit("#  path requested {} observed {}\n", r.path_requested, r.path_observed);
     if (r.path_observed == "per point")
-      emit("#  (NCCL's transports: the connections its INFO log shows set up by the end of each point, which later points reuse;\n"
-           "#   a '# path' line follows a change)\n");
+      emit("#  (NCCL's transports per point: with --nccl-algorithms those of the algorithms its tuning log shows the point's\n"
+           "#   operations chose, else every connection its INFO log shows set up by the end of the point; a '# path' line\n"
+           "#   follows a change)\n");
     if (r.path_requested != "auto" && r.path_observed != r.path_requested && r.path_observed != "unverified" &&
         r.path_observed != "per point")
       emit("#  WARNING: path {} was requested but {} was observed\n", r.path_requested,
@@ -148,10 +149,17 @@ class TableWriter final : public Writer, private TextSink {
     if (!p.out_of_place.note.empty()) emit("#  out-of-place {}\n", p.out_of_place.note);
     if (!p.in_place.note.empty()) emit("#  in-place {}\n", p.in_place.note);
     if (p.path_classes) {
-      std::string now;
-      for (const auto& t : p.transports) now += fmt::format("{}{}", now.empty() ? "" : ", ", t);
+      const auto list = [](const std::vector<std::string>& v) {
+        std::string s;
+        for (const auto& x : v) s += fmt::format("{}{}", s.empty() ? "" : ", ", x);
+        return s;
+      };
+      std::string now = p.transports_per_point ? "used by this point" : "set up so far";
+      if (!p.algorithms.empty()) now += "; NCCL chose " + list(p.algorithms);
+      else if (p.transports_per_point) now += "; no algorithm logged: point-to-point";
+      now += "): " + (p.transports.empty() ? std::string("no connection reported") : list(p.transports));
       if (now != last_transports_ || p.path_warning != last_warning_)
-        emit("# path observed: {}{}\n", now.empty() ? "no connection reported" : now,
+        emit("# path observed ({}{}\n", now,
                    p.path_warning.empty() ? std::string() : fmt::format(" -- WARNING: {}", p.path_warning));
       last_transports_ = now;
       last_warning_ = p.path_warning;

@@ -84,6 +84,11 @@ step nccl_all_reduce_sweep 300 $CCB all_reduce $G -b 8 -e 1G -f 4 -n 20 -w 5 --s
 step nccl_graph 300 $CCB all_reduce $G -G 1 -b 8 -e 64M -f 8 -n 20 -J "$OUT/graph.jsonl"
 step nccl_registered 300 $CCB all_gather $G -R 1 -b 1K -e 64M -f 8 -n 20
 step nccl_blocking 300 $CCB reduce_scatter $G -z 1 -b 1K -e 64M -f 8 -n 20
+# Per-point algorithms and transports from NCCL's tuning log (a '# path
+# observed (used by this point; NCCL chose ...)' line per change).
+for coll in all_reduce alltoall; do
+  step "nccl_algorithms_$coll" 120 $CCB $coll $G --nccl-algorithms -b 8 -e 256M -f 16 -n 5 -J "$OUT/algorithms_$coll.jsonl"
+done
 if [ "$NGPUS" -ge 2 ]; then
   for coll in pingpong uni_bw bi_bw; do
     step "nccl_$coll" 300 $CCB $coll $G -b 8 -e 64M -f 8 -n 5

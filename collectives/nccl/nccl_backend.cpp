@@ -572,21 +572,39 @@ std::string NcclBackend::abort() {
   return "ncclCommAbort on " + std::to_string(aborted) + " communicator(s)";
 }
 
-std::optional<ObservedTransports> NcclBackend::observed_transports() {
-  if (options_.log_file.empty()) return std::nullopt;
+// The lines NCCL added to this process's log since the last read.
+void NcclBackend::read_log() {
+  if (options_.log_file.empty()) return;
   std::ifstream in(options_.log_file, std::ios::binary);
-  if (in) {
-    in.seekg(log_offset_);
-    std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    log_offset_ += static_cast<std::streamoff>(chunk.size());
-    chunk = log_carry_ + chunk;
-    std::size_t start = 0;
-    for (std::size_t nl; (nl = chunk.find('\n', start)) != std::string::npos; start = nl + 1)
-      parse_nccl_log_line(std::string_view(chunk).substr(start, nl - start), seen_);
-    log_carry_ = chunk.substr(start);
-  }
+  if (!in) return;
+  in.seekg(log_offset_);
+  std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  log_offset_ += static_cast<std::streamoff>(chunk.size());
+  chunk = log_carry_ + chunk;
+  std::size_t start = 0;
+  for (std::size_t nl; (nl = chunk.find('\n', start)) != std::string::npos; start = nl + 1)
+    parse_nccl_log_line(std::string_view(chunk).substr(start, nl - start), seen_);
+  log_carry_ = chunk.substr(start);
+}
+
+std::vector<std::string> NcclBackend::chosen_algorithms() {
+  read_log();
+  std::vector<std::string> chosen(seen_.algorithms.begin(), seen_.algorithms.end());
+  seen_.algorithms.clear();
+  return chosen;
+}
+
+std::optional<ObservedTransports> NcclBackend::observed_transports(const std::set<std::string>& algorithms) {
+  if (options_.log_file.empty()) return std::nullopt;
+  read_log();
+  if (options_.tuning_log)
+    if (const auto used = transports_used_by(seen_, algorithms)) {
+      std::set<std::string> classes;
+      for (const auto& t : *used) classes.insert(transport_class(t));
+      return ObservedTransports{{classes.begin(), classes.end()}, {used->begin(), used->end()}, true};
+    }
   return ObservedTransports{{seen_.classes.begin(), seen_.classes.end()},
-                            {seen_.transports.begin(), seen_.transports.end()}};
+                            {seen_.transports.begin(), seen_.transports.end()}, false};
 }
 
 }  // namespace ccb

@@ -39,6 +39,7 @@ struct NcclOptions {
   bool register_buffers = false;  // -R 1
   bool two_p2p_peers = false;     // sendrecv: each rank talks to 2 peers (maxP2pPeers, NCCL >= 2.30)
   std::string log_file;      // this process's NCCL INFO log ("" = not captured)
+  bool tuning_log = false;   // the log has NCCL_TUNING lines (each operation's algorithm)
 };
 
 class NcclBackend;
@@ -93,7 +94,8 @@ class NcclBackend final : public Backend {
   std::string check_dtype(DType d) const override;
   int min_compute_capability() const;
   bool native_rooted_and_alltoall() const;
-  std::optional<ObservedTransports> observed_transports() override;
+  std::vector<std::string> chosen_algorithms() override;
+  std::optional<ObservedTransports> observed_transports(const std::set<std::string>& algorithms) override;
 
   int device(int local) const { return locals_[static_cast<std::size_t>(local)].device; }
   ncclComm_t comm(int local) const { return locals_[static_cast<std::size_t>(local)].comm; }
@@ -130,6 +132,7 @@ class NcclBackend final : public Backend {
   static unsigned long mark_stride(const OpArgs& a);
   void mark(unsigned long stride);
   void reap(Local& l);
+  void read_log();
 
   NcclOptions options_;
   std::vector<Local> locals_;

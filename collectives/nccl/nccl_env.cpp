@@ -1,5 +1,7 @@
 #include "collectives/nccl/nccl_env.hpp"
 
+#include "collectives/nccl/nccl_log.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,10 +44,11 @@ std::string expand_nccl_debug_file(const std::string& pattern, const std::string
   return out;
 }
 
-std::string request_nccl_path(PathRequest path, const std::string& log_dir) {
+std::string request_nccl_path(PathRequest path, const std::string& log_dir, bool algorithms) {
   for (const auto& [name, value] : nccl_path_environment(path)) setenv(name.c_str(), value.c_str(), 1);
   const char* debug = std::getenv("NCCL_DEBUG");
   if (!debug || (std::string(debug) != "INFO" && std::string(debug) != "TRACE")) setenv("NCCL_DEBUG", "INFO", 1);
+  if (algorithms) setenv("NCCL_DEBUG_SUBSYS", nccl_subsys_with_tuning(std::getenv("NCCL_DEBUG_SUBSYS")).c_str(), 1);
   std::string pattern;
   if (const char* file = std::getenv("NCCL_DEBUG_FILE")) {
     pattern = file;

@@ -23,9 +23,10 @@ std::vector<std::pair<std::string, std::string>> nccl_path_environment(PathReque
 std::string pcie_request_warning(const std::vector<std::vector<std::string>>& gpu_gpu);
 
 // Sets them (overriding the caller's values) and NCCL_DEBUG=INFO with
-// NCCL_DEBUG_FILE=<log_dir>/nccl.%h.%p.log unless the caller set NCCL_DEBUG_FILE.
+// NCCL_DEBUG_FILE=<log_dir>/nccl.%h.%p.log unless the caller set NCCL_DEBUG_FILE;
+// `algorithms`: TUNING added to NCCL_DEBUG_SUBSYS (nccl_subsys_with_tuning).
 // Returns this process's log file name (NCCL expands %h and %p the same way).
-std::string request_nccl_path(PathRequest path, const std::string& log_dir);
+std::string request_nccl_path(PathRequest path, const std::string& log_dir, bool algorithms = false);
 
 // NCCL_DEBUG_FILE with %h (host name) and %p (pid) expanded for this process.
 std::string expand_nccl_debug_file(const std::string& pattern, const std::string& host, long pid);

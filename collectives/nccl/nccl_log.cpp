@@ -1,12 +1,19 @@
 #include "collectives/nccl/nccl_log.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <vector>
 
 namespace ccb {
 namespace {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+std::string_view trim_end(std::string_view s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
+  return s;
+}
 
 std::string join(const std::set<std::string>& s) {
   std::string out;
@@ -15,13 +22,6 @@ std::string join(const std::set<std::string>& s) {
 }
 
 }  // namespace
-
-void NcclTransports::merge(const NcclTransports& other) {
-  classes.insert(other.classes.begin(), other.classes.end());
-  transports.insert(other.transports.begin(), other.transports.end());
-  if (network.empty()) network = other.network;
-  connections += other.connections;
-}
 
 std::string transport_class(std::string_view t) {
   if (starts_with(t, "P2P")) return "p2p";
@@ -40,34 +40,157 @@ std::string transport_class(std::string_view t) {
   return "other";
 }
 
+namespace {
+
+// The logging thread of a line: "host:pid:tid" in "host:pid:tid [dev] NCCL INFO ...".
+std::string thread_of(std::string_view line, std::size_t info_at) {
+  std::string_view p = trim_end(line.substr(0, info_at));
+  if (!p.empty() && p.back() == ']') p = trim_end(p.substr(0, p.rfind('[') == std::string_view::npos ? 0 : p.rfind('[')));
+  const auto space = p.rfind(' ');
+  return std::string(space == std::string_view::npos ? p : p.substr(space + 1));
+}
+
+// The connection index of "Channel 02/1 : ..." (1 = point-to-point operations); -1 when absent.
+int connection_index(std::string_view line) {
+  const auto at = line.find("Channel ");
+  if (at == std::string_view::npos) return -1;
+  int index = -1;
+  for (auto i = line.find('/', at) + 1; i > 0 && i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])); ++i)
+    index = std::max(index, 0) * 10 + (line[i] - '0');
+  return index;
+}
+
+// The word after `key` in `line` ("" when absent).
+std::string_view word_after(std::string_view line, std::string_view key) {
+  const auto at = line.find(key);
+  if (at == std::string_view::npos) return {};
+  std::string_view rest = line.substr(at + key.size());
+  return rest.substr(0, rest.find_first_of(" \r\n"));
+}
+
+// "AllReduce: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}" -> "RING/LL/2ch".
+std::string tuning_choice(std::string_view line) {
+  const std::string_view algo = word_after(line, " -> Algo "), proto = word_after(line, " proto ");
+  if (algo.empty() || proto.empty()) return "";
+  std::string out = std::string(algo) + "/" + std::string(proto);
+  int lo = 0, hi = 0;
+  const auto ch = line.find("channel{Lo..Hi}={");
+  if (ch != std::string_view::npos &&
+      std::sscanf(std::string(line.substr(ch + 17, 24)).c_str(), "%d..%d", &lo, &hi) == 2 && hi >= lo)
+    out += "/" + std::to_string(hi - lo + 1) + "ch";
+  return out;
+}
+
+// The connections a thread set up before its "Connected ..." line belong to `setup`.
+void settle(NcclTransports& out, const std::string& thread, const std::string& setup) {
+  auto& mine = out.by_setup[setup];
+  if (const auto it = out.pending.find(thread); it != out.pending.end()) {
+    mine.insert(it->second.begin(), it->second.end());
+    out.pending.erase(it);
+  }
+}
+
+void add_named(NcclTransports& out, const std::string& setup, const char* transport) {
+  out.transports.insert(transport);
+  out.classes.insert(transport_class(transport));
+  out.by_setup[setup].insert(transport);
+}
+
+// NCCL_DEBUG_SUBSYS's comma-separated words, upper case.
+std::vector<std::string> subsystems(std::string_view list) {
+  std::vector<std::string> words;
+  for (std::size_t at = 0; at <= list.size();) {
+    const auto comma = std::min(list.find(',', at), list.size());
+    std::string w(list.substr(at, comma - at));
+    for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (!w.empty()) words.push_back(w);
+    at = comma + 1;
+  }
+  return words;
+}
+
+bool has(const std::vector<std::string>& words, const char* w) { return std::find(words.begin(), words.end(), w) != words.end(); }
+
+}  // namespace
+
 void parse_nccl_log_line(std::string_view line, NcclTransports& out) {
-  if (line.find("NCCL INFO") == std::string_view::npos) return;
+  const auto info = line.find("NCCL INFO");
+  if (info == std::string_view::npos) return;
   if (const auto via = line.find(" via "); via != std::string_view::npos && line.find("Channel") != std::string_view::npos) {
-    std::string_view t = line.substr(via + 5);
-    while (!t.empty() && (t.back() == '\r' || t.back() == '\n' || t.back() == ' ')) t.remove_suffix(1);
+    const std::string_view t = trim_end(line.substr(via + 5));
     if (t.empty()) return;
     out.transports.emplace(t);
     out.classes.insert(transport_class(t));
     ++out.connections;
+    if (connection_index(line) == 1) out.by_setup["p2p"].emplace(t);
+    else out.pending[thread_of(line, info)].emplace(t);
     return;
   }
   if (const auto at = line.find("Using network "); at != std::string_view::npos) {
-    std::string_view n = line.substr(at + 14);
-    while (!n.empty() && (n.back() == '\r' || n.back() == '\n' || n.back() == ' ')) n.remove_suffix(1);
-    out.network = std::string(n);
+    out.network = std::string(trim_end(line.substr(at + 14)));
     return;
   }
+  if (line.find(" Bytes -> Algo ") != std::string_view::npos) {
+    if (std::string choice = tuning_choice(line); !choice.empty()) out.algorithms.insert(std::move(choice));
+    return;
+  }
+  const std::string thread = thread_of(line, info);
+  if (line.find("Connected all rings") != std::string_view::npos) return settle(out, thread, "ring");
+  if (line.find("Connected all trees") != std::string_view::npos) return settle(out, thread, "tree");
+  if (line.find("Connected binomial trees") != std::string_view::npos) return settle(out, thread, "pat");
   // NVLS buffers set up ("NVLS comm 0x... headRank ...") or connected; channel
   // counts ("16 nvls channels") only say what is available, not what was used.
-  if (line.find("NVLS comm ") != std::string_view::npos || line.find("Connected NVLS") != std::string_view::npos) {
-    out.classes.insert("nvls");
-    out.transports.insert("NVLS");
-    return;
+  if (line.find("NVLS comm ") != std::string_view::npos) return add_named(out, "nvls", "NVLS");
+  if (line.find("Connected NVLS") != std::string_view::npos) {
+    settle(out, thread, "nvls");
+    return add_named(out, "nvls", "NVLS");
   }
   if (line.find("Connected CollNet") != std::string_view::npos || line.find("Connected all CollNet") != std::string_view::npos) {
-    out.classes.insert("collnet");
-    out.transports.insert("CollNet");
+    settle(out, thread, "collnet");
+    add_named(out, "collnet", "CollNet");
   }
+}
+
+std::optional<std::set<std::string>> transports_used_by(const NcclTransports& seen, const std::set<std::string>& algorithms) {
+  static const std::map<std::string, std::string, std::less<>> setup_of{
+      {"RING", "ring"}, {"TREE", "tree"}, {"PAT", "pat"}, {"NVLS", "nvls"}, {"NVLS_TREE", "nvls"},
+      {"COLLNET_DIRECT", "collnet"}, {"COLLNET_CHAIN", "collnet"}};
+  std::set<std::string> setups;
+  if (algorithms.empty()) setups.insert("p2p");
+  for (const auto& a : algorithms) {
+    std::string name = a.substr(0, a.find('/'));
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const auto it = setup_of.find(name);
+    if (it == setup_of.end()) return std::nullopt;
+    setups.insert(it->second);
+  }
+  // NCCL connects an algorithm before its first operation runs: a connection
+  // still unplaced after a point is one ccbench cannot place at all.
+  if (!seen.pending.empty()) return std::nullopt;
+  std::set<std::string> used;
+  for (const auto& s : setups)
+    if (const auto it = seen.by_setup.find(s); it != seen.by_setup.end()) used.insert(it->second.begin(), it->second.end());
+  return used;
+}
+
+std::string nccl_subsys_with_tuning(const char* current) {
+  if (!current || !*current) return "INIT,BOOTSTRAP,ENV,TUNING";  // NCCL's default list, plus TUNING
+  if (nccl_subsys_logs_tuning(current)) return current;
+  if (current[0] != '^') return std::string(current) + ",TUNING";
+  std::string kept;  // an exclusion list that names TUNING (or ALL): drop that word
+  for (const auto& w : subsystems(current + 1))
+    if (w != "TUNING" && w != "ALL") kept += (kept.empty() ? "^" : ",") + w;
+  return kept.empty() ? "ALL" : kept;
+}
+
+bool nccl_subsys_logs_tuning(const char* current) {
+  if (!current || !*current) return false;
+  if (current[0] == '^') {
+    const auto excluded = subsystems(current + 1);
+    return !has(excluded, "TUNING") && !has(excluded, "ALL");
+  }
+  const auto words = subsystems(current);
+  return has(words, "TUNING") || has(words, "ALL");
 }
 
 NcclTransports parse_nccl_log(std::istream& in) {

@@ -1,9 +1,13 @@
-// What NCCL says it used: the transport of every connection it set up, read
-// from its INFO log (NCCL_DEBUG=INFO, one file per process), and whether that
-// is the path that was asked for. Pure text processing, no NCCL needed.
+// What NCCL says it used, read from its INFO log (NCCL_DEBUG=INFO, one file
+// per process): the transport of every connection it set up, which algorithm
+// each connection was set up for, and (when NCCL_DEBUG_SUBSYS has TUNING) the
+// algorithm and protocol NCCL chose for each collective; and whether that is
+// the path that was asked for. Pure text processing, no NCCL needed.
 #pragma once
 #include "common/settings.hpp"
 #include <istream>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -18,15 +22,35 @@ struct NcclTransports {
   std::set<std::string> transports;
   std::string network;  // from "Using network X", empty when not seen
   long connections = 0; // "via" lines seen
-  void merge(const NcclTransports& other);
+  // Transports by what they were set up for: ring, tree, pat (binomial trees),
+  // nvls, collnet (the "Connected ..." line that follows a thread's "via"
+  // lines), p2p (connection index 1: ncclSend/ncclRecv and what NCCL builds on them).
+  std::map<std::string, std::set<std::string>> by_setup;
+  // Per logging thread ("host:pid:tid"): connections whose "Connected ..." line has not come yet.
+  std::map<std::string, std::set<std::string>> pending;
+  // NCCL_TUNING lines ("AllReduce: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}",
+  // rank 0 of each communicator only) as "RING/LL/2ch", until taken by take_algorithms.
+  std::set<std::string> algorithms;
 };
 
-// Reads one log line into `out`; lines that say nothing about transports are ignored.
+// Reads one log line into `out`; lines that say nothing about transports or algorithms are ignored.
 void parse_nccl_log_line(std::string_view line, NcclTransports& out);
 NcclTransports parse_nccl_log(std::istream& in);
 
 // The class of one "via" transport ("P2P/IPC" -> p2p, "NET/IBext_v8/1" -> rdma, ...).
 std::string transport_class(std::string_view transport);
+
+// The transports that operations which chose `algorithms` ("RING/LL/2ch", ...;
+// empty: operations with no tuning line, i.e. point-to-point ones) used, from
+// what `seen` attributes to each algorithm. nullopt when that cannot be told
+// (an unknown algorithm, or a connection no "Connected ..." line has placed).
+std::optional<std::set<std::string>> transports_used_by(const NcclTransports& seen, const std::set<std::string>& algorithms);
+
+// NCCL_DEBUG_SUBSYS with TUNING added (the tuning lines name each operation's
+// algorithm); `current` is the variable's value, nullptr when unset. And
+// whether a value logs TUNING lines.
+std::string nccl_subsys_with_tuning(const char* current);
+bool nccl_subsys_logs_tuning(const char* current);
 
 // Compares a requested path (auto, nvlink, pcie, shm, rdma, tcp) with what was
 // observed: "" when consistent, else one sentence saying what differs.

@@ -161,6 +161,11 @@ TEST(Cli, NcclFlagsImplyTheNcclBackend) {
   EXPECT_EQ(c.backend_reason, "implied by -g/--ngpus");
   const char* mem[] = {"ccbench", "all_reduce", "--memory", "device"};
   EXPECT_EQ(parse_args(4, mem).config.backend_reason, "implied by --memory");
+  const char* algorithms[] = {"ccbench", "all_reduce", "--nccl-algorithms"};
+  const Config a = parse_args(3, algorithms).config;
+  EXPECT_TRUE(a.nccl_algorithms);
+  EXPECT_EQ(a.backend, BackendKind::nccl);
+  EXPECT_EQ(a.backend_reason, "implied by --nccl-algorithms");
 }
 
 }  // namespace ccb

@@ -67,13 +67,65 @@ TEST(NcclLog, IgnoresLinesThatAreNotNcclInfo) {
   EXPECT_EQ(t.connections, 0);
 }
 
-TEST(NcclLog, MergeUnitesRanks) {
-  NcclTransports a, b;
-  parse_nccl_log_line("h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC", a);
-  parse_nccl_log_line("h:1:2 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[0] [send] via NET/Socket/0", b);
-  a.merge(b);
-  EXPECT_EQ(a.classes, (Set{"p2p", "tcp"}));
-  EXPECT_EQ(a.connections, 2);
+// NCCL 2.2x connects each algorithm at its first operation (runtime connect):
+// the connections before a thread's "Connected all rings" are the ring's.
+TEST(NcclLog, ConnectionsBelongToTheAlgorithmThatSetThemUp) {
+  const NcclTransports t = parse_fixture("runtime_connect_tuning.log");
+  EXPECT_EQ(t.algorithms, (Set{"NVLS/Simple/16ch", "RING/LL128/16ch", "TREE/LL/1ch"}));
+  EXPECT_EQ(t.by_setup.at("tree"), (Set{"P2P/CUMEM/read"}));
+  EXPECT_EQ(t.by_setup.at("ring"), (Set{"NET/IB/0/GDRDMA", "P2P/CUMEM/read"}));  // thread 3396, across 3395's lines
+  EXPECT_EQ(t.by_setup.at("nvls"), (Set{"NVLS"}));
+  EXPECT_EQ(t.by_setup.at("p2p"), (Set{"NET/IB/0/GDRDMA/Shared", "P2P/CUMEM/read"}));  // connection index 1
+  EXPECT_TRUE(t.pending.empty());
+  EXPECT_EQ(t.connections, 6);  // "Channel 00/16 :    0   1 ..." lists a ring, it is not a connection
+}
+
+TEST(NcclLog, TransportsUsedByAPointsAlgorithms) {
+  const NcclTransports t = parse_fixture("runtime_connect_tuning.log");
+  EXPECT_EQ(transports_used_by(t, {"TREE/LL/1ch"}), (Set{"P2P/CUMEM/read"}));
+  EXPECT_EQ(transports_used_by(t, {"RING/LL128/16ch"}), (Set{"NET/IB/0/GDRDMA", "P2P/CUMEM/read"}));
+  EXPECT_EQ(transports_used_by(t, {"NVLS/Simple/16ch", "TREE/LL/1ch"}), (Set{"NVLS", "P2P/CUMEM/read"}));
+  EXPECT_EQ(transports_used_by(t, {}), (Set{"NET/IB/0/GDRDMA/Shared", "P2P/CUMEM/read"}));  // point-to-point
+  EXPECT_EQ(transports_used_by(t, {"PAT/Simple/1ch"}), Set{});  // never connected, nothing pending: none
+  EXPECT_EQ(transports_used_by(t, {"SOMETHING_NEW/LL/1ch"}), std::nullopt);  // an algorithm ccbench cannot place
+}
+
+TEST(NcclLog, ConnectionsNotYetAttributedMakeTheAnswerUnknown) {
+  NcclTransports t;
+  parse_nccl_log_line("h:1:7 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC", t);
+  parse_nccl_log_line("h:1:8 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] [send] via NET/Socket/0", t);
+  parse_nccl_log_line("h:1:7 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 0", t);
+  EXPECT_EQ(transports_used_by(t, {"RING/LL/1ch"}), std::nullopt);  // thread 8's connection may be the ring's too
+  EXPECT_EQ(transports_used_by(t, {"TREE/LL/1ch"}), std::nullopt);
+  parse_nccl_log_line("h:1:8 [1] NCCL INFO Connected all trees", t);
+  EXPECT_EQ(transports_used_by(t, {"RING/LL/1ch"}), (Set{"P2P/IPC"}));
+  EXPECT_EQ(transports_used_by(t, {"TREE/LL/1ch"}), (Set{"NET/Socket/0"}));
+}
+
+TEST(NcclLog, TuningLines) {
+  NcclTransports t;
+  parse_nccl_log_line("h:1:2 [0] NCCL INFO AllGather: 4096 Bytes -> Algo PAT proto Simple channel{Lo..Hi}={2..5} comm 0x1", t);
+  parse_nccl_log_line("h:1:2 [0] NCCL INFO Broadcast: 64 Bytes -> Algo RING proto LL", t);  // no channel range
+  parse_nccl_log_line("h:1:2 [0] NCCL INFO 37756928 Bytes -> Algo", t);                    // cut short
+  EXPECT_EQ(t.algorithms, (Set{"PAT/Simple/4ch", "RING/LL"}));
+}
+
+TEST(NcclLog, DebugSubsystemsWithTuning) {
+  EXPECT_EQ(nccl_subsys_with_tuning(nullptr), "INIT,BOOTSTRAP,ENV,TUNING");
+  EXPECT_EQ(nccl_subsys_with_tuning(""), "INIT,BOOTSTRAP,ENV,TUNING");
+  EXPECT_EQ(nccl_subsys_with_tuning("INIT,NET"), "INIT,NET,TUNING");
+  EXPECT_EQ(nccl_subsys_with_tuning("init,tuning"), "init,tuning");
+  EXPECT_EQ(nccl_subsys_with_tuning("ALL"), "ALL");
+  EXPECT_EQ(nccl_subsys_with_tuning("^PROXY"), "^PROXY");
+  EXPECT_EQ(nccl_subsys_with_tuning("^TUNING,proxy"), "^PROXY");
+  EXPECT_EQ(nccl_subsys_with_tuning("^tuning"), "ALL");
+  EXPECT_FALSE(nccl_subsys_logs_tuning(nullptr));
+  EXPECT_FALSE(nccl_subsys_logs_tuning("INIT,NET"));
+  EXPECT_FALSE(nccl_subsys_logs_tuning("^ALL"));
+  EXPECT_TRUE(nccl_subsys_logs_tuning("INIT,Tuning"));
+  EXPECT_TRUE(nccl_subsys_logs_tuning("^PROXY"));
+  for (const char* v : {"", "INIT,NET", "^TUNING,PROXY", "^ALL", "ALL"})
+    EXPECT_TRUE(nccl_subsys_logs_tuning(nccl_subsys_with_tuning(v).c_str())) << v;
 }
 
 TEST(NcclLog, PathMismatch) {

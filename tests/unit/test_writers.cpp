@@ -142,14 +142,24 @@ TEST(Writers, TableShowsNotesAndPathChanges) {
   w->begin(sample_run());
   w->point(nccl_point());
   w->point(nccl_point());  // unchanged transports: no second path line
+  PointRecord traced = nccl_point();  // --nccl-algorithms: this point's own
+  traced.transports_per_point = true;
+  traced.algorithms = {"RING/LL/2ch", "TREE/LL/1ch"};
+  w->point(traced);
+  traced.algorithms.clear();  // point-to-point operations log no algorithm
+  w->point(traced);
   std::fclose(mem);
   const std::string out(buf, len);
   std::free(buf);
   EXPECT_NE(out.find("#  in-place not measured: NCCL has no avg for fp8 data"), std::string::npos);
-  const std::string path_line =
-      "# path observed: NET/Socket/0, P2P/IPC -- WARNING: requested rdma, but NCCL used tcp (observed: p2p, tcp)";
+  const std::string warning = " -- WARNING: requested rdma, but NCCL used tcp (observed: p2p, tcp)";
+  const std::string path_line = "# path observed (set up so far): NET/Socket/0, P2P/IPC" + warning;
   ASSERT_NE(out.find(path_line), std::string::npos) << out;
   EXPECT_EQ(out.find(path_line, out.find(path_line) + 1), std::string::npos);
+  EXPECT_NE(out.find("# path observed (used by this point; NCCL chose RING/LL/2ch, TREE/LL/1ch): NET/Socket/0, P2P/IPC" +
+                     warning), std::string::npos) << out;
+  EXPECT_NE(out.find("# path observed (used by this point; no algorithm logged: point-to-point): NET/Socket/0, P2P/IPC"),
+            std::string::npos) << out;
 }
 
 TEST(Writers, JsonCarriesNotesAndPath) {
@@ -158,6 +168,8 @@ TEST(Writers, JsonCarriesNotesAndPath) {
   EXPECT_TRUE(j["in_place"].is_null());
   EXPECT_EQ(j["notes"][0], "in_place: not measured: NCCL has no avg for fp8 data");
   EXPECT_EQ(j["path"]["observed"][1], "tcp");
+  EXPECT_EQ(j["path"]["scope"], "so far");
+  EXPECT_TRUE(j["path"]["algorithms"].empty());
   EXPECT_EQ(j["path"]["warning"], "requested rdma, but NCCL used tcp (observed: p2p, tcp)");
   EXPECT_TRUE(point_to_json(sample_point())["path"].is_null());
 }
