@@ -141,6 +141,10 @@ void parse_nccl_log_line(std::string_view line, NcclTransports& out) {
   // NVLS buffers set up ("NVLS comm 0x... headRank ...") or connected; channel
   // counts ("16 nvls channels") only say what is available, not what was used.
   if (line.find("NVLS comm ") != std::string_view::npos) return add_named(out, "nvls", "NVLS");
+  if (line.find("Connected NVLS tree") != std::string_view::npos) {  // NVLS_TREE's network connections
+    settle(out, thread, "nvls_tree");
+    return add_named(out, "nvls", "NVLS");
+  }
   if (line.find("Connected NVLS") != std::string_view::npos) {
     settle(out, thread, "nvls");
     return add_named(out, "nvls", "NVLS");
@@ -152,17 +156,17 @@ void parse_nccl_log_line(std::string_view line, NcclTransports& out) {
 }
 
 std::optional<std::set<std::string>> transports_used_by(const NcclTransports& seen, const std::set<std::string>& algorithms) {
-  static const std::map<std::string, std::string, std::less<>> setup_of{
-      {"RING", "ring"}, {"TREE", "tree"}, {"PAT", "pat"}, {"NVLS", "nvls"}, {"NVLS_TREE", "nvls"},
-      {"COLLNET_DIRECT", "collnet"}, {"COLLNET_CHAIN", "collnet"}};
+  static const std::map<std::string, std::vector<std::string>, std::less<>> setups_of{
+      {"RING", {"ring"}}, {"TREE", {"tree"}}, {"PAT", {"pat"}}, {"NVLS", {"nvls"}}, {"NVLS_TREE", {"nvls", "nvls_tree"}},
+      {"COLLNET_DIRECT", {"collnet"}}, {"COLLNET_CHAIN", {"collnet"}}};
   std::set<std::string> setups;
   if (algorithms.empty()) setups.insert("p2p");
   for (const auto& a : algorithms) {
     std::string name = a.substr(0, a.find('/'));
     for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    const auto it = setup_of.find(name);
-    if (it == setup_of.end()) return std::nullopt;
-    setups.insert(it->second);
+    const auto it = setups_of.find(name);
+    if (it == setups_of.end()) return std::nullopt;
+    setups.insert(it->second.begin(), it->second.end());
   }
   // NCCL connects an algorithm before its first operation runs: a connection
   // still unplaced after a point is one ccbench cannot place at all.

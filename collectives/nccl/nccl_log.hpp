@@ -23,8 +23,8 @@ struct NcclTransports {
   std::string network;  // from "Using network X", empty when not seen
   long connections = 0; // "via" lines seen
   // Transports by what they were set up for: ring, tree, pat (binomial trees),
-  // nvls, collnet (the "Connected ..." line that follows a thread's "via"
-  // lines), p2p (connection index 1: ncclSend/ncclRecv and what NCCL builds on them).
+  // nvls, nvls_tree, collnet (the "Connected ..." line that follows a thread's
+  // "via" lines), p2p (connection index 1: ncclSend/ncclRecv and what NCCL builds on them).
   std::map<std::string, std::set<std::string>> by_setup;
   // Per logging thread ("host:pid:tid"): connections whose "Connected ..." line has not come yet.
   std::map<std::string, std::set<std::string>> pending;

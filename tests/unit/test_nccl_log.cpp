@@ -102,6 +102,16 @@ TEST(NcclLog, ConnectionsNotYetAttributedMakeTheAnswerUnknown) {
   EXPECT_EQ(transports_used_by(t, {"TREE/LL/1ch"}), (Set{"NET/Socket/0"}));
 }
 
+TEST(NcclLog, NvlsTreeAddsItsNetworkConnections) {
+  NcclTransports t;
+  parse_nccl_log_line("h:1:7 [0] NCCL INFO NVLS comm 0x1 headRank 0 nHeads 4 buffSize 1048576", t);
+  parse_nccl_log_line("h:1:7 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA", t);
+  parse_nccl_log_line("h:1:7 [0] NCCL INFO Connected NVLS tree", t);
+  EXPECT_EQ(transports_used_by(t, {"NVLS/Simple/16ch"}), (Set{"NVLS"}));
+  EXPECT_EQ(transports_used_by(t, {"NVLS_TREE/Simple/16ch"}), (Set{"NET/IB/0/GDRDMA", "NVLS"}));
+  EXPECT_EQ(t.classes, (Set{"nvls", "rdma"}));
+}
+
 TEST(NcclLog, TuningLines) {
   NcclTransports t;
   parse_nccl_log_line("h:1:2 [0] NCCL INFO AllGather: 4096 Bytes -> Algo PAT proto Simple channel{Lo..Hi}={2..5} comm 0x1", t);
