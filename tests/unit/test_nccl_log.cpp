@@ -121,21 +121,17 @@ TEST(NcclLog, TuningLines) {
 }
 
 TEST(NcclLog, DebugSubsystemsWithTuning) {
-  EXPECT_EQ(nccl_subsys_with_tuning(nullptr), "INIT,BOOTSTRAP,ENV,TUNING");
-  EXPECT_EQ(nccl_subsys_with_tuning(""), "INIT,BOOTSTRAP,ENV,TUNING");
-  EXPECT_EQ(nccl_subsys_with_tuning("INIT,NET"), "INIT,NET,TUNING");
-  EXPECT_EQ(nccl_subsys_with_tuning("init,tuning"), "init,tuning");
-  EXPECT_EQ(nccl_subsys_with_tuning("ALL"), "ALL");
-  EXPECT_EQ(nccl_subsys_with_tuning("^PROXY"), "^PROXY");
-  EXPECT_EQ(nccl_subsys_with_tuning("^TUNING,proxy"), "^PROXY");
-  EXPECT_EQ(nccl_subsys_with_tuning("^tuning"), "ALL");
-  EXPECT_FALSE(nccl_subsys_logs_tuning(nullptr));
-  EXPECT_FALSE(nccl_subsys_logs_tuning("INIT,NET"));
-  EXPECT_FALSE(nccl_subsys_logs_tuning("^ALL"));
+  const std::pair<const char*, const char*> with_tuning[] = {
+      {nullptr, "INIT,BOOTSTRAP,ENV,TUNING"}, {"", "INIT,BOOTSTRAP,ENV,TUNING"}, {"INIT,NET", "INIT,NET,TUNING"},
+      {"init,tuning", "init,tuning"}, {"ALL", "ALL"}, {"^PROXY", "^PROXY"}, {"^TUNING,proxy", "^PROXY"},
+      {"^tuning", "ALL"}};
+  for (const auto& [given, expected] : with_tuning) {
+    EXPECT_EQ(nccl_subsys_with_tuning(given), expected) << (given ? given : "unset");
+    EXPECT_TRUE(nccl_subsys_logs_tuning(expected)) << expected;
+  }
+  for (const char* without : {(const char*)nullptr, "", "INIT,NET", "^ALL", "^Tuning,NET"})
+    EXPECT_FALSE(nccl_subsys_logs_tuning(without)) << (without ? without : "unset");
   EXPECT_TRUE(nccl_subsys_logs_tuning("INIT,Tuning"));
-  EXPECT_TRUE(nccl_subsys_logs_tuning("^PROXY"));
-  for (const char* v : {"", "INIT,NET", "^TUNING,PROXY", "^ALL", "ALL"})
-    EXPECT_TRUE(nccl_subsys_logs_tuning(nccl_subsys_with_tuning(v).c_str())) << v;
 }
 
 TEST(NcclLog, PathMismatch) {
