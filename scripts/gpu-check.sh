@@ -16,19 +16,23 @@
 # MPI, hwloc and GoogleTest are optional (without GoogleTest step 1 is skipped).
 # fmt, CLI11 and nlohmann-json are needed as headers at least: from Debian
 # packages, or staged on another machine with
-#   scripts/gpu-check.sh --stage      (copies them, and GoogleTest, into deps/)
+#   scripts/gpu-check.sh --stage      (copies them, GoogleTest and the nccl-tests
+#                                      snapshot of ../shared/peers into deps/)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 if [ "${1:-}" = "--stage" ]; then
-  mkdir -p deps/include deps/lib
+  mkdir -p deps/include deps/lib deps/peers
+  # The nccl-tests snapshot for scripts/nccl-tests-parity.sh: ../shared does
+  # not travel to a lent GPU machine, deps/ does when it is carried.
+  cp ../shared/peers/nccl-tests-*.tar.gz deps/peers/ 2>/dev/null
   for h in fmt CLI nlohmann gtest gmock; do
     [ -d /usr/include/$h ] && cp -r /usr/include/$h deps/include/
   done
   for l in libgtest.a libgtest_main.a libfmt.a; do
     f=$(ls /usr/lib/*/$l 2>/dev/null | head -1) && [ -n "$f" ] && cp "$f" deps/lib/
   done
-  echo "staged into deps/: $(ls deps/include | tr '\n' ' ')"
+  echo "staged into deps/: $(ls deps/include deps/peers | tr '\n' ' ')"
   exit 0
 fi
 
@@ -38,18 +42,8 @@ export PATH=/usr/local/cuda/bin:$PATH
 die() { echo "gpu-check: $*" >&2; exit 2; }
 command -v nvcc >/dev/null || die "no CUDA toolkit (nvcc not on PATH or in /usr/local/cuda/bin)"
 command -v cmake >/dev/null || die "cmake is needed"
-# NCCL: the toolkit's, $NCCL_HOME, or else the one Python's nvidia-nccl wheel
-# carries (include/nccl.h and lib/libnccl.so.2, linked here as deps/nccl).
-if [ -z "${NCCL_HOME:-}" ] && [ ! -e /usr/local/cuda/include/nccl.h ] && command -v python3 >/dev/null; then
-  wheel=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null)
-  if [ -n "$wheel" ] && [ -e "$wheel/include/nccl.h" ]; then
-    mkdir -p deps/nccl/lib
-    ln -sfn "$wheel/include" deps/nccl/include
-    ln -sf "$wheel/lib/libnccl.so.2" deps/nccl/lib/libnccl.so
-    export NCCL_HOME=$PWD/deps/nccl LD_LIBRARY_PATH=$wheel/lib:${LD_LIBRARY_PATH:-}
-    echo "gpu-check: NCCL from the Python wheel in $wheel"
-  fi
-fi
+# NCCL: $NCCL_HOME, the toolkit's, or the Python wheel's.
+. scripts/nccl-home.sh
 nvidia-smi -L > "$OUT/gpus.txt" 2>&1 || die "no NVIDIA GPU visible: $(cat "$OUT/gpus.txt")"
 NGPUS=$(grep -c '^GPU ' "$OUT/gpus.txt")
 GEN=$(command -v ninja >/dev/null && echo Ninja || echo "Unix Makefiles")

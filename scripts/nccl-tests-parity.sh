@@ -1,23 +1,25 @@
 #!/usr/bin/env bash
 # ccbench next to nccl-tests on this machine's GPUs, same flags, alternating:
-# builds nccl-tests from the snapshot in ../shared/peers (or --nccl-tests DIR,
-# a built tree), runs each tool --rounds times per collective, and prints per
+# builds nccl-tests from the snapshot in ../shared/peers or deps/peers (where
+# `scripts/gpu-check.sh --stage` puts it), --archive FILE, or takes
+# --nccl-tests DIR (a built tree), runs each tool --rounds times per collective, and prints per
 # size the ratio ccbench / nccl-tests of time and algbw (medians over the
 # rounds, through ccbench compare), then the targets of issue 14: time within
 # +-2% at >= 1 MiB and +-5% below (out-of-place).
 #
 #   scripts/nccl-tests-parity.sh [-g N] [--rounds R] [--collectives "all_reduce ..."]
-#                                [--graph N] [--nccl-tests DIR] [--out DIR] [-- FLAGS...]
+#                                [--graph N] [--nccl-tests DIR | --archive FILE]
+#                                [--ccbench PATH] [--out DIR] [-- FLAGS...]
 #     -g N            GPUs, one process (default: all visible)
 #     --rounds R      alternations per collective (default 3)
 #     --collectives   default "all_reduce all_gather reduce_scatter alltoall sendrecv"
 #     --graph N       also run all_reduce with -G N on both (default 10; 0: skip)
+#     --ccbench PATH  default build-gpu/ccbench (scripts/gpu-check.sh's build), else build/ccbench
 #     FLAGS           the sweep, passed to both (default: -b 8 -e 1G -f 2)
 # Exit: 0 targets met, 1 missed, 77 no GPU or no nvcc here, 2 bad options.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$here/..
-ccbench=$root/build/ccbench
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }  # paths given are the caller's
+ccbench="" archive=""
 gpus="" rounds=3 graph=10 nt="" out=""
 collectives="all_reduce all_gather reduce_scatter alltoall sendrecv"
 while [ $# -gt 0 ]; do
@@ -26,26 +28,35 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=$2; shift 2 ;;
     --collectives) collectives=$2; shift 2 ;;
     --graph) graph=$2; shift 2 ;;
-    --nccl-tests) nt=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
+    --nccl-tests) nt=$(abs "$2"); shift 2 ;;
+    --archive) archive=$(abs "$2"); shift 2 ;;
+    --ccbench) ccbench=$(abs "$2"); shift 2 ;;
+    --out) out=$(abs "$2"); shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "nccl-tests-parity: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+cd "$(dirname "$0")/.." || exit 2
+root=$PWD
 sweep=("$@")
 [ ${#sweep[@]} -gt 0 ] || sweep=(-b 8 -e 1G -f 2)
 skip() { echo "nccl-tests-parity: SKIP: $*" >&2; exit 77; }
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || skip "no GPU visible (nvidia-smi -L fails)"
-[ -x "$ccbench" ] || { echo "nccl-tests-parity: build ccbench first ($ccbench)" >&2; exit 2; }
+if [ -z "$ccbench" ]; then
+  ccbench=$root/build-gpu/ccbench
+  [ -x "$ccbench" ] || ccbench=$root/build/ccbench
+fi
+[ -x "$ccbench" ] || { echo "nccl-tests-parity: build ccbench first (scripts/gpu-check.sh), or give --ccbench PATH" >&2; exit 2; }
+. scripts/nccl-home.sh  # NCCL for nccl-tests' build, and libnccl.so.2 for both when they run
 [ -n "$gpus" ] || gpus=$(nvidia-smi -L | wc -l)
 if [ -z "$out" ]; then out=$(mktemp -d /tmp/ccbench-parity.XXXXXX); fi
 mkdir -p "$out"
 
 # nccl-tests: the snapshot, built without MPI (one process, -g N GPUs).
 if [ -z "$nt" ]; then
-  archive=$(ls "$root"/../shared/peers/nccl-tests-*.tar.gz 2>/dev/null | head -1)
-  [ -n "$archive" ] || skip "no nccl-tests archive in ../shared/peers (give --nccl-tests DIR)"
+  [ -n "$archive" ] || archive=$(ls "$root"/../shared/peers/nccl-tests-*.tar.gz "$root"/deps/peers/nccl-tests-*.tar.gz 2>/dev/null | head -1)
+  [ -f "$archive" ] || skip "no nccl-tests archive in ../shared/peers or deps/peers (give --archive FILE or --nccl-tests DIR)"
   command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || skip "no nvcc to build nccl-tests"
   cuda=${CUDA_HOME:-/usr/local/cuda}
   nccl=${NCCL_HOME:-$cuda}
