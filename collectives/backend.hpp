@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <set>
 #include <string>
 #include <span>
@@ -94,15 +93,17 @@ class Backend {
   virtual std::string unverifiable(const OpArgs&) const { return ""; }
   // Why this dtype cannot run here ("" = it can); a usage error.
   virtual std::string check_dtype(DType) const { return ""; }
+  // Whether the backend reads what its connections used from the library (NCCL's INFO log).
+  virtual bool observes_transports() const { return false; }
   // What the library chose for its operations since the last call, from its
   // log, on this process ("RING/LL/2ch" with NCCL's tuning log; else none).
   virtual std::vector<std::string> chosen_algorithms() { return {}; }
   // This process's transports: those of operations that chose `algorithms`
   // (over all ranks) when the library's log tells them apart, else every
-  // connection set up so far; nullopt when the backend does not observe them.
-  virtual std::optional<ObservedTransports> observed_transports(const std::set<std::string>& algorithms) {
+  // connection set up so far. Only where observes_transports().
+  virtual ObservedTransports observed_transports(const std::set<std::string>& algorithms) {
     (void)algorithms;
-    return std::nullopt;
+    return {};
   }
 };
 

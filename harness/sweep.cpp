@@ -326,14 +326,14 @@ std::map<char, std::set<std::string>> gather_tagged(const Comm& comm, const std:
 // first, so that each can say which of its connections those algorithms use.
 void record_transports(const Config& cfg, const Comm& comm, Backend& backend, const std::string& nvlink_note,
                        PointRecord& rec) {
-  if (!backend.observed_transports({})) return;  // not a backend that observes them
+  if (!backend.observes_transports()) return;
   std::string chosen;
   for (const auto& a : backend.chosen_algorithms()) chosen += "a" + a + "\n";
   const std::set<std::string> algorithms = gather_tagged(comm, chosen)['a'];
-  const auto mine = backend.observed_transports(algorithms);
-  std::string text = mine->per_point ? "" : "s\n";  // s: a process could not tell this point's own
-  for (const auto& c : mine->classes) text += "c" + c + "\n";
-  for (const auto& t : mine->transports) text += "t" + t + "\n";
+  const ObservedTransports mine = backend.observed_transports(algorithms);
+  std::string text = mine.per_point ? "" : "s\n";  // s: a process could not tell this point's own
+  for (const auto& c : mine.classes) text += "c" + c + "\n";
+  for (const auto& t : mine.transports) text += "t" + t + "\n";
   auto all = gather_tagged(comm, text);
   const std::set<std::string>& classes = all['c'];
   rec.path_classes = std::vector<std::string>(classes.begin(), classes.end());

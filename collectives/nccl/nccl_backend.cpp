@@ -588,14 +588,14 @@ void NcclBackend::read_log() {
 }
 
 std::vector<std::string> NcclBackend::chosen_algorithms() {
+  if (!options_.tuning_log) return {};  // no tuning lines to read
   read_log();
   std::vector<std::string> chosen(seen_.algorithms.begin(), seen_.algorithms.end());
   seen_.algorithms.clear();
   return chosen;
 }
 
-std::optional<ObservedTransports> NcclBackend::observed_transports(const std::set<std::string>& algorithms) {
-  if (options_.log_file.empty()) return std::nullopt;
+ObservedTransports NcclBackend::observed_transports(const std::set<std::string>& algorithms) {
   read_log();
   if (options_.tuning_log)
     if (const auto used = transports_used_by(seen_, algorithms)) {

@@ -94,8 +94,9 @@ class NcclBackend final : public Backend {
   std::string check_dtype(DType d) const override;
   int min_compute_capability() const;
   bool native_rooted_and_alltoall() const;
+  bool observes_transports() const override { return !options_.log_file.empty(); }
   std::vector<std::string> chosen_algorithms() override;
-  std::optional<ObservedTransports> observed_transports(const std::set<std::string>& algorithms) override;
+  ObservedTransports observed_transports(const std::set<std::string>& algorithms) override;
 
   int device(int local) const { return locals_[static_cast<std::size_t>(local)].device; }
   ncclComm_t comm(int local) const { return locals_[static_cast<std::size_t>(local)].comm; }

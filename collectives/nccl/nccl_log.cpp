@@ -81,10 +81,10 @@ std::string tuning_choice(std::string_view line) {
   return out;
 }
 
-// The connections a thread set up before its "Connected ..." line belong to `setup`.
-void settle(NcclTransports& out, const std::string& thread, const std::string& setup) {
+// The connections the thread of `line` set up before this "Connected ..." line belong to `setup`.
+void settle(NcclTransports& out, std::string_view line, std::size_t info_at, const std::string& setup) {
   auto& mine = out.by_setup[setup];
-  if (const auto it = out.pending.find(thread); it != out.pending.end()) {
+  if (const auto it = out.pending.find(thread_of(line, info_at)); it != out.pending.end()) {
     mine.insert(it->second.begin(), it->second.end());
     out.pending.erase(it);
   }
@@ -134,23 +134,22 @@ void parse_nccl_log_line(std::string_view line, NcclTransports& out) {
     if (std::string choice = tuning_choice(line); !choice.empty()) out.algorithms.insert(std::move(choice));
     return;
   }
-  const std::string thread = thread_of(line, info);
-  if (line.find("Connected all rings") != std::string_view::npos) return settle(out, thread, "ring");
-  if (line.find("Connected all trees") != std::string_view::npos) return settle(out, thread, "tree");
-  if (line.find("Connected binomial trees") != std::string_view::npos) return settle(out, thread, "pat");
+  if (line.find("Connected all rings") != std::string_view::npos) return settle(out, line, info, "ring");
+  if (line.find("Connected all trees") != std::string_view::npos) return settle(out, line, info, "tree");
+  if (line.find("Connected binomial trees") != std::string_view::npos) return settle(out, line, info, "pat");
   // NVLS buffers set up ("NVLS comm 0x... headRank ...") or connected; channel
   // counts ("16 nvls channels") only say what is available, not what was used.
   if (line.find("NVLS comm ") != std::string_view::npos) return add_named(out, "nvls", "NVLS");
   if (line.find("Connected NVLS tree") != std::string_view::npos) {  // NVLS_TREE's network connections
-    settle(out, thread, "nvls_tree");
+    settle(out, line, info, "nvls_tree");
     return add_named(out, "nvls", "NVLS");
   }
   if (line.find("Connected NVLS") != std::string_view::npos) {
-    settle(out, thread, "nvls");
+    settle(out, line, info, "nvls");
     return add_named(out, "nvls", "NVLS");
   }
   if (line.find("Connected CollNet") != std::string_view::npos || line.find("Connected all CollNet") != std::string_view::npos) {
-    settle(out, thread, "collnet");
+    settle(out, line, info, "collnet");
     add_named(out, "collnet", "CollNet");
   }
 }
