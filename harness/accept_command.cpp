@@ -360,11 +360,7 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   app.add_option("--color", a.color);
   app.add_option("--simulate", a.simulate);
   app.add_option("spec", positional);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(fmt::format("accept: {} (see ccbench accept --help)", usage_line(e)));
-  }
+  parse_or_usage_error(app, argc, argv, "accept", "accept");
   if (help) {
     return std::nullopt;
   }

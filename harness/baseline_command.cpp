@@ -39,11 +39,7 @@ int run_baseline(int argc, const char* const* argv) {
     app.add_flag("-h,--help", help);
     app.add_option("--out", out);
     app.add_option("runs", runs);
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-      throw UsageError(fmt::format("baseline: {} (see ccbench baseline --help)", usage_line(e)));
-    }
+    parse_or_usage_error(app, argc, argv, "baseline", "baseline");
     if (help) {
       return print_or_fail(kBaselineHelp);
     }

@@ -439,11 +439,7 @@ RawArgs read_command_line(int argc, const char* const* argv, Config& cfg) {
   app.add_flag("--stats", cfg.stats_columns);
   app.add_flag("--samples", cfg.samples);
   app.add_flag("--strict-sizes", cfg.strict_sizes);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(fmt::format("{} (see ccbench --help)", usage_line(e)));
-  }
+  parse_or_usage_error(app, argc, argv, "", "");
   for (const CLI::Option* o : app.get_options())
     if (o->get_expected_min() > 0)
       for (const std::string& r : o->results())

@@ -4,6 +4,8 @@
 #pragma once
 #include <fmt/format.h>
 
+#include "common/errors.hpp"
+
 #include <CLI/CLI.hpp>
 #include <regex>
 #include <string>
@@ -29,6 +31,19 @@ inline std::string usage_line(const CLI::ParseError& e) {
   static const std::regex missing(R"(^(-[-\w]+): \d+ required .* missing$)");
   if (std::regex_match(m, g, missing)) return fmt::format("{}: a value is missing", g[1].str());
   return m;
+}
+
+// Parses the command line into `app`; a parse error becomes one UsageError
+// line: "<what>: <usage_line> (see ccbench <command> --help)" (no "<what>: "
+// when `what` is empty; "ccbench --help" when `command` is).
+inline void parse_or_usage_error(CLI::App& app, int argc, const char* const* argv, const std::string& what,
+                                 const std::string& command) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(fmt::format("{}{} (see ccbench {}--help)", what.empty() ? "" : what + ": ", usage_line(e),
+                                 command.empty() ? "" : command + " "));
+  }
 }
 
 }  // namespace ccb

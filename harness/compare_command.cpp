@@ -149,11 +149,7 @@ CompareArgs parse(int argc, const char* const* argv) {
   app.add_option("--json", a.json);
   app.add_option("--html", a.html);
   app.add_flag("-q,--quiet", a.quiet);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(fmt::format("compare: {} (see ccbench compare --help)", usage_line(e)));
-  }
+  parse_or_usage_error(app, argc, argv, "compare", "compare");
   return a;
 }
 

@@ -253,11 +253,7 @@ std::optional<IoArgs> parse_io(int argc, const char* const* argv) {
   app.add_option("-J,--json", a.json_path);
   app.add_option("--csv", a.csv_path);
   app.add_flag("-q,--quiet", quiet);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(fmt::format("io: {} (see ccbench io --help)", usage_line(e)));
-  }
+  parse_or_usage_error(app, argc, argv, "io", "io");
   if (help) return std::nullopt;
   if (o.dir.empty()) throw UsageError("io: give the folder to measure (ccbench io DIR; see ccbench io --help)");
   o.patterns = parse_io_patterns(patterns);

@@ -109,11 +109,7 @@ void parse_subcommand(const char* name, int argc, const char* const* argv, Add&&
   app.set_help_flag();
   app.allow_extras(false);
   add(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(fmt::format("model {}: {} (see ccbench model --help)", name, usage_line(e)));
-  }
+  parse_or_usage_error(app, argc, argv, fmt::format("model {}", name), "model");
 }
 
 int fit(int argc, const char* const* argv) {
