@@ -226,6 +226,11 @@ Backend and path:
 Output (stdout from rank 0 only):
   -J, --json FILE           JSON Lines results, flushed point by point (results/SCHEMA.md)
       --csv FILE            one CSV row per point and placement
+                            (per-iteration timing with one rank per process and
+                            --sync barrier: both also carry each rank's mean over
+                            iterations combined as OSU -f and IMB print it, the
+                            minimum, average and maximum over ranks: JSON
+                            rank_means, CSV rank_mean_min_us, _avg_us, _max_us)
       --stats               extra table columns: per-iteration p50 and p99 and the
                             95% confidence interval of the median, in us
       --samples             put every per-iteration time in the JSON records

@@ -183,7 +183,7 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
                                     cfg.aggregation, active);
   }
   if (cfg.timing != TimingMode::pipelined)
-    sample_per_iteration(backend, comm, cfg, iters, per_op, clock, watchdog, next, out);
+    sample_per_iteration(backend, comm, cfg, iters, per_op, active, clock, watchdog, next, out);
 
   if (const std::string why = backend.unverifiable(locals.front()); cfg.check > 0 && !why.empty()) {
     out.note += (out.note.empty() ? "" : "; ") + std::string("not checked: ") + why;

@@ -81,10 +81,11 @@ void window_batch(Backend& backend, const Comm& comm, long from, long to, double
 }  // namespace
 
 void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg, int first_iters, double per_op,
-                          const Comm::ClockOffset& clock, Watchdog& watchdog,
+                          bool active, const Comm::ClockOffset& clock, Watchdog& watchdog,
                           const std::function<std::span<const OpArgs>(long k)>& next, Measurement& out) {
   const bool window = cfg.sync == SyncMode::window;
   std::vector<double> samples;  // combined over ranks
+  double own_sum_us = 0;        // this process's own times (barrier sync), for the rank means
   WindowStats wstats;
   double begun = comm.now();
   comm.broadcast(&begun, sizeof begun);  // rank 0's clock; only rank 0 reads it
@@ -114,6 +115,7 @@ void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg,
       if (wstats.late - late_before > (count - from) / 10) slot *= 2;  // too tight: widen for the next batch
     } else {
       barrier_batch(backend, comm, from, count, per_op, watchdog, next, batch);
+      for (double us : batch) own_sum_us += us;
       comm.max_inplace(batch);  // an iteration lasts until its slowest rank finishes
     }
     samples.insert(samples.end(), batch.begin(), batch.end());
@@ -129,6 +131,12 @@ void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg,
   out.per_iteration_us = summarize(samples);
   out.per_iteration_count = static_cast<long>(samples.size());
   out.precision_reached = median_precision(*out.per_iteration_us);
+  // A process that drives several GPUs times them together: no rank of its own.
+  if (!window && backend.local_ranks() == 1 && !samples.empty()) {
+    const double own_mean = own_sum_us / static_cast<double>(samples.size());
+    out.rank_means = RankMeans{comm.combine(own_mean, 2, active), comm.combine(own_mean, 1, active),
+                               comm.combine(own_mean, 3, active)};
+  }
   if (cfg.precision > 0 || cfg.time_per_size > 0) {
     if (cfg.precision > 0) out.precision_target = cfg.precision;
     out.stopped_by = reason;  // rank 0 decides (and writes the records)

@@ -28,10 +28,12 @@ namespace ccb {
 // reason ("precision", "time_per_size", "max_time_per_size", "max_iters").
 std::string stop_reason(const Config& cfg, const Summary& s, double elapsed_s, long iterations);
 
-// Fills out.per_iteration_us and the sampling fields. `next` returns the
-// OpArgs of iteration k (one per local rank; --rotate-buffers moves them).
+// Fills out.per_iteration_us, out.rank_means and the sampling fields. `next`
+// returns the OpArgs of iteration k (one per local rank; --rotate-buffers
+// moves them). `active`: this process takes part (a point-to-point test's
+// rank without a partner does not: it is left out of the rank means).
 void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg, int first_iters, double per_op,
-                          const Comm::ClockOffset& clock, Watchdog& watchdog,
+                          bool active, const Comm::ClockOffset& clock, Watchdog& watchdog,
                           const std::function<std::span<const OpArgs>(long k)>& next, Measurement& out);
 
 }  // namespace ccb

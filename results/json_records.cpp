@@ -20,6 +20,10 @@ json placement_json(const Measurement& p) {
          {"wrong", p.wrong ? json(*p.wrong) : json(nullptr)}};
   j["pipelined_us"] = p.pipelined_us ? json(*p.pipelined_us) : json(nullptr);
   j["per_iteration"] = p.per_iteration_us ? summary_to_json(*p.per_iteration_us) : json(nullptr);
+  j["rank_means"] = p.rank_means ? json{{"min_us", p.rank_means->min_us},
+                                        {"avg_us", p.rank_means->avg_us},
+                                        {"max_us", p.rank_means->max_us}}
+                                 : json(nullptr);
   if (!p.samples_us.empty()) j["samples_us"] = p.samples_us;
   j["per_iteration_count"] = p.per_iteration_count;
   j["precision_reached"] = p.precision_reached ? json(*p.precision_reached) : json(nullptr);

@@ -106,6 +106,13 @@ struct RunInfo {
   std::optional<IoRunInfo> io;  // ccbench io only
 };
 
+// Per-iteration times combined as OSU and IMB combine them: each rank's mean
+// over iterations of its own timed call, then the minimum, average and maximum
+// over ranks (OSU -f: Min/Avg/Max Latency; IMB: t_min/t_avg/t_max).
+struct RankMeans {
+  double min_us = 0, avg_us = 0, max_us = 0;
+};
+
 // What was measured of one point in one buffer layout: out-of-place or
 // in-place (not where ranks run: that is RankPlacement).
 struct Measurement {
@@ -115,6 +122,7 @@ struct Measurement {
   double algbw_gbps = 0, busbw_gbps = 0;
   std::optional<double> pipelined_us;       // batch time / iterations, ranks combined per -a
   std::optional<Summary> per_iteration_us;  // each iteration's max over ranks
+  std::optional<RankMeans> rank_means;      // --sync barrier, one rank per process; else absent
   std::optional<uint64_t> wrong;            // summed over ranks; absent when not checked
   std::vector<double> samples_us;           // raw per-iteration times, with --samples (at most kMaxSamplesWritten)
   std::string note;                         // why not measured or not checked ("" = nothing to say)

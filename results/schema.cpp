@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <initializer_list>
 #include <utility>
@@ -39,6 +40,24 @@ std::string check_fields(const json& j, const std::string& where,
   return {};
 }
 
+// rank_means (optional: files before 2026-12 lack it): min <= avg <= max, and
+// no rank's mean above the mean of the per-iteration maxima over ranks.
+std::string check_rank_means(const json& p, const std::string& where) {
+  if (!p.contains("rank_means") || p["rank_means"].is_null()) return {};
+  const json& m = p["rank_means"];
+  if (auto e = check_fields(m, where + ".rank_means", {{"min_us", "number"}, {"avg_us", "number"}, {"max_us", "number"}});
+      !e.empty())
+    return e;
+  const double lo = m["min_us"], avg = m["avg_us"], hi = m["max_us"];
+  const double slack = 1e-9 * std::max(1.0, hi);  // rounding of the sums
+  if (lo > avg + slack || avg > hi + slack)
+    return fmt::format("{}.rank_means: min {} <= avg {} <= max {} does not hold", where, lo, avg, hi);
+  if (p["per_iteration"].is_object() && hi > p["per_iteration"]["mean_us"].get<double>() + slack)
+    return fmt::format("{}.rank_means: max {} above per_iteration.mean_us {} (a mean of maxima is never below "
+                       "the largest mean)", where, hi, p["per_iteration"]["mean_us"].get<double>());
+  return {};
+}
+
 std::string check_placement(const json& p, const std::string& where) {
   if (p.is_null()) return {};
   if (auto e = check_fields(p, where, {{"time_us", "number"}, {"time_source", "string"}, {"algbw_gbps", "number"},
@@ -47,11 +66,13 @@ std::string check_placement(const json& p, const std::string& where) {
       !e.empty())
     return e;
   if (p["per_iteration"].is_object())
-    return check_fields(p["per_iteration"], where + ".per_iteration",
-                        {{"n", "integer"}, {"min_us", "number"}, {"p50_us", "number"}, {"p90_us", "number"},
-                         {"p99_us", "number"}, {"max_us", "number"}, {"mean_us", "number"},
-                         {"stddev_us", "number"}, {"ci95_median_us", "array|null"}});
-  return {};
+    if (auto e = check_fields(p["per_iteration"], where + ".per_iteration",
+                              {{"n", "integer"}, {"min_us", "number"}, {"p50_us", "number"}, {"p90_us", "number"},
+                               {"p99_us", "number"}, {"max_us", "number"}, {"mean_us", "number"},
+                               {"stddev_us", "number"}, {"ci95_median_us", "array|null"}});
+        !e.empty())
+      return e;
+  return check_rank_means(p, where);
 }
 }  // namespace
 

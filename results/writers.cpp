@@ -206,7 +206,8 @@ class CsvWriter final : public Writer {
     file_.write(
                "collective,backend,path_requested,path_observed,memory_kind,dtype,op,root,ranks,nodes,"
                "placement,bytes,count,iterations,time_us,time_source,algbw_gbps,busbw_gbps,pipelined_us,"
-               "p50_us,p90_us,p99_us,min_us,max_us,mean_us,stddev_us,ci95_lo_us,ci95_hi_us,wrong\n");
+               "p50_us,p90_us,p99_us,min_us,max_us,mean_us,stddev_us,ci95_lo_us,ci95_hi_us,wrong,"
+               "rank_mean_min_us,rank_mean_avg_us,rank_mean_max_us\n");
   }
   void point(const PointRecord& p) override {
     std::string rows;
@@ -214,7 +215,8 @@ class CsvWriter final : public Writer {
       if (!pl->measured) continue;
       const auto num = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
       const Summary* s = pl->per_iteration_us ? &*pl->per_iteration_us : nullptr;
-      rows += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+      const auto means = [&](double RankMeans::*f) { return pl->rank_means ? fmt::format("{}", (*pl->rank_means).*f) : ""; };
+      rows += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                  csv_field(p.collective), csv_field(run_.backend), csv_field(run_.path_requested),
                  csv_field(run_.path_observed), csv_field(run_.memory_kind), csv_field(p.dtype), csv_field(p.op),
                  p.root < 0 ? "" : std::to_string(p.root), p.ranks, p.nodes, label, p.bytes, p.count,
@@ -222,7 +224,8 @@ class CsvWriter final : public Writer {
                  p.busbw_meaningful ? fmt::format("{}", pl->busbw_gbps) : "", num(pl->pipelined_us),
                  s ? num(s->p50) : "", s ? num(s->p90) : "", s ? num(s->p99) : "", s ? num(s->min) : "",
                  s ? num(s->max) : "", s ? num(s->mean) : "", s ? num(s->stddev) : "", s ? num(s->ci95_lo) : "",
-                 s ? num(s->ci95_hi) : "", pl->wrong ? std::to_string(*pl->wrong) : "");
+                 s ? num(s->ci95_hi) : "", pl->wrong ? std::to_string(*pl->wrong) : "", means(&RankMeans::min_us),
+                 means(&RankMeans::avg_us), means(&RankMeans::max_us));
     }
     file_.write(rows);  // a point's rows are one record: all or none
   }

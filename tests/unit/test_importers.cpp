@@ -153,6 +153,57 @@ TEST(Importers, ImbBlocksAndProcessCounts) {
   EXPECT_EQ(s.environment.at("versions.imb"), "2021.7");
 }
 
+// Real output: OSU 5.3 and IMB-MPI1 2021.11 built from ../shared/peers and run
+// on Open MPI 4.1 (tests/fixtures/compare/real/README.md has the commands).
+TEST(Importers, RealOsuAndImbOutputIsReadWhole) {
+  const ResultSet ar = load("real/osu-5.3-allreduce-np2.txt");
+  EXPECT_TRUE(ar.unread.empty()) << ar.unread.front();
+  ASSERT_EQ(ar.points.size(), 15u);  // 4 B .. 64 KiB
+  EXPECT_EQ(ar.points[0].collective, "all_reduce");
+  EXPECT_EQ(ar.points[0].op, "sum");
+  EXPECT_EQ(ar.points[0].bytes, 4u);
+  EXPECT_DOUBLE_EQ(ar.points[0].time_us, 0.17);
+  EXPECT_EQ(ar.points.back().bytes, 65536u);
+  EXPECT_DOUBLE_EQ(ar.points.back().time_us, 4.08);
+  EXPECT_EQ(ar.environment.at("versions.osu"), "5.3");
+
+  const ResultSet ag = load("real/osu-5.3-allgather-np3-full.txt", 3);
+  EXPECT_TRUE(ag.unread.empty()) << ag.unread.front();
+  ASSERT_EQ(ag.points.size(), 9u);
+  EXPECT_EQ(ag.points[0].bytes, 48u);         // 16 B per process x 3
+  EXPECT_DOUBLE_EQ(ag.points[0].time_us, 3.85);  // Avg Latency, not Min or Max
+
+  const ResultSet lat = load("real/osu-5.3-latency.txt");
+  EXPECT_TRUE(lat.unread.empty()) << lat.unread.front();
+  ASSERT_EQ(lat.points.size(), 24u);  // 0 B, then 1 B .. 4 MiB
+  EXPECT_EQ(lat.points[0].collective, "pingpong");
+  EXPECT_EQ(lat.points[0].ranks, 2);
+  EXPECT_EQ(lat.points[0].bytes, 0u);
+  EXPECT_DOUBLE_EQ(lat.points.back().time_us, 100.15);
+
+  const ResultSet bw = load("real/osu-5.3-bw.txt");
+  EXPECT_TRUE(bw.unread.empty()) << bw.unread.front();
+  ASSERT_EQ(bw.points.size(), 23u);  // 1 B .. 4 MiB
+  EXPECT_EQ(bw.points[0].collective, "uni_bw");
+  EXPECT_DOUBLE_EQ(bw.points.back().time_us, 4194304.0 / 54425.82);
+
+  const ResultSet imb = load("real/IMB-MPI1-2021-np3.txt");
+  ASSERT_EQ(imb.unread.size(), 1u);
+  EXPECT_TRUE(unread_has(imb, "IMB test 'Barrier': not one ccbench compares")) << imb.unread.front();
+  const auto pp = with(imb, "pingpong", 0);
+  ASSERT_EQ(pp.size(), 12u);  // 0 B, then 4 B .. 4 KiB
+  EXPECT_EQ(pp[0]->ranks, 2);  // "#processes = 2 (1 additional process waiting in MPI_Barrier)"
+  EXPECT_DOUBLE_EQ(pp[1]->time_us, 1.25);
+  const auto ir = with(imb, "all_reduce", 0);
+  ASSERT_EQ(ir.size(), 12u);
+  EXPECT_EQ(ir[1]->ranks, 3);
+  EXPECT_DOUBLE_EQ(ir[1]->time_us, 3.06);  // t_avg (t_min 1.97, t_max 3.67)
+  const auto ig = with(imb, "all_gather", 0);
+  ASSERT_EQ(ig.size(), 12u);
+  EXPECT_EQ(ig[1]->bytes, 12u);  // 4 B per process x 3
+  EXPECT_EQ(imb.environment.at("versions.imb"), "2021.11");
+}
+
 TEST(Importers, CcbenchJsonlBrokenLinesAreListed) {
   const ResultSet s = load("broken/ccbench-corrupt.jsonl");
   ASSERT_EQ(s.points.size(), 1u);

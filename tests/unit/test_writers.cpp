@@ -204,6 +204,39 @@ TEST(Writers, CsvRowPerPlacement) {
   EXPECT_NE(text.find("all_reduce,mpi,auto,shm,host,float,sum,,2,1,out_of_place,1024,256,20,12.5"), std::string::npos);
 }
 
+// OSU's and IMB's combination (each rank's mean, then min/avg/max over ranks)
+// in the JSON and CSV, and the schema check rejects values that cannot be.
+TEST(Writers, RankMeansAsOsuAndImbPrintThem) {
+  PointRecord p = sample_point();  // per-iteration samples 12..18 us: mean 15
+  p.out_of_place.rank_means = RankMeans{13.5, 14.25, 15};
+  const auto j = point_to_json(p);
+  EXPECT_EQ(validate_record(j), "");
+  EXPECT_EQ(j["out_of_place"]["rank_means"]["avg_us"], 14.25);
+  EXPECT_TRUE(j["in_place"]["rank_means"].is_null());
+  auto swapped = j;
+  swapped["out_of_place"]["rank_means"]["min_us"] = 14.5;  // above the average
+  EXPECT_NE(validate_record(swapped).find("min 14.5 <= avg 14.25 <= max 15 does not hold"), std::string::npos)
+      << validate_record(swapped);
+  auto above = j;
+  above["out_of_place"]["rank_means"]["max_us"] = 15.5;  // a rank's mean above the mean of the maxima
+  EXPECT_NE(validate_record(above).find("max 15.5 above per_iteration.mean_us 15"), std::string::npos)
+      << validate_record(above);
+  auto old = j;
+  old["out_of_place"].erase("rank_means");  // files written before the field existed
+  EXPECT_EQ(validate_record(old), "");
+
+  const std::string path = ::testing::TempDir() + "/ccbench_rank_means.csv";
+  {
+    auto w = make_csv_writer(path);
+    w->begin(sample_run());
+    w->point(p);
+  }
+  const std::string text = read_file(path);
+  EXPECT_NE(text.find(",wrong,rank_mean_min_us,rank_mean_avg_us,rank_mean_max_us\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(",0,13.5,14.25,15\n"), std::string::npos) << text;  // out-of-place
+  EXPECT_NE(text.find(",0,,,\n"), std::string::npos) << text;              // in-place: none
+}
+
 TEST(Writers, CsvQuotesFieldsWithCommas) {
   const std::string path = ::testing::TempDir() + "/ccbench_quoted.csv";
   PointRecord p = sample_point();
