@@ -17,6 +17,7 @@
 #include "collectives/collective.hpp"
 #include "common/errors.hpp"
 #include "results/compare/comparison.hpp"
+#include "results/compare/peer_time.hpp"
 #include "results/compare/reference.hpp"
 #include "results/model/projection.hpp"
 #include "results/import/importer.hpp"
@@ -226,11 +227,12 @@ int compare(const CompareArgs& a) {
     for (const auto& s : sets) known = known || s.label == label;
     if (!known) throw UsageError(fmt::format("--ranks {}: no --run has that label", terminal_safe(label)));
   }
+  const std::string peer_time_note = match_peer_time_definition(sets);  // before --scale projects the times
+  std::vector<std::string> notes;
   // Per set: the measured set it comes from, and with --scale the model that projected it.
   std::vector<std::size_t> source(sets.size());
   for (std::size_t i = 0; i < sets.size(); ++i) source[i] = i;
   std::vector<std::optional<Model>> models(sets.size());
-  std::vector<std::string> notes;
   int scale_ranks = 0, scale_nodes = 0;
   std::string baseline_label = !a.baseline.empty() ? a.baseline : sets.empty() ? "" : sets.front().label;
   if (!a.scale.empty()) {
@@ -294,6 +296,7 @@ int compare(const CompareArgs& a) {
     notes.push_back(fmt::format("the workload names {} GPUs; --scale {} decides at {} GPUs", cost.workload->gpus, a.scale, scale_ranks));
     cost.workload->gpus = scale_ranks;
   }
+  if (!peer_time_note.empty()) notes.insert(notes.begin(), peer_time_note);
   cost.notes = notes;
 
   const Comparison comparison = compare_sets(std::move(sets), options);

@@ -123,6 +123,7 @@ void read_placement(const json& pl, bool in_place, const ImportedPoint& base, st
   const json& it = obj_at(pl, "per_iteration");
   if (const auto v = num_at(it, "p50_us")) p.p50_us = *v;
   if (const auto v = num_at(it, "p90_us")) p.p90_us = *v;
+  if (const auto v = num_at(obj_at(pl, "rank_means"), "avg_us"); v && *v > 0) p.rank_mean_avg_us = *v;
   if (const auto s = pl.find("samples_us"); s != pl.end() && s->is_array()) {
     p.samples_us.reserve(s->size());
     for (const json& v : *s)

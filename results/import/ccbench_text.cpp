@@ -89,6 +89,7 @@ void import_ccbench_csv(std::string_view text, ImportContext& ctx) {
     if (const auto v = parse_double(at("busbw_gbps")); v && p.ranks > 1) p.busbw_gbps = *v;
     if (const auto v = parse_double(at("p50_us"))) p.p50_us = *v;
     if (const auto v = parse_double(at("p90_us"))) p.p90_us = *v;
+    if (const auto v = parse_double(at("rank_mean_avg_us")); v && *v > 0) p.rank_mean_avg_us = *v;
     if (const auto v = parse_uint(at("wrong"))) p.wrong = *v;
     p.line = number;
     if (!at("backend").empty()) backends.insert(at("backend"));

@@ -30,6 +30,7 @@ struct ImportedPoint {
   double time_us = kNaN, algbw_gbps = kNaN, busbw_gbps = kNaN;
   double time_lo_us = kNaN, time_hi_us = kNaN;  // predicted points: the 90% prediction interval
   double p50_us = kNaN, p90_us = kNaN;  // per-iteration median and 90th percentile, when recorded
+  double rank_mean_avg_us = kNaN;  // ccbench: average over ranks of each rank's mean time (OSU's and IMB's figure)
   std::vector<double> samples_us;  // per-iteration times, when the file has them
   std::optional<std::uint64_t> wrong;
   std::uint32_t file = 0, line = 0;  // where it came from: ResultSet::files[file], 1-based line

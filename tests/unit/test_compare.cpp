@@ -8,6 +8,7 @@
 #include "results/compare/comparison.hpp"
 #include "results/compare/cost.hpp"
 #include "results/compare/mann_whitney.hpp"
+#include "results/compare/peer_time.hpp"
 #include "results/compare/reference.hpp"
 
 namespace ccb {
@@ -177,6 +178,41 @@ TEST(Comparison, SignificanceMarksOnlyWhereBothHaveSamples) {
   for (double& v : b.samples_us) v += 5;
   const Comparison shifted = compare_sets({set_of("a", {a}), set_of("b", {b})}, o);
   EXPECT_EQ(shifted.pairs[0].not_significant, 0u);
+}
+
+// Next to OSU or IMB, a ccbench collective is compared on their figure (the
+// average over ranks of each rank's mean), point-to-point tests are not, and
+// nothing changes without an OSU or IMB set.
+TEST(PeerTime, CcbenchTakesOsusDefinitionNextToOsu) {
+  ImportedPoint ar = point(1024, 10.0, 2.0);  // the table's time: 10 us
+  ar.rank_mean_avg_us = 8.0;                  // OSU's figure: 8 us
+  ar.algbw_gbps = 1.0;
+  ar.samples_us = {9, 10, 11};
+  ImportedPoint pp = point(8, 1.0, 0.008);
+  pp.collective = "pingpong";
+  pp.rank_mean_avg_us = 0.6;
+  ImportedPoint old = point(2048, 12.0, 3.0);  // a file without rank means
+  ResultSet osu = set_of("osu", {point(1024, 8.1, 1.9)});
+  osu.formats = {"OSU micro-benchmarks"};
+  ResultSet ccb = set_of("ccbench", {ar, pp, old});
+  ccb.formats = {"ccbench JSON Lines"};
+
+  std::vector<ResultSet> alone{ccb, set_of("other", {point(1024, 9.0, 2.2)})};
+  EXPECT_EQ(match_peer_time_definition(alone), "");
+  EXPECT_DOUBLE_EQ(alone[0].points[0].time_us, 10.0);
+
+  std::vector<ResultSet> sets{osu, ccb};
+  EXPECT_EQ(match_peer_time_definition(sets),
+            "Times of 'ccbench' (1 points) are the average over ranks of each rank's mean per-iteration time, the "
+            "figure OSU and IMB print, instead of the table's time; per-iteration samples left out");
+  const ImportedPoint& moved = sets[1].points[0];
+  EXPECT_DOUBLE_EQ(moved.time_us, 8.0);
+  EXPECT_DOUBLE_EQ(moved.busbw_gbps, 2.5);  // 2 GB/s x 10 / 8
+  EXPECT_DOUBLE_EQ(moved.algbw_gbps, 1.25);
+  EXPECT_TRUE(moved.samples_us.empty());
+  EXPECT_DOUBLE_EQ(sets[1].points[1].time_us, 1.0);   // pingpong: a loop in every tool
+  EXPECT_DOUBLE_EQ(sets[1].points[2].time_us, 12.0);  // no rank means recorded
+  EXPECT_DOUBLE_EQ(sets[0].points[0].time_us, 8.1);   // OSU itself untouched
 }
 
 TEST(Reference, PublishedFiguresCarryTheirSource) {
