@@ -17,9 +17,11 @@
 
 #include "collectives/nccl/nccl_env.hpp"
 #include "harness/every_rank_passes.hpp"
+#include "harness/faults.hpp"
 #include "harness/run_info.hpp"
 #include "harness/stop_signals.hpp"
 #include "harness/sweep.hpp"
+#include "harness/watchdog.hpp"
 #include "common/errors.hpp"
 #if CCBENCH_HAVE_MPI
 #include "harness/mpi_path.hpp"
@@ -179,8 +181,15 @@ struct AcceptanceRun {
   std::vector<std::string> run_errors;        // rank 0
   int interrupted = 0;                        // signal that stopped the run
   Population population;                      // rank 0: the current check's groups (population gates)
+  Watchdog* control = nullptr;                // the current check's control-plane watchdog
+  Faults faults;                              // test-only (CCBENCH_FAULT=control_hang)
+  int rounds_shared = 0;                      // over the whole run
 
   std::string group_name(const NodeGroup& g) const { return group_hosts(g, hosts); }
+
+  static std::string step(const Check& c, const PlannedRound& round, std::string_view what) {
+    return fmt::format("ccbench accept's control plane ({} pass {} round {}: {})", c.name, round.pass, round.round + 1, what);
+  }
 
   std::optional<double> baseline_value(const Check& c, const Gate& g, int ranks, int nodes) const {
     const auto it = baselines.find(g.baseline);
@@ -205,9 +214,12 @@ struct AcceptanceRun {
       fmt::print(stderr, "ccbench accept: {} ({}) pass {} round {}: {}\n", c.name, name(c.pattern), round.pass,
                  round.round + 1, groups);
     }
+    control->set_activity(step(c, round, "forming the round's groups"));
     const std::string mine = run_my_group(c, round, cfg);
     std::vector<double> stop{static_cast<double>(stop_signal())};
-    world.max_inplace(stop);
+    world.max_inplace(stop);  // waits for the slowest group: its sweep's watchdog bounds that
+    control->resume();
+    control->set_activity(step(c, round, "gathering and judging the round's results"));
     interrupted = static_cast<int>(stop[0]);
     const std::vector<std::string> all = world.gather_strings(mine);
     if (world.rank() == 0) fmt::print(stderr, "ccbench accept:   round {} took {:.1f} s\n", round.round + 1, world.now() - started);
@@ -221,6 +233,7 @@ struct AcceptanceRun {
     for (std::size_t g = 0; g < round.groups.size(); ++g)
       if (std::find(round.groups[g].begin(), round.groups[g].end(), my_node) != round.groups[g].end()) color = static_cast<int>(g);
     const std::unique_ptr<Comm> sub = world.split(color);
+    control->pause();  // the sweeps have watchdogs of their own (timeout_s)
     if (!sub) return "";
     nlohmann::json repeats = nlohmann::json::array();
     for (int k = 0; k < c.repeats; ++k) {
@@ -446,13 +459,27 @@ void run_check(const Check& c, AcceptanceRun& s, AcceptOutcome& outcome) {
   std::optional<CheckPlan> plan;  // rank 0 decides every round
   s.population = Population{};
   if (world.rank() == 0) plan.emplace(c, static_cast<int>(s.hosts.size()), switch_labels(s.args.spec, s.hosts));
+  // Every step between sweeps is bounded by the check's timeout_s, as its
+  // operations are: a rank that hangs there (or a control collective that
+  // never completes) ends the job with exit 2, the verdicts of the checks
+  // before it kept (marked incomplete).
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  Watchdog control(c.timeout_s, world.rank(), host, {}, Watchdog::Watches::control_plane);
+  control.set_exit_code(kExitUsage);
+  s.control = &control;
   const double started = world.now();
   while (!s.interrupted) {
+    control.set_activity(fmt::format("ccbench accept's control plane ({}: planning and sharing the next round)", c.name));
+    if (s.rounds_shared > 0 && s.faults.hangs_control_plane(world.rank()))
+      hang_forever(world.rank(), "in ccbench accept's control plane");
     const std::optional<PlannedRound> round = share_round(world, plan ? plan->next() : std::nullopt);
     if (!round) break;
+    ++s.rounds_shared;
     const std::vector<GroupVerdict> judged = s.run_round(c, *round);
     if (plan) plan->record(judged);
   }
+  control.pause();  // what follows is rank 0's alone
   if (world.rank() != 0) return;
   CheckVerdict v = plan->finish(s.hosts);
   v.wall_s = world.now() - started;
@@ -471,7 +498,7 @@ void run_check(const Check& c, AcceptanceRun& s, AcceptOutcome& outcome) {
 
 int run_accept(const AcceptArgs& args, const Comm& world, const std::string& nccl_log) {
   const AcceptSpec& spec = args.spec;
-  AcceptanceRun s{args, world, nccl_log, {}, {}, 0, {}, {}, 0, {}};
+  AcceptanceRun s{args, world, nccl_log, {}, {}, 0, {}, {}, 0, {}, nullptr, faults_from_environment(), 0};
   // The same spec everywhere: rank 0's text governs.
   if (!every_rank_passes(world, [&] { check_same_spec(args, world); })) return kExitUsage;
   map_nodes(world, s);

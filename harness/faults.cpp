@@ -15,7 +15,8 @@ Faults parse_faults(const std::string& spec) {
   Faults f;
   if (spec.empty()) return f;
   const auto bad = [&] {
-    return UsageError(fmt::format("CCBENCH_FAULT '{}': expected corrupt:rank=R, or hang, exit, stuck, gpu_hang or error with :rank=R[:bytes=S]", spec));
+    return UsageError(fmt::format("CCBENCH_FAULT '{}': expected corrupt:rank=R or control_hang:rank=R, or hang, exit, "
+                                  "stuck, gpu_hang or error with :rank=R[:bytes=S]", spec));
   };
   const std::size_t colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
@@ -25,6 +26,7 @@ Faults parse_faults(const std::string& spec) {
   else if (kind == "stuck") f.kind = Faults::Kind::stuck;
   else if (kind == "gpu_hang") f.kind = Faults::Kind::gpu_hang;
   else if (kind == "error") f.kind = Faults::Kind::error;
+  else if (kind == "control_hang") f.kind = Faults::Kind::control_hang;
   else throw bad();
   std::size_t at = colon;
   while (at != std::string::npos) {
@@ -37,7 +39,7 @@ Faults parse_faults(const std::string& spec) {
     const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
     if (value.empty() || *end != '\0' || value[0] == '-') throw bad();
     if (key == "rank" && v < (1u << 30)) f.rank = static_cast<int>(v);
-    else if (key == "bytes" && f.kind != Faults::Kind::corrupt) f.bytes = v;
+    else if (key == "bytes" && f.kind != Faults::Kind::corrupt && f.kind != Faults::Kind::control_hang) f.bytes = v;
     else throw bad();
     at = next;
   }
@@ -50,13 +52,16 @@ Faults faults_from_environment() {
   return parse_faults(spec ? spec : "");
 }
 
+void hang_forever(int rank, const std::string& where) {
+  fmt::print(stderr, "ccbench: rank {}: CCBENCH_FAULT: hanging {} (test-only)\n", rank, where);
+  std::fflush(stderr);
+  for (;;) pause();
+}
+
 void inject_before_point(const Faults& f, int rank, std::size_t bytes) {
   if (f.rank != rank || bytes < f.bytes) return;
-  if (f.kind == Faults::Kind::hang || f.kind == Faults::Kind::stuck) {
-    fmt::print(stderr, "ccbench: rank {}: CCBENCH_FAULT: hanging before the {} B point (test-only)\n", rank, bytes);
-    std::fflush(stderr);
-    for (;;) pause();
-  }
+  if (f.kind == Faults::Kind::hang || f.kind == Faults::Kind::stuck)
+    hang_forever(rank, fmt::format("before the {} B point", bytes));
   if (f.kind == Faults::Kind::error)
     throw std::runtime_error("CCBENCH_FAULT: an injected library error (test-only)");
   if (f.kind == Faults::Kind::exit) {

@@ -38,11 +38,13 @@ std::string run_with_deadline(const std::function<std::string()>& f, int seconds
 
 }  // namespace
 
-Watchdog::Watchdog(double timeout_s, int rank, std::string host, std::function<std::string()> on_timeout)
+Watchdog::Watchdog(double timeout_s, int rank, std::string host, std::function<std::string()> on_timeout,
+                   Watches watches)
     : timeout_ns_(static_cast<long long>(timeout_s * 1e9)),
       rank_(rank),
       host_(std::move(host)),
-      on_timeout_(std::move(on_timeout)) {
+      on_timeout_(std::move(on_timeout)),
+      watches_(watches) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -73,7 +75,7 @@ void Watchdog::loop() {
   unsigned long seen = progress_.load(std::memory_order_relaxed);
   long long changed_at = now_ns(), signal_at = 0;
   while (!cv_.wait_for(lock, tick, [this] { return stop_; })) {
-    if (const int sig = stop_signal(); sig != 0) {
+    if (const int sig = watches_ == Watches::sweep ? stop_signal() : 0; sig != 0) {
       if (signal_at == 0) signal_at = now_ns();
       if (now_ns() - signal_at >= kSignalMillis * 1'000'000LL) {
         const std::string status = fmt::format("interrupted: {} during {} (the point did not finish within {} ms)",
@@ -87,7 +89,7 @@ void Watchdog::loop() {
     }
     if (timeout_ns_ <= 0) continue;
     const unsigned long now_seen = progress_.load(std::memory_order_relaxed);
-    if (now_seen != seen) {
+    if (now_seen != seen || paused_.load(std::memory_order_relaxed)) {
       seen = now_seen;
       changed_at = now_ns();
       continue;
@@ -98,8 +100,11 @@ void Watchdog::loop() {
     const std::string where = it < 0                 ? std::string("before its first operation")
                               : asynchronous_.load() ? fmt::format("with iteration {} issued", it)
                                                      : fmt::format("after iteration {}", it);
-    const std::string reason = fmt::format("timeout: no operation completed for {:.1f} s during {} {}",
-                                           static_cast<double>(idle) / 1e9, activity_, where);
+    const std::string reason =
+        watches_ == Watches::sweep
+            ? fmt::format("timeout: no operation completed for {:.1f} s during {} {}", static_cast<double>(idle) / 1e9,
+                          activity_, where)
+            : fmt::format("timeout: {} did not finish within {:.1f} s", activity_, static_cast<double>(idle) / 1e9);
     fmt::print(stderr, "ccbench: rank {} ({}): {}; aborting (exit {})\n", rank_, host_, reason, exit_code_.load());
     std::fflush(stderr);
     // The end record first: an abort may not return, or take the process down.

@@ -25,7 +25,14 @@ class Watchdog {
  public:
   // on_timeout runs on the watchdog thread before the process exits (the
   // backend's abort); it returns what it did, for the report.
-  Watchdog(double timeout_s, int rank, std::string host, std::function<std::string()> on_timeout = {});
+  // What it watches. sweep: operations (-T), and stop signals that are not
+  // acted on. control_plane: ccbench accept's steps between sweeps (each
+  // set_activity starts a step; a step that does not end within the timeout
+  // ends the process); signals are left to the accept loop, which writes the
+  // verdicts.
+  enum class Watches { sweep, control_plane };
+  Watchdog(double timeout_s, int rank, std::string host, std::function<std::string()> on_timeout = {},
+           Watches watches = Watches::sweep);
   ~Watchdog();
   bool enabled() const { return timeout_ns_ > 0; }
   // What this rank is doing now (collective, size, phase).
@@ -42,6 +49,13 @@ class Watchdog {
   // process from the watchdog thread, end record first: mpirun follows its
   // SIGTERM with SIGKILL after 1 s (odls_base_sigkill_timeout).
   static constexpr int kSignalMillis = 500;
+  // While paused the idle clock does not run (ccbench accept's control plane
+  // while a sweep, with a watchdog of its own, runs); resume() restarts it.
+  void pause() { paused_.store(true, std::memory_order_relaxed); }
+  void resume() {
+    touch();
+    paused_.store(false, std::memory_order_relaxed);
+  }
   // Restarts the idle clock without naming an iteration: work that is not an
   // operation ended (filling buffers), or an asynchronous backend saw issued
   // work complete (Backend::on_completion).
@@ -79,6 +93,8 @@ class Watchdog {
   std::atomic<unsigned long> progress_{0};  // written by the measuring thread only
   std::atomic<long> iteration_{0};
   std::atomic<bool> asynchronous_{false};  // iteration_ counts issued operations
+  std::atomic<bool> paused_{false};
+  Watches watches_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::string activity_;
