@@ -23,14 +23,14 @@ namespace ccb {
 
 class Watchdog {
  public:
-  // on_timeout runs on the watchdog thread before the process exits (the
-  // backend's abort); it returns what it did, for the report.
   // What it watches. sweep: operations (-T), and stop signals that are not
   // acted on. control_plane: ccbench accept's steps between sweeps (each
   // set_activity starts a step; a step that does not end within the timeout
   // ends the process); signals are left to the accept loop, which writes the
   // verdicts.
   enum class Watches { sweep, control_plane };
+  // on_timeout runs on the watchdog thread before the process exits (the
+  // backend's abort); it returns what it did, for the report.
   Watchdog(double timeout_s, int rank, std::string host, std::function<std::string()> on_timeout = {},
            Watches watches = Watches::sweep);
   ~Watchdog();

@@ -2,14 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
+#include "results/import/importer.hpp"
 
 namespace ccb {
 namespace {
 
 bool is_peer(const ResultSet& s) {
   for (const std::string& f : s.formats)
-    if (f == "OSU micro-benchmarks" || f == "IMB-MPI1") return true;
+    if (f == format_name(Format::osu) || f == format_name(Format::imb)) return true;
   return false;
 }
 
