@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "collectives/nccl/nccl_env.hpp"
@@ -409,6 +410,20 @@ std::string request_accept_paths(const AcceptSpec& spec) {
 
 namespace {
 
+std::string host_name() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+// A watchdog of ccbench accept's steps outside the sweeps (docs/failures.md).
+std::unique_ptr<Watchdog> control_plane_watchdog(double timeout_s, const Comm& world) {
+  auto w = std::make_unique<Watchdog>(timeout_s, world.rank(), host_name(), std::function<std::string()>{},
+                                      Watchdog::Watches::control_plane);
+  w->set_exit_code(kExitUsage);
+  return w;
+}
+
 // Throws UsageError on a process whose spec text differs from rank 0's.
 void check_same_spec(const AcceptArgs& args, const Comm& world) {
   std::string rank0 = args.spec_text;
@@ -417,16 +432,13 @@ void check_same_spec(const AcceptArgs& args, const Comm& world) {
   rank0.resize(len);
   world.broadcast(rank0.data(), len);
   if (rank0 == args.spec_text) return;
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
   throw UsageError(fmt::format("{}: differs on {} (rank {}) from rank 0's copy: every node must read the same spec",
-                               args.spec.file, host, world.rank()));
+                               args.spec.file, host_name(), world.rank()));
 }
 
 // Nodes are told apart by host name: each host once, in rank order, with its rank count.
 void map_nodes(const Comm& world, AcceptanceRun& s) {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
+  const std::string host = host_name();
   for (const std::string& h : world.all_strings(host)) {
     const auto it = std::find(s.hosts.begin(), s.hosts.end(), h);
     if (it == s.hosts.end()) {
@@ -436,7 +448,7 @@ void map_nodes(const Comm& world, AcceptanceRun& s) {
       ++s.ranks_per_node[static_cast<std::size_t>(it - s.hosts.begin())];
     }
   }
-  s.my_node = static_cast<int>(std::find(s.hosts.begin(), s.hosts.end(), std::string(host)) - s.hosts.begin());
+  s.my_node = static_cast<int>(std::find(s.hosts.begin(), s.hosts.end(), host) - s.hosts.begin());
 }
 
 // Rank 0: the output folders (raw/CHECK) and the baselines the gates name.
@@ -463,10 +475,8 @@ void run_check(const Check& c, AcceptanceRun& s, AcceptOutcome& outcome) {
   // operations are: a rank that hangs there (or a control collective that
   // never completes) ends the job with exit 2, the verdicts of the checks
   // before it kept (marked incomplete).
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  Watchdog control(c.timeout_s, world.rank(), host, {}, Watchdog::Watches::control_plane);
-  control.set_exit_code(kExitUsage);
+  const std::unique_ptr<Watchdog> watchdog = control_plane_watchdog(c.timeout_s, world);
+  Watchdog& control = *watchdog;
   s.control = &control;
   const double started = world.now();
   while (!s.interrupted) {
@@ -499,6 +509,10 @@ void run_check(const Check& c, AcceptanceRun& s, AcceptOutcome& outcome) {
 int run_accept(const AcceptArgs& args, const Comm& world, const std::string& nccl_log) {
   const AcceptSpec& spec = args.spec;
   AcceptanceRun s{args, world, nccl_log, {}, {}, 0, {}, {}, 0, {}, nullptr, faults_from_environment(), 0};
+  // The steps before the first check and after the last are bounded by the
+  // spec's timeout_s (each check's steps by its own).
+  const std::unique_ptr<Watchdog> control = control_plane_watchdog(spec.timeout_s, world);
+  control->set_activity("ccbench accept's control plane (checking the spec, mapping the nodes)");
   // The same spec everywhere: rank 0's text governs.
   if (!every_rank_passes(world, [&] { check_same_spec(args, world); })) return kExitUsage;
   map_nodes(world, s);
@@ -513,10 +527,13 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
   outcome.hosts = s.hosts;
   outcome.ranks_per_node = s.ranks_per_node;
   outcome.started_at = utc_now_iso8601();
+  control->pause();
   for (const Check& c : spec.checks) {
     if (s.interrupted) break;
     run_check(c, s, outcome);
   }
+  control->resume();
+  control->set_activity("ccbench accept's control plane (writing the verdicts)");
   outcome.ended_at = utc_now_iso8601();
   outcome.finished = true;
   int code = kExitOk;
