@@ -215,7 +215,8 @@ class CsvWriter final : public Writer {
       if (!pl->measured) continue;
       const auto num = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
       const Summary* s = pl->per_iteration_us ? &*pl->per_iteration_us : nullptr;
-      const auto means = [&](double RankMeans::*f) { return pl->rank_means ? fmt::format("{}", (*pl->rank_means).*f) : ""; };
+      const std::optional<RankMeans>& rm = pl->rank_means;
+      const auto means = [&rm](double RankMeans::*f) { return rm ? fmt::format("{}", (*rm).*f) : std::string(); };
       rows += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                  csv_field(p.collective), csv_field(run_.backend), csv_field(run_.path_requested),
                  csv_field(run_.path_observed), csv_field(run_.memory_kind), csv_field(p.dtype), csv_field(p.op),
