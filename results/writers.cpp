@@ -1,6 +1,7 @@
 #include "results/writers.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cerrno>
 #include <cstring>
@@ -149,15 +150,11 @@ class TableWriter final : public Writer, private TextSink {
     if (!p.out_of_place.note.empty()) emit("#  out-of-place {}\n", p.out_of_place.note);
     if (!p.in_place.note.empty()) emit("#  in-place {}\n", p.in_place.note);
     if (p.path_classes) {
-      const auto list = [](const std::vector<std::string>& v) {
-        std::string s;
-        for (const auto& x : v) s += fmt::format("{}{}", s.empty() ? "" : ", ", x);
-        return s;
-      };
       std::string now = p.transports_per_point ? "used by this point" : "set up so far";
-      if (!p.algorithms.empty()) now += "; NCCL chose " + list(p.algorithms);
+      if (!p.algorithms.empty()) now += fmt::format("; NCCL chose {}", fmt::join(p.algorithms, ", "));
       else if (p.transports_per_point) now += "; no algorithm logged: point-to-point";
-      now += "): " + (p.transports.empty() ? std::string("no connection reported") : list(p.transports));
+      now += p.transports.empty() ? std::string("): no connection reported")
+                                  : fmt::format("): {}", fmt::join(p.transports, ", "));
       if (now != last_transports_ || p.path_warning != last_warning_)
         emit("# path observed ({}{}\n", now,
                    p.path_warning.empty() ? std::string() : fmt::format(" -- WARNING: {}", p.path_warning));

@@ -29,7 +29,7 @@ struct NcclTransports {
   // Per logging thread ("host:pid:tid"): connections whose "Connected ..." line has not come yet.
   std::map<std::string, std::set<std::string>> pending;
   // NCCL_TUNING lines ("AllReduce: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}",
-  // rank 0 of each communicator only) as "RING/LL/2ch", until taken by take_algorithms.
+  // rank 0 of each communicator only) as "RING/LL/2ch", until the backend takes them (NcclBackend::chosen_algorithms).
   std::set<std::string> algorithms;
 };
 
