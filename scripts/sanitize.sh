@@ -21,24 +21,38 @@ export CCBENCH_HOSTILE_VMEM_KB=unlimited  # ASan reserves terabytes of shadow ad
 (cd build-sanitize && ctest --output-on-failure -j "$(nproc)" --timeout 900 \
    -E '^mpi\.np[34]\.|^compare\.demo_screenshot$|^emu\.')
 
-# CI: a fixed seed and run count (the same inputs every time); a longer
-# search: FUZZ_SECONDS=N (random seed, N seconds per target).
+# CI: a fixed seed and run count. The seeds come in a sorted list (a corpus
+# folder is read in directory order, which differs between file systems),
+# with no timed corpus reloads and, where setarch -R is allowed, no address
+# randomisation (libFuzzer learns from compared values, pointers included).
+# That narrows, but cannot remove, the difference between two machines' runs
+# (a build in another folder lays its code out differently), so a finding
+# prints its input in base64 for the log: `base64 -d > crash; fuzz_X crash`
+# replays it anywhere. A longer search: FUZZ_SECONDS=N (random seed, N s each).
 if [ -n "${FUZZ_SECONDS:-}" ]; then budget=(-max_total_time="$FUZZ_SECONDS"); what="$FUZZ_SECONDS s"
 else budget=(-runs="${FUZZ_RUNS:-20000}" -seed=1); what="${FUZZ_RUNS:-20000} runs, seed 1"; fi
+fixed=(); if setarch -R true 2>/dev/null; then fixed=(setarch -R); fi
 findings=build-sanitize/fuzz-findings
 mkdir -p "$findings"
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
+find tests/fixtures/compare tests/fixtures/accept tests/fixtures/model results/acceptance -type f | LC_ALL=C sort |
+  paste -sd, >"$corpus/seeds"
 for f in build-sanitize/tests/fuzz_*; do
   name=$(basename "$f")
-  mkdir -p "$corpus/$name"
-  cp tests/fixtures/compare/*/* tests/fixtures/accept/* tests/fixtures/model/* results/acceptance/* "$corpus/$name/" 2>/dev/null || true
+  mkdir -p "$corpus/$name"  # what the run adds; starts empty
+  rm -f "$findings/$name"-*  # an earlier run's findings
   rc=0
-  "$f" "${budget[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  "${fixed[@]}" "$f" "${budget[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -reload=0 -seed_inputs=@"$corpus/seeds" \
     -artifact_prefix="$findings/$name-" "$corpus/$name" >"$findings/$name.log" 2>&1 || rc=$?
   echo "== $name, $what: $(grep -o 'number_of_executed_units: [0-9]*' "$findings/$name.log" | tail -1), exit $rc"
   if [ $rc != 0 ]; then
     grep -E "ERROR|SUMMARY|runtime error" "$findings/$name.log" | head -5
+    for input in "$findings/$name"-*; do
+      [ -f "$input" ] || continue
+      echo "sanitize: the input, $(stat -c %s "$input") bytes, base64: $(head -c 16384 "$input" | base64 -w0)"
+    done
     echo "sanitize: $name found a problem; the input is in $findings/"
     exit 1
   fi

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "common/errors.hpp"
+#include "results/json_integer.hpp"
 #include "results/stats.hpp"
 #include "results/yaml_fields.hpp"
 
@@ -25,7 +26,7 @@ BaselineMetric metric_from(const nlohmann::json& j) {
   BaselineMetric m;
   m.median = j.at("median").get<double>();
   m.values = j.at("values").get<std::vector<double>>();
-  m.outliers = j.at("outliers").get<std::vector<std::size_t>>();
+  m.outliers = json_integers<std::size_t>(j.at("outliers"));
   if (!std::isfinite(m.median) || m.median < 0) throw std::runtime_error("a median is not a finite value >= 0");
   return m;
 }
@@ -119,7 +120,7 @@ Baseline load_baseline(const std::string& path) {
   std::size_t entry = 0;
   try {
     const nlohmann::json j = nlohmann::json::parse(text);
-    if (!j.is_object() || j.value("ccbench_baseline", 0) != 1)
+    if (!j.is_object() || !j.contains("ccbench_baseline") || j["ccbench_baseline"] != 1)
       throw std::runtime_error("not a ccbench baseline (no \"ccbench_baseline\": 1; write one with ccbench baseline)");
     b.runs = j.at("runs").get<std::vector<std::string>>();
     for (const auto& e : j.at("entries")) {
@@ -128,13 +129,18 @@ Baseline load_baseline(const std::string& path) {
       x.collective = e.at("collective").get<std::string>();
       x.dtype = e.at("dtype").get<std::string>();
       x.op = e.at("op").get<std::string>();
-      x.ranks = e.at("ranks").get<int>();
-      x.nodes = e.at("nodes").get<int>();
-      x.bytes = e.at("bytes").get<std::uint64_t>();
-      x.runs = e.at("runs").get<std::vector<std::size_t>>();
+      x.ranks = json_integer<int>(e.at("ranks"));
+      x.nodes = json_integer<int>(e.at("nodes"));
+      x.bytes = json_integer<std::uint64_t>(e.at("bytes"));
+      x.runs = json_integers<std::size_t>(e.at("runs"));
       x.busbw_gbps = metric_from(e.at("busbw_gbps"));
       x.algbw_gbps = metric_from(e.at("algbw_gbps"));
       x.time_us = metric_from(e.at("time_us"));
+      for (std::size_t r : x.runs)
+        if (r >= b.runs.size()) throw std::runtime_error(fmt::format("runs names run {} of {}", r, b.runs.size()));
+      for (const BaselineMetric* m : {&x.busbw_gbps, &x.algbw_gbps, &x.time_us})
+        for (std::size_t i : m->outliers)
+          if (i >= m->values.size()) throw std::runtime_error(fmt::format("outlier {} of {} values", i, m->values.size()));
       b.entries.push_back(std::move(x));
     }
   } catch (const UsageError&) {

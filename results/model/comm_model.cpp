@@ -11,6 +11,7 @@
 
 #include "collectives/collective.hpp"
 #include "common/errors.hpp"
+#include "results/json_integer.hpp"
 #include "results/model/step_cost.hpp"
 #include "results/stats.hpp"
 
@@ -330,23 +331,23 @@ Model model_from_json(const std::string& text, const std::string& name) {
       s.op = o.at("op").get<std::string>();
       s.path = o.at("path").get<std::string>();
       s.memory = o.at("memory").get<std::string>();
-      s.in_place = o.at("in_place").get<int>();
-      s.ranks_per_node = o.at("ranks_per_node").get<int>();
+      s.in_place = json_integer<int>(o.at("in_place"));
+      s.ranks_per_node = json_integer<int>(o.at("ranks_per_node"));
       const std::string family = o.at("family").get<std::string>();
       bool known = false;
       for (ModelFamily f : kModelFamilies)
         if (family == family_name(f)) s.family = f, known = true;
       if (!known) throw bad(fmt::format("series {}: unknown family '{}'", s.collective, family));
       s.chosen_by = o.value("chosen_by", "");
-      s.counts = o.at("counts").get<std::vector<int>>();
+      s.counts = json_integers<int>(o.at("counts"));
       if (s.counts.size() < 2 || s.counts.front() < 2 || !std::is_sorted(s.counts.begin(), s.counts.end()) ||
           std::adjacent_find(s.counts.begin(), s.counts.end()) != s.counts.end() || s.ranks_per_node < 0 || s.in_place < -1 ||
           s.in_place > 1)
         throw bad(fmt::format("series {}: counts or placement out of range", s.collective));
       for (const json& z : o.at("points")) {
         ModelPoint p;
-        p.ranks = z.at("ranks").get<int>();
-        p.bytes = z.at("bytes").get<std::uint64_t>();
+        p.ranks = json_integer<int>(z.at("ranks"));
+        p.bytes = json_integer<std::uint64_t>(z.at("bytes"));
         p.time_us = z.at("time_us").get<double>();
         p.noise = z.at("noise").get<double>();
         p.left_out = z.at("left_out").is_null() ? kNaN : z.at("left_out").get<double>();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "common/errors.hpp"
@@ -384,6 +385,27 @@ TEST(AcceptBaseline, BuildsFromRunsAndRoundTrips) {
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("not a ccbench baseline"), std::string::npos);
   }
+  // Numbers that do not fit their field, and indices past their lists, are a
+  // malformed file naming the entry (a cast of 1e300 to int is undefined).
+  const nlohmann::json good = nlohmann::json::parse(baseline_to_json(b));
+  const auto rejects = [&](const nlohmann::json::json_pointer& field, const nlohmann::json& value, const std::string& says) {
+    nlohmann::json bad = good;
+    bad[field] = value;
+    std::ofstream(path) << bad.dump();
+    try {
+      load_baseline(path);
+      ADD_FAILURE() << field << " = " << value << " was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  using ptr = nlohmann::json::json_pointer;
+  rejects(ptr("/entries/0/ranks"), 1e300, "entries[0]: not a valid baseline file ([json.exception.out_of_range.406]");
+  rejects(ptr("/entries/0/bytes"), -1, "-1 is not a whole number in range");
+  rejects(ptr("/entries/0/nodes"), 2.5, "2.5 is not a whole number in range");
+  rejects(ptr("/ccbench_baseline"), 1e300, "not a ccbench baseline");
+  rejects(ptr("/entries/0/runs/0"), 7, "runs names run 7 of 3");
+  rejects(ptr("/entries/0/time_us/outliers"), nlohmann::json::array({3}), "outlier 3 of 3 values");
 }
 
 }  // namespace

@@ -122,15 +122,17 @@ TEST(Model, FlagsWhatTheFitCannotKnow) {
   EXPECT_NE(q.flags[0].find("4 ranks per node not measured: fitted at 8"), std::string::npos) << q.flags[0];
 }
 
+// The UsageError f throws, or "no error".
+std::string message(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 TEST(Model, BadInputIsOneLine) {
-  const auto message = [](const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const UsageError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   EXPECT_NE(message([] { fit_model({sweep({4}, ring)}); }).find("two or more rank counts"), std::string::npos);
   EXPECT_NE(message([] { fit_model({sweep({2, 3}, ring, 1, "mpi"), sweep({4}, ring, 1, "nccl")}); }).find("mix backends (mpi, nccl)"),
             std::string::npos);
@@ -144,6 +146,32 @@ TEST(Model, BadInputIsOneLine) {
   EXPECT_NE(message([&] { model_from_json(negative, "m.json"); }).find("out of range"), std::string::npos);
   std::string truncated = good.substr(0, good.size() / 2);
   EXPECT_NE(message([&] { model_from_json(truncated, "m.json"); }).find("m.json:"), std::string::npos);
+}
+
+// A number that does not fit its field is a malformed file, not a cast
+// (the fuzzer found "bytes": 8.9e121; under UBSan a cast aborts).
+TEST(Model, FileNumbersThatDoNotFitAreMalformed) {
+  const std::string good = model_to_json(fit_model({sweep({2, 3}, ring)}));
+  const auto with = [&](const std::string& field, const std::string& value) {
+    std::string text = good;
+    const std::size_t at = text.find("\"" + field + "\": ");
+    EXPECT_NE(at, std::string::npos) << field;
+    const std::size_t from = at + field.size() + 4;
+    const std::size_t end = text[from] == '[' ? text.find(']', from) + 1 : text.find_first_of(",\n}", from);
+    text.replace(from, end - from, value);
+    return text;
+  };
+  for (const auto& bad : {std::pair{"bytes", "8.88889e+121"}, {"bytes", "-1"}, {"ranks", "2.5"}, {"ranks", "1e300"},
+                          {"ranks_per_node", "-3e9"}, {"in_place", "\"0\""}}) {
+    const std::string m = message([&] { model_from_json(with(bad.first, bad.second), "m.json"); });
+    EXPECT_NE(m.find("m.json: malformed model file"), std::string::npos) << bad.first << " = " << bad.second << ": " << m;
+  }
+  const std::string wide = with("counts", "[2, 1e20]");
+  EXPECT_NE(message([&] { model_from_json(wide, "m.json"); }).find("1e+20 is not a whole number in range"),
+            std::string::npos);
+  // A whole number written as a float is still that number.
+  const Model m = model_from_json(with("ranks_per_node", "0.0"), "m.json");
+  EXPECT_EQ(m.series.at(0).ranks_per_node, 0);
 }
 
 TEST(Model, FileRoundTripPredictsTheSame) {
