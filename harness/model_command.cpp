@@ -43,7 +43,9 @@ coordinates. The family is the library's usual algorithm (ring; constant for
 point-to-point) unless another predicts left-out rank counts clearly better:
 fit without one count, predict it, for each count; a median |log(predicted/
 measured)| below 0.75x the usual family's (and 0.05 lower) switches. The
-model file keeps every point, score and left-out error.
+model file keeps every point, score and left-out error, and NCCL's algorithm
+per point when the runs recorded it (--nccl-algorithms); a note names a
+series whose rank counts ran different algorithms at one size.
 
 predict: the predicted table at N ranks on M nodes (marked PREDICTED): time
 in microseconds with its 90% prediction interval [lo, hi], algbw = bytes /
@@ -64,7 +66,10 @@ counts) and prints, per point, measured and predicted time, the error
 measurement; then the median |error| for sizes >= 1 MiB and below, and the
 share of points inside their interval, against --targets (default 15,30,70:
 <= 15% and <= 30% median error, >= 70% covered). Exit 1 when a target is
-missed (like a rejected acceptance).
+missed (like a rejected acceptance). "[switch]": NCCL ran another algorithm
+at this point than the fit saw at the same size at its largest rank count
+(both recorded with --nccl-algorithms); the summary names the switch, which
+the model does not know. Those points count toward the targets too.
 
 Exit codes: 0 done, 2 bad input (one line on stderr), 5 output not written.
 docs/model.md has the formulas and the validation on the emulated cluster.
@@ -235,6 +240,7 @@ struct Checked {
   int ranks, nodes;
   std::uint64_t bytes;
   double measured, predicted, lo, hi;
+  std::string switched;  // algorithm_switch: NCCL ran another algorithm than the fit saw
 };
 
 int check_cmd(int argc, const char* const* argv) {
@@ -278,7 +284,8 @@ int check_cmd(int argc, const char* const* argv) {
             p->memory != x.memory || p->in_place != x.in_place)
           continue;
         const auto q = std::find_if(pred.points.begin(), pred.points.end(), [&](const PredictedPoint& z) { return z.bytes == p->bytes; });
-        rows.push_back({x.key(), scale.first, scale.second, p->bytes, p->time_us, q->time_us, q->lo_us, q->hi_us});
+        rows.push_back({x.key(), scale.first, scale.second, p->bytes, p->time_us, q->time_us, q->lo_us, q->hi_us,
+                        algorithm_switch(x, p->bytes, p->algorithm)});
       }
     }
   }
@@ -288,13 +295,16 @@ int check_cmd(int argc, const char* const* argv) {
                      "predicted", "error", "in 90%", "series");
   std::vector<double> large, small;
   std::size_t covered = 0;
+  std::map<std::string, std::size_t> switches;  // algorithm_switch -> rows
   for (const Checked& r : rows) {
     const double e = (r.predicted - r.measured) / r.measured;
     const bool in = r.measured >= r.lo && r.measured <= r.hi;
     covered += in;
     (r.bytes >= (1u << 20) ? large : small).push_back(std::fabs(e));
-    out += fmt::format("  {:>5} {:>5} {:>10} {:>12.1f} {:>12.1f} {:>+7.1f}% {:>7}  {}\n", r.ranks, r.nodes, r.bytes, r.measured,
-                       r.predicted, 100 * e, in ? "yes" : "NO", r.series);
+    out += fmt::format("  {:>5} {:>5} {:>10} {:>12.1f} {:>12.1f} {:>+7.1f}% {:>7}  {}{}\n", r.ranks, r.nodes, r.bytes, r.measured,
+                       r.predicted, 100 * e, in ? "yes" : "NO", r.series,
+                       r.switched.empty() ? "" : " [switch]");
+    if (!r.switched.empty()) ++switches[r.switched];
   }
   bool met = true;
   const auto median_line = [&](const char* what, std::vector<double> v, double limit) {
@@ -312,6 +322,11 @@ int check_cmd(int argc, const char* const* argv) {
   met = met && cover >= target[2];
   out += fmt::format("#   90% intervals hold {} of {} measurements ({:.0f}%, target >= {:g}%): {}\n", covered, rows.size(), cover,
                      target[2], cover >= target[2] ? "met" : "MISSED");
+  // Rows whose NCCL algorithm differs from the fit's at its largest count:
+  // their error is the switch, which the model does not know.
+  for (const auto& [what, n] : switches)
+    out += fmt::format("#   [switch] {} point{}: NCCL ran {} (a switch the model does not know)\n", n, n == 1 ? "" : "s",
+                       terminal_safe(what));
   const int code = print_or_fail(out);
   return code != kExitOk ? code : met ? kExitOk : kExitRejected;
 }

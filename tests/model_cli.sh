@@ -39,6 +39,23 @@ grep -q 'sizes >= 1 MiB: median |error| .*: met' "$out/check.txt" || fail "large
 "$ccbench" model fit "$(fast 2)" "$(fast 3)" --out "$out/m2.json" -q || fail "fit on two counts"
 "$ccbench" model predict "$out/m2.json" --ranks 64 --nodes 64 | grep -q 'flag: beyond the model.s validity' || fail "validity flag"
 
+# NCCL's algorithm per point (--nccl-algorithms, path.algorithms): a fit
+# across a switch is noted, and checked points that switched are marked.
+algo() {  # algo HOSTS NAME: the recorded run with NAME as every point's algorithm
+  sed '/"type":"point"/s|"path":null|"path":{"algorithms":["'"$2"'/SIMPLE/2ch"]}|' "$(fast "$1")" > "$out/algo-$1.jsonl"
+  echo "$out/algo-$1.jsonl"
+}
+"$ccbench" model fit "$(algo 2 RING)" "$(algo 3 RING)" "$(algo 4 RING)" --out "$out/ma.json" > "$out/fita.txt" || fail "fit with algorithms"
+grep -q 'NCCL chose different' "$out/fita.txt" && fail "one algorithm at every count must not be noted"
+"$ccbench" model check "$out/ma.json" "$(algo 8 TREE)" > "$out/checka.txt"
+[ "$(grep -c 'multi-node (1 rank/node) \[switch\]$' "$out/checka.txt")" = 14 ] &&
+  grep -q '^#   \[switch\] 14 points: NCCL ran RING at 4 ranks in the fit, TREE here (a switch the model does not know)$' "$out/checka.txt" ||
+  { cat "$out/checka.txt"; fail "a switched algorithm must be marked"; }
+"$ccbench" model check "$out/ma.json" "$(algo 8 RING)" | grep -q 'switch' && fail "the same algorithm must not be marked"
+"$ccbench" model fit "$(algo 2 RING)" "$(algo 3 RING)" "$(algo 4 TREE)" --out "$out/mb.json" > "$out/fitb.txt" || fail "fit across a switch"
+grep -q '^# note: all_reduce float sum, out-of-place, .*: NCCL chose different algorithms at different rank counts (65536 B: RING at 2, 3 ranks; TREE at 4 ranks; 6 more sizes)' "$out/fitb.txt" ||
+  { cat "$out/fitb.txt"; fail "a fit across an algorithm switch must be noted"; }
+
 # compare --scale with a workload: the summary comes first and names both sets.
 cat > "$out/wl.yaml" <<'YAML'
 name: test workload

@@ -3,6 +3,8 @@
 // the environment; each point record holds out-of-place and in-place.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -105,6 +107,24 @@ void read_environment(const json& run, ResultSet& set) {
     if (v.is_string() && tunes_communication(k)) set.note_env("env." + k, v.get<std::string>());
 }
 
+// The algorithm names in path.algorithms ("RING/LL128/16ch" -> RING), sorted
+// and "+"-joined; a name that is not a plain word is left out.
+std::string algorithm_names(const json& path) {
+  std::set<std::string> names;
+  if (const auto a = path.find("algorithms"); a != path.end() && a->is_array())
+    for (const json& v : *a) {
+      if (!v.is_string()) continue;
+      const std::string full = v.get<std::string>();
+      const std::string name = full.substr(0, full.find('/'));
+      if (!name.empty() && name.size() <= 32 &&
+          std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; }))
+        names.insert(name);
+    }
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : "+") + n;
+  return out;
+}
+
 void read_placement(const json& pl, bool in_place, const ImportedPoint& base, std::uint32_t line, ImportContext& ctx) {
   if (!pl.is_object()) return;
   ImportedPoint p = base;
@@ -156,6 +176,7 @@ void read_point(const json& j, const RunContext& run, std::uint32_t line, Import
   p.bytes = static_cast<std::uint64_t>(*bytes);
   const auto requested = num_at(j, "requested_bytes");
   p.requested_bytes = requested && *requested >= 0 && *requested <= 1.8e19 ? static_cast<std::uint64_t>(*requested) : p.bytes;
+  p.algorithm = algorithm_names(obj_at(j, "path"));
   const auto oop = j.find("out_of_place"), ip = j.find("in_place");
   if (oop != j.end()) read_placement(*oop, false, p, line, ctx);
   if (ip != j.end()) read_placement(*ip, true, p, line, ctx);

@@ -32,6 +32,7 @@ struct ImportedPoint {
   double p50_us = kNaN, p90_us = kNaN;  // per-iteration median and 90th percentile, when recorded
   double rank_mean_avg_us = kNaN;  // ccbench: average over ranks of each rank's mean time (OSU's and IMB's figure)
   std::vector<double> samples_us;  // per-iteration times, when the file has them
+  std::string algorithm;  // NCCL's algorithms the point's operations chose (sorted, "+"-joined: "RING", "RING+TREE"); "" when not recorded
   std::optional<std::uint64_t> wrong;
   std::uint32_t file = 0, line = 0;  // where it came from: ResultSet::files[file], 1-based line
 };

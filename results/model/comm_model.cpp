@@ -1,8 +1,10 @@
 #include "results/model/comm_model.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -111,8 +113,12 @@ void fit_series(ModelSeries& s, const PointsBySize& by_size) {
   for (const auto& [key, pts] : by_size) {
     std::vector<double> times;
     double noise = 0;
-    for (const ImportedPoint* p : pts) times.push_back(p->time_us), noise = std::max(noise, point_noise(*p));
-    s.points.push_back({key.second, key.first, median_of(times), noise, kNaN});
+    std::set<std::string> algorithms;
+    for (const ImportedPoint* p : pts) {
+      times.push_back(p->time_us), noise = std::max(noise, point_noise(*p));
+      if (!p->algorithm.empty()) algorithms.insert(p->algorithm);
+    }
+    s.points.push_back({key.second, key.first, median_of(times), noise, kNaN, fmt::format("{}", fmt::join(algorithms, "|"))});
     counts.insert(key.second);
   }
   s.counts.assign(counts.begin(), counts.end());
@@ -150,7 +156,35 @@ void fit_series(ModelSeries& s, const PointsBySize& by_size) {
   for (std::size_t i = 0; i < e.size(); ++i) s.points[i].left_out = e[i];
 }
 
+// The sizes at which NCCL chose different algorithms at different rank
+// counts of the fit: "" when it did not (or nothing was recorded).
+std::string algorithm_mix(const ModelSeries& s) {
+  std::map<std::uint64_t, std::map<std::string, std::vector<int>>> by_size;  // bytes -> algorithm -> counts
+  for (const ModelPoint& p : s.points)
+    if (!p.algorithm.empty()) by_size[p.bytes][p.algorithm].push_back(p.ranks);
+  std::vector<std::string> sizes;
+  for (const auto& [bytes, algorithms] : by_size) {
+    if (algorithms.size() < 2) continue;
+    std::vector<std::string> parts;
+    for (const auto& [name, counts] : algorithms) parts.push_back(fmt::format("{} at {} ranks", name, fmt::join(counts, ", ")));
+    sizes.push_back(fmt::format("{} B: {}", bytes, fmt::join(parts, "; ")));
+  }
+  if (sizes.empty()) return "";
+  return fmt::format("{}: NCCL chose different algorithms at different rank counts ({}{}): the fit mixes their scaling; "
+                     "fit at counts that run the target's algorithm",
+                     s.key(), sizes.front(), sizes.size() > 1 ? fmt::format("; {} more sizes", sizes.size() - 1) : "");
+}
+
 }  // namespace
+
+std::string algorithm_switch(const ModelSeries& s, std::uint64_t bytes, const std::string& measured) {
+  if (measured.empty()) return "";
+  const ModelPoint* fitted = nullptr;  // the largest count's point at this size
+  for (const ModelPoint& p : s.points)
+    if (p.bytes == bytes && !p.algorithm.empty() && (!fitted || p.ranks > fitted->ranks)) fitted = &p;
+  if (!fitted || fitted->algorithm == measured) return "";
+  return fmt::format("{} at {} ranks in the fit, {} here", fitted->algorithm, fitted->ranks, measured);
+}
 
 Model fit_model(const std::vector<ResultSet>& runs) {
   Model m;
@@ -186,6 +220,7 @@ Model fit_model(const std::vector<ResultSet>& runs) {
       m.notes.push_back(fmt::format("{}: measured at {} ranks only: a fit needs two or more rank counts", s.key(), s.counts.front()));
       continue;
     }
+    if (std::string mixed = algorithm_mix(s); !mixed.empty()) m.notes.push_back(std::move(mixed));
     m.series.push_back(std::move(s));
   }
   if (m.series.empty())
@@ -304,9 +339,11 @@ std::string model_to_json(const Model& m) {
                    {"chosen_by", s.chosen_by},   {"counts", s.counts}};
     for (const FamilyScore& f : s.scores) o["median_left_out"][family_name(f.family)] = num(f.median_left_out);
     o["points"] = ordered_json::array();
-    for (const ModelPoint& p : s.points)
+    for (const ModelPoint& p : s.points) {
       o["points"].push_back({{"ranks", p.ranks}, {"bytes", p.bytes}, {"time_us", p.time_us}, {"noise", p.noise},
                              {"left_out", num(p.left_out)}});
+      if (!p.algorithm.empty()) o["points"].back()["algorithm"] = p.algorithm;
+    }
     j["series"].push_back(std::move(o));
   }
   return j.dump(1) + "\n";
@@ -351,6 +388,12 @@ Model model_from_json(const std::string& text, const std::string& name) {
         p.time_us = z.at("time_us").get<double>();
         p.noise = z.at("noise").get<double>();
         p.left_out = z.at("left_out").is_null() ? kNaN : z.at("left_out").get<double>();
+        p.algorithm = z.value("algorithm", "");
+        if (p.algorithm.size() > 200 || !std::all_of(p.algorithm.begin(), p.algorithm.end(), [](unsigned char c) {
+              return std::isalnum(c) || c == '_' || c == '+' || c == '|';
+            }))
+          throw bad(fmt::format("series {}: point {} B at {} ranks: algorithm is not NCCL algorithm names", s.collective,
+                                p.bytes, p.ranks));
         if (!(p.time_us > 0) || !std::isfinite(p.time_us) || !(p.noise >= 0) || !std::isfinite(p.noise) || p.bytes == 0 ||
             !std::binary_search(s.counts.begin(), s.counts.end(), p.ranks))
           throw bad(fmt::format("series {}: point {} B at {} ranks: values out of range", s.collective, p.bytes, p.ranks));

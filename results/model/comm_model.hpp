@@ -48,6 +48,7 @@ struct ModelPoint {
   double time_us = 0;
   double noise = 0;           // log(p90/p50) of its iterations; 0 when not recorded
   double left_out = kNaN;     // |log(pred/meas)| predicted without this rank count; NaN with 2 counts
+  std::string algorithm;      // NCCL's algorithms at this point (ImportedPoint::algorithm); "" when not recorded
 };
 
 struct FamilyScore {
@@ -98,6 +99,12 @@ struct Prediction {
 std::vector<Prediction> predict(const Model& m, int ranks, int nodes, const std::vector<std::uint64_t>& sizes);
 
 // The model file (JSON). read_model throws UsageError "FILE: what" on bad content.
+// A measured point's NCCL algorithm against the one the fit saw at the same
+// size at its largest rank count: "" when they agree or either is not
+// recorded, else "RING at 4 ranks in the fit, TREE here". The model fits one
+// algorithm's scaling; a switch between the fit and the target is outside it.
+std::string algorithm_switch(const ModelSeries& s, std::uint64_t bytes, const std::string& measured);
+
 std::string model_to_json(const Model& m);
 Model model_from_json(const std::string& text, const std::string& name);
 

@@ -218,6 +218,28 @@ TEST(Importers, CcbenchJsonlBrokenLinesAreListed) {
   EXPECT_TRUE(unread_has(future, ":1: run record with schema_version '9': this ccbench reads 1 and 2"));
 }
 
+// --nccl-algorithms records what NCCL chose per point; the importer keeps the
+// algorithm names (the model flags a switch between rank counts with them).
+TEST(Importers, CcbenchJsonlNcclAlgorithmNames) {
+  const std::string file = ::testing::TempDir() + "/algorithms.jsonl";
+  const std::string run = R"({"type":"run","schema_version":2,"config":{"collective":"all_reduce","memory_kind":"device"},)"
+                          R"("path":{"requested":"auto"},"ranks":8,"nodes":1})";
+  const auto point = [](int bytes, const std::string& path) {
+    return R"({"type":"point","collective":"all_reduce","dtype":"float","op":"sum","ranks":8,"nodes":1,"bytes":)" +
+           std::to_string(bytes) + R"(,"out_of_place":{"time_us":50},"in_place":null,"path":)" + path + "}\n";
+  };
+  std::ofstream(file) << run << "\n"
+                      << point(1024, R"({"algorithms":["TREE/LL/2ch","RING/LL128/16ch","RING/SIMPLE/8ch"]})")
+                      << point(2048, R"({"algorithms":[]})")
+                      << point(4096, R"({"algorithms":["NVLS/SIMPLE/16ch","\u001b[31mX/LL/1ch",7]})") << point(8192, "null");
+  const ResultSet s = load_result_set("t", file, {});
+  ASSERT_EQ(s.points.size(), 4u) << (s.unread.empty() ? "" : s.unread[0]);
+  EXPECT_EQ(s.points[0].algorithm, "RING+TREE");
+  EXPECT_EQ(s.points[1].algorithm, "");
+  EXPECT_EQ(s.points[2].algorithm, "NVLS");  // a name with a control character, and a number, are left out
+  EXPECT_EQ(s.points[3].algorithm, "");
+}
+
 TEST(Importers, BrokenTextFilesNameFileAndLine) {
   const ResultSet rows = load("broken/truncated-rows-all_reduce.log");
   EXPECT_TRUE(unread_has(rows, "truncated-rows-all_reduce.log:25: out-of-place: time/algbw/busbw 'fast'"));

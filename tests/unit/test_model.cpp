@@ -174,6 +174,35 @@ TEST(Model, FileNumbersThatDoNotFitAreMalformed) {
   EXPECT_EQ(m.series.at(0).ranks_per_node, 0);
 }
 
+// NCCL's algorithm per point (--nccl-algorithms): a fit across a switch is
+// named in the notes, and a checked point that ran another algorithm than the
+// fit's largest count is marked.
+TEST(Model, NcclAlgorithmSwitchesAreNamed) {
+  ResultSet set = sweep({2, 3, 4}, ring, 1, "nccl");
+  for (ImportedPoint& p : set.points) p.algorithm = p.ranks == 4 && p.bytes >= (1u << 20) ? "TREE" : "RING";
+  const Model m = fit_model({set});
+  ASSERT_EQ(m.notes.size(), 2u);  // one per series (out-of-place, in-place)
+  EXPECT_NE(m.notes[0].find("NCCL chose different algorithms at different rank counts (1048576 B: RING at 2, 3 ranks; "
+                            "TREE at 4 ranks; 3 more sizes)"),
+            std::string::npos)
+      << m.notes[0];
+  const ModelSeries& s = m.series.at(0);
+  EXPECT_EQ(algorithm_switch(s, 1u << 20, "RING"), "TREE at 4 ranks in the fit, RING here");
+  EXPECT_EQ(algorithm_switch(s, 1u << 20, "TREE"), "");
+  EXPECT_EQ(algorithm_switch(s, 1024, "RING"), "");
+  EXPECT_EQ(algorithm_switch(s, 1024, ""), "");          // not recorded at the checked point
+  EXPECT_EQ(algorithm_switch(s, 3u << 20, "TREE"), "");  // a size the fit did not measure
+  const Model back = model_from_json(model_to_json(m), "m.json");
+  EXPECT_EQ(algorithm_switch(back.series.at(0), 1u << 20, "RING"), "TREE at 4 ranks in the fit, RING here");
+  std::string hostile = model_to_json(m);
+  hostile.replace(hostile.find("\"TREE\""), 6, "\"\\u001b[2J\"");
+  EXPECT_NE(message([&] { model_from_json(hostile, "m.json"); }).find("algorithm is not NCCL algorithm names"), std::string::npos);
+  // One algorithm everywhere, or none recorded: no note.
+  for (ImportedPoint& p : set.points) p.algorithm = "RING";
+  EXPECT_TRUE(fit_model({set}).notes.empty());
+  EXPECT_TRUE(fit_model({sweep({2, 3, 4}, ring, 1, "nccl")}).notes.empty());
+}
+
 TEST(Model, FileRoundTripPredictsTheSame) {
   const Model m = fit_model({sweep({2, 3, 4}, ring)});
   const Model back = model_from_json(model_to_json(m), "m.json");
