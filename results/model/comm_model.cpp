@@ -353,7 +353,7 @@ Model model_from_json(const std::string& text, const std::string& name) {
   using nlohmann::json;
   const json j = json::parse(text, nullptr, false);
   const auto bad = [&](const std::string& what) { return UsageError(fmt::format("{}: {}", name, what)); };
-  if (j.is_discarded() || !j.is_object() || j.value("type", "") != "ccbench_model")
+  if (j.is_discarded() || !j.is_object() || !j.contains("type") || j["type"] != "ccbench_model")
     throw bad("not a ccbench model file (write one with ccbench model fit)");
   if (!j.contains("version") || j["version"] != 1) throw bad("model file version is not 1");
   Model m;

@@ -140,6 +140,8 @@ TEST(Model, BadInputIsOneLine) {
   mixed.note_env("config.backend", "nccl");
   EXPECT_NE(message([&] { fit_model({mixed}); }).find("mix backends"), std::string::npos);
   EXPECT_NE(message([] { model_from_json("{}", "m.json"); }).find("m.json: not a ccbench model file"), std::string::npos);
+  // A "type" that is not a string (the fuzzer's find: an uncaught exception ended the process).
+  EXPECT_NE(message([] { model_from_json(R"({"type": 5})", "m.json"); }).find("m.json: not a ccbench model file"), std::string::npos);
   const std::string good = model_to_json(fit_model({sweep({2, 3}, ring)}));
   std::string negative = good;
   negative.replace(negative.find("\"time_us\": ") + 11, 1, "-");
