@@ -48,7 +48,7 @@ void import_nccl_tests_json(std::string_view text, ImportContext& ctx) {
   }
   if (!doc.is_object()) return ctx.unread(1, "nccl-tests JSON: top level is not an object");
   ctx.set.note_env("tool", "nccl-tests");
-  if (const auto v = number(doc, "nccl_version"); v && *v > 0) {
+  if (const auto v = number(doc, "nccl_version"); v && *v > 0 && *v < 1e9) {  // NCCL's code: 22703 for 2.27.3
     const auto code = static_cast<long>(*v);
     ctx.set.note_env("versions.nccl", code >= 20900 ? fmt::format("{}.{}.{}", code / 10000, code / 100 % 100, code % 100)
                                                     : std::to_string(code));

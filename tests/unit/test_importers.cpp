@@ -105,6 +105,18 @@ TEST(Importers, NcclTestsJsonWithSamplesAndNoEnvironmentLeak) {
     EXPECT_EQ(k.find("AWS"), std::string::npos);
     EXPECT_EQ(v.find("do-not-copy-me"), std::string::npos);
   }
+  EXPECT_EQ(s.environment.at("versions.nccl"), "2.23.9");
+  // A version code that is no NCCL version is left out (a cast of 1e300 to an integer is undefined).
+  std::ifstream in(kDir + "nccl-tests/cloud-c.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t at = text.find("\"nccl_version\": 22309");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 21, "\"nccl_version\": 1e300");
+  const std::string file = ::testing::TempDir() + "/huge-version.json";
+  std::ofstream(file) << text;
+  const ResultSet huge = load_result_set("t", file, {});
+  EXPECT_EQ(huge.points.size(), 26u);
+  EXPECT_EQ(huge.environment.count("versions.nccl"), 0u);
 }
 
 TEST(Importers, OsuLatencyBandwidthAndPerProcessSizes) {
