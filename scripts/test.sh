@@ -3,7 +3,7 @@
 # unit tests, multi-rank tests under mpirun (2, 3, 4 ranks), error-message tests,
 # ccbench compare on fixtures and on two real runs (headless Chromium screenshot);
 # then the same unit tests in a build without MPI, hwloc or fmt's library;
-# then scripts/sanitize.sh (ASan + UBSan build and tests, 10 s per fuzzer).
+# then scripts/sanitize.sh (ASan + UBSan build and tests, 20,000 runs per fuzzer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage() { echo "== test.sh: $1 done at $((SECONDS / 60)) min $((SECONDS % 60)) s"; }  # docs/development.md "CI"

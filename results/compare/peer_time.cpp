@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/collective.hpp"
 #include "results/import/importer.hpp"
 
 namespace ccb {
@@ -14,8 +15,8 @@ bool is_peer(const ResultSet& s) {
 }
 
 bool point_to_point(const ImportedPoint& p) {
-  const std::string_view c = p.collective.str();
-  return c == "pingpong" || c == "uni_bw" || c == "bi_bw";
+  const Collective* c = find_collective(p.collective.str());
+  return c && c->point_to_point;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // run record sets the context (collective, backend, memory, path, ranks) and
 // the environment; each point record holds out-of-place and in-place.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -120,9 +121,7 @@ std::string algorithm_names(const json& path) {
           std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; }))
         names.insert(name);
     }
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : "+") + n;
-  return out;
+  return fmt::format("{}", fmt::join(names, "+"));
 }
 
 void read_placement(const json& pl, bool in_place, const ImportedPoint& base, std::uint32_t line, ImportContext& ctx) {

@@ -5,6 +5,7 @@
 // count: --ranks LABEL=N gives it (point-to-point tests are 2 ranks).
 #include <fmt/format.h>
 
+#include "collectives/collective.hpp"
 #include "results/import/importer.hpp"
 #include "results/import/text_input.hpp"
 
@@ -44,7 +45,10 @@ std::string osu_collective(std::string_view h) {
   return "";
 }
 
-bool point_to_point(std::string_view c) { return c == "pingpong" || c == "uni_bw" || c == "bi_bw"; }
+bool point_to_point(std::string_view name) {
+  const Collective* c = find_collective(name);
+  return c && c->point_to_point;
+}
 
 // Splits an OSU column line on runs of two or more spaces.
 std::vector<std::string> osu_columns(std::string_view h) {
