@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/nccl/nccl_env.hpp"
+#include "harness/require_gpu.hpp"
 #include "harness/every_rank_passes.hpp"
 #include "harness/faults.hpp"
 #include "harness/run_info.hpp"
@@ -319,7 +320,19 @@ std::vector<std::string> switch_labels(const AcceptSpec& spec, const std::vector
   return labels;
 }
 
+// A spec with GPU checks stops here, before the first check, on a node without a GPU.
+void require_gpus_for(const AcceptSpec& spec) {
+  std::string gpu_checks;
+  std::size_t count = 0;
+  for (const Check& c : spec.checks)
+    if (!c.io && (c.backend == BackendKind::nccl || c.memory == MemoryKind::device))
+      gpu_checks += (count++ ? ", " : "") + c.name;
+  if (count > 0)
+    require_gpu(fmt::format("{}: check{} {} need{} a GPU", spec.file, count > 1 ? "s" : "", gpu_checks, count > 1 ? "" : "s"));
+}
+
 void validate_for_nodes(const AcceptSpec& spec, const std::vector<int>& ranks_per_node) {
+  require_gpus_for(spec);
   const int nodes = static_cast<int>(ranks_per_node.size());
   const int fewest = *std::min_element(ranks_per_node.begin(), ranks_per_node.end());
   for (const Check& c : spec.checks) {
@@ -333,19 +346,19 @@ void validate_for_nodes(const AcceptSpec& spec, const std::vector<int>& ranks_pe
 }
 
 // verdict.json, verdict.md and report.html under --out (each replaced whole).
-Report write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome) {
+void write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome) {
   Report report = build_accept_report(outcome);
   const std::filesystem::path out(args.out_dir);
   write_file_atomically("--out", (out / "verdict.json").string(), accept_to_json(outcome));
   write_file_atomically("--out", (out / "verdict.md").string(), render_markdown(report));
   write_file_atomically("--out", (out / "report.html").string(), render_html(report, ChartImages{}));
-  return report;
 }
 
 // The final verdict files, then the report on the terminal and where the
 // files are; the exit code of printing (0, or 5 when stdout failed).
 int write_and_print(const AcceptArgs& args, const AcceptOutcome& outcome, const std::string& raw, int code) {
-  const Report report = write_verdicts(args, outcome);
+  write_verdicts(args, outcome);
+  const Report report = build_accept_report(outcome, AcceptView::terminal);
   // The last line says the verdict and what the exit code means: under
   // mpirun a non-zero exit is followed by mpirun's "process returned a
   // non-zero exit code ... job has been aborted" block (docs/acceptance.md).

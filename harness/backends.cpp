@@ -98,6 +98,14 @@ std::unique_ptr<Backend> make_nccl(const Config& cfg, const Comm& comm, const st
 
 }  // namespace
 
+void require_gpu(const std::string& what) {
+#if CCBENCH_HAVE_CUDA
+  visible_gpus(what.c_str());
+#else
+  throw UsageError(fmt::format("{}: this ccbench was built without CUDA", what));
+#endif
+}
+
 std::vector<int> choose_devices(int local_rank, int local_size, int per_process, int visible, const std::string& host) {
   std::vector<int> out;
   if (visible >= local_size * per_process) {

@@ -8,6 +8,7 @@
 #include "collectives/backend.hpp"
 #include "harness/comm.hpp"
 #include "harness/config.hpp"
+#include "harness/require_gpu.hpp"
 
 namespace ccb {
 

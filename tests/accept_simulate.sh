@@ -14,7 +14,7 @@ printf 'nodes: 1024\ndefective: {nodes: [node0017, node0342], factor: 0.3}\nnois
 "$ccbench" accept "$spec" --simulate "$dir/c.yaml" --out "$dir/v" --color never >"$dir/out" 2>"$dir/err"
 rc=$?
 [ $rc = 1 ] || fail "exit $rc, expected 1 (rejected)"
-named=$(grep -oE '^\| node[0-9]+ \| .* \| \*\*DEFECTIVE\*\* \|' "$dir/v/verdict.md" | grep -oE '^\| node[0-9]+' | grep -oE 'node[0-9]+' | tr '\n' ' ')
+named=$(grep -oE '^\| node[0-9]+ \| .* \| \*\*DEFECTIVE\*\* \|' "$dir/v/verdict.md" | grep -oE '^\| node[0-9]+' | grep -oE 'node[0-9]+' | sort | tr '\n' ' ')
 [ "$named" = "node0017 node0342 " ] || fail "named '$named', expected node0017 node0342"
 grep -qE '"rounds": 12,?$' "$dir/v/verdict.json" || fail "expected 12 rounds in verdict.json"
 grep -q '"wall_s": 360' "$dir/v/verdict.json" || fail "expected 360 s of simulated time (12 rounds x 30 s)"
@@ -22,10 +22,28 @@ grep -q "\"simulated\": \"$dir/c.yaml\"" "$dir/v/verdict.json" || fail "verdict.
 grep -q 'SIMULATED against the cluster model' "$dir/v/report.html" || fail "report.html does not say it was simulated"
 grep -q 'The search: every group, round by round' "$dir/v/report.html" || fail "report.html does not show the search"
 grep -q 're-confirm' "$dir/v/report.html" || fail "report.html does not show the re-confirmations"
+# The terminal: the defective nodes first (the first two rows of Nodes), the
+# other 1,022 counted, not listed.
+rows=$(sed -n '/^-- Nodes --$/,/^$/p' "$dir/out" | sed -n '3,4p' | grep -c 'DEFECTIVE')
+[ "$rows" = 2 ] || fail "the terminal's Nodes table does not open with the two defective nodes"
+grep -q '^1022 more nodes not listed: ' "$dir/out" || fail "the terminal does not count the nodes it leaves out"
 printf 'nodes: 64\nnodes_per_switch: 8\ndefective_switches: {switches: [switch03], factor: 0.4}\nseed: 3\n' >"$dir/s.yaml"
 "$ccbench" accept "$spec" --simulate "$dir/s.yaml" --out "$dir/s" --color never >"$dir/out" 2>"$dir/err"
 [ $? = 1 ] || fail "switch: expected exit 1"
 grep -q 'switch switch03: all its 8 nodes are defective' "$dir/s/verdict.json" || fail "the switch is not named"
 printf 'nodes: 512\nnoise_cv: 0.05\nseed: 2\n' >"$dir/ok.yaml"
 "$ccbench" accept "$spec" --simulate "$dir/ok.yaml" --out "$dir/ok" --color never >"$dir/out" 2>"$dir/err" || fail "a healthy cluster was not accepted"
+# 1,024 nodes pairwise and then all nodes together (the example IB spec, run
+# on a CPU-only machine as a simulation): the report is built in seconds (it
+# never finished before), the terminal stays under 200 lines, the all-nodes
+# check fails as a group (no node marked) and its advice names bisect.
+printf 'nodes: 1024\ndefective: {nodes: [node0017, node0042], factor: 0.3}\nseed: 1\n' >"$dir/p.yaml"
+"$ccbench" accept "$(dirname "$spec")/../../../results/acceptance/ib-multinode.yaml" --simulate "$dir/p.yaml" --out "$dir/p" \
+  --color never >"$dir/out" 2>"$dir/err"
+[ $? = 1 ] || fail "pairwise 1024: expected exit 1"
+lines=$(wc -l <"$dir/out")
+[ "$lines" -lt 200 ] || fail "pairwise 1024: the terminal report has $lines lines (bound 200)"
+grep -q 'all 1024 nodes together .* the group failed' "$dir/out" || fail "the all-nodes check does not fail as a group"
+grep -q 'run pattern bisect to find it' "$dir/out" || fail "the all-nodes advice does not name bisect"
+grep -q '"status": "in failed group"' "$dir/p/verdict.json" || fail "verdict.json does not mark the all-nodes group"
 echo "ok"

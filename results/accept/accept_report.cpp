@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
@@ -27,10 +29,42 @@ std::string sizes_text(const Check& c) {
   return s;
 }
 
+// How much of each list a view shows (verdict.json always has everything).
+struct ViewLimits {
+  std::size_t findings, node_rows, group_rows, matrix_nodes;
+};
+ViewLimits limits_of(AcceptView v) {
+  return v == AcceptView::terminal ? ViewLimits{10, 40, 20, 16} : ViewLimits{1000, SIZE_MAX, 2000, 64};
+}
+
+// A group by its members' names: up to 4 listed, else the first and last and the count.
+std::string group_text(const NodeGroup& g, const std::vector<std::string>& hosts) {
+  if (g.size() <= 4) return group_hosts(g, hosts);
+  return fmt::format("{} + ... + {} ({} nodes)", hosts[static_cast<std::size_t>(g.front())],
+                     hosts[static_cast<std::size_t>(g.back())], g.size());
+}
+
+// The groups to list: all of them when they fit, else the failing ones and
+// the re-tests (what a reader acts on), up to the limit; the count left out.
+std::vector<const GroupVerdict*> groups_to_show(const std::vector<GroupVerdict>& groups, std::size_t limit,
+                                                std::size_t& left_out) {
+  std::vector<const GroupVerdict*> shown;
+  const bool all = groups.size() <= limit;
+  for (const GroupVerdict& g : groups)
+    if (all || !g.pass || (!g.run.role.empty() && g.run.role != "search")) {
+      if (shown.size() < limit) shown.push_back(&g);
+    }
+  left_out = groups.size() - shown.size();
+  return shown;
+}
+
 Table groups_table(const std::string& title, const Check& c, const std::vector<GroupVerdict>& groups,
-                   const std::vector<std::string>& hosts) {
+                   const std::vector<std::string>& hosts, std::size_t limit) {
   Table t;
-  t.title = title;
+  std::size_t left_out = 0;
+  const std::vector<const GroupVerdict*> shown = groups_to_show(groups, limit, left_out);
+  t.title = left_out == 0 ? title : fmt::format("{}: {} of {} groups (the failing ones and re-tests first)", title,
+                                                shown.size(), groups.size());
   const bool roles = std::any_of(groups.begin(), groups.end(), [](const GroupVerdict& g) { return !g.run.role.empty(); });
   t.header = {"round", "nodes", "ranks", "verdict"};
   if (roles) t.header.insert(t.header.begin() + 1, "why it ran");
@@ -39,8 +73,9 @@ Table groups_table(const std::string& title, const Check& c, const std::vector<G
   t.header.push_back("reason");
   t.left_columns = 2;
   t.last_left = true;
-  for (const GroupVerdict& g : groups) {
-    std::vector<Cell> row{{std::to_string(g.run.round + 1)}, {group_hosts(g.run.nodes, hosts)},
+  for (const GroupVerdict* gp : shown) {
+    const GroupVerdict& g = *gp;
+    std::vector<Cell> row{{std::to_string(g.run.round + 1)}, {group_text(g.run.nodes, hosts)},
                           {std::to_string(g.run.ranks)}, {g.pass ? "pass" : "FAIL", g.pass ? Tone::better : Tone::worse}};
     if (roles) row.insert(row.begin() + 1, Cell{g.run.role});
     for (std::size_t i = 0; i < g.gates.size(); ++i) {
@@ -59,12 +94,102 @@ Table groups_table(const std::string& title, const Check& c, const std::vector<G
                              : "Values: one per repeat, out-of-place, time = pipelined mean over ranks; ") +
            "the bar is the gate's threshold; margin: the median's distance to the bar (positive: better than needed), "
            "the smallest over gates.";
+  if (left_out > 0)
+    t.note += fmt::format(" {} more groups (passing) are left out here: verdict.json has every group.", left_out);
   if (roles)
     t.note += " Why it ran: search (a group of the splitting; a pass clears its nodes, a failure splits it), "
               "re-test (a failing group whose halves all passed, run whole again), confirm / re-confirm (a suspect "
               "paired with a cleared node; named defective only when both fail), pair re-test (a failing pair whose "
               "nodes both passed with references, run again before its link is named).";
   return t;
+}
+
+// Nodes, what needs action first (defective, with the lowest margin first,
+// then suspects, ...); the terminal lists only nodes that need a look and
+// counts the rest. A check over all nodes at once judges one group, not
+// nodes: it gets one row.
+Table nodes_table(const CheckVerdict& v, const AcceptOutcome& o, const ViewLimits& lim, AcceptView view) {
+  Table t;
+  t.title = "Nodes";
+  t.header = {"node", "ranks", "groups passed", "verdict", "margin", "why"};
+  t.left_columns = 1;
+  t.last_left = true;
+  const auto tone_of = [](NodeStatus s) {
+    return s == NodeStatus::defective || s == NodeStatus::group_failed ? Tone::worse
+           : s == NodeStatus::suspect                                  ? Tone::warn
+                                                                       : Tone::better;
+  };
+  if (v.check->pattern == Pattern::all) {
+    const bool failed = std::any_of(v.nodes.begin(), v.nodes.end(), [](const NodeVerdict& n) { return n.status == NodeStatus::group_failed; });
+    const GroupVerdict* g = v.first.empty() ? nullptr : &v.first.front();
+    t.rows.push_back({{fmt::format("all {} nodes together", v.nodes.size())}, {"-"},
+                      {fmt::format("{} of {}", g && g->pass ? 1 : 0, v.first.size())},
+                      {failed ? "the group failed" : "pass", failed ? Tone::worse : Tone::better},
+                      {g && std::isfinite(g->margin) ? fmt::format("{:+.0f}%", 100 * g->margin) : "-"},
+                      {failed ? "one group cannot name a node (see the finding)" : "-"}});
+    return t;
+  }
+  std::vector<std::size_t> order(v.nodes.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const NodeVerdict &x = v.nodes[a], &y = v.nodes[b];
+    if (severity(x.status) != severity(y.status)) return severity(x.status) < severity(y.status);
+    const double mx = std::isfinite(x.margin) ? x.margin : INFINITY, my = std::isfinite(y.margin) ? y.margin : INFINITY;
+    return mx < my;
+  });
+  std::map<std::string, std::size_t> rest;  // status -> nodes not listed
+  for (std::size_t i : order) {
+    const NodeVerdict& n = v.nodes[i];
+    const bool notable = n.status == NodeStatus::defective || n.status == NodeStatus::suspect;
+    if (t.rows.size() >= lim.node_rows || (view == AcceptView::terminal && !notable)) {
+      ++rest[std::string(name(n.status))];
+      continue;
+    }
+    t.rows.push_back({{n.host},
+                      {i < o.ranks_per_node.size() ? std::to_string(o.ranks_per_node[i]) : "-"},
+                      {fmt::format("{} of {}", n.groups_passed, n.groups)},
+                      {std::string(name(n.status)), tone_of(n.status)},
+                      {std::isfinite(n.margin) ? fmt::format("{:+.0f}%", 100 * n.margin) : "-"},
+                      {n.reason.empty() ? "-" : n.reason}});
+  }
+  if (!rest.empty()) {
+    std::string counts;
+    for (const auto& [status, k] : rest) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", k, status);
+    t.note = fmt::format("{} more nodes not listed: {} (verdict.md and verdict.json list every node).",
+                         order.size() - t.rows.size(), counts);
+  }
+  return t;
+}
+
+Table pair_matrix_table(const Gate& g, const PairMatrix& m, const std::vector<std::string>& hosts) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (std::size_t a = 0; a < m.nodes(); ++a)
+    for (std::size_t b = 0; b < m.nodes(); ++b)
+      if (std::isfinite(m.value(a, b))) lo = std::min(lo, m.value(a, b)), hi = std::max(hi, m.value(a, b));
+  Table mt;
+  mt.title = fmt::format("Pair matrix: {} at {} ({}, median over repeats; red fails the gate)", name(g.metric),
+                         format_size(static_cast<double>(g.at_bytes)), g.metric == Metric::time ? "us" : "GB/s");
+  mt.header.push_back("");
+  for (const auto& h : hosts) mt.header.push_back(h);
+  for (std::size_t a = 0; a < m.nodes(); ++a) {
+    std::vector<Cell> row{{hosts[a]}};
+    for (std::size_t b = 0; b < m.nodes(); ++b) {
+      Cell cell{a == b ? "x" : value_text(m.value(a, b), g.metric), Tone::muted};
+      if (a != b && std::isfinite(m.value(a, b))) {
+        const bool pass = m.passed(a, b);
+        double q = hi > lo ? (m.value(a, b) - lo) / (hi - lo) : 1.0;
+        if (!higher_is_better(g.metric)) q = 1 - q;
+        cell.tone = pass ? Tone::plain : Tone::worse;
+        cell.heat = pass ? 5 + static_cast<int>(std::lround(q * 5)) : std::min(4, static_cast<int>(std::lround(q * 4)));
+        if (!pass) cell.text += " FAIL";
+      }
+      row.push_back(cell);
+    }
+    mt.rows.push_back(row);
+  }
+  mt.note = "Each cell is one pair of the first pass; the colour scale runs from the lowest to the highest value "
+            "of this matrix (failing pairs in reds).";
+  return mt;
 }
 
 }  // namespace
@@ -76,17 +201,19 @@ bool AcceptOutcome::accepted() const {
 
 int AcceptOutcome::exit_code() const { return !run_errors.empty() ? kExitUsage : accepted() ? kExitOk : kExitRejected; }
 
-std::vector<std::vector<double>> pair_matrix(const CheckVerdict& v, std::size_t nodes) {
-  std::vector<std::vector<double>> m(nodes, std::vector<double>(nodes, kNaNv));
+PairMatrix::PairMatrix(const CheckVerdict& v, std::size_t nodes)
+    : nodes_(nodes), value_(nodes * nodes, kNaNv), state_(nodes * nodes, 0) {
   for (const GroupVerdict& g : v.first) {
     if (g.run.nodes.size() != 2) continue;
     const auto a = static_cast<std::size_t>(g.run.nodes[0]), b = static_cast<std::size_t>(g.run.nodes[1]);
-    m[a][b] = m[b][a] = g.headline;
+    if (a >= nodes || b >= nodes) continue;
+    value_[a * nodes + b] = value_[b * nodes + a] = g.headline;
+    state_[a * nodes + b] = state_[b * nodes + a] = g.pass ? 2 : 1;
   }
-  return m;
 }
 
-Report build_accept_report(const AcceptOutcome& o) {
+Report build_accept_report(const AcceptOutcome& o, AcceptView view) {
+  const ViewLimits lim = limits_of(view);
   Report r;
   const AcceptSpec& spec = *o.spec;
   r.title = fmt::format("ccbench accept: {}", spec.name.empty() ? spec.file : spec.name);
@@ -112,15 +239,15 @@ Report build_accept_report(const AcceptOutcome& o) {
   for (const CheckVerdict& v : o.checks) {
     std::size_t passed = 0;
     for (const GroupVerdict& g : v.first) passed += g.pass ? 1 : 0;
-    std::string findings;
-    for (const std::string& f : v.findings) findings += (findings.empty() ? "" : "; ") + f;
+    std::string findings = v.findings.empty() ? "-" : v.findings.front();
+    if (v.findings.size() > 1) findings += fmt::format(" (and {} more findings)", v.findings.size() - 1);
     summary.rows.push_back({{v.check->name},
                             {std::string(name(v.check->pattern))},
                             {fmt::format("{} of {}", passed, v.first.size())},
                             {std::to_string(v.rounds)},
                             {fmt::format("{:.0f}", v.wall_s)},
                             {v.pass ? "pass" : "FAIL", v.pass ? Tone::better : Tone::worse},
-                            {findings.empty() ? "-" : findings}});
+                            {findings}});
   }
   summary.note = "A group passes when it passes every gate in at least k of its n repeats and no element fails "
                  "verification; a check passes when nothing is blamed (no node defective or left a suspect, no link "
@@ -150,69 +277,26 @@ Report build_accept_report(const AcceptOutcome& o) {
     std::string gates;
     for (const Gate& g : c.gates) gates += (gates.empty() ? "Gates: " : "; ") + g.describe() + fmt::format(" (line {})", g.line);
     s.paragraphs.push_back(gates + ".");
-    for (const std::string& f : v.findings) s.paragraphs.push_back("Finding: " + f);
-
-    Table nodes;
-    nodes.title = "Nodes";
-    nodes.header = {"node", "ranks", "groups passed", "verdict", "why"};
-    nodes.left_columns = 1;
-    nodes.last_left = true;
-    for (std::size_t i = 0; i < v.nodes.size(); ++i) {
-      const NodeVerdict& n = v.nodes[i];
-      const Tone tone = n.status == NodeStatus::defective || n.status == NodeStatus::failed ? Tone::worse
-                        : n.status == NodeStatus::suspect                                  ? Tone::warn
-                                                                                           : Tone::better;
-      nodes.rows.push_back({{n.host},
-                            {i < o.ranks_per_node.size() ? std::to_string(o.ranks_per_node[i]) : "-"},
-                            {fmt::format("{} of {}", n.groups_passed, n.groups)},
-                            {std::string(name(n.status)), tone},
-                            {n.reason.empty() ? "-" : n.reason}});
-    }
-    s.tables.push_back(nodes);
-
+    for (std::size_t i = 0; i < v.findings.size() && i < lim.findings; ++i) s.paragraphs.push_back("Finding: " + v.findings[i]);
+    if (v.findings.size() > lim.findings)
+      s.paragraphs.push_back(fmt::format("... and {} more findings (verdict.md and verdict.json have them all).",
+                                         v.findings.size() - lim.findings));
+    s.tables.push_back(nodes_table(v, o, lim, view));
     if ((c.pattern == Pattern::pairwise || c.pattern == Pattern::ring) && !c.gates.empty()) {
-      const Gate& g = c.gates.front();
-      const auto m = pair_matrix(v, o.hosts.size());
-      double lo = INFINITY, hi = -INFINITY;
-      for (const auto& row : m)
-        for (double x : row)
-          if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
-      Table mt;
-      mt.title = fmt::format("Pair matrix: {} at {} ({}, median over repeats; red fails the gate)", name(g.metric),
-                             format_size(static_cast<double>(g.at_bytes)), g.metric == Metric::time ? "us" : "GB/s");
-      mt.header.push_back("");
-      for (const auto& h : o.hosts) mt.header.push_back(h);
-      for (std::size_t a = 0; a < m.size(); ++a) {
-        std::vector<Cell> row{{o.hosts[a]}};
-        for (std::size_t b = 0; b < m.size(); ++b) {
-          Cell cell{a == b ? "x" : value_text(m[a][b], g.metric), Tone::muted};
-          if (a != b && std::isfinite(m[a][b])) {
-            bool pass = true;
-            for (const GroupVerdict& gv : v.first)
-              if (gv.run.nodes.size() == 2 && ((gv.run.nodes[0] == static_cast<int>(a) && gv.run.nodes[1] == static_cast<int>(b)) ||
-                                               (gv.run.nodes[0] == static_cast<int>(b) && gv.run.nodes[1] == static_cast<int>(a))))
-                pass = gv.pass;
-            double q = hi > lo ? (m[a][b] - lo) / (hi - lo) : 1.0;
-            if (!higher_is_better(g.metric)) q = 1 - q;
-            cell.tone = pass ? Tone::plain : Tone::worse;
-            cell.heat = pass ? 5 + static_cast<int>(std::lround(q * 5)) : std::min(4, static_cast<int>(std::lround(q * 4)));
-            if (!pass) cell.text += " FAIL";
-          }
-          row.push_back(cell);
-        }
-        mt.rows.push_back(row);
-      }
-      mt.note = "Each cell is one pair of the first pass; the colour scale runs from the lowest to the highest value "
-                "of this matrix (failing pairs in reds).";
-      s.tables.push_back(mt);
+      if (o.hosts.size() <= lim.matrix_nodes)
+        s.tables.push_back(pair_matrix_table(c.gates.front(), PairMatrix(v, o.hosts.size()), o.hosts));
+      else
+        s.paragraphs.push_back(fmt::format("The pair matrix of {} nodes is not drawn here (over {}): verdict.json has "
+                                           "it (pair_matrix).", o.hosts.size(), lim.matrix_nodes));
     }
     s.tables.push_back(groups_table(c.pattern == Pattern::bisect ? "The search: every group, round by round" : "First pass", c,
-                                    v.first, o.hosts));
+                                    v.first, o.hosts, lim.group_rows));
     if (!v.second.empty()) {
-      Table t = groups_table("Second pass: suspects re-paired with reference nodes", c, v.second, o.hosts);
-      std::string refs;
-      for (int n : v.suspects.references) refs += (refs.empty() ? "" : ", ") + o.hosts[static_cast<std::size_t>(n)];
-      t.note = fmt::format("References ({}): {}. ", v.suspects.presumed ? "presumed good: every failing pair includes a suspect" : "nodes in no failing pair", refs) + t.note;
+      Table t = groups_table("Second pass: suspects re-paired with reference nodes", c, v.second, o.hosts, lim.group_rows);
+      std::vector<std::string> refs;
+      for (int n : v.suspects.references) refs.push_back(o.hosts[static_cast<std::size_t>(n)]);
+      t.note = fmt::format("References ({}): {}. ", v.suspects.presumed ? "presumed good: every failing pair includes a suspect" : "nodes in no failing pair",
+                           name_list(refs, view == AcceptView::terminal ? 8 : 64)) + t.note;
       s.tables.push_back(t);
     }
     r.sections.push_back(s);
@@ -220,9 +304,122 @@ Report build_accept_report(const AcceptOutcome& o) {
   return r;
 }
 
+namespace {
+
+using nlohmann::json;
+
+json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+// verdict.json is written piece by piece in nlohmann's dump(1) layout: a
+// 1,024-node pairwise check has 523,776 groups, too many to hold as one json
+// tree. Text that is not UTF-8 (a host name) is replaced, never thrown on.
+void put(std::string& out, const json& v, int depth) {
+  const std::string s = v.dump(1, ' ', false, json::error_handler_t::replace);
+  for (char ch : s) {
+    out += ch;
+    if (ch == '\n') out.append(static_cast<std::size_t>(depth), ' ');
+  }
+}
+
+// Members of an object at `depth`, then the streamed ones after them; the
+// caller writes the braces.
+using Streamed = std::vector<std::pair<std::string, std::function<void(std::string&, int)>>>;
+void put_members(std::string& out, const json& fixed, const Streamed& streamed, int depth) {
+  bool first = true;
+  const auto key = [&](const std::string& k) {
+    out += first ? "\n" : ",\n";
+    first = false;
+    out.append(static_cast<std::size_t>(depth), ' ');
+    put(out, json(k), depth);
+    out += ": ";
+  };
+  for (const auto& [k, v] : fixed.items()) key(k), put(out, v, depth);
+  for (const auto& [k, f] : streamed) key(k), f(out, depth);
+  out += '\n';
+  out.append(static_cast<std::size_t>(depth - 1), ' ');
+}
+
+template <class Each>
+void put_array(std::string& out, std::size_t n, int depth, Each&& each) {
+  if (n == 0) {
+    out += "[]";
+    return;
+  }
+  out += '[';
+  for (std::size_t i = 0; i < n; ++i) {
+    out += i ? ",\n" : "\n";
+    out.append(static_cast<std::size_t>(depth + 1), ' ');
+    each(i, depth + 1);
+  }
+  out += '\n';
+  out.append(static_cast<std::size_t>(depth), ' ');
+  out += ']';
+}
+
+json group_json(const GroupVerdict& g, const std::vector<std::string>& hosts) {
+  json gj{{"nodes", json::array()}, {"round", g.run.round + 1}, {"ranks", g.run.ranks}, {"pass", g.pass},
+          {"reason", g.reason}, {"wrong", g.wrong}, {"margin", num(g.margin)}};
+  if (!g.run.role.empty()) gj["role"] = g.run.role;
+  for (int n : g.run.nodes) gj["nodes"].push_back(hosts[static_cast<std::size_t>(n)]);
+  gj["gates"] = json::array();
+  for (const GateResult& gr : g.gates) {
+    json values = json::array();
+    for (double x : gr.values) values.push_back(num(x));
+    gj["gates"].push_back({{"values", values}, {"bar", gr.bar}, {"passed", gr.passed}, {"pass", gr.pass},
+                           {"baseline", gr.base ? json(*gr.base) : json(nullptr)}, {"note", gr.note}});
+  }
+  return gj;
+}
+
+void put_check(std::string& out, const CheckVerdict& v, const AcceptOutcome& o, int depth) {
+  const Check& c = *v.check;
+  json cj{{"name", c.name}, {"collective", c.series()}, {"dtype", c.io ? "-" : info(c.dtype).name},
+          {"op", c.reduces() ? std::string(name(c.op)) : "-"}, {"backend", c.io ? "io" : setting_name(c.backend)},
+          {"path", setting_name(c.path)}, {"pattern", name(c.pattern)}, {"sizes", c.sizes}, {"repeats", c.repeats},
+          {"pass_repeats", c.pass_repeats}, {"pass", v.pass}, {"findings", v.findings}, {"line", c.line},
+          {"rounds", v.rounds}, {"wall_s", v.wall_s}};
+  cj["gates"] = json::array();
+  for (const Gate& g : c.gates) cj["gates"].push_back({{"describe", g.describe()}, {"metric", name(g.metric)}, {"at_bytes", g.at_bytes}, {"line", g.line}});
+  cj["references"] = json::array();
+  for (int n : v.suspects.references) cj["references"].push_back(o.hosts[static_cast<std::size_t>(n)]);
+  cj["references_presumed"] = v.suspects.presumed;
+  Streamed streamed;
+  for (const auto* pass : {&v.first, &v.second})
+    streamed.emplace_back(pass == &v.first ? "first_pass" : "second_pass", [pass, &o](std::string& s, int d) {
+      put_array(s, pass->size(), d, [&](std::size_t i, int dd) { put(s, group_json((*pass)[i], o.hosts), dd); });
+    });
+  streamed.emplace_back("node_verdicts", [&v](std::string& s, int d) {
+    put_array(s, v.nodes.size(), d, [&](std::size_t i, int dd) {
+      const NodeVerdict& n = v.nodes[i];
+      put(s, json{{"node", n.host}, {"status", name(n.status)}, {"groups", n.groups}, {"groups_passed", n.groups_passed},
+                  {"reason", n.reason}, {"margin", num(n.margin)}}, dd);
+    });
+  });
+  if (c.pattern == Pattern::pairwise || c.pattern == Pattern::ring)
+    streamed.emplace_back("pair_matrix", [&v, &o, &c](std::string& s, int d) {
+      const PairMatrix pm(v, o.hosts.size());
+      s += "{\n";
+      s.append(static_cast<std::size_t>(d + 1), ' ');
+      s += fmt::format("\"metric\": \"{}\",\n", c.gates.empty() ? "" : std::string(name(c.gates.front().metric)));
+      s.append(static_cast<std::size_t>(d + 1), ' ');
+      s += "\"values\": ";
+      put_array(s, pm.nodes(), d + 1, [&](std::size_t a, int) {
+        json row = json::array();
+        for (std::size_t b = 0; b < pm.nodes(); ++b) row.push_back(num(pm.value(a, b)));
+        s += row.dump();  // one row per line
+      });
+      s += '\n';
+      s.append(static_cast<std::size_t>(d), ' ');
+      s += '}';
+    });
+  out += '{';
+  put_members(out, cj, streamed, depth + 1);
+  out += '}';
+}
+
+}  // namespace
+
 std::string accept_to_json(const AcceptOutcome& o) {
-  using nlohmann::json;
-  const auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   json j;
   j["ccbench_accept"] = 1;
   j["spec"] = {{"file", o.spec->file}, {"name", o.spec->name}, {"description", o.spec->description}};
@@ -234,53 +431,13 @@ std::string accept_to_json(const AcceptOutcome& o) {
   j["nodes"] = o.hosts;
   j["ranks_per_node"] = o.ranks_per_node;
   j["run_errors"] = o.run_errors;
-  j["checks"] = json::array();
-  for (const CheckVerdict& v : o.checks) {
-    const Check& c = *v.check;
-    json cj{{"name", c.name}, {"collective", c.series()}, {"dtype", c.io ? "-" : info(c.dtype).name},
-            {"op", c.reduces() ? std::string(name(c.op)) : "-"}, {"backend", c.io ? "io" : setting_name(c.backend)},
-            {"path", setting_name(c.path)}, {"pattern", name(c.pattern)}, {"sizes", c.sizes}, {"repeats", c.repeats},
-            {"pass_repeats", c.pass_repeats}, {"pass", v.pass}, {"findings", v.findings}, {"line", c.line},
-            {"rounds", v.rounds}, {"wall_s", v.wall_s}};
-    cj["gates"] = json::array();
-    for (const Gate& g : c.gates) cj["gates"].push_back({{"describe", g.describe()}, {"metric", name(g.metric)}, {"at_bytes", g.at_bytes}, {"line", g.line}});
-    for (const char* pass : {"first_pass", "second_pass"}) {
-      json groups = json::array();
-      for (const GroupVerdict& g : std::string(pass) == "first_pass" ? v.first : v.second) {
-        json gj{{"nodes", json::array()}, {"round", g.run.round + 1}, {"ranks", g.run.ranks}, {"pass", g.pass},
-                {"reason", g.reason}, {"wrong", g.wrong}, {"margin", num(g.margin)}};
-        if (!g.run.role.empty()) gj["role"] = g.run.role;
-        for (int n : g.run.nodes) gj["nodes"].push_back(o.hosts[static_cast<std::size_t>(n)]);
-        gj["gates"] = json::array();
-        for (const GateResult& gr : g.gates) {
-          json values = json::array();
-          for (double x : gr.values) values.push_back(num(x));
-          gj["gates"].push_back({{"values", values}, {"bar", gr.bar}, {"passed", gr.passed}, {"pass", gr.pass},
-                                 {"baseline", gr.base ? json(*gr.base) : json(nullptr)}, {"note", gr.note}});
-        }
-        groups.push_back(gj);
-      }
-      cj[pass] = groups;
-    }
-    cj["references"] = json::array();
-    for (int n : v.suspects.references) cj["references"].push_back(o.hosts[static_cast<std::size_t>(n)]);
-    cj["references_presumed"] = v.suspects.presumed;
-    cj["node_verdicts"] = json::array();
-    for (const NodeVerdict& n : v.nodes)
-      cj["node_verdicts"].push_back({{"node", n.host}, {"status", name(n.status)}, {"groups", n.groups},
-                                     {"groups_passed", n.groups_passed}, {"reason", n.reason}});
-    if (c.pattern == Pattern::pairwise || c.pattern == Pattern::ring) {
-      json m = json::array();
-      for (const auto& row : pair_matrix(v, o.hosts.size())) {
-        json r = json::array();
-        for (double x : row) r.push_back(num(x));
-        m.push_back(r);
-      }
-      cj["pair_matrix"] = {{"metric", c.gates.empty() ? "" : std::string(name(c.gates.front().metric))}, {"values", m}};
-    }
-    j["checks"].push_back(cj);
-  }
-  return j.dump(1) + "\n";
+  std::string out = "{";
+  put_members(out, j, {{"checks", [&](std::string& s, int d) {
+                          put_array(s, o.checks.size(), d, [&](std::size_t i, int dd) { put_check(s, o.checks[i], o, dd); });
+                        }}},
+              1);
+  out += "}\n";
+  return out;
 }
 
 }  // namespace ccb

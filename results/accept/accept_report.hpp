@@ -25,12 +25,30 @@ struct AcceptOutcome {
   int exit_code() const;  // 0 accepted, 1 rejected, 2 a run error
 };
 
-Report build_accept_report(const AcceptOutcome& o);
+// terminal: the verdict, the checks, and per check its findings and the
+// nodes that need action (defective first, with margins), with counts of the
+// rest; files (verdict.md, report.html): every node, and the groups up to a
+// bound (verdict.json has every group). Both are built in O(groups + nodes).
+enum class AcceptView { terminal, files };
+Report build_accept_report(const AcceptOutcome& o, AcceptView view = AcceptView::files);
 std::string accept_to_json(const AcceptOutcome& o);
 
-// Pairwise/ring: node x node matrix of each pair's headline value (median
-// over repeats of the first gate's metric); NaN where no pair ran. The
-// second pass's value replaces nothing: it is shown on its own.
-std::vector<std::vector<double>> pair_matrix(const CheckVerdict& v, std::size_t nodes);
+// Pairwise/ring: each pair's headline value (median over repeats of the first
+// gate's metric) and whether it passed, from the first pass; NaN / no verdict
+// where no pair ran. The second pass's values replace nothing: they are shown
+// on their own. One scan of the groups; nodes x nodes cells.
+class PairMatrix {
+ public:
+  PairMatrix(const CheckVerdict& v, std::size_t nodes);
+  std::size_t nodes() const { return nodes_; }
+  double value(std::size_t a, std::size_t b) const { return value_[a * nodes_ + b]; }
+  bool ran(std::size_t a, std::size_t b) const { return state_[a * nodes_ + b] != 0; }
+  bool passed(std::size_t a, std::size_t b) const { return state_[a * nodes_ + b] == 2; }
+
+ private:
+  std::size_t nodes_;
+  std::vector<double> value_;
+  std::vector<unsigned char> state_;  // 0 not run, 1 failed, 2 passed
+};
 
 }  // namespace ccb

@@ -424,6 +424,7 @@ CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
       why = g.reason;
       margin = std::isnan(margin) ? g.margin : std::max(margin, g.margin);
     }
+    nv.margin = margin;
     nv.reason = fmt::format("failed with references {}: {} ({})", refs, why, margin_text(margin));
     v.findings.push_back(fmt::format("{} is defective: {}", host(d), nv.reason));
   }

@@ -14,6 +14,13 @@
 namespace ccb {
 namespace {
 
+// Which pattern names the culprit of a failing group of n nodes fastest.
+std::string localise_advice(std::size_t n) {
+  if (n <= 4) return fmt::format("run pattern pairwise to find it ({} rounds)", n - 1);
+  return fmt::format("run pattern bisect to find it (about {} rounds for one bad node, each adding a few per further "
+                     "one; pairwise needs {} rounds at this size)", 2 * static_cast<int>(std::ceil(std::log2(static_cast<double>(n)))), n - 1);
+}
+
 constexpr double kNaNv = std::numeric_limits<double>::quiet_NaN();
 
 double metric_of(const MeasuredPoint& p, Metric m) {
@@ -36,9 +43,34 @@ std::string_view name(NodeStatus s) {
     case NodeStatus::cleared: return "cleared";
     case NodeStatus::presumed_good: return "presumed good";
     case NodeStatus::suspect: return "suspect";
-    case NodeStatus::failed: return "failed";
+    case NodeStatus::group_failed: return "in failed group";
   }
   return "?";
+}
+
+int severity(NodeStatus s) {
+  switch (s) {
+    case NodeStatus::defective: return 0;
+    case NodeStatus::suspect: return 1;
+    case NodeStatus::group_failed: return 2;
+    case NodeStatus::cleared: return 3;
+    case NodeStatus::presumed_good: return 4;
+    case NodeStatus::pass: return 5;
+  }
+  return 6;
+}
+
+std::string name_list(const std::vector<std::string>& names, std::size_t shown) {
+  std::vector<std::string> distinct;
+  std::set<std::string> seen;
+  for (const std::string& n : names)
+    if (seen.insert(n).second) distinct.push_back(n);
+  const std::size_t listed = std::min(distinct.size(), distinct.size() > shown ? shown : distinct.size());
+  std::string out;
+  for (std::size_t i = 0; i < listed; ++i)
+    out += (i == 0 ? "" : i + 1 == listed && listed == distinct.size() ? " and " : ", ") + distinct[i];
+  if (listed < distinct.size()) out += fmt::format(" and {} more", distinct.size() - listed);
+  return out;
 }
 
 GroupVerdict judge_group(const Check& check, const GroupRun& run, const BaselineLookup& baseline) {
@@ -207,16 +239,16 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
         continue;
       }
       v.pass = false;
+      const bool per_node = c.pattern == Pattern::per_node;
       for (int n : g.run.nodes) {
         NodeVerdict& nv = v.nodes[static_cast<std::size_t>(n)];
-        nv.status = c.pattern == Pattern::per_node ? NodeStatus::defective : NodeStatus::failed;
-        nv.reason = g.reason;
+        nv.status = per_node ? NodeStatus::defective : NodeStatus::group_failed;
+        nv.reason = per_node ? g.reason : "the group of all nodes failed; this check cannot tell which node is the cause";
+        if (per_node) nv.margin = g.margin;
       }
-      v.findings.push_back(c.pattern == Pattern::per_node
-                               ? fmt::format("{} is defective: {}", names(g.run.nodes), g.reason)
-                               : fmt::format("the check of all {} nodes together failed ({}); one group cannot name a "
-                                             "node: run a pairwise check to find it",
-                                             g.run.nodes.size(), g.reason));
+      v.findings.push_back(per_node ? fmt::format("{} is defective: {}", names(g.run.nodes), g.reason)
+                                    : fmt::format("the group of all {} nodes failed ({}); one group cannot name a node: {}",
+                                                  g.run.nodes.size(), g.reason, localise_advice(g.run.nodes.size())));
     }
     return;
   }
@@ -231,22 +263,22 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
     if (!s.presumed) continue;
     NodeVerdict& nv = v.nodes[static_cast<std::size_t>(r)];
     nv.status = NodeStatus::presumed_good;
-    std::string with;
-    for (int x : s.suspects) with += (with.empty() ? "" : ", ") + hosts[static_cast<std::size_t>(x)];
-    nv.reason = fmt::format("every pair it failed includes {}", with);
+    std::vector<std::string> with;
+    for (int x : s.suspects) with.push_back(hosts[static_cast<std::size_t>(x)]);
+    nv.reason = fmt::format("every pair it failed includes {}", name_list(with));
   }
   for (int x : s.suspects) {
     NodeVerdict& nv = v.nodes[static_cast<std::size_t>(x)];
     // Its pairs with references (confirm, then re-confirm with another one):
     // one that passes clears it; it is defective when every one fails.
     const GroupVerdict* retest = nullptr;
-    std::string refs;
+    std::vector<std::string> failed_with;
     for (const GroupVerdict& g : v.second) {
       if (!(g.run.role.empty() || g.run.role == "confirm" || g.run.role == "re-confirm") ||
           std::find(g.run.nodes.begin(), g.run.nodes.end(), x) == g.run.nodes.end())
         continue;
       const int partner = g.run.nodes[0] == x ? g.run.nodes[1] : g.run.nodes[0];
-      if (!g.pass) refs += (refs.empty() ? "" : " and ") + hosts[static_cast<std::size_t>(partner)];
+      if (!g.pass) failed_with.push_back(hosts[static_cast<std::size_t>(partner)]);
       if (!retest || !retest->pass) retest = &g;
     }
     if (!retest) {
@@ -262,8 +294,9 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
                               nv.groups, hosts[static_cast<std::size_t>(partner)]);
     } else {
       nv.status = NodeStatus::defective;
+      nv.margin = retest->margin;
       nv.reason = fmt::format("failed {} of {} pairs, and again with reference{} {}: {} ({})", nv.groups - nv.groups_passed,
-                              nv.groups, refs.find(" and ") == std::string::npos ? "" : "s", refs, retest->reason,
+                              nv.groups, failed_with.size() > 1 ? "s" : "", name_list(failed_with), retest->reason,
                               margin_text(retest->margin));
       defective.insert(x);
       v.findings.push_back(fmt::format("{} is defective: {}", hosts[static_cast<std::size_t>(x)], nv.reason));

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -90,15 +91,23 @@ class Population {
 std::vector<GroupVerdict> judge_round(const Check& check, const std::vector<GroupRun>& runs, Population& population,
                                       const BaselineLookup& baseline);
 
-enum class NodeStatus { pass, defective, cleared, presumed_good, suspect, failed };
+// group_failed: the node was only ever tested in one group of all nodes,
+// and that group failed: the check cannot say whether this node is the cause.
+enum class NodeStatus { pass, defective, cleared, presumed_good, suspect, group_failed };
 std::string_view name(NodeStatus s);
+// Report order: what needs action first (defective, suspect, ...).
+int severity(NodeStatus s);
 
 struct NodeVerdict {
   std::string host;
   NodeStatus status = NodeStatus::pass;
   int groups = 0, groups_passed = 0;  // first pass
   std::string reason;
+  double margin = std::numeric_limits<double>::quiet_NaN();  // defective: the margin of the re-test that named it
 };
+
+// "a, b and c", or "a, b, c and 7 more" past `shown` names (one name once).
+std::string name_list(const std::vector<std::string>& names, std::size_t shown = 3);
 
 // After the first pass of a pairwise or ring check: which nodes are suspects
 // (in a failing pair) and which are references for the second pass (nodes in

@@ -319,8 +319,9 @@ TEST(AcceptVerdict, PerNodeAndAll) {
   all.check = &c;
   all.first = {judge_group(c, run_of({0, 1}, {1, 1, 1}), {})};
   judge_nodes(all, {"a", "b"});
-  EXPECT_EQ(all.nodes[0].status, NodeStatus::failed);
+  EXPECT_EQ(all.nodes[0].status, NodeStatus::group_failed);
   EXPECT_NE(all.findings[0].find("one group cannot name a node"), std::string::npos);
+  EXPECT_NE(all.findings[0].find("pattern pairwise"), std::string::npos);  // 2 nodes: pairwise is fastest
 }
 
 TEST(AcceptReport, HeatmapMarksTheFailingPairs) {
@@ -332,10 +333,13 @@ TEST(AcceptReport, HeatmapMarksTheFailingPairs) {
   o.hosts = {"h1", "h2", "h3", "h4"};
   o.checks = {v};
   EXPECT_EQ(o.exit_code(), 1);
-  const auto m = pair_matrix(v, 4);
-  EXPECT_DOUBLE_EQ(m[0][2], 3);
-  EXPECT_DOUBLE_EQ(m[1][3], 12);
-  EXPECT_TRUE(std::isnan(m[1][1]));
+  const PairMatrix m(v, 4);
+  EXPECT_DOUBLE_EQ(m.value(0, 2), 3);
+  EXPECT_FALSE(m.passed(0, 2));
+  EXPECT_DOUBLE_EQ(m.value(1, 3), 12);
+  EXPECT_TRUE(m.passed(1, 3));
+  EXPECT_TRUE(std::isnan(m.value(1, 1)));
+  EXPECT_FALSE(m.ran(1, 1));
   const std::string html = render_html(build_accept_report(o), ChartImages{});
   EXPECT_NE(html.find("<td class=\"h0 worse\">3 FAIL</td>"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"h10\">12</td>"), std::string::npos);
