@@ -103,12 +103,20 @@ std::pair<int, int> parse_scale(const std::string& v) {
 
 // Communication per step of each set at the decision's scale: the model's
 // prediction for projected sets, the measured curve otherwise.
+// A set measured at the target scale stands for its source there; its
+// prediction is then left out (a set is never decided against itself).
 Decision decide_workload(const Comparison& c, const CostInputs& cost, const std::vector<std::optional<Model>>& models,
-                         int ranks, int nodes) {
+                         const std::vector<std::size_t>& source, int ranks, int nodes) {
   const Workload& w = *cost.workload;
   std::vector<StepAtScale> steps;
+  const auto measured_at_scale = [&](std::size_t i) {
+    for (std::size_t j = 0; j < c.sets.size() && j < models.size() && j < source.size(); ++j)
+      if (j != i && source[j] == source[i] && !models[j]) return true;
+    return false;
+  };
   for (std::size_t i = 0; i < c.sets.size(); ++i) {
     if (!c.sets[i].published_source.empty()) continue;
+    if (i < models.size() && models[i] && measured_at_scale(i)) continue;
     StepAtScale s;
     s.label = c.sets[i].label;
     s.cost = i < cost.profiles.size() && cost.profiles[i] ? &*cost.profiles[i] : nullptr;
@@ -119,13 +127,18 @@ Decision decide_workload(const Comparison& c, const CostInputs& cost, const std:
       s.predicted = true, s.extrapolated = t->extrapolated, s.basis = "model: " + t->series;
     } else {
       const auto e = estimate_workload(w, *c.chart_tables[i], nullptr);
-      if (!e || !std::isfinite(e->time_per_step_s)) continue;
-      s.comm_s = s.comm_lo_s = s.comm_hi_s = e->time_per_step_s;
-      s.extrapolated = e->extrapolated, s.basis = "measured: " + e->curve->label();
+      if (!e) continue;
+      s.basis = "measured: " + e->curve->label() + (e->basis.empty() ? "" : " (" + e->basis + ")");
+      s.refused = e->refused;
+      s.comm_s = e->time_per_step_s, s.comm_lo_s = e->time_lo_s, s.comm_hi_s = e->time_hi_s;
+      s.extrapolated = e->extrapolated;
     }
     steps.push_back(std::move(s));
   }
-  return decide(w, std::move(steps), nodes, ranks > 0);
+  Decision d = decide(w, std::move(steps), nodes, ranks > 0);
+  check_against_tables(d.faster, c, w.collective);
+  check_against_tables(d.cheaper, c, w.collective);
+  return d;
 }
 
 CompareArgs parse(int argc, const char* const* argv) {
@@ -300,7 +313,7 @@ int compare(const CompareArgs& a) {
   cost.notes = notes;
 
   const Comparison comparison = compare_sets(std::move(sets), options);
-  if (cost.workload) cost.decision = decide_workload(comparison, cost, models, scale_ranks, scale_nodes);
+  if (cost.workload) cost.decision = decide_workload(comparison, cost, models, source, scale_ranks, scale_nodes);
   const Report report = build_report(comparison, cost, ReportLimits{});
   std::string stdout_error;  // reported after the files are written
   if (!a.quiet) {

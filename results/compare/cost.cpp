@@ -1,5 +1,8 @@
 #include "results/compare/cost.hpp"
 
+#include "common/sizes.hpp"
+#include "results/compare/plateau.hpp"
+
 #include <fmt/format.h>
 
 
@@ -130,21 +133,51 @@ std::optional<WorkloadEstimate> estimate_workload(const Workload& w, const Serie
   e.curve = best;
   std::size_t i = 0;
   while (i < pts.size() && static_cast<double>(pts[i].bytes) < bytes) ++i;
-  if (i == 0 || i == pts.size()) {
-    const SeriesPoint& end = i == 0 ? pts.front() : pts.back();
-    e.busbw_gbps = end.busbw_gbps;
-    e.extrapolated = static_cast<double>(end.bytes) != bytes;
+  if (i == pts.size()) {
+    const std::optional<Plateau> p = plateau_of(*best);
+    const double largest = static_cast<double>(pts.back().bytes);
+    if (!p) {
+      e.refused = "no size with a positive busbw";
+      return e;
+    }
+    if (!p->flat) {
+      e.refused = fmt::format("{} is beyond the largest measured size ({}), and {}", format_size(bytes),
+                              format_size(largest), why_not_flat(*p));
+      return e;
+    }
+    if (bytes > kMaxSizeExtrapolation * largest) {
+      e.refused = fmt::format("{} is {:.0f}x the largest measured size ({}); at most {:g}x is read off a plateau: "
+                              "measure up to {} or more", format_size(bytes), bytes / largest, format_size(largest),
+                              kMaxSizeExtrapolation, format_size(bytes / kMaxSizeExtrapolation));
+      return e;
+    }
+    e.busbw_gbps = p->busbw_gbps, e.busbw_lo_gbps = p->lo_gbps, e.busbw_hi_gbps = p->hi_gbps;
+    e.extrapolated = static_cast<double>(pts.back().bytes) != bytes;
+    e.basis = e.extrapolated ? fmt::format("plateau of {}-{}, {:.3g}x beyond", format_size(static_cast<double>(p->from_bytes)),
+                                           format_size(static_cast<double>(p->to_bytes)), bytes / largest)
+                             : "measured";
+  } else if (i == 0) {
+    e.busbw_gbps = e.busbw_lo_gbps = e.busbw_hi_gbps = pts.front().busbw_gbps;
+    e.extrapolated = static_cast<double>(pts.front().bytes) != bytes;
+    e.basis = e.extrapolated ? "the smallest measured size's busbw" : "measured";
   } else {
     const SeriesPoint &lo = pts[i - 1], &hi = pts[i];
     const double l0 = std::log2(std::max<double>(1, static_cast<double>(lo.bytes)));
     const double l1 = std::log2(static_cast<double>(hi.bytes));
     const double t = (std::log2(bytes) - l0) / (l1 - l0);
     e.busbw_gbps = lo.busbw_gbps + t * (hi.busbw_gbps - lo.busbw_gbps);
+    e.busbw_lo_gbps = std::min(lo.busbw_gbps, hi.busbw_gbps), e.busbw_hi_gbps = std::max(lo.busbw_gbps, hi.busbw_gbps);
+    e.basis = "interpolated";
   }
   const Collective* c = find_collective(w.collective);
-  if (!(e.busbw_gbps > 0) || !c) return e;
-  const double algbw = e.busbw_gbps * 1e9 / bus_factor(*c, w.gpus);
-  e.time_per_step_s = bytes / algbw;
+  if (!(e.busbw_gbps > 0) || !c) {
+    e.refused = fmt::format("busbw {} GB/s at that size", e.busbw_gbps);
+    return e;
+  }
+  const double factor = bus_factor(*c, w.gpus);
+  const auto seconds = [&](double busbw) { return busbw > 0 ? bytes / (busbw * 1e9 / factor) : kNaN; };
+  e.time_per_step_s = seconds(e.busbw_gbps);
+  e.time_lo_s = seconds(e.busbw_hi_gbps), e.time_hi_s = seconds(e.busbw_lo_gbps);
   if (cost) e.cost_per_1000_steps = 1000 * e.time_per_step_s * w.gpus * cost->per_gpu_hour / 3600;
   return e;
 }

@@ -5,9 +5,11 @@
 //     (the cost of one GPU's share of 1e15 bytes of bus traffic at its peak busbw)
 //   gradient bytes per step = parameters * bytes per element of the dtype
 //   time per step = bytes / (busbw(bytes) * 1e9 / bus_factor(gpus))
-//     busbw(bytes): the measured curve, linear in log2(size) between sizes,
-//     the end value beyond them (flagged); busbw is taken as independent of
-//     the GPU count (nccl-tests' premise for ring algorithms)
+//     busbw(bytes): the measured curve, linear in log2(size) between sizes;
+//     beyond the largest size the curve's plateau when it is flat and the
+//     size at most 4096x the largest, refused otherwise (plateau.hpp); busbw
+//     is taken as independent of the GPU count (nccl-tests' premise for
+//     ring algorithms)
 //   cost per 1,000 steps = 1000 * time per step * gpus * price_per_gpu_hour / 3600
 #pragma once
 #include <optional>
@@ -47,11 +49,17 @@ double cost_per_pb(const CostProfile& c, double peak_busbw_gbps);
 
 struct WorkloadEstimate {
   double busbw_gbps = kNaN, time_per_step_s = kNaN, cost_per_1000_steps = kNaN;
-  bool extrapolated = false;
+  // The range the curve allows: within the measured sizes the two points
+  // around the step's size, beyond them the plateau's lowest and highest busbw.
+  double busbw_lo_gbps = kNaN, busbw_hi_gbps = kNaN, time_lo_s = kNaN, time_hi_s = kNaN;
+  bool extrapolated = false;  // beyond the largest measured size (from the plateau) or below the smallest
+  std::string basis;          // how busbw was read: "interpolated", "plateau of 4 MiB-64 MiB, 2080x beyond"
+  std::string refused;        // non-empty: no estimate, and why (no plateau, too far beyond the measured sizes)
   const Series* curve = nullptr;
 };
 // Picks the curve of the workload's collective (the one with the most ranks,
-// out-of-place preferred) from a set's series.
+// out-of-place preferred) from a set's series; a size beyond the measured ones
+// is read off the curve's plateau (results/compare/plateau.hpp) or refused.
 std::optional<WorkloadEstimate> estimate_workload(const Workload& w, const SeriesTable& table, const CostProfile* cost);
 
 }  // namespace ccb

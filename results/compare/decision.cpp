@@ -1,7 +1,12 @@
 #include "results/compare/decision.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+
+#include "common/sizes.hpp"
+#include "results/compare/plateau.hpp"
 
 namespace ccb {
 namespace {
@@ -18,7 +23,7 @@ void fill_costs(StepAtScale& s, const Workload& w) {
 std::optional<BreakEven> break_even(const Decision& d) {
   const StepAtScale *own = nullptr, *rent = nullptr;
   for (const StepAtScale& s : d.sets) {
-    if (!s.cost || !std::isfinite(s.step_s) || s.step_s <= 0) continue;
+    if (!s.cost || !s.refused.empty() || !std::isfinite(s.step_s) || s.step_s <= 0) continue;
     if (s.cost->kind == "bare_metal" && !own) own = &s;
     if (s.cost->kind == "cloud" && !rent) rent = &s;
   }
@@ -28,7 +33,10 @@ std::optional<BreakEven> break_even(const Decision& d) {
   b.own = own->label, b.rent = rent->label;
   const double yearly = o.capital_cost / o.amortisation_years + o.yearly_operating_cost;
   const double speed = rent->step_s / own->step_s;  // > 1: renting needs more GPU-hours for the same work
-  b.utilisation = yearly / (o.gpus * 8760.0 * r.per_gpu_hour * speed);
+  const auto u_at = [&](double sp) { return yearly / (o.gpus * 8760.0 * r.per_gpu_hour * sp); };
+  b.utilisation = u_at(speed);
+  b.utilisation_lo = u_at(rent->step_hi_s / own->step_lo_s);
+  b.utilisation_hi = u_at(rent->step_lo_s / own->step_hi_s);
   b.owner_utilisation = o.utilisation;
   b.amortisation_months = o.amortisation_years * 12;
   const double rent_month = r.per_gpu_hour * o.gpus * 730.0 * o.utilisation * speed;
@@ -42,7 +50,74 @@ std::optional<BreakEven> break_even(const Decision& d) {
   return b;
 }
 
+// The two lowest sets by `value` (with an estimate) and the call between them.
+RatioCall call_lowest(const std::vector<StepAtScale>& sets, double StepAtScale::*value, double StepAtScale::*lo,
+                      double StepAtScale::*hi) {
+  std::vector<const StepAtScale*> v;
+  for (const StepAtScale& s : sets)
+    if (s.refused.empty() && std::isfinite(s.*value) && s.*value > 0) v.push_back(&s);
+  if (v.size() < 2) return {};
+  std::sort(v.begin(), v.end(), [&](auto* a, auto* b) { return a->*value < b->*value; });
+  const StepAtScale &a = *v[0], &b = *v[1];
+  return call_ratio(a.label, b.label, b.*value / a.*value, b.*lo / a.*hi, b.*hi / a.*lo);
+}
+
 }  // namespace
+
+RatioCall call_ratio(const std::string& lower, const std::string& higher, double ratio, double lo, double hi,
+                     double tie_band) {
+  RatioCall c{RatioCall::none, lower, higher, ratio, lo, hi, ""};
+  if (!(ratio > 0) || !std::isfinite(ratio)) return c;
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo > 0) || hi < lo) c.lo = c.hi = kNaN;
+  const bool interval = std::isfinite(c.lo);
+  if (interval && c.hi / c.lo > kMaxIntervalSpan) c.kind = RatioCall::too_wide;
+  else if ((interval ? c.hi : ratio) < 1 + tie_band && (interval ? c.lo : ratio) > 1 - tie_band) c.kind = RatioCall::on_par;
+  else if (interval && c.lo <= 1) c.kind = RatioCall::contains_equal;
+  else c.kind = RatioCall::winner;
+  return c;
+}
+
+void check_against_tables(RatioCall& call, const Comparison& c, const std::string& collective) {
+  if (call.kind != RatioCall::winner) return;
+  const auto index = [&](const std::string& label) {
+    for (std::size_t i = 0; i < c.sets.size(); ++i)
+      if (c.sets[i].label == label) return i;
+    return c.sets.size();
+  };
+  const std::size_t lower = index(call.lower), higher = index(call.higher), base = c.options.baseline;
+  if (lower != base && higher != base) return;
+  const std::size_t other = lower == base ? higher : lower;
+  const PairComparison* pair = nullptr;
+  for (const PairComparison& pc : c.pairs)
+    if (pc.other == other) pair = &pc;
+  if (!pair) return;
+  bool aligned = false;
+  for (const SeriesComparison& sc : pair->series) {
+    if (sc.base->collective.str() != collective || sc.points.empty()) continue;
+    aligned = true;
+    Series b, o;
+    for (const AlignedPoint& a : sc.points) b.points.push_back(*a.base), o.points.push_back(*a.other);
+    const auto pb = plateau_of(b), po = plateau_of(o);
+    if (!pb || !po) continue;
+    // Faster on the plateau: the higher busbw.
+    const bool other_faster = po->busbw_gbps > pb->busbw_gbps * (1 + c.options.tie_band);
+    const bool base_faster = pb->busbw_gbps > po->busbw_gbps * (1 + c.options.tie_band);
+    const bool contradicts = (lower == base && other_faster) || (lower == other && base_faster);
+    if (contradicts) {
+      call.kind = RatioCall::not_aligned;
+      call.why = fmt::format("the estimate names '{}', but on the sizes both measured ({}-{}) the plateau of {} is {:.3g} "
+                             "GB/s on '{}' and {:.3g} on '{}'", call.lower, format_size(static_cast<double>(pb->from_bytes)),
+                             format_size(static_cast<double>(pb->to_bytes)), sc.base->label(), pb->busbw_gbps,
+                             c.sets[base].label, po->busbw_gbps, c.sets[other].label);
+      return;
+    }
+  }
+  if (!aligned) {
+    call.kind = RatioCall::not_aligned;
+    call.why = fmt::format("no {} series lines up between '{}' and '{}' (see that pair below)", collective,
+                           c.sets[base].label, c.sets[other].label);
+  }
+}
 
 Decision decide(const Workload& w, std::vector<StepAtScale> sets, int nodes, bool at_scale) {
   Decision d;
@@ -52,6 +127,8 @@ Decision decide(const Workload& w, std::vector<StepAtScale> sets, int nodes, boo
   d.bytes_per_step = w.bytes_per_step();
   for (StepAtScale& s : sets) fill_costs(s, w);
   d.sets = std::move(sets);
+  d.faster = call_lowest(d.sets, &StepAtScale::comm_s, &StepAtScale::comm_lo_s, &StepAtScale::comm_hi_s);
+  d.cheaper = call_lowest(d.sets, &StepAtScale::cost_per_1000, &StepAtScale::cost_lo, &StepAtScale::cost_hi);
   d.break_even = break_even(d);
   if (std::isfinite(w.dataset_tb)) {
     DataMove m;

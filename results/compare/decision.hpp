@@ -10,7 +10,10 @@
 //   owning per year  = capital / amortisation years + yearly operating cost
 //   break-even utilisation u* = owning per year x t_own
 //                      / (GPUs owned x 8760 h x cloud price per GPU-hour x t_rent)
-//     (owning costs the same per step as renting; above u* owning is cheaper)
+//     (owning costs the same per step as renting; above u* owning is cheaper;
+//     u* > 100%: owning never pays; its range from the step times' ranges)
+//   faster / cheaper: a winner only when the ratio's interval excludes equal
+//     and spans at most kMaxIntervalSpan (call_ratio)
 //   break-even months at the owner's utilisation u:
 //     m* = capital / (renting per month - operating per month),
 //     renting per month = cloud price x GPUs owned x 730 h x u x t_rent / t_own
@@ -23,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "results/compare/comparison.hpp"
 #include "results/compare/cost.hpp"
 
 namespace ccb {
@@ -30,17 +34,45 @@ namespace ccb {
 struct StepAtScale {
   std::string label;
   const CostProfile* cost = nullptr;
-  double comm_s = kNaN, comm_lo_s = kNaN, comm_hi_s = kNaN;  // lo = hi = comm when measured
+  // Measured: the range the curve allows (results/compare/cost.hpp); predicted: the model's 90% interval.
+  double comm_s = kNaN, comm_lo_s = kNaN, comm_hi_s = kNaN;
   bool predicted = false, extrapolated = false;
-  std::string basis;  // which curve or model series
+  std::string basis;    // which curve or model series
+  std::string refused;  // non-empty: this set has no estimate at the workload's size, and why
   // Filled by decide():
   double step_s = kNaN, step_lo_s = kNaN, step_hi_s = kNaN;
   double cost_per_1000 = kNaN, cost_lo = kNaN, cost_hi = kNaN;
 };
 
+// Which of two sets is lower (faster, cheaper), said only when the evidence
+// allows: ratio = higher / lower of the point estimates, [lo, hi] its
+// interval (the second set's range over the first's). A winner needs lo > 1
+// and hi / lo <= kMaxIntervalSpan; on par: the whole interval within the tie
+// band; otherwise cannot tell (the interval contains equal, or is too wide).
+inline constexpr double kMaxIntervalSpan = 10;
+struct RatioCall {
+  enum Kind { winner, on_par, contains_equal, too_wide, not_aligned, none };
+  Kind kind = none;
+  std::string lower, higher;  // labels: lower has the smaller point estimate
+  double ratio = kNaN, lo = kNaN, hi = kNaN;
+  std::string why;  // not_aligned: what the comparison's tables say instead
+};
+RatioCall call_ratio(const std::string& lower, const std::string& higher, double ratio, double lo, double hi,
+                     double tie_band = 0.02);
+
+// The Summary may not contradict the tables under it: a winner between two
+// sets stands only when the comparison lines up a series of the workload's
+// collective for them and the plateau of its aligned sizes (both sides on the
+// same sizes) does not favour the other set beyond the tie band; otherwise
+// the call becomes not_aligned, saying why. Checked for pairs that include
+// the baseline (the comparison's pairs).
+void check_against_tables(RatioCall& call, const Comparison& c, const std::string& collective);
+
 struct BreakEven {
   std::string own, rent;  // labels
   double utilisation = kNaN;
+  // The range of the break-even utilisation that the step times' ranges allow.
+  double utilisation_lo = kNaN, utilisation_hi = kNaN;
   double months = kNaN;  // INFINITY: never
   double owner_utilisation = kNaN, amortisation_months = kNaN;
   std::vector<double> utilisations{0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
@@ -59,6 +91,7 @@ struct Decision {
   bool at_scale = false;  // from the model (--scale), not the measured curves
   double bytes_per_step = 0;
   std::vector<StepAtScale> sets;
+  RatioCall faster, cheaper;  // over the two lowest sets with an estimate
   std::optional<BreakEven> break_even;
   std::optional<DataMove> data;
 };

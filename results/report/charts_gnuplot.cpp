@@ -63,6 +63,8 @@ std::string run_gnuplot(const std::string& gnuplot, const std::string& script, c
   return "";
 }
 
+constexpr double kBarClip = 10;  // error bars drawn at most this factor from their point
+
 bool usable(double x, double y, bool log_y) { return std::isfinite(x) && x > 0 && std::isfinite(y) && (!log_y || y > 0); }
 
 }  // namespace
@@ -107,13 +109,18 @@ ChartImages render_charts(const std::vector<ChartGroup>& groups, const std::stri
         std::size_t rows = 0;
         // Predicted curves carry their 90% interval (time, and busbw = bytes / time): error bars.
         const bool bars = curve.predicted && kind != 2 && curve.time_lo.size() == curve.bytes.size();
+        bool clipped = false;
         for (std::size_t i = 0; i < curve.bytes.size(); i += step) {
           if (!usable(curve.bytes[i], ys[i], log_y || kind == 2)) continue;
           if (kind == 2) lowest = std::min(lowest, ys[i]), highest = std::max(highest, ys[i]);
           if (bars) {
             const double scale = kind == 0 ? ys[i] * curve.time_us[i] : 1;
-            const double lo = kind == 0 ? scale / curve.time_hi[i] : curve.time_lo[i];
-            const double hi = kind == 0 ? scale / curve.time_lo[i] : curve.time_hi[i];
+            double lo = kind == 0 ? scale / curve.time_hi[i] : curve.time_lo[i];
+            double hi = kind == 0 ? scale / curve.time_lo[i] : curve.time_hi[i];
+            // An interval wider than the chart can say (1e-58 .. 1e58) would flatten the
+            // measured curves to a line: bars are cut at kBarClip times the value.
+            if (!(lo >= ys[i] / kBarClip)) lo = ys[i] / kBarClip, clipped = true;
+            if (!(hi <= ys[i] * kBarClip)) hi = ys[i] * kBarClip, clipped = true;
             out << fmt::format("{} {} {} {}\n", curve.bytes[i], ys[i], lo, hi);
           } else {
             out << fmt::format("{} {}\n", curve.bytes[i], ys[i]);
@@ -127,7 +134,9 @@ ChartImages render_charts(const std::vector<ChartGroup>& groups, const std::stri
                                               : "linespoints pt 7 ps 0.6 lw 2";
         plots += fmt::format("{}'{}' using {} with {} lc rgb '{}' title '{}{}'", plots.empty() ? "" : ", ", data,
                              bars ? "1:2:3:4" : "1:2", style, kColors[c % 8], gnuplot_label(curve.label),
-                             curve.published ? " (published)" : bars ? " (90% interval)" : "");
+                             curve.published ? " (published)" : bars ? clipped ? fmt::format(" (90% interval, cut at {:g}x)", kBarClip)
+                                                                             : std::string(" (90% interval)")
+                                                                     : "");
       }
       if (plots.empty()) continue;
       script += fmt::format(
@@ -137,7 +146,8 @@ ChartImages render_charts(const std::vector<ChartGroup>& groups, const std::stri
           dir, g, kind, kKinds[kind], log_y ? "set logscale y 10\n" : "",
           kind == 2 ? fmt::format("set yrange [{}:{}]\nset arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "
                                   "'#888888'\n",
-                                  lowest - 0.05 * (highest - lowest), highest + 0.05 * (highest - lowest))
+                                  lowest - std::max(0.05 * (highest - lowest), 0.02 * highest),
+                                  highest + std::max(0.05 * (highest - lowest), 0.02 * highest))
                     : "",
           plots);
     }

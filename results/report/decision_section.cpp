@@ -16,54 +16,100 @@ std::string where(const Decision& d) {
                     : fmt::format("At the measured scale (the workload names {} GPUs; give --scale to project)", d.gpus);
 }
 
-// The sets that have a value of `key`, lowest first.
-std::vector<const StepAtScale*> ranked(const Decision& d, double StepAtScale::*key) {
-  std::vector<const StepAtScale*> v;
+std::string interval_text(const RatioCall& c) {
+  return std::isfinite(c.lo) ? fmt::format("{:.3g}x to {:.3g}x", c.lo, c.hi) : std::string("no interval");
+}
+
+// What a call says when it names no winner, ending without a full stop.
+std::string cannot_tell(const RatioCall& c, std::string_view what) {
+  switch (c.kind) {
+    case RatioCall::on_par: return fmt::format("'{}' and '{}' are on par ({:.2f}x, interval {})", c.lower, c.higher, c.ratio, interval_text(c));
+    case RatioCall::contains_equal:
+      return fmt::format("cannot tell which is {}: '{}' is estimated {:.2f}x {}, but the interval ({}) contains equal",
+                         what, c.lower, c.ratio, what, interval_text(c));
+    case RatioCall::too_wide:
+      return fmt::format("cannot tell which is {}: the interval of the ratio ({}) spans more than {:g}x", what,
+                         interval_text(c), kMaxIntervalSpan);
+    case RatioCall::not_aligned: return fmt::format("cannot tell which is {}: {}", what, c.why);
+    default: return "";
+  }
+}
+
+const StepAtScale* find_set(const Decision& d, const std::string& label) {
   for (const StepAtScale& s : d.sets)
-    if (std::isfinite(s.*key)) v.push_back(&s);
-  std::sort(v.begin(), v.end(), [&](auto* a, auto* b) { return a->*key < b->*key; });
-  return v;
+    if (s.label == label) return &s;
+  return nullptr;
+}
+
+std::string refused_sentences(const Decision& d) {
+  std::string out;
+  for (const StepAtScale& s : d.sets)
+    if (!s.refused.empty())
+      out += fmt::format("{}'{}' has no estimate at {} per step: {}.", out.empty() ? "" : " ", s.label,
+                         format_size(d.bytes_per_step), s.refused);
+  return out;
 }
 
 std::string faster_sentence(const Decision& d) {
-  const auto v = ranked(d, &StepAtScale::comm_s);
-  if (v.size() < 2) return "";
-  const StepAtScale &a = *v[0], &b = *v[1];
-  const double lo = b.comm_lo_s / a.comm_hi_s, hi = b.comm_hi_s / a.comm_lo_s;
-  std::string interval;
-  if (a.predicted || b.predicted)
-    interval = fmt::format(" (90% interval {:.3g}x to {:.3g}x{})", lo, hi,
-                           lo > 1 ? "" : "; the intervals overlap, so the order is not certain");
-  return fmt::format("{}, the communication of {} per step takes {} on '{}' and {} on '{}': '{}' is faster by {:.2f}x{}.{}",
-                     where(d), format_size(d.bytes_per_step), format_seconds(a.comm_s), a.label, format_seconds(b.comm_s),
-                     b.label, a.label, b.comm_s / a.comm_s, interval,
-                     a.extrapolated || b.extrapolated ? " Extrapolated: beyond the measured step sizes or the model's validity." : "");
+  const RatioCall& c = d.faster;
+  const std::string refused = refused_sentences(d);
+  if (c.kind == RatioCall::none)
+    return refused.empty() ? "" : fmt::format("{}, nothing can be decided. {}", where(d), refused);
+  const StepAtScale &a = *find_set(d, c.lower), &b = *find_set(d, c.higher);
+  const std::string times = fmt::format("{}, the communication of {} per step takes {} on '{}' and {} on '{}'", where(d),
+                                        format_size(d.bytes_per_step), format_seconds(a.comm_s), a.label,
+                                        format_seconds(b.comm_s), b.label);
+  const std::string kind = a.predicted || b.predicted ? "90% interval" : "range the curves allow";
+  const std::string verdict =
+      c.kind == RatioCall::winner ? fmt::format("'{}' is faster by {:.2f}x ({} {})", a.label, c.ratio, kind, interval_text(c))
+                                  : cannot_tell(c, "faster");
+  return fmt::format("{}: {}.{}{}", times, verdict,
+                     a.extrapolated || b.extrapolated ? " Extrapolated: beyond the measured step sizes or the model's validity." : "",
+                     refused.empty() ? "" : " " + refused);
 }
 
 std::string cheaper_sentence(const Decision& d) {
-  const auto v = ranked(d, &StepAtScale::cost_per_1000);
-  if (v.size() < 2) return "";
-  const StepAtScale &a = *v[0], &b = *v[1];
+  const RatioCall& c = d.cheaper;
+  if (c.kind == RatioCall::none) return "";
+  const StepAtScale &a = *find_set(d, c.lower), &b = *find_set(d, c.higher);
+  if (a.cost->currency != b.cost->currency)
+    return fmt::format("Per 1,000 steps, '{}' costs {} and '{}' {}: different currencies, not compared.", a.label,
+                       format_money(a.cost_per_1000, a.cost->currency), b.label, format_money(b.cost_per_1000, b.cost->currency));
   std::string util;
-  for (const StepAtScale* s : v)
+  for (const StepAtScale* s : {&a, &b})
     if (s->cost->kind == "bare_metal")
       util = fmt::format(" at the stated utilisation of {:.0f}% for '{}'", 100 * s->cost->utilisation, s->label);
-  return fmt::format("Per 1,000 steps{}, '{}' costs {} and '{}' {}: '{}' is cheaper by {:.0f}%{}.", util, a.label,
+  const std::string verdict =
+      c.kind == RatioCall::winner
+          ? fmt::format("'{}' is cheaper by {:.0f}%{}", a.label, 100 * (1 - 1 / c.ratio),
+                        std::isfinite(c.lo) ? fmt::format(" (range {:.0f}% to {:.0f}%)", 100 * (1 - 1 / c.lo), 100 * (1 - 1 / c.hi)) : "")
+          : cannot_tell(c, "cheaper");
+  return fmt::format("Per 1,000 steps{}, '{}' costs {} and '{}' {}: {}{}.", util, a.label,
                      format_money(a.cost_per_1000, a.cost->currency), b.label, format_money(b.cost_per_1000, b.cost->currency),
-                     a.label, 100 * (1 - a.cost_per_1000 / b.cost_per_1000),
-                     a.predicted || b.predicted ? " (from predicted step times)" : "");
+                     verdict, a.predicted || b.predicted ? " (from predicted step times)" : "");
 }
 
+std::string percent(double u) { return fmt::format("{:.3g}%", 100 * u); }
+
 std::string break_even_sentence(const BreakEven& b) {
+  const double lo = std::isfinite(b.utilisation_lo) ? b.utilisation_lo : b.utilisation;
+  const double hi = std::isfinite(b.utilisation_hi) ? b.utilisation_hi : b.utilisation;
+  const std::string range = lo < hi ? fmt::format(" (range {} to {})", percent(lo), percent(hi)) : "";
+  if (!std::isfinite(b.utilisation) || lo > 1)
+    return fmt::format("Owning ('{}') never costs less per step than renting ('{}'): it would need {} utilisation{}, "
+                       "more than 100%.", b.own, b.rent, std::isfinite(b.utilisation) ? percent(b.utilisation) : "infinite", range);
+  if (hi > 1)
+    return fmt::format("Cannot tell whether owning ('{}') ever costs less per step than renting ('{}'): the break-even "
+                       "utilisation lies between {} and {}, beyond 100%.", b.own, b.rent, percent(lo), percent(hi));
   const std::string months =
       !std::isfinite(b.months) ? "never pays back"
       : b.months > b.amortisation_months
           ? fmt::format("pays back after {:.3g} months, beyond its {:.0f}-month amortisation", b.months, b.amortisation_months)
           : fmt::format("pays back after {:.3g} months (amortisation {:.0f})", b.months, b.amortisation_months);
   return fmt::format(
-      "Owning ('{}') costs the same per step as renting ('{}') at {:.3g}% utilisation, and less above it; at the stated "
+      "Owning ('{}') costs the same per step as renting ('{}') at {} utilisation{}, and less above it; at the stated "
       "{:.0f}% the purchase {}.",
-      b.own, b.rent, 100 * b.utilisation, 100 * b.owner_utilisation, months);
+      b.own, b.rent, percent(b.utilisation), range, 100 * b.owner_utilisation, months);
 }
 
 std::string data_sentence(const DataMove& m) {
@@ -98,14 +144,21 @@ Section decision_section(const Decision& d, const Workload& w) {
       w.name.empty() ? w.file : w.name, w.parameters, w.dtype, w.gpus, format_size(d.bytes_per_step), w.collective,
       format_seconds(w.compute_s),
       d.at_scale ? "the model's prediction at the target scale, with its 90% interval (ccbench model --help)"
-                 : "read off each set's measured curve (busbw at that size / bus factor), no interval"));
+                 : "read off each set's measured curve (busbw at that size / bus factor; beyond the largest measured size "
+                   "the plateau of the largest sizes when it is flat, at most 4096x beyond), with the range the curve "
+                   "allows (the two sizes around it, or the plateau's lowest and highest busbw)"));
   Table t;
   t.title = "Per set";
-  t.header = {"label", "basis", "communication per step", "90% interval", "step time", "cost per 1,000 steps", "90% interval"};
+  const char* range = d.at_scale ? "90% interval" : "range";
+  t.header = {"label", "basis", "communication per step", range, "step time", "cost per 1,000 steps", range};
   t.left_columns = 2;
   for (const StepAtScale& x : d.sets) {
-    const bool interval = x.predicted && std::isfinite(x.comm_lo_s);
+    const bool interval = std::isfinite(x.comm_lo_s) && std::isfinite(x.comm_hi_s);
     const std::string cur = x.cost ? x.cost->currency : "";
+    if (!x.refused.empty()) {
+      t.rows.push_back({{x.label}, {x.basis + ": no estimate, " + x.refused, Tone::warn}, {"-"}, {"-"}, {"-"}, {"-"}, {"-"}});
+      continue;
+    }
     t.rows.push_back({{x.label},
                       {x.basis + (x.extrapolated ? " (extrapolated)" : ""), x.extrapolated ? Tone::warn : Tone::plain},
                       {format_seconds(x.comm_s)},

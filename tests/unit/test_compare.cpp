@@ -7,6 +7,7 @@
 #include "common/errors.hpp"
 #include "results/compare/comparison.hpp"
 #include "results/compare/cost.hpp"
+#include "results/compare/decision.hpp"
 #include "results/compare/mann_whitney.hpp"
 #include "results/compare/peer_time.hpp"
 #include "results/compare/reference.hpp"
@@ -285,8 +286,64 @@ TEST(Cost, WorkloadInterpolatesTheMeasuredCurve) {
   const double time = 1536 / (e->busbw_gbps * 1e9 / 1.75);
   EXPECT_NEAR(e->time_per_step_s, time, 1e-15);
   EXPECT_NEAR(e->cost_per_1000_steps, 1000 * time * 8 * 3.6 / 3600, 1e-15);
+  // 14 GB per step off a curve that ends at 2 KiB still rising (10 -> 30 GB/s): refused.
   const Workload big = load_workload(write_temp("big.yaml", "parameters: 7e9\ngpus: 8\n"));
-  EXPECT_TRUE(estimate_workload(big, t, nullptr)->extrapolated);
+  EXPECT_NE(estimate_workload(big, t, nullptr)->refused.find("no plateau"), std::string::npos);
+}
+
+// The Summary cannot contradict the tables under it: a winner that the
+// aligned plateau of the workload's collective contradicts, or that no
+// aligned series supports, becomes "cannot tell".
+TEST(Decision, TheSummaryCannotContradictTheTables) {
+  const auto sized = [](double busbw) {
+    return std::vector<ImportedPoint>{point(1 << 20, 1, busbw), point(4 << 20, 1, busbw), point(16 << 20, 1, busbw)};
+  };
+  ComparisonOptions o;
+  const Comparison c = compare_sets({set_of("bare", sized(8)), set_of("cloud", sized(2))}, o);
+  RatioCall right = call_ratio("bare", "cloud", 4, 3, 5);
+  check_against_tables(right, c, "all_reduce");
+  EXPECT_EQ(right.kind, RatioCall::winner);
+  RatioCall wrong = call_ratio("cloud", "bare", 12.29, 11, 13);  // the report's Summary against its own table
+  check_against_tables(wrong, c, "all_reduce");
+  EXPECT_EQ(wrong.kind, RatioCall::not_aligned);
+  EXPECT_NE(wrong.why.find("the plateau of all_reduce"), std::string::npos) << wrong.why;
+  // Nothing lines up (4 ranks against 8 ranks): no winner either.
+  std::vector<ImportedPoint> eight = sized(2);
+  for (ImportedPoint& p : eight) p.ranks = 8;
+  const Comparison apart = compare_sets({set_of("bare", sized(8)), set_of("cloud", eight)}, o);
+  RatioCall lonely = call_ratio("bare", "cloud", 4, 3, 5);
+  check_against_tables(lonely, apart, "all_reduce");
+  EXPECT_EQ(lonely.kind, RatioCall::not_aligned);
+  EXPECT_NE(lonely.why.find("no all_reduce series lines up"), std::string::npos) << lonely.why;
+}
+
+// Beyond the largest measured size: the plateau of the largest sizes when it
+// is flat (one bad last point cannot move it), refused when it is not or when
+// the size is more than 4096x beyond.
+TEST(Cost, WorkloadBeyondTheCurveUsesItsPlateauOrIsRefused) {
+  const auto curve = [](double last) {
+    return build_series(set_of("x", {point(1 << 20, 1, 0.70), point(4 << 20, 1, 0.79), point(16 << 20, 1, 0.75),
+                                     point(64 << 20, 1, last)}),
+                        kKeyAll);
+  };
+  const Workload w = load_workload(write_temp("w1g.yaml", "parameters: 536870912\ndtype: float\ngpus: 2\n"));  // 2 GiB
+  const SeriesTable flat = curve(0.77);
+  const auto e = estimate_workload(w, flat, nullptr);
+  ASSERT_TRUE(e && e->refused.empty()) << e->refused;
+  EXPECT_TRUE(e->extrapolated);
+  EXPECT_DOUBLE_EQ(e->busbw_gbps, 0.77);  // median of 4 MiB, 16 MiB, 64 MiB (1 MiB is 64x below the largest)
+  EXPECT_DOUBLE_EQ(e->busbw_lo_gbps, 0.75);
+  EXPECT_DOUBLE_EQ(e->busbw_hi_gbps, 0.79);
+  EXPECT_LT(e->time_lo_s, e->time_per_step_s);
+  EXPECT_GT(e->time_hi_s, e->time_per_step_s);
+  EXPECT_NE(e->basis.find("plateau of 4 MiB-64 MiB"), std::string::npos) << e->basis;
+  // The outlier of the report (0.03 GB/s at 64 MiB where 16 MiB had 0.79): no plateau, no estimate.
+  const SeriesTable outlier = curve(0.03);
+  EXPECT_NE(estimate_workload(w, outlier, nullptr)->refused.find("spreads 26.3x"), std::string::npos)
+      << estimate_workload(w, outlier, nullptr)->refused;
+  // 400 GB off a curve that ends at 64 MiB: 5960x beyond, refused.
+  const Workload huge = load_workload(write_temp("w400.yaml", "parameters: 2e11\ndtype: bfloat16\ngpus: 2\n"));
+  EXPECT_NE(estimate_workload(huge, flat, nullptr)->refused.find("at most 4096x"), std::string::npos);
 }
 #else
 TEST(Cost, WithoutYamlCppTheErrorSaysSo) {

@@ -10,6 +10,7 @@
 #include "results/model/comm_model.hpp"
 #include "results/model/projection.hpp"
 #include "results/model/step_cost.hpp"
+#include "results/report/report.hpp"
 
 namespace ccb {
 namespace {
@@ -277,6 +278,73 @@ TEST(Decision, BreakEvenAndCostsFollowTheFormulas) {
   // A cloud that is cheap enough never lets the purchase pay back.
   rent.per_gpu_hour = 0.1;
   EXPECT_TRUE(std::isinf(decide(w, {a, b}, 8, true).break_even->months));
+}
+
+// A winner needs an interval that excludes equal and is not wider than 10x.
+TEST(Decision, AnUninformativeIntervalCannotTell) {
+  EXPECT_EQ(call_ratio("a", "b", 2, 1.5, 3).kind, RatioCall::winner);
+  EXPECT_EQ(call_ratio("a", "b", 2, 2, 2).kind, RatioCall::winner);  // measured, no interval width
+  EXPECT_EQ(call_ratio("a", "b", 5.82, 3.54e-58, 9.56e58).kind, RatioCall::too_wide);  // the report's case
+  EXPECT_EQ(call_ratio("a", "b", 1.3, 0.8, 2.0).kind, RatioCall::contains_equal);
+  EXPECT_EQ(call_ratio("a", "b", 1.5, 0.5, 8).kind, RatioCall::too_wide);  // 16x wide
+  EXPECT_EQ(call_ratio("a", "b", 1.005, 1.001, 1.01).kind, RatioCall::on_par);
+  EXPECT_EQ(call_ratio("a", "b", 1.0, 1.0, 1.0).kind, RatioCall::on_par);  // identical sets: never "faster by 1.00x"
+  EXPECT_EQ(call_ratio("a", "b", kNaN, 1, 2).kind, RatioCall::none);
+}
+
+Decision two_sets(double own_comm, double own_lo, double own_hi, double rent_comm, double rent_lo, double rent_hi,
+                  double cloud_price, CostProfile& own, CostProfile& rent) {
+  own.kind = "bare_metal";
+  own.capital_cost = 1.2e6, own.amortisation_years = 4, own.yearly_operating_cost = 1e5, own.utilisation = 0.7, own.gpus = 64;
+  own.per_gpu_hour = (own.capital_cost / 4 + own.yearly_operating_cost) / (64 * 8760.0 * 0.7);
+  rent.kind = "cloud";
+  rent.per_gpu_hour = cloud_price;
+  Workload w;
+  w.gpus = 64, w.parameters = 1e9, w.dtype_bytes = 2, w.compute_s = 0;
+  StepAtScale a, b;
+  a.label = "owned", a.cost = &own, a.comm_s = own_comm, a.comm_lo_s = own_lo, a.comm_hi_s = own_hi, a.predicted = true;
+  b.label = "rented", b.cost = &rent, b.comm_s = rent_comm, b.comm_lo_s = rent_lo, b.comm_hi_s = rent_hi, b.predicted = true;
+  return decide(w, {a, b}, 8, true);
+}
+
+TEST(Decision, SpeedAndCostAreCalledOnlyOnTheEvidence) {
+  CostProfile own, rent;
+  const Decision clear = two_sets(1, 0.9, 1.1, 2, 1.8, 2.2, 4, own, rent);
+  EXPECT_EQ(clear.faster.kind, RatioCall::winner);
+  EXPECT_EQ(clear.faster.lower, "owned");
+  EXPECT_NEAR(clear.faster.lo, 1.8 / 1.1, 1e-12);
+  EXPECT_NEAR(clear.faster.hi, 2.2 / 0.9, 1e-12);
+  // The predicted times of the report: 5.82x apart, intervals from 1e-58 to 1e58.
+  const Decision wide = two_sets(1, 1e-30, 1e30, 5.82, 5.82e-28, 5.82e28, 4, own, rent);
+  EXPECT_EQ(wide.faster.kind, RatioCall::too_wide);
+  EXPECT_EQ(wide.cheaper.kind, RatioCall::too_wide);
+  const Section s = summary_section(wide);
+  ASSERT_GE(s.paragraphs.size(), 3u);
+  EXPECT_NE(s.paragraphs[0].find("cannot tell which is faster"), std::string::npos) << s.paragraphs[0];
+  EXPECT_EQ(s.paragraphs[0].find("is faster by"), std::string::npos);
+  EXPECT_NE(s.paragraphs[1].find("cannot tell which is cheaper"), std::string::npos) << s.paragraphs[1];
+  EXPECT_NE(s.paragraphs[2].find("Cannot tell whether owning"), std::string::npos) << s.paragraphs[2];
+}
+
+// A break-even beyond 100% utilisation reads "never", not "at 178%".
+TEST(Decision, BreakEvenOutsideZeroToHundredPercentReadsNever) {
+  CostProfile own, rent;
+  const Decision d = two_sets(1, 1, 1, 1, 1, 1, 0.5, own, rent);  // a cheap cloud, the same speed
+  ASSERT_TRUE(d.break_even);
+  EXPECT_GT(d.break_even->utilisation, 1);
+  const Section s = summary_section(d);
+  bool never = false;
+  for (const std::string& p : s.paragraphs) {
+    never = never || p.find("never costs less per step than renting") != std::string::npos;
+    EXPECT_EQ(p.find("costs the same per step as renting"), std::string::npos) << p;
+  }
+  EXPECT_TRUE(never);
+  const Decision in_range = two_sets(1, 1, 1, 2, 2, 2, 4, own, rent);
+  EXPECT_LE(in_range.break_even->utilisation_hi, 1);
+  bool stated = false;
+  for (const std::string& p : summary_section(in_range).paragraphs)
+    stated = stated || p.find("costs the same per step as renting ('rented') at") != std::string::npos;
+  EXPECT_TRUE(stated);
 }
 
 }  // namespace

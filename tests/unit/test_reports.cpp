@@ -113,6 +113,28 @@ TEST(Reports, ChartsRenderWithGnuplotWhenInstalled) {
   }
 }
 
+// A predicted curve whose interval spans 1e-58 .. 1e58 is drawn with its bars
+// cut at 10x, and says so: the measured curves stay readable.
+TEST(Reports, ChartsCutUninformativeErrorBars) {
+  if (system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
+  ChartGroup g;
+  g.title = "all_reduce";
+  ChartGroup::Curve measured, predicted;
+  measured.label = "bare", predicted.label = "cloud", predicted.predicted = true;
+  for (double b : {1024.0, 4096.0, 16384.0}) {
+    for (ChartGroup::Curve* c : {&measured, &predicted}) {
+      c->bytes.push_back(b), c->time_us.push_back(b / 1000), c->busbw_gbps.push_back(1), c->ratio.push_back(1);
+    }
+    predicted.time_lo.push_back(b / 1000 * 1e-58), predicted.time_hi.push_back(b / 1000 * 1e58);
+  }
+  g.curves = {measured, predicted};
+  const ChartImages img = render_charts({g});
+  ASSERT_TRUE(img.unavailable.empty()) << img.unavailable;
+  EXPECT_NE(img.svg[1].find("cut at 10x"), std::string::npos);
+  EXPECT_EQ(img.svg[1].find("1e+58"), std::string::npos);
+  EXPECT_EQ(img.svg[1].find("e+5"), std::string::npos);  // no axis label in the 1e50s
+}
+
 TEST(Reports, Formatting) {
   EXPECT_EQ(format_size(8.0), "8 B");
   EXPECT_EQ(format_size(1048576.0), "1 MiB");
