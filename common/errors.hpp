@@ -14,7 +14,7 @@ struct UsageError : std::runtime_error {
 enum ExitCode : int {
   kExitOk = 0,
   kExitInternal = 1,  // ccbench or the communication library failed
-  kExitRejected = 1,  // accept: the cluster was rejected; model check: a target was missed
+  kExitRejected = 1,  // accept: the cluster was rejected; model check: a target was missed; model predict: every fit unusable
   kExitUsage = 2,     // bad input: flags, values, files
   kExitWrongData = 3, // verification found wrong elements
   kExitTimeout = 4,   // -T: no operation completed within the timeout

@@ -1,4 +1,5 @@
 #include "harness/cli_errors.hpp"
+#include "results/json_text.hpp"
 #include "harness/accept_command.hpp"
 #include "harness/io_command.hpp"
 
@@ -81,9 +82,9 @@ stderr names file, line and key), 130/143 interrupted.
 class CollectingWriter final : public Writer {
  public:
   std::string text;
-  void begin(const RunInfo& r) override { text += run_to_json(r).dump() + "\n"; }
-  void point(const PointRecord& p) override { text += point_to_json(p).dump() + "\n"; }
-  void end(const EndInfo& e) override { text += end_to_json(e).dump() + "\n"; }
+  void begin(const RunInfo& r) override { text += json_text(run_to_json(r)) + "\n"; }
+  void point(const PointRecord& p) override { text += json_text(point_to_json(p)) + "\n"; }
+  void end(const EndInfo& e) override { text += json_text(end_to_json(e)) + "\n"; }
 };
 
 // An io check as ccbench io's arguments (UsageError naming the spec line when
@@ -246,7 +247,7 @@ struct AcceptanceRun {
       if (sub->rank() == 0) repeats.push_back({{"code", code}, {"jsonl", collect.text}});
       if (code == kExitSignal + SIGINT || code == kExitSignal + SIGTERM || code == kExitSignal + SIGHUP) break;
     }
-    return sub->rank() == 0 ? nlohmann::json{{"group", color}, {"ranks", sub->size()}, {"repeats", repeats}}.dump() : "";
+    return sub->rank() == 0 ? json_text(nlohmann::json{{"group", color}, {"ranks", sub->size()}, {"repeats", repeats}}) : "";
   }
 
   // Rank 0: every group's repeats read back, each kept as a raw file.

@@ -125,6 +125,7 @@ Decision decide_workload(const Comparison& c, const CostInputs& cost, const std:
       if (!t) continue;
       s.comm_s = t->time_us * 1e-6, s.comm_lo_s = t->lo_us * 1e-6, s.comm_hi_s = t->hi_us * 1e-6;
       s.predicted = true, s.extrapolated = t->extrapolated, s.basis = "model: " + t->series;
+      s.refused = t->unusable;
     } else {
       const auto e = estimate_workload(w, *c.chart_tables[i], nullptr);
       if (!e) continue;

@@ -1,4 +1,5 @@
 #include "harness/cli_errors.hpp"
+#include "results/json_text.hpp"
 #include "harness/model_command.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -26,7 +28,7 @@ namespace ccb {
 namespace {
 
 constexpr const char* kHelp = R"(usage: ccbench model fit RUN... --out MODEL.json [-q]
-       ccbench model predict MODEL.json --ranks N [--nodes M] [-b MIN -e MAX -f F] [--json FILE] [-q]
+       ccbench model predict MODEL.json --ranks N [--nodes M] [-b MIN -e MAX -f F] [--json FILE] [--force] [-q]
        ccbench model check MODEL.json RUN... [--targets LARGE,SMALL,COVER]
 
 fit: reads ccbench results (files or folders; nccl-tests, OSU and IMB output
@@ -56,14 +58,24 @@ target's, x = log(N/nmax) / log(nmax/nprev) (at least 1: how much further N
 lies than the step between the two largest counts), noise log(p90/p50) of
 the measured iterations nearby. Flags: N beyond 8x the largest measured
 count, a multi-node target from single-node fits or another ranks per node,
-two counts only (no left-out check); "extr" marks a step size outside the
-measured ones. --json FILE: the points with the measured points' field names
-(bytes, time_us, algbw_gbps, busbw_gbps) plus time_lo_us and time_hi_us.
+two counts only (no left-out check: h = 0.25 per step beyond the largest
+count); "extr" marks a step size outside the measured ones; an interval
+wider than 100x either way prints "unbounded" (JSON null). Sizes: the grid of
+-b -e -f (factor 2 by default), else the sizes the fit's largest count was
+asked for, rounded per collective as a sweep at N ranks rounds them (count:
+elements per rank, as the sweep prints it); sizes under one element per rank
+are left out and counted. A series whose median left-out error is above 50%
+is an unusable fit (it does not predict its own rank counts): it is left out
+with a note, and when every series is, predict exits 1 with one line;
+--force prints them, every row marked UNUSABLE. --json FILE: the points with
+the measured points' field names (bytes, count, time_us, algbw_gbps,
+busbw_gbps) plus time_lo_us, time_hi_us, interval and the series' unusable.
 
 check: predicts every point of the measured RUNs (at their own rank and node
 counts) and prints, per point, measured and predicted time, the error
 (predicted - measured) / measured and whether the 90% interval holds the
-measurement; then the median |error| for sizes >= 1 MiB and below, and the
+measurement ("unb.": the interval is unbounded and counts as not holding;
+0-byte points are not scored); then the median |error| for sizes >= 1 MiB and below, and the
 share of points inside their interval, against --targets (default 15,30,70:
 <= 15% and <= 30% median error, >= 70% covered). Exit 1 when a target is
 missed (like a rejected acceptance). "[switch]": NCCL ran another algorithm
@@ -71,7 +83,8 @@ at this point than the fit saw at the same size at its largest rank count
 (both recorded with --nccl-algorithms); the summary names the switch, which
 the model does not know. Those points count toward the targets too.
 
-Exit codes: 0 done, 2 bad input (one line on stderr), 5 output not written.
+Exit codes: 0 done, 1 model check: a target missed, model predict: every fit
+unusable; 2 bad input (one line on stderr), 5 output not written.
 docs/model.md has the formulas and the validation on the emulated cluster.
 )";
 
@@ -137,30 +150,43 @@ int fit(int argc, const char* const* argv) {
   return quiet ? kExitOk : print_or_fail(fit_summary(m, out));
 }
 
-std::string prediction_table(const Model& m, const std::string& file, const std::vector<Prediction>& preds) {
+std::string left_out_text(const ModelSeries& x) {
+  return fmt::format("{:.0f}%", 100 * (std::exp(x.left_out_median()) - 1));
+}
+
+std::string interval_cell(double v, bool unbounded) { return unbounded ? "unbounded" : fmt::format("{:.2f}", v); }
+
+std::string prediction_table(const Model& m, const std::string& file, const std::vector<Prediction>& preds,
+                             const std::vector<std::string>& notes) {
   std::string s;
   for (const Prediction& p : preds) {
     const ModelSeries& x = *p.series;
+    const bool unusable = x.unusable();
     s += fmt::format("# PREDICTED (not measured): {}, {} ranks{}\n", x.collective, p.ranks,
                      p.nodes > 0 ? fmt::format(" on {} node{}", p.nodes, p.nodes == 1 ? "" : "s") : "");
     s += fmt::format("# model {} (backend {}), fitted at {} to {} ranks\n", file, m.backend, x.counts.front(),
                      x.counts.back());
     s += fmt::format("# series: {}\n", x.key());
     s += fmt::format("# family {}: {}\n", family_name(x.family), x.chosen_by);
+    if (unusable)
+      s += fmt::format("# flag: UNUSABLE fit: its median left-out error is {} (bound {:.0f}%): printed because of --force\n",
+                       left_out_text(x), 100 * (std::exp(ModelSeries::kUnusableLeftOut) - 1));
     for (const std::string& f : p.flags) s += fmt::format("# flag: {}\n", f);
     s += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11} {:>11} {:>11} {:>8} {:>8} {:>5}\n", "size", "count", "type", "redop",
                      "time", "lo(90%)", "hi(90%)", "algbw", "busbw", "");
     s += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11} {:>11} {:>11} {:>8} {:>8} {:>5}\n", "(B)", "(elements)", "", "", "(us)",
                      "(us)", "(us)", "(GB/s)", "(GB/s)", "");
-    const auto d = parse_dtype(x.dtype);
     for (const PredictedPoint& q : p.points)
-      s += fmt::format("  {:>10} {:>12} {:>8} {:>6} {:>11.2f} {:>11.2f} {:>11.2f} {:>8.2f} {:>8.2f} {:>5}\n", q.bytes,
-                       d ? std::to_string(q.bytes / info(*d).size) : "-", x.dtype.empty() ? "-" : x.dtype,
-                       x.op.empty() ? "-" : x.op, q.time_us, q.lo_us, q.hi_us, q.algbw_gbps, q.busbw_gbps,
-                       q.size_extrapolated ? "extr" : "");
+      s += fmt::format("  {:>10} {:>12} {:>8} {:>6} {:>11.2f} {:>11} {:>11} {:>8.2f} {:>8.2f} {:>5}{}\n", q.bytes, q.count,
+                       x.dtype.empty() ? "-" : terminal_safe(x.dtype), x.op.empty() ? "-" : terminal_safe(x.op), q.time_us,
+                       interval_cell(q.lo_us, q.unbounded), interval_cell(q.hi_us, q.unbounded), q.algbw_gbps, q.busbw_gbps,
+                       q.size_extrapolated ? "extr" : "", unusable ? " UNUSABLE" : "");
     s += "\n";
   }
-  s += "# time: predicted microseconds per operation; lo/hi: 90% prediction interval; extr: size outside the measured ones.\n";
+  for (const std::string& n : notes) s += fmt::format("# left out: {}\n", n);
+  s += fmt::format("# time: predicted microseconds per operation; lo/hi: 90% prediction interval (\"unbounded\": wider than "
+                   "{:g}x either way, the data cannot bound it); count: elements per rank, as the sweep prints it; extr: "
+                   "size outside the measured ones.\n", kUnboundedFactor);
   return s;
 }
 
@@ -179,11 +205,15 @@ std::string prediction_json(const Model& m, const std::string& file, const std::
                    {"fitted_ranks", x.counts},       {"flags", p.flags}};
     o["points"] = ordered_json::array();
     for (const PredictedPoint& q : p.points)
-      o["points"].push_back({{"bytes", q.bytes}, {"time_us", q.time_us}, {"time_lo_us", q.lo_us}, {"time_hi_us", q.hi_us},
-                             {"algbw_gbps", q.algbw_gbps}, {"busbw_gbps", q.busbw_gbps}, {"extrapolated", q.size_extrapolated}});
+      o["points"].push_back({{"bytes", q.bytes}, {"count", q.count}, {"time_us", q.time_us},
+                             {"time_lo_us", q.unbounded ? ordered_json() : ordered_json(q.lo_us)},
+                             {"time_hi_us", q.unbounded ? ordered_json() : ordered_json(q.hi_us)},
+                             {"interval", q.unbounded ? "unbounded" : "90%"}, {"algbw_gbps", q.algbw_gbps},
+                             {"busbw_gbps", q.busbw_gbps}, {"extrapolated", q.size_extrapolated}});
+    o["unusable"] = x.unusable();
     j["series"].push_back(std::move(o));
   }
-  return j.dump(1) + "\n";
+  return json_text(j, 1) + "\n";
 }
 
 int count_flag(const std::string& flag, const std::string& v, long max) {
@@ -193,9 +223,39 @@ int count_flag(const std::string& flag, const std::string& v, long max) {
   return static_cast<int>(*n);
 }
 
+// The sizes a series is predicted at, as a sweep at `ranks` would measure
+// them: the requested grid (-b -e -f, else the sizes the fit's largest rank
+// count asked for), rounded per collective (plan_points); sizes under one
+// element per rank are left out, their requested sizes kept in `below`.
+std::vector<PlannedSize> planned_sizes(const ModelSeries& x, const std::vector<std::size_t>& grid, int ranks,
+                                       std::set<std::size_t>& below) {
+  std::vector<std::size_t> requested = grid;
+  if (requested.empty()) {
+    for (const ModelPoint& p : x.points)
+      if (p.ranks == x.counts.back()) requested.push_back(p.requested_bytes ? p.requested_bytes : p.bytes);
+    std::sort(requested.begin(), requested.end());
+    requested.erase(std::unique(requested.begin(), requested.end()), requested.end());
+  }
+  const Collective* c = find_collective(x.collective);
+  const auto d = parse_dtype(x.dtype);
+  std::vector<PlannedSize> out;
+  if (!c || !d) {  // a series ccbench cannot plan (an imported name): the sizes as given
+    for (std::size_t r : requested) out.push_back({r, d ? r / info(*d).size : 0});
+    return out;
+  }
+  for (const SizePoint& sp : plan_points(requested, *c, *d, ranks, false)) {
+    if (sp.chunk == 0) {
+      below.insert(sp.requested_bytes);
+      continue;
+    }
+    if (out.empty() || out.back().bytes != sp.bytes) out.push_back({sp.bytes, sp.shown_count()});
+  }
+  return out;
+}
+
 int predict_cmd(int argc, const char* const* argv) {
   std::string file, ranks_s, nodes_s, b, e, f, json_out;
-  bool quiet = false;
+  bool quiet = false, force = false;
   parse_subcommand("predict", argc, argv, [&](CLI::App& app) {
     app.add_option("model", file);
     app.add_option("--ranks,-N", ranks_s);
@@ -205,6 +265,7 @@ int predict_cmd(int argc, const char* const* argv) {
     app.add_option("-f,--stepfactor", f);
     app.add_option("--json", json_out);
     app.add_flag("-q,--quiet", quiet);
+    app.add_flag("--force", force);
   });
   if (file.empty()) throw UsageError("model predict: give the model file (from ccbench model fit)");
   if (ranks_s.empty()) throw UsageError("model predict: --ranks N is required");
@@ -213,7 +274,7 @@ int predict_cmd(int argc, const char* const* argv) {
   const int nodes = nodes_s.empty() ? 0 : count_flag("--nodes", nodes_s, ranks);
   if (nodes > 0 && ranks % nodes != 0)
     throw UsageError(fmt::format("model predict: --ranks {} is not a multiple of --nodes {}", ranks, nodes));
-  std::vector<std::uint64_t> sizes;
+  std::vector<std::size_t> sizes;
   if (!b.empty() || !e.empty()) {
     const auto lo = parse_size(b.empty() ? e : b), hi = parse_size(e.empty() ? b : e);
     if (!lo || !hi || *lo < 1 || *hi < *lo) throw UsageError("model predict: -b/-e: expected sizes with -b <= -e (8, 64K, 1M, 2G)");
@@ -223,16 +284,42 @@ int predict_cmd(int argc, const char* const* argv) {
       if (!v || *v < 2 || *v > 1024) throw UsageError(fmt::format("model predict: -f '{}': a factor from 2 to 1024", terminal_safe(f)));
       factor = static_cast<long>(*v);
     }
-    for (std::size_t s : sweep_sizes(*lo, *hi, 0, factor)) sizes.push_back(s);
+    sizes = sweep_sizes(*lo, *hi, 0, factor);
   }
   if (!json_out.empty()) {
     check_distinct_paths({{"--json", json_out}}, {{"model", file}});
     check_output_writable("--json", json_out);
   }
   const Model m = model_from_json(read_model_file(file), file);
-  const std::vector<Prediction> preds = predict(m, ranks, nodes, sizes);
+  std::set<std::size_t> below;
+  std::vector<Prediction> preds =
+      predict_planned(m, ranks, nodes, [&](const ModelSeries& x) { return planned_sizes(x, sizes, ranks, below); });
+  // A fit that does not predict its own rank counts predicts nothing else either.
+  std::vector<std::string> notes;
+  std::size_t unusable = 0;
+  for (const Prediction& p : preds) unusable += p.series->unusable() ? 1 : 0;
+  if (unusable > 0 && !force) {
+    const auto worst = std::max_element(preds.begin(), preds.end(), [](const Prediction& x, const Prediction& y) {
+      return x.series->left_out_median() < y.series->left_out_median();
+    });
+    if (unusable == preds.size()) {
+      fmt::print(stderr, "ccbench: model predict: {}: every fit is unusable: median left-out error up to {} (bound {:.0f}%): "
+                         "they do not predict the rank counts they were fitted on; refit on quieter runs, or --force to print anyway\n",
+                 terminal_safe(file), left_out_text(*worst->series), 100 * (std::exp(ModelSeries::kUnusableLeftOut) - 1));
+      return kExitRejected;
+    }
+    for (const Prediction& p : preds)
+      if (p.series->unusable())
+        notes.push_back(fmt::format("{}: unusable fit (median left-out error {}, bound {:.0f}%); --force prints it",
+                                    terminal_safe(p.series->key()), left_out_text(*p.series),
+                                    100 * (std::exp(ModelSeries::kUnusableLeftOut) - 1)));
+    std::erase_if(preds, [](const Prediction& p) { return p.series->unusable(); });
+  }
+  if (!below.empty())
+    notes.push_back(fmt::format("{} size(s) under one element per rank at {} ranks (the sweep would measure 0 bytes there)",
+                                below.size(), ranks));
   if (!json_out.empty()) write_file_atomically("--json", json_out, prediction_json(m, file, preds));
-  return quiet ? kExitOk : print_or_fail(prediction_table(m, file, preds));
+  return quiet ? kExitOk : print_or_fail(prediction_table(m, file, preds, notes));
 }
 
 struct Checked {
@@ -240,6 +327,7 @@ struct Checked {
   int ranks, nodes;
   std::uint64_t bytes;
   double measured, predicted, lo, hi;
+  bool unbounded;        // an unbounded interval holds everything and so proves nothing: it counts as missed
   std::string switched;  // algorithm_switch: NCCL ran another algorithm than the fit saw
 };
 
@@ -270,7 +358,7 @@ int check_cmd(int argc, const char* const* argv) {
   std::map<std::pair<int, int>, std::vector<const ImportedPoint*>> by_scale;
   for (const ResultSet& r : runs)
     for (const ImportedPoint& p : r.points)
-      if (p.ranks >= 2 && p.time_us > 0) by_scale[{p.ranks, p.nodes}].push_back(&p);
+      if (p.ranks >= 2 && p.time_us > 0 && p.bytes > 0) by_scale[{p.ranks, p.nodes}].push_back(&p);  // 0 B: nothing to score
   std::vector<Checked> rows;
   for (const auto& [scale, points] : by_scale) {
     std::vector<std::uint64_t> sizes;
@@ -285,7 +373,7 @@ int check_cmd(int argc, const char* const* argv) {
           continue;
         const auto q = std::find_if(pred.points.begin(), pred.points.end(), [&](const PredictedPoint& z) { return z.bytes == p->bytes; });
         rows.push_back({x.key(), scale.first, scale.second, p->bytes, p->time_us, q->time_us, q->lo_us, q->hi_us,
-                        algorithm_switch(x, p->bytes, p->algorithm)});
+                        q->unbounded, algorithm_switch(x, p->bytes, p->algorithm)});
       }
     }
   }
@@ -298,11 +386,11 @@ int check_cmd(int argc, const char* const* argv) {
   std::map<std::string, std::size_t> switches;  // algorithm_switch -> rows
   for (const Checked& r : rows) {
     const double e = (r.predicted - r.measured) / r.measured;
-    const bool in = r.measured >= r.lo && r.measured <= r.hi;
+    const bool in = !r.unbounded && r.measured >= r.lo && r.measured <= r.hi;
     covered += in;
     (r.bytes >= (1u << 20) ? large : small).push_back(std::fabs(e));
     out += fmt::format("  {:>5} {:>5} {:>10} {:>12.1f} {:>12.1f} {:>+7.1f}% {:>7}  {}{}\n", r.ranks, r.nodes, r.bytes, r.measured,
-                       r.predicted, 100 * e, in ? "yes" : "NO", r.series,
+                       r.predicted, 100 * e, r.unbounded ? "unb." : in ? "yes" : "NO", r.series,
                        r.switched.empty() ? "" : " [switch]");
     if (!r.switched.empty()) ++switches[r.switched];
   }

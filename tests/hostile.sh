@@ -4,7 +4,7 @@
 # temporary folder. Every case must exit with its code, print exactly one
 # line on stderr matching its pattern, and finish within 60 s and 4 GiB of
 # address space: never a crash, a hang or unbounded memory.
-# Usage: hostile.sh CCBENCH GOOD_RESULT_FILE [cli|results|specs|accept]
+# Usage: hostile.sh CCBENCH GOOD_RESULT_FILE [cli|results|specs|accept|model]
 set -u
 ccbench=$1 good=$2 only=${3:-}
 dir=$(mktemp -d)
@@ -182,6 +182,22 @@ if [ -z "$only" ] || [ "$only" = accept ]; then
   check accept/bad_color 2 "accept: --color 'blue': unknown" -- accept "$dir/a-nan.yaml" --color blue
   check baseline/no_out 2 "baseline: --out FILE is required" -- baseline "$good"
   check baseline/no_points 2 "baseline: .*: no measured points could be read" -- baseline --out "$dir/b.json" "$dir/base.json"
+fi
+
+if [ -z "$only" ] || [ "$only" = model ]; then
+  # Model files: values out of what physics and ccbench allow are refused
+  # before they reach a prediction (a NaN, an infinite or a [0, inf] interval,
+  # a null series at 2^30 ranks per node that crashed predict and check).
+  m=$(dirname "$0")/fixtures/model/model-200mbit.json
+  mod() { sed -E "$2" "$m" >"$dir/m-$1.json"; check "model/$1" 2 "$3" -- model predict "$dir/m-$1.json" --ranks 64 --nodes 8; }
+  mod ranks_per_node_2e30 's/"ranks_per_node": 1,/"ranks_per_node": 1073741824,/' "counts or placement out of range"
+  mod tiny_time '0,/"time_us": [0-9.]+/s//"time_us": 5e-324/' "values out of range"
+  mod huge_time '0,/"time_us": [0-9.]+/s//"time_us": 1.7e308/' "values out of range"
+  mod noise_huge '0,/"noise": [0-9.e+-]+/s//"noise": 50/' "values out of range"
+  mod left_out_huge '0,/"left_out": [0-9.e+-]+/s//"left_out": 50/' "values out of range"
+  mod zero_bytes '0,/"bytes": [0-9]+/s//"bytes": 0/' "values out of range"
+  mod huge_count 's/"counts": \[/"counts": [2, 3, 4, 100000000, /' "counts or placement out of range"
+  check model/check_ranks_per_node 2 "counts or placement out of range" -- model check "$dir/m-ranks_per_node_2e30.json" "$good"
 fi
 
 echo "$count cases, $failures failed"

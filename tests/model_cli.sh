@@ -26,6 +26,27 @@ for k in ("bytes", "time_us", "time_lo_us", "time_hi_us", "algbw_gbps", "busbw_g
 assert p["time_lo_us"] <= p["time_us"] <= p["time_hi_us"]
 PY
 
+# Sizes as a sweep at that scale measures them: all_gather at 64 ranks rounds
+# to 16 bytes per rank, so 32 B..512 B (under one element per rank) are left
+# out and counted; the count column is per rank.
+sed 's/"collective": "all_reduce"/"collective": "all_gather"/' "$fx/model-200mbit.json" > "$out/ag.json"
+"$ccbench" model predict "$out/ag.json" --ranks 64 --nodes 64 -b 32 -e 4K -f 2 > "$out/ag.txt" || { cat "$out/ag.txt"; fail "predict all_gather"; }
+first=$(grep -m1 -E '^ +[0-9]+ ' "$out/ag.txt" | awk '{print $1, $2}')
+[ "$first" = "1024 4" ] || { cat "$out/ag.txt"; fail "all_gather at 64 ranks: first row '$first', expected 1024 B, 4 elements per rank"; }
+grep -q '^# left out: 5 size(s) under one element per rank at 64 ranks' "$out/ag.txt" || fail "sizes under one element per rank must be counted"
+# A fit that cannot predict its own rank counts (left-out errors of 348%) is
+# refused: exit 1 with one line; --force prints it with every row marked.
+sed -E 's/"left_out": [0-9.e+-]+/"left_out": 1.5/' "$fx/model-200mbit.json" > "$out/bad.json"
+"$ccbench" model predict "$out/bad.json" --ranks 8 --nodes 8 > "$out/bad.txt" 2> "$out/bad.err"
+rc=$?
+[ $rc = 1 ] || fail "an unusable fit: exit $rc, expected 1"
+[ "$(wc -l < "$out/bad.err")" = 1 ] && grep -q 'every fit is unusable: median left-out error up to 348%' "$out/bad.err" ||
+  { cat "$out/bad.err"; fail "an unusable fit: the one line"; }
+[ ! -s "$out/bad.txt" ] || fail "an unusable fit printed rows"
+"$ccbench" model predict "$out/bad.json" --ranks 8 --nodes 8 --force > "$out/bad.txt" || fail "--force"
+grep -q '^# flag: UNUSABLE fit' "$out/bad.txt" && grep -qE ' UNUSABLE$' "$out/bad.txt" || fail "--force must mark the rows"
+grep -q 'unbounded' "$out/bad.txt" || fail "an interval the data cannot bound must print as unbounded"
+
 # The recorded 6- and 8-host runs meet the targets of issue 16 ...
 "$ccbench" model check "$out/m.json" "$(fast 6)" "$(fast 8)" > "$out/check.txt"
 rc=$?

@@ -1,4 +1,5 @@
 #include "harness/topo/bind_rank.hpp"
+#include "results/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -64,7 +65,7 @@ PlacedProcess place_process(BindPolicy policy, const Comm& comm, const ProcessRa
   } catch (const std::exception& e) {
     error = e.what();
   }
-  PlacedProcess p{this_process(comm, ranks), topo ? topology_json(*topo).dump() : ""};
+  PlacedProcess p{this_process(comm, ranks), topo ? json_text(topology_json(*topo)) : ""};
   bind_and_describe(policy, comm, topo ? &*topo : nullptr, error, p.me);
   return p;
 }

@@ -1,4 +1,5 @@
 #include "harness/topo/topo_command.hpp"
+#include "results/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -48,7 +49,7 @@ int run_topo(const Config& cfg, const Comm& comm) {
       }))
     return kExitUsage;
   std::vector<NodeTopology> all;
-  for (const auto& text : comm.all_strings(topology_json(mine).dump())) all.push_back(topology_from_json(nlohmann::json::parse(text)));
+  for (const auto& text : comm.all_strings(json_text(topology_json(mine)))) all.push_back(topology_from_json(nlohmann::json::parse(text)));
   if (comm.rank() != 0) return kExitOk;
   const std::vector<NodeGroup> nodes = group_nodes(all);
   if (cfg.topo_json) {

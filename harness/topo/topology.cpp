@@ -1,4 +1,5 @@
 #include "harness/topo/topology.hpp"
+#include "results/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -64,7 +65,7 @@ std::string topology_fingerprint(const NodeTopology& t) {
   j.erase("host");
   j.erase("source");
   for (auto& n : j["nics"]) n.erase("interface");  // names differ between identical nodes
-  const std::string text = j.dump();
+  const std::string text = json_text(j);
   // FNV-1a, 64 bits: a stable name for equal summaries, not a security hash.
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;

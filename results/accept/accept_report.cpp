@@ -1,4 +1,5 @@
 #include "results/accept/accept_report.hpp"
+#include "results/json_text.hpp"
 
 #include "common/sizes.hpp"
 
@@ -314,7 +315,7 @@ json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 // 1,024-node pairwise check has 523,776 groups, too many to hold as one json
 // tree. Text that is not UTF-8 (a host name) is replaced, never thrown on.
 void put(std::string& out, const json& v, int depth) {
-  const std::string s = v.dump(1, ' ', false, json::error_handler_t::replace);
+  const std::string s = json_text(v, 1);
   for (char ch : s) {
     out += ch;
     if (ch == '\n') out.append(static_cast<std::size_t>(depth), ' ');
@@ -406,7 +407,7 @@ void put_check(std::string& out, const CheckVerdict& v, const AcceptOutcome& o, 
       put_array(s, pm.nodes(), d + 1, [&](std::size_t a, int) {
         json row = json::array();
         for (std::size_t b = 0; b < pm.nodes(); ++b) row.push_back(num(pm.value(a, b)));
-        s += row.dump();  // one row per line
+        s += json_text(row);  // one row per line
       });
       s += '\n';
       s.append(static_cast<std::size_t>(d), ' ');

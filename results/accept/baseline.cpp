@@ -1,4 +1,5 @@
 #include "results/accept/baseline.hpp"
+#include "results/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -110,7 +111,7 @@ std::string baseline_to_json(const Baseline& b) {
                             {"nodes", e.nodes}, {"bytes", e.bytes}, {"runs", e.runs},
                             {"busbw_gbps", metric_json(e.busbw_gbps)}, {"algbw_gbps", metric_json(e.algbw_gbps)},
                             {"time_us", metric_json(e.time_us)}});
-  return j.dump(1) + "\n";
+  return json_text(j, 1) + "\n";
 }
 
 Baseline load_baseline(const std::string& path) {

@@ -1,4 +1,5 @@
 #include "results/model/comm_model.hpp"
+#include "results/json_text.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,6 +14,7 @@
 
 #include "collectives/collective.hpp"
 #include "common/errors.hpp"
+#include "kernels/dtype.hpp"
 #include "results/json_integer.hpp"
 #include "results/model/step_cost.hpp"
 #include "results/stats.hpp"
@@ -118,7 +120,8 @@ void fit_series(ModelSeries& s, const PointsBySize& by_size) {
       times.push_back(p->time_us), noise = std::max(noise, point_noise(*p));
       if (!p->algorithm.empty()) algorithms.insert(p->algorithm);
     }
-    s.points.push_back({key.second, key.first, median_of(times), noise, kNaN, fmt::format("{}", fmt::join(algorithms, "|"))});
+    const std::uint64_t requested = pts.front()->requested_bytes;
+    s.points.push_back({key.second, key.first, requested, median_of(times), noise, kNaN, fmt::format("{}", fmt::join(algorithms, "|"))});
     counts.insert(key.second);
   }
   s.counts.assign(counts.begin(), counts.end());
@@ -254,6 +257,10 @@ double interval_width(const ModelSeries& s, ModelFamily f, double x, int ranks) 
   double reach = 1;
   const double nmax = s.counts.back(), nprev = s.counts[s.counts.size() - 2];
   if (ranks > nmax) reach = std::max(1.0, std::log(ranks / nmax) / std::log(nmax / nprev));
+  // Nothing could be left out (two rank counts): the error of one step of
+  // extrapolation is unknown, taken as kUnvalidatedStepError, so that the
+  // interval widens with the distance instead of claiming lo = hi.
+  if (left.empty() && ranks > nmax) h = kUnvalidatedStepError;
   return std::sqrt(h * reach * h * reach + noise * noise);
 }
 
@@ -268,7 +275,7 @@ const ModelSeries* pick_level(const Model& m, const ModelSeries& like, int ranks
     // Same level and ranks per node first; then multi-node of another
     // ranks per node; the other level last.
     const int score = (rpn == 0) != (s.ranks_per_node == 0) ? 1 << 20 : std::abs(s.ranks_per_node - rpn);
-    if (score < best_score) best = &s, best_score = score;
+    if (!best || score < best_score) best = &s, best_score = score;
   }
   if (rpn > 0 && best->ranks_per_node == 0)
     flags.push_back("no multi-node measurement: predicted from single-node counts, so the links between nodes are not in the model");
@@ -281,7 +288,29 @@ const ModelSeries* pick_level(const Model& m, const ModelSeries& like, int ranks
 
 }  // namespace
 
+double ModelSeries::left_out_median() const {
+  std::vector<double> e;  // the chosen family's left-out errors (what fit_series stores per point)
+  for (const ModelPoint& p : points)
+    if (!std::isnan(p.left_out)) e.push_back(p.left_out);
+  return e.empty() ? kNaN : median_of(e);
+}
+
 std::vector<Prediction> predict(const Model& m, int ranks, int nodes, const std::vector<std::uint64_t>& sizes) {
+  return predict_planned(m, ranks, nodes, [&](const ModelSeries& s) {
+    std::vector<std::uint64_t> want = sizes;
+    if (want.empty()) {
+      for (const ModelPoint& q : s.points) want.push_back(q.bytes);
+      std::sort(want.begin(), want.end());
+      want.erase(std::unique(want.begin(), want.end()), want.end());
+    }
+    const auto d = parse_dtype(s.dtype);
+    std::vector<PlannedSize> out;
+    for (std::uint64_t b : want) out.push_back({b, d ? b / static_cast<std::uint64_t>(info(*d).size) : 0});
+    return out;
+  });
+}
+
+std::vector<Prediction> predict_planned(const Model& m, int ranks, int nodes, const SizePlanner& plan) {
   std::vector<Prediction> out;
   std::set<std::tuple<std::string, std::string, std::string, std::string, std::string, int>> done;
   for (const ModelSeries& like : m.series) {
@@ -297,20 +326,18 @@ std::vector<Prediction> predict(const Model& m, int ranks, int nodes, const std:
     if (s.counts.size() < 3) p.flags.push_back("fitted on two rank counts: nothing left out, the interval covers measurement spread only");
     const StepCost cost = step_cost(s, s.family);
     const Collective* c = find_collective(s.collective);
-    std::vector<std::uint64_t> want = sizes;
-    if (want.empty()) {
-      for (const ModelPoint& q : s.points) want.push_back(q.bytes);
-      want.erase(std::unique(want.begin(), want.end()), want.end());
-    }
-    for (std::uint64_t bytes : want) {
+    for (const PlannedSize& size : plan(s)) {
+      const std::uint64_t bytes = size.bytes;
       PredictedPoint q;
       q.bytes = bytes;
+      q.count = size.count;
       const double x = std::log2(std::max(family_steps(s.family, ranks, static_cast<double>(bytes)).bytes, 1e-3));
       q.size_extrapolated = !cost.inside(x);
       q.time_us = model_time(cost, s.family, ranks, static_cast<double>(bytes));
       const double w = interval_width(s, s.family, x, ranks);
       q.lo_us = q.time_us * std::exp(-w);
       q.hi_us = q.time_us * std::exp(w);
+      q.unbounded = !(w <= std::log(kUnboundedFactor));
       q.algbw_gbps = static_cast<double>(bytes) / (q.time_us * 1e3);
       q.busbw_gbps = c ? q.algbw_gbps * bus_factor(*c, ranks) : kNaN;
       p.points.push_back(q);
@@ -342,11 +369,12 @@ std::string model_to_json(const Model& m) {
     for (const ModelPoint& p : s.points) {
       o["points"].push_back({{"ranks", p.ranks}, {"bytes", p.bytes}, {"time_us", p.time_us}, {"noise", p.noise},
                              {"left_out", num(p.left_out)}});
+      if (p.requested_bytes != 0 && p.requested_bytes != p.bytes) o["points"].back()["requested_bytes"] = p.requested_bytes;
       if (!p.algorithm.empty()) o["points"].back()["algorithm"] = p.algorithm;
     }
     j["series"].push_back(std::move(o));
   }
-  return j.dump(1) + "\n";
+  return json_text(j, 1) + "\n";
 }
 
 Model model_from_json(const std::string& text, const std::string& name) {
@@ -377,14 +405,15 @@ Model model_from_json(const std::string& text, const std::string& name) {
       if (!known) throw bad(fmt::format("series {}: unknown family '{}'", s.collective, family));
       s.chosen_by = o.value("chosen_by", "");
       s.counts = json_integers<int>(o.at("counts"));
-      if (s.counts.size() < 2 || s.counts.front() < 2 || !std::is_sorted(s.counts.begin(), s.counts.end()) ||
-          std::adjacent_find(s.counts.begin(), s.counts.end()) != s.counts.end() || s.ranks_per_node < 0 || s.in_place < -1 ||
-          s.in_place > 1)
+      if (s.counts.size() < 2 || s.counts.front() < 2 || s.counts.back() > (1 << 24) ||
+          !std::is_sorted(s.counts.begin(), s.counts.end()) || std::adjacent_find(s.counts.begin(), s.counts.end()) != s.counts.end() ||
+          s.ranks_per_node < 0 || s.ranks_per_node > (1 << 24) || s.in_place < -1 || s.in_place > 1)
         throw bad(fmt::format("series {}: counts or placement out of range", s.collective));
       for (const json& z : o.at("points")) {
         ModelPoint p;
         p.ranks = json_integer<int>(z.at("ranks"));
         p.bytes = json_integer<std::uint64_t>(z.at("bytes"));
+        p.requested_bytes = z.contains("requested_bytes") ? json_integer<std::uint64_t>(z.at("requested_bytes")) : p.bytes;
         p.time_us = z.at("time_us").get<double>();
         p.noise = z.at("noise").get<double>();
         p.left_out = z.at("left_out").is_null() ? kNaN : z.at("left_out").get<double>();
@@ -394,8 +423,12 @@ Model model_from_json(const std::string& text, const std::string& name) {
             }))
           throw bad(fmt::format("series {}: point {} B at {} ranks: algorithm is not NCCL algorithm names", s.collective,
                                 p.bytes, p.ranks));
-        if (!(p.time_us > 0) || !std::isfinite(p.time_us) || !(p.noise >= 0) || !std::isfinite(p.noise) || p.bytes == 0 ||
-            !std::binary_search(s.counts.begin(), s.counts.end(), p.ranks))
+        // Ranges from physics and from what ccbench writes: 1 ns to 11.6 days per
+        // operation; noise log(p90/p50) and left-out |log(pred/meas)| up to 10
+        // (what fit writes for a prediction of 0); sizes up to 2^50 B (1 PiB).
+        if (!(p.time_us >= 1e-3 && p.time_us <= 1e12) || !(p.noise >= 0 && p.noise <= 10) ||
+            !(std::isnan(p.left_out) || (p.left_out >= 0 && p.left_out <= 10)) || p.bytes == 0 || p.bytes > (1ull << 50) ||
+            p.requested_bytes > (1ull << 50) || !std::binary_search(s.counts.begin(), s.counts.end(), p.ranks))
           throw bad(fmt::format("series {}: point {} B at {} ranks: values out of range", s.collective, p.bytes, p.ranks));
         s.points.push_back(p);
       }

@@ -22,14 +22,20 @@
 //   is within a factor 2 of the target's; x = log(n / n_max) / log(n_max /
 //   n_prev), at least 1: how much further the target lies than the step
 //   between the two largest counts; noise log(p90/p50) of those iterations.
+//   With two rank counts nothing can be left out: h = kUnvalidatedStepError
+//   beyond the largest count, so the interval still widens with the distance.
+//   An interval wider than kUnboundedFactor either way is "unbounded".
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "results/import/result_set.hpp"
 
 namespace ccb {
+
+inline constexpr double kUnvalidatedStepError = 0.25;  // log-error per step of extrapolation, when unknown
 
 enum class ModelFamily { ring, tree, halving_doubling, linear, constant };
 inline constexpr ModelFamily kModelFamilies[] = {ModelFamily::ring, ModelFamily::tree, ModelFamily::halving_doubling,
@@ -45,6 +51,7 @@ Steps family_steps(ModelFamily f, int ranks, double bytes);
 struct ModelPoint {
   int ranks = 0;
   std::uint64_t bytes = 0;
+  std::uint64_t requested_bytes = 0;  // the size the sweep asked for (0: not recorded)
   double time_us = 0;
   double noise = 0;           // log(p90/p50) of its iterations; 0 when not recorded
   double left_out = kNaN;     // |log(pred/meas)| predicted without this rank count; NaN with 2 counts
@@ -66,6 +73,13 @@ struct ModelSeries {
   std::vector<ModelPoint> points;  // ascending (bytes, ranks)
   std::vector<int> counts;         // ascending rank counts
   std::string key() const;  // "all_reduce float sum, out-of-place, path auto, host, multi-node (1 rank/node)"
+  // The median left-out error of the chosen family (NaN with two counts).
+  double left_out_median() const;
+  // A fit that does not predict its own rank counts: median left-out error
+  // above kUnusableLeftOut (50%). model predict refuses it (--force prints it
+  // marked), compare --scale leaves it out of its conclusions.
+  bool unusable() const { return left_out_median() > kUnusableLeftOut; }
+  static constexpr double kUnusableLeftOut = 0.4054651081081644;  // log(1.5)
 };
 
 struct Model {
@@ -83,9 +97,14 @@ Model fit_model(const std::vector<ResultSet>& runs);
 
 struct PredictedPoint {
   std::uint64_t bytes = 0;
+  std::uint64_t count = 0;  // the table's count column (per-rank elements, as the sweep prints it)
   double time_us = kNaN, lo_us = kNaN, hi_us = kNaN, algbw_gbps = kNaN, busbw_gbps = kNaN;
   bool size_extrapolated = false;  // its step size lies outside the measured ones
+  // The interval reaches beyond kUnboundedFactor either way: the data cannot
+  // bound it (printed "unbounded"; lo_us / hi_us still hold the formula's values).
+  bool unbounded = false;
 };
+inline constexpr double kUnboundedFactor = 100;
 
 struct Prediction {
   const ModelSeries* series = nullptr;
@@ -95,8 +114,15 @@ struct Prediction {
 };
 
 // Predicts every series of the model at `ranks` on `nodes` (nodes 0 or 1: one
-// node). `sizes` empty: the measured sizes.
+// node). `sizes` empty: the measured sizes; count = bytes / element size.
 std::vector<Prediction> predict(const Model& m, int ranks, int nodes, const std::vector<std::uint64_t>& sizes);
+// The same with the sizes each series is predicted at chosen per series (the
+// sweep's rounding per collective: harness/model_command.cpp).
+struct PlannedSize {
+  std::uint64_t bytes = 0, count = 0;
+};
+using SizePlanner = std::function<std::vector<PlannedSize>(const ModelSeries&)>;
+std::vector<Prediction> predict_planned(const Model& m, int ranks, int nodes, const SizePlanner& plan);
 
 // The model file (JSON). read_model throws UsageError "FILE: what" on bad content.
 // A measured point's NCCL algorithm against the one the fit saw at the same

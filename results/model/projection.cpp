@@ -24,7 +24,7 @@ std::optional<Projection> project_set(const ResultSet& measured, int ranks, int 
   p.set.note_env("placement.ranks", std::to_string(ranks));
   p.set.note_env("placement.nodes", std::to_string(nodes));
   std::string how;
-  for (const Prediction& pr : predict(p.model, ranks, nodes, {})) {
+  for (const Prediction& pr : predict(p.model, ranks, nodes, std::vector<std::uint64_t>{})) {
     const ModelSeries& s = *pr.series;
     std::string counts;
     for (int c : s.counts) counts += (counts.empty() ? "" : ",") + std::to_string(c);
@@ -61,7 +61,11 @@ std::optional<ScaledTime> scaled_time(const Model& m, const std::string& collect
     const PredictedPoint& q = pr.points.front();
     bool beyond = false;
     for (const std::string& f : pr.flags) beyond = beyond || f.starts_with("beyond");
-    best = ScaledTime{q.time_us, q.lo_us, q.hi_us, q.size_extrapolated || beyond, pr.series->key()};
+    best = ScaledTime{q.time_us, q.lo_us, q.hi_us, q.size_extrapolated || beyond, pr.series->key(), ""};
+    if (pr.series->unusable())
+      best->unusable = fmt::format("the fit of {} is unusable: median left-out error {:.0f}% (bound {:.0f}%)", pr.series->key(),
+                                   100 * (std::exp(pr.series->left_out_median()) - 1),
+                                   100 * (std::exp(ModelSeries::kUnusableLeftOut) - 1));
   }
   return best;
 }

@@ -23,6 +23,7 @@ struct ScaledTime {
   double time_us = kNaN, lo_us = kNaN, hi_us = kNaN;
   bool extrapolated = false;  // step size outside the measured, or beyond the model's validity
   std::string series;
+  std::string unusable;  // non-empty: the series' fit is unusable (ModelSeries::unusable), in words
 };
 std::optional<ScaledTime> scaled_time(const Model& m, const std::string& collective, int ranks, int nodes, double bytes);
 
