@@ -233,7 +233,9 @@ Output (stdout from rank 0 only):
                             rank_means, CSV rank_mean_min_us, _avg_us, _max_us)
       --stats               extra table columns: per-iteration p50 and p99 and the
                             95% confidence interval of the median, in us
-      --samples             put every per-iteration time in the JSON records
+      --samples             put every per-iteration time in the JSON records (without it:
+                            every time up to 256 iterations, else 256 quantiles, enough
+                            for compare's significance test)
       --progress MODE       auto: a live line when stderr is a terminal; under mpirun or
                             srun (stderr is a pipe) a plain line every 10 s; on: the
                             live line always; off

@@ -184,9 +184,9 @@ std::string prediction_table(const Model& m, const std::string& file, const std:
     s += "\n";
   }
   for (const std::string& n : notes) s += fmt::format("# left out: {}\n", n);
-  s += fmt::format("# time: predicted microseconds per operation; lo/hi: 90% prediction interval (\"unbounded\": wider than "
-                   "{:g}x either way, the data cannot bound it); count: elements per rank, as the sweep prints it; extr: "
-                   "size outside the measured ones.\n", kUnboundedFactor);
+  s += fmt::format("# time: predicted microseconds per operation; lo/hi: 90% prediction interval (\"unbounded\": wider\n"
+                   "# than {:g}x either way, the data cannot bound it); count: elements per rank, as the sweep prints it;\n"
+                   "# extr: size outside the measured ones.\n", kUnboundedFactor);
   return s;
 }
 

@@ -151,6 +151,25 @@ void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg,
     out.start_skew_p50_us = skew.p50;
     out.start_skew_max_us = skew.max;
   }
+  if (!cfg.samples && comm.rank() == 0 && !samples.empty()) {
+    // Without --samples a bounded sketch of the distribution is kept, so that
+    // compare can test significance by default: every sample up to
+    // kDefaultSamplesWritten, else that many quantiles (order statistics at
+    // (i + 0.5) / k), which Mann-Whitney then reads as k samples (a
+    // conservative test: fewer samples than ran).
+    if (samples.size() <= kDefaultSamplesWritten) {
+      out.samples_us = samples;
+    } else {
+      std::vector<double> sorted = samples;
+      std::sort(sorted.begin(), sorted.end());
+      const double n = static_cast<double>(sorted.size());
+      for (std::size_t i = 0; i < kDefaultSamplesWritten; ++i)
+        out.samples_us.push_back(sorted[static_cast<std::size_t>((static_cast<double>(i) + 0.5) * n /
+                                                                 static_cast<double>(kDefaultSamplesWritten))]);
+      out.note += fmt::format("{}samples_us holds {} quantiles of the {} samples (--samples keeps them all)",
+                              out.note.empty() ? "" : "; ", kDefaultSamplesWritten, samples.size());
+    }
+  }
   if (cfg.samples && comm.rank() == 0) {
     if (samples.size() <= kMaxSamplesWritten) {
       out.samples_us = samples;

@@ -16,6 +16,9 @@ namespace ccb {
 // when more iterations ran, and the record's note says so). It bounds the
 // longest line ccbench writes, which its readers derive their limit from.
 inline constexpr std::size_t kMaxSamplesWritten = std::size_t{1} << 20;
+// Without --samples: every sample up to this many, else this many quantiles
+// (a bounded sketch from which compare's significance test runs).
+inline constexpr std::size_t kDefaultSamplesWritten = 256;
 // A sample as JSON text: at most 24 characters ("1.2345678901234567e+300")
 // and a comma.
 inline constexpr std::size_t kMaxSampleChars = 25;
@@ -124,7 +127,7 @@ struct Measurement {
   std::optional<Summary> per_iteration_us;  // each iteration's max over ranks
   std::optional<RankMeans> rank_means;      // --sync barrier, one rank per process; else absent
   std::optional<uint64_t> wrong;            // summed over ranks; absent when not checked
-  std::vector<double> samples_us;           // raw per-iteration times, with --samples (at most kMaxSamplesWritten)
+  std::vector<double> samples_us;           // per-iteration times: all with --samples (at most kMaxSamplesWritten), else at most kDefaultSamplesWritten (quantiles beyond)
   std::string note;                         // why not measured or not checked ("" = nothing to say)
   // Per-iteration sampling: how many iterations ran and, when adaptive, the
   // precision asked and reached (relative half-width of the median's 95% CI).

@@ -161,7 +161,8 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
                                        pc.other_table->merged_points, other));
   if (pc.tested == 0)
     s.paragraphs.push_back("No significance test: per-iteration samples are missing on one side or both "
-                           "(ccbench --samples, nccl-tests per-iteration timing with -J); differences may be noise.");
+                           "(ccbench records them in every run since this release; nccl-tests with -J and per-iteration "
+                           "timing; OSU and IMB print none); differences may be noise.");
   else
     s.paragraphs.push_back(fmt::format("Mann-Whitney U test on per-iteration times, two-sided, alpha {}: {} of {} aligned "
                                        "sizes tested, {} not significant (marked n.s.; no correction for multiple tests).",
