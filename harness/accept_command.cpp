@@ -401,6 +401,19 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   a.spec = parse_spec(a.spec_text, positional[0]);
   for (const Check& c : a.spec.checks)
     if (c.io) io_check_args(c, a.spec.file);  // refused here, before anything runs
+  // Nothing the run reads may be replaced by what it writes: the spec, the
+  // cluster model, the gates' baselines against the verdict files, and none
+  // of them inside --out/raw, which the run fills.
+  std::vector<std::pair<std::string, std::string>> inputs{{"spec", positional[0]}, {"--simulate", a.simulate}};
+  for (const Check& c : a.spec.checks)
+    for (const Gate& g : c.gates)
+      if (!g.baseline.empty()) inputs.emplace_back(fmt::format("{}: baseline", c.name), g.baseline);
+  const std::filesystem::path out(a.out_dir);
+  check_distinct_paths({{"--out (verdict.json)", (out / "verdict.json").string()},
+                        {"--out (verdict.md)", (out / "verdict.md").string()},
+                        {"--out (report.html)", (out / "report.html").string()}},
+                       inputs);
+  if (a.simulate.empty()) check_inputs_outside("--out", (out / "raw").string(), inputs);
   return a;
 }
 

@@ -195,6 +195,11 @@ int compare(const CompareArgs& a) {
   std::vector<std::pair<std::string, std::string>> runs, inputs;
   for (const auto& r : a.runs) runs.push_back(split_assignment("--run", r));
   for (const auto& [label, path] : runs) inputs.emplace_back("--run " + label, path);
+  for (const auto& c : a.costs) {
+    const auto [label, path] = split_assignment("--cost", c);
+    inputs.emplace_back("--cost " + label, path);
+  }
+  if (!a.workload.empty()) inputs.emplace_back("--workload", a.workload);
   const std::vector<std::pair<std::string, std::string>> outputs{{"--md", a.md}, {"--csv", a.csv}, {"--json", a.json}, {"--html", a.html}};
   check_distinct_paths(outputs, inputs);
   for (const auto& [flag, path] : outputs)
@@ -304,6 +309,15 @@ int compare(const CompareArgs& a) {
     for (std::size_t i = 0; i < sets.size(); ++i)
       if (i < source.size() && runs[source[i]].first == label) cost.profiles[i] = load_cost_profile(file), found = true;
     if (!found) throw UsageError(fmt::format("--cost {}: no result set has that label", terminal_safe(label)));
+  }
+  // Prices in different currencies cannot be compared without a rate, and ccbench has none.
+  const CostProfile* first_priced = nullptr;
+  for (const auto& p : cost.profiles) {
+    if (!p) continue;
+    if (first_priced && p->currency != first_priced->currency)
+      throw UsageError(fmt::format("--cost: {} is in {} and {} in {}: give every profile in one currency",
+                                   terminal_safe(first_priced->file), first_priced->currency, terminal_safe(p->file), p->currency));
+    if (!first_priced) first_priced = &*p;
   }
   if (!a.workload.empty()) cost.workload = load_workload(a.workload);
   if (cost.workload && scale_ranks > 0 && cost.workload->gpus != scale_ranks) {

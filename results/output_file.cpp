@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 #include <vector>
 
@@ -149,7 +150,37 @@ void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>
     for (const Seen& s : seen)
       if (s.id == id)
         throw UsageError(fmt::format("{} {}: is also the input {}; writing it would destroy the input", s.flag, s.path, flag));
-    // An output inside an input folder would be read back on the next run, but is not lost: allowed.
+    // A folder is read file by file: every file in it (and below, up to
+    // kMaxInputFolderEntries) is an input too. A new output inside an input
+    // folder would be read back by the next run, but loses nothing: allowed.
+    std::error_code ec;
+    if (!std::filesystem::is_directory(path, ec)) continue;
+    std::size_t entries = 0;
+    for (auto it = std::filesystem::recursive_directory_iterator(path, std::filesystem::directory_options::skip_permission_denied, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator() && entries < kMaxInputFolderEntries; it.increment(ec), ++entries) {
+      if (!it->is_regular_file(ec)) continue;
+      const std::string inner = identity(it->path().string());
+      for (const Seen& s : seen)
+        if (s.id == inner)
+          throw UsageError(fmt::format("{} {}: is also {}, read as input from {} {}; writing it would destroy the input",
+                                       s.flag, s.path, it->path().string(), flag, path));
+    }
+  }
+}
+
+void check_inputs_outside(const std::string& flag, const std::string& folder,
+                          const std::vector<std::pair<std::string, std::string>>& inputs) {
+  std::error_code ec;
+  const std::filesystem::path root = std::filesystem::weakly_canonical(folder, ec);
+  if (ec) return;
+  for (const auto& [what, path] : inputs) {
+    if (path.empty()) continue;
+    const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+    if (ec) continue;
+    const auto [r, q] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
+    if (r == root.end())
+      throw UsageError(fmt::format("{} {}: the input {} {} is inside {}, which this command rewrites; move it out first",
+                                   flag, folder, what, path, folder));
   }
 }
 

@@ -19,7 +19,15 @@ void check_output_writable(const std::string& flag, const std::string& path);
 // Refuses the same path used twice by one command (outputs, or an output
 // that is also an input): `paths` are (flag, path) pairs; paths are compared
 // after resolving the folder they are in. Inputs are never written.
+// Inputs are compared by identity (device and inode), and an input folder by
+// every file in it: no output may replace a file the command reads.
 void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>& outputs,
+                          const std::vector<std::pair<std::string, std::string>>& inputs);
+inline constexpr std::size_t kMaxInputFolderEntries = 200000;
+
+// Refuses an input that lies inside `folder`, a folder the command fills and
+// replaces files in (accept's --out DIR/raw).
+void check_inputs_outside(const std::string& flag, const std::string& folder,
                           const std::vector<std::pair<std::string, std::string>>& inputs);
 
 // A file written as a stream (-J, --csv): opened without following links,

@@ -138,6 +138,13 @@ if [ -z "$only" ] || [ "$only" = specs ]; then
   printf 'kind: cloud\n\xff\xfe: 3\n' >"$dir/key.yaml"; spec non_utf8_key "unknown key|not valid YAML" "$dir/key.yaml"
   printf 'kind: bare_metal\ncapital_cost: 1\namortisation_years: 4\nyearly_operating_cost: 1\nutilisation: 7\ngpus: 8\n' >"$dir/util.yaml"
   spec utilisation_over_one "utilisation: 7 is out of range" "$dir/util.yaml"
+  printf 'kind: cloud\nprice_per_gpu_hour: 2\n' >"$dir/nocur.yaml"; spec no_currency "nocur.yaml:1: currency: required" "$dir/nocur.yaml"
+  printf 'kind: cloud\ncurrency: euro\nprice_per_gpu_hour: 2\n' >"$dir/badcur.yaml"; spec bad_currency "currency: 'euro' is not a currency code" "$dir/badcur.yaml"
+  printf 'kind: cloud\ncurrency: USD\nprice_per_gpu_hour: 0\n' >"$dir/free.yaml"; spec zero_price "the price per GPU-hour is 0: a profile must cost something" "$dir/free.yaml"
+  printf 'kind: cloud\ncurrency: USD\nprice_per_gpu_hour: 2\ncapital_cost: 5\n' >"$dir/mixed.yaml"; spec other_kinds_key "mixed.yaml:4: capital_cost: a key of bare_metal profiles; this one is kind cloud" "$dir/mixed.yaml"
+  printf 'kind: cloud\ncurrency: EUR\nprice_per_gpu_hour: 2\n' >"$dir/eur.yaml"; printf 'kind: cloud\ncurrency: JPY\nprice_per_gpu_hour: 300\n' >"$dir/jpy.yaml"
+  check spec/mixed_currencies 2 "--cost: .*eur.yaml is in EUR and .*jpy.yaml in JPY: give every profile in one currency" -- \
+    compare --run a="$good" --run b="$good" --cost a="$dir/eur.yaml" --cost b="$dir/jpy.yaml"
   printf 'parameters: 7e9\ngpus: 8.5\n' >"$dir/w1.yaml"; workload fractional_gpus "gpus: 8.5 is not a whole number" "$dir/w1.yaml"
   printf 'parameters: 0\ngpus: 8\n' >"$dir/w2.yaml"; workload zero_parameters "parameters: 0 is out of range" "$dir/w2.yaml"
   printf 'parameters: 7e9\ngpus: 8\ndtype: [bf16]\n' >"$dir/w3.yaml"; workload dtype_list "dtype: expected a string" "$dir/w3.yaml"

@@ -91,6 +91,7 @@ YAML
 cat > "$out/cloud.yaml" <<'YAML'
 kind: cloud
 name: rented
+currency: USD
 price_per_gpu_hour: 4
 transfer_cost_per_tb: 90
 YAML

@@ -23,6 +23,10 @@
 #               locked by a first one (held by a test-only hang), a FIFO with
 #               no reader: exit 2 with one line, nothing
 #               written or truncated
+#   inputs      an output that is an input by identity: a file inside an
+#               input folder (model fit, baseline), compare's --cost and
+#               --workload, a hard link, accept's spec / cluster file as a
+#               verdict file or inside --out/raw: exit 2, one line, unchanged
 #   big_input   a 3 GiB sparse file in a results folder, compare and baseline
 #               under a 2 GiB address-space limit (CCBENCH_HOSTILE_VMEM_KB: ASan
 #               builds lift it): listed as unread, no crash
@@ -165,6 +169,43 @@ EOF
     timeout 30 "$ccbench" all_reduce -b 8 -e 8 -J fifo >/dev/null 2>"$dir/err"
     [ $? = 2 ] || fail "-J to a FIFO without a reader did not exit 2"
     one_line "-J/--json fifo: a FIFO with no reader"
+    ;;
+  inputs)
+    # Every input by identity, folders file by file: none is replaced by an
+    # output (each refused with one line, exit 2, the input unchanged).
+    expect_kept() {  # $1 what, $2 regex, $3 file that must stay as it was, then the command
+      local what=$1 regex=$2 file=$3
+      shift 3
+      cp "$file" "$dir/before"
+      "$ccbench" "$@" >/dev/null 2>"$dir/err"
+      [ $? = 2 ] || fail "$what was not refused"
+      one_line "$regex"
+      cmp -s "$file" "$dir/before" || fail "$what: the input was changed"
+    }
+    mkdir -p runs && cp run.jsonl runs/2n.jsonl && cp run2.jsonl runs/3n.jsonl
+    expect_kept "model fit --out inside its input folder" "--out runs/2n.jsonl: is also runs/2n.jsonl, read as input from input runs" \
+      runs/2n.jsonl model fit runs --out runs/2n.jsonl
+    expect_kept "baseline --out inside its input folder" "--out runs/3n.jsonl: is also runs/3n.jsonl" runs/3n.jsonl baseline --out runs/3n.jsonl runs
+    printf 'kind: cloud\ncurrency: USD\nprice_per_gpu_hour: 2\n' > cost.yaml
+    expect_kept "compare --json = a --cost file" "--json cost.yaml: is also the input --cost a" cost.yaml \
+      compare --run a=run.jsonl --run b=run2.jsonl --cost a=cost.yaml --json cost.yaml
+    printf 'parameters: 1e6\ngpus: 2\n' > wl.yaml
+    expect_kept "compare --md = the --workload" "--md wl.yaml: is also the input --workload" wl.yaml \
+      compare --run a=run.jsonl --run b=run2.jsonl --workload wl.yaml --md wl.yaml
+    ln run.jsonl hard.jsonl
+    expect_kept "compare --json = a hard link of an input" "--json hard.jsonl: is also the input --run a" run.jsonl \
+      compare --run a=run.jsonl --run b=run2.jsonl --json hard.jsonl
+    mkdir -p acc/raw/x
+    printf 'checks:\n  - name: x\n    collective: all_reduce\n    sizes: [8]\n    gates: [{metric: time, at: 8, max: 1e6}]\n' > acc/verdict.md
+    expect_kept "accept --out holding the spec as verdict.md" "--out \\(verdict.md\\) acc/verdict.md: is also the input spec" acc/verdict.md \
+      accept acc/verdict.md --out acc
+    cp acc/verdict.md acc/raw/x/spec.yaml
+    expect_kept "accept with its spec inside --out/raw" "--out acc/raw: the input spec acc/raw/x/spec.yaml is inside" acc/raw/x/spec.yaml \
+      accept acc/raw/x/spec.yaml --out acc
+    printf 'nodes: 4\n' > acc/report.html
+    cp acc/verdict.md s.yaml
+    expect_kept "accept --simulate cluster file as report.html" "--out \\(report.html\\) acc/report.html: is also the input --simulate" acc/report.html \
+      accept s.yaml --simulate acc/report.html --out acc
     ;;
   big_input)
     mkdir big

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 
+#include <algorithm>
 #include <cmath>
+#include <span>
 #include <set>
 
 #include "collectives/collective.hpp"
@@ -48,7 +50,16 @@ CostProfile load_cost_profile(const std::string& path) {
   c.file = path;
   c.kind = text(path, root, "kind");
   c.name = text(path, root, "name");
+  c.currency.clear();
   if (root["currency"]) c.currency = text(path, root, "currency");
+  // A key of the other kind would be ignored, and the profile mean something else than its author thought.
+  const auto line_of = [&](const char* key) { return root[key] ? root[key].Mark().line + 1 : 1; };
+  const char* cloud_keys[] = {"price_per_gpu_hour", "price_per_node_hour", "gpus_per_node"};
+  const char* metal_keys[] = {"capital_cost", "amortisation_years", "yearly_operating_cost", "utilisation", "gpus"};
+  for (const char* k : c.kind == "cloud" ? std::span<const char* const>(metal_keys) : c.kind == "bare_metal" ? std::span<const char* const>(cloud_keys) : std::span<const char* const>())
+    if (root[k])
+      throw UsageError(fmt::format("{}:{}: {}: a key of {} profiles; this one is kind {}", path, line_of(k), k,
+                                   c.kind == "cloud" ? "bare_metal" : "cloud", c.kind));
   c.transfer_per_tb = number(path, root, "transfer_cost_per_tb", 0, 1e9, false);
   if (c.kind == "cloud") {
     c.per_gpu_hour = number(path, root, "price_per_gpu_hour", 0, 1e6, false);
@@ -76,6 +87,16 @@ CostProfile load_cost_profile(const std::string& path) {
     throw UsageError(fmt::format("{}:{}: kind: '{}' is unknown (allowed: cloud, bare_metal)", path,
                                  k ? k.Mark().line + 1 : 1, c.kind));
   }
+  if (!(c.per_gpu_hour > 0))
+    throw UsageError(fmt::format("{}:1: the price per GPU-hour is {}: a profile must cost something (every ratio and "
+                                 "break-even divides by it)", path, c.per_gpu_hour));
+  // Required: a profile without it was silently USD, and two profiles in different
+  // currencies were compared as if they were one.
+  if (c.currency.empty())
+    throw UsageError(fmt::format("{}:1: currency: required (the code of the currency of every price, e.g. USD, EUR)", path));
+  if (c.currency.size() != 3 || !std::all_of(c.currency.begin(), c.currency.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; }))
+    throw UsageError(fmt::format("{}:{}: currency: '{}' is not a currency code (three capital letters, e.g. USD, EUR)", path,
+                                 line_of("currency"), c.currency));
   return c;
 }
 

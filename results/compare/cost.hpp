@@ -20,7 +20,7 @@
 namespace ccb {
 
 struct CostProfile {
-  std::string file, kind, name, currency = "USD";
+  std::string file, kind, name, currency;  // currency: required in the file (ISO 4217 code)
   double per_gpu_hour = kNaN;  // derived for bare metal
   // Bare metal inputs, shown next to the derived price.
   double capital_cost = kNaN, amortisation_years = kNaN, yearly_operating_cost = kNaN, utilisation = kNaN;

@@ -247,10 +247,10 @@ std::string error_of(const std::function<void()>& f) {
 
 #if CCBENCH_HAVE_YAML
 TEST(Cost, CloudAndBareMetalPrices) {
-  const CostProfile cloud = load_cost_profile(write_temp("cloud.yaml", "kind: cloud\nname: p5\nprice_per_node_hour: 98.32\ngpus_per_node: 8\n"));
+  const CostProfile cloud = load_cost_profile(write_temp("cloud.yaml", "kind: cloud\nname: p5\ncurrency: USD\nprice_per_node_hour: 98.32\ngpus_per_node: 8\n"));
   EXPECT_DOUBLE_EQ(cloud.per_gpu_hour, 12.29);
   const CostProfile metal = load_cost_profile(write_temp(
-      "metal.yaml", "kind: bare_metal\ncapital_cost: 4000000\namortisation_years: 4\nyearly_operating_cost: 500000\n"
+      "metal.yaml", "kind: bare_metal\ncurrency: EUR\ncapital_cost: 4000000\namortisation_years: 4\nyearly_operating_cost: 500000\n"
                     "utilisation: 0.5\ngpus: 64\n"));
   EXPECT_NEAR(metal.per_gpu_hour, (1e6 + 5e5) / (64 * 8760 * 0.5), 1e-9);
   EXPECT_NEAR(cost_per_pb(cloud, 400), 12.29 * 1e6 / (3600 * 400), 1e-9);
@@ -278,7 +278,7 @@ TEST(Cost, WorkloadInterpolatesTheMeasuredCurve) {
   const Workload w = load_workload(write_temp("w7b.yaml", "name: 1.5 KiB model\nparameters: 768\ndtype: bfloat16\ngpus: 8\n"));
   EXPECT_DOUBLE_EQ(w.bytes_per_step(), 1536);
   const SeriesTable t = build_series(set_of("x", {point(1024, 1, 10), point(2048, 1, 30)}), kKeyAll);
-  const CostProfile cloud = load_cost_profile(write_temp("c.yaml", "kind: cloud\nprice_per_gpu_hour: 3.6\n"));
+  const CostProfile cloud = load_cost_profile(write_temp("c.yaml", "kind: cloud\ncurrency: USD\nprice_per_gpu_hour: 3.6\n"));
   const auto e = estimate_workload(w, t, &cloud);
   ASSERT_TRUE(e);
   EXPECT_NEAR(e->busbw_gbps, 10 + (std::log2(1536.0) - 10) * 20, 1e-9);
