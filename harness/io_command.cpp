@@ -10,6 +10,7 @@
 #include <memory>
 #include <sstream>
 
+#include "common/checked_math.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "harness/every_rank_passes.hpp"
@@ -197,7 +198,8 @@ PointRecord make_record(const IoOptions& o, IoPattern p, std::size_t block, cons
   std::vector<std::string> notes;
   if (io.cut_short)
     notes.push_back(fmt::format("pass cut short (--time-per-size or a signal): {} of {} bytes", io.bytes_moved,
-                                p == IoPattern::dataset ? o.dataset_files * block * ranks.size() : o.file_bytes / block * block * ranks.size()));
+                                p == IoPattern::dataset ? sat_mul(sat_mul(o.dataset_files, block), ranks.size())
+                                                        : sat_mul(o.file_bytes / block * block, ranks.size())));
   if (io.resident_before > 0.05)
     notes.push_back(fmt::format("WARNING: {:.0f}% of the data was in the page cache when the pass began: the rate may "
                                 "be the cache's, not the storage's",
@@ -281,9 +283,13 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
           const int ranks = space.shared ? comm.size() : comm.local_size();
           throw UsageError(fmt::format("io {}: the plan needs {} bytes free ({} {} rank{}), {} are available on this {} "
                                        "file system: use a smaller --file-size or --files",
-                                       o.dir, needed, space.shared ? "the whole job's" : "this node's", ranks,
+                                       o.dir, needed == kSaturated ? std::string("more than 2^64") : std::to_string(needed), space.shared ? "the whole job's" : "this node's", ranks,
                                        ranks == 1 ? "" : "s", space.available, space.fs_type));
         }
+        const std::uint64_t inodes = inodes_needed(o, space.shared ? comm.size() : comm.local_size());
+        if (space.inodes_available < inodes)
+          throw UsageError(fmt::format("io {}: the plan creates {} files and folders, {} inodes are free on this {} file "
+                                       "system: use fewer --files", o.dir, inodes, space.inodes_available, space.fs_type));
         if (o.memory != IoMemory::pageable)
           if (const std::string why = io_gpu_unavailable(); !why.empty())
             throw UsageError(fmt::format("--memory {}: needs a GPU: {}", name(o.memory), why));

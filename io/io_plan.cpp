@@ -1,5 +1,7 @@
 #include "io/io_plan.hpp"
 
+#include "common/checked_math.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -74,11 +76,19 @@ std::uint64_t bytes_needed(const IoOptions& o, int ranks) {
   std::uint64_t per_rank = 0;
   if (std::any_of(o.patterns.begin(), o.patterns.end(),
                   [](IoPattern p) { return p != IoPattern::dataset && p != IoPattern::checkpoint; }))
-    per_rank += o.file_bytes;  // the data file (laid out once)
-  if (has(IoPattern::checkpoint)) per_rank += o.file_bytes;  // a fresh shard, removed after each point
+    per_rank = sat_add(per_rank, o.file_bytes);  // the data file (laid out once)
+  if (has(IoPattern::checkpoint)) per_rank = sat_add(per_rank, o.file_bytes);  // a fresh shard, removed after each point
   if (has(IoPattern::dataset))
-    per_rank += static_cast<std::uint64_t>(o.dataset_files) * *std::max_element(o.blocks.begin(), o.blocks.end());
-  return per_rank * static_cast<std::uint64_t>(ranks);
+    per_rank = sat_add(per_rank, sat_mul(static_cast<std::uint64_t>(o.dataset_files),
+                                         *std::max_element(o.blocks.begin(), o.blocks.end())));
+  return sat_mul(per_rank, static_cast<std::uint64_t>(ranks));
+}
+
+std::uint64_t inodes_needed(const IoOptions& o, int ranks) {
+  const bool dataset = std::find(o.patterns.begin(), o.patterns.end(), IoPattern::dataset) != o.patterns.end();
+  // Per rank: its data file, a checkpoint shard, its dataset folder and files.
+  const std::uint64_t per_rank = sat_add(3, dataset ? static_cast<std::uint64_t>(o.dataset_files) : 0);
+  return sat_add(sat_mul(per_rank, static_cast<std::uint64_t>(ranks)), 1);  // and the workspace folder
 }
 
 }  // namespace ccb

@@ -59,7 +59,9 @@ void validate(const IoOptions& o);
 
 // Bytes the plan writes on the target at its largest (what must be free
 // before anything is written), for `ranks` ranks.
-std::uint64_t bytes_needed(const IoOptions& o, int ranks);
+std::uint64_t bytes_needed(const IoOptions& o, int ranks);  // saturates (common/checked_math.hpp): never wraps
+// Files and folders the plan creates on `ranks` ranks (checked against free inodes).
+std::uint64_t inodes_needed(const IoOptions& o, int ranks);
 
 // Blocks of `block` bytes in one rank's region: file_bytes / block.
 inline std::uint64_t blocks_per_rank(const IoOptions& o, std::size_t block) { return o.file_bytes / block; }

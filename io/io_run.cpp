@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -97,13 +98,15 @@ namespace {
 
 // Runs `body(t, arrived)` on `threads` threads, `between()` on this one
 // meanwhile; the first exception is rethrown. A body that throws before it
-// set `arrived` is counted in at the gate.
+// set `arrived` is counted in at the gate. A thread that cannot be started
+// (no memory for its stack, a process limit) is counted in at the gate too,
+// so the others do not wait forever, and becomes the error once they ended.
 template <class Body, class Between>
 void on_threads(int threads, StartGate& gate, Body&& body, Between&& between) {
   std::vector<std::thread> pool;
   std::mutex m;
   std::exception_ptr first;
-  for (int t = 0; t < threads; ++t)
+  for (int t = 0; t < threads; ++t) try {
     pool.emplace_back([&, t] {
       bool arrived = false;
       try {
@@ -114,6 +117,14 @@ void on_threads(int threads, StartGate& gate, Body&& body, Between&& between) {
         if (!first) first = std::current_exception();
       }
     });
+  } catch (const std::system_error& e) {
+    for (int missing = t; missing < threads; ++missing) gate.arrive();
+    std::lock_guard<std::mutex> lock(m);
+    if (!first)
+      first = std::make_exception_ptr(std::runtime_error(fmt::format(
+          "--threads {}: cannot start thread {} ({}): use fewer --threads", threads, t + 1, e.what())));
+    break;
+  }
   between();
   for (auto& th : pool) th.join();
   if (first) std::rethrow_exception(first);

@@ -48,7 +48,8 @@ FreeSpace free_space(const std::string& dir) {
   FreeSpace out;
   struct statvfs v {};
   if (statvfs(dir.c_str(), &v) != 0) throw UsageError(fmt::format("io {}: {}", dir, errno_text()));
-  out.available = static_cast<std::uint64_t>(v.f_bavail) * v.f_frsize;
+  out.available = sat_mul(static_cast<std::uint64_t>(v.f_bavail), v.f_frsize);
+  if (v.f_files > 0) out.inodes_available = static_cast<std::uint64_t>(v.f_favail);
   struct statfs f {};
   out.fs_type = "unknown";
   if (statfs(dir.c_str(), &f) == 0) {

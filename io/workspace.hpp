@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/checked_math.hpp"
+
 namespace ccb {
 
 // The checks on the target folder; throws UsageError ("io DIR: ..."): missing,
@@ -20,6 +22,7 @@ void check_target_dir(const std::string& dir);
 // SMB, FUSE mounts: free space is then checked against the whole job's plan).
 struct FreeSpace {
   std::uint64_t available = 0;
+  std::uint64_t inodes_available = kSaturated;  // kSaturated: the file system does not count inodes (f_files 0)
   std::string fs_type;  // "ext4/xfs/... (local)" or the network file system's name
   bool shared = false;
 };

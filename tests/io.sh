@@ -11,7 +11,8 @@
 #   sigint     SIGINT during a long pass: exit 130, the point so far marked
 #              cut short, end record "interrupted: SIGINT", files removed
 #   keep       --keep leaves the files; a second run never touches them
-#   full       a plan larger than a small tmpfs: exit 2 before anything is
+#   full       a plan larger than a small tmpfs, one whose byte sum wraps, a
+#              dataset beyond the free inodes: exit 2 before anything is
 #              written (skipped, exit 77, where tmpfs cannot be mounted)
 #   compare    two io runs side by side in ccbench compare: series aligned
 #   accept     acceptance specs with io checks: a checkpoint-time gate that
@@ -127,6 +128,30 @@ full)
   [ $? = 2 ] || fail "exit 2 expected"
   [ "$(wc -l < "$dir/err")" = 1 ] && grep -q "the plan needs 2097152 bytes free" "$dir/err" || fail "one line naming the space needed"
   [ -z "$(ls -A "$dir/small")" ] || fail "something was written"
+  # A plan whose byte sum wraps (2 x 8388608 TiB = 2^64) filled the disk before
+  # 2026-12-01: it saturates and is refused.
+  "$ccbench" io "$dir/small" -p seq_read,checkpoint -b 1M --file-size 8388608T >"$dir/out" 2>"$dir/err"
+  [ $? = 2 ] && grep -q "the plan needs more than 2^64 bytes free" "$dir/err" || fail "a wrapping plan was not refused"
+  [ -z "$(ls -A "$dir/small")" ] || fail "something was written by a wrapping plan"
+  # Inodes: a dataset of more files than the file system can hold.
+  umount "$dir/small"
+  mount -t tmpfs -o size=8m,nr_inodes=64 tmpfs "$dir/small" || fail "cannot mount a tmpfs with 64 inodes"
+  "$ccbench" io "$dir/small" -p dataset -b 4K --files 1000 >"$dir/out" 2>"$dir/err"
+  [ $? = 2 ] && grep -q "the plan creates 1004 files and folders, 63 inodes are free" "$dir/err" || fail "a dataset beyond the free inodes was not refused"
+  [ -z "$(ls -A "$dir/small")" ] || fail "something was written by a plan beyond the inodes"
+  ;;
+threads)
+  # 512 threads' stacks do not fit in 4 GiB of address space: the thread that
+  # cannot start is an error (exit 1, one line), not an abort; the others do
+  # not wait for it forever, the workspace is removed, -J ends with its record.
+  [ -n "${CCBENCH_HOSTILE_VMEM_KB:-}" ] && { echo "SKIP: the address-space limit is lifted (sanitizer build)"; exit 77; }
+  (ulimit -v 4194304; "$ccbench" io "$dir/t" -b 1M --file-size 1M --threads 512 -J "$dir/th.jsonl" >"$dir/out" 2>"$dir/err")
+  code=$?
+  [ $code = 1 ] || fail "--threads 512 under 4 GiB: exit $code, expected 1"
+  [ "$(wc -l < "$dir/err")" = 1 ] && grep -q -- "--threads 512: cannot start thread [0-9]* (.*): use fewer --threads" "$dir/err" ||
+    fail "one line naming the thread that could not start"
+  [ -z "$(ls -A "$dir/t")" ] || fail "the workspace was left behind"
+  tail -1 "$dir/th.jsonl" | grep -q '"status":"failed: --threads 512: cannot start thread' || fail "-J has no end record"
   ;;
 compare)
   run 0 -p seq_read,rand_read -b 4K -e 16K -f 4 --file-size 1M -J "$dir/one.jsonl"
