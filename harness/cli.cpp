@@ -465,11 +465,7 @@ void parse_topo(const RawArgs& raw, Config& cfg) {
   if (!raw.plan.empty()) cfg.topo_plan = static_cast<int>(parse_long("--plan", raw.plan, 1, 4096));
   if (cfg.topo_cpus.empty()) return;
   bool ok = cfg.topo_cpus.find_first_not_of("0123456789,-") == std::string::npos;
-  try {
-    ok = ok && !parse_cpu_list(cfg.topo_cpus).empty();
-  } catch (const std::exception&) {
-    ok = false;
-  }
+  ok = ok && !parse_cpu_list(cfg.topo_cpus).empty();
   if (!ok) throw UsageError(fmt::format("--cpus '{}': not a CPU list (e.g. 0-3,8)", cfg.topo_cpus));
 }
 

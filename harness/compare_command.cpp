@@ -134,6 +134,8 @@ Decision decide_workload(const Comparison& c, const CostInputs& cost, const std:
       s.comm_s = e->time_per_step_s, s.comm_lo_s = e->time_lo_s, s.comm_hi_s = e->time_hi_s;
       s.extrapolated = e->extrapolated;
     }
+    if (c.sets[i].oversubscribed && s.refused.empty())
+      s.refused = "it was measured oversubscribed (more ranks than CPUs on a host): its times include waiting for a CPU";
     steps.push_back(std::move(s));
   }
   Decision d = decide(w, std::move(steps), nodes, ranks > 0);

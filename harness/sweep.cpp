@@ -35,6 +35,7 @@
 #include "harness/stop_signals.hpp"
 #include "harness/watchdog.hpp"
 #include "results/writers.hpp"
+#include "harness/cpu_load.hpp"
 
 namespace ccb {
 namespace {
@@ -409,6 +410,10 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
   if (extra && rank == 0) outputs.push_back(extra);
 
   RunInfo run = describe_run(cfg, comm, backend, nccl_log, me, placed.topo_json, plan.arena);
+  // What threatens the numbers, before the first point (results/noise.hpp).
+  const CpuSample cpu_before = sample_cpu();
+  run.noise = oversubscription(run.placement);
+  for (std::string& f : host_load_flags(comm, cpu_before, false)) run.noise.push_back(std::move(f));
   const std::string nvlink_note = nvlink_under_pcie(cfg, comm, backend, placed.topo_json);
   if (!nvlink_note.empty()) run.path_evidence += "; " + nvlink_note;
   if (rank == 0) {
@@ -427,7 +432,7 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
   std::mutex output_mu;
   EndInfo end;
   double busbw_sum = 0;
-  std::size_t busbw_count = 0;
+  std::size_t busbw_count = 0, noisy_points = 0;
   bool ended = false;  // under output_mu
   const auto finish = [&](EndInfo e) {
     if (ended) return;
@@ -532,6 +537,8 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
         }
         fill_time_and_bandwidth(cfg, c, n, rec, pl);
         if (!pl.measured) continue;
+        pl.noise = measurement_noise(pl);
+        noisy_points += pl.noise.empty() ? 0 : 1;
         std::lock_guard<std::mutex> lock(output_mu);  // the watchdog's last words read these
         end.wrong_total += pl.wrong.value_or(0);
         busbw_sum += pl.busbw_gbps;
@@ -546,7 +553,11 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
   }
   if (rank == 0 && !output_error().empty()) return output_failed();
   progress.finish();
+  std::vector<std::string> noise = run.noise;
+  for (std::string& f : host_load_flags(comm, cpu_before, true)) noise.push_back(std::move(f));
   std::lock_guard<std::mutex> lock(output_mu);
+  end.noise = std::move(noise);
+  end.noisy_measurements = noisy_points, end.measurements = busbw_count;
   end.exit_code = end.wrong_total > 0 ? kExitWrongData : kExitOk;
   end.status = end.wrong_total > 0 ? "wrong_data" : "completed";
   finish(end);

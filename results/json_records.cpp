@@ -35,6 +35,7 @@ json placement_json(const Measurement& p) {
                                           {"start_skew_p50_us", *p.start_skew_p50_us},
                                           {"start_skew_max_us", *p.start_skew_max_us}}
                                    : json(nullptr);
+  if (!p.noise.empty()) j["noise"] = p.noise;
   return j;
 }
 
@@ -101,6 +102,7 @@ json run_to_json(const RunInfo& r) {
       {"environment", r.environment},
   };
   if (r.io) j["io"] = io_run_json(*r.io);
+  j["noise"] = r.noise;
   return j;
 }
 
@@ -142,7 +144,7 @@ json point_to_json(const PointRecord& p) {
 json end_to_json(const EndInfo& e) {
   return {{"type", "end"},     {"status", e.status},         {"ended_at", e.ended_at},
           {"points", e.points}, {"wrong_total", e.wrong_total}, {"exit_code", e.exit_code},
-          {"avg_busbw_gbps", e.avg_busbw_gbps}};
+          {"avg_busbw_gbps", e.avg_busbw_gbps}, {"noise", e.noise}, {"noisy_measurements", e.noisy_measurements}};
 }
 
 std::string placement_to_json(const RankPlacement& p) {

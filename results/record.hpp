@@ -107,6 +107,7 @@ struct RunInfo {
   bool strict_sizes = false;
   std::string started_at;  // ISO 8601 UTC
   std::optional<IoRunInfo> io;  // ccbench io only
+  std::vector<std::string> noise;  // before the run: oversubscribed hosts, busy hosts (results/noise.hpp)
 };
 
 // Per-iteration times combined as OSU and IMB combine them: each rank's mean
@@ -137,6 +138,7 @@ struct Measurement {
   // --sync window: starts that came late, and the spread of actual starts across ranks (us).
   std::optional<long> late_starts;
   std::optional<double> start_skew_p50_us, start_skew_max_us;
+  std::vector<std::string> noise;  // what makes this time untrustworthy (results/noise.hpp); empty: nothing seen
 };
 
 struct PointRecord {
@@ -172,6 +174,8 @@ struct EndInfo {
   uint64_t wrong_total = 0;
   int exit_code = 0;
   double avg_busbw_gbps = 0;
+  std::vector<std::string> noise;  // the run's noise: its start's and steal during it (results/noise.hpp)
+  std::size_t noisy_measurements = 0, measurements = 0;  // placements flagged, of those measured
 };
 
 }  // namespace ccb

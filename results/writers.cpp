@@ -103,6 +103,7 @@ class TableWriter final : public Writer, private TextSink {
     for (const auto& p : r.placement)
       for (const auto& w : p.warnings) emit("#  WARNING: rank {} ({}): {}\n", p.rank, p.host, w);
     for (const auto& d : r.node_differences) emit("#  WARNING: nodes differ: {}\n", d);
+    for (const auto& n : r.noise) emit("#  WARNING: noise: {}\n", n);
     emit("#\n");
     std::string extra_h1, extra_h2, extra_h3;
     if (stats_) {
@@ -149,6 +150,9 @@ class TableWriter final : public Writer, private TextSink {
     // measured or checked, and the observed transports when they change.
     if (!p.out_of_place.note.empty()) emit("#  out-of-place {}\n", p.out_of_place.note);
     if (!p.in_place.note.empty()) emit("#  in-place {}\n", p.in_place.note);
+    for (const Measurement* pl : {&p.out_of_place, &p.in_place})
+      if (!pl->noise.empty())
+        emit("#  ^ noise ({}): {}\n", pl == &p.out_of_place ? "out-of-place" : "in-place", fmt::join(pl->noise, "; "));
     if (p.path_classes) {
       std::string now = p.transports_per_point ? "used by this point" : "set up so far";
       if (!p.algorithms.empty()) now += fmt::format("; NCCL chose {}", fmt::join(p.algorithms, ", "));
@@ -170,6 +174,9 @@ class TableWriter final : public Writer, private TextSink {
       emit("# Avg bus bandwidth    : N/A\n");
     else
       emit("# Avg bus bandwidth    : {:.6g}\n", e.avg_busbw_gbps);
+    for (const auto& n : e.noise) emit("# Noise: {}\n", n);
+    if (e.noisy_measurements > 0)
+      emit("# Noise: {} of {} measurements flagged (the '^ noise' lines)\n", e.noisy_measurements, e.measurements);
     emit("#\n");
     flush();
   }

@@ -9,21 +9,6 @@
 
 namespace ccb {
 
-std::vector<int> parse_cpu_list(const std::string& list) {
-  std::vector<int> out;
-  std::stringstream ss(list);
-  for (std::string part; std::getline(ss, part, ',');) {
-    if (part.empty()) continue;
-    const auto dash = part.find('-');
-    const int lo = std::stoi(part.substr(0, dash));
-    const int hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
-    for (int c = lo; c <= hi; ++c) out.push_back(c);
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 std::string format_cpu_list(const std::vector<int>& cpus) {
   std::string out;
   for (std::size_t i = 0; i < cpus.size();) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/cpu_list.hpp"
+
 namespace ccb {
 
 struct TopoNuma {
@@ -68,8 +70,7 @@ struct NodeGroup {
 };
 std::vector<NodeGroup> group_nodes(const std::vector<NodeTopology>& per_process);
 
-// CPU lists in hwloc's syntax ("0-3,8,10-11") to and from sorted ids.
-std::vector<int> parse_cpu_list(const std::string& list);
+// CPU lists in hwloc's syntax ("0-3,8,10-11") from sorted ids (parse_cpu_list: common/cpu_list.hpp).
 std::string format_cpu_list(const std::vector<int>& cpus);
 
 // NUMA nodes whose CPUs intersect `cpus`.

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "results/noise.hpp"
 #include "results/import/importer.hpp"
 #include "results/import/text_input.hpp"
 
@@ -124,6 +125,18 @@ std::string algorithm_names(const json& path) {
   return fmt::format("{}", fmt::join(names, "+"));
 }
 
+// The run's noise flags (run and end records), each once, at most 64 and 300 characters each.
+void read_noise(const json& j, ResultSet& set) {
+  const auto it = j.find("noise");
+  if (it == j.end() || !it->is_array()) return;
+  for (const json& f : *it)
+    if (f.is_string() && set.noise.size() < 64) {
+      std::string text = f.get<std::string>().substr(0, 300);
+      set.oversubscribed = set.oversubscribed || text.starts_with(kOversubscribedFlag);
+      if (std::find(set.noise.begin(), set.noise.end(), text) == set.noise.end()) set.noise.push_back(std::move(text));
+    }
+}
+
 void read_placement(const json& pl, bool in_place, const ImportedPoint& base, std::uint32_t line, ImportContext& ctx) {
   if (!pl.is_object()) return;
   ImportedPoint p = base;
@@ -143,6 +156,7 @@ void read_placement(const json& pl, bool in_place, const ImportedPoint& base, st
   if (const auto v = num_at(it, "p50_us")) p.p50_us = *v;
   if (const auto v = num_at(it, "p90_us")) p.p90_us = *v;
   if (const auto v = num_at(obj_at(pl, "rank_means"), "avg_us"); v && *v > 0) p.rank_mean_avg_us = *v;
+  if (const auto s = pl.find("noise"); s != pl.end() && s->is_array()) p.noise = static_cast<std::uint8_t>(std::min<std::size_t>(s->size(), 255));
   if (const auto s = pl.find("samples_us"); s != pl.end() && s->is_array()) {
     p.samples_us.reserve(s->size());
     for (const json& v : *s)
@@ -212,6 +226,7 @@ void import_ccbench_jsonl(std::string_view text, ImportContext& ctx) {
       if (run.path.empty()) run.path = "auto";
       run.seen = true;
       read_environment(j, ctx.set);
+      read_noise(j, ctx.set);
     } else if (type == "point") {
       if (!run.seen) ctx.unread(n, "point record before any run record: memory kind and path assumed host, auto");
       run.seen = true;
@@ -219,6 +234,7 @@ void import_ccbench_jsonl(std::string_view text, ImportContext& ctx) {
     } else if (type == "end") {
       const std::string status = str_at(j, "status");
       if (!status.empty() && status != "completed") ctx.set.note_env("run.end_status", status);
+      read_noise(j, ctx.set);
     } else {
       ctx.unread(n, fmt::format("record type {}: expected run, point or end", quote_value(type)));
     }

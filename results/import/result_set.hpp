@@ -34,6 +34,7 @@ struct ImportedPoint {
   std::vector<double> samples_us;  // per-iteration times, when the file has them
   std::string algorithm;  // NCCL's algorithms the point's operations chose (sorted, "+"-joined: "RING", "RING+TREE"); "" when not recorded
   std::optional<std::uint64_t> wrong;
+  std::uint8_t noise = 0;  // how many noise flags the record gave this placement (results/noise.hpp)
   std::uint32_t file = 0, line = 0;  // where it came from: ResultSet::files[file], 1-based line
 };
 
@@ -46,6 +47,8 @@ struct ResultSet {
   std::vector<std::string> skipped; // files left out as duplicates, and why
   // Hardware, topology, placement, versions, observed paths: "area.name" -> value.
   std::map<std::string, std::string> environment;
+  std::vector<std::string> noise;   // what its runs recorded as threatening every number (oversubscribed, busy, steal)
+  bool oversubscribed = false;      // one of them: more ranks than CPUs on a host (compare calls nothing on it)
   std::string published_source;     // non-empty: published figures, not measured (and where from)
   std::string predicted_from;       // non-empty: a model's prediction, not measured (fitted on what)
 

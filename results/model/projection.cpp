@@ -20,6 +20,8 @@ std::optional<Projection> project_set(const ResultSet& measured, int ranks, int 
   p.set.files = measured.files;
   p.set.formats.assign(measured.files.size(), "model prediction");
   p.set.environment = measured.environment;
+  p.set.noise = measured.noise;  // a prediction from noisy runs inherits their noise
+  p.set.oversubscribed = measured.oversubscribed;
   p.set.note_env("tool", "ccbench model (prediction)");
   p.set.note_env("placement.ranks", std::to_string(ranks));
   p.set.note_env("placement.nodes", std::to_string(nodes));

@@ -1,6 +1,7 @@
 #include "results/report/report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -96,13 +97,33 @@ Section verdict_section(const Comparison& c) {
   t.header = {"series", "compared", "faster", "by (geomean time)", "smallest size", "peak busbw", "significant sizes"};
   t.left_columns = 3;
   t.keep_header = true;  // the cells are short; the headers say what they are
+  // Noise that explains a difference: a set measured oversubscribed, or a
+  // series whose aligned sizes are flagged in the majority (results/noise.hpp).
+  for (const ResultSet& r : c.sets)
+    if (!r.noise.empty())
+      s.paragraphs.push_back(fmt::format("'{}' was measured under noise ({}){}.", r.label, fmt::format("{}", fmt::join(r.noise, "; ")),
+                                         r.oversubscribed ? ": its differences are not called" : ""));
   for (const PairComparison& pc : c.pairs) {
     const std::string& other = c.sets[pc.other].label;
-    std::size_t base_wins = 0, other_wins = 0, ties = 0, tested = 0, significant = 0;
+    std::size_t base_wins = 0, other_wins = 0, ties = 0, tested = 0, significant = 0, noisy = 0;
     double lo = INFINITY, hi = 0;
+    const bool oversubscribed = c.baseline().oversubscribed || c.sets[pc.other].oversubscribed;
     for (const SeriesComparison& sc : pc.series) {
       const double r = sc.geomean_time_ratio;
       if (std::isnan(r)) continue;
+      std::size_t flagged = 0;
+      for (const AlignedPoint& a : sc.points) flagged += (a.base->first->noise || a.other->first->noise) ? 1 : 0;
+      if (oversubscribed || 2 * flagged > sc.points.size()) {
+        ++noisy;
+        t.rows.push_back({{sc.base->label()}, {other}, {"cannot tell", Tone::muted},
+                          {oversubscribed ? "noise: oversubscribed" : fmt::format("noise: {} of {} sizes flagged", flagged, sc.points.size()),
+                           Tone::muted},
+                          {fmt::format("{} vs {} us @{}", format_us(sc.base_facts.small_time_us), format_us(sc.other_facts.small_time_us),
+                                       format_size(static_cast<double>(sc.base_facts.small_bytes)))},
+                          {fmt::format("{} vs {} GB/s", format_gbps(sc.base_facts.peak_busbw_gbps), format_gbps(sc.other_facts.peak_busbw_gbps))},
+                          {sc.tested == 0 ? "not tested" : fmt::format("{} of {}", sc.tested - sc.not_significant, sc.tested)}});
+        continue;
+      }
       const bool tie = std::fabs(r - 1) < c.options.tie_band;
       const double by = r < 1 ? 1 / r : r;
       (tie ? ties : r < 1 ? other_wins : base_wins)++;
@@ -118,7 +139,9 @@ Section verdict_section(const Comparison& c) {
     }
     const std::size_t n = base_wins + other_wins + ties;
     if (n == 0) {
-      s.paragraphs.push_back(fmt::format("'{}' vs '{}': no series lines up (see that pair below for why).", other, base));
+      s.paragraphs.push_back(noisy > 0 ? fmt::format("'{}' vs '{}': {} series, none called: noise explains the differences "
+                                                     "(see the flags above and in the at-a-glance table).", other, base, noisy)
+                                       : fmt::format("'{}' vs '{}': no series lines up (see that pair below for why).", other, base));
       continue;
     }
     const std::string range = hi == 0 ? "" : lo == hi ? fmt::format(" by {:.2f}x", lo) : fmt::format(" by {:.2f}x to {:.2f}x", lo, hi);
@@ -127,10 +150,11 @@ Section verdict_section(const Comparison& c) {
                                : ties == n      ? std::string("they are on par in every series")
                                                 : fmt::format("'{}' is faster in {}, '{}' in {}, on par in {}", other, other_wins, base, base_wins, ties);
     s.paragraphs.push_back(fmt::format(
-        "'{}' vs '{}' (baseline), {} series: {}{} (geomean of the time ratio per series){}.", other, base, n, winner, range,
+        "'{}' vs '{}' (baseline), {} series: {}{} (geomean of the time ratio per series){}{}.", other, base, n, winner, range,
         tested == 0 ? "; no significance test (no per-iteration samples on both sides)"
                     : fmt::format("; {} of {} tested sizes differ significantly (Mann-Whitney, alpha {})", significant, tested,
-                                  c.options.alpha)));
+                                  c.options.alpha),
+        noisy == 0 ? "" : fmt::format("; {} more series not called: noise", noisy)));
   }
   if (!t.rows.empty()) {
     t.note = "faster: the set whose time is lower (geomean over the aligned sizes); on par within the tie band. smallest size: "

@@ -1,0 +1,59 @@
+#include "results/noise.hpp"
+
+#include "common/cpu_list.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+namespace ccb {
+
+std::vector<std::string> measurement_noise(const Measurement& m) {
+  std::vector<std::string> out;
+  if (!m.measured || !m.per_iteration_us) return out;
+  const Summary& s = *m.per_iteration_us;
+  if (m.pipelined_us && *m.pipelined_us > 0 && s.p50 > 0) {
+    const double r = *m.pipelined_us / s.p50;
+    if (r > kNoisePipelinedRatio || r < 1 / kNoisePipelinedRatio)
+      out.push_back(fmt::format("pipelined time {:.3g}x the per-iteration p50 (bound {:g}x either way)", r, kNoisePipelinedRatio));
+  }
+  if (s.p50 > 0 && s.p99 > kNoiseTailRatio * s.p50)
+    out.push_back(fmt::format("p99 {:.3g}x the p50 (bound {:g}x)", s.p99 / s.p50, kNoiseTailRatio));
+  return out;
+}
+
+std::vector<std::string> oversubscription(const std::vector<RankPlacement>& placement) {
+  std::map<std::string, std::pair<int, std::set<int>>> hosts;  // host -> ranks, CPUs bound to
+  std::set<std::string> unknown;
+  for (const RankPlacement& p : placement) {
+    const std::vector<int> cpus = parse_cpu_list(p.bound_cpus);
+    if (cpus.empty()) {
+      unknown.insert(p.host);
+      continue;
+    }
+    auto& h = hosts[p.host];
+    ++h.first;
+    h.second.insert(cpus.begin(), cpus.end());
+  }
+  std::vector<std::string> out;
+  for (const auto& [host, h] : hosts)
+    if (!unknown.count(host) && static_cast<std::size_t>(h.first) > h.second.size())
+      out.push_back(fmt::format("{}: {} ranks on {} CPU{} of {}", kOversubscribedFlag, h.first, h.second.size(),
+                                h.second.size() == 1 ? "" : "s", host));
+  return out;
+}
+
+std::vector<std::string> load_before(const CpuSample& before, int cpus, const std::string& host) {
+  if (!before.ok || cpus <= 0 || before.load1 <= cpus) return {};
+  return {fmt::format("busy before the run: load average {:.2f} on {} CPU{} of {}", before.load1, cpus, cpus == 1 ? "" : "s", host)};
+}
+
+std::vector<std::string> steal_during(const CpuSample& before, const CpuSample& after, const std::string& host) {
+  if (!before.ok || !after.ok || after.total <= before.total || after.steal < before.steal) return {};
+  const double share = static_cast<double>(after.steal - before.steal) / static_cast<double>(after.total - before.total);
+  if (share <= kNoiseStealShare) return {};
+  return {fmt::format("CPU steal {:.1f}% of {}'s CPU time during the run (bound {:g}%)", 100 * share, host, 100 * kNoiseStealShare)};
+}
+
+}  // namespace ccb

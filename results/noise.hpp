@@ -1,0 +1,45 @@
+// What threatens a run's numbers, found from what the run itself recorded
+// (pure logic; the load and steal samples come from harness/cpu_load.cpp):
+//   per placement of a point: the pipelined time more than kNoisePipelinedRatio
+//     times away from the per-iteration p50 (either way), or a p99 more than
+//     kNoiseTailRatio times the p50;
+//   per run: more ranks on a host than CPUs they are bound to (the union of
+//     their cpusets): the ranks take turns and every time includes waits;
+//     a load average above the host's CPUs before the run started (other work
+//     was running), CPU steal above kNoiseStealShare of the run's CPU time.
+// The table marks flagged points, the records keep the flags (JSON "noise"),
+// and compare does not call a difference that noise explains.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "results/record.hpp"
+
+namespace ccb {
+
+inline constexpr double kNoisePipelinedRatio = 3;
+inline constexpr double kNoiseTailRatio = 10;
+inline constexpr double kNoiseStealShare = 0.02;
+// The first word of an oversubscription flag (readers recognise it by it).
+inline constexpr std::string_view kOversubscribedFlag = "oversubscribed";
+
+std::vector<std::string> measurement_noise(const Measurement& m);
+
+// "oversubscribed: 3 ranks on 2 CPUs of vm", one per host; nothing for ranks
+// with an unknown cpuset.
+std::vector<std::string> oversubscription(const std::vector<RankPlacement>& placement);
+
+// A host's CPU counters at one moment (/proc/loadavg, /proc/stat's cpu line).
+struct CpuSample {
+  bool ok = false;
+  double load1 = 0;
+  std::uint64_t steal = 0, total = 0;  // clock ticks since boot
+};
+// Before the run: "busy before the run: load average 3.1 on 2 CPUs of vm".
+std::vector<std::string> load_before(const CpuSample& before, int cpus, const std::string& host);
+// During it: "CPU steal 7% of vm's CPU time during the run".
+std::vector<std::string> steal_during(const CpuSample& before, const CpuSample& after, const std::string& host);
+
+}  // namespace ccb

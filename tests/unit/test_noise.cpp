@@ -1,0 +1,70 @@
+// What threatens a run's numbers (results/noise.hpp): each flag fires at its
+// bound and not below it.
+#include <gtest/gtest.h>
+
+#include "common/cpu_list.hpp"
+#include "results/noise.hpp"
+
+namespace ccb {
+namespace {
+
+Measurement timed(double pipelined, double p50, double p99) {
+  Measurement m;
+  m.measured = true;
+  m.pipelined_us = pipelined;
+  Summary s;
+  s.p50 = p50, s.p99 = p99;
+  m.per_iteration_us = s;
+  return m;
+}
+
+TEST(Noise, PipelinedFarFromTheMedianAndLongTailsAreFlagged) {
+  EXPECT_TRUE(measurement_noise(timed(10, 10, 20)).empty());
+  EXPECT_TRUE(measurement_noise(timed(29, 10, 99)).empty());  // just inside both bounds
+  const auto far = measurement_noise(timed(150, 10, 20));     // the report's 15x
+  ASSERT_EQ(far.size(), 1u);
+  EXPECT_NE(far[0].find("pipelined time 15x the per-iteration p50"), std::string::npos) << far[0];
+  EXPECT_EQ(measurement_noise(timed(2, 10, 20)).size(), 1u);  // 5x faster than its median: also suspect
+  const auto tail = measurement_noise(timed(10, 10, 101));
+  ASSERT_EQ(tail.size(), 1u);
+  EXPECT_NE(tail[0].find("p99 10.1x the p50"), std::string::npos) << tail[0];
+  Measurement none;
+  EXPECT_TRUE(measurement_noise(none).empty());
+}
+
+RankPlacement on(const std::string& host, const std::string& cpus) {
+  RankPlacement p;
+  p.host = host, p.bound_cpus = cpus;
+  return p;
+}
+
+TEST(Noise, MoreRanksThanCpusIsOversubscribed) {
+  EXPECT_TRUE(oversubscription({on("a", "0-1"), on("a", "0-1")}).empty());
+  const auto three = oversubscription({on("a", "0-1"), on("a", "0-1"), on("a", "0-1"), on("b", "0-7")});
+  ASSERT_EQ(three.size(), 1u);
+  EXPECT_EQ(three[0], "oversubscribed: 3 ranks on 2 CPUs of a");
+  EXPECT_EQ(three[0].rfind(kOversubscribedFlag, 0), 0u);
+  EXPECT_TRUE(oversubscription({on("a", "0"), on("a", "1"), on("a", "")}).empty());  // a cpuset unknown: no claim
+  EXPECT_EQ(oversubscription({on("a", "0"), on("a", "0")}).size(), 1u);  // both bound to one CPU
+}
+
+TEST(Noise, CpuListsNeverThrow) {
+  EXPECT_EQ(parse_cpu_list("0-3,8,10-11"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_EQ(parse_cpu_list("3,1-2,2"), (std::vector<int>{1, 2, 3}));
+  for (const char* bad : {"x", "3-1", "-", "1-", "99999999999", "1,,x"}) EXPECT_TRUE(parse_cpu_list(bad).empty()) << bad;
+}
+
+TEST(Noise, LoadBeforeAndStealDuring) {
+  CpuSample before{true, 3.5, 100, 10000}, after{true, 3.0, 400, 20000};
+  EXPECT_EQ(load_before(before, 2, "vm").size(), 1u);
+  EXPECT_TRUE(load_before(before, 4, "vm").empty());
+  const auto steal = steal_during(before, after, "vm");  // 300 of 10000 ticks: 3%
+  ASSERT_EQ(steal.size(), 1u);
+  EXPECT_NE(steal[0].find("CPU steal 3.0%"), std::string::npos) << steal[0];
+  after.steal = 250;  // 1.5%: under the bound
+  EXPECT_TRUE(steal_during(before, after, "vm").empty());
+  EXPECT_TRUE(steal_during(CpuSample{}, after, "vm").empty());
+}
+
+}  // namespace
+}  // namespace ccb
