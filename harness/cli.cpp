@@ -260,7 +260,13 @@ The table (nccl-tests layout), for out-of-place and then in-place runs:
   #wrong   wrong elements summed over ranks (N/A when -c 0)
 Footer: "Out of bounds values" is the sum of #wrong; "Avg bus bandwidth" the
 mean busbw over all rows and placements measured (0-byte rows included), as
-nccl-tests computes it.
+nccl-tests computes it. Noise (comment lines, and "noise" in the JSON):
+"WARNING: noise" under the ranks when a host runs more ranks than the CPUs
+they are bound to (oversubscribed) or was busy before the run (load average
+above its CPUs); "^ noise" under a row whose pipelined time is over 3x away
+from its per-iteration p50, or whose p99 is over 10x its p50; "# Noise" in
+the footer repeats the run's flags, CPU steal above 2% during the run, and
+how many measurements were flagged. compare calls no winner on them.
 
 Exit codes: 0 ok, 1 internal failure, 2 bad input, 3 wrong data, 4 watchdog timeout.
 )",
@@ -544,22 +550,30 @@ void parse_backend(const RawArgs& raw, Command command, Config& cfg) {
   set_choice(cfg.path, "--path", raw.path);
   set_choice(cfg.backend, "--backend", raw.backend);
   const std::string algorithms = cfg.nccl_algorithms ? "given" : "";
+  constexpr long kIntMax = std::numeric_limits<int>::max();
+  if (raw.reg == "2")
+    throw UsageError("-R/--registerbuffers 2: symmetric registration (ncclCommWindowRegister) is not supported; -R 1 registers "
+                     "buffers locally (ncclCommRegister)");
+  // nccl-tests' defaults typed out (-g 1, -G 0, -R 0) change nothing on any
+  // backend: only a value other than the default implies or needs nccl.
+  const auto beyond_default = [](const std::string& v, const char* flag, long def, long lo, long hi) {
+    return v.empty() || parse_long(flag, v, lo, hi) == def ? std::string() : v;
+  };
+  const std::string ngpus = beyond_default(raw.ngpus, "-g/--ngpus", 1, 1, 64);
+  const std::string graph = beyond_default(raw.graph, "-G/--cudagraph", 0, 0, kIntMax);
+  const std::string reg = beyond_default(raw.reg, "-R/--registerbuffers", 0, 0, 1);
   if (raw.backend.empty() && command == Command::run)
-    resolve_backend(cfg, {{"-g/--ngpus", &raw.ngpus}, {"-G/--cudagraph", &raw.graph}, {"-R/--registerbuffers", &raw.reg},
+    resolve_backend(cfg, {{"-g/--ngpus", &ngpus}, {"-G/--cudagraph", &graph}, {"-R/--registerbuffers", &reg},
                           {"--nccl-log-dir", &cfg.nccl_log_dir}, {"--nccl-algorithms", &algorithms}}, raw.memory);
   set_choice(cfg.memory, "--memory", raw.memory);
   if (!raw.memory.empty() && cfg.backend != BackendKind::mpi)
     throw UsageError("--memory: applies to --backend mpi (nccl always uses device memory)");
-  constexpr long kIntMax = std::numeric_limits<int>::max();
   if (!raw.ngpus.empty()) cfg.gpus_per_process = static_cast<int>(parse_long("-g/--ngpus", raw.ngpus, 1, 64));
   if (!raw.graph.empty()) cfg.cuda_graph = static_cast<int>(parse_long("-G/--cudagraph", raw.graph, 0, kIntMax));
-  if (raw.reg == "2")
-    throw UsageError("-R/--registerbuffers 2: symmetric registration (ncclCommWindowRegister) is not supported; -R 1 registers "
-                     "buffers locally (ncclCommRegister)");
   if (!raw.reg.empty()) cfg.register_buffers = static_cast<int>(parse_long("-R/--registerbuffers", raw.reg, 0, 1));
   if (cfg.backend == BackendKind::nccl) return;
   const std::pair<const std::string*, const char*> nccl_only[] = {
-      {&raw.ngpus, "-g/--ngpus"}, {&raw.graph, "-G/--cudagraph"}, {&raw.reg, "-R/--registerbuffers"},
+      {&ngpus, "-g/--ngpus"}, {&graph, "-G/--cudagraph"}, {&reg, "-R/--registerbuffers"},
       {&cfg.nccl_log_dir, "--nccl-log-dir"}, {&algorithms, "--nccl-algorithms"}};
   for (const auto& [value, flag] : nccl_only)
     if (!value->empty()) throw UsageError(fmt::format("{}: applies to --backend nccl only", flag));

@@ -185,6 +185,25 @@ if [ -z "$only" ] || [ "$only" = accept ]; then
   acc baseline_entry "base.json: entries\[0\]: not a valid baseline file" "$dir/a-base.yaml"
   printf '{"ccbench_baseline": 1,\n "runs": [\n oops ]}\n' >"$dir/base.json"
   acc baseline_broken_line "base.json:3: not a valid baseline file" "$dir/a-base.yaml"
+  # --simulate: a plan that cannot be kept is refused before the first check
+  # (4,096 nodes pairwise reached 8 GB and aborted), and 75,000 defective
+  # names are looked up at once (minutes before).
+  printf 'checks:\n  - {name: p, collective: all_reduce, sizes: [1M], pattern: pairwise, gates: [{metric: busbw, at: 1M, min: 1}]}\n' >"$dir/a-pw.yaml"
+  printf 'nodes: 4096\n' >"$dir/c4096.yaml"
+  check accept/simulate_pairwise_4096 2 "a-pw.yaml:2: checks: p: pattern pairwise on 4096 nodes runs 8386560 groups, more than a simulation keeps" -- \
+    accept "$dir/a-pw.yaml" --simulate "$dir/c4096.yaml" --out "$dir/acc-sim"
+  { printf 'nodes: 100000\ndefective: {factor: 0.5, nodes: ['; for i in $(seq 1 75000); do printf 'node%06d,' "$i"; done; printf 'node100000]}\n'; } >"$dir/c75k.yaml"
+  printf 'checks:\n  - {name: b, collective: all_reduce, sizes: [1M], pattern: bisect, gates: [{metric: busbw, at: 1M, min: 1}]}\n' >"$dir/a-bi.yaml"
+  printf 'nodes: 100000\ndefective: {factor: 0.5, nodes: [node100001]}\n' >"$dir/c75k-bad.yaml"
+  check accept/simulate_unknown_node_of_100k 2 "defective.nodes\[0\]: 'node100001' is not a node of this cluster" -- \
+    accept "$dir/a-bi.yaml" --simulate "$dir/c75k-bad.yaml" --out "$dir/acc-sim"
+  printf 'checks:\n  - {name: a, collective: all_reduce, sizes: [1M], pattern: all, gates: [{metric: busbw, at: 1M, min: 1}]}\n' >"$dir/a-all.yaml"
+  start=$SECONDS
+  timeout 60 "$ccbench" accept "$dir/a-all.yaml" --simulate "$dir/c75k.yaml" --out "$dir/acc-75k" >/dev/null 2>"$dir/err"
+  code=$? count=$((count + 1))
+  if [ $code != 1 ] || [ ! -s "$dir/acc-75k/verdict.json" ]; then
+    failures=$((failures + 1)); echo "FAIL accept/simulate_75k_defective: exit $code after $((SECONDS - start)) s (want 1, verdicts written)"
+  fi
   check accept/no_spec 2 "accept: give exactly one spec file" -- accept
   check accept/bad_color 2 "accept: --color 'blue': unknown" -- accept "$dir/a-nan.yaml" --color blue
   check baseline/no_out 2 "baseline: --out FILE is required" -- baseline "$good"

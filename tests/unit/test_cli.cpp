@@ -155,10 +155,18 @@ TEST(Cli, DefaultBackendFollowsTheGpuAndTheBuild) {
 }
 
 TEST(Cli, NcclFlagsImplyTheNcclBackend) {
-  const char* argv[] = {"ccbench", "all_reduce", "-g", "1"};
+  const char* argv[] = {"ccbench", "all_reduce", "-g", "2"};
   const Config c = parse_args(4, argv).config;
   EXPECT_EQ(c.backend, BackendKind::nccl);
   EXPECT_EQ(c.backend_reason, "implied by -g/--ngpus");
+  // nccl-tests' defaults typed out change nothing, on any backend.
+  const char* plain[] = {"ccbench", "all_reduce"};
+  const char* typed[] = {"ccbench", "all_reduce", "-g", "1", "-G", "0", "-R", "0"};
+  const Config p = parse_args(2, plain).config, t = parse_args(8, typed).config;
+  EXPECT_EQ(t.backend, p.backend);
+  EXPECT_EQ(t.backend_reason, p.backend_reason);
+  const char* on_mpi[] = {"ccbench", "all_reduce", "--backend", "mpi", "-g", "1", "-G", "0", "-R", "0"};
+  EXPECT_EQ(parse_args(10, on_mpi).config.backend, BackendKind::mpi);
   const char* mem[] = {"ccbench", "all_reduce", "--memory", "device"};
   EXPECT_EQ(parse_args(4, mem).config.backend_reason, "implied by --memory");
   const char* algorithms[] = {"ccbench", "all_reduce", "--nccl-algorithms"};
