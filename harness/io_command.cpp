@@ -2,11 +2,13 @@
 #include "harness/io_command.hpp"
 
 #include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cmath>
 #include <memory>
 #include <sstream>
 
@@ -250,7 +252,14 @@ std::optional<IoArgs> parse_io(int argc, const char* const* argv) {
   app.add_option("--read-percent", o.read_percent);
   app.add_option("--files", o.dataset_files)->check(CLI::Range(1, 10000000));
   app.add_option("-c,--check", o.check_passes)->check(CLI::Range(0, 100));
-  app.add_option("--time-per-size", o.time_per_size)->check(CLI::NonNegativeNumber);
+  app.add_option("--time-per-size", o.time_per_size)->check(CLI::Validator(
+      [](std::string& v) {
+        char* end = nullptr;
+        const double d = std::strtod(v.c_str(), &end);
+        const bool ok = !v.empty() && end == v.c_str() + v.size() && std::isfinite(d) && d >= 0 && d <= 86400;
+        return ok ? std::string() : std::string("expected seconds from 0 to 86400");
+      },
+      "SECONDS"));
   app.add_flag("--keep", o.keep);
   app.add_option("-J,--json", a.json_path);
   app.add_option("--csv", a.csv_path);

@@ -255,11 +255,11 @@ std::vector<PlannedSize> planned_sizes(const ModelSeries& x, const std::vector<s
 
 int predict_cmd(int argc, const char* const* argv) {
   std::string file, ranks_s, nodes_s, b, e, f, json_out;
-  bool quiet = false, force = false;
+  bool quiet = false, force = false, nodes_given = false;
   parse_subcommand("predict", argc, argv, [&](CLI::App& app) {
     app.add_option("model", file);
     app.add_option("--ranks,-N", ranks_s);
-    app.add_option("--nodes", nodes_s);
+    app.add_option("--nodes", nodes_s)->each([&](const std::string&) { nodes_given = true; });
     app.add_option("-b,--minbytes", b);
     app.add_option("-e,--maxbytes", e);
     app.add_option("-f,--stepfactor", f);
@@ -271,7 +271,7 @@ int predict_cmd(int argc, const char* const* argv) {
   if (ranks_s.empty()) throw UsageError("model predict: --ranks N is required");
   const int ranks = count_flag("--ranks", ranks_s, 1 << 24);
   if (ranks < 2) throw UsageError("model predict: --ranks 1: one rank does not communicate");
-  const int nodes = nodes_s.empty() ? 0 : count_flag("--nodes", nodes_s, ranks);
+  const int nodes = nodes_s.empty() && !nodes_given ? 0 : count_flag("--nodes", nodes_s, ranks);
   if (nodes > 0 && ranks % nodes != 0)
     throw UsageError(fmt::format("model predict: --ranks {} is not a multiple of --nodes {}", ranks, nodes));
   std::vector<std::size_t> sizes;
@@ -349,6 +349,7 @@ int check_cmd(int argc, const char* const* argv) {
       if (i >= 3 || !v || *v < 0 || *v > 1000) i = 9;
       else target[i++] = *v;
     }
+    if (!targets.empty() && targets.back() == ',') i = 9;  // "15,30,70,": a fourth, empty target
     if (i != 3) throw UsageError(fmt::format("model check: --targets '{}': expected LARGE,SMALL,COVER in percent (15,30,70)", terminal_safe(targets)));
   }
   const std::string file = args.front();

@@ -80,6 +80,9 @@ int open_stream(const std::string& flag, const std::string& path) {
 bool written_into(const Existing& e) { return e.exists && (is_stream(e.st) || e.followed); }
 
 void check_kind(const std::string& flag, const std::string& path, const Existing& e) {
+  // Under /dev/ and /proc/ ccbench writes into what is there, never creates a file.
+  if (!e.exists && system_stream_path(path))
+    refuse(flag, path, "does not exist; under /dev/ and /proc/ ccbench only writes into an existing device or stream");
   if (!e.exists || e.followed) return;
   if (S_ISLNK(e.st.st_mode))
     refuse(flag, path, kNoLinks);

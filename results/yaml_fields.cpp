@@ -1,5 +1,7 @@
 #include "results/yaml_fields.hpp"
 
+#include <vector>
+
 #include <fmt/format.h>
 #include <sys/stat.h>
 
@@ -35,7 +37,14 @@ std::string key_path(const std::string& where, const std::string& key) { return 
 
 YAML::Node parse_text(const std::string& text, const std::string& file) {
   try {
-    return YAML::Load(text);
+    // A second document would be ignored silently: one file, one document.
+    std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1)
+      throw UsageError(fmt::format("{}:{}: a second YAML document ('---'): one file holds one document", file,
+                                   docs[1].Mark().is_null() ? 1 : docs[1].Mark().line + 1));
+    return docs.empty() ? YAML::Node() : docs.front();
+  } catch (const UsageError&) {
+    throw;
   } catch (const YAML::Exception& e) {
     throw UsageError(fmt::format("{}:{}: not valid YAML ({})", file, e.mark.line + 1, e.msg));
   } catch (const std::exception& e) {

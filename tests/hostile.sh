@@ -149,6 +149,7 @@ if [ -z "$only" ] || [ "$only" = specs ]; then
   printf 'parameters: 0\ngpus: 8\n' >"$dir/w2.yaml"; workload zero_parameters "parameters: 0 is out of range" "$dir/w2.yaml"
   printf 'parameters: 7e9\ngpus: 8\ndtype: [bf16]\n' >"$dir/w3.yaml"; workload dtype_list "dtype: expected a string" "$dir/w3.yaml"
   printf 'parameters: 7e9\ngpus: 8\nlayers: 80\n' >"$dir/w4.yaml"; workload unknown_key "layers: unknown key" "$dir/w4.yaml"
+  printf 'kind: cloud\ncurrency: USD\nprice_per_gpu_hour: 2\n---\nkind: cloud\n' >"$dir/two.yaml"; spec second_document "two.yaml:5: a second YAML document" "$dir/two.yaml"
   workload missing "cannot read" "$dir/nonexistent.yaml"
 fi
 
@@ -223,6 +224,10 @@ if [ -z "$only" ] || [ "$only" = model ]; then
   mod left_out_huge '0,/"left_out": [0-9.e+-]+/s//"left_out": 50/' "values out of range"
   mod zero_bytes '0,/"bytes": [0-9]+/s//"bytes": 0/' "values out of range"
   mod huge_count 's/"counts": \[/"counts": [2, 3, 4, 100000000, /' "counts or placement out of range"
+  check model/predict_empty_nodes 2 "model predict: --nodes '': expected a whole number" -- model predict "$m" --ranks 8 --nodes ""
+  check model/check_trailing_comma 2 "model check: --targets '15,30,70,': expected LARGE,SMALL,COVER" -- model check "$m" "$good" --targets 15,30,70,
+  check cli/json_new_file_under_dev 2 "-J/--json /dev/ccbench-hostile-new: does not exist; under /dev/" -- all_reduce -b 8 -e 8 -n 1 -J /dev/ccbench-hostile-new
+  check cli/io_time_per_size_nan 2 "io: --time-per-size: expected seconds from 0 to 86400" -- io "$dir" --time-per-size nan -b 4K --file-size 64K
   check model/check_ranks_per_node 2 "counts or placement out of range" -- model check "$dir/m-ranks_per_node_2e30.json" "$good"
 fi
 
