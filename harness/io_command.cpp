@@ -374,17 +374,29 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
   end.status = "completed";
   // A phase that fails on any rank (an I/O error) ends the run on every rank:
   // the error is printed once, the files are removed, the exit code is 1.
+  constexpr std::string_view kStopped = "\x01stopped";  // a signal in setup: no rank reports it as a failure
   const auto phase = [&](auto&& step) {
     std::string error;
     try {
       step();
+    } catch (const IoSetupStopped&) {
+      error = kStopped;
     } catch (const UsageError& e) {
       error = e.what();
     } catch (const std::exception& e) {
       error = e.what();
     }
-    if (!error.empty() && rank != 0) error = fmt::format("on rank {}: {}", rank, error);
+    if (!error.empty() && rank != 0 && error != kStopped) error = fmt::format("on rank {}: {}", rank, error);
     error = comm.agree_error(error);
+    if (error == kStopped) {
+      std::vector<double> sig{static_cast<double>(stop_signal())};
+      comm.max_inplace(sig);
+      const int s = std::max(1, static_cast<int>(sig[0]));
+      end.status = fmt::format("interrupted: {} during setup (files removed)", signal_name(s));
+      end.exit_code = kExitSignal + s;
+      if (rank == 0) fmt::print(stderr, "ccbench: io {}\n", end.status);
+      return false;
+    }
     if (!error.empty()) {
       if (rank == 0) fmt::print(stderr, "ccbench: io failed: {}\n", error);
       end.status = "failed: " + error;

@@ -45,11 +45,20 @@ void transfer(int fd, bool write, void* buf, std::size_t len, std::uint64_t offs
     throw std::runtime_error(fmt::format("{} {} bytes at {}: {}", write ? "write" : "read", len, what, errno_text(-rc)));
 }
 
+// A stop signal in the untimed setup (creating, laying out, verifying):
+// checked every 256 files and every MiB written, so setup stops within a
+// second or two, like a pass.
+void check_stop(bool (*stop)()) {
+  if (stop && stop()) throw IoSetupStopped();
+}
+
 // Writes `len` bytes of `content` at `base`, in chunks of up to 1 MiB.
-void lay_out(int fd, const BlockContent& content, std::uint64_t base, std::uint64_t len, const std::string& what) {
+void lay_out(int fd, const BlockContent& content, std::uint64_t base, std::uint64_t len, const std::string& what,
+             bool (*stop)()) {
   constexpr std::size_t kChunk = std::size_t{1} << 20;
   AlignedBuffer buf(kChunk);
   for (std::uint64_t at = 0; at < len; at += kChunk) {
+    check_stop(stop);
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, len - at));
     content.fill(buf.p, base + at, n);
     transfer(fd, true, buf.p, n, base + at, what);
@@ -183,7 +192,10 @@ void IoRank::create(IoPattern p, std::size_t block) {
   const bool mine = !o_.shared_file || rank_ == 0;
   if (p == IoPattern::dataset) {
     ws_.make_folder(dataset_folder());
-    for (std::size_t i = 0; i < o_.dataset_files; ++i) FileHandle made(ws_.create(dataset_file(i)));
+    for (std::size_t i = 0; i < o_.dataset_files; ++i) {
+      if (i % 256 == 0) check_stop(stop_);
+      FileHandle made(ws_.create(dataset_file(i)));
+    }
   } else if (p == IoPattern::checkpoint) {
     if (mine) ckpt_fd_ = ws_.create(region_file(p));
   } else if (data_fd_ < 0 && mine) {
@@ -195,8 +207,9 @@ void IoRank::prepare(IoPattern p, std::size_t block) {
   const bool writes = row(p).writes;
   if (p == IoPattern::dataset) {
     for (std::size_t i = 0; i < o_.dataset_files; ++i) {
+      if (i % 256 == 0) check_stop(stop_);
       const FileHandle f(ws_.open_existing(dataset_file(i), false, true));
-      lay_out(f.fd, BlockContent(dataset_id(i)), 0, block, ws_.file(dataset_file(i)));
+      lay_out(f.fd, BlockContent(dataset_id(i)), 0, block, ws_.file(dataset_file(i)), nullptr);
     }
   } else if (p == IoPattern::checkpoint) {
     if (ckpt_fd_ < 0) ckpt_fd_ = ws_.open_existing(region_file(p), false, true);
@@ -205,7 +218,7 @@ void IoRank::prepare(IoPattern p, std::size_t block) {
     if (data_fd_ < 0) data_fd_ = ws_.open_existing(region_file(p), false, true);
     if (data_io_fd_ < 0) data_io_fd_ = ws_.open_existing(region_file(p), o_.direct, true);
     if (!laid_out_) {
-      lay_out(data_fd_, BlockContent(region_id(p)), region_base(), o_.file_bytes, ws_.file(region_file(p)));
+      lay_out(data_fd_, BlockContent(region_id(p)), region_base(), o_.file_bytes, ws_.file(region_file(p)), stop_);
       laid_out_ = true;
     }
   }
@@ -218,8 +231,10 @@ void IoRank::prepare(IoPattern p, std::size_t block) {
   }
   // The timed pass starts from the storage, not from pages the layout or the check left.
   if (p == IoPattern::dataset) {
-    for (std::size_t i = 0; i < o_.dataset_files; ++i)
+    for (std::size_t i = 0; i < o_.dataset_files; ++i) {
+      if (i % 256 == 0) check_stop(stop_);
       drop_page_cache(FileHandle(ws_.open_existing(dataset_file(i), false, false)).fd);
+    }
   } else if (p != IoPattern::checkpoint) {
     drop_page_cache(data_fd_);
   }
@@ -230,6 +245,7 @@ std::uint64_t IoRank::verify(IoPattern p, std::size_t block) {
   std::uint64_t wrong = 0;
   if (p == IoPattern::dataset) {
     for (std::size_t i = 0; i < o_.dataset_files; ++i) {
+      if (i % 256 == 0) check_stop(stop_);
       const FileHandle f(ws_.open_existing(dataset_file(i), false, false));
       drop_page_cache(f.fd);  // read back from the storage, as the region check does
       transfer(f.fd, false, buf.p, block, 0, ws_.file(dataset_file(i)));

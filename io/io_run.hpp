@@ -7,6 +7,7 @@
 //           flight, the pattern's blocks in its order; writes end with fsync
 //   finish  verify what a write pattern wrote (-c), remove the point's files
 #pragma once
+#include <stdexcept>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +28,12 @@ struct IoRankResult {
 };
 
 class StartGate;  // io_run.cpp: the common start of a rank's threads
+
+// Thrown by IoRank::create / prepare when its stop function says stop
+// (a signal): the caller ends the run as interrupted, not failed.
+struct IoSetupStopped : std::runtime_error {
+  IoSetupStopped() : std::runtime_error("stopped by a signal during setup") {}
+};
 
 class IoRank {
  public:

@@ -110,6 +110,21 @@ sigint)
   empty
   grep -q '"status":"interrupted: SIGINT"' "$dir/s.jsonl" || fail "end record"
   grep -q '"cut_short":true' "$dir/s.jsonl" || fail "the interrupted point is not marked cut short"
+  # A signal while the files are created (300,000 of them: minutes) stops the
+  # setup within seconds, removes what was made and ends as interrupted (it
+  # ran on to the end before 2026-12-01).
+  "$ccbench" io "$dir/t" -p dataset -b 4K --files 300000 -J "$dir/d.jsonl" >"$dir/out" 2>"$dir/err" &
+  pid=$!
+  for _ in $(seq 100); do grep -q '"type":"run"' "$dir/d.jsonl" 2>/dev/null && break; sleep 0.1; done
+  sleep 0.5
+  start=$SECONDS
+  kill -TERM $pid
+  wait $pid
+  rc=$?
+  [ $rc = 143 ] || fail "exit $rc after SIGTERM during setup, expected 143"
+  [ $((SECONDS - start)) -le 30 ] || fail "setup took $((SECONDS - start)) s to stop"
+  empty
+  grep -q '"status":"interrupted: SIGTERM during setup (files removed)"' "$dir/d.jsonl" || fail "end record of a stopped setup"
   ;;
 keep)
   run 0 -p seq_write,checkpoint -b 64K --file-size 256K --keep
