@@ -346,6 +346,14 @@ void validate_for_nodes(const AcceptSpec& spec, const std::vector<int>& ranks_pe
   }
 }
 
+// The verdict files can be written (a folder or a link at one of their names,
+// no permission): checked when --out exists, before the first check runs.
+void check_verdict_paths(const AcceptArgs& args) {
+  const std::filesystem::path out(args.out_dir);
+  for (const char* f : {"verdict.json", "verdict.md", "report.html"})
+    check_output_writable(fmt::format("--out ({})", f), (out / f).string());
+}
+
 // verdict.json, verdict.md and report.html under --out (each replaced whole).
 void write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome) {
   Report report = build_accept_report(outcome);
@@ -483,6 +491,7 @@ void prepare_outputs(const AcceptArgs& args, AcceptanceRun& s) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(args.out_dir) / "raw", ec);
   if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create the folder ({})", args.out_dir, ec.message()));
+  check_verdict_paths(args);
   for (const Check& c : args.spec.checks) {
     std::filesystem::create_directories(std::filesystem::path(args.out_dir) / "raw" / c.name, ec);
     if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create raw/{} ({})", args.out_dir, c.name, ec.message()));
@@ -598,6 +607,7 @@ int run_accept_simulated(const AcceptArgs& args) {
     std::error_code ec;
     std::filesystem::create_directories(args.out_dir, ec);
     if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create the folder ({})", args.out_dir, ec.message()));
+    check_verdict_paths(args);
     std::mt19937_64 rng(model.seed);
     // Refused up front, before the first check: what the simulation cannot
     // model, and plans whose groups it cannot keep (every group's verdict is

@@ -205,6 +205,9 @@ if [ -z "$only" ] || [ "$only" = accept ]; then
   if [ $code != 1 ] || [ ! -s "$dir/acc-75k/verdict.json" ]; then
     failures=$((failures + 1)); echo "FAIL accept/simulate_75k_defective: exit $code after $((SECONDS - start)) s (want 1, verdicts written)"
   fi
+  # A verdict path that cannot be written is found before the first check ran.
+  printf "$ok" >"$dir/a-ok.yaml"; mkdir -p "$dir/acc-dir/verdict.json"
+  check accept/verdict_path_is_folder 2 "--out \(verdict.json\) .*acc-dir/verdict.json: is a folder" -- accept "$dir/a-ok.yaml" --out "$dir/acc-dir"
   check accept/no_spec 2 "accept: give exactly one spec file" -- accept
   check accept/bad_color 2 "accept: --color 'blue': unknown" -- accept "$dir/a-nan.yaml" --color blue
   check baseline/no_out 2 "baseline: --out FILE is required" -- baseline "$good"
