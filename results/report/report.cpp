@@ -103,6 +103,7 @@ Section verdict_section(const Comparison& c) {
     if (!r.noise.empty())
       s.paragraphs.push_back(fmt::format("'{}' was measured under noise ({}){}.", r.label, fmt::format("{}", fmt::join(r.noise, "; ")),
                                          r.oversubscribed ? ": its differences are not called" : ""));
+  std::vector<std::string> unaligned_references;  // published figures no measured series lines up with
   for (const PairComparison& pc : c.pairs) {
     const std::string& other = c.sets[pc.other].label;
     std::size_t base_wins = 0, other_wins = 0, ties = 0, tested = 0, significant = 0, noisy = 0;
@@ -138,6 +139,10 @@ Section verdict_section(const Comparison& c) {
                         {sc.tested == 0 ? "not tested" : fmt::format("{} of {}", sc.tested - sc.not_significant, sc.tested)}});
     }
     const std::size_t n = base_wins + other_wins + ties;
+    if (n == 0 && noisy == 0 && !c.sets[pc.other].published_source.empty()) {
+      unaligned_references.push_back(other);  // one line for all of them, below
+      continue;
+    }
     if (n == 0) {
       s.paragraphs.push_back(noisy > 0 ? fmt::format("'{}' vs '{}': {} series, none called: noise explains the differences "
                                                      "(see the flags above and in the at-a-glance table).", other, base, noisy)
@@ -156,6 +161,11 @@ Section verdict_section(const Comparison& c) {
                                   c.options.alpha),
         noisy == 0 ? "" : fmt::format("; {} more series not called: noise", noisy)));
   }
+  if (!unaligned_references.empty())
+    s.paragraphs.push_back(fmt::format(
+        "Published figures ('{}') are other clusters' numbers for scale (what each is: Inputs); none lines up with a "
+        "series measured here (another collective, size range or rank and node count), so they decide nothing and "
+        "appear on the charts only.", fmt::format("{}", fmt::join(unaligned_references, "', '"))));
   if (!t.rows.empty()) {
     t.note = "faster: the set whose time is lower (geomean over the aligned sizes); on par within the tie band. smallest size: "
              "time at the smallest size, baseline vs compared; peak busbw likewise.";
