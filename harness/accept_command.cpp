@@ -162,6 +162,7 @@ RepeatResult parse_repeat(int code, const std::string& jsonl) {
     p.algbw_gbps = zero_if_nan(i.algbw_gbps);
     p.time_us = zero_if_nan(i.time_us);
     p.wrong = i.wrong.value_or(0);
+    p.noisy = i.noise > 0 || set.oversubscribed;
     r.points.push_back(p);
   }
   if (code != kExitOk && code != kExitWrongData) {

@@ -417,8 +417,10 @@ CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
     nv.status = NodeStatus::defective;
     std::string refs, why;
     double margin = NAN;
+    bool quiet = false;  // one confirmation measured without noise names it
     for (std::size_t idx : confirm_fail_[static_cast<std::size_t>(d)]) {
       const GroupVerdict& g = v.first[idx];
+      quiet = quiet || !g.noisy;
       const int ref = g.run.nodes[0] == d ? g.run.nodes[1] : g.run.nodes[0];
       refs += (refs.empty() ? "" : " and ") + host(ref);
       why = g.reason;
@@ -426,6 +428,12 @@ CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
     }
     nv.margin = margin;
     nv.reason = fmt::format("failed with references {}: {} ({})", refs, why, margin_text(margin));
+    if (!quiet) {
+      nv.status = NodeStatus::suspect;
+      nv.reason += fmt::format("; {}", kNoisyFailure);
+      v.findings.push_back(fmt::format("{} is a suspect: {}", host(d), nv.reason));
+      continue;
+    }
     v.findings.push_back(fmt::format("{} is defective: {}", host(d), nv.reason));
   }
   for (int u : unconfirmed_) {

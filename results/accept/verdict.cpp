@@ -101,7 +101,14 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
         for (const MeasuredPoint& p : r.points)
           if (p.requested_bytes == g.at_bytes) value = metric_of(p, g.metric);
       gr.values.push_back(value);
-      if ((!g.relative() || gr.base) && g.passes(value, gr.base.value_or(0))) ++gr.passed;
+      const bool passes = (!g.relative() || gr.base) && g.passes(value, gr.base.value_or(0));
+      if (passes) ++gr.passed;
+      // Noise explains a miss by up to kNoiseExplains x (an oversubscribed
+      // 8-byte all_reduce took 12,541 us), not a floor missed a million-fold.
+      const double shortfall = higher_is_better(g.metric) ? gr.bar / value : value / gr.bar;
+      if (!passes && r.error.empty() && shortfall > 0 && shortfall <= kNoiseExplains)
+        for (const MeasuredPoint& p : r.points)
+          if (p.requested_bytes == g.at_bytes && p.noisy) v.noisy = true;
     }
     gr.pass = gr.passed >= check.pass_repeats || (g.population && !gr.base);  // no peers yet: not judged
     v.gates.push_back(gr);
@@ -116,6 +123,7 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
   }
   v.pass = v.wrong == 0;
   for (std::size_t i = 0; i < v.gates.size(); ++i) v.pass = v.pass && v.gates[i].pass;
+  if (v.pass || v.wrong > 0) v.noisy = false;  // wrong data is never noise
   if (v.wrong > 0) {
     v.reason = fmt::format("wrong data: {} elements failed verification", v.wrong);
   } else {
@@ -231,7 +239,8 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
     v.pass = true;
     for (const GroupVerdict& g : v.first) {
       if (g.pass) continue;
-      if (const GroupVerdict* again = rerun(g.run.nodes, "re-test"); again && again->pass) {
+      const GroupVerdict* again = rerun(g.run.nodes, "re-test");
+      if (again && again->pass) {
         // Failed once, passed when measured again: noise, not a verdict.
         v.findings.push_back(fmt::format("{}: {} failed ({}) and passed when re-tested ({})", kNoiseFinding,
                                          names(g.run.nodes), g.reason, margin_text(again->margin)));
@@ -240,13 +249,16 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
       }
       v.pass = false;
       const bool per_node = c.pattern == Pattern::per_node;
+      const bool noisy = g.noisy && (!again || again->noisy);
       for (int n : g.run.nodes) {
         NodeVerdict& nv = v.nodes[static_cast<std::size_t>(n)];
-        nv.status = per_node ? NodeStatus::defective : NodeStatus::group_failed;
-        nv.reason = per_node ? g.reason : "the group of all nodes failed; this check cannot tell which node is the cause";
+        nv.status = !per_node ? NodeStatus::group_failed : noisy ? NodeStatus::suspect : NodeStatus::defective;
+        nv.reason = per_node ? g.reason + (noisy ? fmt::format("; {}", kNoisyFailure) : "")
+                             : "the group of all nodes failed; this check cannot tell which node is the cause";
         if (per_node) nv.margin = g.margin;
       }
-      v.findings.push_back(per_node ? fmt::format("{} is defective: {}", names(g.run.nodes), g.reason)
+      v.findings.push_back(per_node && noisy ? fmt::format("{} is a suspect: {}; {}", names(g.run.nodes), g.reason, kNoisyFailure)
+                           : per_node ? fmt::format("{} is defective: {}", names(g.run.nodes), g.reason)
                                     : fmt::format("the group of all {} nodes failed ({}); one group cannot name a node: {}",
                                                   g.run.nodes.size(), g.reason, localise_advice(g.run.nodes.size())));
     }
@@ -292,6 +304,12 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
       nv.status = NodeStatus::cleared;
       nv.reason = fmt::format("failed {} of {} pairs, but passed again with reference {}", nv.groups - nv.groups_passed,
                               nv.groups, hosts[static_cast<std::size_t>(partner)]);
+    } else if (retest->noisy) {
+      nv.status = NodeStatus::suspect;
+      nv.margin = retest->margin;
+      nv.reason = fmt::format("failed {} of {} pairs, and again with reference{} {}: {}; {}", nv.groups - nv.groups_passed,
+                              nv.groups, failed_with.size() > 1 ? "s" : "", name_list(failed_with), retest->reason, kNoisyFailure);
+      v.findings.push_back(fmt::format("{} is a suspect: {}", hosts[static_cast<std::size_t>(x)], nv.reason));
     } else {
       nv.status = NodeStatus::defective;
       nv.margin = retest->margin;

@@ -21,6 +21,7 @@ struct MeasuredPoint {
   std::size_t requested_bytes = 0, bytes = 0;  // as asked (the spec's size), as measured (rounded to whole elements)
   double busbw_gbps = 0, algbw_gbps = 0, time_us = 0;
   std::uint64_t wrong = 0;  // elements that failed verification, over ranks
+  bool noisy = false;       // its run flagged noise (results/noise.hpp): oversubscribed, or this point's times
 };
 
 struct RepeatResult {
@@ -58,6 +59,10 @@ struct GroupVerdict {
   std::string reason;  // the first failure, in words ("" when it passed)
   // The matrix / table value: median over repeats of the first gate's metric.
   double headline = 0;
+  // A failure measured under noise (a gate's point flagged in a repeat that
+  // missed its bar): a defect is never named on such groups alone (the node
+  // stays a suspect, and the check fails without naming it).
+  bool noisy = false;
   // How far the group cleared its bars: the smallest over gates of the
   // median's relative distance to the bar, positive on the good side
   // (+0.12: 12% better than needed; -0.4: 40% short). NaN: nothing measured.
@@ -71,6 +76,11 @@ std::string margin_text(double margin);
 // Findings that a re-test took back start with this; a check whose findings
 // all do passes.
 inline constexpr std::string_view kNoiseFinding = "noise, not a verdict";
+// A miss by at most this factor (bar / value for bandwidth, value / bar for
+// time) on a noisy point is one noise can explain.
+inline constexpr double kNoiseExplains = 10;
+// Why a node that failed only under measured noise is a suspect, not defective.
+inline constexpr std::string_view kNoisyFailure = "measured under noise (results/noise.hpp): not named defective on it";
 
 // The groups of this check measured so far, for population gates: per gate
 // and node count, each group's median over repeats.

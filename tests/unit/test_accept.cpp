@@ -200,7 +200,7 @@ GroupRun run_of(NodeGroup nodes, std::vector<double> busbw, int pass = 1) {
   r.ranks = 2;
   for (double b : busbw) {
     RepeatResult rep;
-    rep.points.push_back({1 << 20, 1 << 20, b, b, 100, 0});
+    rep.points.push_back({1 << 20, 1 << 20, b, b, 100, 0, false});
     r.repeats.push_back(rep);
   }
   return r;
@@ -302,6 +302,41 @@ TEST(AcceptVerdict, ALinkProblemIsReportedAsThePair) {
   ASSERT_EQ(v.findings.size(), 1u);
   EXPECT_NE(v.findings[0].find("pair a + b fails"), std::string::npos);
   EXPECT_NE(v.findings[0].find("suspect the link or path between them"), std::string::npos);
+}
+
+// A failure measured under noise (an oversubscribed run, a flagged point)
+// names no defect: the node stays a suspect and the check fails; a quiet
+// re-test that fails too names it.
+TEST(AcceptVerdict, NoiseNamesNoDefect) {
+  Check c = pair_check();
+  c.pattern = Pattern::per_node;
+  const auto noisy = [](GroupRun r) {
+    for (RepeatResult& rep : r.repeats)
+      for (MeasuredPoint& p : rep.points) p.noisy = true;
+    return r;
+  };
+  const GroupVerdict bad = judge_group(c, noisy(run_of({1}, {2, 2, 2})), {});  // 5x short of the bar of 10
+  EXPECT_TRUE(bad.noisy);
+  EXPECT_FALSE(judge_group(c, noisy(run_of({1}, {0.001, 0.001, 0.001})), {}).noisy);  // 10,000x: not noise
+  EXPECT_FALSE(judge_group(c, noisy(run_of({1}, {12, 12, 12})), {}).noisy);  // noise on a pass is no failure
+  CheckVerdict v;
+  v.check = &c;
+  v.first = {judge_group(c, run_of({0}, {12, 12, 12}), {}), bad};
+  GroupRun again = noisy(run_of({1}, {2, 2, 2}, 2));
+  again.role = "re-test";
+  v.second = {judge_group(c, again, {})};
+  judge_nodes(v, {"a", "b"});
+  EXPECT_EQ(v.nodes[1].status, NodeStatus::suspect);
+  EXPECT_FALSE(v.pass);
+  ASSERT_EQ(v.findings.size(), 1u);
+  EXPECT_NE(v.findings[0].find("b is a suspect"), std::string::npos) << v.findings[0];
+  EXPECT_NE(v.findings[0].find(kNoisyFailure), std::string::npos);
+  GroupRun quiet = run_of({1}, {1, 1, 1}, 2);
+  quiet.role = "re-test";
+  v.second = {judge_group(c, quiet, {})};
+  v.findings.clear();
+  judge_nodes(v, {"a", "b"});
+  EXPECT_EQ(v.nodes[1].status, NodeStatus::defective);
 }
 
 TEST(AcceptVerdict, PerNodeAndAll) {
