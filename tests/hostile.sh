@@ -149,7 +149,7 @@ if [ -z "$only" ] || [ "$only" = specs ]; then
   printf 'parameters: 0\ngpus: 8\n' >"$dir/w2.yaml"; workload zero_parameters "parameters: 0 is out of range" "$dir/w2.yaml"
   printf 'parameters: 7e9\ngpus: 8\ndtype: [bf16]\n' >"$dir/w3.yaml"; workload dtype_list "dtype: expected a string" "$dir/w3.yaml"
   printf 'parameters: 7e9\ngpus: 8\nlayers: 80\n' >"$dir/w4.yaml"; workload unknown_key "layers: unknown key" "$dir/w4.yaml"
-  printf 'kind: cloud\ncurrency: USD\nprice_per_gpu_hour: 2\n---\nkind: cloud\n' >"$dir/two.yaml"; spec second_document "two.yaml:5: a second YAML document" "$dir/two.yaml"
+  printf 'kind: cloud\ncurrency: USD\nprice_per_gpu_hour: 2\n---\nkind: cloud\n' >"$dir/two.yaml"; spec second_document "two.yaml:4: a second YAML document" "$dir/two.yaml"
   workload missing "cannot read" "$dir/nonexistent.yaml"
 fi
 
