@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 
+#include "bench/simulated_check.hpp"
 #include "results/accept/accept_report.hpp"
 #include "results/accept/simulate.hpp"
 #include "results/report/render.hpp"
@@ -28,15 +29,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 // Returns false when a bound is missed.
 bool run(Pattern p, int n) {
-  Check c;
-  c.name = "ar";
-  c.collective = find_collective("all_reduce");
-  c.sizes = {1 << 20};
-  c.pattern = p;
-  Gate g;
-  g.at_bytes = 1 << 20;
-  g.min = 40;
-  c.gates = {g};
+  const Check c = simulated_check(p);
   const ClusterModel m = make_cluster(n, {16, n / 3}, 0.5, 0.05, 1);
   std::mt19937_64 rng(m.seed);
   auto t0 = std::chrono::steady_clock::now();

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/simulated_check.hpp"
 #include "results/accept/simulate.hpp"
 
 using namespace ccb;
@@ -29,21 +30,8 @@ struct Totals {
   long false_defective = 0, healthy = 0, missed = 0, defective = 0, runs = 0;
 };
 
-Check make_check(Pattern p) {
-  Check c;
-  c.name = "ar";
-  c.collective = find_collective("all_reduce");
-  c.sizes = {1 << 20};
-  c.pattern = p;
-  Gate g;
-  g.at_bytes = 1 << 20;
-  g.min = 40;  // healthy groups measure 50 (margin 25%); a defective node at 0.5 gives 25
-  c.gates = {g};
-  return c;
-}
-
 Totals measure(Pattern p, int n, int k, double noise, int seeds) {
-  const Check c = make_check(p);
+  const Check c = simulated_check(p);
   Totals t;
   for (int s = 1; s <= seeds; ++s) {
     std::mt19937_64 pick(static_cast<std::uint64_t>(s) * 1000003u + static_cast<std::uint64_t>(n * 31 + k));
