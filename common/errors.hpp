@@ -11,6 +11,12 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An output that could not be written (disk full, closed pipe, I/O error):
+// one line like a UsageError, but exit code 5 (exit_code_of).
+struct OutputError : UsageError {
+  using UsageError::UsageError;
+};
+
 enum ExitCode : int {
   kExitOk = 0,
   kExitInternal = 1,  // ccbench or the communication library failed
@@ -21,5 +27,9 @@ enum ExitCode : int {
   kExitOutput = 5,    // an output could not be written (disk full, closed pipe): one line names it
   kExitSignal = 128,  // + the signal: stopped by SIGHUP (129), SIGINT (130), SIGTERM (143)
 };
+
+inline int exit_code_of(const UsageError& e) {
+  return dynamic_cast<const OutputError*>(&e) ? kExitOutput : kExitUsage;
+}
 
 }  // namespace ccb

@@ -181,7 +181,7 @@ struct AcceptanceRun {
   std::vector<std::string> hosts;  // node -> host
   std::vector<int> ranks_per_node;
   int my_node = 0;
-  std::map<std::string, Baseline> baselines;  // rank 0
+  GateBaselines baselines;                    // rank 0
   std::vector<std::string> run_errors;        // rank 0
   int interrupted = 0;                        // signal that stopped the run
   Population population;                      // rank 0: the current check's groups (population gates)
@@ -195,21 +195,11 @@ struct AcceptanceRun {
     return fmt::format("ccbench accept's control plane ({} pass {} round {}: {})", c.name, round.pass, round.round + 1, what);
   }
 
-  std::optional<double> baseline_value(const Check& c, const Gate& g, int ranks, int nodes) const {
-    const auto it = baselines.find(g.baseline);
-    if (it == baselines.end()) return std::nullopt;
-    const BaselineEntry* e = it->second.find(c.series(), c.io ? "-" : std::string(info(c.dtype).name),
-                                             c.reduces() ? std::string(name(c.op)) : "-", ranks, nodes,
-                                             g.at_bytes);
-    if (!e) return std::nullopt;
-    return g.metric == Metric::busbw ? e->busbw_gbps.median : g.metric == Metric::algbw ? e->algbw_gbps.median : e->time_us.median;
-  }
-
   // Runs one round of groups at once; on rank 0 returns the judged groups.
   std::vector<GroupVerdict> run_round(const Check& c, const PlannedRound& round) {
     Config cfg = check_config(c, args.spec.file);
     const BaselineLookup lookup = [this](const Check& ch, const Gate& g, int ranks, int nodes) {
-      return baseline_value(ch, g, ranks, nodes);
+      return baseline_median(baselines, ch, g, ranks, nodes);
     };
     const double started = world.now();
     if (world.rank() == 0) {
@@ -496,9 +486,8 @@ void prepare_outputs(const AcceptArgs& args, AcceptanceRun& s) {
   for (const Check& c : args.spec.checks) {
     std::filesystem::create_directories(std::filesystem::path(args.out_dir) / "raw" / c.name, ec);
     if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create raw/{} ({})", args.out_dir, c.name, ec.message()));
-    for (const Gate& g : c.gates)
-      if (g.relative() && !s.baselines.count(g.baseline)) s.baselines.emplace(g.baseline, load_baseline(g.baseline));
   }
+  s.baselines = load_gate_baselines(args.spec);
 }
 
 // One check, round after round as rank 0's plan decides; rank 0 adds its
@@ -584,8 +573,8 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
       const int printed = write_and_print(args, outcome, fmt::format("raw results: {}/raw/", args.out_dir), code);
       if (printed != kExitOk && code == kExitOk) code = printed;
     } catch (const UsageError& e) {
-      fmt::print(stderr, "ccbench: {}\n", e.what());
-      code = kExitUsage;
+      fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+      code = exit_code_of(e);
     }
   }
   world.broadcast(&code, sizeof code);
@@ -630,8 +619,18 @@ int run_accept_simulated(const AcceptArgs& args) {
       throw UsageError(fmt::format("{}: {} checks on {} nodes run about {} groups together, more than a simulation keeps "
                                    "({}): simulate fewer checks or nodes at a time", args.spec.file, args.spec.checks.size(),
                                    model.names.size(), total, kMaxSimulatedGroups));
+    // The spec's switches and baselines, as a real run reads them.
+    if (!args.spec.switch_of.empty() &&
+        std::none_of(model.names.begin(), model.names.end(), [&](const std::string& n) { return args.spec.switch_of.count(n); }))
+      throw UsageError(fmt::format("{}: switches: lists none of the simulated nodes ({} ... {}); a simulation's hosts are "
+                                   "named as in its cluster model", args.spec.file, model.names.front(), model.names.back()));
+    const GateBaselines baselines = load_gate_baselines(args.spec);
+    const SimulatedSpec from_spec{switch_labels(args.spec, model.names),
+                                  [&](const Check& ch, const Gate& g, int ranks, int nodes) {
+                                    return baseline_median(baselines, ch, g, ranks, nodes);
+                                  }};
     for (const Check& c : args.spec.checks) {
-      outcome.checks.push_back(simulate_check(c, model, rng));
+      outcome.checks.push_back(simulate_check(c, model, rng, from_spec));
       fmt::print(stderr, "ccbench accept: {} ({}) simulated: {} rounds, {:.0f} s of cluster time\n", c.name,
                  name(c.pattern), outcome.checks.back().rounds, outcome.checks.back().wall_s);
       if (outcome.checks.size() < args.spec.checks.size()) {  // the checks so far survive what comes after them
@@ -646,7 +645,7 @@ int run_accept_simulated(const AcceptArgs& args) {
     return outcome.exit_code() != kExitOk ? outcome.exit_code() : printed;
   } catch (const UsageError& e) {
     fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
-    return kExitUsage;
+    return exit_code_of(e);
   }
 }
 

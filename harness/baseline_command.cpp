@@ -62,7 +62,7 @@ int run_baseline(int argc, const char* const* argv) {
     return print_or_fail(said);
   } catch (const UsageError& e) {
     fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
-    return kExitUsage;
+    return exit_code_of(e);
   }
 }
 

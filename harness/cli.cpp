@@ -268,7 +268,9 @@ from its per-iteration p50, or whose p99 is over 10x its p50; "# Noise" in
 the footer repeats the run's flags, CPU steal above 2% during the run, and
 how many measurements were flagged. compare calls no winner on them.
 
-Exit codes: 0 ok, 1 internal failure, 2 bad input, 3 wrong data, 4 watchdog timeout.
+Exit codes: 0 ok, 1 internal failure, 2 bad input, 3 wrong data, 4 watchdog timeout,
+5 an output could not be written, 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM
+(docs/failures.md).
 )",
                      CCBENCH_VERSION, joined_collectives(), joined_dtypes(), joined_ops());
 }

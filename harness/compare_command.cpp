@@ -281,6 +281,10 @@ int compare(const CompareArgs& a) {
         keep(std::move(at_scale), i, std::nullopt);
       }
     }
+    // With fewer than two sets left (and no --reference to add one) the
+    // projection's reason is the one error, not a note and then another.
+    if (scaled.size() + a.references.size() < 2 && !notes.empty())
+      throw UsageError(fmt::format("--scale {}: {}; compare needs two result sets", a.scale, terminal_safe(notes.front())));
     for (const auto& n : notes) fmt::print(stderr, "ccbench compare: {}\n", terminal_safe(n));
     sets = std::move(scaled);
   }
@@ -360,7 +364,7 @@ int run_compare(int argc, const char* const* argv) {
     return compare(parse(argc, argv));
   } catch (const UsageError& e) {
     fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
-    return kExitUsage;
+    return exit_code_of(e);
   }
 }
 

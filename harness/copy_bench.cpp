@@ -328,7 +328,7 @@ int run_copy_bench(const Config& cfg) {
     if (!cfg.csv_path.empty()) check_output_writable("--csv", cfg.csv_path);
   } catch (const UsageError& e) {
     fmt::print(stderr, "ccbench: {}\n", e.what());
-    return kExitUsage;
+    return exit_code_of(e);
   }
   if (!cfg.json_path.empty()) out.writers.push_back(make_jsonl_writer(cfg.json_path));
   if (!cfg.csv_path.empty()) out.writers.push_back(make_csv_writer(cfg.csv_path));

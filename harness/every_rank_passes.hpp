@@ -8,6 +8,7 @@
 
 #include "harness/comm.hpp"
 #include "common/errors.hpp"
+#include "results/report/render.hpp"
 
 namespace ccb {
 
@@ -28,7 +29,7 @@ bool every_rank_passes(const Comm& comm, Step&& step) {
     }
   }
   error = comm.agree_error(error);
-  if (!error.empty() && comm.rank() == 0) fmt::print(stderr, "ccbench: {}\n", error);
+  if (!error.empty() && comm.rank() == 0) fmt::print(stderr, "ccbench: {}\n", terminal_safe(error));
   return error.empty();
 }
 

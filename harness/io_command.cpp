@@ -25,6 +25,7 @@
 #include "io/io_run.hpp"
 #include "io/workspace.hpp"
 #include "results/output_file.hpp"
+#include "results/report/render.hpp"
 #include "results/writers.hpp"
 
 namespace ccb {
@@ -394,11 +395,21 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
       const int s = std::max(1, static_cast<int>(sig[0]));
       end.status = fmt::format("interrupted: {} during setup (files removed)", signal_name(s));
       end.exit_code = kExitSignal + s;
-      if (rank == 0) fmt::print(stderr, "ccbench: io {}\n", end.status);
+      if (rank == 0) fmt::print(stderr, "ccbench: io {}\n", terminal_safe(end.status));
       return false;
     }
     if (!error.empty()) {
-      if (rank == 0) fmt::print(stderr, "ccbench: io failed: {}\n", error);
+      // An error while a stop signal is pending is the signal's doing (a
+      // request it cut): the run was interrupted, not failed.
+      std::vector<double> sig{static_cast<double>(stop_signal())};
+      comm.max_inplace(sig);
+      if (sig[0] > 0) {
+        end.status = fmt::format("interrupted: {} ({})", signal_name(static_cast<int>(sig[0])), error);
+        end.exit_code = kExitSignal + static_cast<int>(sig[0]);
+        if (rank == 0) fmt::print(stderr, "ccbench: io {}\n", terminal_safe(end.status));
+        return false;
+      }
+      if (rank == 0) fmt::print(stderr, "ccbench: io failed: {}\n", terminal_safe(error));
       end.status = "failed: " + error;
       end.exit_code = kExitInternal;
     }
@@ -441,7 +452,7 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
     if (output_error.empty()) output_error = w->error();
   }
   if (rank == 0 && !output_error.empty()) {
-    fmt::print(stderr, "ccbench: output {}: results may be incomplete\n", output_error);
+    fmt::print(stderr, "ccbench: output {}: results may be incomplete\n", terminal_safe(output_error));
     return kExitOutput;
   }
   return end.exit_code;

@@ -136,20 +136,20 @@ int run_launched(int argc, char** argv, bool printer, const std::string& error, 
     const MpiComm world(MPI_COMM_WORLD);
     if (no_early_error(world, error)) code = run(world);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ccbench: {} failed: {}\n", what, e.what());
+    fmt::print(stderr, "ccbench: {} failed: {}\n", what, terminal_safe(e.what()));
     MPI_Abort(MPI_COMM_WORLD, fail_code);
   }
   MPI_Finalize();
 #else
   (void)argc, (void)argv, (void)error;
   if (const std::string why = solo_build_launched(); !why.empty()) {
-    if (printer) fmt::print(stderr, "ccbench: {}\n", why);
+    if (printer) fmt::print(stderr, "ccbench: {}\n", terminal_safe(why));
     return kExitUsage;
   }
   try {
     code = run(SoloComm{});
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ccbench: {} failed: {}\n", what, e.what());
+    fmt::print(stderr, "ccbench: {} failed: {}\n", what, terminal_safe(e.what()));
     code = fail_code;
   }
 #endif
@@ -215,7 +215,7 @@ int sweep_main(int argc, char** argv, bool printer) {
       try {
         return run_copy_bench(args.config);
       } catch (const std::exception& e) {
-        fmt::print(stderr, "ccbench: run failed: {}\n", e.what());
+        fmt::print(stderr, "ccbench: run failed: {}\n", terminal_safe(e.what()));
         return kExitInternal;
       }
 #else
@@ -241,20 +241,20 @@ int sweep_main(int argc, char** argv, bool printer) {
       code = topo ? run_topo(cfg, comm) : run_sweep(cfg, comm, nccl_log);
     }
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ccbench: run failed: {}\n", e.what());
+    fmt::print(stderr, "ccbench: run failed: {}\n", terminal_safe(e.what()));
     MPI_Abort(MPI_COMM_WORLD, kExitInternal);
   }
   MPI_Finalize();
 #else
   if (const std::string why = solo_build_launched(); !why.empty() && !topo) {
-    if (printer) fmt::print(stderr, "ccbench: {}\n", why);
+    if (printer) fmt::print(stderr, "ccbench: {}\n", terminal_safe(why));
     return kExitUsage;
   }
   try {
     const SoloComm comm;
     code = topo ? run_topo(args.config, comm) : run_sweep(args.config, comm, nccl_log);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ccbench: run failed: {}\n", e.what());
+    fmt::print(stderr, "ccbench: run failed: {}\n", terminal_safe(e.what()));
   }
 #endif
   return code;

@@ -147,7 +147,7 @@ int fit(int argc, const char* const* argv) {
   check_output_writable("--out", out);
   const Model m = fit_model(load_measured_runs(inputs, "model fit"));
   write_file_atomically("--out", out, model_to_json(m));
-  return quiet ? kExitOk : print_or_fail(fit_summary(m, out));
+  return quiet ? kExitOk : print_or_fail(terminal_safe_lines(fit_summary(m, out)));
 }
 
 std::string left_out_text(const ModelSeries& x) {
@@ -319,7 +319,7 @@ int predict_cmd(int argc, const char* const* argv) {
     notes.push_back(fmt::format("{} size(s) under one element per rank at {} ranks (the sweep would measure 0 bytes there)",
                                 below.size(), ranks));
   if (!json_out.empty()) write_file_atomically("--json", json_out, prediction_json(m, file, preds));
-  return quiet ? kExitOk : print_or_fail(prediction_table(m, file, preds, notes));
+  return quiet ? kExitOk : print_or_fail(terminal_safe_lines(prediction_table(m, file, preds, notes)));
 }
 
 struct Checked {
@@ -416,7 +416,7 @@ int check_cmd(int argc, const char* const* argv) {
   for (const auto& [what, n] : switches)
     out += fmt::format("#   [switch] {} point{}: NCCL ran {} (a switch the model does not know)\n", n, n == 1 ? "" : "s",
                        terminal_safe(what));
-  const int code = print_or_fail(out);
+  const int code = print_or_fail(terminal_safe_lines(out));
   return code != kExitOk ? code : met ? kExitOk : kExitRejected;
 }
 
@@ -434,7 +434,7 @@ int run_model(int argc, const char* const* argv) {
                                                terminal_safe(sub)));
   } catch (const UsageError& e) {
     fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
-    return kExitUsage;
+    return exit_code_of(e);
   }
 }
 

@@ -359,7 +359,18 @@ void pump(const IoOptions& o, int device, bool (*stop)(), std::size_t block, Sli
     engine->reap(1, completions);
     for (const IoCompletion& c : completions) {
       const std::size_t s = c.tag;
-      const bool arrived_in_memory = done(s, c.result);
+      bool arrived_in_memory = false;
+      try {
+        arrived_in_memory = done(s, c.result);
+      } catch (const std::runtime_error&) {
+        if (!stop()) throw;
+        // A request the stop signal cut (io_uring can end a buffered write
+        // with -EINTR or -EIO then): the pass is cut short, not failed.
+        out.cut_short = true;
+        free_slots.push_back(s);
+        --in_flight;
+        continue;
+      }
       out.latency.add((now_s() - issued[s]) * 1e6);
       out.bytes += block;
       ++out.ops;
@@ -426,7 +437,8 @@ void IoRank::run_dataset_thread(std::size_t block, int t, StartGate& gate, bool&
 }
 
 void IoRank::finish(IoPattern p, std::size_t block, IoRankResult& r) {
-  if (row(p).writes && o_.check_passes > 0) {
+  // A write pass a signal cut short left blocks unwritten: nothing to check.
+  if (row(p).writes && o_.check_passes > 0 && !r.cut_short) {
     if (corrupt_) corrupt_once(p, block);
     std::uint64_t wrong = 0;
     for (int c = 0; c < o_.check_passes; ++c) wrong += verify(p, block);

@@ -64,6 +64,11 @@ constexpr const char* kNoLinks = "is a symbolic link; ccbench does not write thr
   throw UsageError(fmt::format("{} {}: {}", flag, path, what));
 }
 
+// The bytes did not reach the file (disk full, I/O error): exit 5, not 2.
+[[noreturn]] void write_failed(const std::string& flag, const std::string& path, int err) {
+  throw OutputError(fmt::format("{} {}: cannot write: {}", flag, path, std::strerror(err)));
+}
+
 // Opens a character device or FIFO for writing without blocking on a FIFO
 // that has no reader (ENXIO), then makes the descriptor blocking again.
 int open_stream(const std::string& flag, const std::string& path) {
@@ -243,9 +248,9 @@ void write_file_atomically(const std::string& flag, const std::string& path, con
     std::FILE* out = ::fdopen(open_stream(flag, path), "wb");
     if (!out) refuse(flag, path, fmt::format("cannot write: {}", std::strerror(errno)));
     write(out);
-    const int err = std::fflush(out) != 0 || std::ferror(out) ? errno : 0;
+    const int err = std::fflush(out) != 0 || std::ferror(out) ? (errno ? errno : EIO) : 0;
     std::fclose(out);
-    if (err) refuse(flag, path, fmt::format("cannot write: {}", std::strerror(err)));
+    if (err) write_failed(flag, path, err);
     return;
   }
   const std::filesystem::path target(path);
@@ -268,7 +273,7 @@ void write_file_atomically(const std::string& flag, const std::string& path, con
   if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
   if (err != 0) {
     ::unlink(tmp.c_str());
-    refuse(flag, path, fmt::format("cannot write: {}", std::strerror(err)));
+    write_failed(flag, path, err);
   }
 }
 

@@ -31,6 +31,40 @@ printf 'nodes: 64\nnodes_per_switch: 8\ndefective_switches: {switches: [switch03
 "$ccbench" accept "$spec" --simulate "$dir/s.yaml" --out "$dir/s" --color never >"$dir/out" 2>"$dir/err"
 [ $? = 1 ] || fail "switch: expected exit 1"
 grep -q 'switch switch03: all its 8 nodes are defective' "$dir/s/verdict.json" || fail "the switch is not named"
+# The spec's switches: decide the search as in a real run (they were ignored
+# under --simulate before 2026-12-01): the model's switch03 (nodes 17-24) is
+# the spec's "rack-b", and the finding names the spec's switch.
+{ printf 'name: racks\nswitches:\n'
+  n=1; for r in a b c d e f g h; do printf '  rack-%s: [' $r; for i in $(seq 1 8); do printf 'node%04d' $n; n=$((n + 1)); [ $i = 8 ] || printf ', '; done; printf ']\n'; done
+  printf 'checks:\n  - {name: search, collective: all_reduce, sizes: [1M], pattern: bisect, gates: [{metric: busbw, at: 1M, min: 40}]}\n'
+} >"$dir/racks.yaml"
+printf 'nodes: 64\nnodes_per_switch: 8\ndefective_switches: {switches: [switch03], factor: 0.4}\nseed: 3\n' >"$dir/s.yaml"
+"$ccbench" accept "$dir/racks.yaml" --simulate "$dir/s.yaml" --out "$dir/r" --color never >"$dir/out" 2>"$dir/err"
+[ $? = 1 ] || fail "spec switches: expected exit 1"
+grep -q 'switch rack-c: all its 8 nodes are defective' "$dir/r/verdict.json" || fail "the spec's switch is not named"
+# Gate baselines are read as a real run reads them (the healthy value stood
+# in for them before): the bar comes from the file's median, 50 GB/s.
+cat >"$dir/base.json" <<'JSON'
+{"ccbench_baseline": 1, "rule": "hand-written", "runs": ["r1"], "entries": [{"collective": "all_reduce", "dtype": "float",
+ "op": "sum", "ranks": 2, "nodes": 2, "bytes": 1048576, "runs": [0],
+ "busbw_gbps": {"median": 50, "values": [50], "outliers": []}, "algbw_gbps": {"median": 50, "values": [50], "outliers": []},
+ "time_us": {"median": 40, "values": [40], "outliers": []}}]}
+JSON
+printf 'name: rel\nchecks:\n  - {name: pairs, collective: all_reduce, sizes: [1M], pattern: pairwise, gates: [{metric: busbw, at: 1M, baseline: base.json, max_drop: 0.1}]}\n' >"$dir/rel.yaml"
+printf 'nodes: 8\ndefective: {nodes: [node0003], factor: 0.5}\nseed: 1\n' >"$dir/8.yaml"
+"$ccbench" accept "$dir/rel.yaml" --simulate "$dir/8.yaml" --out "$dir/b" --color never >"$dir/out" 2>"$dir/err"
+[ $? = 1 ] || fail "baseline gate: expected exit 1"
+grep -q '"baseline": 50' "$dir/b/verdict.json" || fail "the gate's baseline (median 50) was not read"
+grep -q 'node0003 is defective' "$dir/b/verdict.json" || fail "the node under the baseline's bar is not named"
+# The truth the model knows: healthy nodes named under heavy noise are
+# counted, first among the findings.
+printf 'nodes: 16\nnoise_cv: 1\nseed: 1\n' >"$dir/noisy.yaml"
+"$ccbench" accept "$spec" --simulate "$dir/noisy.yaml" --out "$dir/n" --color never >"$dir/out" 2>"$dir/err"
+grep -q 'simulation: the model.s noise (noise_cv 1, healthy_margin 0.25) fails 42% of a healthy group' "$dir/out" ||
+  fail "no warning that the noise fails healthy groups"
+grep -q 'simulation against the model: it makes no node defective; .* named defective' "$dir/out" ||
+  fail "the healthy nodes named under noise are not counted"
+grep -qE '(node[0-9]+ and ){2}' "$dir/out" && fail "a reference is listed twice"
 printf 'nodes: 512\nnoise_cv: 0.05\nseed: 2\n' >"$dir/ok.yaml"
 "$ccbench" accept "$spec" --simulate "$dir/ok.yaml" --out "$dir/ok" --color never >"$dir/out" 2>"$dir/err" || fail "a healthy cluster was not accepted"
 # 1,024 nodes pairwise and then all nodes together (the example IB spec, run

@@ -208,6 +208,17 @@ if [ -z "$only" ] || [ "$only" = accept ]; then
   # A verdict path that cannot be written is found before the first check ran.
   printf "$ok" >"$dir/a-ok.yaml"; mkdir -p "$dir/acc-dir/verdict.json"
   check accept/verdict_path_is_folder 2 "--out \(verdict.json\) .*acc-dir/verdict.json: is a folder" -- accept "$dir/a-ok.yaml" --out "$dir/acc-dir"
+  # Spec validation the simulator shares with a real run (issue 29 #9, #13):
+  # gates that judge nothing, population gates with no peers, switches.
+  printf "${ok/min: 1/min: 0}" >"$dir/a-min0.yaml"; acc zero_floor "gates\[0\].min: a floor of 0 passes every measurement" "$dir/a-min0.yaml"
+  printf 'checks:\n  - {name: t, collective: all_reduce, sizes: [8], gates: [{metric: time, at: 8, max: 0}]}\n' >"$dir/a-max0.yaml"
+  check accept/zero_ceiling_simulated 2 "gates\[0\].max: a ceiling of 0 us fails every measurement" -- accept "$dir/a-max0.yaml" --simulate "$dir/c4096.yaml" --out "$dir/acc-sim"
+  printf 'checks:\n  - {name: b, collective: all_reduce, sizes: [1M], pattern: bisect, gates: [{metric: busbw, at: 1M, population: 0.2}]}\n' >"$dir/a-popbi.yaml"
+  acc population_only_bisect "gates: pattern bisect measures one group of every node first, which population gates cannot judge" "$dir/a-popbi.yaml"
+  printf "switches: {leaf1: [h1], leaf1: [h2]}\n${ok}" >"$dir/a-sw2.yaml"; acc duplicate_switch "switches.leaf1: this switch is listed twice" "$dir/a-sw2.yaml"
+  printf "switches: {leaf1: [h1, h2]}\n${ok}" >"$dir/a-swx.yaml"
+  check accept/simulate_switches_of_other_hosts 2 "a-swx.yaml: switches: lists none of the simulated nodes \(node0001 ... node4096\)" -- \
+    accept "$dir/a-swx.yaml" --simulate "$dir/c4096.yaml" --out "$dir/acc-sim"
   check accept/no_spec 2 "accept: give exactly one spec file" -- accept
   check accept/bad_color 2 "accept: --color 'blue': unknown" -- accept "$dir/a-nan.yaml" --color blue
   check baseline/no_out 2 "baseline: --out FILE is required" -- baseline "$good"
@@ -232,6 +243,16 @@ if [ -z "$only" ] || [ "$only" = model ]; then
   check cli/json_new_file_under_dev 2 "-J/--json /dev/ccbench-hostile-new: does not exist; under /dev/" -- all_reduce -b 8 -e 8 -n 1 -J /dev/ccbench-hostile-new
   check cli/io_time_per_size_nan 2 "io: --time-per-size: expected seconds from 0 to 86400" -- io "$dir" --time-per-size nan -b 4K --file-size 64K
   check model/check_ranks_per_node 2 "counts or placement out of range" -- model check "$dir/m-ranks_per_node_2e30.json" "$good"
+  # Whole-file outputs that cannot be written are exit 5 (an output), not 2.
+  check model/fit_out_dev_full 5 "--out /dev/full: cannot write: No space left on device" -- model fit "$(dirname "$0")/fixtures/model/emu-200mbit-2-hosts.jsonl" "$(dirname "$0")/fixtures/model/emu-200mbit-4-hosts.jsonl" --out /dev/full
+  check model/predict_json_dev_full 5 "--json /dev/full: cannot write: No space left on device" -- model predict "$m" --ranks 8 --json /dev/full
+  check baseline/out_dev_full 5 "--out /dev/full: cannot write: No space left on device" -- baseline --out /dev/full "$good"
+  # --scale leaving one set: the projection's reason is the one line (a note and then a second error before).
+  check model/compare_scale_one_set_left 2 "--scale 16x16: 'b' cannot be projected to 16 ranks on 16 nodes: model fit: nothing to fit.*; compare needs two result sets" -- \
+    compare --run a="$(dirname "$0")/fixtures/model" --run b="$(dirname "$0")/fixtures/model/emu-100mbit-2-hosts.jsonl" --scale 16x16
+  # A newline in io's folder name stays on its one line.
+  check cli/io_newline_in_dir 2 "io .*nonexistent\?x" -- io "$dir/nonexistent
+x" -b 4K --file-size 64K
 fi
 
 echo "$count cases, $failures failed"

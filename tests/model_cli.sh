@@ -116,4 +116,16 @@ grep -q "'owned (measured)' is cheaper by [0-9]*% (range " "$out/r4.md" || fail 
 grep -q "Owning ('owned (measured)') costs the same per step as renting ('rented (measured)') at [0-9.]*% utilisation (range " "$out/r4.md" || fail "break-even sentence at 4x4"
 grep -q 'Moving the 10 TB data set at the stated 100 Gbit/s takes 800 s' "$out/r.md" || fail "data sentence"
 grep -q "is a prediction, not a measurement" "$out/r.md" || fail "predicted sets marked"
+# Terminal escapes in a model's text fields reach the terminal as '?' (raw before 2026-12-01).
+python3 - "$fx/model-200mbit.json" "$out/esc.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["series"][0]["chosen_by"] = "ring \u001b[31mred\u001b[0m"
+j["inputs"][0] = "in\u001b]0;title\u0007put"
+json.dump(j, open(sys.argv[2], "w"))
+PY
+"$ccbench" model predict "$out/esc.json" --ranks 8 --nodes 8 > "$out/esc.txt" || fail "predict with escapes"
+"$ccbench" model check "$out/esc.json" "$fx/emu-200mbit-8-hosts.jsonl" >> "$out/esc.txt"
+grep -q $'\x1b' "$out/esc.txt" && fail "an escape from the model file reached stdout"
+grep -q 'ring ?\[31mred' "$out/esc.txt" || fail "the escaped field is not printed as '?'"
 echo "model CLI: all checks passed"

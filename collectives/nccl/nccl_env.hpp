@@ -1,5 +1,5 @@
 // NCCL's environment, set before its initialisation: the variables that force
-// a path (DESIGN.md's table) and the INFO log that says which path was used.
+// a path (the table in docs/gpu.md) and the INFO log that says which path was used.
 #pragma once
 #include "common/settings.hpp"
 #include <string>

@@ -43,6 +43,23 @@ const BaselineEntry* Baseline::find(const std::string& collective, const std::st
   return nullptr;
 }
 
+GateBaselines load_gate_baselines(const AcceptSpec& spec) {
+  GateBaselines loaded;
+  for (const Check& c : spec.checks)
+    for (const Gate& g : c.gates)
+      if (!g.baseline.empty() && !loaded.count(g.baseline)) loaded.emplace(g.baseline, load_baseline(g.baseline));
+  return loaded;
+}
+
+std::optional<double> baseline_median(const GateBaselines& loaded, const Check& c, const Gate& g, int ranks, int nodes) {
+  const auto it = loaded.find(g.baseline);
+  if (it == loaded.end()) return std::nullopt;
+  const BaselineEntry* e = it->second.find(c.series(), c.io ? "-" : std::string(info(c.dtype).name),
+                                           c.reduces() ? std::string(name(c.op)) : "-", ranks, nodes, g.at_bytes);
+  if (!e) return std::nullopt;
+  return g.metric == Metric::busbw ? e->busbw_gbps.median : g.metric == Metric::algbw ? e->algbw_gbps.median : e->time_us.median;
+}
+
 BaselineMetric summarize_runs(std::vector<double> values) {
   BaselineMetric m;
   m.values = values;

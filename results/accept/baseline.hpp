@@ -4,10 +4,12 @@
 // `baseline:` read it.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "results/accept/spec.hpp"
 #include "results/import/result_set.hpp"
 
 namespace ccb {
@@ -56,5 +58,13 @@ Baseline build_baseline(const std::vector<ResultSet>& runs);
 std::string baseline_to_json(const Baseline& b);
 // Throws UsageError "FILE: what" for a file that is not a baseline.
 Baseline load_baseline(const std::string& path);
+
+// The baselines a spec's gates name, by path, each loaded once (a real run
+// and a simulation read the same files).
+using GateBaselines = std::map<std::string, Baseline>;
+GateBaselines load_gate_baselines(const AcceptSpec& spec);
+// The median a baseline gate compares with: the entry of the check's series,
+// dtype, op, ranks, nodes and the gate's size; none when there is none.
+std::optional<double> baseline_median(const GateBaselines& loaded, const Check& c, const Gate& g, int ranks, int nodes);
 
 }  // namespace ccb

@@ -189,8 +189,17 @@ int CheckPlan::reference_for(int subject, const std::set<int>& busy, int skip) c
 
 void CheckPlan::confirm_members(const NodeGroup& g, std::size_t source) {
   pending_pairs_.push_back(source);
+  // A node is confirmed once: not again when it is already defective,
+  // cleared by a reference, or has a confirmation queued or running (it can
+  // be in several failing groups).
+  const auto confirming = [](const std::vector<Item>& items, int n) {
+    return std::any_of(items.begin(), items.end(), [&](const Item& it) {
+      return (it.role == "confirm" || it.role == "re-confirm") && it.subject == n;
+    });
+  };
   for (int n : g) {
     if (std::find(defective_.begin(), defective_.end(), n) != defective_.end()) continue;
+    if (confirm_pass_[static_cast<std::size_t>(n)] >= 0 || confirming(queue_, n) || confirming(running_, n)) continue;
     Item it;
     it.role = "confirm";
     it.subject = n;
@@ -347,7 +356,7 @@ void CheckPlan::record_bisect(const std::vector<GroupVerdict>& judged) {
           again.role = "re-confirm";
           again.subject = it.subject;
           queue_.push_back(again);
-        } else {
+        } else if (std::find(defective_.begin(), defective_.end(), it.subject) == defective_.end()) {
           defective_.push_back(it.subject);
         }
       }
@@ -415,19 +424,19 @@ CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
   for (int d : defective_) {
     NodeVerdict& nv = v.nodes[static_cast<std::size_t>(d)];
     nv.status = NodeStatus::defective;
-    std::string refs, why;
+    std::vector<std::string> refs;
+    std::string why;
     double margin = NAN;
     bool quiet = false;  // one confirmation measured without noise names it
     for (std::size_t idx : confirm_fail_[static_cast<std::size_t>(d)]) {
       const GroupVerdict& g = v.first[idx];
       quiet = quiet || !g.noisy;
-      const int ref = g.run.nodes[0] == d ? g.run.nodes[1] : g.run.nodes[0];
-      refs += (refs.empty() ? "" : " and ") + host(ref);
-      why = g.reason;
-      margin = std::isnan(margin) ? g.margin : std::max(margin, g.margin);
+      refs.push_back(host(g.run.nodes[0] == d ? g.run.nodes[1] : g.run.nodes[0]));
+      // The closest miss speaks for the node: its reason and its margin.
+      if (why.empty() || (std::isfinite(g.margin) && !(g.margin <= margin))) why = g.reason, margin = g.margin;
     }
     nv.margin = margin;
-    nv.reason = fmt::format("failed with references {}: {} ({})", refs, why, margin_text(margin));
+    nv.reason = fmt::format("failed with references {}: {} ({})", name_list(refs, refs.size()), why, margin_text(margin));
     if (!quiet) {
       nv.status = NodeStatus::suspect;
       nv.reason += fmt::format("; {}", kNoisyFailure);
@@ -442,6 +451,7 @@ CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
     nv.reason = "in failing groups; no node passed that could serve as a reference";
     v.findings.push_back(fmt::format("{} is a suspect: {}", host(u), nv.reason));
   }
+  v.links = links_;
   for (const auto& [a, b] : links_) {
     v.findings.push_back(fmt::format("link {} - {}: the pair fails, again when re-tested, while both nodes pass with "
                                      "references: suspect the link or path between them", host(a), host(b)));

@@ -20,19 +20,93 @@ struct Healthy {
   double busbw_gbps = kDefaultBusbw, time_us = 0;
 };
 
-// What a healthy group of `ranks` measures at `bytes`: each gate's bar x (1 + margin).
-Healthy healthy(const Check& c, const ClusterModel& m, std::size_t bytes, int ranks) {
+// What a healthy group of `ranks` measures at `bytes`: each absolute gate's
+// bar, or a baseline gate's median, x (1 + margin) (a time: divided by it).
+Healthy healthy(const Check& c, const ClusterModel& m, std::size_t bytes, int ranks, const BaselineLookup& baseline) {
   Healthy h;
   const double factor = ranks > 1 && c.collective ? bus_factor(*c.collective, ranks) : 1.0;
   bool time_gate = false;
   for (const Gate& g : c.gates) {
-    if (g.at_bytes != bytes || g.relative()) continue;
-    if (g.metric == Metric::busbw) h.busbw_gbps = g.bar() * (1 + m.healthy_margin);
-    if (g.metric == Metric::algbw) h.busbw_gbps = g.bar() * (1 + m.healthy_margin) * factor;
-    if (g.metric == Metric::time) h.time_us = g.bar() / (1 + m.healthy_margin), time_gate = true;
+    if (g.at_bytes != bytes || g.population) continue;
+    double bar = g.bar();
+    if (!g.baseline.empty()) {
+      const std::optional<double> base = baseline ? baseline(c, g, ranks, ranks) : std::nullopt;
+      if (!base) continue;  // no entry: the gate fails the group, as in a real run
+      bar = *base;
+    }
+    if (g.metric == Metric::busbw) h.busbw_gbps = bar * (1 + m.healthy_margin);
+    if (g.metric == Metric::algbw) h.busbw_gbps = bar * (1 + m.healthy_margin) * factor;
+    if (g.metric == Metric::time) h.time_us = bar / (1 + m.healthy_margin), time_gate = true;
   }
   if (!time_gate) h.time_us = static_cast<double>(bytes) / (h.busbw_gbps / factor * 1e3);
   return h;
+}
+
+// The probability that the model's noise alone fails one measurement of a
+// healthy group at gate g: the factor e = max(0.01, 1 + cv x N(0, 1)) falls
+// below bar / healthy (bandwidth; time: healthy / bar). NaN: not known
+// (population gates, no baseline entry).
+double healthy_miss_probability(const Check& c, const ClusterModel& m, const Gate& g, int ranks,
+                                const BaselineLookup& baseline) {
+  if (g.population) return std::nan("");
+  const std::optional<double> base = g.baseline.empty() ? std::optional<double>(0) : baseline ? baseline(c, g, ranks, ranks) : std::nullopt;
+  if (!base) return std::nan("");
+  const Healthy h = healthy(c, m, g.at_bytes, ranks, baseline);
+  const double factor = ranks > 1 && c.collective ? bus_factor(*c.collective, ranks) : 1.0;
+  const double value = g.metric == Metric::busbw ? h.busbw_gbps : g.metric == Metric::algbw ? h.busbw_gbps / factor : h.time_us;
+  const double bar = g.bar(*base);
+  const double need = higher_is_better(g.metric) ? bar / value : value / bar;  // e must reach this
+  if (m.noise_cv == 0) return need > 1 ? 1 : 0;
+  return 0.5 * std::erfc(-((need - 1) / m.noise_cv) / std::sqrt(2.0));
+}
+
+// What a simulation can say that a real run cannot: how often its noise
+// fails a healthy group, and which named nodes the model made defective.
+void add_simulation_findings(const Check& c, const ClusterModel& m, const BaselineLookup& baseline, CheckVerdict& v) {
+  double worst = 0;
+  const Gate* at = nullptr;
+  for (const Gate& g : c.gates) {
+    const double p = healthy_miss_probability(c, m, g, 2, baseline);
+    if (p > worst) worst = p, at = &g;
+  }
+  std::vector<std::string> said;  // first in the check's findings: they qualify the rest
+  if (at && worst >= 0.01)
+    said.push_back(fmt::format(
+        "simulation: the model's noise (noise_cv {:g}, healthy_margin {:g}) fails {:.0f}% of a healthy group's "
+        "measurements at {}: expect healthy nodes and links named (more repeats or a wider margin tell them apart)",
+        m.noise_cv, m.healthy_margin, worst * 100, at->describe()));
+  const double threshold = 1 / (1 + m.healthy_margin);  // a factor below it misses the bar without noise
+  std::vector<std::string> false_named;
+  int made = 0, found = 0;
+  for (std::size_t n = 0; n < m.names.size(); ++n) {
+    double f = m.node_factor[n];
+    if (!m.switch_of.empty()) {
+      const auto sw = m.switch_factor.find(m.switch_of[n]);
+      if (sw != m.switch_factor.end()) f = std::min(f, sw->second);
+    }
+    const bool bad = f < threshold;
+    const bool named = v.nodes.size() > n && v.nodes[n].status == NodeStatus::defective;
+    made += bad;
+    found += bad && named;
+    if (named && !bad) false_named.push_back(m.names[n]);
+  }
+  int false_links = 0;
+  for (const auto& [a, b] : v.links) {
+    const auto it = m.link_factor.find({std::min(a, b), std::max(a, b)});
+    false_links += it == m.link_factor.end() || it->second >= threshold;
+  }
+  if (made > 0 || !false_named.empty() || false_links > 0) {
+    std::string text = made > 0 ? fmt::format("simulation against the model: {} of the {} nodes it makes defective named", found, made)
+                                : std::string("simulation against the model: it makes no node defective");
+    if (!false_named.empty())
+      text += fmt::format("; {} healthy node{} named defective ({})", false_named.size(), false_named.size() == 1 ? "" : "s",
+                          name_list(false_named));
+    if (false_links > 0) text += fmt::format("; {} healthy link{} blamed", false_links, false_links == 1 ? "" : "s");
+    // A verdict the model contradicts comes first; one it confirms, last.
+    if (found < made || !false_named.empty() || false_links > 0) said.push_back(text);
+    else v.findings.push_back(text);
+  }
+  v.findings.insert(v.findings.begin(), said.begin(), said.end());
 }
 
 }  // namespace
@@ -161,7 +235,8 @@ ClusterModel parse_cluster(const std::string&, const std::string& file) {
 
 ClusterModel load_cluster(const std::string& path) { return parse_cluster(yamlf::read_text(path), path); }
 
-GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& g, std::mt19937_64& rng) {
+GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& g, std::mt19937_64& rng,
+                        const BaselineLookup& baseline) {
   GroupRun run;
   run.nodes = g;
   run.ranks = static_cast<int>(g.size());
@@ -171,7 +246,7 @@ GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& 
   for (int k = 0; k < c.repeats; ++k) {
     RepeatResult r;
     for (std::size_t bytes : c.sizes) {
-      const Healthy h = healthy(c, m, bytes, run.ranks);
+      const Healthy h = healthy(c, m, bytes, run.ranks, baseline);
       const double e = std::max(0.01, 1 + m.noise_cv * normal(rng)) * f;
       MeasuredPoint p;
       p.requested_bytes = p.bytes = bytes;
@@ -185,30 +260,26 @@ GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& 
   return run;
 }
 
-CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng) {
-  CheckPlan plan(c, m.nodes(), m.switch_of);
-  const BaselineLookup healthy_base = [&](const Check& ch, const Gate& g, int ranks, int) -> std::optional<double> {
-    const Healthy h = healthy(ch, m, g.at_bytes, ranks);
-    const double factor = ranks > 1 && ch.collective ? bus_factor(*ch.collective, ranks) : 1.0;
-    return g.metric == Metric::busbw ? h.busbw_gbps : g.metric == Metric::algbw ? h.busbw_gbps / factor : h.time_us;
-  };
+CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng, const SimulatedSpec& spec) {
+  CheckPlan plan(c, m.nodes(), spec.switch_of.empty() ? m.switch_of : spec.switch_of);
   double wall = 0;
   Population population;
   while (const auto round = plan.next()) {
     std::vector<GroupRun> runs;
     double longest = 0;
     for (const NodeGroup& g : round->groups) {
-      GroupRun run = simulate_group(c, m, g, rng);
+      GroupRun run = simulate_group(c, m, g, rng, spec.baseline);
       run.pass = round->pass;
       run.round = round->round;
       runs.push_back(std::move(run));
       longest = std::max(longest, m.test_seconds(g.size()) * c.repeats);
     }
     wall += longest;
-    plan.record(judge_round(c, runs, population, healthy_base));
+    plan.record(judge_round(c, runs, population, spec.baseline));
   }
   CheckVerdict v = plan.finish(m.names);
   v.wall_s = wall;
+  add_simulation_findings(c, m, spec.baseline, v);
   return v;
 }
 

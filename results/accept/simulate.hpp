@@ -39,13 +39,25 @@ ClusterModel load_cluster(const std::string& path);
 // A model built in code (bench/bench_bisect): n nodes, `bad` defective at `factor`.
 ClusterModel make_cluster(int nodes, const std::vector<int>& bad, double factor, double noise_cv, std::uint64_t seed);
 
-// Measurements of one group as the model gives them: for each repeat and
-// size, busbw/algbw/time from the healthy value (the gates' bars x (1 +
-// healthy_margin)) times the group's factor times (1 + noise_cv x N(0, 1)).
-GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& g, std::mt19937_64& rng);
+// What a simulated check takes from its spec, as a real run does: the
+// switches the spec lists (one label per node, "unlisted" for a node it does
+// not list; empty: the model's nodes_per_switch stands in for them) and the
+// medians of the gates' baseline files (null: none loaded, so a baseline gate
+// finds no entry).
+struct SimulatedSpec {
+  std::vector<std::string> switch_of;
+  BaselineLookup baseline;
+};
 
-// One check through CheckPlan against the model; wall_s is simulated.
-// Relative gates are judged against the healthy value as their baseline.
-CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng);
+// Measurements of one group as the model gives them: for each repeat and
+// size, busbw/algbw/time from the healthy value (the absolute gates' bars,
+// or a baseline gate's median, x (1 + healthy_margin)) times the group's
+// factor times (1 + noise_cv x N(0, 1)).
+GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& g, std::mt19937_64& rng,
+                        const BaselineLookup& baseline = {});
+
+// One check through CheckPlan and judge_round against the model, as a real
+// run judges it; wall_s is simulated.
+CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng, const SimulatedSpec& spec = {});
 
 }  // namespace ccb

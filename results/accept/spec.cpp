@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -112,6 +113,10 @@ Gate parse_gate(const std::string& file, const YAML::Node& g, const std::string&
     fail(file, g["min"], key_path(where, "min"), "a floor applies to busbw or algbw; time takes max");
   if (!std::isnan(gate.max) && busbw_like)
     fail(file, g["max"], key_path(where, "max"), fmt::format("a ceiling applies to time; {} takes min", metric));
+  // A floor of 0 passes every measurement; no operation takes 0 us, so a
+  // ceiling of 0 fails every one: neither judges the hardware.
+  if (gate.min == 0) fail(file, g["min"], key_path(where, "min"), "a floor of 0 passes every measurement");
+  if (gate.max == 0) fail(file, g["max"], key_path(where, "max"), "a ceiling of 0 us fails every measurement");
   if (gate.relative() && g["tolerance"])
     fail(file, g["tolerance"], key_path(where, "tolerance"), "a baseline or population gate takes no tolerance");
   return gate;
@@ -245,6 +250,14 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
     fail(file, gates, key_path(where, "gates"), "expected a list of 1 to 64 gates");
   for (std::size_t i = 0; i < gates.size(); ++i)
     c.gates.push_back(parse_gate(file, gates[i], fmt::format("{}[{}]", key_path(where, "gates"), i), c, folder));
+  // Patterns all and bisect start with one group of every node: a population
+  // gate has no peers to compare it with there, so it would clear them all.
+  const bool peers_only = std::all_of(c.gates.begin(), c.gates.end(), [](const Gate& g) { return g.population; });
+  if (peers_only && (c.pattern == Pattern::all || c.pattern == Pattern::bisect))
+    fail(file, gates, key_path(where, "gates"),
+         fmt::format("pattern {} measures one group of every node first, which population gates cannot judge (they compare "
+                     "3 or more groups of the same size): add a min, max or baseline gate, or use pattern pairwise, ring or per-node",
+                     name(c.pattern)));
   return c;
 }
 
@@ -264,9 +277,12 @@ AcceptSpec parse_spec(const std::string& text, const std::string& file) {
     // rack) each host hangs off; bisect splits along them and names a switch
     // whose hosts all fail.
     if (!sw.IsMap()) fail(file, sw, "switches", "expected a mapping of switch name to a list of host names");
+    std::set<std::string> names;
     for (const auto& kv : sw) {
+      if (!kv.first.IsScalar() || kv.first.Scalar().empty()) fail(file, kv.first, "switches", "expected a switch name");
       const std::string name = kv.first.Scalar();
       const std::string key = key_path("switches", name);
+      if (!names.insert(name).second) fail(file, kv.first, key, "this switch is listed twice (list its hosts once)");
       if (!kv.second.IsSequence() || kv.second.size() == 0) fail(file, kv.second, key, "expected a list of host names");
       for (std::size_t i = 0; i < kv.second.size(); ++i) {
         const YAML::Node h = kv.second[i];

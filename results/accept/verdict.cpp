@@ -133,9 +133,12 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
       if (gr.pass) continue;
       if (!gr.note.empty()) v.reason = gr.note;
       else if (!first_error.empty() && gr.passed == 0) v.reason = "run failed: " + first_error;
+      else if (const double med = median_of(gr.values); !std::isfinite(med))
+        v.reason = fmt::format("{} not measured at {} (no repeat reported that size): {} of {} repeats passed, {} needed",
+                               name(g.metric), format_size(g.at_bytes), gr.passed, gr.values.size(), check.pass_repeats);
       else
         v.reason = fmt::format("{} {:.4g} {} (median) against a bar of {:.4g} at {}: {} of {} repeats passed, {} needed",
-                               name(g.metric), median_of(gr.values), unit(g.metric), gr.bar, format_size(g.at_bytes), gr.passed,
+                               name(g.metric), med, unit(g.metric), gr.bar, format_size(g.at_bytes), gr.passed,
                                gr.values.size(), check.pass_repeats);
     }
   }
@@ -331,6 +334,7 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
                                        names(g.run.nodes), g.reason, margin_text(again->margin)));
       continue;
     }
+    if (both_cleared) v.links.emplace_back(g.run.nodes[0], g.run.nodes[1]);
     v.findings.push_back(both_cleared
                              ? fmt::format("pair {} fails ({}){} while both nodes pass with a reference: suspect the "
                                            "link or path between them", names(g.run.nodes), g.reason,

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "results/accept/schedule.hpp"
@@ -137,6 +138,7 @@ struct CheckVerdict {
   Suspects suspects;
   std::vector<NodeVerdict> nodes;
   std::vector<std::string> findings;  // the culprits and problems, in words
+  std::vector<std::pair<int, int>> links;  // pairs blamed on what joins them (link or path), by node index
   bool pass = false;
   int rounds = 0;      // rounds run (both passes)
   double wall_s = 0;   // their wall time (simulated with --simulate)

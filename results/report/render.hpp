@@ -29,5 +29,7 @@ std::string render_json(const Comparison& c, const Report& r);
 std::string html_escape(std::string_view s);
 // Printable text for a terminal: control bytes become '?'.
 std::string terminal_safe(std::string_view s);
+// The same for a multi-line text: each line made safe, the newlines kept.
+std::string terminal_safe_lines(std::string_view s);
 
 }  // namespace ccb

@@ -76,6 +76,18 @@ std::string terminal_safe(std::string_view s) {
   return out;
 }
 
+std::string terminal_safe_lines(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t at = 0; at < s.size();) {
+    const std::size_t end = std::min(s.find('\n', at), s.size());
+    out += terminal_safe(s.substr(at, end - at));
+    if (end < s.size()) out += '\n';
+    at = end + 1;
+  }
+  return out;
+}
+
 bool use_color(std::string_view when) {
   // Under mpirun or srun a rank's stdout may be a pseudo-terminal although the
   // job's output goes to a file: no colour there unless asked for.

@@ -216,6 +216,15 @@ TEST(AcceptVerdict, KOfNRepeats) {
   EXPECT_DOUBLE_EQ(v.headline, 9);
 }
 
+TEST(AcceptVerdict, AGateSizeNoRepeatReportedSaysSoNotNan) {
+  const Check c = pair_check();
+  GroupRun r = run_of({0, 1}, {12, 12, 12});
+  for (auto& rep : r.repeats) rep.points[0].requested_bytes = 8;  // the sweep measured another size
+  const GroupVerdict v = judge_group(c, r, {});
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.reason, "busbw not measured at 1 MiB (no repeat reported that size): 0 of 3 repeats passed, 2 needed");
+}
+
 TEST(AcceptVerdict, WrongDataAndRunErrorsFail) {
   const Check c = pair_check();
   GroupRun r = run_of({0, 1}, {12, 12, 12});

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The docs check can fail: a tree with one planted fault of each kind (a link
+# to a missing file, an anchor with no heading, a path not in the tree, a flag
+# ccbench does not declare, an exit-code table that leaves out a code) gives
+# exactly those five problems and exit 1.
+# Usage: docs_check_selftest.sh REPO_ROOT
+set -u
+root=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir/common" "$dir/docs" "$dir/harness" "$dir/tests"
+cp "$root/common/errors.hpp" "$dir/common/"
+printf 'app.add_option("--out", out);\n' >"$dir/harness/cli.cpp"
+sed -n '/^| exit code/,/^$/p' "$root/docs/failures.md" | grep -v '^| 5 |' >"$dir/docs/failures.md"
+cat >"$dir/docs/a.md" <<'MD'
+# A page
+See [b](b.md), [the page](a.md#a-page) and [no heading](a.md#no-such-heading).
+Run `tests/not-here.sh`, then `ccbench all_reduce --out x --no-such-flag`.
+MD
+out=$(python3 "$root/tests/docs_check.py" "$dir")
+rc=$?
+fail() { echo "FAIL: $*"; echo "$out"; exit 1; }
+[ $rc = 1 ] || fail "exit $rc, expected 1"
+grep -q '^docs/a.md:2: link b.md: docs/b.md does not exist$' <<<"$out" || fail "missing file not found"
+grep -q "^docs/a.md:2: link a.md#no-such-heading: no heading 'no-such-heading' in docs/a.md$" <<<"$out" || fail "missing anchor not found"
+grep -q '^docs/a.md:3: names tests/not-here.sh, which is not in the tree$' <<<"$out" || fail "missing path not found"
+grep -q '^docs/a.md:3: --no-such-flag is not a flag of ccbench$' <<<"$out" || fail "unknown flag not found"
+grep -q '^docs/failures.md: exit-code table names .*, common/errors.hpp defines .*5' <<<"$out" || fail "exit-code table not checked"
+[ "$(grep -c . <<<"$out")" = 6 ] || fail "expected 5 problems and the summary line"
+echo "docs check self-test: ok"
