@@ -28,7 +28,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 // Returns false when a bound is missed.
-bool run(Pattern p, int n) {
+bool run(GroupPattern p, int n) {
   const Check c = simulated_check(p);
   const ClusterModel m = make_cluster(n, {16, n / 3}, 0.5, 0.05, 1);
   std::mt19937_64 rng(m.seed);
@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
   }
   fmt::print("| pattern | nodes | groups | simulate (s) | md + html (s) | json (s) | terminal (s) | report (s) | terminal lines | "
              "md / html / json (MB) | bound (report < 10 s, < 200 lines) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
-  const bool a = run(Pattern::pairwise, pairwise);
-  const bool b = run(Pattern::bisect, bisect);
+  const bool a = run(GroupPattern::pairwise, pairwise);
+  const bool b = run(GroupPattern::bisect, bisect);
   return a && b ? 0 : 1;
 }

@@ -30,7 +30,7 @@ struct Totals {
   long false_defective = 0, healthy = 0, missed = 0, defective = 0, runs = 0;
 };
 
-Totals measure(Pattern p, int n, int k, double noise, int seeds) {
+Totals measure(GroupPattern p, int n, int k, double noise, int seeds) {
   const Check c = simulated_check(p);
   Totals t;
   for (int s = 1; s <= seeds; ++s) {
@@ -72,9 +72,9 @@ int main(int argc, char** argv) {
     for (int k : {0, 1, 2, 4, 8})
       for (double noise : {0.0, 0.05, 0.10}) {
         if (k >= n) continue;
-        for (Pattern p : {Pattern::pairwise, Pattern::bisect}) {
-          if (p == Pattern::pairwise && n > pairwise_max) continue;
-          const int s = p == Pattern::pairwise ? std::max(1, seeds / 5) : seeds;
+        for (GroupPattern p : {GroupPattern::pairwise, GroupPattern::bisect}) {
+          if (p == GroupPattern::pairwise && n > pairwise_max) continue;
+          const int s = p == GroupPattern::pairwise ? std::max(1, seeds / 5) : seeds;
           const Totals t = measure(p, n, k, noise, s);
           const double rate = t.healthy ? static_cast<double>(t.false_defective) / static_cast<double>(t.healthy) : 0;
           fmt::print("| {} | {} | {} | {:.0f}% | {:.1f} / {:.0f} | {:.2f} | {:.2e} | {} of {} |\n", name(p), n, k, noise * 100,

@@ -4,7 +4,7 @@
 #pragma once
 #include "results/accept/spec.hpp"
 
-inline ccb::Check simulated_check(ccb::Pattern p) {
+inline ccb::Check simulated_check(ccb::GroupPattern p) {
   ccb::Check c;
   c.name = "ar";
   c.collective = ccb::find_collective("all_reduce");

@@ -33,7 +33,7 @@ struct OpArgs {
   const void* send = nullptr;
   void* recv = nullptr;   // in place: send == recv + in_place_send offset
   bool in_place = false;
-  int window = 64;        // messages per iteration of uni_bw / bi_bw
+  int window = kDefaultWindow;  // messages per iteration of uni_bw / bi_bw
 };
 
 // Transports a backend saw its connections use (NCCL's INFO log).

@@ -9,6 +9,9 @@
 
 namespace ccb {
 
+// Messages in flight per iteration of uni_bw / bi_bw (--window), by default.
+inline constexpr int kDefaultWindow = 64;
+
 enum class CollectiveId {
   all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, gather, scatter,
   sendrecv, pingpong, uni_bw, bi_bw,

@@ -328,10 +328,10 @@ void validate_for_nodes(const AcceptSpec& spec, const std::vector<int>& ranks_pe
   const int nodes = static_cast<int>(ranks_per_node.size());
   const int fewest = *std::min_element(ranks_per_node.begin(), ranks_per_node.end());
   for (const Check& c : spec.checks) {
-    if ((c.pattern == Pattern::pairwise || c.pattern == Pattern::ring || c.pattern == Pattern::bisect) && nodes < 2)
+    if ((c.pattern == GroupPattern::pairwise || c.pattern == GroupPattern::ring || c.pattern == GroupPattern::bisect) && nodes < 2)
       throw UsageError(fmt::format("{}:{}: checks: {}: pattern {} needs at least 2 nodes; this job has 1 (launch it "
                                    "across nodes, e.g. mpirun --hostfile)", spec.file, c.line, c.name, name(c.pattern)));
-    if (c.collective && c.collective->point_to_point && c.pattern == Pattern::per_node && fewest * c.gpus_per_process < 2)
+    if (c.collective && c.collective->point_to_point && c.pattern == GroupPattern::per_node && fewest * c.gpus_per_process < 2)
       throw UsageError(fmt::format("{}:{}: checks: {}: {} needs 2 ranks per group, but a node has {}", spec.file, c.line,
                                    c.name, c.collective->name, fewest));
   }
@@ -604,11 +604,11 @@ int run_accept_simulated(const AcceptArgs& args) {
     // kept for the report: 4,096 nodes pairwise are 8.4 million groups).
     std::uint64_t total = 0;
     for (const Check& c : args.spec.checks) {
-      if (c.collective && c.collective->point_to_point && c.pattern == Pattern::per_node)
+      if (c.collective && c.collective->point_to_point && c.pattern == GroupPattern::per_node)
         throw UsageError(fmt::format("{}:{}: checks: {}: {} needs 2 ranks per group; a simulated node has 1",
                                      args.spec.file, c.line, c.name, c.collective->name));
       const std::uint64_t n = model.names.size();
-      const std::uint64_t groups = c.pattern == Pattern::pairwise ? n * (n - 1) / 2 : n;
+      const std::uint64_t groups = c.pattern == GroupPattern::pairwise ? n * (n - 1) / 2 : n;
       if (groups > kMaxSimulatedGroups)
         throw UsageError(fmt::format("{}:{}: checks: {}: pattern {} on {} nodes runs {} groups, more than a simulation "
                                      "keeps ({}): use pattern bisect, or fewer nodes", args.spec.file, c.line, c.name,

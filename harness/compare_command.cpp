@@ -29,7 +29,7 @@
 namespace ccb {
 namespace {
 
-constexpr const char* kHelp = R"(usage: ccbench compare --run LABEL=PATH [--run LABEL=PATH ...] [options]
+constexpr const char* kCompareHelp = R"(usage: ccbench compare --run LABEL=PATH [--run LABEL=PATH ...] [options]
 
 Reads two or more result sets, lines them up point by point and reports how
 each compares with the baseline. PATH is a file or a folder (every file in
@@ -172,7 +172,7 @@ CompareArgs parse(int argc, const char* const* argv) {
 
 int compare(const CompareArgs& a) {
   if (a.help) {
-    return print_or_fail(kHelp);
+    return print_or_fail(kCompareHelp);
   }
   for (const auto& r : a.references)
     if (r == "list") {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "common/errors.hpp"
 #include "common/settings.hpp"
 #include "kernels/dtype.hpp"
 
@@ -57,7 +58,7 @@ struct Config {
   int aggregation = 1;    // -a: 0 rank 0, 1 average, 2 min, 3 max
   int blocking = 0;       // -z: nccl waits for each operation; MPI calls always block
   double timeout_s = 0;   // -T, 0 = no watchdog
-  int timeout_exit_code = 4;  // exit code of a -T timeout (ccbench accept: 2, a run error)
+  int timeout_exit_code = kExitTimeout;  // exit code of a -T timeout (ccbench accept: 2, a run error)
   bool table = true;  // print the table on stdout (ccbench accept collects records instead)
   // mpi: probe which interfaces carry the traffic (8 MiB around the ranks) before
   // measuring; ccbench accept probes once per group, not on every repeat.
@@ -70,7 +71,7 @@ struct Config {
   bool strict_sizes = false;
   TimingMode timing = TimingMode::both;
   PathRequest path = PathRequest::automatic;
-  int window = 64;
+  int window = kDefaultWindow;
   ProgressMode progress = ProgressMode::automatic;  // automatic: when stderr is a terminal
   std::vector<std::string> argv;
 };

@@ -31,7 +31,7 @@
 namespace ccb {
 namespace {
 
-constexpr const char* kHelp = R"(usage: ccbench io DIR [options]
+constexpr const char* kIoHelp = R"(usage: ccbench io DIR [options]
 
 Measures how fast data moves between the storage under DIR and memory (and on
 to a GPU): one process, or one per rank under mpirun/srun (ranks start each
@@ -218,7 +218,7 @@ bool stop_requested() { return stop_signal() != 0; }
 
 const char* io_help() {
   static const std::string text = [] {
-    std::string s = kHelp;
+    std::string s = kIoHelp;
     s.replace(s.find("PATTERNS\n"), 9, patterns_help() + "\n");
     return s;
   }();

@@ -27,7 +27,7 @@
 namespace ccb {
 namespace {
 
-constexpr const char* kHelp = R"(usage: ccbench model fit RUN... --out MODEL.json [-q]
+constexpr const char* kModelHelp = R"(usage: ccbench model fit RUN... --out MODEL.json [-q]
        ccbench model predict MODEL.json --ranks N [--nodes M] [-b MIN -e MAX -f F] [--json FILE] [--force] [-q]
        ccbench model check MODEL.json RUN... [--targets LARGE,SMALL,COVER]
 
@@ -428,7 +428,7 @@ int run_model(int argc, const char* const* argv) {
     if (sub == "fit") return fit(argc - 1, argv + 1);
     if (sub == "predict") return predict_cmd(argc - 1, argv + 1);
     if (sub == "check") return check_cmd(argc - 1, argv + 1);
-    if (sub == "-h" || sub == "--help" || sub == "help") return print_or_fail(kHelp);
+    if (sub == "-h" || sub == "--help" || sub == "help") return print_or_fail(kModelHelp);
     throw UsageError(sub.empty() ? "model: give fit or predict (see ccbench model --help)"
                                  : fmt::format("model: unknown command '{}' (fit or predict; see ccbench model --help)",
                                                terminal_safe(sub)));

@@ -24,7 +24,9 @@ inline constexpr std::size_t kDefaultSamplesWritten = 256;
 inline constexpr std::size_t kMaxSampleChars = 25;
 
 
-inline constexpr int kSchemaVersion = 2;
+// 3: `count` is elements per rank (split collectives: one rank's chunk); in
+// 2 it was the total over all chunks. Files of 1, 2 and 3 are read.
+inline constexpr int kSchemaVersion = 3;
 
 struct RankPlacement {
   int rank = 0;

@@ -2,11 +2,15 @@
 // confidence interval of the median comes from order statistics (binomial).
 #pragma once
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <span>
 #include <vector>
 
 namespace ccb {
+
+// "No value": a median of nothing, a gate never measured.
+inline constexpr double kNaNv = std::numeric_limits<double>::quiet_NaN();
 
 struct Summary {
   std::size_t n = 0;

@@ -51,7 +51,7 @@ int run_topo(const Config& cfg, const Comm& comm) {
   std::vector<NodeTopology> all;
   for (const auto& text : comm.all_strings(json_text(topology_json(mine)))) all.push_back(topology_from_json(nlohmann::json::parse(text)));
   if (comm.rank() != 0) return kExitOk;
-  const std::vector<NodeGroup> nodes = group_nodes(all);
+  const std::vector<TopologyGroup> nodes = group_nodes(all);
   if (cfg.topo_json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& n : nodes) {

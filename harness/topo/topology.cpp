@@ -77,13 +77,13 @@ NodeTopology topology_from_json(const nlohmann::json& j) {
   return t;
 }
 
-std::vector<NodeGroup> group_nodes(const std::vector<NodeTopology>& per_process) {
-  std::vector<NodeGroup> groups;
+std::vector<TopologyGroup> group_nodes(const std::vector<NodeTopology>& per_process) {
+  std::vector<TopologyGroup> groups;
   std::set<std::string> hosts_seen;
   for (const auto& t : per_process) {
     if (!hosts_seen.insert(t.host).second) continue;
     const std::string fp = topology_fingerprint(t);
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const NodeGroup& g) { return g.fingerprint == fp; });
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const TopologyGroup& g) { return g.fingerprint == fp; });
     if (it == groups.end()) groups.push_back({fp, t, {t.host}});
     else it->hosts.push_back(t.host);
   }

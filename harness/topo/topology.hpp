@@ -63,12 +63,12 @@ NodeTopology topology_from_json(const nlohmann::json& j);  // inverse of topolog
 
 // Distinct nodes: processes' topologies grouped by fingerprint, each with the
 // hosts that have it (a host once, however many ranks it runs), in rank order.
-struct NodeGroup {
+struct TopologyGroup {
   std::string fingerprint;
   NodeTopology topology;  // the first host's
   std::vector<std::string> hosts;
 };
-std::vector<NodeGroup> group_nodes(const std::vector<NodeTopology>& per_process);
+std::vector<TopologyGroup> group_nodes(const std::vector<NodeTopology>& per_process);
 
 // CPU lists in hwloc's syntax ("0-3,8,10-11") from sorted ids (parse_cpu_list: common/cpu_list.hpp).
 std::string format_cpu_list(const std::vector<int>& cpus);

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+
+#include "results/stats.hpp"
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -17,7 +19,6 @@
 namespace ccb {
 namespace {
 
-constexpr double kNaNv = std::numeric_limits<double>::quiet_NaN();
 
 std::string value_text(double v, Metric m) {
   if (!std::isfinite(v)) return "-";
@@ -120,7 +121,7 @@ Table nodes_table(const CheckVerdict& v, const AcceptOutcome& o, const ViewLimit
            : s == NodeStatus::suspect                                  ? Tone::warn
                                                                        : Tone::better;
   };
-  if (v.check->pattern == Pattern::all) {
+  if (v.check->pattern == GroupPattern::all) {
     const bool failed = std::any_of(v.nodes.begin(), v.nodes.end(), [](const NodeVerdict& n) { return n.status == NodeStatus::group_failed; });
     const GroupVerdict* g = v.first.empty() ? nullptr : &v.first.front();
     t.rows.push_back({{fmt::format("all {} nodes together", v.nodes.size())}, {"-"},
@@ -225,7 +226,7 @@ Report build_accept_report(const AcceptOutcome& o, AcceptView view) {
                 : o.exit_code() == kExitRejected ? "Verdict: REJECTED"
                                      : "Verdict: ERROR";
   const std::string node_list = o.hosts.size() <= 16
-                                    ? group_hosts(schedule(Pattern::all, static_cast<int>(o.hosts.size()))[0][0], o.hosts)
+                                    ? group_hosts(schedule(GroupPattern::all, static_cast<int>(o.hosts.size()))[0][0], o.hosts)
                                     : fmt::format("{} ... {}", o.hosts.front(), o.hosts.back());
   top.paragraphs.push_back(fmt::format("{}Spec {}{}. {} nodes: {}. Started {}, ended {}.",
                                        o.simulated.empty() ? "" : "SIMULATED against the cluster model " + o.simulated + " (no MPI run). ",
@@ -283,14 +284,14 @@ Report build_accept_report(const AcceptOutcome& o, AcceptView view) {
       s.paragraphs.push_back(fmt::format("... and {} more findings (verdict.md and verdict.json have them all).",
                                          v.findings.size() - lim.findings));
     s.tables.push_back(nodes_table(v, o, lim, view));
-    if ((c.pattern == Pattern::pairwise || c.pattern == Pattern::ring) && !c.gates.empty()) {
+    if ((c.pattern == GroupPattern::pairwise || c.pattern == GroupPattern::ring) && !c.gates.empty()) {
       if (o.hosts.size() <= lim.matrix_nodes)
         s.tables.push_back(pair_matrix_table(c.gates.front(), PairMatrix(v, o.hosts.size()), o.hosts));
       else
         s.paragraphs.push_back(fmt::format("The pair matrix of {} nodes is not drawn here (over {}): verdict.json has "
                                            "it (pair_matrix).", o.hosts.size(), lim.matrix_nodes));
     }
-    s.tables.push_back(groups_table(c.pattern == Pattern::bisect ? "The search: every group, round by round" : "First pass", c,
+    s.tables.push_back(groups_table(c.pattern == GroupPattern::bisect ? "The search: every group, round by round" : "First pass", c,
                                     v.first, o.hosts, lim.group_rows));
     if (!v.second.empty()) {
       Table t = groups_table("Second pass: suspects re-paired with reference nodes", c, v.second, o.hosts, lim.group_rows);
@@ -396,7 +397,7 @@ void put_check(std::string& out, const CheckVerdict& v, const AcceptOutcome& o, 
                   {"reason", n.reason}, {"margin", num(n.margin)}}, dd);
     });
   });
-  if (c.pattern == Pattern::pairwise || c.pattern == Pattern::ring)
+  if (c.pattern == GroupPattern::pairwise || c.pattern == GroupPattern::ring)
     streamed.emplace_back("pair_matrix", [&v, &o, &c](std::string& s, int d) {
       const PairMatrix pm(v, o.hosts.size());
       s += "{\n";

@@ -37,7 +37,7 @@ CheckPlan::CheckPlan(const Check& c, int nodes, std::vector<std::string> switche
     : check_(c), nodes_(nodes), switches_(std::move(switches)) {
   verdict_.check = &c;
   if (switches_.size() != static_cast<std::size_t>(nodes)) switches_.clear();
-  if (c.pattern != Pattern::bisect) first_rounds_ = schedule(c.pattern, nodes);
+  if (c.pattern != GroupPattern::bisect) first_rounds_ = schedule(c.pattern, nodes);
   confirm_fail_.resize(static_cast<std::size_t>(nodes));
   confirm_pass_.assign(static_cast<std::size_t>(nodes), -1);
 }
@@ -45,8 +45,8 @@ CheckPlan::CheckPlan(const Check& c, int nodes, std::vector<std::string> switche
 // ---- all, per-node, pairwise, ring --------------------------------------
 
 std::optional<PlannedRound> CheckPlan::next() {
-  if (check_.pattern == Pattern::bisect) return next_bisect();
-  const bool pairs = check_.pattern == Pattern::pairwise || check_.pattern == Pattern::ring;
+  if (check_.pattern == GroupPattern::bisect) return next_bisect();
+  const bool pairs = check_.pattern == GroupPattern::pairwise || check_.pattern == GroupPattern::ring;
   if (phase_ == Phase::first && first_next_ == first_rounds_.size()) {
     phase_ = Phase::second;
     verdict_.suspects = find_suspects(verdict_.first, nodes_);
@@ -56,7 +56,7 @@ std::optional<PlannedRound> CheckPlan::next() {
       verdict_.suspects.references.clear();
       // per-node: a failing node is measured again before it is named.
       Round r;
-      if (check_.pattern == Pattern::per_node)
+      if (check_.pattern == GroupPattern::per_node)
         for (const GroupVerdict& g : verdict_.first)
           if (!g.pass) r.push_back(g.run.nodes);
       if (!r.empty()) second_rounds_.push_back(r);
@@ -97,7 +97,7 @@ std::optional<PlannedRound> CheckPlan::next() {
     ++first_next_;
   } else if (phase_ == Phase::second) {
     r = {second_rounds_[second_next_], 2, static_cast<int>(second_next_)};
-    round_role_ = check_.pattern == Pattern::per_node ? "re-test" : "confirm";
+    round_role_ = check_.pattern == GroupPattern::per_node ? "re-test" : "confirm";
     ++second_next_;
   } else if (phase_ == Phase::reconfirm) {
     r = {reconfirm_rounds_[reconfirm_next_], 2, static_cast<int>(second_rounds_.size() + reconfirm_next_)};
@@ -115,7 +115,7 @@ std::optional<PlannedRound> CheckPlan::next() {
 }
 
 void CheckPlan::record(const std::vector<GroupVerdict>& judged) {
-  if (check_.pattern == Pattern::bisect) {
+  if (check_.pattern == GroupPattern::bisect) {
     record_bisect(judged);
     return;
   }
@@ -127,7 +127,7 @@ void CheckPlan::record(const std::vector<GroupVerdict>& judged) {
 }
 
 CheckVerdict CheckPlan::finish(const std::vector<std::string>& hosts) {
-  if (check_.pattern == Pattern::bisect) return finish_bisect(hosts);
+  if (check_.pattern == GroupPattern::bisect) return finish_bisect(hosts);
   const auto order = [](const GroupVerdict& a, const GroupVerdict& b) {
     return std::tie(a.run.round, a.run.nodes) < std::tie(b.run.round, b.run.nodes);
   };
@@ -211,7 +211,7 @@ void CheckPlan::confirm_members(const NodeGroup& g, std::size_t source) {
 // of the queue or its end.
 void CheckPlan::queue_pairs_of(const std::vector<int>& nodes, bool front) {
   std::vector<Item> pairs;
-  for (const Round& round : schedule(Pattern::pairwise, static_cast<int>(nodes.size())))
+  for (const Round& round : schedule(GroupPattern::pairwise, static_cast<int>(nodes.size())))
     for (const NodeGroup& local : round) {
       Item pair;
       pair.nodes = {nodes[static_cast<std::size_t>(local[0])], nodes[static_cast<std::size_t>(local[1])]};

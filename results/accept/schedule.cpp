@@ -39,21 +39,21 @@ std::vector<Round> ring(int n) {
 
 }  // namespace
 
-std::vector<Round> schedule(Pattern p, int nodes) {
+std::vector<Round> schedule(GroupPattern p, int nodes) {
   switch (p) {
-    case Pattern::all: {
+    case GroupPattern::all: {
       NodeGroup all;
       for (int i = 0; i < nodes; ++i) all.push_back(i);
       return {{all}};
     }
-    case Pattern::per_node: {
+    case GroupPattern::per_node: {
       Round r;
       for (int i = 0; i < nodes; ++i) r.push_back({i});
       return {r};
     }
-    case Pattern::pairwise: return nodes < 2 ? std::vector<Round>{} : round_robin(nodes);
-    case Pattern::ring: return nodes < 2 ? std::vector<Round>{} : ring(nodes);
-    case Pattern::bisect: return schedule(Pattern::all, nodes);  // its first round; later ones depend on results (plan.hpp)
+    case GroupPattern::pairwise: return nodes < 2 ? std::vector<Round>{} : round_robin(nodes);
+    case GroupPattern::ring: return nodes < 2 ? std::vector<Round>{} : ring(nodes);
+    case GroupPattern::bisect: return schedule(GroupPattern::all, nodes);  // its first round; later ones depend on results (plan.hpp)
   }
   return {};
 }

@@ -16,7 +16,7 @@ using Round = std::vector<NodeGroup>;
 // n, n rounds for odd n (one node sits out each round). ring: the pairs
 // (i, i+1 mod n), two rounds for even n, three for odd n (one pair for n = 2).
 // Pairwise and ring need at least 2 nodes (an empty schedule otherwise).
-std::vector<Round> schedule(Pattern p, int nodes);
+std::vector<Round> schedule(GroupPattern p, int nodes);
 
 // Second pass: each suspect paired with a reference node, spread over the
 // references so that a round uses each node at most once.

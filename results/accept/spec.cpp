@@ -12,13 +12,13 @@
 
 namespace ccb {
 
-std::string_view name(Pattern p) {
+std::string_view name(GroupPattern p) {
   switch (p) {
-    case Pattern::all: return "all";
-    case Pattern::per_node: return "per-node";
-    case Pattern::pairwise: return "pairwise";
-    case Pattern::ring: return "ring";
-    case Pattern::bisect: return "bisect";
+    case GroupPattern::all: return "all";
+    case GroupPattern::per_node: return "per-node";
+    case GroupPattern::pairwise: return "pairwise";
+    case GroupPattern::ring: return "ring";
+    case GroupPattern::bisect: return "bisect";
   }
   return "?";
 }
@@ -230,11 +230,11 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
     fail(file, n["pass"], key_path(where, "pass"), fmt::format("{} of {} repeats cannot pass", c.pass_repeats, c.repeats));
   if (n["pattern"]) {
     const std::string p = yamlf::text(file, n, where, "pattern");
-    if (p == "all") c.pattern = Pattern::all;
-    else if (p == "per-node") c.pattern = Pattern::per_node;
-    else if (p == "pairwise") c.pattern = Pattern::pairwise;
-    else if (p == "ring") c.pattern = Pattern::ring;
-    else if (p == "bisect") c.pattern = Pattern::bisect;
+    if (p == "all") c.pattern = GroupPattern::all;
+    else if (p == "per-node") c.pattern = GroupPattern::per_node;
+    else if (p == "pairwise") c.pattern = GroupPattern::pairwise;
+    else if (p == "ring") c.pattern = GroupPattern::ring;
+    else if (p == "bisect") c.pattern = GroupPattern::bisect;
     else fail(file, n["pattern"], key_path(where, "pattern"), fmt::format("'{}' is unknown (allowed: all, per-node, pairwise, ring, bisect)", p));
   }
   if (n["second_pass"]) {
@@ -253,7 +253,7 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
   // Patterns all and bisect start with one group of every node: a population
   // gate has no peers to compare it with there, so it would clear them all.
   const bool peers_only = std::all_of(c.gates.begin(), c.gates.end(), [](const Gate& g) { return g.population; });
-  if (peers_only && (c.pattern == Pattern::all || c.pattern == Pattern::bisect))
+  if (peers_only && (c.pattern == GroupPattern::all || c.pattern == GroupPattern::bisect))
     fail(file, gates, key_path(where, "gates"),
          fmt::format("pattern {} measures one group of every node first, which population gates cannot judge (they compare "
                      "3 or more groups of the same size): add a min, max or baseline gate, or use pattern pairwise, ring or per-node",

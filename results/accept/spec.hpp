@@ -17,8 +17,8 @@
 namespace ccb {
 
 // Which groups of nodes run a check together (results/accept/schedule.hpp).
-enum class Pattern { all, per_node, pairwise, ring, bisect };
-std::string_view name(Pattern p);
+enum class GroupPattern { all, per_node, pairwise, ring, bisect };
+std::string_view name(GroupPattern p);
 
 // busbw and algbw in GB/s (1e9 B/s), time in microseconds.
 enum class Metric { busbw, algbw, time };
@@ -79,7 +79,7 @@ struct Check {
   int gpus_per_process = 1;
   int repeats = 1;       // n: measurements of each group
   int pass_repeats = 1;  // k: how many of them must pass every gate
-  Pattern pattern = Pattern::all;
+  GroupPattern pattern = GroupPattern::all;
   bool second_pass = true;  // pairwise and ring: re-pair suspects with good nodes
   double timeout_s = 0;     // per operation (-T); spec default applies when 0
   std::vector<Gate> gates;

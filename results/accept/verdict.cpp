@@ -21,7 +21,6 @@ std::string localise_advice(std::size_t n) {
                      "one; pairwise needs {} rounds at this size)", 2 * static_cast<int>(std::ceil(std::log2(static_cast<double>(n)))), n - 1);
 }
 
-constexpr double kNaNv = std::numeric_limits<double>::quiet_NaN();
 
 double metric_of(const MeasuredPoint& p, Metric m) {
   switch (m) {
@@ -238,7 +237,7 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
       if (g.run.role == role && g.run.nodes == nodes) return &g;
     return nullptr;
   };
-  if (c.pattern == Pattern::all || c.pattern == Pattern::per_node) {
+  if (c.pattern == GroupPattern::all || c.pattern == GroupPattern::per_node) {
     v.pass = true;
     for (const GroupVerdict& g : v.first) {
       if (g.pass) continue;
@@ -251,7 +250,7 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
         continue;
       }
       v.pass = false;
-      const bool per_node = c.pattern == Pattern::per_node;
+      const bool per_node = c.pattern == GroupPattern::per_node;
       const bool noisy = g.noisy && (!again || again->noisy);
       for (int n : g.run.nodes) {
         NodeVerdict& nv = v.nodes[static_cast<std::size_t>(n)];

@@ -1,4 +1,5 @@
 #include "results/compare/series.hpp"
+#include "results/stats.hpp"
 
 #include <fmt/format.h>
 
@@ -17,15 +18,6 @@ struct FieldName {
 constexpr FieldName kFieldNames[] = {{kKeyDtype, "dtype"},      {kKeyOp, "op"},     {kKeyRanks, "ranks"},
                                      {kKeyNodes, "nodes"},      {kKeyInPlace, "in_place"}, {kKeyPath, "path"},
                                      {kKeyMemory, "memory"}};
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return kNaN;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  double m = v[mid];
-  if (v.size() % 2 == 0) m = (m + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
-  return m;
-}
 
 using PackedKey = std::array<std::uint64_t, 3>;
 

@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "results/noise.hpp"
+#include "results/record.hpp"
 #include "results/import/importer.hpp"
 #include "results/import/text_input.hpp"
 
@@ -213,9 +215,10 @@ void import_ccbench_jsonl(std::string_view text, ImportContext& ctx) {
     const std::string type = str_at(j, "type");
     if (type == "run") {
       const auto version = num_at(j, "schema_version");
-      if (!version || (*version != 1 && *version != 2)) {
-        ctx.unread(n, fmt::format("run record with schema_version {}: this ccbench reads 1 and 2; the file is skipped",
-                                  j.contains("schema_version") ? quote_value(j["schema_version"].dump()) : "missing"));
+      if (!version || *version < 1 || *version > kSchemaVersion || *version != std::floor(*version)) {
+        ctx.unread(n, fmt::format("run record with schema_version {}: this ccbench reads 1 to {}; the file is skipped",
+                                  j.contains("schema_version") ? quote_value(j["schema_version"].dump()) : "missing",
+                                  kSchemaVersion));
         return;
       }
       const json& config = obj_at(j, "config");

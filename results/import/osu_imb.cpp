@@ -64,7 +64,7 @@ std::vector<std::string> osu_columns(std::string_view h) {
   return cols;
 }
 
-struct Table {
+struct PeerTable {
   std::string collective, test;  // collective "" = not compared
   int time_col = -1, bw_col = -1;
   std::string dtype, op;
@@ -74,7 +74,7 @@ struct Table {
 };
 
 // One row "size v1 v2 ..." of either tool's table.
-void table_row(std::string_view l, std::uint32_t number, Table& t, ImportContext& ctx, const char* tool) {
+void table_row(std::string_view l, std::uint32_t number, PeerTable& t, ImportContext& ctx, const char* tool) {
   std::string_view tok[24];
   const std::size_t n = split_tokens(l, tok);
   const auto size = parse_uint(tok[0]);
@@ -133,7 +133,7 @@ void table_row(std::string_view l, std::uint32_t number, Table& t, ImportContext
 void import_osu(std::string_view text, ImportContext& ctx) {
   LineReader lines(text);
   std::string_view raw;
-  Table t;
+  PeerTable t;
   while (lines.next(raw)) {
     if (ctx.skip_long_line(raw, lines.number())) continue;
     const std::string_view l = trim(strip_mpirun_tag(raw));
@@ -144,7 +144,7 @@ void import_osu(std::string_view text, ImportContext& ctx) {
     }
     const std::string_view h = trim(l.substr(1));
     if (h.starts_with("OSU ")) {
-      t = Table{};
+      t = PeerTable{};
       t.test = std::string(h);
       t.collective = osu_collective(h);
       if (point_to_point(t.collective)) t.ranks = 2;
@@ -174,7 +174,7 @@ void import_osu(std::string_view text, ImportContext& ctx) {
 void import_imb(std::string_view text, ImportContext& ctx) {
   LineReader lines(text);
   std::string_view raw;
-  Table t;
+  PeerTable t;
   std::string dtype = "uint8", reduce_dtype = "float", op = "sum";
   while (lines.next(raw)) {
     if (ctx.skip_long_line(raw, lines.number())) continue;
@@ -200,7 +200,7 @@ void import_imb(std::string_view text, ImportContext& ctx) {
           {"PingPong", "pingpong"}, {"Sendrecv", "sendrecv"},   {"Allreduce", "all_reduce"}, {"Reduce", "reduce"},
           {"Reduce_scatter", "reduce_scatter"}, {"Allgather", "all_gather"}, {"Alltoall", "alltoall"},
           {"Bcast", "broadcast"}, {"Gather", "gather"}, {"Scatter", "scatter"}};
-      t = Table{};
+      t = PeerTable{};
       t.test = name;
       for (const auto& [imb, ours] : names)
         if (name == imb) t.collective = std::string(ours);

@@ -6,13 +6,13 @@
 namespace ccb {
 namespace {
 
-struct Table {
+struct SymbolTable {
   std::deque<std::string> strings{std::string()};  // id 0 is ""
   std::unordered_map<std::string_view, std::uint32_t> ids{{std::string_view(), 0}};
 };
 
-Table& table() {
-  static Table t;
+SymbolTable& table() {
+  static SymbolTable t;
   return t;
 }
 
@@ -20,7 +20,7 @@ Table& table() {
 
 Symbol::Symbol(std::string_view s) {
   if (s.empty()) return;
-  Table& t = table();
+  SymbolTable& t = table();
   const auto it = t.ids.find(s);
   if (it != t.ids.end()) {
     id_ = it->second;

@@ -4,12 +4,13 @@
 #include <cmath>
 #include <limits>
 
+#include "results/stats.hpp"
+
 namespace ccb {
 namespace {
 
 constexpr double kBinsPerDoubling = 16;
 constexpr double kMaxSlope = 1.2 * 0.6931471805599453;  // dy/dx for d ln(cost) / d ln(bytes) = 1.2
-constexpr double kNaNv = std::numeric_limits<double>::quiet_NaN();
 
 }  // namespace
 

@@ -17,9 +17,10 @@ std::string role_of(const Comparison& c, std::size_t i) {
   return c.sets[i].published_source.empty() ? "compared" : "published (not measured)";
 }
 
-Tone ratio_tone(double r, bool higher_is_better, bool significant) {
+// Within the comparison's tie band a ratio is plain: neither better nor worse.
+Tone ratio_tone(double r, bool higher_is_better, bool significant, double tie_band) {
   if (std::isnan(r) || !significant) return Tone::muted;
-  if (std::abs(r - 1) < 0.02) return Tone::plain;
+  if (std::abs(r - 1) < tie_band) return Tone::plain;
   return (r > 1) == higher_is_better ? Tone::better : Tone::worse;
 }
 
@@ -219,8 +220,8 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
     };
     const auto half = [](const CurveFacts& f) { return std::isnan(f.half_peak_bytes) ? std::string("-") : format_size(f.half_peak_bytes); };
     summary.rows.push_back({{sc.base->label()}, {std::to_string(sc.points.size())},
-                            {format_ratio(sc.geomean_busbw_ratio), ratio_tone(sc.geomean_busbw_ratio, true, true)},
-                            {format_ratio(sc.geomean_time_ratio), ratio_tone(sc.geomean_time_ratio, false, true)},
+                            {format_ratio(sc.geomean_busbw_ratio), ratio_tone(sc.geomean_busbw_ratio, true, true, c.options.tie_band)},
+                            {format_ratio(sc.geomean_time_ratio), ratio_tone(sc.geomean_time_ratio, false, true, c.options.tie_band)},
                             {peak(sc.base_facts)}, {peak(sc.other_facts)}, {lat(sc.base_facts)}, {lat(sc.other_facts)},
                             {half(sc.base_facts)}, {half(sc.other_facts)}, {crossovers_text(sc, other, base)}});
   }
@@ -249,8 +250,8 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
       const bool sig = a.significant();
       t.rows.push_back({{format_size(static_cast<double>(a.bytes))}, {format_us(a.base->time_us)}, {format_us(a.other->time_us)},
                         {format_gbps(a.base->busbw_gbps)}, {format_gbps(a.other->busbw_gbps)},
-                        {format_ratio(a.busbw_ratio), ratio_tone(a.busbw_ratio, true, sig)},
-                        {format_ratio(a.time_ratio), ratio_tone(a.time_ratio, false, sig)},
+                        {format_ratio(a.busbw_ratio), ratio_tone(a.busbw_ratio, true, sig, c.options.tie_band)},
+                        {format_ratio(a.time_ratio), ratio_tone(a.time_ratio, false, sig, c.options.tie_band)},
                         {p_text(a), sig ? Tone::plain : Tone::muted}});
     }
     if (sc.points.size() > shown)

@@ -47,7 +47,7 @@ TEST(AcceptSpec, ParsesAChecksGatesAndDefaults) {
   ASSERT_EQ(s.checks.size(), 1u);
   const Check& c = s.checks[0];
   EXPECT_EQ(c.name, "pairs");
-  EXPECT_EQ(c.pattern, Pattern::pairwise);
+  EXPECT_EQ(c.pattern, GroupPattern::pairwise);
   EXPECT_EQ(c.sizes, (std::vector<std::size_t>{8, 1 << 20}));
   EXPECT_EQ(c.repeats, 3);
   EXPECT_EQ(c.pass_repeats, 2);
@@ -132,7 +132,7 @@ TEST(AcceptSpec, OnePathPerBackendAndUniqueNames) {
 
 TEST(AcceptSchedule, PairwiseCoversEveryPairOnceInRoundsOfDisjointPairs) {
   for (int n = 2; n <= 9; ++n) {
-    const auto rounds = schedule(Pattern::pairwise, n);
+    const auto rounds = schedule(GroupPattern::pairwise, n);
     EXPECT_EQ(rounds.size(), static_cast<std::size_t>(n % 2 == 0 ? n - 1 : n)) << n;
     std::set<std::pair<int, int>> seen;
     for (const Round& r : rounds) {
@@ -149,7 +149,7 @@ TEST(AcceptSchedule, PairwiseCoversEveryPairOnceInRoundsOfDisjointPairs) {
 
 TEST(AcceptSchedule, RingAllAndPerNode) {
   for (int n = 3; n <= 8; ++n) {
-    const auto rounds = schedule(Pattern::ring, n);
+    const auto rounds = schedule(GroupPattern::ring, n);
     EXPECT_EQ(rounds.size(), n % 2 == 0 ? 2u : 3u);
     std::size_t pairs = 0;
     for (const Round& r : rounds) {
@@ -162,10 +162,10 @@ TEST(AcceptSchedule, RingAllAndPerNode) {
     }
     EXPECT_EQ(pairs, static_cast<std::size_t>(n));
   }
-  EXPECT_EQ(schedule(Pattern::ring, 2).size(), 1u);
-  EXPECT_TRUE(schedule(Pattern::pairwise, 1).empty());
-  EXPECT_EQ(schedule(Pattern::all, 3), (std::vector<Round>{{{0, 1, 2}}}));
-  EXPECT_EQ(schedule(Pattern::per_node, 3), (std::vector<Round>{{{0}, {1}, {2}}}));
+  EXPECT_EQ(schedule(GroupPattern::ring, 2).size(), 1u);
+  EXPECT_TRUE(schedule(GroupPattern::pairwise, 1).empty());
+  EXPECT_EQ(schedule(GroupPattern::all, 3), (std::vector<Round>{{{0, 1, 2}}}));
+  EXPECT_EQ(schedule(GroupPattern::per_node, 3), (std::vector<Round>{{{0}, {1}, {2}}}));
 }
 
 TEST(AcceptSchedule, SecondPassSpreadsSuspectsOverReferences) {
@@ -185,7 +185,7 @@ Check pair_check() {
   c.sizes = {1 << 20};
   c.repeats = 3;
   c.pass_repeats = 2;
-  c.pattern = Pattern::pairwise;
+  c.pattern = GroupPattern::pairwise;
   Gate g;
   g.at_bytes = 1 << 20;
   g.min = 10;
@@ -258,7 +258,7 @@ CheckVerdict four_nodes_one_slow(double second_pass_busbw) {
   static const Check c = pair_check();
   CheckVerdict v;
   v.check = &c;
-  for (const Round& r : schedule(Pattern::pairwise, 4))
+  for (const Round& r : schedule(GroupPattern::pairwise, 4))
     for (const NodeGroup& g : r) {
       const bool slow = g[0] == 2 || g[1] == 2;
       v.first.push_back(judge_group(c, run_of(g, slow ? std::vector<double>{3, 3, 3} : std::vector<double>{12, 12, 12}), {}));
@@ -296,7 +296,7 @@ TEST(AcceptVerdict, ALinkProblemIsReportedAsThePair) {
   static const Check c = pair_check();
   CheckVerdict v;
   v.check = &c;
-  for (const Round& r : schedule(Pattern::pairwise, 4))
+  for (const Round& r : schedule(GroupPattern::pairwise, 4))
     for (const NodeGroup& g : r)
       v.first.push_back(judge_group(c, run_of(g, g == NodeGroup{0, 1} ? std::vector<double>{3, 3, 3} : std::vector<double>{12, 12, 12}), {}));
   v.suspects = find_suspects(v.first, 4);
@@ -318,7 +318,7 @@ TEST(AcceptVerdict, ALinkProblemIsReportedAsThePair) {
 // re-test that fails too names it.
 TEST(AcceptVerdict, NoiseNamesNoDefect) {
   Check c = pair_check();
-  c.pattern = Pattern::per_node;
+  c.pattern = GroupPattern::per_node;
   const auto noisy = [](GroupRun r) {
     for (RepeatResult& rep : r.repeats)
       for (MeasuredPoint& p : rep.points) p.noisy = true;
@@ -350,7 +350,7 @@ TEST(AcceptVerdict, NoiseNamesNoDefect) {
 
 TEST(AcceptVerdict, PerNodeAndAll) {
   Check c = pair_check();
-  c.pattern = Pattern::per_node;
+  c.pattern = GroupPattern::per_node;
   CheckVerdict v;
   v.check = &c;
   v.first = {judge_group(c, run_of({0}, {12, 12, 12}), {}), judge_group(c, run_of({1}, {1, 1, 1}), {})};
@@ -358,7 +358,7 @@ TEST(AcceptVerdict, PerNodeAndAll) {
   EXPECT_EQ(v.nodes[0].status, NodeStatus::pass);
   EXPECT_EQ(v.nodes[1].status, NodeStatus::defective);
   EXPECT_FALSE(v.pass);
-  c.pattern = Pattern::all;
+  c.pattern = GroupPattern::all;
   CheckVerdict all;
   all.check = &c;
   all.first = {judge_group(c, run_of({0, 1}, {1, 1, 1}), {})};

@@ -16,7 +16,7 @@
 namespace ccb {
 namespace {
 
-Check bisect_check(Pattern p = Pattern::bisect, int repeats = 1) {
+Check bisect_check(GroupPattern p = GroupPattern::bisect, int repeats = 1) {
   Check c;
   c.name = "b";
   c.collective = find_collective("all_reduce");
@@ -135,7 +135,7 @@ TEST(Bisect, AFailingSwitchIsNamedAsTheSwitch) {
 TEST(Pairwise, AMarginalPairIsReTestedBeforeItsLinkIsNamed) {
   // Pairwise under noise: a pair that fails once while both nodes pass with
   // references is run again; passing then, it is noise and the check passes.
-  const Check c = bisect_check(Pattern::pairwise);
+  const Check c = bisect_check(GroupPattern::pairwise);
   int rejected = 0, retests = 0;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     const CheckVerdict v = run(c, make_cluster(8, {}, 1, 0.12, seed));
@@ -158,7 +158,7 @@ TEST(Population, AGateRelativeToThisRunsGroupsFindsASlowNodeWithoutAFloor) {
   // No absolute floor: pairs are judged against the median (and MAD) of this
   // check's pairs. A node at 60% of the others is named; a clean cluster
   // with 5% noise passes.
-  Check c = bisect_check(Pattern::pairwise);
+  Check c = bisect_check(GroupPattern::pairwise);
   Gate g;
   g.at_bytes = 1 << 20;
   g.population = true;

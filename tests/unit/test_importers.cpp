@@ -227,7 +227,7 @@ TEST(Importers, CcbenchJsonlBrokenLinesAreListed) {
   EXPECT_TRUE(unread_has(s, "ccbench-corrupt.jsonl:6: record type 'mystery'"));
   const ResultSet future = load("broken/ccbench-future.jsonl");
   EXPECT_TRUE(future.points.empty());
-  EXPECT_TRUE(unread_has(future, ":1: run record with schema_version '9': this ccbench reads 1 and 2"));
+  EXPECT_TRUE(unread_has(future, ":1: run record with schema_version '9': this ccbench reads 1 to 3"));
 }
 
 // --nccl-algorithms records what NCCL chose per point; the importer keeps the
