@@ -94,19 +94,16 @@ def expand(pattern):
 
 def check_paths(root, md):
     text, code = prose(os.path.join(root, md))
-    for i, line in text + code:
-        spans = re.findall(r"`([^`]+)`", line) if (i, line) in text else [line]
-        for span in spans:
-            for m in re.finditer(r"(?<![\w./-])((?:%s)/[\w./*{},+-]*)" % "|".join(re.escape(t) for t in TOP), span):
-                if span[m.end():m.end() + 1] == "<":  # results/runs/<UTC time>/...: made at run time
-                    continue
-                word = m.group(1).rstrip(".,:;")
-                if word.endswith("/") or "..." in word or "NAME" in word or "CHECK" in word:
-                    word = word.rstrip("/")
-                if not word or re.search(r"[A-Z]{3,}", word):  # a placeholder (DIR, FILE, N...)
-                    continue
-                if not any(glob.glob(os.path.join(root, w)) for w in expand(word)):
-                    problems.append(f"{md}:{i}: names {word}, which is not in the tree")
+    # Prose: what stands in `code`; code blocks: every line.
+    for i, span in [(i, s) for i, line in text for s in re.findall(r"`([^`]+)`", line)] + code:
+        for m in re.finditer(r"(?<![\w./-])((?:%s)/[\w./*{},+-]*)" % "|".join(re.escape(t) for t in TOP), span):
+            if span[m.end():m.end() + 1] == "<":  # results/runs/<UTC time>/...: made at run time
+                continue
+            word = m.group(1).rstrip(".,:;").rstrip("/")  # a folder is named with or without its slash
+            if not word or re.search(r"[A-Z]{3,}", word):  # a placeholder (DIR, FILE, N...)
+                continue
+            if not any(glob.glob(os.path.join(root, w)) for w in expand(word)):
+                problems.append(f"{md}:{i}: names {word}, which is not in the tree")
 
 
 def declared_flags(root):

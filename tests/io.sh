@@ -99,31 +99,28 @@ PY
   empty
   ;;
 sigint)
-  "$ccbench" io "$dir/t" -p rand_read -b 512 --file-size 256M --direct --engine psync -J "$dir/s.jsonl" >"$dir/out" 2>"$dir/err" &
-  pid=$!
-  for _ in $(seq 100); do grep -q '"type":"run"' "$dir/s.jsonl" 2>/dev/null && break; sleep 0.1; done
-  sleep 1.5
-  kill -INT $pid
-  wait $pid
-  rc=$?
-  [ $rc = 130 ] || fail "exit $rc after SIGINT, expected 130"
-  empty
-  grep -q '"status":"interrupted: SIGINT"' "$dir/s.jsonl" || fail "end record"
+  # interrupted JSONL WHAT ARGS...: ccbench io ARGS, SIGINT 1.5 s after its run
+  # record: exit 130, nothing left behind, end record "interrupted: SIGINT".
+  interrupted() {
+    local jsonl=$1 what=$2; shift 2
+    "$ccbench" io "$dir/t" "$@" -J "$jsonl" >"$dir/out" 2>"$dir/err" &
+    local pid=$!
+    for _ in $(seq 100); do grep -q '"type":"run"' "$jsonl" 2>/dev/null && break; sleep 0.1; done
+    sleep 1.5
+    kill -INT $pid
+    wait $pid
+    local rc=$?
+    [ $rc = 130 ] || fail "$what: exit $rc after SIGINT, expected 130"
+    empty
+    grep -q '"status":"interrupted: SIGINT"' "$jsonl" || fail "$what: end record"
+  }
+  interrupted "$dir/s.jsonl" "psync rand_read" -p rand_read -b 512 --file-size 256M --direct --engine psync
   grep -q '"cut_short":true' "$dir/s.jsonl" || fail "the interrupted point is not marked cut short"
   # The same through io_uring during a checkpoint's writes: a request the
   # signal cut is the pass cut short (it was "Input/output error", exit 1,
   # before 2026-12-01), and a cut write pass is not verified.
   if [ $qd -gt 1 ]; then
-    "$ccbench" io "$dir/t" -p checkpoint -b 1M --file-size 8G --engine io_uring --qd 8 -J "$dir/c.jsonl" >"$dir/out" 2>"$dir/err" &
-    pid=$!
-    for _ in $(seq 100); do grep -q '"type":"run"' "$dir/c.jsonl" 2>/dev/null && break; sleep 0.1; done
-    sleep 1.5
-    kill -INT $pid
-    wait $pid
-    rc=$?
-    [ $rc = 130 ] || fail "io_uring checkpoint: exit $rc after SIGINT, expected 130"
-    empty
-    grep -q '"status":"interrupted: SIGINT"' "$dir/c.jsonl" || fail "io_uring checkpoint: end record"
+    interrupted "$dir/c.jsonl" "io_uring checkpoint" -p checkpoint -b 1M --file-size 8G --engine io_uring --qd 8
   fi
   # A signal while the files are created (300,000 of them: minutes) stops the
   # setup within seconds, removes what was made and ends as interrupted (it

@@ -79,12 +79,7 @@ void add_simulation_findings(const Check& c, const ClusterModel& m, const Baseli
   std::vector<std::string> false_named;
   int made = 0, found = 0;
   for (std::size_t n = 0; n < m.names.size(); ++n) {
-    double f = m.node_factor[n];
-    if (!m.switch_of.empty()) {
-      const auto sw = m.switch_factor.find(m.switch_of[n]);
-      if (sw != m.switch_factor.end()) f = std::min(f, sw->second);
-    }
-    const bool bad = f < threshold;
+    const bool bad = m.node_alone_factor(static_cast<int>(n)) < threshold;
     const bool named = v.nodes.size() > n && v.nodes[n].status == NodeStatus::defective;
     made += bad;
     found += bad && named;
@@ -111,15 +106,18 @@ void add_simulation_findings(const Check& c, const ClusterModel& m, const Baseli
 
 }  // namespace
 
+double ClusterModel::node_alone_factor(int n) const {
+  double f = node_factor[static_cast<std::size_t>(n)];
+  if (!switch_of.empty()) {
+    const auto it = switch_factor.find(switch_of[static_cast<std::size_t>(n)]);
+    if (it != switch_factor.end()) f = std::min(f, it->second);
+  }
+  return f;
+}
+
 double ClusterModel::group_factor(const NodeGroup& g) const {
   double f = 1;
-  for (int n : g) {
-    f = std::min(f, node_factor[static_cast<std::size_t>(n)]);
-    if (!switch_of.empty()) {
-      const auto it = switch_factor.find(switch_of[static_cast<std::size_t>(n)]);
-      if (it != switch_factor.end()) f = std::min(f, it->second);
-    }
-  }
+  for (int n : g) f = std::min(f, node_alone_factor(n));
   // The group's links: each defective link whose two ends are both in it
   // (O(links + g log g), not every pair of a 131,072-node group).
   if (!link_factor.empty()) {
@@ -243,10 +241,13 @@ GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& 
   const double f = m.group_factor(g);
   std::normal_distribution<double> normal(0, 1);
   const double factor = run.ranks > 1 && c.collective ? bus_factor(*c.collective, run.ranks) : 1.0;
+  std::vector<Healthy> per_size;  // the same for every repeat: looked up once
+  for (std::size_t bytes : c.sizes) per_size.push_back(healthy(c, m, bytes, run.ranks, baseline));
   for (int k = 0; k < c.repeats; ++k) {
     RepeatResult r;
-    for (std::size_t bytes : c.sizes) {
-      const Healthy h = healthy(c, m, bytes, run.ranks, baseline);
+    for (std::size_t i = 0; i < c.sizes.size(); ++i) {
+      const std::size_t bytes = c.sizes[i];
+      const Healthy& h = per_size[i];
       const double e = std::max(0.01, 1 + m.noise_cv * normal(rng)) * f;
       MeasuredPoint p;
       p.requested_bytes = p.bytes = bytes;

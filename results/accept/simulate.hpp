@@ -27,6 +27,8 @@ struct ClusterModel {
   std::uint64_t seed = 1;
 
   int nodes() const { return static_cast<int>(names.size()); }
+  // One node's factor: its own, or its switch's when that is lower.
+  double node_alone_factor(int n) const;
   // The slowest member, link and switch of a group: what a collective over it sees.
   double group_factor(const NodeGroup& g) const;
   double test_seconds(std::size_t group_nodes) const;
