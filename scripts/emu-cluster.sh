@@ -5,12 +5,21 @@
 # (htb, both directions) and with a chosen MTU; then mpirun across them.
 #
 #   scripts/emu-cluster.sh [options] -- MPIRUN-ARGS...
+#   scripts/emu-cluster.sh --slurm [options] -- COMMAND...
 #
 #   -n N                 hosts (default 4)
 #   --slots S            ranks per host in the hostfile (default 1)
 #   --rate RATE          shape every host's link to RATE (tc units: 800mbit, 1gbit)
 #   --throttle I=RATE    shape host I (1..N) to RATE instead (repeatable)
 #   --mtu M              MTU of every link (default 1500)
+#   --slurm              a real Slurm instead of mpirun: munged, slurmctld and one
+#                        slurmd per host (inside its namespaces, its own /tmp), a
+#                        generated slurm.conf (partition emu, CPUs = --slots,
+#                        at least 2) and topology.conf (--switch); COMMAND runs on
+#                        this machine with SLURM_CONF set, so srun, sbatch, scontrol
+#                        and ccbench's step controller reach that cluster
+#   --switch I-J=NAME    hosts I..J hang off switch NAME (topology.conf; repeatable)
+#   --health-check P     slurmd runs P as HealthCheckProgram every 30 s (--slurm)
 #
 # mpirun gets a hostfile of the hosts' addresses, an rsh agent that enters the
 # host's namespaces (ip netns exec + unshare --uts), and Open MPI's out-of-band
@@ -22,8 +31,9 @@
 # Everything it creates is removed when it exits, also on failure or signal.
 set -uo pipefail
 
-hosts=4 slots=1 rate="" mtu=1500
+hosts=4 slots=1 rate="" mtu=1500 slurm=0 health=""
 declare -A throttle=()
+switches=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) hosts=$2; shift 2 ;;
@@ -31,12 +41,15 @@ while [ $# -gt 0 ]; do
     --rate) rate=$2; shift 2 ;;
     --throttle) throttle[${2%%=*}]=${2#*=}; shift 2 ;;
     --mtu) mtu=$2; shift 2 ;;
+    --slurm) slurm=1; shift ;;
+    --switch) switches+=("$2"); shift 2 ;;
+    --health-check) health=$2; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "emu-cluster: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-[ $# -gt 0 ] || { echo "emu-cluster: give mpirun's arguments after --" >&2; exit 2; }
+[ $# -gt 0 ] || { echo "emu-cluster: give mpirun's arguments (--slurm: a command) after --" >&2; exit 2; }
 case "$hosts" in ''|*[!0-9]*) echo "emu-cluster: -n '$hosts': not a number" >&2; exit 2 ;; esac
 [ "$hosts" -ge 1 ] && [ "$hosts" -le 64 ] || { echo "emu-cluster: -n $hosts: 1 to 64 hosts" >&2; exit 2; }
 for i in "${!throttle[@]}"; do
@@ -53,9 +66,13 @@ id=$(( ($$ % 200) + 20 ))
 tag="cce${id}"
 subnet="10.213.${id}"
 bridge="${tag}br"
-work=$(mktemp -d "/tmp/${tag}.XXXXXX")
+# Not under /tmp: a Slurm node's /tmp is its own (scripts/emu-slurm.sh).
+work=$(mktemp -d "/var/tmp/${tag}.XXXXXX")
+here=$(cd "$(dirname "$0")" && pwd)
+[ "$slurm" = 1 ] && . "$here/emu-slurm.sh"
 
 cleanup() {
+  [ "$slurm" = 1 ] && stop_slurm
   for i in $(seq 1 "$hosts"); do ip netns del "${tag}h$i" 2>/dev/null; done
   ip link del "$bridge" 2>/dev/null
   rm -rf "$work"
@@ -112,6 +129,15 @@ chmod +x "$work/agent"
 
 # Open MPI as root needs the confirmation variables; keep the ones set.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+if [ "$slurm" = 1 ]; then
+  start_slurm || exit 1
+  # What mpirun's flags below say, for ranks that srun starts (srun passes
+  # the environment on).
+  export OMPI_MCA_btl_tcp_if_include="${subnet}.0/24" OMPI_MCA_btl=self,vader,tcp \
+    OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=1
+  "$@"
+  exit $?
+fi
 mpirun --hostfile "$work/hostfile" \
   --mca plm_rsh_agent "$work/agent" --mca plm_rsh_no_tree_spawn 1 \
   --mca oob_tcp_if_include "${subnet}.0/24" --mca btl_tcp_if_include "${subnet}.0/24" \
