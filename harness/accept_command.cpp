@@ -1,6 +1,7 @@
 #include "harness/cli_errors.hpp"
 #include "results/json_text.hpp"
 #include "harness/accept_command.hpp"
+#include "harness/accept_parts.hpp"
 #include "harness/io_command.hpp"
 
 #include <fmt/format.h>
@@ -87,8 +88,8 @@ class CollectingWriter final : public Writer {
   void end(const EndInfo& e) override { text += json_text(end_to_json(e)) + "\n"; }
 };
 
-// An io check as ccbench io's arguments (UsageError naming the spec line when
-// they do not hold).
+}  // namespace
+
 IoArgs io_check_args(const Check& c, const std::string& spec_file) {
   const IoCheck& io = *c.io;
   IoArgs a;
@@ -138,6 +139,8 @@ Config check_config(const Check& c, const std::string& spec_file) {
   return cfg;
 }
 
+namespace {
+
 std::string file_safe(const std::string& s) {
   std::string out;
   for (char ch : s) out += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' || ch == '_' ? ch : '_';
@@ -171,6 +174,47 @@ RepeatResult parse_repeat(int code, const std::string& jsonl) {
   }
   return r;
 }
+
+}  // namespace
+
+nlohmann::json group_repeats(const AcceptArgs& args, const Check& c, Config& cfg, const Comm& group,
+                             const std::string& nccl_log) {
+  nlohmann::json repeats = nlohmann::json::array();
+  for (int k = 0; k < c.repeats; ++k) {
+    cfg.observe_path = k == 0;
+    cfg.observe_path_note = "observed on the first repeat of this group (raw file rep1)";
+    CollectingWriter collect;
+    const int code = c.io ? run_io(io_check_args(c, args.spec.file), group, &collect) : run_sweep(cfg, group, nccl_log, &collect);
+    if (group.rank() == 0) repeats.push_back({{"code", code}, {"jsonl", collect.text}});
+    if (code == kExitSignal + SIGINT || code == kExitSignal + SIGTERM || code == kExitSignal + SIGHUP) break;
+  }
+  return repeats;
+}
+
+GroupRun group_run_from_json(const Check& c, const PlannedRound& round, const NodeGroup& nodes, const nlohmann::json& j,
+                             const std::vector<std::string>& hosts, const std::string& out_dir,
+                             std::vector<std::string>& run_errors) {
+  GroupRun run;
+  run.nodes = nodes;
+  run.pass = round.pass;
+  run.round = round.round;
+  run.ranks = j.at("ranks").get<int>();
+  const std::string group = group_hosts(nodes, hosts);
+  int k = 0;
+  for (const auto& rep : j.at("repeats")) {
+    const int code = rep.at("code").get<int>();
+    const std::string jsonl = rep.at("jsonl").get<std::string>();
+    run.repeats.push_back(parse_repeat(code, jsonl));
+    const std::filesystem::path raw = std::filesystem::path(out_dir) / "raw" / c.name /
+                                      fmt::format("p{}-r{}-{}-rep{}.jsonl", round.pass, round.round + 1, file_safe(group), ++k);
+    write_file_atomically("--out", raw.string(), jsonl);
+    if (code == kExitUsage)
+      run_errors.push_back(fmt::format("{}: {} could not run ({}; see stderr)", c.name, group, run.repeats.back().error));
+  }
+  return run;
+}
+
+namespace {
 
 // One acceptance run: its arguments, nodes, baselines, and what its checks
 // have found so far (every pass of every check reads and adds to it).
@@ -229,15 +273,7 @@ struct AcceptanceRun {
     const std::unique_ptr<Comm> sub = world.split(color);
     control->pause();  // the sweeps have watchdogs of their own (timeout_s)
     if (!sub) return "";
-    nlohmann::json repeats = nlohmann::json::array();
-    for (int k = 0; k < c.repeats; ++k) {
-      cfg.observe_path = k == 0;
-      cfg.observe_path_note = "observed on the first repeat of this group (raw file rep1)";
-      CollectingWriter collect;
-      const int code = c.io ? run_io(io_check_args(c, args.spec.file), *sub, &collect) : run_sweep(cfg, *sub, nccl_log, &collect);
-      if (sub->rank() == 0) repeats.push_back({{"code", code}, {"jsonl", collect.text}});
-      if (code == kExitSignal + SIGINT || code == kExitSignal + SIGTERM || code == kExitSignal + SIGHUP) break;
-    }
+    const nlohmann::json repeats = group_repeats(args, c, cfg, *sub, nccl_log);
     return sub->rank() == 0 ? json_text(nlohmann::json{{"group", color}, {"ranks", sub->size()}, {"repeats", repeats}}) : "";
   }
 
@@ -247,25 +283,8 @@ struct AcceptanceRun {
     for (const std::string& text : all) {
       if (text.empty()) continue;
       const auto j = nlohmann::json::parse(text);
-      GroupRun run;
-      run.nodes = round.groups.at(j.at("group").get<std::size_t>());
-      run.pass = round.pass;
-      run.round = round.round;
-      run.ranks = j.at("ranks").get<int>();
-      int k = 0;
-      for (const auto& rep : j.at("repeats")) {
-        const int code = rep.at("code").get<int>();
-        const std::string jsonl = rep.at("jsonl").get<std::string>();
-        run.repeats.push_back(parse_repeat(code, jsonl));
-        const std::filesystem::path raw = std::filesystem::path(args.out_dir) / "raw" / c.name /
-                                          fmt::format("p{}-r{}-{}-rep{}.jsonl", round.pass, round.round + 1,
-                                                      file_safe(group_name(run.nodes)), ++k);
-        write_file_atomically("--out", raw.string(), jsonl);
-        if (code == kExitUsage)
-          run_errors.push_back(fmt::format("{}: {} could not run ({}; see stderr)", c.name, group_name(run.nodes),
-                                           run.repeats.back().error));
-      }
-      runs.push_back(std::move(run));
+      runs.push_back(group_run_from_json(c, round, round.groups.at(j.at("group").get<std::size_t>()), j, hosts,
+                                         args.out_dir, run_errors));
     }
     return runs;
   }
@@ -300,8 +319,8 @@ std::optional<PlannedRound> share_round(const Comm& world, const std::optional<P
   return r;
 }
 
-// Each node's switch from the spec's switches: (empty when the spec has none;
-// a host it does not list is "unlisted").
+}  // namespace
+
 std::vector<std::string> switch_labels(const AcceptSpec& spec, const std::vector<std::string>& hosts) {
   std::vector<std::string> labels;
   if (spec.switch_of.empty()) return labels;
@@ -311,6 +330,8 @@ std::vector<std::string> switch_labels(const AcceptSpec& spec, const std::vector
   }
   return labels;
 }
+
+namespace {
 
 // A spec with GPU checks stops here, before the first check, on a node without a GPU.
 void require_gpus_for(const AcceptSpec& spec) {
@@ -322,6 +343,8 @@ void require_gpus_for(const AcceptSpec& spec) {
   if (count > 0)
     require_gpu(fmt::format("{}: check{} {} need{} a GPU", spec.file, count > 1 ? "s" : "", gpu_checks, count > 1 ? "" : "s"));
 }
+
+}  // namespace
 
 void validate_for_nodes(const AcceptSpec& spec, const std::vector<int>& ranks_per_node) {
   require_gpus_for(spec);
@@ -337,15 +360,12 @@ void validate_for_nodes(const AcceptSpec& spec, const std::vector<int>& ranks_pe
   }
 }
 
-// The verdict files can be written (a folder or a link at one of their names,
-// no permission): checked when --out exists, before the first check runs.
 void check_verdict_paths(const AcceptArgs& args) {
   const std::filesystem::path out(args.out_dir);
   for (const char* f : {"verdict.json", "verdict.md", "report.html"})
     check_output_writable(fmt::format("--out ({})", f), (out / f).string());
 }
 
-// verdict.json, verdict.md and report.html under --out (each replaced whole).
 void write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome) {
   Report report = build_accept_report(outcome);
   const std::filesystem::path out(args.out_dir);
@@ -354,8 +374,6 @@ void write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome) {
   write_file_atomically("--out", (out / "report.html").string(), render_html(report, ChartImages{}));
 }
 
-// The final verdict files, then the report on the terminal and where the
-// files are; the exit code of printing (0, or 5 when stdout failed).
 int write_and_print(const AcceptArgs& args, const AcceptOutcome& outcome, const std::string& raw, int code) {
   write_verdicts(args, outcome);
   const Report report = build_accept_report(outcome, AcceptView::terminal);
@@ -371,8 +389,6 @@ int write_and_print(const AcceptArgs& args, const AcceptOutcome& outcome, const 
                        fmt::format("ccbench accept: {}\n", meaning));
 }
 
-}  // namespace
-
 std::string_view accept_help() { return kAcceptHelp; }
 
 std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
@@ -386,6 +402,11 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   app.add_option("--out", a.out_dir);
   app.add_option("--color", a.color);
   app.add_option("--simulate", a.simulate);
+  app.add_option("--launcher", a.launcher);
+  app.add_flag("--drain", a.drain);
+  app.add_flag("--resume", a.resume);
+  app.add_option("--run-group", a.run_group);
+  app.add_option("--group-out", a.group_out);
   app.add_option("spec", positional);
   parse_or_usage_error(app, argc, argv, "accept", "accept");
   if (help) {
@@ -396,8 +417,19 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   if (a.color != "auto" && a.color != "always" && a.color != "never")
     throw UsageError(fmt::format("accept: --color '{}': unknown (allowed: auto, always, never)", a.color));
   if (app.count("--simulate") && a.simulate.empty()) throw UsageError("accept: --simulate: empty file name");
+  if (a.launcher != "auto" && a.launcher != "mpi" && a.launcher != "slurm")
+    throw UsageError(fmt::format("accept: --launcher '{}': unknown (allowed: auto, mpi, slurm)", a.launcher));
+  if (!a.simulate.empty() && a.launcher == "slurm") throw UsageError("accept: --simulate and --launcher slurm: choose one");
+  if (a.run_group.empty() != a.group_out.empty())
+    throw UsageError("accept: --run-group and --group-out come together (the Slurm step controller gives both)");
   a.spec_text = yamlf::read_text(positional[0]);
   a.spec = parse_spec(a.spec_text, positional[0]);
+  if (!a.run_group.empty() && std::none_of(a.spec.checks.begin(), a.spec.checks.end(),
+                                           [&](const Check& c) { return c.name == a.run_group; }))
+    throw UsageError(fmt::format("accept: --run-group '{}': {} has no such check", a.run_group, a.spec.file));
+  if ((a.drain || a.resume) && !uses_slurm_steps(a))
+    throw UsageError(fmt::format("accept: {} acts on Slurm nodes: run inside a Slurm allocation (sbatch, salloc) as one "
+                                 "process, or give --launcher slurm", a.drain ? "--drain" : "--resume"));
   for (const Check& c : a.spec.checks)
     if (c.io) io_check_args(c, a.spec.file);  // refused here, before anything runs
   // Nothing the run reads may be replaced by what it writes: the spec, the
@@ -414,6 +446,15 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
                        inputs);
   if (a.simulate.empty()) check_inputs_outside("--out", (out / "raw").string(), inputs);
   return a;
+}
+
+bool uses_slurm_steps(const AcceptArgs& args) {
+  if (!args.run_group.empty() || !args.simulate.empty() || args.launcher == "mpi") return false;
+  if (args.launcher == "slurm") return true;
+  // Not started by a launcher: mpirun's and an srun step's variables unset.
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_STEP_NUM_TASKS"})
+    if (std::getenv(var)) return false;
+  return std::getenv("SLURM_JOB_ID") != nullptr;
 }
 
 std::string request_accept_paths(const AcceptSpec& spec) {
@@ -477,8 +518,9 @@ void map_nodes(const Comm& world, AcceptanceRun& s) {
   s.my_node = static_cast<int>(std::find(s.hosts.begin(), s.hosts.end(), host) - s.hosts.begin());
 }
 
-// Rank 0: the output folders (raw/CHECK) and the baselines the gates name.
-void prepare_outputs(const AcceptArgs& args, AcceptanceRun& s) {
+}  // namespace
+
+GateBaselines prepare_outputs(const AcceptArgs& args) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(args.out_dir) / "raw", ec);
   if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create the folder ({})", args.out_dir, ec.message()));
@@ -487,8 +529,10 @@ void prepare_outputs(const AcceptArgs& args, AcceptanceRun& s) {
     std::filesystem::create_directories(std::filesystem::path(args.out_dir) / "raw" / c.name, ec);
     if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create raw/{} ({})", args.out_dir, c.name, ec.message()));
   }
-  s.baselines = load_gate_baselines(args.spec);
+  return load_gate_baselines(args.spec);
 }
+
+namespace {
 
 // One check, round after round as rank 0's plan decides; rank 0 adds its
 // verdict to `outcome` and writes what is known so far (it survives a later hang).
@@ -544,7 +588,7 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
   map_nodes(world, s);
   if (!every_rank_passes(world, [&] {
         validate_for_nodes(spec, s.ranks_per_node);
-        if (world.rank() == 0) prepare_outputs(args, s);
+        if (world.rank() == 0) s.baselines = prepare_outputs(args);
       }))
     return kExitUsage;
 
@@ -572,6 +616,25 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
     try {
       const int printed = write_and_print(args, outcome, fmt::format("raw results: {}/raw/", args.out_dir), code);
       if (printed != kExitOk && code == kExitOk) code = printed;
+    } catch (const UsageError& e) {
+      fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+      code = exit_code_of(e);
+    }
+  }
+  world.broadcast(&code, sizeof code);
+  return code;
+}
+
+int run_accept_group(const AcceptArgs& args, const Comm& world, const std::string& nccl_log) {
+  const Check& c = *std::find_if(args.spec.checks.begin(), args.spec.checks.end(),
+                                 [&](const Check& ch) { return ch.name == args.run_group; });
+  int code = kExitOk;  // the controller validated the spec for the allocation
+  Config cfg = check_config(c, args.spec.file);
+  const nlohmann::json repeats = group_repeats(args, c, cfg, world, nccl_log);
+  if (world.rank() == 0) {
+    try {
+      write_file_atomically("--group-out", args.group_out,
+                            json_text(nlohmann::json{{"ranks", world.size()}, {"repeats", repeats}}) + "\n");
     } catch (const UsageError& e) {
       fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
       code = exit_code_of(e);

@@ -17,7 +17,16 @@ struct AcceptArgs {
   std::string spec_text;  // as read by this process
   AcceptSpec spec;
   std::string simulate;   // --simulate CLUSTER.yaml: a cluster model instead of MPI
+  std::string launcher = "auto";  // --launcher auto|mpi|slurm
+  bool drain = false, resume = false;  // --drain, --resume (Slurm)
+  std::string run_group;  // --run-group CHECK: one group's repeats, inside a job step the controller started
+  std::string group_out;  // --group-out FILE: where that step writes them
 };
+
+// The Slurm step controller runs this acceptance: --launcher slurm, or auto
+// inside an allocation (SLURM_JOB_ID) started as one process (not by
+// mpirun, not as a task of an srun step).
+bool uses_slurm_steps(const AcceptArgs& args);
 
 // Parses `accept ...` (argv[0] is "accept") and reads the spec. nullopt
 // after --help (the caller prints accept_help()); throws UsageError.
@@ -35,5 +44,14 @@ int run_accept_simulated(const AcceptArgs& args);
 // Every process of the job calls it. Returns the exit code: 0 accepted,
 // 1 rejected, 2 a spec or run error.
 int run_accept(const AcceptArgs& args, const Comm& world, const std::string& nccl_log);
+
+// --run-group CHECK: the check's repeats on every rank of this job step,
+// written by rank 0 to --group-out as one JSON object (group_run_from_json
+// reads it). 0 when written.
+int run_accept_group(const AcceptArgs& args, const Comm& world, const std::string& nccl_log);
+
+// The Slurm step controller (harness/accept_steps.cpp): one process inside
+// the allocation; every group of a round its own srun step, at once.
+int run_accept_steps(const AcceptArgs& args);
 
 }  // namespace ccb

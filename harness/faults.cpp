@@ -16,7 +16,8 @@ Faults parse_faults(const std::string& spec) {
   if (spec.empty()) return f;
   const auto bad = [&] {
     return UsageError(fmt::format("CCBENCH_FAULT '{}': expected corrupt:rank=R or control_hang:rank=R, or hang, exit, "
-                                  "stuck, gpu_hang or error with :rank=R[:bytes=S]", spec));
+                                  "stuck, gpu_hang or error with :rank=R[:bytes=S] (host=NAME with or instead of rank=R)",
+                                  spec));
   };
   const std::size_t colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
@@ -35,6 +36,11 @@ Faults parse_faults(const std::string& spec) {
     const std::size_t eq = item.find('=');
     if (eq == std::string::npos) throw bad();
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "host" && !value.empty()) {
+      f.host = value;
+      at = next;
+      continue;
+    }
     char* end = nullptr;
     const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
     if (value.empty() || *end != '\0' || value[0] == '-') throw bad();
@@ -43,13 +49,16 @@ Faults parse_faults(const std::string& spec) {
     else throw bad();
     at = next;
   }
-  if (f.rank < 0) throw bad();
+  if (f.rank < 0 && f.host.empty()) throw bad();
   return f;
 }
 
 Faults faults_from_environment() {
   const char* spec = std::getenv("CCBENCH_FAULT");
-  return parse_faults(spec ? spec : "");
+  Faults f = parse_faults(spec ? spec : "");
+  char host[256] = {};
+  if (!f.host.empty() && (gethostname(host, sizeof host - 1) != 0 || f.host != host)) return Faults{};
+  return f;
 }
 
 void hang_forever(int rank, const std::string& where) {
@@ -59,7 +68,7 @@ void hang_forever(int rank, const std::string& where) {
 }
 
 void inject_before_point(const Faults& f, int rank, std::size_t bytes) {
-  if (f.rank != rank || bytes < f.bytes) return;
+  if (!f.on(rank) || bytes < f.bytes) return;
   if (f.kind == Faults::Kind::hang || f.kind == Faults::Kind::stuck)
     hang_forever(rank, fmt::format("before the {} B point", bytes));
   if (f.kind == Faults::Kind::error)

@@ -11,6 +11,8 @@
 //                             or a CUDA error would (a std::runtime_error)
 //   control_hang:rank=R       ccbench accept: R stops in the control plane
 //                             after the first round (outside any sweep)
+// :host=NAME (with or instead of rank=R) limits a fault to the processes on
+// host NAME (every rank there when no rank is given): one node of a job.
 // Not for measurements: it exists so that tests can prove failures are caught.
 #pragma once
 #include <cstddef>
@@ -21,16 +23,21 @@ namespace ccb {
 struct Faults {
   enum class Kind { none, corrupt, hang, exit, stuck, gpu_hang, error, control_hang };
   Kind kind = Kind::none;
-  int rank = -1;
+  int rank = -1;  // -1: every rank (only with host)
   std::size_t bytes = 0;
-  bool corrupts(int r) const { return kind == Kind::corrupt && rank == r; }
-  bool abort_hangs(int first, int count) const { return kind == Kind::stuck && rank >= first && rank < first + count; }
-  bool hangs_gpu(int r, std::size_t b) const { return kind == Kind::gpu_hang && rank == r && b >= bytes; }
-  bool hangs_control_plane(int r) const { return kind == Kind::control_hang && rank == r; }
+  std::string host;  // "": every host
+  bool on(int r) const { return rank < 0 || rank == r; }
+  bool corrupts(int r) const { return kind == Kind::corrupt && on(r); }
+  bool abort_hangs(int first, int count) const {
+    return kind == Kind::stuck && (rank < 0 || (rank >= first && rank < first + count));
+  }
+  bool hangs_gpu(int r, std::size_t b) const { return kind == Kind::gpu_hang && on(r) && b >= bytes; }
+  bool hangs_control_plane(int r) const { return kind == Kind::control_hang && on(r); }
 };
 
 // Throws UsageError on a malformed CCBENCH_FAULT.
 Faults parse_faults(const std::string& spec);
+// CCBENCH_FAULT's fault, or none on a process whose host is not its host=.
 Faults faults_from_environment();
 
 // Hangs, kills or fails (throws std::runtime_error) this process when the

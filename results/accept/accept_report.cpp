@@ -228,11 +228,13 @@ Report build_accept_report(const AcceptOutcome& o, AcceptView view) {
   const std::string node_list = o.hosts.size() <= 16
                                     ? group_hosts(schedule(GroupPattern::all, static_cast<int>(o.hosts.size()))[0][0], o.hosts)
                                     : fmt::format("{} ... {}", o.hosts.front(), o.hosts.back());
-  top.paragraphs.push_back(fmt::format("{}Spec {}{}. {} nodes: {}. Started {}, ended {}.",
+  top.paragraphs.push_back(fmt::format("{}Spec {}{}. {} nodes: {}. Started {}, ended {}.{}",
                                        o.simulated.empty() ? "" : "SIMULATED against the cluster model " + o.simulated + " (no MPI run). ",
                                        spec.file, spec.description.empty() ? "" : " (" + spec.description + ")", o.hosts.size(),
-                                       node_list, o.started_at, o.ended_at));
+                                       node_list, o.started_at, o.ended_at,
+                                       o.engine == "mpi" ? "" : " Each group ran as its own job step (" + o.engine + ")."));
   for (const std::string& e : o.run_errors) top.paragraphs.push_back("Run error: " + e);
+  for (const std::string& a : o.actions) top.paragraphs.push_back("Slurm: " + a);
   Table summary;
   summary.header = {"check", "pattern", "groups passed", "rounds", o.simulated.empty() ? "time (s)" : "simulated time (s)",
                     "verdict", "findings"};
@@ -433,6 +435,8 @@ std::string accept_to_json(const AcceptOutcome& o) {
   j["nodes"] = o.hosts;
   j["ranks_per_node"] = o.ranks_per_node;
   j["run_errors"] = o.run_errors;
+  j["engine"] = o.engine;
+  j["actions"] = o.actions;
   std::string out = "{";
   put_members(out, j, {{"checks", [&](std::string& s, int d) {
                           put_array(s, o.checks.size(), d, [&](std::size_t i, int dd) { put_check(s, o.checks[i], o, dd); });

@@ -18,6 +18,11 @@ struct AcceptOutcome {
   std::vector<std::string> run_errors;  // groups that could not run (exit 2)
   std::string started_at, ended_at;
   std::string simulated;  // --simulate: the cluster model's file ("" for a real run)
+  // How the groups ran: "mpi" (one MPI job), "slurm" (a job step each, job ID).
+  std::string engine = "mpi";
+  // Slurm: what was done to nodes (--drain, --resume), or the commands that
+  // would do it; each a line of the report.
+  std::vector<std::string> actions;
   // false while checks are still running: the files written after each check
   // say "incomplete", so a run that dies (a hang) leaves the checks before it.
   bool finished = true;

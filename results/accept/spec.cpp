@@ -152,7 +152,7 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
                   const std::filesystem::path& folder) {
   yamlf::check_keys(file, n, where,
                     {"name", "collective", "io", "backend", "memory", "path", "dtype", "op", "sizes", "iterations", "warmup",
-                     "gpus_per_process", "repeats", "pass", "pattern", "second_pass", "timeout_s", "gates"});
+                     "gpus_per_process", "repeats", "pass", "pattern", "second_pass", "timeout_s", "step_timeout_s", "gates"});
   Check c;
   c.line = n.Mark().line + 1;
   c.name = yamlf::text(file, n, where, "name", true);
@@ -244,6 +244,8 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
   }
   const double t = yamlf::number(file, n, where, "timeout_s", 1, 86400, false);
   c.timeout_s = std::isnan(t) ? 0 : t;
+  const double st = yamlf::number(file, n, where, "step_timeout_s", 1, 86400, false);
+  c.step_timeout_s = std::isnan(st) ? 0 : st;
   const YAML::Node gates = n["gates"];
   if (!gates) fail(file, n, key_path(where, "gates"), "missing (a check without gates judges nothing)");
   if (!gates.IsSequence() || gates.size() == 0 || gates.size() > 64)
@@ -265,13 +267,15 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
 
 AcceptSpec parse_spec(const std::string& text, const std::string& file) {
   const YAML::Node root = yamlf::parse_text(text, file);
-  yamlf::check_keys(file, root, "", {"name", "description", "timeout_s", "checks", "switches"});
+  yamlf::check_keys(file, root, "", {"name", "description", "timeout_s", "step_timeout_s", "checks", "switches"});
   AcceptSpec spec;
   spec.file = file;
   spec.name = yamlf::text(file, root, "", "name");
   spec.description = yamlf::text(file, root, "", "description");
   const double t = yamlf::number(file, root, "", "timeout_s", 1, 86400, false);
   if (!std::isnan(t)) spec.timeout_s = t;
+  const double st = yamlf::number(file, root, "", "step_timeout_s", 1, 86400, false);
+  if (!std::isnan(st)) spec.step_timeout_s = st;
   if (const YAML::Node sw = root["switches"]) {
     // switches: {leaf1: [host-a, host-b], leaf2: [...]}: which switch (leaf,
     // rack) each host hangs off; bisect splits along them and names a switch
@@ -314,6 +318,8 @@ AcceptSpec parse_spec(const std::string& text, const std::string& file) {
                        "one spec takes one {} path (split the spec)", setting_name(c.path), setting_name(c.backend),
                        setting_name(*first), c.backend == BackendKind::nccl ? "NCCL" : "Open MPI", setting_name(c.backend)));
     if (c.timeout_s == 0) c.timeout_s = spec.timeout_s;
+    if (c.step_timeout_s == 0) c.step_timeout_s = spec.step_timeout_s;
+    if (c.step_timeout_s == 0) c.step_timeout_s = (c.repeats + 1) * c.timeout_s + 60;
     spec.checks.push_back(std::move(c));
   }
   return spec;

@@ -82,6 +82,9 @@ struct Check {
   GroupPattern pattern = GroupPattern::all;
   bool second_pass = true;  // pairwise and ring: re-pair suspects with good nodes
   double timeout_s = 0;     // per operation (-T); spec default applies when 0
+  // Under Slurm, the bound of one group's job step (all its repeats): the
+  // spec's, else (repeats + 1) x timeout_s + 60 s.
+  double step_timeout_s = 0;
   std::vector<Gate> gates;
   int line = 0;
 };
@@ -89,6 +92,7 @@ struct Check {
 struct AcceptSpec {
   std::string file, name, description;
   double timeout_s = 300;  // default per-operation watchdog of every check
+  double step_timeout_s = 0;  // default step bound of every check (0: derived per check)
   std::map<std::string, std::string> switch_of;  // host -> switch (spec key switches:), may be empty
   std::vector<Check> checks;
 };
