@@ -246,7 +246,7 @@ struct AcceptanceRun {
       return baseline_median(baselines, ch, g, ranks, nodes);
     };
     const double started = world.now();
-    if (world.rank() == 0) {
+    if (world.rank() == 0 && !args.node_check) {  // a node check prints its failures alone
       std::string groups;
       for (const NodeGroup& g : round.groups) groups += (groups.empty() ? "" : ", ") + group_name(g);
       fmt::print(stderr, "ccbench accept: {} ({}) pass {} round {}: {}\n", c.name, name(c.pattern), round.pass,
@@ -260,7 +260,8 @@ struct AcceptanceRun {
     control->set_activity(step(c, round, "gathering and judging the round's results"));
     interrupted = static_cast<int>(stop[0]);
     const std::vector<std::string> all = world.gather_strings(mine);
-    if (world.rank() == 0) fmt::print(stderr, "ccbench accept:   round {} took {:.1f} s\n", round.round + 1, world.now() - started);
+    if (world.rank() == 0 && !args.node_check)
+      fmt::print(stderr, "ccbench accept:   round {} took {:.1f} s\n", round.round + 1, world.now() - started);
     return judge_round(c, collect_group_runs(c, round, all), population, lookup);
   }
 
@@ -407,6 +408,7 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   app.add_flag("--resume", a.resume);
   app.add_option("--run-group", a.run_group);
   app.add_option("--group-out", a.group_out);
+  app.add_flag("--node-check", a.node_check);
   app.add_option("spec", positional);
   parse_or_usage_error(app, argc, argv, "accept", "accept");
   if (help) {
@@ -427,7 +429,17 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   if (!a.run_group.empty() && std::none_of(a.spec.checks.begin(), a.spec.checks.end(),
                                            [&](const Check& c) { return c.name == a.run_group; }))
     throw UsageError(fmt::format("accept: --run-group '{}': {} has no such check", a.run_group, a.spec.file));
-  if ((a.drain || a.resume) && !uses_slurm_steps(a))
+  if (a.node_check) {
+    if (!a.simulate.empty() || a.launcher == "slurm" || !a.run_group.empty())
+      throw UsageError("accept: --node-check runs on this node alone: not with --simulate, --launcher slurm or --run-group");
+    for (const Check& c : a.spec.checks)
+      if (c.pattern != GroupPattern::all && c.pattern != GroupPattern::per_node)
+        throw UsageError(fmt::format("{}:{}: checks: {}: pattern {} needs several nodes; a node check runs checks of "
+                                     "pattern all or per-node on this node alone", a.spec.file, c.line, c.name,
+                                     name(c.pattern)));
+    if (!app.count("--out")) a.out_dir = (std::filesystem::temp_directory_path() / "ccbench-node-check").string();
+  }
+  if ((a.drain || a.resume) && !a.node_check && !uses_slurm_steps(a))
     throw UsageError(fmt::format("accept: {} acts on Slurm nodes: run inside a Slurm allocation (sbatch, salloc) as one "
                                  "process, or give --launcher slurm", a.drain ? "--drain" : "--resume"));
   for (const Check& c : a.spec.checks)
@@ -449,7 +461,7 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
 }
 
 bool uses_slurm_steps(const AcceptArgs& args) {
-  if (!args.run_group.empty() || !args.simulate.empty() || args.launcher == "mpi") return false;
+  if (!args.run_group.empty() || !args.simulate.empty() || args.node_check || args.launcher == "mpi") return false;
   if (args.launcher == "slurm") return true;
   // Not started by a launcher: mpirun's and an srun step's variables unset.
   for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_STEP_NUM_TASKS"})
@@ -614,6 +626,7 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
     outcome.run_errors.insert(outcome.run_errors.end(), s.run_errors.begin(), s.run_errors.end());
     code = s.interrupted ? kExitSignal + s.interrupted : outcome.exit_code();
     try {
+      if (args.node_check) return finish_node_check(args, outcome, code);
       const int printed = write_and_print(args, outcome, fmt::format("raw results: {}/raw/", args.out_dir), code);
       if (printed != kExitOk && code == kExitOk) code = printed;
     } catch (const UsageError& e) {

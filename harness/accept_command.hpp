@@ -21,7 +21,13 @@ struct AcceptArgs {
   bool drain = false, resume = false;  // --drain, --resume (Slurm)
   std::string run_group;  // --run-group CHECK: one group's repeats, inside a job step the controller started
   std::string group_out;  // --group-out FILE: where that step writes them
+  bool node_check = false;  // --node-check: this node alone, as Slurm's HealthCheckProgram
 };
+
+// --node-check ends the process (exit 1, one line) when it has not finished
+// within this bound: slurmd kills its HealthCheckProgram after 60 s.
+inline constexpr int kNodeCheckSeconds = 55;
+void start_node_check_deadline();
 
 // The Slurm step controller runs this acceptance: --launcher slurm, or auto
 // inside an allocation (SLURM_JOB_ID) started as one process (not by

@@ -53,4 +53,10 @@ void write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome);
 // files are (`raw`); the exit code of printing (0, or 5 when stdout failed).
 int write_and_print(const AcceptArgs& args, const AcceptOutcome& outcome, const std::string& raw, int code);
 
+// --node-check's ending: the verdict files, one line on stderr per failing
+// check ("ccbench node check: HOST: CHECK: why"), and with --drain / --resume
+// this node drained (reason "ccbench: node check CHECK ...") or returned to
+// service (only from a ccbench drain). Returns `code`.
+int finish_node_check(const AcceptArgs& args, const AcceptOutcome& outcome, int code);
+
 }  // namespace ccb

@@ -206,11 +206,14 @@ class StepController {
   std::vector<std::string> run_errors_;
 };
 
-// "ccbench: pairs margin -52% (job 12)"; a node without a margin (a hang)
-// says its reason's first words instead.
+// "ccbench: pairs margin -52% (job 12)"; a node without a margin says why
+// its run failed instead ("ccbench: pairs timed out: no completion in 10 s (job 12)").
 std::string drain_reason(const CheckVerdict& v, const NodeVerdict& n, const std::string& job) {
-  std::string why = std::isfinite(n.margin) ? margin_text(n.margin) : n.reason.substr(0, 60);
-  return fmt::format("ccbench: {} {} (job {})", v.check->name, why, job);
+  std::string why = n.reason;
+  if (std::isfinite(n.margin)) why = margin_text(n.margin);
+  else if (const std::size_t at = why.find("run failed: "); at != std::string::npos) why = why.substr(at + 12);
+  why = why.substr(0, why.find(" ("));
+  return fmt::format("ccbench: {} {} (job {})", v.check->name, why.substr(0, 60), job);
 }
 
 // --drain / --resume, or the commands that would do it.
@@ -252,7 +255,60 @@ void act_on_nodes(const AcceptArgs& args, AcceptOutcome& outcome, const std::str
   }
 }
 
+std::string this_host() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
 }  // namespace
+
+void start_node_check_deadline() {
+  std::thread([] {
+    std::this_thread::sleep_for(std::chrono::seconds(kNodeCheckSeconds));
+    fmt::print(stderr, "ccbench node check: {}: did not finish within {} s (slurmd ends a HealthCheckProgram after 60 s): "
+                       "shorten the spec\n", this_host(), kNodeCheckSeconds);
+    std::fflush(stderr);
+    _exit(kExitRejected);
+  }).detach();
+}
+
+int finish_node_check(const AcceptArgs& args, const AcceptOutcome& outcome, int code) {
+  // slurmd names the node it runs a HealthCheckProgram for.
+  const char* slurmd_node = std::getenv("SLURMD_NODENAME");
+  const std::string host = slurmd_node && *slurmd_node ? slurmd_node : this_host();
+  try {
+    write_verdicts(args, outcome);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ccbench node check: {}: {}\n", host, terminal_safe(e.what()));
+  }
+  std::string first_failure;
+  for (const std::string& e : outcome.run_errors) fmt::print(stderr, "ccbench node check: {}: {}\n", host, terminal_safe(e));
+  for (const CheckVerdict& v : outcome.checks) {
+    if (v.pass) continue;
+    std::string why = v.findings.empty() ? "failed" : v.findings.front();
+    for (const GroupVerdict& g : v.first)
+      if (!g.pass) {
+        why = g.reason;
+        break;
+      }
+    fmt::print(stderr, "ccbench node check: {}: {}: {}\n", host, v.check->name, terminal_safe(why));
+    if (first_failure.empty()) first_failure = fmt::format("ccbench: node check {}: {}", v.check->name, why).substr(0, 80);
+  }
+  try {
+    if (args.drain && !first_failure.empty() && outcome.run_errors.empty()) command_output(drain_command(host, first_failure), "--drain");
+    if (args.resume && code == kExitOk) {
+      const auto states = slurm_node_states({host});
+      const auto it = states.find(host);
+      if (it != states.end() && it->second.state.find("drain") != std::string::npos &&
+          it->second.reason.rfind("ccbench:", 0) == 0)
+        command_output(resume_command(host), "--resume");
+    }
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ccbench node check: {}: {}\n", host, terminal_safe(e.what()));
+  }
+  return code;
+}
 
 int run_accept_steps(const AcceptArgs& args) {
   try {

@@ -172,6 +172,7 @@ int accept_main(int argc, char** argv, bool printer) {
   if (!error.empty() && print_unless_launched(error)) return kExitUsage;
   if (error.empty() && !args->simulate.empty()) return run_accept_simulated(*args);
   if (error.empty() && uses_slurm_steps(*args)) return run_accept_steps(*args);
+  if (error.empty() && args->node_check) start_node_check_deadline();
   return run_launched(argc, argv, printer, error, "accept", kExitUsage, [&](const Comm& world) {
     return args->run_group.empty() ? run_accept(*args, world, nccl_log) : run_accept_group(*args, world, nccl_log);
   });

@@ -17,9 +17,12 @@
 #                        generated slurm.conf (partition emu, CPUs = --slots,
 #                        at least 2) and topology.conf (--switch); COMMAND runs on
 #                        this machine with SLURM_CONF set, so srun, sbatch, scontrol
-#                        and ccbench's step controller reach that cluster
+#                        and ccbench's step controller reach that cluster; EMU_TAG
+#                        names the hosts' namespaces ${EMU_TAG}hI and bridge ends
+#                        ${EMU_TAG}vI (to reshape a link while it runs)
 #   --switch I-J=NAME    hosts I..J hang off switch NAME (topology.conf; repeatable)
-#   --health-check P     slurmd runs P as HealthCheckProgram every 30 s (--slurm)
+#   --health-check P     slurmd runs P as HealthCheckProgram every 30 s (--slurm;
+#                        EMU_HEALTH_INTERVAL=S for another interval)
 #
 # mpirun gets a hostfile of the hosts' addresses, an rsh agent that enters the
 # host's namespaces (ip netns exec + unshare --uts), and Open MPI's out-of-band
@@ -31,7 +34,7 @@
 # Everything it creates is removed when it exits, also on failure or signal.
 set -uo pipefail
 
-hosts=4 slots=1 rate="" mtu=1500 slurm=0 health=""
+hosts=4 slots=1 rate="" mtu=1500 slurm=0 health="" health_interval=${EMU_HEALTH_INTERVAL:-30}
 declare -A throttle=()
 switches=()
 while [ $# -gt 0 ]; do
@@ -45,7 +48,7 @@ while [ $# -gt 0 ]; do
     --switch) switches+=("$2"); shift 2 ;;
     --health-check) health=$2; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "emu-cluster: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -135,6 +138,8 @@ if [ "$slurm" = 1 ]; then
   # the environment on).
   export OMPI_MCA_btl_tcp_if_include="${subnet}.0/24" OMPI_MCA_btl=self,vader,tcp \
     OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=1
+  # Host I is namespace ${EMU_TAG}hI, its bridge end ${EMU_TAG}vI (tc on both).
+  export EMU_TAG="$tag"
   "$@"
   exit $?
 fi

@@ -8,11 +8,12 @@
 
 slurm_pids=()
 
-stop_slurm() {
-  local p
-  for p in "${slurm_pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-  for p in "${slurm_pids[@]}"; do
-    for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
+stop_slurm() {  # the slurmd first, munged last (a slurmd without munge waits on it)
+  local i p
+  for (( i = ${#slurm_pids[@]} - 1; i >= 0; i-- )); do
+    p=${slurm_pids[$i]}
+    kill -TERM "$p" 2>/dev/null
+    for _ in $(seq 1 25); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
     kill -KILL "$p" 2>/dev/null
   done
   # Job steps left by a killed slurmd (their slurmstepd) are in the hosts' namespaces.
@@ -59,8 +60,17 @@ write_slurm_conf() {
     echo "MinJobAge=300"
     echo "MessageTimeout=10"
     if [ -n "$health" ]; then
-      echo "HealthCheckProgram=$health"
-      echo "HealthCheckInterval=30"
+      # slurmd gives its HealthCheckProgram SLURMD_NODENAME alone: this
+      # wrapper adds what a site's nodes have by default (PATH, where
+      # slurm.conf is, Open MPI's consent to run as root).
+      {
+        echo "#!/bin/sh"
+        echo "export PATH='$PATH' SLURM_CONF='$conf' OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+        echo "exec '$health'"
+      } > "$work/slurm/health-check"
+      chmod +x "$work/slurm/health-check"
+      echo "HealthCheckProgram=$work/slurm/health-check"
+      echo "HealthCheckInterval=${health_interval:-30}"
       echo "HealthCheckNodeState=ANY"
     fi
     if [ ${#switches[@]} -gt 0 ]; then
@@ -111,6 +121,7 @@ start_slurm() {
   write_slurm_conf "$SLURM_CONF"
   unshare --uts /bin/sh -c "hostname emu-ctl && exec slurmctld -D -f '$SLURM_CONF'" > "$work/slurm/log/slurmctld.out" 2>&1 &
   slurm_pids+=($!)
+  disown
   wait_for 20 slurmctld scontrol ping || return 1
   local i ns name
   for i in $(seq 1 "$hosts"); do
@@ -129,6 +140,7 @@ start_slurm() {
         [ -e \"\$e\" ] && ln -s \"\$e\" \"/tmp/\${e##*/}\"; done
       exec slurmd -D -N $name -f '$SLURM_CONF'" > "$work/slurm/log/slurmd-$name.out" 2>&1 &
     slurm_pids+=($!)
+    disown
   done
   wait_for 30 "the $hosts slurmd" sh -c "[ \$(sinfo -h -N -t idle -o %N | sort -u | wc -l) -ge $hosts ]" || return 1
   echo "emu-cluster: Slurm up: slurmctld $subnet.254:$slurmctld_port, $hosts slurmd (partition emu), SLURM_CONF=$SLURM_CONF" >&2

@@ -24,7 +24,7 @@ cmake --build build-sanitize -j "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export CCBENCH_HOSTILE_VMEM_KB=unlimited  # ASan reserves terabytes of shadow address space
 (cd build-sanitize && ctest --output-on-failure -j "$(nproc)" --timeout 900 \
-   -E '^mpi\.np[34]\.|^compare\.demo_screenshot$|^emu\.|^fault\.|^mpi\.np2\.accept_(control_)?hang$|^accept\.simulate$')
+   -E '^mpi\.np[34]\.|^compare\.demo_screenshot$|^emu\.|^slurm\.|^fault\.|^mpi\.np2\.accept_(control_)?hang$|^accept\.simulate$')
 
 # CI: a fixed seed and run count. The seeds come in a sorted list (a corpus
 # folder is read in directory order, which differs between file systems),
