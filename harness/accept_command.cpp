@@ -43,11 +43,14 @@
 namespace ccb {
 namespace {
 
-constexpr const char* kAcceptHelp = R"(usage: ccbench accept SPEC.yaml [--out DIR] [--color auto|always|never] [--simulate CLUSTER.yaml]
+constexpr const char* kAcceptHelp = R"HELP(usage: ccbench accept SPEC.yaml [--out DIR] [--color auto|always|never] [--simulate CLUSTER.yaml]
+                      [--launcher auto|mpi|slurm] [--drain] [--resume] [--node-check]
 
 Runs the checks of an acceptance spec across every node of this MPI job
 (launch it like a run: mpirun/srun, all ranks of all nodes), judges each
-group of nodes against the spec's gates and names defective nodes.
+group of nodes against the spec's gates and names defective nodes. Inside
+a Slurm allocation (sbatch, salloc) started as one process, it is instead
+a controller: every group of a round runs as its own job step, at once.
 
   --out DIR     where the verdicts and raw results go (default ccbench-accept):
                 verdict.json, verdict.md, report.html, raw/CHECK/*.jsonl
@@ -59,6 +62,24 @@ group of nodes against the spec's gates and names defective nodes.
                 model instead of MPI (no mpirun): nodes, defective nodes,
                 links and switches, noise, time per test, seed; verdict.json
                 gets the rounds and the simulated wall time
+  --launcher L  auto (default): Slurm job steps inside an allocation when not
+                started by mpirun or srun, else one MPI job; mpi; slurm. Under
+                Slurm a group's step (srun --nodelist ... ccbench accept SPEC
+                --run-group CHECK --group-out FILE) that does not finish within
+                the check's step_timeout_s (default (repeats + 1) x timeout_s
+                + 60 s) is cancelled: its nodes failed that group ("timed out"),
+                the acceptance goes on; tasks per node from SLURM_NTASKS_PER_NODE
+  --drain       Slurm: drain each DEFECTIVE node (scontrol update ... state=drain
+                reason="ccbench: CHECK margin -52% (job ID)"); without it the
+                report lists the commands
+  --resume      Slurm: return to service the nodes that passed every check and
+                were drained by ccbench (reason "ccbench:"), never another tool's
+  --node-check  this node alone, as Slurm's HealthCheckProgram: checks of pattern
+                all or per-node on one process, no report on the terminal, one
+                line per failing check on stderr ("ccbench node check: HOST:
+                CHECK: why"), exit 0/1, ended after 55 s; with --drain/--resume
+                it drains or returns this node (SLURMD_NODENAME). --out defaults
+                to $TMPDIR/ccbench-node-check
 
 Patterns: all (every node together), per-node (each node alone, all at
 once), pairwise (every pair of nodes, round-robin: concurrent pairs, n-1
@@ -78,7 +99,7 @@ Numbers: busbw/algbw in GB/s (1e9 B/s), time in us, out-of-place, time =
 pipelined mean over the group's ranks, as a plain run prints them.
 Exit codes: 0 accepted, 1 rejected, 2 spec or run error (one line on
 stderr names file, line and key), 130/143 interrupted.
-)";
+)HELP";
 
 class CollectingWriter final : public Writer {
  public:
