@@ -20,7 +20,8 @@
 #                        and ccbench's step controller reach that cluster; EMU_TAG
 #                        names the hosts' namespaces ${EMU_TAG}hI and bridge ends
 #                        ${EMU_TAG}vI (to reshape a link while it runs)
-#   --switch I-J=NAME    hosts I..J hang off switch NAME (topology.conf; repeatable)
+#   --switch LIST=NAME   hosts LIST (I-J, or I,J,...) hang off switch NAME
+#                        (topology.conf; repeatable)
 #   --health-check P     slurmd runs P as HealthCheckProgram every 30 s (--slurm;
 #                        EMU_HEALTH_INTERVAL=S for another interval)
 #
@@ -48,7 +49,7 @@ while [ $# -gt 0 ]; do
     --switch) switches+=("$2"); shift 2 ;;
     --health-check) health=$2; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     *) echo "emu-cluster: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -82,11 +82,11 @@ write_slurm_conf() {
     echo "PartitionName=emu Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO"
   } > "$conf"
   if [ ${#switches[@]} -gt 0 ]; then
-    local s range name lo hi all=""
+    local s hosts_of name all=""
     : > "$(dirname "$conf")/topology.conf"
     for s in "${switches[@]}"; do
-      range=${s%%=*} name=${s#*=} lo=${range%%-*} hi=${range#*-}
-      echo "SwitchName=$name Nodes=emu-h[$lo-$hi]" >> "$(dirname "$conf")/topology.conf"
+      hosts_of=${s%%=*} name=${s#*=}
+      echo "SwitchName=$name Nodes=emu-h[$hosts_of]" >> "$(dirname "$conf")/topology.conf"
       all+="${all:+,}$name"
     done
     echo "SwitchName=emu-spine Switches=$all" >> "$(dirname "$conf")/topology.conf"

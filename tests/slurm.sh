@@ -2,7 +2,8 @@
 # Tests on a real Slurm on the emulated cluster (scripts/emu-cluster.sh
 # --slurm: munged, slurmctld, one slurmd per namespace host). Exit 77 (ctest:
 # skipped, reason on stderr) where namespaces or Slurm are not there.
-#   slurm.sh jobs CCBENCH    srun sweeps (-N 4; --ntasks-per-node 2): nodes, ranks,
+#   slurm.sh jobs CCBENCH    bisect as job steps splits along Slurm's switches
+#                            (topology.conf: emu-h1,3 and emu-h2,4); srun sweeps (-N 4; --ntasks-per-node 2): nodes, ranks,
 #                            hosts and SLURM_* in the record; sbatch --wait of
 #                            scripts/launch/accept.sbatch as written (GPU lines
 #                            overridden on the command line); scancel of a running
@@ -47,8 +48,10 @@ record() { python3 -c "import json,sys; r=json.loads(open(sys.argv[1]).readline(
 
 case "$case" in
   jobs)
-    on_slurm -n 4 -- '
+    on_slurm -n 4 --switch 1,3=leaf1 --switch 2,4=leaf2 -- '
       set -x
+      # Bisect splits along Slurm'"'"'s topology (the spec has no switches:): emu-h1 + emu-h3 and emu-h2 + emu-h4, not the halves.
+      CCBENCH_FAULT=corrupt:rank=0:host=emu-h1 salloc -N 4 "$CCBENCH" accept "$ACC/emu-bisect.yaml" --out vb > vb.txt 2>&1
       srun -N 4 --mpi=pmix "$CCBENCH" all_reduce -b 1K -e 16K -f 4 -n 3 -J n4.jsonl > n4.txt || exit 11
       srun -N 4 --ntasks-per-node 2 --mpi=pmix "$CCBENCH" all_gather -b 1K -e 16K -f 4 -n 3 -J n8.jsonl > n8.txt || exit 12
       PATH=$(dirname "$CCBENCH"):$PATH sbatch --wait -N 4 --gpus-per-node=0 --cpus-per-task=1 --ntasks-per-node=1 \
@@ -58,6 +61,9 @@ case "$case" in
       scancel --name victim
       wait
       exit 0' || fail "the Slurm jobs did not run (exit $?)"
+    grep -q 'pass 1 round 2: 2 steps: emu-h1 + emu-h3, emu-h2 + emu-h4$' vb.txt ||
+      fail "bisect did not split along Slurm's switches: $(grep 'round 2:' vb.txt)"
+    grep -q '^| emu-h1 | .* | \*\*DEFECTIVE\*\* |' vb/verdict.md || fail "bisect under Slurm did not name emu-h1"
     [ "$(record n4.jsonl 'r["nodes"], r["ranks"]')" = "4 4" ] || fail "srun -N 4: nodes/ranks $(record n4.jsonl 'r["nodes"], r["ranks"]')"
     [ "$(record n8.jsonl 'r["nodes"], r["ranks"]')" = "4 8" ] || fail "--ntasks-per-node 2: nodes/ranks $(record n8.jsonl 'r["nodes"], r["ranks"]')"
     [ "$(record n8.jsonl '" ".join(sorted(set(p["host"] for p in r["placement"])))')" = "emu-h1 emu-h2 emu-h3 emu-h4" ] ||
