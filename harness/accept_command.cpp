@@ -478,6 +478,7 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
                         {"--out (report.html)", (out / "report.html").string()}},
                        inputs);
   if (a.simulate.empty()) check_inputs_outside("--out", (out / "raw").string(), inputs);
+  if (!a.group_out.empty()) check_distinct_paths({{"--group-out", a.group_out}}, inputs);
   return a;
 }
 

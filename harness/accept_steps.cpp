@@ -76,7 +76,7 @@ std::string slurm_minutes(double seconds) { return std::to_string(static_cast<lo
 class StepController {
  public:
   StepController(const AcceptArgs& args, SlurmAllocation alloc) : args_(args), alloc_(std::move(alloc)) {
-    self_ = std::filesystem::read_symlink("/proc/self/exe").string();
+    self_ = step_program();
     spec_ = std::filesystem::absolute(args.spec.file).string();
   }
 
@@ -338,7 +338,9 @@ int run_accept_steps(const AcceptArgs& args) {
       while (!steps.interrupted()) {
         const std::optional<PlannedRound> round = plan.next();
         if (!round) break;
-        plan.record(steps.run_round(c, *round, population, lookup));
+        std::vector<GroupVerdict> judged = steps.run_round(c, *round, population, lookup);
+        if (steps.interrupted()) break;  // a round cut short decides nothing
+        plan.record(judged);
       }
       CheckVerdict v = plan.finish(alloc.hosts);
       v.wall_s = seconds_now() - started;

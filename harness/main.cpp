@@ -17,6 +17,7 @@
 
 #include "collectives/nccl/nccl_env.hpp"
 #include "harness/accept_command.hpp"
+#include "harness/slurm.hpp"
 #include "harness/baseline_command.hpp"
 #include "harness/every_rank_passes.hpp"
 #include "harness/cli.hpp"
@@ -281,6 +282,7 @@ constexpr Subcommand kSubcommands[] = {
 }  // namespace ccb
 
 int main(int argc, char** argv) {
+  ccb::set_invoked_as(argv[0]);
   // A closed pipe is a write error that each output reports, not a silent death.
   std::signal(SIGPIPE, SIG_IGN);
   const bool printer = ccb::launcher_rank() == 0;

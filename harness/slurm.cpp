@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 
 #include "common/errors.hpp"
@@ -139,6 +140,18 @@ std::vector<std::string> slurm_switches(const std::vector<std::string>& hosts) {
     any = any || it != leaf_of.end();
   }
   return any ? labels : std::vector<std::string>{};
+}
+
+namespace {
+std::string invoked_as;
+}  // namespace
+
+void set_invoked_as(const char* argv0) { invoked_as = argv0 ? argv0 : ""; }
+
+std::string step_program() {
+  if (invoked_as.empty()) return std::filesystem::read_symlink("/proc/self/exe").string();
+  if (invoked_as.find('/') == std::string::npos) return invoked_as;
+  return std::filesystem::absolute(invoked_as).lexically_normal().string();
 }
 
 pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& log) {

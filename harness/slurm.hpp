@@ -27,6 +27,12 @@ SlurmAllocation slurm_allocation();
 // topology/tree), empty when Slurm has none or lists none of the hosts.
 std::vector<std::string> slurm_switches(const std::vector<std::string>& hosts);
 
+// How a job step starts this ccbench: the path it was started as (made
+// absolute, links kept: /proc/self/exe would name this node's view of a
+// bind-mounted or linked path), or the bare name for PATH lookup on each node.
+void set_invoked_as(const char* argv0);
+std::string step_program();
+
 // A process started in its own process group, its stdout and stderr into `log`.
 pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& log);
 

@@ -71,7 +71,7 @@ case "$case" in
     [ "$(record n8.jsonl 'r["environment"].get("SLURM_NTASKS_PER_NODE"), r["environment"].get("SLURM_JOB_NUM_NODES")')" = "2 4" ] ||
       fail "SLURM_* provenance missing from the record"
     grep -q '^ *1024 .* 0 *$' n4.txt || fail "no table row in the srun sweep's output"
-    [ "$(cat sbatch.rc)" = 0 ] || fail "sbatch --wait accept.sbatch: exit $(cat sbatch.rc) ($(tail -3 accept-*.log))"
+    [ "$(cat sbatch.rc)" = 0 ] || fail "sbatch --wait accept.sbatch: exit $(cat sbatch.rc) ($(grep -h 'Run error' accept-*/verdict.md; tail -3 accept-*.log))"
     grep -q '"verdict": "accepted"' accept-*/verdict.json && grep -q '"engine": "Slurm job' accept-*/verdict.json ||
       fail "accept.sbatch: no accepted verdict from the step controller"
     points=$(grep -c '"type":"point"' victim.jsonl)

@@ -101,7 +101,8 @@ TEST(AcceptSpec, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(spec_error(with("max: 50", "min: 50")), "s.yaml:11: checks[0].gates[1].min: a floor applies to busbw or algbw; time takes max");
   EXPECT_EQ(spec_error(with("    repeats: 3\n", "    repeats: 3\n    colour: red\n")),
             "s.yaml:7: checks[0].colour: unknown key (allowed: backend, collective, dtype, gates, gpus_per_process, "
-            "io, iterations, memory, name, op, pass, path, pattern, repeats, second_pass, sizes, timeout_s, warmup)");
+            "io, iterations, memory, name, op, pass, path, pattern, repeats, second_pass, sizes, step_timeout_s, timeout_s, "
+            "warmup)");
   EXPECT_EQ(spec_error(with("    pass: 2\n", "    pass: 2\n    pass: 1\n")), "s.yaml:8: checks[0].pass: given twice");
   EXPECT_EQ(spec_error("name: x\n"), "s.yaml:1: checks: missing");
   EXPECT_EQ(spec_error("checks: [\n"), "s.yaml:2: not valid YAML (end of sequence flow not found)");
