@@ -61,7 +61,9 @@ case "$case" in
     cat "$out/log"
     [ $rc = 0 ] || fail "expected exit 0 (accepted), got $rc"
     grep -q '"verdict": "accepted"' "$out/v/verdict.json" || fail "verdict.json does not say accepted"
-    [ "$(grep -c '"status": "pass"' "$out/v/verdict.json")" = 4 ] || fail "expected 4 passing nodes"
+    # Every node passed, or was cleared after a failure that its re-test took
+    # back (noise on a loaded machine: still accepted, no node blamed).
+    [ "$(grep -c '"status": "\(pass\|cleared\)"' "$out/v/verdict.json")" = 4 ] || fail "expected 4 passing or cleared nodes"
     ;;
   bisect)
     bad=$(( RANDOM % 8 + 1 )); throttle=(--throttle "$bad=50mbit"); want="emu-h$bad"

@@ -53,7 +53,7 @@ std::vector<const GroupVerdict*> groups_to_show(const std::vector<GroupVerdict>&
   std::vector<const GroupVerdict*> shown;
   const bool all = groups.size() <= limit;
   for (const GroupVerdict& g : groups)
-    if (all || !g.pass || (!g.run.role.empty() && g.run.role != "search")) {
+    if (all || !g.pass || (g.run.role != GroupRole::none && g.run.role != GroupRole::search)) {
       if (shown.size() < limit) shown.push_back(&g);
     }
   left_out = groups.size() - shown.size();
@@ -67,7 +67,7 @@ Table groups_table(const std::string& title, const Check& c, const std::vector<G
   const std::vector<const GroupVerdict*> shown = groups_to_show(groups, limit, left_out);
   t.title = left_out == 0 ? title : fmt::format("{}: {} of {} groups (the failing ones and re-tests first)", title,
                                                 shown.size(), groups.size());
-  const bool roles = std::any_of(groups.begin(), groups.end(), [](const GroupVerdict& g) { return !g.run.role.empty(); });
+  const bool roles = std::any_of(groups.begin(), groups.end(), [](const GroupVerdict& g) { return g.run.role != GroupRole::none; });
   t.header = {"round", "nodes", "ranks", "verdict"};
   if (roles) t.header.insert(t.header.begin() + 1, "why it ran");
   for (const Gate& g : c.gates) t.header.push_back(fmt::format("{} at {}", name(g.metric), format_size(static_cast<double>(g.at_bytes))));
@@ -79,7 +79,7 @@ Table groups_table(const std::string& title, const Check& c, const std::vector<G
     const GroupVerdict& g = *gp;
     std::vector<Cell> row{{std::to_string(g.run.round + 1)}, {group_text(g.run.nodes, hosts)},
                           {std::to_string(g.run.ranks)}, {g.pass ? "pass" : "FAIL", g.pass ? Tone::better : Tone::worse}};
-    if (roles) row.insert(row.begin() + 1, Cell{g.run.role});
+    if (roles) row.insert(row.begin() + 1, Cell{std::string(name(g.run.role))});
     for (std::size_t i = 0; i < g.gates.size(); ++i) {
       std::string vals;
       for (double v : g.gates[i].values) vals += (vals.empty() ? "" : " ") + value_text(v, c.gates[i].metric);
@@ -363,7 +363,7 @@ void put_array(std::string& out, std::size_t n, int depth, Each&& each) {
 json group_json(const GroupVerdict& g, const std::vector<std::string>& hosts) {
   json gj{{"nodes", json::array()}, {"round", g.run.round + 1}, {"ranks", g.run.ranks}, {"pass", g.pass},
           {"reason", g.reason}, {"wrong", g.wrong}, {"margin", num(g.margin)}};
-  if (!g.run.role.empty()) gj["role"] = g.run.role;
+  if (g.run.role != GroupRole::none) gj["role"] = std::string(name(g.run.role));
   for (int n : g.run.nodes) gj["nodes"].push_back(hosts[static_cast<std::size_t>(n)]);
   gj["gates"] = json::array();
   for (const GateResult& gr : g.gates) {

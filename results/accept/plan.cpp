@@ -97,15 +97,15 @@ std::optional<PlannedRound> CheckPlan::next() {
     ++first_next_;
   } else if (phase_ == Phase::second) {
     r = {second_rounds_[second_next_], 2, static_cast<int>(second_next_)};
-    round_role_ = check_.pattern == GroupPattern::per_node ? "re-test" : "confirm";
+    round_role_ = check_.pattern == GroupPattern::per_node ? GroupRole::retest : GroupRole::confirm;
     ++second_next_;
   } else if (phase_ == Phase::reconfirm) {
     r = {reconfirm_rounds_[reconfirm_next_], 2, static_cast<int>(second_rounds_.size() + reconfirm_next_)};
-    round_role_ = "re-confirm";
+    round_role_ = GroupRole::reconfirm;
     ++reconfirm_next_;
   } else if (retest_next_ < retest_rounds_.size()) {
     r = {retest_rounds_[retest_next_], 2, static_cast<int>(second_rounds_.size() + reconfirm_rounds_.size() + retest_next_)};
-    round_role_ = "pair re-test";
+    round_role_ = GroupRole::pair_retest;
     ++retest_next_;
   } else {
     return std::nullopt;
@@ -194,14 +194,14 @@ void CheckPlan::confirm_members(const NodeGroup& g, std::size_t source) {
   // be in several failing groups).
   const auto confirming = [](const std::vector<Item>& items, int n) {
     return std::any_of(items.begin(), items.end(), [&](const Item& it) {
-      return (it.role == "confirm" || it.role == "re-confirm") && it.subject == n;
+      return (it.role == GroupRole::confirm || it.role == GroupRole::reconfirm) && it.subject == n;
     });
   };
   for (int n : g) {
     if (std::find(defective_.begin(), defective_.end(), n) != defective_.end()) continue;
     if (confirm_pass_[static_cast<std::size_t>(n)] >= 0 || confirming(queue_, n) || confirming(running_, n)) continue;
     Item it;
-    it.role = "confirm";
+    it.role = GroupRole::confirm;
     it.subject = n;
     queue_.push_back(it);
   }
@@ -215,7 +215,7 @@ void CheckPlan::queue_pairs_of(const std::vector<int>& nodes, bool front) {
     for (const NodeGroup& local : round) {
       Item pair;
       pair.nodes = {nodes[static_cast<std::size_t>(local[0])], nodes[static_cast<std::size_t>(local[1])]};
-      pair.role = "search";
+      pair.role = GroupRole::search;
       pairs.push_back(pair);
     }
   queue_.insert(front ? queue_.begin() : queue_.end(), pairs.begin(), pairs.end());
@@ -229,7 +229,7 @@ void CheckPlan::after_search_failure(std::size_t index) {
     for (const NodeGroup& p : parts) {
       Item it;
       it.nodes = p;
-      it.role = "search";
+      it.role = GroupRole::search;
       it.parent = static_cast<int>(index);
       queue_.push_back(it);
     }
@@ -242,7 +242,7 @@ void CheckPlan::after_children(std::size_t parent) {
   Tested& t = tested_[parent];
   if (t.children_passed < t.children) return;  // a failing half carries the search
   Item it = t.item;
-  it.role = "re-test";
+  it.role = GroupRole::retest;
   it.parent = -1;
   queue_.push_back(it);
 }
@@ -252,20 +252,20 @@ std::optional<PlannedRound> CheckPlan::next_bisect() {
     started_ = true;
     Item all;
     for (int i = 0; i < nodes_; ++i) all.nodes.push_back(i);
-    all.role = "search";
+    all.role = GroupRole::search;
     queue_.push_back(all);
   }
   running_.clear();
   std::set<int> busy;
   std::vector<Item> left;
   for (Item& it : queue_) {
-    if (it.role == "confirm" || it.role == "re-confirm") {
+    if (it.role == GroupRole::confirm || it.role == GroupRole::reconfirm) {
       if (!disjoint({it.subject}, busy)) {
         left.push_back(it);
         continue;
       }
       int skip = -1;
-      if (it.role == "re-confirm" && !confirm_fail_[static_cast<std::size_t>(it.subject)].empty()) {
+      if (it.role == GroupRole::reconfirm && !confirm_fail_[static_cast<std::size_t>(it.subject)].empty()) {
         const NodeGroup& before = tested_[confirm_fail_[static_cast<std::size_t>(it.subject)].front()].item.nodes;
         skip = before[0] == it.subject ? before[1] : before[0];
       }
@@ -322,7 +322,7 @@ void CheckPlan::record_bisect(const std::vector<GroupVerdict>& judged) {
     verdict_.first.push_back(copy);
     const std::size_t index = tested_.size();
     tested_.push_back({it, g->pass});
-    if (it.role == "search") {
+    if (it.role == GroupRole::search) {
       if (g->pass) cleared_.insert(it.nodes.begin(), it.nodes.end());
       else after_search_failure(index);
       if (it.parent >= 0) {
@@ -331,7 +331,7 @@ void CheckPlan::record_bisect(const std::vector<GroupVerdict>& judged) {
         p.children_passed += g->pass ? 1 : 0;
         if (p.children_done == p.children) after_children(static_cast<std::size_t>(it.parent));
       }
-    } else if (it.role == "re-test") {
+    } else if (it.role == GroupRole::retest) {
       if (g->pass) {
         noise_.push_back(index);
       } else if (it.nodes.size() <= kPairwiseInsideMax) {
@@ -344,23 +344,23 @@ void CheckPlan::record_bisect(const std::vector<GroupVerdict>& judged) {
             "suspect the fabric at this scale (e.g. a spine or uplink)", it.nodes.size(), g->reason));
         fabric_problem_ = true;
       }
-    } else if (it.role == "confirm" || it.role == "re-confirm") {
+    } else if (it.role == GroupRole::confirm || it.role == GroupRole::reconfirm) {
       const std::size_t s = static_cast<std::size_t>(it.subject);
       if (g->pass) {
         cleared_.insert(it.subject);
         confirm_pass_[s] = static_cast<int>(index);
       } else {
         confirm_fail_[s].push_back(index);
-        if (it.role == "confirm") {
+        if (it.role == GroupRole::confirm) {
           Item again;
-          again.role = "re-confirm";
+          again.role = GroupRole::reconfirm;
           again.subject = it.subject;
           queue_.push_back(again);
         } else if (std::find(defective_.begin(), defective_.end(), it.subject) == defective_.end()) {
           defective_.push_back(it.subject);
         }
       }
-    } else if (it.role == "pair re-test") {
+    } else if (it.role == GroupRole::pair_retest) {
       if (g->pass) noise_.push_back(index);
       else links_.emplace_back(it.nodes.front(), it.nodes.back());
     }
@@ -385,7 +385,7 @@ void CheckPlan::record_bisect(const std::vector<GroupVerdict>& judged) {
     if (all_clear) {
       Item it;
       it.nodes = g;
-      it.role = "pair re-test";
+      it.role = GroupRole::pair_retest;
       queue_.push_back(it);
     }
   }
@@ -405,7 +405,7 @@ CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
       NodeVerdict& nv = v.nodes[static_cast<std::size_t>(n)];
       ++nv.groups;
       nv.groups_passed += g.pass ? 1 : 0;
-      if (g.pass && (g.run.role == "search" || g.run.role == "re-test")) passed_in[static_cast<std::size_t>(n)] = &g;
+      if (g.pass && (g.run.role == GroupRole::search || g.run.role == GroupRole::retest)) passed_in[static_cast<std::size_t>(n)] = &g;
     }
   for (std::size_t n = 0; n < hosts.size(); ++n) {
     NodeVerdict& nv = v.nodes[n];

@@ -34,7 +34,7 @@ class CheckPlan {
   // A group waiting to run, and what its result decides.
   struct Item {
     NodeGroup nodes;
-    std::string role;
+    GroupRole role = GroupRole::none;
     int subject = -1;       // confirm / re-confirm: the node under test
     int parent = -1;        // search: index of the failing group it came from (in tested_)
   };
@@ -66,7 +66,7 @@ class CheckPlan {
   Phase phase_ = Phase::first;
   std::vector<Round> first_rounds_, second_rounds_, reconfirm_rounds_, retest_rounds_;
   std::size_t first_next_ = 0, second_next_ = 0, reconfirm_next_ = 0, retest_next_ = 0;
-  std::string round_role_;  // why the last planned round's groups run (second-pass phases)
+  GroupRole round_role_ = GroupRole::none;  // why the last planned round's groups run (second-pass phases)
   CheckVerdict verdict_;
 
   // bisect

@@ -72,6 +72,18 @@ std::string name_list(const std::vector<std::string>& names, std::size_t shown) 
   return out;
 }
 
+std::string_view name(GroupRole r) {
+  switch (r) {
+    case GroupRole::none: return "";
+    case GroupRole::search: return "search";
+    case GroupRole::retest: return "re-test";
+    case GroupRole::confirm: return "confirm";
+    case GroupRole::reconfirm: return "re-confirm";
+    case GroupRole::pair_retest: return "pair re-test";
+  }
+  return "";
+}
+
 GroupVerdict judge_group(const Check& check, const GroupRun& run, const BaselineLookup& baseline) {
   GroupVerdict v;
   v.run = run;
@@ -232,7 +244,7 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
   }
   const auto names = [&](const NodeGroup& g) { return group_hosts(g, hosts); };
   // The same group run again (per-node re-test, pairwise pair re-test).
-  const auto rerun = [&](const NodeGroup& nodes, std::string_view role) -> const GroupVerdict* {
+  const auto rerun = [&](const NodeGroup& nodes, GroupRole role) -> const GroupVerdict* {
     for (const GroupVerdict& g : v.second)
       if (g.run.role == role && g.run.nodes == nodes) return &g;
     return nullptr;
@@ -241,7 +253,7 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
     v.pass = true;
     for (const GroupVerdict& g : v.first) {
       if (g.pass) continue;
-      const GroupVerdict* again = rerun(g.run.nodes, "re-test");
+      const GroupVerdict* again = rerun(g.run.nodes, GroupRole::retest);
       if (again && again->pass) {
         // Failed once, passed when measured again: noise, not a verdict.
         v.findings.push_back(fmt::format("{}: {} failed ({}) and passed when re-tested ({})", kNoiseFinding,
@@ -288,7 +300,7 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
     const GroupVerdict* retest = nullptr;
     std::vector<std::string> failed_with;
     for (const GroupVerdict& g : v.second) {
-      if (!(g.run.role.empty() || g.run.role == "confirm" || g.run.role == "re-confirm") ||
+      if (!(g.run.role == GroupRole::none || g.run.role == GroupRole::confirm || g.run.role == GroupRole::reconfirm) ||
           std::find(g.run.nodes.begin(), g.run.nodes.end(), x) == g.run.nodes.end())
         continue;
       const int partner = g.run.nodes[0] == x ? g.run.nodes[1] : g.run.nodes[0];
@@ -327,7 +339,7 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
     if (defective.count(g.run.nodes[0]) || defective.count(g.run.nodes[1])) continue;
     const bool both_cleared = v.nodes[static_cast<std::size_t>(g.run.nodes[0])].status == NodeStatus::cleared &&
                               v.nodes[static_cast<std::size_t>(g.run.nodes[1])].status == NodeStatus::cleared;
-    const GroupVerdict* again = rerun(g.run.nodes, "pair re-test");
+    const GroupVerdict* again = rerun(g.run.nodes, GroupRole::pair_retest);
     if (again && again->pass) {
       v.findings.push_back(fmt::format("{}: pair {} failed ({}) but passed when re-tested ({})", kNoiseFinding,
                                        names(g.run.nodes), g.reason, margin_text(again->margin)));

@@ -30,12 +30,20 @@ struct RepeatResult {
   std::string error;  // the run failed (e.g. a usage error of the group): why
 };
 
+// Why a group ran beyond the first pass (none: a first-pass group; bisect's
+// first-pass groups are searches): search (a group of bisect's splitting),
+// re-test (a failing group run whole again; per-node: the node alone again),
+// confirm / re-confirm (a suspect paired with a cleared node), pair re-test
+// (a failing pair whose nodes both passed with references, run again).
+enum class GroupRole { none, search, retest, confirm, reconfirm, pair_retest };
+std::string_view name(GroupRole r);  // "search", "re-test", "confirm", "re-confirm", "pair re-test"; "" for none
+
 struct GroupRun {
   NodeGroup nodes;
   int pass = 1;   // 1 first pass, 2 second pass
   int round = 0;  // within its pass
   int ranks = 0;
-  std::string role;  // bisect: why this group ran ("search", "re-test", "confirm", "re-confirm", "pair re-test")
+  GroupRole role = GroupRole::none;
   std::vector<RepeatResult> repeats;
 };
 

@@ -333,7 +333,7 @@ TEST(AcceptVerdict, NoiseNamesNoDefect) {
   v.check = &c;
   v.first = {judge_group(c, run_of({0}, {12, 12, 12}), {}), bad};
   GroupRun again = noisy(run_of({1}, {2, 2, 2}, 2));
-  again.role = "re-test";
+  again.role = GroupRole::retest;
   v.second = {judge_group(c, again, {})};
   judge_nodes(v, {"a", "b"});
   EXPECT_EQ(v.nodes[1].status, NodeStatus::suspect);
@@ -342,7 +342,7 @@ TEST(AcceptVerdict, NoiseNamesNoDefect) {
   EXPECT_NE(v.findings[0].find("b is a suspect"), std::string::npos) << v.findings[0];
   EXPECT_NE(v.findings[0].find(kNoisyFailure), std::string::npos);
   GroupRun quiet = run_of({1}, {1, 1, 1}, 2);
-  quiet.role = "re-test";
+  quiet.role = GroupRole::retest;
   v.second = {judge_group(c, quiet, {})};
   v.findings.clear();
   judge_nodes(v, {"a", "b"});

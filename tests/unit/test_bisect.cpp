@@ -140,7 +140,7 @@ TEST(Pairwise, AMarginalPairIsReTestedBeforeItsLinkIsNamed) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     const CheckVerdict v = run(c, make_cluster(8, {}, 1, 0.12, seed));
     rejected += v.pass ? 0 : 1;
-    for (const GroupVerdict& g : v.second) retests += g.run.role == "pair re-test" ? 1 : 0;
+    for (const GroupVerdict& g : v.second) retests += g.run.role == GroupRole::pair_retest ? 1 : 0;
   }
   EXPECT_EQ(rejected, 0);
   EXPECT_GT(retests, 0);
