@@ -22,7 +22,8 @@ enum class TimingMode { pipelined, per_iteration, both };
 // point; OSU and IMB warm each size just before it is timed.
 enum class WarmUpOrder { automatic, sizes_first, per_point };
 
-// Each enum's names, in the order `allowed` lists them.
+// Each enum's names, in the order `allowed` lists them (other headers add
+// tables of their own words the same way: results/accept/spec.hpp).
 template <class E>
 struct SettingNames;
 #define CCB_SETTING_NAMES(E, N, ...)                                  \
@@ -44,7 +45,6 @@ CCB_SETTING_NAMES(TimingMode, 3, {TimingMode::pipelined, "pipelined"}, {TimingMo
                   {TimingMode::both, "both"});
 CCB_SETTING_NAMES(WarmUpOrder, 3, {WarmUpOrder::automatic, "auto"}, {WarmUpOrder::sizes_first, "sizes-first"},
                   {WarmUpOrder::per_point, "per-point"});
-#undef CCB_SETTING_NAMES
 
 template <class E>
 constexpr std::string_view setting_name(E value) {

@@ -458,6 +458,7 @@ CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
   }
   for (std::size_t idx : noise_) {
     const Tested& t = tested_[idx];
+    ++v.noise_findings;
     v.findings.push_back(fmt::format("{}: {} failed once and passed when re-tested ({})", kNoiseFinding,
                                      group_hosts(t.item.nodes, hosts), margin_text(v.first[idx].margin)));
   }

@@ -12,26 +12,6 @@
 
 namespace ccb {
 
-std::string_view name(GroupPattern p) {
-  switch (p) {
-    case GroupPattern::all: return "all";
-    case GroupPattern::per_node: return "per-node";
-    case GroupPattern::pairwise: return "pairwise";
-    case GroupPattern::ring: return "ring";
-    case GroupPattern::bisect: return "bisect";
-  }
-  return "?";
-}
-
-std::string_view name(Metric m) {
-  switch (m) {
-    case Metric::busbw: return "busbw";
-    case Metric::algbw: return "algbw";
-    case Metric::time: return "time";
-  }
-  return "?";
-}
-
 double Gate::bar(double base) const {
   if (relative()) return higher_is_better(metric) ? base * (1 - max_drop) : base * (1 + max_drop);
   return higher_is_better(metric) ? min * (1 - tolerance) : max * (1 + tolerance);
@@ -79,10 +59,9 @@ Gate parse_gate(const std::string& file, const YAML::Node& g, const std::string&
   Gate gate;
   gate.line = g.Mark().line + 1;
   const std::string metric = yamlf::text(file, g, where, "metric", true);
-  if (metric == "busbw") gate.metric = Metric::busbw;
-  else if (metric == "algbw") gate.metric = Metric::algbw;
-  else if (metric == "time") gate.metric = Metric::time;
-  else fail(file, g["metric"], key_path(where, "metric"), fmt::format("'{}' is unknown (allowed: busbw, algbw, time)", metric));
+  const std::optional<Metric> m = parse_setting<Metric>(metric);
+  if (!m) fail(file, g["metric"], key_path(where, "metric"), fmt::format("'{}' is unknown (allowed: {})", metric, allowed_settings<Metric>()));
+  gate.metric = *m;
   if (!g["at"]) fail(file, g, key_path(where, "at"), "missing (the size this gate judges)");
   gate.at_bytes = size_value(file, g["at"], key_path(where, "at"));
   bool listed = false;
@@ -230,12 +209,11 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
     fail(file, n["pass"], key_path(where, "pass"), fmt::format("{} of {} repeats cannot pass", c.pass_repeats, c.repeats));
   if (n["pattern"]) {
     const std::string p = yamlf::text(file, n, where, "pattern");
-    if (p == "all") c.pattern = GroupPattern::all;
-    else if (p == "per-node") c.pattern = GroupPattern::per_node;
-    else if (p == "pairwise") c.pattern = GroupPattern::pairwise;
-    else if (p == "ring") c.pattern = GroupPattern::ring;
-    else if (p == "bisect") c.pattern = GroupPattern::bisect;
-    else fail(file, n["pattern"], key_path(where, "pattern"), fmt::format("'{}' is unknown (allowed: all, per-node, pairwise, ring, bisect)", p));
+    const std::optional<GroupPattern> pattern = parse_setting<GroupPattern>(p);
+    if (!pattern)
+      fail(file, n["pattern"], key_path(where, "pattern"),
+           fmt::format("'{}' is unknown (allowed: {})", p, allowed_settings<GroupPattern>()));
+    c.pattern = *pattern;
   }
   if (n["second_pass"]) {
     const std::string v = yamlf::text(file, n, where, "second_pass");

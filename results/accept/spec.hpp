@@ -18,11 +18,14 @@ namespace ccb {
 
 // Which groups of nodes run a check together (results/accept/schedule.hpp).
 enum class GroupPattern { all, per_node, pairwise, ring, bisect };
-std::string_view name(GroupPattern p);
+CCB_SETTING_NAMES(GroupPattern, 5, {GroupPattern::all, "all"}, {GroupPattern::per_node, "per-node"},
+                  {GroupPattern::pairwise, "pairwise"}, {GroupPattern::ring, "ring"}, {GroupPattern::bisect, "bisect"});
+inline std::string_view name(GroupPattern p) { return setting_name(p); }
 
 // busbw and algbw in GB/s (1e9 B/s), time in microseconds.
 enum class Metric { busbw, algbw, time };
-std::string_view name(Metric m);
+CCB_SETTING_NAMES(Metric, 3, {Metric::busbw, "busbw"}, {Metric::algbw, "algbw"}, {Metric::time, "time"});
+inline std::string_view name(Metric m) { return setting_name(m); }
 inline bool higher_is_better(Metric m) { return m != Metric::time; }
 
 struct Gate {

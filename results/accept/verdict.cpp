@@ -35,18 +35,6 @@ std::string unit(Metric m) { return m == Metric::time ? "us" : "GB/s"; }
 
 }  // namespace
 
-std::string_view name(NodeStatus s) {
-  switch (s) {
-    case NodeStatus::pass: return "pass";
-    case NodeStatus::defective: return "DEFECTIVE";
-    case NodeStatus::cleared: return "cleared";
-    case NodeStatus::presumed_good: return "presumed good";
-    case NodeStatus::suspect: return "suspect";
-    case NodeStatus::group_failed: return "in failed group";
-  }
-  return "?";
-}
-
 int severity(NodeStatus s) {
   switch (s) {
     case NodeStatus::defective: return 0;
@@ -70,18 +58,6 @@ std::string name_list(const std::vector<std::string>& names, std::size_t shown) 
     out += (i == 0 ? "" : i + 1 == listed && listed == distinct.size() ? " and " : ", ") + distinct[i];
   if (listed < distinct.size()) out += fmt::format(" and {} more", distinct.size() - listed);
   return out;
-}
-
-std::string_view name(GroupRole r) {
-  switch (r) {
-    case GroupRole::none: return "";
-    case GroupRole::search: return "search";
-    case GroupRole::retest: return "re-test";
-    case GroupRole::confirm: return "confirm";
-    case GroupRole::reconfirm: return "re-confirm";
-    case GroupRole::pair_retest: return "pair re-test";
-  }
-  return "";
 }
 
 GroupVerdict judge_group(const Check& check, const GroupRun& run, const BaselineLookup& baseline) {
@@ -230,61 +206,134 @@ Suspects find_suspects(const std::vector<GroupVerdict>& first, int nodes) {
   return s;
 }
 
-void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
-  const Check& c = *v.check;
-  v.nodes.assign(hosts.size(), {});
-  for (std::size_t i = 0; i < hosts.size(); ++i) v.nodes[i].host = hosts[i];
+namespace {
+
+// The same group run again in the second pass (per-node re-test, pairwise pair re-test).
+const GroupVerdict* rerun_of(const CheckVerdict& v, const NodeGroup& nodes, GroupRole role) {
+  for (const GroupVerdict& g : v.second)
+    if (g.run.role == role && g.run.nodes == nodes) return &g;
+  return nullptr;
+}
+
+// all and per-node: a failing group whose re-test passes is noise; per-node
+// names the node defective (a suspect under noise), all names no node.
+void judge_whole_groups(CheckVerdict& v, const std::vector<std::string>& hosts) {
+  const bool per_node = v.check->pattern == GroupPattern::per_node;
   v.pass = true;
   for (const GroupVerdict& g : v.first) {
-    v.pass = v.pass && g.pass;
+    if (g.pass) continue;
+    const std::string names = group_hosts(g.run.nodes, hosts);
+    const GroupVerdict* again = rerun_of(v, g.run.nodes, GroupRole::retest);
+    if (again && again->pass) {
+      // Failed once, passed when measured again: noise, not a verdict.
+      ++v.noise_findings;
+      v.findings.push_back(fmt::format("{}: {} failed ({}) and passed when re-tested ({})", kNoiseFinding, names, g.reason,
+                                       margin_text(again->margin)));
+      for (int n : g.run.nodes) v.nodes[static_cast<std::size_t>(n)].reason = "failed once, passed when re-tested";
+      continue;
+    }
+    v.pass = false;
+    const bool noisy = g.noisy && (!again || again->noisy);
+    for (int n : g.run.nodes) {
+      NodeVerdict& nv = v.nodes[static_cast<std::size_t>(n)];
+      nv.status = !per_node ? NodeStatus::group_failed : noisy ? NodeStatus::suspect : NodeStatus::defective;
+      nv.reason = per_node ? g.reason + (noisy ? fmt::format("; {}", kNoisyFailure) : "")
+                           : "the group of all nodes failed; this check cannot tell which node is the cause";
+      if (per_node) nv.margin = g.margin;
+    }
+    v.findings.push_back(per_node && noisy ? fmt::format("{} is a suspect: {}; {}", names, g.reason, kNoisyFailure)
+                         : per_node ? fmt::format("{} is defective: {}", names, g.reason)
+                                    : fmt::format("the group of all {} nodes failed ({}); one group cannot name a node: {}",
+                                                  g.run.nodes.size(), g.reason, localise_advice(g.run.nodes.size())));
+  }
+}
+
+// Pairwise and ring: suspect x against its pairs with references (confirm,
+// then re-confirm with another one): one that passes clears it; it is
+// defective when every one fails (a suspect when that was under noise).
+void judge_suspect(CheckVerdict& v, int x, const std::vector<std::string>& hosts, std::set<int>& defective) {
+  NodeVerdict& nv = v.nodes[static_cast<std::size_t>(x)];
+  const GroupVerdict* retest = nullptr;
+  std::vector<std::string> failed_with;
+  for (const GroupVerdict& g : v.second) {
+    if (!(g.run.role == GroupRole::none || g.run.role == GroupRole::confirm || g.run.role == GroupRole::reconfirm) ||
+        std::find(g.run.nodes.begin(), g.run.nodes.end(), x) == g.run.nodes.end())
+      continue;
+    const int partner = g.run.nodes[0] == x ? g.run.nodes[1] : g.run.nodes[0];
+    if (!g.pass) failed_with.push_back(hosts[static_cast<std::size_t>(partner)]);
+    if (!retest || !retest->pass) retest = &g;
+  }
+  if (!retest) {
+    nv.status = NodeStatus::suspect;
+    nv.reason = v.suspects.references.empty() ? "in failing pairs; no node passed that could serve as a reference"
+                                              : "in failing pairs; not re-tested (second_pass: false)";
+    return;
+  }
+  const int partner = retest->run.nodes[0] == x ? retest->run.nodes[1] : retest->run.nodes[0];
+  const int failed = nv.groups - nv.groups_passed;
+  if (retest->pass) {
+    nv.status = NodeStatus::cleared;
+    nv.reason = fmt::format("failed {} of {} pairs, but passed again with reference {}", failed, nv.groups,
+                            hosts[static_cast<std::size_t>(partner)]);
+    return;
+  }
+  nv.margin = retest->margin;
+  const std::string again = fmt::format("failed {} of {} pairs, and again with reference{} {}: {}", failed, nv.groups,
+                                        failed_with.size() > 1 ? "s" : "", name_list(failed_with), retest->reason);
+  if (retest->noisy) {
+    nv.status = NodeStatus::suspect;
+    nv.reason = fmt::format("{}; {}", again, kNoisyFailure);
+    v.findings.push_back(fmt::format("{} is a suspect: {}", hosts[static_cast<std::size_t>(x)], nv.reason));
+  } else {
+    nv.status = NodeStatus::defective;
+    nv.reason = fmt::format("{} ({})", again, margin_text(retest->margin));
+    defective.insert(x);
+    v.findings.push_back(fmt::format("{} is defective: {}", hosts[static_cast<std::size_t>(x)], nv.reason));
+  }
+}
+
+// Pairwise and ring: a failing pair with no defective member is noise when
+// its re-test passes, the link's problem when both nodes were cleared.
+void judge_failing_pairs(CheckVerdict& v, const std::set<int>& defective, const std::vector<std::string>& hosts) {
+  for (const GroupVerdict& g : v.first) {
+    if (g.pass || g.run.nodes.size() != 2) continue;
+    if (defective.count(g.run.nodes[0]) || defective.count(g.run.nodes[1])) continue;
+    const std::string names = group_hosts(g.run.nodes, hosts);
+    const bool both_cleared = v.nodes[static_cast<std::size_t>(g.run.nodes[0])].status == NodeStatus::cleared &&
+                              v.nodes[static_cast<std::size_t>(g.run.nodes[1])].status == NodeStatus::cleared;
+    const GroupVerdict* again = rerun_of(v, g.run.nodes, GroupRole::pair_retest);
+    if (again && again->pass) {
+      ++v.noise_findings;
+      v.findings.push_back(fmt::format("{}: pair {} failed ({}) but passed when re-tested ({})", kNoiseFinding, names,
+                                       g.reason, margin_text(again->margin)));
+      continue;
+    }
+    if (both_cleared) v.links.emplace_back(g.run.nodes[0], g.run.nodes[1]);
+    v.findings.push_back(both_cleared
+                             ? fmt::format("pair {} fails ({}){} while both nodes pass with a reference: suspect the "
+                                           "link or path between them", names, g.reason,
+                                           again ? ", and again when re-tested," : "")
+                             : fmt::format("pair {} fails ({}); not isolated to a node", names, g.reason));
+  }
+}
+
+}  // namespace
+
+void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
+  v.nodes.assign(hosts.size(), {});
+  for (std::size_t i = 0; i < hosts.size(); ++i) v.nodes[i].host = hosts[i];
+  for (const GroupVerdict& g : v.first)
     for (int n : g.run.nodes) {
       ++v.nodes[static_cast<std::size_t>(n)].groups;
       v.nodes[static_cast<std::size_t>(n)].groups_passed += g.pass ? 1 : 0;
     }
-  }
-  const auto names = [&](const NodeGroup& g) { return group_hosts(g, hosts); };
-  // The same group run again (per-node re-test, pairwise pair re-test).
-  const auto rerun = [&](const NodeGroup& nodes, GroupRole role) -> const GroupVerdict* {
-    for (const GroupVerdict& g : v.second)
-      if (g.run.role == role && g.run.nodes == nodes) return &g;
-    return nullptr;
-  };
-  if (c.pattern == GroupPattern::all || c.pattern == GroupPattern::per_node) {
-    v.pass = true;
-    for (const GroupVerdict& g : v.first) {
-      if (g.pass) continue;
-      const GroupVerdict* again = rerun(g.run.nodes, GroupRole::retest);
-      if (again && again->pass) {
-        // Failed once, passed when measured again: noise, not a verdict.
-        v.findings.push_back(fmt::format("{}: {} failed ({}) and passed when re-tested ({})", kNoiseFinding,
-                                         names(g.run.nodes), g.reason, margin_text(again->margin)));
-        for (int n : g.run.nodes) v.nodes[static_cast<std::size_t>(n)].reason = "failed once, passed when re-tested";
-        continue;
-      }
-      v.pass = false;
-      const bool per_node = c.pattern == GroupPattern::per_node;
-      const bool noisy = g.noisy && (!again || again->noisy);
-      for (int n : g.run.nodes) {
-        NodeVerdict& nv = v.nodes[static_cast<std::size_t>(n)];
-        nv.status = !per_node ? NodeStatus::group_failed : noisy ? NodeStatus::suspect : NodeStatus::defective;
-        nv.reason = per_node ? g.reason + (noisy ? fmt::format("; {}", kNoisyFailure) : "")
-                             : "the group of all nodes failed; this check cannot tell which node is the cause";
-        if (per_node) nv.margin = g.margin;
-      }
-      v.findings.push_back(per_node && noisy ? fmt::format("{} is a suspect: {}; {}", names(g.run.nodes), g.reason, kNoisyFailure)
-                           : per_node ? fmt::format("{} is defective: {}", names(g.run.nodes), g.reason)
-                                    : fmt::format("the group of all {} nodes failed ({}); one group cannot name a node: {}",
-                                                  g.run.nodes.size(), g.reason, localise_advice(g.run.nodes.size())));
-    }
+  if (v.check->pattern == GroupPattern::all || v.check->pattern == GroupPattern::per_node) {
+    judge_whole_groups(v, hosts);
     return;
   }
-  // Pairwise and ring.
   const Suspects& s = v.suspects;
-  std::set<int> defective;
-  for (std::size_t i = 0; i < hosts.size(); ++i) {
-    NodeVerdict& nv = v.nodes[i];
+  for (NodeVerdict& nv : v.nodes)
     if (nv.groups > 0 && nv.groups_passed == nv.groups) nv.reason = "passed every pair";
-  }
   for (int r : s.references) {
     if (!s.presumed) continue;
     NodeVerdict& nv = v.nodes[static_cast<std::size_t>(r)];
@@ -293,71 +342,15 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
     for (int x : s.suspects) with.push_back(hosts[static_cast<std::size_t>(x)]);
     nv.reason = fmt::format("every pair it failed includes {}", name_list(with));
   }
-  for (int x : s.suspects) {
-    NodeVerdict& nv = v.nodes[static_cast<std::size_t>(x)];
-    // Its pairs with references (confirm, then re-confirm with another one):
-    // one that passes clears it; it is defective when every one fails.
-    const GroupVerdict* retest = nullptr;
-    std::vector<std::string> failed_with;
-    for (const GroupVerdict& g : v.second) {
-      if (!(g.run.role == GroupRole::none || g.run.role == GroupRole::confirm || g.run.role == GroupRole::reconfirm) ||
-          std::find(g.run.nodes.begin(), g.run.nodes.end(), x) == g.run.nodes.end())
-        continue;
-      const int partner = g.run.nodes[0] == x ? g.run.nodes[1] : g.run.nodes[0];
-      if (!g.pass) failed_with.push_back(hosts[static_cast<std::size_t>(partner)]);
-      if (!retest || !retest->pass) retest = &g;
-    }
-    if (!retest) {
-      nv.status = NodeStatus::suspect;
-      nv.reason = s.references.empty() ? "in failing pairs; no node passed that could serve as a reference"
-                                       : "in failing pairs; not re-tested (second_pass: false)";
-      continue;
-    }
-    const int partner = retest->run.nodes[0] == x ? retest->run.nodes[1] : retest->run.nodes[0];
-    if (retest->pass) {
-      nv.status = NodeStatus::cleared;
-      nv.reason = fmt::format("failed {} of {} pairs, but passed again with reference {}", nv.groups - nv.groups_passed,
-                              nv.groups, hosts[static_cast<std::size_t>(partner)]);
-    } else if (retest->noisy) {
-      nv.status = NodeStatus::suspect;
-      nv.margin = retest->margin;
-      nv.reason = fmt::format("failed {} of {} pairs, and again with reference{} {}: {}; {}", nv.groups - nv.groups_passed,
-                              nv.groups, failed_with.size() > 1 ? "s" : "", name_list(failed_with), retest->reason, kNoisyFailure);
-      v.findings.push_back(fmt::format("{} is a suspect: {}", hosts[static_cast<std::size_t>(x)], nv.reason));
-    } else {
-      nv.status = NodeStatus::defective;
-      nv.margin = retest->margin;
-      nv.reason = fmt::format("failed {} of {} pairs, and again with reference{} {}: {} ({})", nv.groups - nv.groups_passed,
-                              nv.groups, failed_with.size() > 1 ? "s" : "", name_list(failed_with), retest->reason,
-                              margin_text(retest->margin));
-      defective.insert(x);
-      v.findings.push_back(fmt::format("{} is defective: {}", hosts[static_cast<std::size_t>(x)], nv.reason));
-    }
-  }
-  for (const GroupVerdict& g : v.first) {
-    if (g.pass || g.run.nodes.size() != 2) continue;
-    if (defective.count(g.run.nodes[0]) || defective.count(g.run.nodes[1])) continue;
-    const bool both_cleared = v.nodes[static_cast<std::size_t>(g.run.nodes[0])].status == NodeStatus::cleared &&
-                              v.nodes[static_cast<std::size_t>(g.run.nodes[1])].status == NodeStatus::cleared;
-    const GroupVerdict* again = rerun(g.run.nodes, GroupRole::pair_retest);
-    if (again && again->pass) {
-      v.findings.push_back(fmt::format("{}: pair {} failed ({}) but passed when re-tested ({})", kNoiseFinding,
-                                       names(g.run.nodes), g.reason, margin_text(again->margin)));
-      continue;
-    }
-    if (both_cleared) v.links.emplace_back(g.run.nodes[0], g.run.nodes[1]);
-    v.findings.push_back(both_cleared
-                             ? fmt::format("pair {} fails ({}){} while both nodes pass with a reference: suspect the "
-                                           "link or path between them", names(g.run.nodes), g.reason,
-                                           again ? ", and again when re-tested," : "")
-                             : fmt::format("pair {} fails ({}); not isolated to a node", names(g.run.nodes), g.reason));
-  }
+  std::set<int> defective;
+  for (int x : s.suspects) judge_suspect(v, x, hosts, defective);
+  judge_failing_pairs(v, defective, hosts);
   // The check passes when nothing was blamed: no node defective or left a
   // suspect, and every finding is noise that a re-test took back.
   v.pass = std::none_of(v.nodes.begin(), v.nodes.end(), [](const NodeVerdict& n) {
              return n.status == NodeStatus::defective || n.status == NodeStatus::suspect;
            }) &&
-           std::all_of(v.findings.begin(), v.findings.end(), [](const std::string& f) { return f.rfind(kNoiseFinding, 0) == 0; });
+           v.findings.size() == v.noise_findings;
 }
 
 }  // namespace ccb

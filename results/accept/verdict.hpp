@@ -36,7 +36,10 @@ struct RepeatResult {
 // confirm / re-confirm (a suspect paired with a cleared node), pair re-test
 // (a failing pair whose nodes both passed with references, run again).
 enum class GroupRole { none, search, retest, confirm, reconfirm, pair_retest };
-std::string_view name(GroupRole r);  // "search", "re-test", "confirm", "re-confirm", "pair re-test"; "" for none
+CCB_SETTING_NAMES(GroupRole, 6, {GroupRole::none, ""}, {GroupRole::search, "search"}, {GroupRole::retest, "re-test"},
+                  {GroupRole::confirm, "confirm"}, {GroupRole::reconfirm, "re-confirm"},
+                  {GroupRole::pair_retest, "pair re-test"});
+inline std::string_view name(GroupRole r) { return setting_name(r); }
 
 struct GroupRun {
   NodeGroup nodes;
@@ -82,8 +85,8 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
 
 // "margin +12%" (a group's margin in words); "no margin: nothing measured".
 std::string margin_text(double margin);
-// Findings that a re-test took back start with this; a check whose findings
-// all do passes.
+// Findings that a re-test took back start with this (CheckVerdict counts
+// them: noise_findings); a check whose findings are all such passes.
 inline constexpr std::string_view kNoiseFinding = "noise, not a verdict";
 // A miss by at most this factor (bar / value for bandwidth, value / bar for
 // time) on a noisy point is one noise can explain.
@@ -113,7 +116,10 @@ std::vector<GroupVerdict> judge_round(const Check& check, const std::vector<Grou
 // group_failed: the node was only ever tested in one group of all nodes,
 // and that group failed: the check cannot say whether this node is the cause.
 enum class NodeStatus { pass, defective, cleared, presumed_good, suspect, group_failed };
-std::string_view name(NodeStatus s);
+CCB_SETTING_NAMES(NodeStatus, 6, {NodeStatus::pass, "pass"}, {NodeStatus::defective, "DEFECTIVE"},
+                  {NodeStatus::cleared, "cleared"}, {NodeStatus::presumed_good, "presumed good"},
+                  {NodeStatus::suspect, "suspect"}, {NodeStatus::group_failed, "in failed group"});
+inline std::string_view name(NodeStatus s) { return setting_name(s); }
 // Report order: what needs action first (defective, suspect, ...).
 int severity(NodeStatus s);
 
@@ -146,6 +152,7 @@ struct CheckVerdict {
   Suspects suspects;
   std::vector<NodeVerdict> nodes;
   std::vector<std::string> findings;  // the culprits and problems, in words
+  std::size_t noise_findings = 0;     // of them, failures a re-test took back (they start with kNoiseFinding)
   std::vector<std::pair<int, int>> links;  // pairs blamed on what joins them (link or path), by node index
   bool pass = false;
   int rounds = 0;      // rounds run (both passes)
