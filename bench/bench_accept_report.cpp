@@ -55,9 +55,9 @@ bool run(GroupPattern p, int n) {
   const auto lines = std::count(term.begin(), term.end(), '\n');
   const double report_s = file_reports + json_s + term_s;
   const bool ok = report_s < 10 && lines < 200;
-  fmt::print("| {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | **{:.2f}** | {} | {:.1f} / {:.1f} / {:.1f} | {} |\n", name(p), n,
-             o.checks[0].first.size() + o.checks[0].second.size(), sim, file_reports, json_s, term_s, report_s, lines,
-             static_cast<double>(md.size()) / 1e6, static_cast<double>(html.size()) / 1e6,
+  fmt::print("| {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | **{:.2f}** | {} | {:.1f} / {:.1f} / {:.1f} | {} |\n",
+             name(p), n, o.checks[0].first.size() + o.checks[0].second.size(), sim, file_reports, json_s, term_s,
+             report_s, lines, static_cast<double>(md.size()) / 1e6, static_cast<double>(html.size()) / 1e6,
              static_cast<double>(json.size()) / 1e6, ok ? "met" : "MISSED");
   return ok;
 }
@@ -70,8 +70,11 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--pairwise")) pairwise = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--bisect")) bisect = std::atoi(argv[i + 1]);
   }
-  fmt::print("| pattern | nodes | groups | simulate (s) | md + html (s) | json (s) | terminal (s) | report (s) | terminal lines | "
-             "md / html / json (MB) | bound (report < 10 s, < 200 lines) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  fmt::print(
+      "| pattern | nodes | groups | simulate (s) | md + html (s) | json (s) | terminal (s) | report (s) | terminal "
+      "lines | "
+      "md / html / json (MB) | bound (report < 10 s, < 200 lines) "
+      "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
   const bool a = run(GroupPattern::pairwise, pairwise);
   const bool b = run(GroupPattern::bisect, bisect);
   return a && b ? 0 : 1;

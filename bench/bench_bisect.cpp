@@ -37,7 +37,8 @@ Totals measure(GroupPattern p, int n, int k, double noise, int seeds) {
     std::mt19937_64 pick(static_cast<std::uint64_t>(s) * 1000003u + static_cast<std::uint64_t>(n * 31 + k));
     std::set<int> bad;
     while (static_cast<int>(bad.size()) < k) bad.insert(static_cast<int>(pick() % static_cast<std::uint64_t>(n)));
-    const ClusterModel m = make_cluster(n, std::vector<int>(bad.begin(), bad.end()), 0.5, noise, static_cast<std::uint64_t>(s));
+    const ClusterModel m =
+        make_cluster(n, std::vector<int>(bad.begin(), bad.end()), 0.5, noise, static_cast<std::uint64_t>(s));
     std::mt19937_64 rng(m.seed);
     const CheckVerdict v = simulate_check(c, m, rng);
     t.rounds += v.rounds;
@@ -65,8 +66,13 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--csv")) csv_path = argv[i + 1];
   }
   std::FILE* csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "w");
-  if (csv) std::fprintf(csv, "pattern,nodes,defective,noise_cv,seeds,rounds_mean,rounds_max,sim_hours_mean,false_defective_rate,missed\n");
-  fmt::print("| pattern | n | k | noise | rounds (mean / max) | cluster time (h, mean) | false defective per healthy node | missed defective |\n");
+  if (csv)
+    std::fprintf(
+        csv,
+        "pattern,nodes,defective,noise_cv,seeds,rounds_mean,rounds_max,sim_hours_mean,false_defective_rate,missed\n");
+  fmt::print(
+      "| pattern | n | k | noise | rounds (mean / max) | cluster time (h, mean) | false defective per healthy node | "
+      "missed defective |\n");
   fmt::print("|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (int n : {8, 32, 128, 512, 1024, 4096, 16384})
     for (int k : {0, 1, 2, 4, 8})
@@ -77,13 +83,13 @@ int main(int argc, char** argv) {
           const int s = p == GroupPattern::pairwise ? std::max(1, seeds / 5) : seeds;
           const Totals t = measure(p, n, k, noise, s);
           const double rate = t.healthy ? static_cast<double>(t.false_defective) / static_cast<double>(t.healthy) : 0;
-          fmt::print("| {} | {} | {} | {:.0f}% | {:.1f} / {:.0f} | {:.2f} | {:.2e} | {} of {} |\n", name(p), n, k, noise * 100,
-                     t.rounds / static_cast<double>(t.runs), t.max_rounds, t.wall_s / static_cast<double>(t.runs) / 3600, rate,
-                     t.missed, t.defective);
+          fmt::print("| {} | {} | {} | {:.0f}% | {:.1f} / {:.0f} | {:.2f} | {:.2e} | {} of {} |\n", name(p), n, k,
+                     noise * 100, t.rounds / static_cast<double>(t.runs), t.max_rounds,
+                     t.wall_s / static_cast<double>(t.runs) / 3600, rate, t.missed, t.defective);
           if (csv)
             std::fprintf(csv, "%s,%d,%d,%g,%d,%g,%g,%g,%g,%ld\n", std::string(name(p)).c_str(), n, k, noise, s,
-                         t.rounds / static_cast<double>(t.runs), t.max_rounds, t.wall_s / static_cast<double>(t.runs) / 3600, rate,
-                         t.missed);
+                         t.rounds / static_cast<double>(t.runs), t.max_rounds,
+                         t.wall_s / static_cast<double>(t.runs) / 3600, rate, t.missed);
         }
         std::fflush(stdout);
       }

@@ -58,15 +58,19 @@ std::string nccl_tests_log(std::size_t megabytes) {
   std::string text;
   const std::string header =
       "# nccl-tests version 2.13.9 nccl-headers=22309 nccl-library=22309\n# Collective test starting: all_reduce_perf\n"
-      "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20\n#\n# Using devices\n"
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20\n#\n# Using "
+      "devices\n"
       "#  Rank  0 Group  0 Pid  41000 on    dgx-a01 device  0 [0000:18:00] NVIDIA H100 80GB HBM3\n"
       "#  Rank  1 Group  0 Pid  41001 on    dgx-a01 device  1 [0000:19:00] NVIDIA H100 80GB HBM3\n#\n"
-      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n";
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  "
+      "#wrong\n";
   while (text.size() < megabytes << 20) {
     text += header;
     for (std::size_t s = 8, k = 0; s <= (std::size_t{1} << 27); s *= 2, ++k)
-      text += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7.2f}  {:>6.2f}  {:>6.2f}  {:>6}  {:>7.2f}  {:>6.2f}  {:>6.2f}  {:>6}\n",
-                          s, s / 4, "float", "sum", -1, 20.0 + k, 0.5 * k, 0.5 * k, 0, 20.5 + k, 0.5 * k, 0.5 * k, 0);
+      text += fmt::format(
+          "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7.2f}  {:>6.2f}  {:>6.2f}  {:>6}  {:>7.2f}  {:>6.2f}  {:>6.2f}  "
+          "{:>6}\n",
+          s, s / 4, "float", "sum", -1, 20.0 + k, 0.5 * k, 0.5 * k, 0, 20.5 + k, 0.5 * k, 0.5 * k, 0);
     text += "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 100.5\n#\n";
   }
   return text;
@@ -106,25 +110,29 @@ int main(int argc, char** argv) {
   std::fclose(csv);
   std::remove(csv_path.c_str());
   const double csv_s = since(t);
-  fmt::print("compare: {} + {} points, {} aligned in {} series\n", n, n - 1, c.pairs[0].aligned, c.pairs[0].series.size());
+  fmt::print("compare: {} + {} points, {} aligned in {} series\n", n, n - 1, c.pairs[0].aligned,
+             c.pairs[0].series.size());
   fmt::print("  baseline  std::sort of the {} (collective, dtype, ranks, size) keys: {:.3f} s\n", keys.size(), sort_s);
-  fmt::print("  ccbench   align + statistics {:.3f} s + report model {:.3f} s = {:.3f} s (target < 2 s; {:.2f}x the sort); "
-             "writing the CSV of every point ({} MB) {:.3f} s more\n",
-             align_s, model_s, align_s + model_s, (align_s + model_s) / sort_s, csv_bytes >> 20, csv_s);
+  fmt::print(
+      "  ccbench   align + statistics {:.3f} s + report model {:.3f} s = {:.3f} s (target < 2 s; {:.2f}x the sort); "
+      "writing the CSV of every point ({} MB) {:.3f} s more\n",
+      align_s, model_s, align_s + model_s, (align_s + model_s) / sort_s, csv_bytes >> 20, csv_s);
 
   // 2. import
   const std::string log = nccl_tests_log(mb);
   t = Clock::now();
   std::size_t lines = 0;
-  for (const char* p = log.data(); (p = static_cast<const char*>(std::memchr(p, '\n', log.data() + log.size() - p))); ++p) ++lines;
+  for (const char* p = log.data(); (p = static_cast<const char*>(std::memchr(p, '\n', log.data() + log.size() - p)));
+       ++p)
+    ++lines;
   const double scan_s = since(t);
   ccb::ResultSet imported;
   t = Clock::now();
   ccb::import_text(log, "bench.log", imported, {});
   const double import_s = since(t);
   const double mbytes = static_cast<double>(log.size()) / 1e6;
-  fmt::print("import: nccl-tests text, {:.0f} MB, {} lines, {} points, {} unread\n", mbytes, lines, imported.points.size(),
-             imported.unread.size());
+  fmt::print("import: nccl-tests text, {:.0f} MB, {} lines, {} points, {} unread\n", mbytes, lines,
+             imported.points.size(), imported.unread.size());
   fmt::print("  baseline  memchr line scan {:.0f} MB/s\n", mbytes / scan_s);
   fmt::print("  ccbench   import {:.0f} MB/s (target >= 100 MB/s)\n", mbytes / import_s);
   return 0;

@@ -57,11 +57,13 @@ void kernels_vs_copy() {
   void *x = nullptr, *y = nullptr;
   check(cudaMalloc(&x, bytes), "cudaMalloc");
   check(cudaMalloc(&y, bytes), "cudaMalloc");
-  const double copy_s = time_device([&] { check(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, nullptr), "copy"); });
+  const double copy_s =
+      time_device([&] { check(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, nullptr), "copy"); });
   const double copy_gbps = 2.0 * bytes / copy_s / 1e9;  // read + write
   std::printf("%-28s %-9s %10s %9s\n", "kernel (1 GiB)", "dtype", "GB/s", "x copy");
   std::printf("%-28s %-9s %10.1f %9.2f\n", "cudaMemcpy D2D (read+write)", "-", copy_gbps, 1.0);
-  for (ccb::DType d : {ccb::DType::int8, ccb::DType::bfloat16, ccb::DType::float32, ccb::DType::float64, ccb::DType::f8e4m3}) {
+  for (ccb::DType d :
+       {ccb::DType::int8, ccb::DType::bfloat16, ccb::DType::float32, ccb::DType::float64, ccb::DType::f8e4m3}) {
     const std::size_t count = bytes / ccb::info(d).size;
     const ccb::Pattern p = ccb::make_pattern(d, ccb::ReduceOp::sum, 8);
     const double fill_s = time_device([&] { ccb::cuda::fill_input(d, p, 3, x, count, 0, nullptr); });
@@ -84,8 +86,17 @@ void nccl_timing_overhead() {
   ccb::NcclBackend backend(o);
   const std::size_t count = 2;  // 8 B: the overhead shows most at small sizes
   void* buf = backend.memory().allocate(count * 4, 0);
-  const ccb::OpArgs args{&ccb::collective(ccb::CollectiveId::all_reduce), 0, ccb::DType::float32, ccb::ReduceOp::sum,
-                         0, count, count, buf, buf, true, 64};
+  const ccb::OpArgs args{&ccb::collective(ccb::CollectiveId::all_reduce),
+                         0,
+                         ccb::DType::float32,
+                         ccb::ReduceOp::sum,
+                         0,
+                         count,
+                         count,
+                         buf,
+                         buf,
+                         true,
+                         64};
   cudaStream_t stream;
   check(cudaStreamCreate(&stream), "cudaStreamCreate");
   cudaEvent_t a, b;
@@ -114,9 +125,10 @@ void nccl_timing_overhead() {
     harness_us.push_back(harness / iters * 1e6);
     ratios.push_back(harness / bare);
   }
-  std::printf("per-iteration CUDA-event timing, 8 B float all_reduce on 1 GPU, %d iterations x %d rounds:\n"
-              "  bare ncclAllReduce %.2f us, ccbench %.2f us, ratio %.3f (median of rounds; target <= 1.05)\n",
-              iters, rounds, median(bare_us), median(harness_us), median(ratios));
+  std::printf(
+      "per-iteration CUDA-event timing, 8 B float all_reduce on 1 GPU, %d iterations x %d rounds:\n"
+      "  bare ncclAllReduce %.2f us, ccbench %.2f us, ratio %.3f (median of rounds; target <= 1.05)\n",
+      iters, rounds, median(bare_us), median(harness_us), median(ratios));
   backend.memory().release(buf);
 }
 #endif

@@ -22,8 +22,17 @@ int main(int argc, char** argv) {
     ccb::MpiBackend backend(MPI_COMM_WORLD);
     ccb::Watchdog watchdog(3600, rank, "bench");  // armed, as with -T
     float send[2] = {1, 2}, recv[2] = {0, 0};
-    const ccb::OpArgs args{&ccb::collective(ccb::CollectiveId::all_reduce), rank, ccb::DType::float32, ccb::ReduceOp::sum, 0,
-                           2, 2, send, recv, false, 64};
+    const ccb::OpArgs args{&ccb::collective(ccb::CollectiveId::all_reduce),
+                           rank,
+                           ccb::DType::float32,
+                           ccb::ReduceOp::sum,
+                           0,
+                           2,
+                           2,
+                           send,
+                           recv,
+                           false,
+                           64};
     std::vector<double> ratios, bare_us, harness_us;
     for (int r = 0; r < rounds + 1; ++r) {
       MPI_Barrier(MPI_COMM_WORLD);
@@ -49,9 +58,10 @@ int main(int argc, char** argv) {
       return v[v.size() / 2];
     };
     if (rank == 0)
-      std::printf("harness overhead, 8 B float all_reduce, %d iterations x %d rounds: bare MPI_Allreduce %.3f us, "
-                  "ccbench loop %.3f us, ratio (median of rounds) %.3f\n",
-                  iters, rounds, median(bare_us), median(harness_us), median(ratios));
+      std::printf(
+          "harness overhead, 8 B float all_reduce, %d iterations x %d rounds: bare MPI_Allreduce %.3f us, "
+          "ccbench loop %.3f us, ratio (median of rounds) %.3f\n",
+          iters, rounds, median(bare_us), median(harness_us), median(ratios));
   }
   MPI_Finalize();
   return 0;

@@ -33,7 +33,8 @@ ResultSet points(std::size_t n) {
         ImportedPoint p;
         p.collective = "all_reduce", p.dtype = "float", p.op = "sum", p.path = "auto", p.memory = "host";
         p.ranks = ranks, p.nodes = ranks, p.in_place = in_place;
-        p.bytes = static_cast<std::uint64_t>(std::exp2(10 + 20.0 * static_cast<double>(i) / static_cast<double>(sizes)));
+        p.bytes =
+            static_cast<std::uint64_t>(std::exp2(10 + 20.0 * static_cast<double>(i) / static_cast<double>(sizes)));
         const double s = static_cast<double>(p.bytes);
         p.time_us = 2.0 * (ranks - 1) * (20 + s / ranks / 1000) * std::exp(noise(rng));
         set.points.push_back(p);
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
   const double align_s = best_seconds(repeats, [&] { aligned += build_series(runs[0], kKeyAll).series.size(); });
   fmt::print("model fit of {} points ({} series): {:.3f} s (best of {}; target < 1 s)\n", runs[0].points.size(),
              series / static_cast<std::size_t>(repeats), fit_s, repeats);
-  fmt::print("baseline, compare's alignment of the same points: {:.4f} s; fit / alignment = {:.1f}x\n", align_s, fit_s / align_s);
+  fmt::print("baseline, compare's alignment of the same points: {:.4f} s; fit / alignment = {:.1f}x\n", align_s,
+             fit_s / align_s);
   return fit_s < 1 ? 0 : 1;
 }

@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
         const double p50 = s["p50_us"];
         c.p50.push_back(p50);
         if (s["ci95_median_us"].is_array() && p50 > 0)
-          c.half_width.push_back(std::max(p50 - s["ci95_median_us"][0].get<double>(), s["ci95_median_us"][1].get<double>() - p50) / p50);
+          c.half_width.push_back(
+              std::max(p50 - s["ci95_median_us"][0].get<double>(), s["ci95_median_us"][1].get<double>() - p50) / p50);
       }
     }
   }
@@ -72,13 +73,15 @@ int main(int argc, char** argv) {
     for (double x : c.p50) mean += x / static_cast<double>(c.p50.size());
     for (double x : c.p50) sq += (x - mean) * (x - mean);
     const double cv = c.p50.size() > 1 ? std::sqrt(sq / static_cast<double>(c.p50.size() - 1)) / mean : 0;
-    const double between = mid > 0 ? (*std::max_element(c.p50.begin(), c.p50.end()) - *std::min_element(c.p50.begin(), c.p50.end())) / mid : 0;
+    const double between =
+        mid > 0 ? (*std::max_element(c.p50.begin(), c.p50.end()) - *std::min_element(c.p50.begin(), c.p50.end())) / mid
+                : 0;
     const double within = median(c.half_width);
     all_within.push_back(within);
     all_between.push_back(between);
-    std::printf("%-12s %-8s %-5s %10ld %-12s %8zu %10.3f %9.2f%% %9.2f%% %7.2f%%\n", std::get<0>(k).c_str(), std::get<1>(k).c_str(),
-                std::get<2>(k).empty() ? "-" : std::get<2>(k).c_str(), std::get<3>(k), std::get<4>(k).c_str(), c.p50.size(), mid,
-                within * 100, between * 100, cv * 100);
+    std::printf("%-12s %-8s %-5s %10ld %-12s %8zu %10.3f %9.2f%% %9.2f%% %7.2f%%\n", std::get<0>(k).c_str(),
+                std::get<1>(k).c_str(), std::get<2>(k).empty() ? "-" : std::get<2>(k).c_str(), std::get<3>(k),
+                std::get<4>(k).c_str(), c.p50.size(), mid, within * 100, between * 100, cv * 100);
   }
   std::printf("median over points: within-launch +-%.2f%%, launch-to-launch range %.2f%%\n", median(all_within) * 100,
               median(all_between) * 100);

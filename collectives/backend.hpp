@@ -24,14 +24,14 @@ namespace ccb {
 
 struct OpArgs {
   const Collective* coll = nullptr;
-  int rank = 0;           // the world rank this call is for
+  int rank = 0;  // the world rank this call is for
   DType dtype = DType::float32;
   ReduceOp op = ReduceOp::sum;
   int root = 0;
   std::size_t count = 0;  // the table's count column
   std::size_t chunk = 0;  // count / nranks for split collectives, else count
   const void* send = nullptr;
-  void* recv = nullptr;   // in place: send == recv + in_place_send offset
+  void* recv = nullptr;  // in place: send == recv + in_place_send offset
   bool in_place = false;
   int window = kDefaultWindow;  // messages per iteration of uni_bw / bi_bw
 };
@@ -40,7 +40,7 @@ struct OpArgs {
 struct ObservedTransports {
   std::vector<std::string> classes;     // p2p, shm, rdma, tcp, net, nvls, collnet
   std::vector<std::string> transports;  // as the library spells them: "P2P/CUMEM", ...
-  bool per_point = false;  // those of one point's operations (else every connection set up so far)
+  bool per_point = false;               // those of one point's operations (else every connection set up so far)
 };
 
 class Backend {
@@ -85,7 +85,10 @@ class Backend {
   virtual void on_completion(std::function<void()> f) { (void)f; }
   // Test-only (CCBENCH_FAULT=gpu_hang): enqueue work that never finishes on
   // local rank j's stream, ahead of the next operation. False: cannot.
-  virtual bool stall(int j) { (void)j; return false; }
+  virtual bool stall(int j) {
+    (void)j;
+    return false;
+  }
   // Why this placement cannot run on this backend ("" = it can): it is
   // recorded as not measured, with the reason.
   virtual std::string unsupported(const OpArgs&) const { return ""; }

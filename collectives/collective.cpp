@@ -51,9 +51,7 @@ double bus_factor(const Collective& c, int nranks) {
   return 1.0;
 }
 
-std::size_t elements(Extent e, std::size_t count, std::size_t chunk) {
-  return e == Extent::count ? count : chunk;
-}
+std::size_t elements(Extent e, std::size_t count, std::size_t chunk) { return e == Extent::count ? count : chunk; }
 
 std::size_t offset_elements(Offset o, int rank, std::size_t chunk) {
   return o == Offset::zero ? 0 : static_cast<std::size_t>(rank) * chunk;

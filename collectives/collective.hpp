@@ -13,8 +13,18 @@ namespace ccb {
 inline constexpr int kDefaultWindow = 64;
 
 enum class CollectiveId {
-  all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, gather, scatter,
-  sendrecv, pingpong, uni_bw, bi_bw,
+  all_reduce,
+  all_gather,
+  reduce_scatter,
+  alltoall,
+  broadcast,
+  reduce,
+  gather,
+  scatter,
+  sendrecv,
+  pingpong,
+  uni_bw,
+  bi_bw,
 };
 
 // Length of a per-rank buffer, in elements: the whole `count` or count / nranks.
@@ -38,10 +48,10 @@ struct Collective {
   CollectiveId id;
   std::string_view name;
   std::string_view summary;
-  bool reduces;          // takes -o op
-  bool rooted;           // takes -r root
-  bool split;            // count = nranks * chunk, the size column counts all chunks
-  bool point_to_point;   // rank pairs (r, r + n/2); no in-place variant
+  bool reduces;         // takes -o op
+  bool rooted;          // takes -r root
+  bool split;           // count = nranks * chunk, the size column counts all chunks
+  bool point_to_point;  // rank pairs (r, r + n/2); no in-place variant
   BusFactor bus_factor;
   Extent send_extent;
   Extent recv_extent;

@@ -20,16 +20,15 @@ struct OutputError : UsageError {
 enum ExitCode : int {
   kExitOk = 0,
   kExitInternal = 1,  // ccbench or the communication library failed
-  kExitRejected = 1,  // accept: the cluster was rejected; model check: a target was missed; model predict: every fit unusable
-  kExitUsage = 2,     // bad input: flags, values, files
-  kExitWrongData = 3, // verification found wrong elements
-  kExitTimeout = 4,   // -T: no operation completed within the timeout
-  kExitOutput = 5,    // an output could not be written (disk full, closed pipe): one line names it
-  kExitSignal = 128,  // + the signal: stopped by SIGHUP (129), SIGINT (130), SIGTERM (143)
+  kExitRejected =
+      1,  // accept: the cluster was rejected; model check: a target was missed; model predict: every fit unusable
+  kExitUsage = 2,      // bad input: flags, values, files
+  kExitWrongData = 3,  // verification found wrong elements
+  kExitTimeout = 4,    // -T: no operation completed within the timeout
+  kExitOutput = 5,     // an output could not be written (disk full, closed pipe): one line names it
+  kExitSignal = 128,   // + the signal: stopped by SIGHUP (129), SIGINT (130), SIGTERM (143)
 };
 
-inline int exit_code_of(const UsageError& e) {
-  return dynamic_cast<const OutputError*>(&e) ? kExitOutput : kExitUsage;
-}
+inline int exit_code_of(const UsageError& e) { return dynamic_cast<const OutputError*>(&e) ? kExitOutput : kExitUsage; }
 
 }  // namespace ccb

@@ -26,9 +26,9 @@ enum class WarmUpOrder { automatic, sizes_first, per_point };
 // tables of their own words the same way: results/accept/spec.hpp).
 template <class E>
 struct SettingNames;
-#define CCB_SETTING_NAMES(E, N, ...)                                  \
-  template <>                                                         \
-  struct SettingNames<E> {                                            \
+#define CCB_SETTING_NAMES(E, N, ...)                                                     \
+  template <>                                                                            \
+  struct SettingNames<E> {                                                               \
     static constexpr std::array<std::pair<E, std::string_view>, N> table{{__VA_ARGS__}}; \
   }
 CCB_SETTING_NAMES(BackendKind, 2, {BackendKind::mpi, "mpi"}, {BackendKind::nccl, "nccl"});

@@ -44,9 +44,10 @@ std::string size_error(std::string_view text) {
   const std::string t(text);
   if (t.size() >= 3 && std::isdigit(static_cast<unsigned char>(t[0])) && (t.back() == 'B' || t.back() == 'b') &&
       std::string_view("KkMmGgTt").find(t[t.size() - 2]) != std::string_view::npos) {
-    const std::string number = t.substr(0, t.size() - 2), unit(1, static_cast<char>(std::toupper(static_cast<unsigned char>(t[t.size() - 2]))));
-    return fmt::format("'{}': sizes are binary (K = 1024): write {}{} or {}{}iB; decimal KB, MB, GB are not taken",
-                       t, number, unit, number, unit);
+    const std::string number = t.substr(0, t.size() - 2),
+                      unit(1, static_cast<char>(std::toupper(static_cast<unsigned char>(t[t.size() - 2]))));
+    return fmt::format("'{}': sizes are binary (K = 1024): write {}{} or {}{}iB; decimal KB, MB, GB are not taken", t,
+                       number, unit, number, unit);
   }
   return fmt::format("'{}': not a size (bytes with an optional binary suffix: 8, 64K, 1M or 1MiB, 2G)", t);
 }

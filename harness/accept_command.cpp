@@ -43,7 +43,8 @@
 namespace ccb {
 namespace {
 
-constexpr const char* kAcceptHelp = R"HELP(usage: ccbench accept SPEC.yaml [--out DIR] [--color auto|always|never] [--simulate CLUSTER.yaml]
+constexpr const char* kAcceptHelp =
+    R"HELP(usage: ccbench accept SPEC.yaml [--out DIR] [--color auto|always|never] [--simulate CLUSTER.yaml]
                       [--launcher auto|mpi|slurm] [--drain] [--resume] [--node-check]
 
 Runs the checks of an acceptance spec across every node of this MPI job
@@ -164,7 +165,8 @@ namespace {
 
 std::string file_safe(const std::string& s) {
   std::string out;
-  for (char ch : s) out += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' || ch == '_' ? ch : '_';
+  for (char ch : s)
+    out += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' || ch == '_' ? ch : '_';
   return out.substr(0, 64);
 }
 
@@ -191,7 +193,8 @@ RepeatResult parse_repeat(int code, const std::string& jsonl) {
   }
   if (code != kExitOk && code != kExitWrongData) {
     const auto status = set.environment.find("run.end_status");
-    r.error = fmt::format("exit {}{}", code, status == set.environment.end() ? " (its stderr says why)" : ": " + status->second);
+    r.error = fmt::format("exit {}{}", code,
+                          status == set.environment.end() ? " (its stderr says why)" : ": " + status->second);
   }
   return r;
 }
@@ -205,7 +208,8 @@ nlohmann::json group_repeats(const AcceptArgs& args, const Check& c, Config& cfg
     cfg.observe_path = k == 0;
     cfg.observe_path_note = "observed on the first repeat of this group (raw file rep1)";
     CollectingWriter collect;
-    const int code = c.io ? run_io(io_check_args(c, args.spec.file), group, &collect) : run_sweep(cfg, group, nccl_log, &collect);
+    const int code =
+        c.io ? run_io(io_check_args(c, args.spec.file), group, &collect) : run_sweep(cfg, group, nccl_log, &collect);
     if (group.rank() == 0) repeats.push_back({{"code", code}, {"jsonl", collect.text}});
     if (code == kExitSignal + SIGINT || code == kExitSignal + SIGTERM || code == kExitSignal + SIGHUP) break;
   }
@@ -226,11 +230,13 @@ GroupRun group_run_from_json(const Check& c, const PlannedRound& round, const No
     const int code = rep.at("code").get<int>();
     const std::string jsonl = rep.at("jsonl").get<std::string>();
     run.repeats.push_back(parse_repeat(code, jsonl));
-    const std::filesystem::path raw = std::filesystem::path(out_dir) / "raw" / c.name /
-                                      fmt::format("p{}-r{}-{}-rep{}.jsonl", round.pass, round.round + 1, file_safe(group), ++k);
+    const std::filesystem::path raw =
+        std::filesystem::path(out_dir) / "raw" / c.name /
+        fmt::format("p{}-r{}-{}-rep{}.jsonl", round.pass, round.round + 1, file_safe(group), ++k);
     write_file_atomically("--out", raw.string(), jsonl);
     if (code == kExitUsage)
-      run_errors.push_back(fmt::format("{}: {} could not run ({}; see stderr)", c.name, group, run.repeats.back().error));
+      run_errors.push_back(
+          fmt::format("{}: {} could not run ({}; see stderr)", c.name, group, run.repeats.back().error));
   }
   return run;
 }
@@ -246,18 +252,19 @@ struct AcceptanceRun {
   std::vector<std::string> hosts;  // node -> host
   std::vector<int> ranks_per_node;
   int my_node = 0;
-  GateBaselines baselines;                    // rank 0
-  std::vector<std::string> run_errors;        // rank 0
-  int interrupted = 0;                        // signal that stopped the run
-  Population population;                      // rank 0: the current check's groups (population gates)
-  Watchdog* control = nullptr;                // the current check's control-plane watchdog
-  Faults faults;                              // test-only (CCBENCH_FAULT=control_hang)
-  int rounds_shared = 0;                      // over the whole run
+  GateBaselines baselines;              // rank 0
+  std::vector<std::string> run_errors;  // rank 0
+  int interrupted = 0;                  // signal that stopped the run
+  Population population;                // rank 0: the current check's groups (population gates)
+  Watchdog* control = nullptr;          // the current check's control-plane watchdog
+  Faults faults;                        // test-only (CCBENCH_FAULT=control_hang)
+  int rounds_shared = 0;                // over the whole run
 
   std::string group_name(const NodeGroup& g) const { return group_hosts(g, hosts); }
 
   static std::string step(const Check& c, const PlannedRound& round, std::string_view what) {
-    return fmt::format("ccbench accept's control plane ({} pass {} round {}: {})", c.name, round.pass, round.round + 1, what);
+    return fmt::format("ccbench accept's control plane ({} pass {} round {}: {})", c.name, round.pass, round.round + 1,
+                       what);
   }
 
   // Runs one round of groups at once; on rank 0 returns the judged groups.
@@ -291,16 +298,19 @@ struct AcceptanceRun {
   std::string run_my_group(const Check& c, const PlannedRound& round, Config& cfg) {
     int color = -1;
     for (std::size_t g = 0; g < round.groups.size(); ++g)
-      if (std::find(round.groups[g].begin(), round.groups[g].end(), my_node) != round.groups[g].end()) color = static_cast<int>(g);
+      if (std::find(round.groups[g].begin(), round.groups[g].end(), my_node) != round.groups[g].end())
+        color = static_cast<int>(g);
     const std::unique_ptr<Comm> sub = world.split(color);
     control->pause();  // the sweeps have watchdogs of their own (timeout_s)
     if (!sub) return "";
     const nlohmann::json repeats = group_repeats(args, c, cfg, *sub, nccl_log);
-    return sub->rank() == 0 ? json_text(nlohmann::json{{"group", color}, {"ranks", sub->size()}, {"repeats", repeats}}) : "";
+    return sub->rank() == 0 ? json_text(nlohmann::json{{"group", color}, {"ranks", sub->size()}, {"repeats", repeats}})
+                            : "";
   }
 
   // Rank 0: every group's repeats read back, each kept as a raw file.
-  std::vector<GroupRun> collect_group_runs(const Check& c, const PlannedRound& round, const std::vector<std::string>& all) {
+  std::vector<GroupRun> collect_group_runs(const Check& c, const PlannedRound& round,
+                                           const std::vector<std::string>& all) {
     std::vector<GroupRun> runs;
     for (const std::string& text : all) {
       if (text.empty()) continue;
@@ -363,7 +373,8 @@ void require_gpus_for(const AcceptSpec& spec) {
     if (!c.io && (c.backend == BackendKind::nccl || c.memory == MemoryKind::device))
       gpu_checks += (count++ ? ", " : "") + c.name;
   if (count > 0)
-    require_gpu(fmt::format("{}: check{} {} need{} a GPU", spec.file, count > 1 ? "s" : "", gpu_checks, count > 1 ? "" : "s"));
+    require_gpu(
+        fmt::format("{}: check{} {} need{} a GPU", spec.file, count > 1 ? "s" : "", gpu_checks, count > 1 ? "" : "s"));
 }
 
 }  // namespace
@@ -373,12 +384,16 @@ void validate_for_nodes(const AcceptSpec& spec, const std::vector<int>& ranks_pe
   const int nodes = static_cast<int>(ranks_per_node.size());
   const int fewest = *std::min_element(ranks_per_node.begin(), ranks_per_node.end());
   for (const Check& c : spec.checks) {
-    if ((c.pattern == GroupPattern::pairwise || c.pattern == GroupPattern::ring || c.pattern == GroupPattern::bisect) && nodes < 2)
-      throw UsageError(fmt::format("{}:{}: checks: {}: pattern {} needs at least 2 nodes; this job has 1 (launch it "
-                                   "across nodes, e.g. mpirun --hostfile)", spec.file, c.line, c.name, name(c.pattern)));
-    if (c.collective && c.collective->point_to_point && c.pattern == GroupPattern::per_node && fewest * c.gpus_per_process < 2)
-      throw UsageError(fmt::format("{}:{}: checks: {}: {} needs 2 ranks per group, but a node has {}", spec.file, c.line,
-                                   c.name, c.collective->name, fewest));
+    if ((c.pattern == GroupPattern::pairwise || c.pattern == GroupPattern::ring || c.pattern == GroupPattern::bisect) &&
+        nodes < 2)
+      throw UsageError(
+          fmt::format("{}:{}: checks: {}: pattern {} needs at least 2 nodes; this job has 1 (launch it "
+                      "across nodes, e.g. mpirun --hostfile)",
+                      spec.file, c.line, c.name, name(c.pattern)));
+    if (c.collective && c.collective->point_to_point && c.pattern == GroupPattern::per_node &&
+        fewest * c.gpus_per_process < 2)
+      throw UsageError(fmt::format("{}:{}: checks: {}: {} needs 2 ranks per group, but a node has {}", spec.file,
+                                   c.line, c.name, c.collective->name, fewest));
   }
 }
 
@@ -402,10 +417,10 @@ int write_and_print(const AcceptArgs& args, const AcceptOutcome& outcome, const 
   // The last line says the verdict and what the exit code means: under
   // mpirun a non-zero exit is followed by mpirun's "process returned a
   // non-zero exit code ... job has been aborted" block (docs/acceptance.md).
-  const std::string meaning = code == kExitOk            ? "exit 0: accepted"
-                              : code == kExitRejected    ? "exit 1: rejected (the cluster did not pass; not a crash)"
-                              : code >= kExitSignal      ? fmt::format("exit {}: interrupted", code)
-                                                         : fmt::format("exit {}: the run had errors (see above)", code);
+  const std::string meaning = code == kExitOk         ? "exit 0: accepted"
+                              : code == kExitRejected ? "exit 1: rejected (the cluster did not pass; not a crash)"
+                              : code >= kExitSignal   ? fmt::format("exit {}: interrupted", code)
+                                                      : fmt::format("exit {}: the run had errors (see above)", code);
   return print_or_fail(render_terminal(report, use_color(args.color)) +
                        fmt::format("verdicts: {}/verdict.json, verdict.md, report.html; {}\n", args.out_dir, raw) +
                        fmt::format("ccbench accept: {}\n", meaning));
@@ -442,27 +457,32 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   if (app.count("--simulate") && a.simulate.empty()) throw UsageError("accept: --simulate: empty file name");
   if (a.launcher != "auto" && a.launcher != "mpi" && a.launcher != "slurm")
     throw UsageError(fmt::format("accept: --launcher '{}': unknown (allowed: auto, mpi, slurm)", a.launcher));
-  if (!a.simulate.empty() && a.launcher == "slurm") throw UsageError("accept: --simulate and --launcher slurm: choose one");
+  if (!a.simulate.empty() && a.launcher == "slurm")
+    throw UsageError("accept: --simulate and --launcher slurm: choose one");
   if (a.run_group.empty() != a.group_out.empty())
     throw UsageError("accept: --run-group and --group-out come together (the Slurm step controller gives both)");
   a.spec_text = yamlf::read_text(positional[0]);
   a.spec = parse_spec(a.spec_text, positional[0]);
-  if (!a.run_group.empty() && std::none_of(a.spec.checks.begin(), a.spec.checks.end(),
-                                           [&](const Check& c) { return c.name == a.run_group; }))
+  if (!a.run_group.empty() &&
+      std::none_of(a.spec.checks.begin(), a.spec.checks.end(), [&](const Check& c) { return c.name == a.run_group; }))
     throw UsageError(fmt::format("accept: --run-group '{}': {} has no such check", a.run_group, a.spec.file));
   if (a.node_check) {
     if (!a.simulate.empty() || a.launcher == "slurm" || !a.run_group.empty())
-      throw UsageError("accept: --node-check runs on this node alone: not with --simulate, --launcher slurm or --run-group");
+      throw UsageError(
+          "accept: --node-check runs on this node alone: not with --simulate, --launcher slurm or --run-group");
     for (const Check& c : a.spec.checks)
       if (c.pattern != GroupPattern::all && c.pattern != GroupPattern::per_node)
-        throw UsageError(fmt::format("{}:{}: checks: {}: pattern {} needs several nodes; a node check runs checks of "
-                                     "pattern all or per-node on this node alone", a.spec.file, c.line, c.name,
-                                     name(c.pattern)));
+        throw UsageError(
+            fmt::format("{}:{}: checks: {}: pattern {} needs several nodes; a node check runs checks of "
+                        "pattern all or per-node on this node alone",
+                        a.spec.file, c.line, c.name, name(c.pattern)));
     if (!app.count("--out")) a.out_dir = (std::filesystem::temp_directory_path() / "ccbench-node-check").string();
   }
   if ((a.drain || a.resume) && !a.node_check && !uses_slurm_steps(a))
-    throw UsageError(fmt::format("accept: {} acts on Slurm nodes: run inside a Slurm allocation (sbatch, salloc) as one "
-                                 "process, or give --launcher slurm", a.drain ? "--drain" : "--resume"));
+    throw UsageError(
+        fmt::format("accept: {} acts on Slurm nodes: run inside a Slurm allocation (sbatch, salloc) as one "
+                    "process, or give --launcher slurm",
+                    a.drain ? "--drain" : "--resume"));
   for (const Check& c : a.spec.checks)
     if (c.io) io_check_args(c, a.spec.file);  // refused here, before anything runs
   // Nothing the run reads may be replaced by what it writes: the spec, the
@@ -561,7 +581,8 @@ GateBaselines prepare_outputs(const AcceptArgs& args) {
   check_verdict_paths(args);
   for (const Check& c : args.spec.checks) {
     std::filesystem::create_directories(std::filesystem::path(args.out_dir) / "raw" / c.name, ec);
-    if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create raw/{} ({})", args.out_dir, c.name, ec.message()));
+    if (ec)
+      throw UsageError(fmt::format("accept: --out {}: cannot create raw/{} ({})", args.out_dir, c.name, ec.message()));
   }
   return load_gate_baselines(args.spec);
 }
@@ -584,7 +605,8 @@ void run_check(const Check& c, AcceptanceRun& s, AcceptOutcome& outcome) {
   s.control = &control;
   const double started = world.now();
   while (!s.interrupted) {
-    control.set_activity(fmt::format("ccbench accept's control plane ({}: planning and sharing the next round)", c.name));
+    control.set_activity(
+        fmt::format("ccbench accept's control plane ({}: planning and sharing the next round)", c.name));
     if (s.rounds_shared > 0 && s.faults.hangs_control_plane(world.rank()))
       hang_forever(world.rank(), "in ccbench accept's control plane");
     const std::optional<PlannedRound> round = share_round(world, plan ? plan->next() : std::nullopt);
@@ -643,8 +665,8 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
   int code = kExitOk;
   if (world.rank() == 0) {
     if (s.interrupted)
-      outcome.run_errors.push_back(fmt::format("interrupted by {} after {} checks", signal_name(s.interrupted),
-                                               outcome.checks.size()));
+      outcome.run_errors.push_back(
+          fmt::format("interrupted by {} after {} checks", signal_name(s.interrupted), outcome.checks.size()));
     outcome.run_errors.insert(outcome.run_errors.end(), s.run_errors.begin(), s.run_errors.end());
     code = s.interrupted ? kExitSignal + s.interrupted : outcome.exit_code();
     try {
@@ -694,7 +716,8 @@ int run_accept_simulated(const AcceptArgs& args) {
     outcome.started_at = utc_now_iso8601();
     std::error_code ec;
     std::filesystem::create_directories(args.out_dir, ec);
-    if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create the folder ({})", args.out_dir, ec.message()));
+    if (ec)
+      throw UsageError(fmt::format("accept: --out {}: cannot create the folder ({})", args.out_dir, ec.message()));
     check_verdict_paths(args);
     std::mt19937_64 rng(model.seed);
     // Refused up front, before the first check: what the simulation cannot
@@ -708,20 +731,25 @@ int run_accept_simulated(const AcceptArgs& args) {
       const std::uint64_t n = model.names.size();
       const std::uint64_t groups = c.pattern == GroupPattern::pairwise ? n * (n - 1) / 2 : n;
       if (groups > kMaxSimulatedGroups)
-        throw UsageError(fmt::format("{}:{}: checks: {}: pattern {} on {} nodes runs {} groups, more than a simulation "
-                                     "keeps ({}): use pattern bisect, or fewer nodes", args.spec.file, c.line, c.name,
-                                     name(c.pattern), n, groups, kMaxSimulatedGroups));
+        throw UsageError(
+            fmt::format("{}:{}: checks: {}: pattern {} on {} nodes runs {} groups, more than a simulation "
+                        "keeps ({}): use pattern bisect, or fewer nodes",
+                        args.spec.file, c.line, c.name, name(c.pattern), n, groups, kMaxSimulatedGroups));
       total += groups;
     }
     if (total > kMaxSimulatedGroups)
-      throw UsageError(fmt::format("{}: {} checks on {} nodes run about {} groups together, more than a simulation keeps "
-                                   "({}): simulate fewer checks or nodes at a time", args.spec.file, args.spec.checks.size(),
-                                   model.names.size(), total, kMaxSimulatedGroups));
+      throw UsageError(
+          fmt::format("{}: {} checks on {} nodes run about {} groups together, more than a simulation keeps "
+                      "({}): simulate fewer checks or nodes at a time",
+                      args.spec.file, args.spec.checks.size(), model.names.size(), total, kMaxSimulatedGroups));
     // The spec's switches and baselines, as a real run reads them.
-    if (!args.spec.switch_of.empty() &&
-        std::none_of(model.names.begin(), model.names.end(), [&](const std::string& n) { return args.spec.switch_of.count(n); }))
-      throw UsageError(fmt::format("{}: switches: lists none of the simulated nodes ({} ... {}); a simulation's hosts are "
-                                   "named as in its cluster model", args.spec.file, model.names.front(), model.names.back()));
+    if (!args.spec.switch_of.empty() && std::none_of(model.names.begin(), model.names.end(), [&](const std::string& n) {
+          return args.spec.switch_of.count(n);
+        }))
+      throw UsageError(
+          fmt::format("{}: switches: lists none of the simulated nodes ({} ... {}); a simulation's hosts are "
+                      "named as in its cluster model",
+                      args.spec.file, model.names.front(), model.names.back()));
     const GateBaselines baselines = load_gate_baselines(args.spec);
     const SimulatedSpec from_spec{switch_labels(args.spec, model.names),
                                   [&](const Check& ch, const Gate& g, int ranks, int nodes) {

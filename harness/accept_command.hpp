@@ -16,11 +16,11 @@ struct AcceptArgs {
   std::string color = "auto";
   std::string spec_text;  // as read by this process
   AcceptSpec spec;
-  std::string simulate;   // --simulate CLUSTER.yaml: a cluster model instead of MPI
-  std::string launcher = "auto";  // --launcher auto|mpi|slurm
+  std::string simulate;                // --simulate CLUSTER.yaml: a cluster model instead of MPI
+  std::string launcher = "auto";       // --launcher auto|mpi|slurm
   bool drain = false, resume = false;  // --drain, --resume (Slurm)
-  std::string run_group;  // --run-group CHECK: one group's repeats, inside a job step the controller started
-  std::string group_out;  // --group-out FILE: where that step writes them
+  std::string run_group;    // --run-group CHECK: one group's repeats, inside a job step the controller started
+  std::string group_out;    // --group-out FILE: where that step writes them
   bool node_check = false;  // --node-check: this node alone, as Slurm's HealthCheckProgram
 };
 

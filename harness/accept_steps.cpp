@@ -123,11 +123,22 @@ class StepController {
   void start(const Check& c, Step& s) {
     std::string nodelist;
     for (int n : s.nodes) nodelist += (nodelist.empty() ? "" : ",") + alloc_.hosts[static_cast<std::size_t>(n)];
-    const std::vector<std::string> argv{"srun", "--nodelist=" + nodelist, fmt::format("--nodes={}", s.nodes.size()),
+    const std::vector<std::string> argv{"srun",
+                                        "--nodelist=" + nodelist,
+                                        fmt::format("--nodes={}", s.nodes.size()),
                                         fmt::format("--ntasks-per-node={}", alloc_.tasks_per_node),
-                                        "--time=" + slurm_minutes(c.step_timeout_s), "--job-name=ccbench-accept-" + c.name,
-                                        "--kill-on-bad-exit=1", self_, "accept", spec_, "--out", args_.out_dir,
-                                        "--run-group", c.name, "--group-out", s.out_file};
+                                        "--time=" + slurm_minutes(c.step_timeout_s),
+                                        "--job-name=ccbench-accept-" + c.name,
+                                        "--kill-on-bad-exit=1",
+                                        self_,
+                                        "accept",
+                                        spec_,
+                                        "--out",
+                                        args_.out_dir,
+                                        "--run-group",
+                                        c.name,
+                                        "--group-out",
+                                        s.out_file};
     s.pid = spawn_logged(argv, s.log_file);
     s.started = seconds_now();
     s.running = true;
@@ -177,19 +188,21 @@ class StepController {
         return group_run_from_json(c, round, s.nodes, nlohmann::json::parse(read_all(s.out_file)), alloc_.hosts,
                                    args_.out_dir, run_errors_);
       } catch (const nlohmann::json::exception& e) {
-        run_errors_.push_back(fmt::format("{}: {}: unreadable step result {} ({})", c.name, s.hosts, s.out_file, e.what()));
+        run_errors_.push_back(
+            fmt::format("{}: {}: unreadable step result {} ({})", c.name, s.hosts, s.out_file, e.what()));
       }
     }
     if (!s.timed_out && !interrupted_ && WIFEXITED(s.status) && WEXITSTATUS(s.status) == kExitUsage)
-      run_errors_.push_back(fmt::format("{}: {}: the job step refused to run (exit 2): {}", c.name, s.hosts,
-                                        last_line(s.log_file)));
+      run_errors_.push_back(
+          fmt::format("{}: {}: the job step refused to run (exit 2): {}", c.name, s.hosts, last_line(s.log_file)));
     GroupRun run;
     run.nodes = s.nodes;
     run.pass = round.pass;
     run.round = round.round;
     run.ranks = static_cast<int>(s.nodes.size()) * alloc_.tasks_per_node;
     const std::string why =
-        s.timed_out ? fmt::format("timed out: no completion in {:.0f} s (a hang: the job step was cancelled)", c.step_timeout_s)
+        s.timed_out
+            ? fmt::format("timed out: no completion in {:.0f} s (a hang: the job step was cancelled)", c.step_timeout_s)
         : interrupted_ ? fmt::format("interrupted by {}", signal_name(interrupted_))
                        : fmt::format("job step failed ({}): {} (log {})",
                                      WIFEXITED(s.status) ? fmt::format("srun exit {}", WEXITSTATUS(s.status))
@@ -248,7 +261,8 @@ void act_on_nodes(const AcceptArgs& args, AcceptOutcome& outcome, const std::str
     if (state.state.find("drain") == std::string::npos || state.reason.rfind("ccbench:", 0) != 0) continue;
     try {
       command_output(resume_command(host), "accept: --resume");
-      outcome.actions.push_back(fmt::format("resumed {} (passed every check; it was drained: \"{}\")", host, state.reason));
+      outcome.actions.push_back(
+          fmt::format("resumed {} (passed every check; it was drained: \"{}\")", host, state.reason));
     } catch (const UsageError& e) {
       outcome.actions.push_back(fmt::format("could not resume {}: {}", host, e.what()));
     }
@@ -266,8 +280,10 @@ std::string this_host() {
 void start_node_check_deadline() {
   std::thread([] {
     std::this_thread::sleep_for(std::chrono::seconds(kNodeCheckSeconds));
-    fmt::print(stderr, "ccbench node check: {}: did not finish within {} s (slurmd ends a HealthCheckProgram after 60 s): "
-                       "shorten the spec\n", this_host(), kNodeCheckSeconds);
+    fmt::print(stderr,
+               "ccbench node check: {}: did not finish within {} s (slurmd ends a HealthCheckProgram after 60 s): "
+               "shorten the spec\n",
+               this_host(), kNodeCheckSeconds);
     std::fflush(stderr);
     _exit(kExitRejected);
   }).detach();
@@ -283,7 +299,8 @@ int finish_node_check(const AcceptArgs& args, const AcceptOutcome& outcome, int 
     fmt::print(stderr, "ccbench node check: {}: {}\n", host, terminal_safe(e.what()));
   }
   std::string first_failure;
-  for (const std::string& e : outcome.run_errors) fmt::print(stderr, "ccbench node check: {}: {}\n", host, terminal_safe(e));
+  for (const std::string& e : outcome.run_errors)
+    fmt::print(stderr, "ccbench node check: {}: {}\n", host, terminal_safe(e));
   for (const CheckVerdict& v : outcome.checks) {
     if (v.pass) continue;
     std::string why = v.findings.empty() ? "failed" : v.findings.front();
@@ -293,10 +310,12 @@ int finish_node_check(const AcceptArgs& args, const AcceptOutcome& outcome, int 
         break;
       }
     fmt::print(stderr, "ccbench node check: {}: {}: {}\n", host, v.check->name, terminal_safe(why));
-    if (first_failure.empty()) first_failure = fmt::format("ccbench: node check {}: {}", v.check->name, why).substr(0, 80);
+    if (first_failure.empty())
+      first_failure = fmt::format("ccbench: node check {}: {}", v.check->name, why).substr(0, 80);
   }
   try {
-    if (args.drain && !first_failure.empty() && outcome.run_errors.empty()) command_output(drain_command(host, first_failure), "--drain");
+    if (args.drain && !first_failure.empty() && outcome.run_errors.empty())
+      command_output(drain_command(host, first_failure), "--drain");
     if (args.resume && code == kExitOk) {
       const auto states = slurm_node_states({host});
       const auto it = states.find(host);
@@ -354,12 +373,13 @@ int run_accept_steps(const AcceptArgs& args) {
     }
     outcome.ended_at = utc_now_iso8601();
     if (steps.interrupted())
-      outcome.run_errors.push_back(fmt::format("interrupted by {} after {} checks", signal_name(steps.interrupted()),
-                                               outcome.checks.size()));
+      outcome.run_errors.push_back(
+          fmt::format("interrupted by {} after {} checks", signal_name(steps.interrupted()), outcome.checks.size()));
     outcome.run_errors.insert(outcome.run_errors.end(), steps.run_errors().begin(), steps.run_errors().end());
     int code = steps.interrupted() ? kExitSignal + steps.interrupted() : outcome.exit_code();
     act_on_nodes(args, outcome, alloc.job_id);
-    const int printed = write_and_print(args, outcome, fmt::format("raw results and step logs: {}/raw/", args.out_dir), code);
+    const int printed =
+        write_and_print(args, outcome, fmt::format("raw results and step logs: {}/raw/", args.out_dir), code);
     if (printed != kExitOk && code == kExitOk) code = printed;
     return code;
   } catch (const UsageError& e) {

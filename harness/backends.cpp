@@ -46,14 +46,17 @@ std::unique_ptr<Backend> make_mpi(const Config& cfg, const Comm& comm) {
         const int aware = MpiBackend::cuda_aware();
         if (aware == 0)
           throw UsageError(
-              "--memory device: this MPI library is not CUDA-aware (MPIX_Query_cuda_support says no); use --backend nccl "
+              "--memory device: this MPI library is not CUDA-aware (MPIX_Query_cuda_support says no); use --backend "
+              "nccl "
               "or an MPI built with CUDA support");
         if (aware < 0)
-          throw UsageError("--memory device: this MPI library cannot say whether it is CUDA-aware (no MPIX_Query_cuda_support)");
+          throw UsageError(
+              "--memory device: this MPI library cannot say whether it is CUDA-aware (no MPIX_Query_cuda_support)");
         for (DType d : cfg.dtypes)
-          if (cfg.collective->reduces && (d == DType::half || d == DType::bfloat16 || d == DType::f8e4m3 || d == DType::f8e5m2))
-            throw UsageError(fmt::format("--memory device: {} reductions are MPI user ops over host loops; use --backend nccl",
-                                         info(d).name));
+          if (cfg.collective->reduces &&
+              (d == DType::half || d == DType::bfloat16 || d == DType::f8e4m3 || d == DType::f8e5m2))
+            throw UsageError(fmt::format(
+                "--memory device: {} reductions are MPI user ops over host loops; use --backend nccl", info(d).name));
         for (ReduceOp o : cfg.ops)
           if (cfg.collective->reduces && o == ReduceOp::avg)
             throw UsageError("--memory device: avg is MPI_SUM plus a division on the host; use --backend nccl");
@@ -89,8 +92,7 @@ std::unique_ptr<Backend> make_nccl(const Config& cfg, const Comm& comm, const st
   o.two_p2p_peers = cfg.collective && cfg.collective->id == CollectiveId::sendrecv;
   o.log_file = log_file;
   o.tuning_log = nccl_subsys_logs_tuning(std::getenv("NCCL_DEBUG_SUBSYS"));
-  if (comm.rank() == 0 && ncclGetUniqueId(&o.id) != ncclSuccess)
-    throw std::runtime_error("ncclGetUniqueId failed");
+  if (comm.rank() == 0 && ncclGetUniqueId(&o.id) != ncclSuccess) throw std::runtime_error("ncclGetUniqueId failed");
   comm.broadcast(&o.id, sizeof o.id);
   return std::make_unique<NcclBackend>(o);
 }
@@ -113,8 +115,8 @@ std::vector<int> choose_devices(int local_rank, int local_size, int per_process,
   } else if (visible == per_process) {
     for (int j = 0; j < per_process; ++j) out.push_back(j);
   } else {
-    throw UsageError(fmt::format("-g/--ngpus {}: {} processes on {} need {} GPUs, but {} are visible to each", per_process,
-                                 local_size, host, local_size * per_process, visible));
+    throw UsageError(fmt::format("-g/--ngpus {}: {} processes on {} need {} GPUs, but {} are visible to each",
+                                 per_process, local_size, host, local_size * per_process, visible));
   }
   return out;
 }
@@ -125,14 +127,18 @@ std::unique_ptr<Backend> make_backend(const Config& cfg, const Comm& comm, const
 #if CCBENCH_HAVE_NCCL
     return make_nccl(cfg, comm, nccl_log_file);
 #else
-    every_rank_passes(comm, [] { throw UsageError("--backend nccl: this ccbench was built without NCCL (no CUDA toolkit with NCCL at configure time)"); });
+    every_rank_passes(comm, [] {
+      throw UsageError(
+          "--backend nccl: this ccbench was built without NCCL (no CUDA toolkit with NCCL at configure time)");
+    });
     return nullptr;
 #endif
   }
 #if CCBENCH_HAVE_MPI
   return make_mpi(cfg, comm);
 #else
-  every_rank_passes(comm, [] { throw UsageError("--backend mpi: this ccbench was built without MPI (use --backend nccl)"); });
+  every_rank_passes(comm,
+                    [] { throw UsageError("--backend mpi: this ccbench was built without MPI (use --backend nccl)"); });
   return nullptr;
 #endif
 }

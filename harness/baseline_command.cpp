@@ -52,13 +52,16 @@ int run_baseline(int argc, const char* const* argv) {
     const std::vector<ResultSet> sets = load_measured_runs(runs, "baseline");
     const Baseline b = build_baseline(sets);
     write_file_atomically("--out", out, baseline_to_json(b));
-    std::string said = fmt::format("baseline {}: {} entries from {} runs ({})\n", out, b.entries.size(), sets.size(), kOutlierRule);
+    std::string said =
+        fmt::format("baseline {}: {} entries from {} runs ({})\n", out, b.entries.size(), sets.size(), kOutlierRule);
     for (const BaselineEntry& e : b.entries)
-      for (const auto& [metric, m] : {std::pair{"busbw", &e.busbw_gbps}, {"algbw", &e.algbw_gbps}, {"time", &e.time_us}})
+      for (const auto& [metric, m] :
+           {std::pair{"busbw", &e.busbw_gbps}, {"algbw", &e.algbw_gbps}, {"time", &e.time_us}})
         for (std::size_t i : m->outliers)
-          said += fmt::format("  outlier: {} {} {} ranks {} nodes {} at {} B: {} {:.4g} from {} (median of the rest {:.4g})\n",
-                              e.collective, e.dtype, e.op, e.ranks, e.nodes, e.bytes, metric, m->values[i],
-                              terminal_safe(b.runs[e.runs[i]]), m->median);
+          said += fmt::format(
+              "  outlier: {} {} {} ranks {} nodes {} at {} B: {} {:.4g} from {} (median of the rest {:.4g})\n",
+              e.collective, e.dtype, e.op, e.ranks, e.nodes, e.bytes, metric, m->values[i],
+              terminal_safe(b.runs[e.runs[i]]), m->median);
     return print_or_fail(said);
   } catch (const UsageError& e) {
     fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));

@@ -29,15 +29,13 @@ long parse_long(const std::string& flag, const std::string& text, long lo, long 
   const auto r = std::from_chars(text.data(), end, v);
   if (text.empty() || r.ec != std::errc() || r.ptr != end)
     throw UsageError(fmt::format("{} '{}': not an integer (allowed: {} to {})", flag, text, lo, hi));
-  if (v < lo || v > hi)
-    throw UsageError(fmt::format("{} {}: out of range (allowed: {} to {})", flag, v, lo, hi));
+  if (v < lo || v > hi) throw UsageError(fmt::format("{} {}: out of range (allowed: {} to {})", flag, v, lo, hi));
   return v;
 }
 
 std::size_t parse_bytes(const std::string& flag, const std::string& text) {
   const auto v = parse_size(text);
-  if (!v)
-    throw UsageError(fmt::format("{} {}", flag, size_error(text)));
+  if (!v) throw UsageError(fmt::format("{} {}", flag, size_error(text)));
   return *v;
 }
 
@@ -278,8 +276,7 @@ Exit codes: 0 ok, 1 internal failure, 2 bad input, 3 wrong data, 4 watchdog time
 std::string list_text() {
   std::string s = "Collectives:\n";
   for (const auto& c : all_collectives())
-    s += fmt::format("  {:<15} {}{}{}\n", c.name, c.summary, c.reduces ? " [-o]" : "",
-                     c.rooted ? " [-r]" : "");
+    s += fmt::format("  {:<15} {}{}{}\n", c.name, c.summary, c.reduces ? " [-o]" : "", c.rooted ? " [-r]" : "");
   s += "\nBackends:\n";
 #if CCBENCH_HAVE_MPI
   s += "  mpi             MPI over host memory (built)\n";
@@ -290,11 +287,15 @@ std::string list_text() {
   const GpuInfo gpus = query_gpus();
   const std::string seen = gpus.error.empty() ? fmt::format("{} GPU(s)", gpus.devices) : gpus.error;
 #if CCBENCH_HAVE_NCCL
-  s += fmt::format("  nccl            NCCL over GPU memory (built, NCCL {})\n                  CUDA runtime {} sees {}\n",
-                   nccl_version(), gpus.runtime_version, seen);
+  s += fmt::format(
+      "  nccl            NCCL over GPU memory (built, NCCL {})\n                  CUDA runtime {} sees {}\n",
+      nccl_version(), gpus.runtime_version, seen);
 #else
-  s += fmt::format("  nccl            NCCL over GPU memory (not built: no NCCL at configure time)\n                  CUDA runtime {} "
-                   "sees {}\n", gpus.runtime_version, seen);
+  s += fmt::format(
+      "  nccl            NCCL over GPU memory (not built: no NCCL at configure time)\n                  CUDA runtime "
+      "{} "
+      "sees {}\n",
+      gpus.runtime_version, seen);
 #endif
 #else
   s += "  nccl            NCCL over GPU memory (not built: no CUDA toolkit at configure time)\n";
@@ -305,7 +306,8 @@ std::string list_text() {
   s += "Paths (mpi):  auto (Open MPI chooses), shm (pml ob1, btl self,vader), tcp (pml ob1, btl "
        "self,tcp), rdma (pml ucx)\n";
   s += "Paths (nccl): auto, nvlink (NCCL_P2P_LEVEL=NVL), pcie (NCCL_P2P_LEVEL=PHB, NCCL_NVLS_ENABLE=0),\n"
-       "              shm (NCCL_P2P_DISABLE=1, NCCL_NVLS_ENABLE=0), rdma (NCCL_NET=IB), tcp (NCCL_NET=Socket, NCCL_IB_DISABLE=1)\n";
+       "              shm (NCCL_P2P_DISABLE=1, NCCL_NVLS_ENABLE=0), rdma (NCCL_NET=IB), tcp (NCCL_NET=Socket, "
+       "NCCL_IB_DISABLE=1)\n";
   return s;
 }
 
@@ -314,7 +316,8 @@ BackendChoice choose_default_backend(bool have_mpi, bool have_nccl, int gpus, co
   if (env_backend && *env_backend) {
     const auto b = parse_setting<BackendKind>(env_backend);
     if (!b)
-      throw UsageError(fmt::format("CCBENCH_BACKEND '{}': unknown (allowed: {})", env_backend, allowed_settings<BackendKind>()));
+      throw UsageError(
+          fmt::format("CCBENCH_BACKEND '{}': unknown (allowed: {})", env_backend, allowed_settings<BackendKind>()));
     return {*b, std::string("CCBENCH_BACKEND=") + env_backend};
   }
   if (!have_mpi) return {BackendKind::nccl, "default: the only backend of a build without MPI"};
@@ -354,7 +357,8 @@ void resolve_backend(Config& cfg, const std::vector<std::pair<const char*, const
   gpus = g.devices;
   error = g.error;
 #endif
-  const BackendChoice c = choose_default_backend(CCBENCH_HAVE_MPI, CCBENCH_HAVE_NCCL, gpus, error, std::getenv("CCBENCH_BACKEND"));
+  const BackendChoice c =
+      choose_default_backend(CCBENCH_HAVE_MPI, CCBENCH_HAVE_NCCL, gpus, error, std::getenv("CCBENCH_BACKEND"));
   cfg.backend = c.backend;
   cfg.backend_reason = c.reason;
 }
@@ -366,16 +370,21 @@ void resolve_backend(Config& cfg, const std::vector<std::pair<const char*, const
 void nccl_tests_flags(const std::vector<std::pair<const char*, std::string>>& flags, Config& cfg) {
   struct Rule {
     const char* flag;
-    long lo, hi;        // values accepted
-    const char* why;    // why other values are refused, and what to use instead
+    long lo, hi;      // values accepted
+    const char* why;  // why other values are refused, and what to use instead
   };
   static const Rule rules[] = {
-      {"-t/--nthreads", 1, 1, "ccbench drives its GPUs from one thread per process: use -g N GPUs per process, or more MPI ranks"},
-      {"-m/--agg_iters", 1, 1, "each timed launch is one operation; aggregating several in one NCCL group is not supported"},
-      {"-N/--run_cycles", 1, 1, "run the command again instead (each -J file keeps its run; compare and model merge repeats)"},
+      {"-t/--nthreads", 1, 1,
+       "ccbench drives its GPUs from one thread per process: use -g N GPUs per process, or more MPI ranks"},
+      {"-m/--agg_iters", 1, 1,
+       "each timed launch is one operation; aggregating several in one NCCL group is not supported"},
+      {"-N/--run_cycles", 1, 1,
+       "run the command again instead (each -J file keeps its run; compare and model merge repeats)"},
       {"-p/--parallel_init", 0, 1, ""},
-      {"-y/--stream_null", 0, 0, "ccbench runs NCCL on its own non-blocking stream; the legacy default stream is not supported"},
-      {"-C/--report_cputime", 0, 0, "ccbench times to completion; the host time to enqueue (nccl-tests -C 1) is not reported"},
+      {"-y/--stream_null", 0, 0,
+       "ccbench runs NCCL on its own non-blocking stream; the legacy default stream is not supported"},
+      {"-C/--report_cputime", 0, 0,
+       "ccbench times to completion; the host time to enqueue (nccl-tests -C 1) is not reported"},
       {"-I/--per_iter_timing", 0, 1, ""},
       {"-x/--cta_policy", 0, 0, "ccbench does not set NCCL's CTA policy: only 0, NCCL's default, which it uses"},
       {"-u/--unalign", 0, 0, "misaligned buffers are not supported; ccbench's buffers are page-aligned"},
@@ -390,8 +399,7 @@ void nccl_tests_flags(const std::vector<std::pair<const char*, std::string>>& fl
       } catch (const UsageError&) {
         throw UsageError(fmt::format("{} '{}': not a number", flag, value));
       }
-      if (v < r.lo || v > r.hi)
-        throw UsageError(fmt::format("{} {}: {}", flag, value, r.why));
+      if (v < r.lo || v > r.hi) throw UsageError(fmt::format("{} {}: {}", flag, value, r.why));
       // -I 1: per-iteration CUDA-event statistics in nccl-tests; here the
       // per-iteration p50/p99 columns (--stats).
       if (std::string_view(flag) == "-I/--per_iter_timing" && v == 1) cfg.stats_columns = true;
@@ -429,23 +437,50 @@ RawArgs read_command_line(int argc, const char* const* argv, Config& cfg) {
   app.add_flag("-h,--help", raw.help);
   app.add_flag("--version", raw.version);
   app.add_option("collective", raw.collective);
-  const std::pair<const char*, std::string*> options[] = {
-      {"-b,--minbytes", &raw.minb}, {"-e,--maxbytes", &raw.maxb}, {"-i,--stepbytes", &raw.stepb},
-      {"-f,--stepfactor", &raw.factor}, {"-n,--iters", &raw.iters}, {"-w,--warmup_iters", &raw.warmup},
-      {"-c,--check", &raw.check}, {"-o,--op", &raw.op}, {"-d,--datatype", &raw.dtype}, {"-r,--root", &raw.root},
-      {"-z,--blocking", &raw.block}, {"-a,--average", &raw.avg}, {"-T,--timeout", &raw.timeout},
-      {"--csv", &cfg.csv_path}, {"--timing", &raw.timing}, {"--warmup-order", &raw.warmup_order},
-      {"--window", &raw.window}, {"--path", &raw.path}, {"--backend", &raw.backend}, {"--memory", &raw.memory},
-      {"-g,--ngpus", &raw.ngpus}, {"-G,--cudagraph", &raw.graph}, {"-R,--registerbuffers", &raw.reg},
-      {"--nccl-log-dir", &cfg.nccl_log_dir}, {"--bind", &raw.bind}, {"--precision", &raw.precision},
-      {"--time-per-size", &raw.time_per_size}, {"--max-time-per-size", &raw.max_time}, {"--max-iters", &raw.max_iters},
-      {"--sync", &raw.sync}, {"--xml", &cfg.topo_xml}, {"--plan", &raw.plan}, {"--cpus", &cfg.topo_cpus},
-      {"--progress", &raw.progress},
-      // nccl-tests flags taken for compatibility
-      {"-t,--nthreads", &raw.nthreads}, {"-m,--agg_iters", &raw.agg_iters}, {"-N,--run_cycles", &raw.run_cycles},
-      {"-p,--parallel_init", &raw.parallel_init}, {"-y,--stream_null", &raw.stream_null},
-      {"-C,--report_cputime", &raw.cputime}, {"-I,--per_iter_timing", &raw.per_iter}, {"-x,--cta_policy", &raw.cta_policy},
-      {"-u,--unalign", &raw.unalign}};
+  const std::pair<const char*, std::string*> options[] = {{"-b,--minbytes", &raw.minb},
+                                                          {"-e,--maxbytes", &raw.maxb},
+                                                          {"-i,--stepbytes", &raw.stepb},
+                                                          {"-f,--stepfactor", &raw.factor},
+                                                          {"-n,--iters", &raw.iters},
+                                                          {"-w,--warmup_iters", &raw.warmup},
+                                                          {"-c,--check", &raw.check},
+                                                          {"-o,--op", &raw.op},
+                                                          {"-d,--datatype", &raw.dtype},
+                                                          {"-r,--root", &raw.root},
+                                                          {"-z,--blocking", &raw.block},
+                                                          {"-a,--average", &raw.avg},
+                                                          {"-T,--timeout", &raw.timeout},
+                                                          {"--csv", &cfg.csv_path},
+                                                          {"--timing", &raw.timing},
+                                                          {"--warmup-order", &raw.warmup_order},
+                                                          {"--window", &raw.window},
+                                                          {"--path", &raw.path},
+                                                          {"--backend", &raw.backend},
+                                                          {"--memory", &raw.memory},
+                                                          {"-g,--ngpus", &raw.ngpus},
+                                                          {"-G,--cudagraph", &raw.graph},
+                                                          {"-R,--registerbuffers", &raw.reg},
+                                                          {"--nccl-log-dir", &cfg.nccl_log_dir},
+                                                          {"--bind", &raw.bind},
+                                                          {"--precision", &raw.precision},
+                                                          {"--time-per-size", &raw.time_per_size},
+                                                          {"--max-time-per-size", &raw.max_time},
+                                                          {"--max-iters", &raw.max_iters},
+                                                          {"--sync", &raw.sync},
+                                                          {"--xml", &cfg.topo_xml},
+                                                          {"--plan", &raw.plan},
+                                                          {"--cpus", &cfg.topo_cpus},
+                                                          {"--progress", &raw.progress},
+                                                          // nccl-tests flags taken for compatibility
+                                                          {"-t,--nthreads", &raw.nthreads},
+                                                          {"-m,--agg_iters", &raw.agg_iters},
+                                                          {"-N,--run_cycles", &raw.run_cycles},
+                                                          {"-p,--parallel_init", &raw.parallel_init},
+                                                          {"-y,--stream_null", &raw.stream_null},
+                                                          {"-C,--report_cputime", &raw.cputime},
+                                                          {"-I,--per_iter_timing", &raw.per_iter},
+                                                          {"-x,--cta_policy", &raw.cta_policy},
+                                                          {"-u,--unalign", &raw.unalign}};
   for (const auto& [name, value] : options) app.add_option(name, *value);
   CLI::Option* json_opt = app.add_option("-J,--json", cfg.json_path)->expected(0, 1);
   app.add_flag("--rotate-buffers", cfg.rotate_buffers);
@@ -480,9 +515,11 @@ void parse_topo(const RawArgs& raw, Config& cfg) {
 // ccbench copy: the collective-only flags refused, its own default sizes.
 void parse_copy(const RawArgs& raw, Config& cfg) {
   const std::pair<const std::string*, const char*> not_for_copy[] = {
-      {&raw.op, "-o/--op"}, {&raw.dtype, "-d/--datatype"}, {&raw.root, "-r/--root"}, {&raw.backend, "--backend"},
-      {&raw.path, "--path"}, {&raw.ngpus, "-g/--ngpus"}, {&raw.graph, "-G/--cudagraph"},
-      {&raw.reg, "-R/--registerbuffers"}, {&raw.memory, "--memory"}};
+      {&raw.op, "-o/--op"},           {&raw.dtype, "-d/--datatype"},
+      {&raw.root, "-r/--root"},       {&raw.backend, "--backend"},
+      {&raw.path, "--path"},          {&raw.ngpus, "-g/--ngpus"},
+      {&raw.graph, "-G/--cudagraph"}, {&raw.reg, "-R/--registerbuffers"},
+      {&raw.memory, "--memory"}};
   for (const auto& [value, flag] : not_for_copy)
     if (!value->empty()) throw UsageError(fmt::format("{}: does not apply to ccbench copy", flag));
   if (raw.minb.empty() && raw.maxb.empty()) {
@@ -501,8 +538,9 @@ bool parse_command(const RawArgs& raw, ParsedArgs& out) {
   else if (raw.collective == "list") out.command = Command::list;
   if (out.command != Command::run) return true;
   if (raw.collective.empty())
-    throw UsageError(fmt::format("no collective given (one of: {}; or list, copy, io, topo, compare, accept, baseline, model)",
-                                 joined_collectives()));
+    throw UsageError(
+        fmt::format("no collective given (one of: {}; or list, copy, io, topo, compare, accept, baseline, model)",
+                    joined_collectives()));
   set_choice(cfg.bind, "--bind", raw.bind);
   if (raw.collective == "topo") {
     out.command = Command::topo;
@@ -534,7 +572,8 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
   if (!raw.warmup.empty()) cfg.warmup = static_cast<int>(parse_long("-w/--warmup_iters", raw.warmup, 0, kIntMax));
   if (!raw.check.empty()) cfg.check = static_cast<int>(parse_long("-c/--check", raw.check, 0, kIntMax));
   if (raw.root == "-1")
-    throw UsageError("-r/--root -1: every root in turn (nccl-tests) is not supported; run once per root (-r 0, -r 1, ...)");
+    throw UsageError(
+        "-r/--root -1: every root in turn (nccl-tests) is not supported; run once per root (-r 0, -r 1, ...)");
   if (!raw.root.empty()) cfg.root = static_cast<int>(parse_long("-r/--root", raw.root, 0, kIntMax));
   if (!raw.block.empty()) cfg.blocking = static_cast<int>(parse_long("-z/--blocking", raw.block, 0, 3));
   if (!raw.avg.empty()) cfg.aggregation = static_cast<int>(parse_long("-a/--average", raw.avg, 0, 3));
@@ -554,8 +593,9 @@ void parse_backend(const RawArgs& raw, Command command, Config& cfg) {
   const std::string algorithms = cfg.nccl_algorithms ? "given" : "";
   constexpr long kIntMax = std::numeric_limits<int>::max();
   if (raw.reg == "2")
-    throw UsageError("-R/--registerbuffers 2: symmetric registration (ncclCommWindowRegister) is not supported; -R 1 registers "
-                     "buffers locally (ncclCommRegister)");
+    throw UsageError(
+        "-R/--registerbuffers 2: symmetric registration (ncclCommWindowRegister) is not supported; -R 1 registers "
+        "buffers locally (ncclCommRegister)");
   // nccl-tests' defaults typed out (-g 1, -G 0, -R 0) change nothing on any
   // backend: only a value other than the default implies or needs nccl.
   const auto beyond_default = [](const std::string& v, const char* flag, long def, long lo, long hi) {
@@ -565,8 +605,13 @@ void parse_backend(const RawArgs& raw, Command command, Config& cfg) {
   const std::string graph = beyond_default(raw.graph, "-G/--cudagraph", 0, 0, kIntMax);
   const std::string reg = beyond_default(raw.reg, "-R/--registerbuffers", 0, 0, 1);
   if (raw.backend.empty() && command == Command::run)
-    resolve_backend(cfg, {{"-g/--ngpus", &ngpus}, {"-G/--cudagraph", &graph}, {"-R/--registerbuffers", &reg},
-                          {"--nccl-log-dir", &cfg.nccl_log_dir}, {"--nccl-algorithms", &algorithms}}, raw.memory);
+    resolve_backend(cfg,
+                    {{"-g/--ngpus", &ngpus},
+                     {"-G/--cudagraph", &graph},
+                     {"-R/--registerbuffers", &reg},
+                     {"--nccl-log-dir", &cfg.nccl_log_dir},
+                     {"--nccl-algorithms", &algorithms}},
+                    raw.memory);
   set_choice(cfg.memory, "--memory", raw.memory);
   if (!raw.memory.empty() && cfg.backend != BackendKind::mpi)
     throw UsageError("--memory: applies to --backend mpi (nccl always uses device memory)");
@@ -574,9 +619,11 @@ void parse_backend(const RawArgs& raw, Command command, Config& cfg) {
   if (!raw.graph.empty()) cfg.cuda_graph = static_cast<int>(parse_long("-G/--cudagraph", raw.graph, 0, kIntMax));
   if (!raw.reg.empty()) cfg.register_buffers = static_cast<int>(parse_long("-R/--registerbuffers", raw.reg, 0, 1));
   if (cfg.backend == BackendKind::nccl) return;
-  const std::pair<const std::string*, const char*> nccl_only[] = {
-      {&ngpus, "-g/--ngpus"}, {&graph, "-G/--cudagraph"}, {&reg, "-R/--registerbuffers"},
-      {&cfg.nccl_log_dir, "--nccl-log-dir"}, {&algorithms, "--nccl-algorithms"}};
+  const std::pair<const std::string*, const char*> nccl_only[] = {{&ngpus, "-g/--ngpus"},
+                                                                  {&graph, "-G/--cudagraph"},
+                                                                  {&reg, "-R/--registerbuffers"},
+                                                                  {&cfg.nccl_log_dir, "--nccl-log-dir"},
+                                                                  {&algorithms, "--nccl-algorithms"}};
   for (const auto& [value, flag] : nccl_only)
     if (!value->empty()) throw UsageError(fmt::format("{}: applies to --backend nccl only", flag));
   if (cfg.path == PathRequest::nvlink || cfg.path == PathRequest::pcie)
@@ -598,15 +645,19 @@ void parse_sampling(const RawArgs& raw, Config& cfg) {
 // Options that are each fine but not together.
 void check_combinations(const Config& cfg) {
   if (cfg.cuda_graph > 0 && cfg.blocking > 0)
-    throw UsageError("-G/--cudagraph with -z/--blocking 1-3: the timed launches are captured in one graph, so there is no "
-                     "operation to wait for in between; choose one");
+    throw UsageError(
+        "-G/--cudagraph with -z/--blocking 1-3: the timed launches are captured in one graph, so there is no "
+        "operation to wait for in between; choose one");
   if (cfg.cuda_graph > 0 && cfg.rotate_buffers)
-    throw UsageError("-G/--cudagraph with --rotate-buffers: a graph is captured for one set of buffers, so every slot would be "
-                     "captured again inside the timed loop; choose one");
+    throw UsageError(
+        "-G/--cudagraph with --rotate-buffers: a graph is captured for one set of buffers, so every slot would be "
+        "captured again inside the timed loop; choose one");
   if (cfg.precision > 0 && cfg.time_per_size > 0)
     throw UsageError("--precision and --time-per-size: choose one (precision stops at a CI width, time at a duration)");
-  if ((cfg.precision > 0 || cfg.time_per_size > 0 || cfg.sync == SyncMode::window) && cfg.timing == TimingMode::pipelined)
-    throw UsageError("--precision, --time-per-size and --sync window shape per-iteration samples: not with --timing pipelined");
+  if ((cfg.precision > 0 || cfg.time_per_size > 0 || cfg.sync == SyncMode::window) &&
+      cfg.timing == TimingMode::pipelined)
+    throw UsageError(
+        "--precision, --time-per-size and --sync window shape per-iteration samples: not with --timing pipelined");
   // Checks that need no rank count: the plan's shape.
   (void)sweep_sizes(cfg.min_bytes, cfg.max_bytes, cfg.step_bytes, cfg.step_factor);
 }
@@ -621,10 +672,15 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   if (parse_command(raw, out)) return out;
   parse_measurement(raw, cfg);
   parse_backend(raw, out.command, cfg);
-  nccl_tests_flags({{"-t/--nthreads", raw.nthreads}, {"-m/--agg_iters", raw.agg_iters}, {"-N/--run_cycles", raw.run_cycles},
-                    {"-p/--parallel_init", raw.parallel_init}, {"-y/--stream_null", raw.stream_null},
-                    {"-C/--report_cputime", raw.cputime}, {"-I/--per_iter_timing", raw.per_iter},
-                    {"-x/--cta_policy", raw.cta_policy}, {"-u/--unalign", raw.unalign}},
+  nccl_tests_flags({{"-t/--nthreads", raw.nthreads},
+                    {"-m/--agg_iters", raw.agg_iters},
+                    {"-N/--run_cycles", raw.run_cycles},
+                    {"-p/--parallel_init", raw.parallel_init},
+                    {"-y/--stream_null", raw.stream_null},
+                    {"-C/--report_cputime", raw.cputime},
+                    {"-I/--per_iter_timing", raw.per_iter},
+                    {"-x/--cta_policy", raw.cta_policy},
+                    {"-u/--unalign", raw.unalign}},
                    cfg);
   parse_sampling(raw, cfg);
   check_combinations(cfg);

@@ -21,7 +21,8 @@ inline std::string usage_line(const CLI::ParseError& e) {
   }
   static const std::regex range(R"(^(-[-\w]+): Value (.*) not in range (.+) to (.+)$)");
   if (std::regex_match(m, g, range))
-    return fmt::format("{} '{}': not a whole number in range (allowed: {} to {})", g[1].str(), g[2].str(), g[3].str(), g[4].str());
+    return fmt::format("{} '{}': not a whole number in range (allowed: {} to {})", g[1].str(), g[2].str(), g[3].str(),
+                       g[4].str());
   static const std::regex member(R"(^(-[-\w]+): (.*) not in \{(.*)\}$)");
   if (std::regex_match(m, g, member)) {
     std::string allowed = g[3].str();

@@ -66,9 +66,7 @@ class SoloComm final : public Comm {
   std::string agree_error(const std::string& mine) const override { return mine; }
   std::vector<std::string> all_strings(const std::string& mine) const override { return {mine}; }
   std::vector<std::string> gather_strings(const std::string& mine) const override { return {mine}; }
-  std::unique_ptr<Comm> split(int color) const override {
-    return color < 0 ? nullptr : std::make_unique<SoloComm>();
-  }
+  std::unique_ptr<Comm> split(int color) const override { return color < 0 ? nullptr : std::make_unique<SoloComm>(); }
   double now() const override;
   ClockOffset clock_offset(int) const override { return {}; }
   std::string mpi_library() const override { return ""; }

@@ -50,8 +50,7 @@ MpiComm::MpiComm(MPI_Comm comm, bool owned) : comm_(comm), owned_(owned) {
 void MpiComm::barrier() const { MPI_Barrier(comm_); }
 
 void MpiComm::max_inplace(std::vector<double>& values) const {
-  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX,
-                comm_);
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, comm_);
 }
 
 double MpiComm::combine(double value, int how, bool participate) const {

@@ -97,7 +97,8 @@ std::pair<int, int> parse_scale(const std::string& v) {
   const auto r = x == std::string::npos ? std::nullopt : parse_uint(v.substr(0, x));
   const auto n = x == std::string::npos ? std::nullopt : parse_uint(v.substr(x + 1));
   if (!r || !n || *r < 2 || *n < 1 || *r > (1u << 24) || *n > *r || *r % *n != 0)
-    throw UsageError(fmt::format("--scale '{}': expected RANKSxNODES, e.g. 1024x128 (ranks >= 2, a multiple of the nodes)", terminal_safe(v)));
+    throw UsageError(fmt::format(
+        "--scale '{}': expected RANKSxNODES, e.g. 1024x128 (ranks >= 2, a multiple of the nodes)", terminal_safe(v)));
   return {static_cast<int>(*r), static_cast<int>(*n)};
 }
 
@@ -135,7 +136,8 @@ Decision decide_workload(const Comparison& c, const CostInputs& cost, const std:
       s.extrapolated = e->extrapolated;
     }
     if (c.sets[i].oversubscribed && s.refused.empty())
-      s.refused = "it was measured oversubscribed (more ranks than CPUs on a host): its times include waiting for a CPU";
+      s.refused =
+          "it was measured oversubscribed (more ranks than CPUs on a host): its times include waiting for a CPU";
     steps.push_back(std::move(s));
   }
   Decision d = decide(w, std::move(steps), nodes, ranks > 0);
@@ -181,15 +183,17 @@ int compare(const CompareArgs& a) {
   ComparisonOptions options;
   if (!a.alpha.empty()) {
     const auto v = parse_double(a.alpha);
-    if (!v || *v <= 0 || *v >= 1) throw UsageError(fmt::format("--alpha '{}': expected a number between 0 and 1", terminal_safe(a.alpha)));
+    if (!v || *v <= 0 || *v >= 1)
+      throw UsageError(fmt::format("--alpha '{}': expected a number between 0 and 1", terminal_safe(a.alpha)));
     options.alpha = *v;
   }
   if (!a.ignore.empty()) {
     std::string bad;
     const auto mask = parse_key_fields(a.ignore, &bad);
     if (!mask)
-      throw UsageError(fmt::format("--ignore-key '{}': unknown field (allowed: dtype, op, ranks, nodes, in_place, path, memory)",
-                                   terminal_safe(bad)));
+      throw UsageError(
+          fmt::format("--ignore-key '{}': unknown field (allowed: dtype, op, ranks, nodes, in_place, path, memory)",
+                      terminal_safe(bad)));
     options.ignored = *mask;
   }
   if (a.color != "auto" && a.color != "always" && a.color != "never")
@@ -202,26 +206,31 @@ int compare(const CompareArgs& a) {
     inputs.emplace_back("--cost " + label, path);
   }
   if (!a.workload.empty()) inputs.emplace_back("--workload", a.workload);
-  const std::vector<std::pair<std::string, std::string>> outputs{{"--md", a.md}, {"--csv", a.csv}, {"--json", a.json}, {"--html", a.html}};
+  const std::vector<std::pair<std::string, std::string>> outputs{
+      {"--md", a.md}, {"--csv", a.csv}, {"--json", a.json}, {"--html", a.html}};
   check_distinct_paths(outputs, inputs);
   for (const auto& [flag, path] : outputs)
     if (!path.empty()) check_output_writable(flag, path);
   std::map<std::string, int> ranks;
   for (const auto& r : a.ranks) {
     const auto [label, value] = split_assignment("--ranks", r);
-    if (ranks.count(label)) throw UsageError(fmt::format("--ranks {}: given twice for that label", terminal_safe(label)));
+    if (ranks.count(label))
+      throw UsageError(fmt::format("--ranks {}: given twice for that label", terminal_safe(label)));
     const auto n = parse_uint(value);
-    if (!n || *n < 1 || *n > (1u << 24)) throw UsageError(fmt::format("--ranks {}: '{}' is not a rank count", terminal_safe(label), terminal_safe(value)));
+    if (!n || *n < 1 || *n > (1u << 24))
+      throw UsageError(fmt::format("--ranks {}: '{}' is not a rank count", terminal_safe(label), terminal_safe(value)));
     ranks[label] = static_cast<int>(*n);
   }
   std::map<std::string, std::string> named;
   for (const auto& c : a.collectives) {
     const auto [label, value] = split_assignment("--collective", c);
-    if (named.count(label)) throw UsageError(fmt::format("--collective {}: given twice for that label", terminal_safe(label)));
+    if (named.count(label))
+      throw UsageError(fmt::format("--collective {}: given twice for that label", terminal_safe(label)));
     if (!find_collective(value) || value == "pingpong" || value == "uni_bw" || value == "bi_bw")
-      throw UsageError(fmt::format("--collective {}: '{}' is not an nccl-tests collective (all_reduce, all_gather, "
-                                   "reduce_scatter, alltoall, broadcast, reduce, gather, scatter, sendrecv)",
-                                   terminal_safe(label), terminal_safe(value)));
+      throw UsageError(
+          fmt::format("--collective {}: '{}' is not an nccl-tests collective (all_reduce, all_gather, "
+                      "reduce_scatter, alltoall, broadcast, reduce, gather, scatter, sendrecv)",
+                      terminal_safe(label), terminal_safe(value)));
     bool known = false;
     for (const auto& r : runs) known = known || r.first == label;
     if (!known) throw UsageError(fmt::format("--collective {}: no --run has that label", terminal_safe(label)));
@@ -240,8 +249,9 @@ int compare(const CompareArgs& a) {
       throw UsageError(fmt::format("--run {}: {}", terminal_safe(label), terminal_safe(e.what())));
     }
     if (sets.back().points.empty())
-      throw UsageError(fmt::format("--run {}: no measured points could be read from {}{}", terminal_safe(label),
-                                   terminal_safe(path), sets.back().unread.empty() ? "" : " (" + terminal_safe(sets.back().unread.front()) + ")"));
+      throw UsageError(
+          fmt::format("--run {}: no measured points could be read from {}{}", terminal_safe(label), terminal_safe(path),
+                      sets.back().unread.empty() ? "" : " (" + terminal_safe(sets.back().unread.front()) + ")"));
   }
   for (const auto& [label, n] : ranks) {
     bool known = false;
@@ -267,11 +277,15 @@ int compare(const CompareArgs& a) {
       std::string why;
       std::optional<Projection> p = project_set(sets[i], scale_ranks, scale_nodes, &why);
       if (sets[i].label == baseline_label) {
-        if (!p) throw UsageError(fmt::format("--scale: the baseline '{}' cannot be projected: {}", terminal_safe(sets[i].label), why));
+        if (!p)
+          throw UsageError(
+              fmt::format("--scale: the baseline '{}' cannot be projected: {}", terminal_safe(sets[i].label), why));
         baseline_label = p->set.label;
       }
       if (p) keep(std::move(p->set), i, std::move(p->model));
-      else notes.push_back(fmt::format("'{}' cannot be projected to {} ranks on {} nodes: {}", sets[i].label, scale_ranks, scale_nodes, why));
+      else
+        notes.push_back(fmt::format("'{}' cannot be projected to {} ranks on {} nodes: {}", sets[i].label, scale_ranks,
+                                    scale_nodes, why));
       ResultSet at_scale = std::move(sets[i]);
       std::erase_if(at_scale.points, [&](const ImportedPoint& q) {
         return q.ranks != scale_ranks || (q.nodes != 0 && q.nodes != scale_nodes);
@@ -284,7 +298,8 @@ int compare(const CompareArgs& a) {
     // With fewer than two sets left (and no --reference to add one) the
     // projection's reason is the one error, not a note and then another.
     if (scaled.size() + a.references.size() < 2 && !notes.empty())
-      throw UsageError(fmt::format("--scale {}: {}; compare needs two result sets", a.scale, terminal_safe(notes.front())));
+      throw UsageError(
+          fmt::format("--scale {}: {}; compare needs two result sets", a.scale, terminal_safe(notes.front())));
     for (const auto& n : notes) fmt::print(stderr, "ccbench compare: {}\n", terminal_safe(n));
     sets = std::move(scaled);
   }
@@ -308,7 +323,8 @@ int compare(const CompareArgs& a) {
   std::set<std::string> costed;
   for (const auto& c : a.costs)
     if (const std::string label = split_assignment("--cost", c).first; !costed.insert(label).second)
-      throw UsageError(fmt::format("--cost {}: given twice for that label (one cost profile per result set)", terminal_safe(label)));
+      throw UsageError(
+          fmt::format("--cost {}: given twice for that label (one cost profile per result set)", terminal_safe(label)));
   for (const auto& c : a.costs) {
     const auto [label, file] = split_assignment("--cost", c);
     bool found = false;
@@ -322,12 +338,14 @@ int compare(const CompareArgs& a) {
     if (!p) continue;
     if (first_priced && p->currency != first_priced->currency)
       throw UsageError(fmt::format("--cost: {} is in {} and {} in {}: give every profile in one currency",
-                                   terminal_safe(first_priced->file), first_priced->currency, terminal_safe(p->file), p->currency));
+                                   terminal_safe(first_priced->file), first_priced->currency, terminal_safe(p->file),
+                                   p->currency));
     if (!first_priced) first_priced = &*p;
   }
   if (!a.workload.empty()) cost.workload = load_workload(a.workload);
   if (cost.workload && scale_ranks > 0 && cost.workload->gpus != scale_ranks) {
-    notes.push_back(fmt::format("the workload names {} GPUs; --scale {} decides at {} GPUs", cost.workload->gpus, a.scale, scale_ranks));
+    notes.push_back(fmt::format("the workload names {} GPUs; --scale {} decides at {} GPUs", cost.workload->gpus,
+                                a.scale, scale_ranks));
     cost.workload->gpus = scale_ranks;
   }
   if (!peer_time_note.empty()) notes.insert(notes.begin(), peer_time_note);
@@ -340,14 +358,17 @@ int compare(const CompareArgs& a) {
   if (!a.quiet) {
     write_stdout(render_terminal(report, use_color(a.color)), &stdout_error);
   }
-  const auto text = [](std::string s) { return [s = std::move(s)](std::FILE* f) { std::fwrite(s.data(), 1, s.size(), f); }; };
+  const auto text = [](std::string s) {
+    return [s = std::move(s)](std::FILE* f) { std::fwrite(s.data(), 1, s.size(), f); };
+  };
   if (!a.md.empty()) write_file_atomically("--md", a.md, text(render_markdown(report)));
   if (!a.csv.empty()) write_file_atomically("--csv", a.csv, [&](std::FILE* f) { write_csv(comparison, f); });
   if (!a.json.empty()) write_file_atomically("--json", a.json, text(render_json(comparison, report)));
   if (!a.html.empty()) {
     const char* gp = std::getenv("CCBENCH_GNUPLOT");
     const ChartImages charts = render_charts(report.charts, gp && *gp ? gp : "gnuplot");
-    if (!charts.unavailable.empty()) fmt::print(stderr, "ccbench compare: charts unavailable: {}\n", charts.unavailable);
+    if (!charts.unavailable.empty())
+      fmt::print(stderr, "ccbench compare: charts unavailable: {}\n", charts.unavailable);
     write_file_atomically("--html", a.html, text(render_html(report, charts)));
   }
   if (!stdout_error.empty()) {

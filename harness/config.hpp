@@ -11,7 +11,6 @@
 
 namespace ccb {
 
-
 struct Config {
   const Collective* collective = nullptr;
   // --backend, or the default chosen by choose_default_backend (harness/cli.hpp)
@@ -22,27 +21,27 @@ struct Config {
   BackendKind backend = BackendKind::nccl;  // the only backend of a build without MPI
 #endif
   std::string backend_reason = "--backend given";
-  MemoryKind memory = MemoryKind::host;  // mpi backend: host, or device (CUDA-aware MPI)
-  int gpus_per_process = 1;     // -g
-  int cuda_graph = 0;           // -G: > 0 captures each operation as a CUDA graph and replays it
-  int register_buffers = 0;     // -R: 1 registers buffers with ncclCommRegister
-  std::string nccl_log_dir;     // where NCCL's INFO log goes (empty: $TMPDIR/ccbench-nccl)
-  bool nccl_algorithms = false; // --nccl-algorithms: NCCL logs each operation's algorithm (TUNING)
+  MemoryKind memory = MemoryKind::host;     // mpi backend: host, or device (CUDA-aware MPI)
+  int gpus_per_process = 1;                 // -g
+  int cuda_graph = 0;                       // -G: > 0 captures each operation as a CUDA graph and replays it
+  int register_buffers = 0;                 // -R: 1 registers buffers with ncclCommRegister
+  std::string nccl_log_dir;                 // where NCCL's INFO log goes (empty: $TMPDIR/ccbench-nccl)
+  bool nccl_algorithms = false;             // --nccl-algorithms: NCCL logs each operation's algorithm (TUNING)
   BindPolicy bind = BindPolicy::automatic;  // --bind
   // Per-iteration sampling (harness/measure.hpp): adaptive until the median's
   // 95% interval is within +-precision, or for a fixed time, bounded.
-  double precision = 0;         // --precision, a fraction (0.01 = 1%); 0 = fixed -n
-  double time_per_size = 0;     // --time-per-size seconds; 0 = off
-  double max_time_per_size = 10;  // --max-time-per-size seconds
-  long max_iters = 1000000;     // --max-iters
+  double precision = 0;               // --precision, a fraction (0.01 = 1%); 0 = fixed -n
+  double time_per_size = 0;           // --time-per-size seconds; 0 = off
+  double max_time_per_size = 10;      // --max-time-per-size seconds
+  long max_iters = 1000000;           // --max-iters
   SyncMode sync = SyncMode::barrier;  // --sync: how per-iteration starts are aligned
-  bool rotate_buffers = false;  // --rotate-buffers: each iteration on buffers out of the cache
-  bool buffer_shift = true;     // nccl: nccl-tests' per-iteration buffer shift (--fixed-buffers: off)
+  bool rotate_buffers = false;        // --rotate-buffers: each iteration on buffers out of the cache
+  bool buffer_shift = true;           // nccl: nccl-tests' per-iteration buffer shift (--fixed-buffers: off)
   // ccbench topo
-  bool topo_json = false;       // --json
-  std::string topo_xml;         // --xml FILE: an hwloc XML topology instead of this machine
-  int topo_plan = 0;            // --plan N: the binding of N local ranks
-  std::string topo_cpus;        // --cpus LIST: the launcher's binding for --plan
+  bool topo_json = false;  // --json
+  std::string topo_xml;    // --xml FILE: an hwloc XML topology instead of this machine
+  int topo_plan = 0;       // --plan N: the binding of N local ranks
+  std::string topo_cpus;   // --cpus LIST: the launcher's binding for --plan
   std::vector<DType> dtypes{DType::float32};
   std::vector<ReduceOp> ops{ReduceOp::sum};
   std::size_t min_bytes = std::size_t{32} << 20;
@@ -53,18 +52,18 @@ struct Config {
   int iters = 20;
   int warmup = 1;
   WarmUpOrder warmup_order = WarmUpOrder::automatic;  // automatic: sizes_first on nccl, per_point on mpi
-  int check = 1;          // verification iterations per point; 0 = no check
+  int check = 1;                                      // verification iterations per point; 0 = no check
   int root = 0;
-  int aggregation = 1;    // -a: 0 rank 0, 1 average, 2 min, 3 max
-  int blocking = 0;       // -z: nccl waits for each operation; MPI calls always block
-  double timeout_s = 0;   // -T, 0 = no watchdog
+  int aggregation = 1;                   // -a: 0 rank 0, 1 average, 2 min, 3 max
+  int blocking = 0;                      // -z: nccl waits for each operation; MPI calls always block
+  double timeout_s = 0;                  // -T, 0 = no watchdog
   int timeout_exit_code = kExitTimeout;  // exit code of a -T timeout (ccbench accept: 2, a run error)
-  bool table = true;  // print the table on stdout (ccbench accept collects records instead)
+  bool table = true;                     // print the table on stdout (ccbench accept collects records instead)
   // mpi: probe which interfaces carry the traffic (8 MiB around the ranks) before
   // measuring; ccbench accept probes once per group, not on every repeat.
   bool observe_path = true;
   std::string observe_path_note;  // why not, when observe_path is false
-  std::string json_path;  // -J
+  std::string json_path;          // -J
   std::string csv_path;
   bool stats_columns = false;
   bool samples = false;
@@ -75,6 +74,5 @@ struct Config {
   ProgressMode progress = ProgressMode::automatic;  // automatic: when stderr is a terminal
   std::vector<std::string> argv;
 };
-
 
 }  // namespace ccb

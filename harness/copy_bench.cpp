@@ -58,8 +58,8 @@ struct Resources {
 // the timing GPU's streams a and b.
 struct Case {
   std::string name, src, dst;
-  int gpu = 0;           // whose streams and events time it
-  double factor = 1;     // 2 when both directions run at once (bandwidth counts both)
+  int gpu = 0;                                  // whose streams and events time it
+  double factor = 1;                            // 2 when both directions run at once (bandwidth counts both)
   std::function<void(std::size_t)> on_a, on_b;  // on_b empty: one direction
 };
 
@@ -101,16 +101,50 @@ std::vector<Case> bandwidth_cases(Resources& r, bool* peer_missing) {
     void* pin1 = r.pinned[1];
     void* page0 = r.pageable.data();
     const std::string d = gpu_name(g.id);
-    cases.push_back({"copy_h2d_ce_pinned", "cpu", d, g.id, 1, [=](std::size_t n) { memcpy_on(gp->buf[0], pin0, n, gp->a); }, {}});
-    cases.push_back({"copy_d2h_ce_pinned", d, "cpu", g.id, 1, [=](std::size_t n) { memcpy_on(pin0, gp->buf[0], n, gp->a); }, {}});
-    cases.push_back({"copy_h2d_ce_pageable", "cpu", d, g.id, 1, [=](std::size_t n) { memcpy_on(gp->buf[0], page0, n, gp->a); }, {}});
-    cases.push_back({"copy_d2h_ce_pageable", d, "cpu", g.id, 1, [=](std::size_t n) { memcpy_on(page0, gp->buf[0], n, gp->a); }, {}});
-    cases.push_back({"copy_bidir_ce_pinned", "cpu", d, g.id, 2, [=](std::size_t n) { memcpy_on(gp->buf[0], pin0, n, gp->a); },
+    cases.push_back(
+        {"copy_h2d_ce_pinned", "cpu", d, g.id, 1, [=](std::size_t n) { memcpy_on(gp->buf[0], pin0, n, gp->a); }, {}});
+    cases.push_back(
+        {"copy_d2h_ce_pinned", d, "cpu", g.id, 1, [=](std::size_t n) { memcpy_on(pin0, gp->buf[0], n, gp->a); }, {}});
+    cases.push_back({"copy_h2d_ce_pageable",
+                     "cpu",
+                     d,
+                     g.id,
+                     1,
+                     [=](std::size_t n) { memcpy_on(gp->buf[0], page0, n, gp->a); },
+                     {}});
+    cases.push_back({"copy_d2h_ce_pageable",
+                     d,
+                     "cpu",
+                     g.id,
+                     1,
+                     [=](std::size_t n) { memcpy_on(page0, gp->buf[0], n, gp->a); },
+                     {}});
+    cases.push_back({"copy_bidir_ce_pinned", "cpu", d, g.id, 2,
+                     [=](std::size_t n) { memcpy_on(gp->buf[0], pin0, n, gp->a); },
                      [=](std::size_t n) { memcpy_on(pin1, gp->buf[1], n, gp->b); }});
-    cases.push_back({"copy_h2d_sm_pinned", "cpu", d, g.id, 1, [=](std::size_t n) { cuda::sm_copy(gp->buf[0], pin0, n, gp->a); }, {}});
-    cases.push_back({"copy_d2h_sm_pinned", d, "cpu", g.id, 1, [=](std::size_t n) { cuda::sm_copy(pin0, gp->buf[0], n, gp->a); }, {}});
-    cases.push_back({"copy_d2d_ce_local", d, d, g.id, 1, [=](std::size_t n) { memcpy_on(gp->buf[1], gp->buf[0], n, gp->a); }, {}});
-    cases.push_back({"copy_d2d_sm_local", d, d, g.id, 1, [=](std::size_t n) { cuda::sm_copy(gp->buf[1], gp->buf[0], n, gp->a); }, {}});
+    cases.push_back({"copy_h2d_sm_pinned",
+                     "cpu",
+                     d,
+                     g.id,
+                     1,
+                     [=](std::size_t n) { cuda::sm_copy(gp->buf[0], pin0, n, gp->a); },
+                     {}});
+    cases.push_back({"copy_d2h_sm_pinned",
+                     d,
+                     "cpu",
+                     g.id,
+                     1,
+                     [=](std::size_t n) { cuda::sm_copy(pin0, gp->buf[0], n, gp->a); },
+                     {}});
+    cases.push_back(
+        {"copy_d2d_ce_local", d, d, g.id, 1, [=](std::size_t n) { memcpy_on(gp->buf[1], gp->buf[0], n, gp->a); }, {}});
+    cases.push_back({"copy_d2d_sm_local",
+                     d,
+                     d,
+                     g.id,
+                     1,
+                     [=](std::size_t n) { cuda::sm_copy(gp->buf[1], gp->buf[0], n, gp->a); },
+                     {}});
   }
   for (auto& gi : r.gpus)
     for (auto& gj : r.gpus) {
@@ -123,9 +157,17 @@ std::vector<Case> bandwidth_cases(Resources& r, bool* peer_missing) {
       }
       Gpu *i = &gi, *j = &gj;
       const std::string si = gpu_name(gi.id), sj = gpu_name(gj.id);
-      cases.push_back({"copy_d2d_ce_peer", si, sj, gi.id, 1, [=](std::size_t n) { memcpy_on(j->buf[0], i->buf[0], n, i->a); }, {}});
-      cases.push_back({"copy_d2d_sm_peer", si, sj, gi.id, 1, [=](std::size_t n) { cuda::sm_copy(j->buf[0], i->buf[0], n, i->a); }, {}});
-      cases.push_back({"copy_bidir_ce_peer", si, sj, gi.id, 2, [=](std::size_t n) { memcpy_on(j->buf[0], i->buf[0], n, i->a); },
+      cases.push_back(
+          {"copy_d2d_ce_peer", si, sj, gi.id, 1, [=](std::size_t n) { memcpy_on(j->buf[0], i->buf[0], n, i->a); }, {}});
+      cases.push_back({"copy_d2d_sm_peer",
+                       si,
+                       sj,
+                       gi.id,
+                       1,
+                       [=](std::size_t n) { cuda::sm_copy(j->buf[0], i->buf[0], n, i->a); },
+                       {}});
+      cases.push_back({"copy_bidir_ce_peer", si, sj, gi.id, 2,
+                       [=](std::size_t n) { memcpy_on(j->buf[0], i->buf[0], n, i->a); },
                        [=](std::size_t n) { memcpy_on(i->buf[1], j->buf[1], n, i->b); }});
     }
   return cases;
@@ -179,12 +221,14 @@ void open_gpus(int devices, std::size_t largest, Resources& r) {
     check(cudaMalloc(reinterpret_cast<void**>(&g.sink), sizeof(void*)), "cudaMalloc");
     for (int peer = 0; peer < devices; ++peer) {
       int can = 0;
-      if (peer != d && cudaDeviceCanAccessPeer(&can, d, peer) == cudaSuccess && can) cudaDeviceEnablePeerAccess(peer, 0);
+      if (peer != d && cudaDeviceCanAccessPeer(&can, d, peer) == cudaSuccess && can)
+        cudaDeviceEnablePeerAccess(peer, 0);
     }
     cudaGetLastError();  // "already enabled" is fine
     r.gpus.push_back(g);
   }
-  for (void*& p : r.pinned) check(cudaHostAlloc(&p, largest, cudaHostAllocMapped | cudaHostAllocPortable), "cudaHostAlloc");
+  for (void*& p : r.pinned)
+    check(cudaHostAlloc(&p, largest, cudaHostAllocMapped | cudaHostAllocPortable), "cudaHostAlloc");
   r.pageable.assign(largest, 1);
 }
 
@@ -279,7 +323,8 @@ void latency_tests(Resources& r, std::size_t largest, CopyOutput& out) {
                  format_time_us(ns / 1e3), "-");
       Case c{"latency_sm_chase", gpu_name(g.id), where, g.id, 1, {}, {}};
       PointRecord rec = copy_record(c, 8, static_cast<int>(hops), ns * 1e-9);
-      rec.out_of_place.time_source = "CUDA events around one thread's chain of dependent 8-byte loads, divided by the loads";
+      rec.out_of_place.time_source =
+          "CUDA events around one thread's chain of dependent 8-byte loads, divided by the loads";
       rec.out_of_place.note = "latency: time per dependent load; bandwidth is not meaningful";
       rec.busbw_meaningful = false;
       out.point(rec);
@@ -339,8 +384,8 @@ int run_copy_bench(const Config& cfg) {
   for (auto& w : out.writers) w->begin(run);
   fmt::print("# ccbench {} ({}): copy bandwidth and latency, {} GPU(s), CUDA runtime {} driver {}\n", CCBENCH_VERSION,
              CCBENCH_GIT_REVISION, info.devices, info.runtime_version, info.driver_version);
-  fmt::print("#  time: us per copy, CUDA events around -n {} back-to-back copies after -w {}; GB/s = 1e9 B/s;\n", cfg.iters,
-             cfg.warmup);
+  fmt::print("#  time: us per copy, CUDA events around -n {} back-to-back copies after -w {}; GB/s = 1e9 B/s;\n",
+             cfg.iters, cfg.warmup);
   fmt::print("#  bidir tests run both directions at once and count the bytes of both\n");
   AtLargest at_largest;
   bandwidth_tests(cfg, r, sizes, out, at_largest);

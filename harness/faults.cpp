@@ -15,9 +15,10 @@ Faults parse_faults(const std::string& spec) {
   Faults f;
   if (spec.empty()) return f;
   const auto bad = [&] {
-    return UsageError(fmt::format("CCBENCH_FAULT '{}': expected corrupt:rank=R or control_hang:rank=R, or hang, exit, "
-                                  "stuck, gpu_hang or error with :rank=R[:bytes=S] (host=NAME with or instead of rank=R)",
-                                  spec));
+    return UsageError(
+        fmt::format("CCBENCH_FAULT '{}': expected corrupt:rank=R or control_hang:rank=R, or hang, exit, "
+                    "stuck, gpu_hang or error with :rank=R[:bytes=S] (host=NAME with or instead of rank=R)",
+                    spec));
   };
   const std::size_t colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
@@ -71,10 +72,10 @@ void inject_before_point(const Faults& f, int rank, std::size_t bytes) {
   if (!f.on(rank) || bytes < f.bytes) return;
   if (f.kind == Faults::Kind::hang || f.kind == Faults::Kind::stuck)
     hang_forever(rank, fmt::format("before the {} B point", bytes));
-  if (f.kind == Faults::Kind::error)
-    throw std::runtime_error("CCBENCH_FAULT: an injected library error (test-only)");
+  if (f.kind == Faults::Kind::error) throw std::runtime_error("CCBENCH_FAULT: an injected library error (test-only)");
   if (f.kind == Faults::Kind::exit) {
-    fmt::print(stderr, "ccbench: rank {}: CCBENCH_FAULT: killing itself before the {} B point (test-only)\n", rank, bytes);
+    fmt::print(stderr, "ccbench: rank {}: CCBENCH_FAULT: killing itself before the {} B point (test-only)\n", rank,
+               bytes);
     std::fflush(stderr);
     std::raise(SIGKILL);
   }

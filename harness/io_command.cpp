@@ -90,7 +90,8 @@ by SIGINT/SIGTERM. docs/io.md: definitions and the comparison with fio.
 
 std::string patterns_help() {
   std::string out;
-  for (const IoPatternRow& r : io_patterns()) out += fmt::format("                         {:<11} {}\n", r.name, r.what);
+  for (const IoPatternRow& r : io_patterns())
+    out += fmt::format("                         {:<11} {}\n", r.name, r.what);
   out.pop_back();
   return out;
 }
@@ -105,7 +106,8 @@ std::vector<IoPattern> parse_io_patterns(const std::string& text) {
   }
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ',');) {
-    const auto it = std::find_if(io_patterns().begin(), io_patterns().end(), [&](const IoPatternRow& r) { return r.name == item; });
+    const auto it =
+        std::find_if(io_patterns().begin(), io_patterns().end(), [&](const IoPatternRow& r) { return r.name == item; });
     if (it == io_patterns().end()) {
       std::string names;
       for (const IoPatternRow& r : io_patterns()) names += (names.empty() ? "" : " ") + std::string(r.name);
@@ -154,7 +156,8 @@ IoRankResult decode(const std::string& text) {
   return r;
 }
 
-PointRecord make_record(const IoOptions& o, IoPattern p, std::size_t block, const std::vector<std::string>& ranks, int nodes) {
+PointRecord make_record(const IoOptions& o, IoPattern p, std::size_t block, const std::vector<std::string>& ranks,
+                        int nodes) {
   PointRecord rec;
   IoPointInfo io;
   io.pattern = std::string(row(p).name);
@@ -204,9 +207,10 @@ PointRecord make_record(const IoOptions& o, IoPattern p, std::size_t block, cons
                                 p == IoPattern::dataset ? sat_mul(sat_mul(o.dataset_files, block), ranks.size())
                                                         : sat_mul(o.file_bytes / block * block, ranks.size())));
   if (io.resident_before > 0.05)
-    notes.push_back(fmt::format("WARNING: {:.0f}% of the data was in the page cache when the pass began: the rate may "
-                                "be the cache's, not the storage's",
-                                io.resident_before * 100));
+    notes.push_back(
+        fmt::format("WARNING: {:.0f}% of the data was in the page cache when the pass began: the rate may "
+                    "be the cache's, not the storage's",
+                    io.resident_before * 100));
   for (const std::string& n : notes) pl.note += (pl.note.empty() ? "" : "; ") + n;
   rec.io = std::move(io);
   return rec;
@@ -253,14 +257,15 @@ std::optional<IoArgs> parse_io(int argc, const char* const* argv) {
   app.add_option("--read-percent", o.read_percent);
   app.add_option("--files", o.dataset_files)->check(CLI::Range(1, 10000000));
   app.add_option("-c,--check", o.check_passes)->check(CLI::Range(0, 100));
-  app.add_option("--time-per-size", o.time_per_size)->check(CLI::Validator(
-      [](std::string& v) {
-        char* end = nullptr;
-        const double d = std::strtod(v.c_str(), &end);
-        const bool ok = !v.empty() && end == v.c_str() + v.size() && std::isfinite(d) && d >= 0 && d <= 86400;
-        return ok ? std::string() : std::string("expected seconds from 0 to 86400");
-      },
-      "SECONDS"));
+  app.add_option("--time-per-size", o.time_per_size)
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            char* end = nullptr;
+            const double d = std::strtod(v.c_str(), &end);
+            const bool ok = !v.empty() && end == v.c_str() + v.size() && std::isfinite(d) && d >= 0 && d <= 86400;
+            return ok ? std::string() : std::string("expected seconds from 0 to 86400");
+          },
+          "SECONDS"));
   app.add_flag("--keep", o.keep);
   app.add_option("-J,--json", a.json_path);
   app.add_option("--csv", a.csv_path);
@@ -291,15 +296,19 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
         const std::uint64_t needed = bytes_needed(o, space.shared ? comm.size() : comm.local_size());
         if (space.available < needed) {
           const int ranks = space.shared ? comm.size() : comm.local_size();
-          throw UsageError(fmt::format("io {}: the plan needs {} bytes free ({} {} rank{}), {} are available on this {} "
-                                       "file system: use a smaller --file-size or --files",
-                                       o.dir, needed == kSaturated ? std::string("more than 2^64") : std::to_string(needed), space.shared ? "the whole job's" : "this node's", ranks,
-                                       ranks == 1 ? "" : "s", space.available, space.fs_type));
+          throw UsageError(
+              fmt::format("io {}: the plan needs {} bytes free ({} {} rank{}), {} are available on this {} "
+                          "file system: use a smaller --file-size or --files",
+                          o.dir, needed == kSaturated ? std::string("more than 2^64") : std::to_string(needed),
+                          space.shared ? "the whole job's" : "this node's", ranks, ranks == 1 ? "" : "s",
+                          space.available, space.fs_type));
         }
         const std::uint64_t inodes = inodes_needed(o, space.shared ? comm.size() : comm.local_size());
         if (space.inodes_available < inodes)
-          throw UsageError(fmt::format("io {}: the plan creates {} files and folders, {} inodes are free on this {} file "
-                                       "system: use fewer --files", o.dir, inodes, space.inodes_available, space.fs_type));
+          throw UsageError(
+              fmt::format("io {}: the plan creates {} files and folders, {} inodes are free on this {} file "
+                          "system: use fewer --files",
+                          o.dir, inodes, space.inodes_available, space.fs_type));
         if (o.memory != IoMemory::pageable)
           if (const std::string why = io_gpu_unavailable(); !why.empty())
             throw UsageError(fmt::format("--memory {}: needs a GPU: {}", name(o.memory), why));

@@ -58,7 +58,6 @@ Config rank0_config(int argc, char** argv) {
 }
 #endif
 
-
 // How many tasks the launcher started (mpirun, srun), and which variable said
 // so; {1, ""} when not launched or launched alone.
 [[maybe_unused]] std::pair<int, std::string> launched_tasks() {
@@ -76,9 +75,10 @@ Config rank0_config(int argc, char** argv) {
 #else
   const auto [tasks, why] = launched_tasks();
   if (tasks <= 1) return "";
-  return fmt::format("this ccbench was built without MPI but was launched as one of {} tasks ({}): each task would run "
-                     "alone on GPU 0. Build with MPI for one GPU per task, or run one process with -g N GPUs",
-                     tasks, why);
+  return fmt::format(
+      "this ccbench was built without MPI but was launched as one of {} tasks ({}): each task would run "
+      "alone on GPU 0. Build with MPI for one GPU per task, or run one process with -g N GPUs",
+      tasks, why);
 #endif
 }
 
@@ -115,7 +115,8 @@ bool no_early_error(const Comm& world, const std::string& error) {
 std::string request_path(const Config& cfg) {
   if (cfg.backend == BackendKind::nccl) {
     if (!cfg.nccl_log_dir.empty() && access(cfg.nccl_log_dir.c_str(), W_OK) != 0)
-      throw UsageError(fmt::format("--nccl-log-dir {}: cannot write there ({})", cfg.nccl_log_dir, std::strerror(errno)));
+      throw UsageError(
+          fmt::format("--nccl-log-dir {}: cannot write there ({})", cfg.nccl_log_dir, std::strerror(errno)));
     return request_nccl_path(cfg.path, cfg.nccl_log_dir, cfg.nccl_algorithms);
   }
 #if CCBENCH_HAVE_MPI
@@ -128,7 +129,8 @@ std::string request_path(const Config& cfg) {
 // started, then runs `run` on the world; an exception ends the job with
 // `fail_code` ("ccbench: WHAT failed: ...").
 template <class Run>
-int run_launched(int argc, char** argv, bool printer, const std::string& error, const char* what, int fail_code, Run&& run) {
+int run_launched(int argc, char** argv, bool printer, const std::string& error, const char* what, int fail_code,
+                 Run&& run) {
   int code = kExitUsage;
 #if CCBENCH_HAVE_MPI
   (void)printer;
@@ -207,13 +209,10 @@ int sweep_main(int argc, char** argv, bool printer) {
     args.command = Command::run;  // the job agrees on the error first (below)
   }
   switch (args.command) {
-    case Command::help:
-      return printer ? print_or_fail(help_text()) : kExitOk;
-    case Command::list:
-      return printer ? print_or_fail(list_text()) : kExitOk;
+    case Command::help: return printer ? print_or_fail(help_text()) : kExitOk;
+    case Command::list: return printer ? print_or_fail(list_text()) : kExitOk;
     case Command::version:
-      return printer ? print_or_fail(fmt::format("ccbench {} ({})\n", CCBENCH_VERSION, CCBENCH_GIT_REVISION))
-                     : kExitOk;
+      return printer ? print_or_fail(fmt::format("ccbench {} ({})\n", CCBENCH_VERSION, CCBENCH_GIT_REVISION)) : kExitOk;
     case Command::copy:
 #if CCBENCH_HAVE_CUDA
       try {
@@ -227,8 +226,7 @@ int sweep_main(int argc, char** argv, bool printer) {
       return kExitUsage;
 #endif
     case Command::topo:
-    case Command::run:
-      break;
+    case Command::run: break;
   }
   const bool topo = args.command == Command::topo;
   int code = kExitInternal;

@@ -147,9 +147,8 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
   const auto prepare = [&](std::size_t count) {
     for (std::size_t k = 0; k < count; ++k)
       for (std::size_t j = 0; j < locals.size(); ++j) {
-        const std::size_t recv_base_count =
-            args.in_place ? std::min(buffers[j].recv_capacity_count, slot_bytes / elem)
-                          : elements(c.recv_extent, args.count, args.chunk);
+        const std::size_t recv_base_count = args.in_place ? std::min(buffers[j].recv_capacity_count, slot_bytes / elem)
+                                                          : elements(c.recv_extent, args.count, args.chunk);
         auto* base = static_cast<unsigned char*>(buffers[j].recv) + k * slot_bytes;
         prepare_buffers(mem, by_slot[k][j], by_slot[k][j].rank, n, base, recv_base_count);
       }

@@ -12,7 +12,6 @@
 
 namespace ccb {
 
-
 // Divides an iteration's time into the time of one operation:
 // pingpong 2 (half a round trip), uni_bw/bi_bw the window, else 1.
 int ops_per_iteration(const Collective& c, int window);

@@ -88,11 +88,12 @@ unusable; 2 bad input (one line on stderr), 5 output not written.
 docs/model.md has the formulas and the validation on the emulated cluster.
 )";
 
-
 std::string read_model_file(const std::string& file) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) throw UsageError(fmt::format("model: {}: not a readable file", terminal_safe(file)));
-  if (std::filesystem::file_size(file, ec) > (64u << 20)) throw UsageError(fmt::format("model: {}: larger than 64 MiB: not a model file", terminal_safe(file)));
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw UsageError(fmt::format("model: {}: not a readable file", terminal_safe(file)));
+  if (std::filesystem::file_size(file, ec) > (64u << 20))
+    throw UsageError(fmt::format("model: {}: larger than 64 MiB: not a model file", terminal_safe(file)));
   std::ifstream in(file, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
@@ -101,8 +102,8 @@ std::string read_model_file(const std::string& file) {
 }
 
 std::string fit_summary(const Model& m, const std::string& out) {
-  std::string s = fmt::format("# ccbench model fit: {} series from {} file(s), backend {}\n", m.series.size(), m.inputs.size(),
-                              m.backend.empty() ? "unknown" : m.backend);
+  std::string s = fmt::format("# ccbench model fit: {} series from {} file(s), backend {}\n", m.series.size(),
+                              m.inputs.size(), m.backend.empty() ? "unknown" : m.backend);
   s += fmt::format("# {:<72} {:>10} {:>16} {:>6} {:>9}\n", "series", "ranks", "family", "points", "left-out");
   for (const ModelSeries& x : m.series) {
     double left = kNaN;
@@ -113,7 +114,8 @@ std::string fit_summary(const Model& m, const std::string& out) {
     s += fmt::format("  {:<72} {:>10} {:>16} {:>6} {:>9}\n", x.key(), counts, family_name(x.family), x.points.size(),
                      std::isnan(left) ? "n/a" : fmt::format("{:.1f}%", 100 * (std::exp(left) - 1)));
   }
-  s += "# left-out: median error predicting each rank count from the others (ccbench model --help: how the family is chosen)\n";
+  s += "# left-out: median error predicting each rank count from the others (ccbench model --help: how the family is "
+       "chosen)\n";
   for (const std::string& n : m.notes) s += fmt::format("# note: {}\n", n);
   s += fmt::format("# written: {}\n", out);
   return s;
@@ -169,24 +171,28 @@ std::string prediction_table(const Model& m, const std::string& file, const std:
     s += fmt::format("# series: {}\n", x.key());
     s += fmt::format("# family {}: {}\n", family_name(x.family), x.chosen_by);
     if (unusable)
-      s += fmt::format("# flag: UNUSABLE fit: its median left-out error is {} (bound {:.0f}%): printed because of --force\n",
-                       left_out_text(x), 100 * (std::exp(ModelSeries::kUnusableLeftOut) - 1));
+      s += fmt::format(
+          "# flag: UNUSABLE fit: its median left-out error is {} (bound {:.0f}%): printed because of --force\n",
+          left_out_text(x), 100 * (std::exp(ModelSeries::kUnusableLeftOut) - 1));
     for (const std::string& f : p.flags) s += fmt::format("# flag: {}\n", f);
-    s += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11} {:>11} {:>11} {:>8} {:>8} {:>5}\n", "size", "count", "type", "redop",
-                     "time", "lo(90%)", "hi(90%)", "algbw", "busbw", "");
-    s += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11} {:>11} {:>11} {:>8} {:>8} {:>5}\n", "(B)", "(elements)", "", "", "(us)",
-                     "(us)", "(us)", "(GB/s)", "(GB/s)", "");
+    s += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11} {:>11} {:>11} {:>8} {:>8} {:>5}\n", "size", "count", "type",
+                     "redop", "time", "lo(90%)", "hi(90%)", "algbw", "busbw", "");
+    s += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11} {:>11} {:>11} {:>8} {:>8} {:>5}\n", "(B)", "(elements)", "",
+                     "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "");
     for (const PredictedPoint& q : p.points)
-      s += fmt::format("  {:>10} {:>12} {:>8} {:>6} {:>11.2f} {:>11} {:>11} {:>8.2f} {:>8.2f} {:>5}{}\n", q.bytes, q.count,
-                       x.dtype.empty() ? "-" : terminal_safe(x.dtype), x.op.empty() ? "-" : terminal_safe(x.op), q.time_us,
-                       interval_cell(q.lo_us, q.unbounded), interval_cell(q.hi_us, q.unbounded), q.algbw_gbps, q.busbw_gbps,
-                       q.size_extrapolated ? "extr" : "", unusable ? " UNUSABLE" : "");
+      s +=
+          fmt::format("  {:>10} {:>12} {:>8} {:>6} {:>11.2f} {:>11} {:>11} {:>8.2f} {:>8.2f} {:>5}{}\n", q.bytes,
+                      q.count, x.dtype.empty() ? "-" : terminal_safe(x.dtype), x.op.empty() ? "-" : terminal_safe(x.op),
+                      q.time_us, interval_cell(q.lo_us, q.unbounded), interval_cell(q.hi_us, q.unbounded), q.algbw_gbps,
+                      q.busbw_gbps, q.size_extrapolated ? "extr" : "", unusable ? " UNUSABLE" : "");
     s += "\n";
   }
   for (const std::string& n : notes) s += fmt::format("# left out: {}\n", n);
-  s += fmt::format("# time: predicted microseconds per operation; lo/hi: 90% prediction interval (\"unbounded\": wider\n"
-                   "# than {:g}x either way, the data cannot bound it); count: elements per rank, as the sweep prints it;\n"
-                   "# extr: size outside the measured ones.\n", kUnboundedFactor);
+  s += fmt::format(
+      "# time: predicted microseconds per operation; lo/hi: 90% prediction interval (\"unbounded\": wider\n"
+      "# than {:g}x either way, the data cannot bound it); count: elements per rank, as the sweep prints it;\n"
+      "# extr: size outside the measured ones.\n",
+      kUnboundedFactor);
   return s;
 }
 
@@ -199,17 +205,28 @@ std::string prediction_json(const Model& m, const std::string& file, const std::
   j["series"] = ordered_json::array();
   for (const Prediction& p : preds) {
     const ModelSeries& x = *p.series;
-    ordered_json o{{"collective", x.collective}, {"dtype", x.dtype},   {"op", x.op},
-                   {"path", x.path},             {"memory", x.memory}, {"in_place", x.in_place},
-                   {"ranks", p.ranks},           {"nodes", p.nodes},   {"family", family_name(x.family)},
-                   {"fitted_ranks", x.counts},       {"flags", p.flags}};
+    ordered_json o{{"collective", x.collective},
+                   {"dtype", x.dtype},
+                   {"op", x.op},
+                   {"path", x.path},
+                   {"memory", x.memory},
+                   {"in_place", x.in_place},
+                   {"ranks", p.ranks},
+                   {"nodes", p.nodes},
+                   {"family", family_name(x.family)},
+                   {"fitted_ranks", x.counts},
+                   {"flags", p.flags}};
     o["points"] = ordered_json::array();
     for (const PredictedPoint& q : p.points)
-      o["points"].push_back({{"bytes", q.bytes}, {"count", q.count}, {"time_us", q.time_us},
+      o["points"].push_back({{"bytes", q.bytes},
+                             {"count", q.count},
+                             {"time_us", q.time_us},
                              {"time_lo_us", q.unbounded ? ordered_json() : ordered_json(q.lo_us)},
                              {"time_hi_us", q.unbounded ? ordered_json() : ordered_json(q.hi_us)},
-                             {"interval", q.unbounded ? "unbounded" : "90%"}, {"algbw_gbps", q.algbw_gbps},
-                             {"busbw_gbps", q.busbw_gbps}, {"extrapolated", q.size_extrapolated}});
+                             {"interval", q.unbounded ? "unbounded" : "90%"},
+                             {"algbw_gbps", q.algbw_gbps},
+                             {"busbw_gbps", q.busbw_gbps},
+                             {"extrapolated", q.size_extrapolated}});
     o["unusable"] = x.unusable();
     j["series"].push_back(std::move(o));
   }
@@ -219,7 +236,8 @@ std::string prediction_json(const Model& m, const std::string& file, const std::
 int count_flag(const std::string& flag, const std::string& v, long max) {
   const auto n = parse_uint(v);
   if (!n || *n < 1 || static_cast<long>(*n) > max)
-    throw UsageError(fmt::format("model predict: {} '{}': expected a whole number from 1 to {}", flag, terminal_safe(v), max));
+    throw UsageError(
+        fmt::format("model predict: {} '{}': expected a whole number from 1 to {}", flag, terminal_safe(v), max));
   return static_cast<int>(*n);
 }
 
@@ -277,11 +295,13 @@ int predict_cmd(int argc, const char* const* argv) {
   std::vector<std::size_t> sizes;
   if (!b.empty() || !e.empty()) {
     const auto lo = parse_size(b.empty() ? e : b), hi = parse_size(e.empty() ? b : e);
-    if (!lo || !hi || *lo < 1 || *hi < *lo) throw UsageError("model predict: -b/-e: expected sizes with -b <= -e (8, 64K, 1M, 2G)");
+    if (!lo || !hi || *lo < 1 || *hi < *lo)
+      throw UsageError("model predict: -b/-e: expected sizes with -b <= -e (8, 64K, 1M, 2G)");
     long factor = 2;
     if (!f.empty()) {
       const auto v = parse_uint(f);
-      if (!v || *v < 2 || *v > 1024) throw UsageError(fmt::format("model predict: -f '{}': a factor from 2 to 1024", terminal_safe(f)));
+      if (!v || *v < 2 || *v > 1024)
+        throw UsageError(fmt::format("model predict: -f '{}': a factor from 2 to 1024", terminal_safe(f)));
       factor = static_cast<long>(*v);
     }
     sizes = sweep_sizes(*lo, *hi, 0, factor);
@@ -303,9 +323,12 @@ int predict_cmd(int argc, const char* const* argv) {
       return x.series->left_out_median() < y.series->left_out_median();
     });
     if (unusable == preds.size()) {
-      fmt::print(stderr, "ccbench: model predict: {}: every fit is unusable: median left-out error up to {} (bound {:.0f}%): "
-                         "they do not predict the rank counts they were fitted on; refit on quieter runs, or --force to print anyway\n",
-                 terminal_safe(file), left_out_text(*worst->series), 100 * (std::exp(ModelSeries::kUnusableLeftOut) - 1));
+      fmt::print(stderr,
+                 "ccbench: model predict: {}: every fit is unusable: median left-out error up to {} (bound {:.0f}%): "
+                 "they do not predict the rank counts they were fitted on; refit on quieter runs, or --force to print "
+                 "anyway\n",
+                 terminal_safe(file), left_out_text(*worst->series),
+                 100 * (std::exp(ModelSeries::kUnusableLeftOut) - 1));
       return kExitRejected;
     }
     for (const Prediction& p : preds)
@@ -316,8 +339,9 @@ int predict_cmd(int argc, const char* const* argv) {
     std::erase_if(preds, [](const Prediction& p) { return p.series->unusable(); });
   }
   if (!below.empty())
-    notes.push_back(fmt::format("{} size(s) under one element per rank at {} ranks (the sweep would measure 0 bytes there)",
-                                below.size(), ranks));
+    notes.push_back(
+        fmt::format("{} size(s) under one element per rank at {} ranks (the sweep would measure 0 bytes there)",
+                    below.size(), ranks));
   if (!json_out.empty()) write_file_atomically("--json", json_out, prediction_json(m, file, preds));
   return quiet ? kExitOk : print_or_fail(terminal_safe_lines(prediction_table(m, file, preds, notes)));
 }
@@ -350,7 +374,9 @@ int check_cmd(int argc, const char* const* argv) {
       else target[i++] = *v;
     }
     if (!targets.empty() && targets.back() == ',') i = 9;  // "15,30,70,": a fourth, empty target
-    if (i != 3) throw UsageError(fmt::format("model check: --targets '{}': expected LARGE,SMALL,COVER in percent (15,30,70)", terminal_safe(targets)));
+    if (i != 3)
+      throw UsageError(fmt::format("model check: --targets '{}': expected LARGE,SMALL,COVER in percent (15,30,70)",
+                                   terminal_safe(targets)));
   }
   const std::string file = args.front();
   const Model m = model_from_json(read_model_file(file), file);
@@ -359,7 +385,8 @@ int check_cmd(int argc, const char* const* argv) {
   std::map<std::pair<int, int>, std::vector<const ImportedPoint*>> by_scale;
   for (const ResultSet& r : runs)
     for (const ImportedPoint& p : r.points)
-      if (p.ranks >= 2 && p.time_us > 0 && p.bytes > 0) by_scale[{p.ranks, p.nodes}].push_back(&p);  // 0 B: nothing to score
+      if (p.ranks >= 2 && p.time_us > 0 && p.bytes > 0)
+        by_scale[{p.ranks, p.nodes}].push_back(&p);  // 0 B: nothing to score
   std::vector<Checked> rows;
   for (const auto& [scale, points] : by_scale) {
     std::vector<std::uint64_t> sizes;
@@ -372,16 +399,19 @@ int check_cmd(int argc, const char* const* argv) {
         if (p->collective != x.collective || p->dtype != x.dtype || p->op != x.op || p->path != x.path ||
             p->memory != x.memory || p->in_place != x.in_place)
           continue;
-        const auto q = std::find_if(pred.points.begin(), pred.points.end(), [&](const PredictedPoint& z) { return z.bytes == p->bytes; });
+        const auto q = std::find_if(pred.points.begin(), pred.points.end(),
+                                    [&](const PredictedPoint& z) { return z.bytes == p->bytes; });
         rows.push_back({x.key(), scale.first, scale.second, p->bytes, p->time_us, q->time_us, q->lo_us, q->hi_us,
                         q->unbounded, algorithm_switch(x, p->bytes, p->algorithm)});
       }
     }
   }
-  if (rows.empty()) throw UsageError("model check: no measured point matches a series of the model (collective, dtype, op, path, memory, in-place)");
+  if (rows.empty())
+    throw UsageError(
+        "model check: no measured point matches a series of the model (collective, dtype, op, path, memory, in-place)");
   std::string out = fmt::format("# ccbench model check: {} against {} measured point(s)\n", file, rows.size());
-  out += fmt::format("# {:>5} {:>5} {:>10} {:>12} {:>12} {:>8} {:>7}  {}\n", "ranks", "nodes", "size(B)", "measured(us)",
-                     "predicted", "error", "in 90%", "series");
+  out += fmt::format("# {:>5} {:>5} {:>10} {:>12} {:>12} {:>8} {:>7}  {}\n", "ranks", "nodes", "size(B)",
+                     "measured(us)", "predicted", "error", "in 90%", "series");
   std::vector<double> large, small;
   std::size_t covered = 0;
   std::map<std::string, std::size_t> switches;  // algorithm_switch -> rows
@@ -390,9 +420,12 @@ int check_cmd(int argc, const char* const* argv) {
     const bool in = !r.unbounded && r.measured >= r.lo && r.measured <= r.hi;
     covered += in;
     (r.bytes >= (1u << 20) ? large : small).push_back(std::fabs(e));
-    out += fmt::format("  {:>5} {:>5} {:>10} {:>12.1f} {:>12.1f} {:>+7.1f}% {:>7}  {}{}\n", r.ranks, r.nodes, r.bytes, r.measured,
-                       r.predicted, 100 * e, r.unbounded ? "unb." : in ? "yes" : "NO", r.series,
-                       r.switched.empty() ? "" : " [switch]");
+    out += fmt::format("  {:>5} {:>5} {:>10} {:>12.1f} {:>12.1f} {:>+7.1f}% {:>7}  {}{}\n", r.ranks, r.nodes, r.bytes,
+                       r.measured, r.predicted, 100 * e,
+                       r.unbounded ? "unb."
+                       : in        ? "yes"
+                                   : "NO",
+                       r.series, r.switched.empty() ? "" : " [switch]");
     if (!r.switched.empty()) ++switches[r.switched];
   }
   bool met = true;
@@ -401,21 +434,21 @@ int check_cmd(int argc, const char* const* argv) {
     std::sort(v.begin(), v.end());
     const double med = 100 * quantile_sorted(v, 0.5);
     met = met && med <= limit;
-    return fmt::format("#   {}: median |error| {:.1f}% over {} points (target <= {:g}%): {}\n", what, med, v.size(), limit,
-                       med <= limit ? "met" : "MISSED");
+    return fmt::format("#   {}: median |error| {:.1f}% over {} points (target <= {:g}%): {}\n", what, med, v.size(),
+                       limit, med <= limit ? "met" : "MISSED");
   };
   out += "# summary\n";
   out += median_line("sizes >= 1 MiB", large, target[0]);
   out += median_line("sizes <  1 MiB", small, target[1]);
   const double cover = 100.0 * static_cast<double>(covered) / static_cast<double>(rows.size());
   met = met && cover >= target[2];
-  out += fmt::format("#   90% intervals hold {} of {} measurements ({:.0f}%, target >= {:g}%): {}\n", covered, rows.size(), cover,
-                     target[2], cover >= target[2] ? "met" : "MISSED");
+  out += fmt::format("#   90% intervals hold {} of {} measurements ({:.0f}%, target >= {:g}%): {}\n", covered,
+                     rows.size(), cover, target[2], cover >= target[2] ? "met" : "MISSED");
   // Rows whose NCCL algorithm differs from the fit's at its largest count:
   // their error is the switch, which the model does not know.
   for (const auto& [what, n] : switches)
-    out += fmt::format("#   [switch] {} point{}: NCCL ran {} (a switch the model does not know)\n", n, n == 1 ? "" : "s",
-                       terminal_safe(what));
+    out += fmt::format("#   [switch] {} point{}: NCCL ran {} (a switch the model does not know)\n", n,
+                       n == 1 ? "" : "s", terminal_safe(what));
   const int code = print_or_fail(terminal_safe_lines(out));
   return code != kExitOk ? code : met ? kExitOk : kExitRejected;
 }

@@ -23,7 +23,9 @@ void request_mpi_path(PathRequest path) {
     const bool has_ib = std::filesystem::is_directory("/sys/class/infiniband", ec) &&
                         !std::filesystem::is_empty("/sys/class/infiniband", ec);
     if (!has_ib)
-      throw UsageError("--path rdma: no RDMA device on this host (/sys/class/infiniband is empty or missing); allowed here: auto, shm, tcp");
+      throw UsageError(
+          "--path rdma: no RDMA device on this host (/sys/class/infiniband is empty or missing); allowed here: auto, "
+          "shm, tcp");
     pml = "ucx";
   }
   if (pml) setenv("OMPI_MCA_pml", pml, 1);
@@ -66,8 +68,7 @@ NetCounters read_net_counters() {
   return c;
 }
 
-ObservedPath observe_path(const MpiComm& comm, const std::vector<std::string>& rank_hosts,
-                          std::size_t probe_bytes) {
+ObservedPath observe_path(const MpiComm& comm, const std::vector<std::string>& rank_hosts, std::size_t probe_bytes) {
   const int n = comm.size(), rank = comm.rank();
   if (n == 1) return {"self", "one rank: no transport between ranks"};
   const int next = (rank + 1) % n, prev = (rank + n - 1) % n;
@@ -76,8 +77,8 @@ ObservedPath observe_path(const MpiComm& comm, const std::vector<std::string>& r
   comm.barrier();
   const NetCounters before = leader ? read_net_counters() : NetCounters{};
   comm.barrier();
-  MPI_Sendrecv(out.data(), static_cast<int>(probe_bytes), MPI_BYTE, next, 9, in.data(),
-               static_cast<int>(probe_bytes), MPI_BYTE, prev, 9, comm.handle(), MPI_STATUS_IGNORE);
+  MPI_Sendrecv(out.data(), static_cast<int>(probe_bytes), MPI_BYTE, next, 9, in.data(), static_cast<int>(probe_bytes),
+               MPI_BYTE, prev, 9, comm.handle(), MPI_STATUS_IGNORE);
   comm.barrier();
   const NetCounters after = leader ? read_net_counters() : NetCounters{};
 

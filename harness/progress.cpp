@@ -10,7 +10,10 @@
 namespace ccb {
 
 Progress::Progress(Style style, std::size_t total_points, double total_weight)
-    : style_(style), total_points_(total_points), total_weight_(total_weight), start_(std::chrono::steady_clock::now()) {}
+    : style_(style),
+      total_points_(total_points),
+      total_weight_(total_weight),
+      start_(std::chrono::steady_clock::now()) {}
 
 Progress::Style Progress::choose(ProgressMode mode, bool stderr_is_terminal, bool launched) {
   if (mode == ProgressMode::off) return Style::off;
@@ -33,13 +36,13 @@ void Progress::update(const std::string& what, std::size_t bytes) {
   last_at_ = elapsed;
   if (style_ == Style::off) return;
   if (style_ == Style::live) {
-    fmt::print(stderr, "\r\033[K[{}] {} point {}/{} elapsed {:.1f}s left ~{:.1f}s", what, format_size(bytes), done_points_,
-               total_points_, elapsed, left);
+    fmt::print(stderr, "\r\033[K[{}] {} point {}/{} elapsed {:.1f}s left ~{:.1f}s", what, format_size(bytes),
+               done_points_, total_points_, elapsed, left);
   } else {
     if (elapsed - last_line_ < kLineSeconds) return;  // a short sweep prints nothing
     last_line_ = elapsed;
-    fmt::print(stderr, "ccbench: progress: {} {} point {}/{}, elapsed {:.1f} s, ~{:.1f} s left\n", what, format_size(bytes),
-               done_points_, total_points_, elapsed, left);
+    fmt::print(stderr, "ccbench: progress: {} {} point {}/{}, elapsed {:.1f} s, ~{:.1f} s left\n", what,
+               format_size(bytes), done_points_, total_points_, elapsed, left);
   }
   std::fflush(stderr);
 }

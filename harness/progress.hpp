@@ -22,7 +22,8 @@ class Progress {
   // last point took `last_seconds` for `last_weight`: the larger of the
   // average rate's and the last point's estimate (sweeps grow by factors, so
   // the last point predicts the next ones better than the early ones do).
-  static double estimate_left(double elapsed, double done, double total, double last_seconds = 0, double last_weight = 0);
+  static double estimate_left(double elapsed, double done, double total, double last_seconds = 0,
+                              double last_weight = 0);
   // Weight of one point: its bytes plus a fixed cost per point.
   static double weight(std::size_t bytes) { return static_cast<double>(bytes) + 65536.0; }
   // --progress: on, or auto on a terminal: live; auto under a launcher: lines; else off.

@@ -33,16 +33,16 @@ extern char** environ;
 namespace ccb {
 
 bool is_recorded_variable(std::string_view name) {
-  static constexpr std::array<std::string_view, 7> kPrefixes{"NCCL_", "UCX_", "OMPI_", "CUDA_",
-                                                              "SLURM_", "PMIX_", "CCBENCH_"};
+  static constexpr std::array<std::string_view, 7> kPrefixes{"NCCL_",  "UCX_",  "OMPI_",   "CUDA_",
+                                                             "SLURM_", "PMIX_", "CCBENCH_"};
   for (auto p : kPrefixes)
     if (name.substr(0, p.size()) == p) return true;
   return false;
 }
 
 bool looks_secret(std::string_view name) {
-  static constexpr std::array<std::string_view, 9> kWords{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY",
-                                                          "CREDENTIAL", "AUTH", "COOKIE", "SESSION"};
+  static constexpr std::array<std::string_view, 9> kWords{"TOKEN",      "SECRET", "PASSWORD", "PASSWD", "KEY",
+                                                          "CREDENTIAL", "AUTH",   "COOKIE",   "SESSION"};
   std::string upper(name);
   for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   for (auto w : kWords)
@@ -140,8 +140,8 @@ void collect_run_info(const Comm& comm, const RankPlacement& me, int world_ranks
   utsname u{};
   if (uname(&u) == 0) info.os_kernel = fmt::format("{} {} {}", u.sysname, u.release, u.machine);
 #if CCBENCH_HAVE_HWLOC
-  info.hwloc_version = fmt::format("{}.{}.{}", HWLOC_API_VERSION >> 16, (HWLOC_API_VERSION >> 8) & 0xff,
-                                   HWLOC_API_VERSION & 0xff);
+  info.hwloc_version =
+      fmt::format("{}.{}.{}", HWLOC_API_VERSION >> 16, (HWLOC_API_VERSION >> 8) & 0xff, HWLOC_API_VERSION & 0xff);
 #else
   info.hwloc_version = "not built";
 #endif
@@ -162,7 +162,8 @@ void collect_run_info(const Comm& comm, const RankPlacement& me, int world_ranks
   info.started_at = utc_now_iso8601();
 }
 
-std::vector<std::string> node_differences(const std::vector<NodeRecord>& nodes, const std::vector<RankPlacement>& placement) {
+std::vector<std::string> node_differences(const std::vector<NodeRecord>& nodes,
+                                          const std::vector<RankPlacement>& placement) {
   std::vector<std::string> out;
   // A summary per node for each aspect; a difference when two summaries disagree.
   const auto compare = [&](const std::string& what, const std::function<std::string(const nlohmann::json&)>& summary) {
@@ -174,7 +175,8 @@ std::vector<std::string> node_differences(const std::vector<NodeRecord>& nodes, 
     }
     if (by_value.size() < 2) return;
     std::string s = what + " differs:";
-    for (const auto& [v, hosts] : by_value) s += fmt::format(" {} on {} host(s) (first {});", v, hosts.size(), hosts.front());
+    for (const auto& [v, hosts] : by_value)
+      s += fmt::format(" {} on {} host(s) (first {});", v, hosts.size(), hosts.front());
     s.pop_back();
     out.push_back(s);
   };
@@ -187,7 +189,8 @@ std::vector<std::string> node_differences(const std::vector<NodeRecord>& nodes, 
   });
   compare("NIC link speed", [](const nlohmann::json& t) {
     std::map<std::string, int> speeds;
-    for (const auto& n : t["nics"]) ++speeds[n["link_speed"].get<std::string>().empty() ? "unknown" : n["link_speed"].get<std::string>()];
+    for (const auto& n : t["nics"])
+      ++speeds[n["link_speed"].get<std::string>().empty() ? "unknown" : n["link_speed"].get<std::string>()];
     std::string s;
     for (const auto& [v, k] : speeds) s += fmt::format("{}{}x {}", s.empty() ? "" : " + ", k, v);
     return s.empty() ? std::string("no NIC") : s;
@@ -198,7 +201,8 @@ std::vector<std::string> node_differences(const std::vector<NodeRecord>& nodes, 
     if (hosts_seen.insert(p.host).second) versions[p.versions.empty() ? "none" : p.versions].push_back(p.host);
   if (versions.size() > 1) {
     std::string s = "CUDA driver or NCCL version differs:";
-    for (const auto& [v, hosts] : versions) s += fmt::format(" {} on {} host(s) (first {});", v, hosts.size(), hosts.front());
+    for (const auto& [v, hosts] : versions)
+      s += fmt::format(" {} on {} host(s) (first {});", v, hosts.size(), hosts.front());
     s.pop_back();
     out.push_back(s);
   }

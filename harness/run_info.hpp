@@ -41,6 +41,7 @@ void collect_run_info(const Comm& comm, const RankPlacement& me, int world_ranks
 
 // Where nodes of one run differ in what matters for comparing them: GPU
 // model or count, NIC link speeds, CUDA driver or NCCL version. One sentence each.
-std::vector<std::string> node_differences(const std::vector<NodeRecord>& nodes, const std::vector<RankPlacement>& placement);
+std::vector<std::string> node_differences(const std::vector<NodeRecord>& nodes,
+                                          const std::vector<RankPlacement>& placement);
 
 }  // namespace ccb

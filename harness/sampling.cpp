@@ -47,15 +47,15 @@ struct WindowStats {
 // the last rank's end (max over ranks of end times, on rank 0's clock).
 void window_batch(Backend& backend, const Comm& comm, long from, long to, double per_op, double start, double window,
                   const Comm::ClockOffset& clock, Watchdog& watchdog,
-                  const std::function<std::span<const OpArgs>(long)>& next, std::vector<double>& out, WindowStats& stats) {
+                  const std::function<std::span<const OpArgs>(long)>& next, std::vector<double>& out,
+                  WindowStats& stats) {
   const std::size_t n = static_cast<std::size_t>(to - from);
   std::vector<double> ends(n), starts(n), neg_starts(n);
   long late = 0;
   for (long k = from; k < to; ++k) {
     const auto args = next(k);
     const double target = start + static_cast<double>(k - from) * window;  // rank 0's clock
-    while (comm.now() + clock.offset_s < target) {
-    }
+    while (comm.now() + clock.offset_s < target) {}
     const double actual = comm.now() + clock.offset_s;
     if (actual - target > window / 2) ++late;
     backend.start_clock();
@@ -89,7 +89,7 @@ void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg,
   WindowStats wstats;
   double begun = comm.now();
   comm.broadcast(&begun, sizeof begun);  // rank 0's clock; only rank 0 reads it
-  double slot = 0;                        // the window, seconds
+  double slot = 0;                       // the window, seconds
   long count = first_iters;
   std::string reason;
   for (;;) {
@@ -141,9 +141,10 @@ void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg,
     if (cfg.precision > 0) out.precision_target = cfg.precision;
     out.stopped_by = reason;  // rank 0 decides (and writes the records)
     if (cfg.precision > 0 && reason != "precision" && comm.rank() == 0)
-      out.note = fmt::format("precision {:.3g}% not reached: {} after {} iterations (stopped by {})", cfg.precision * 100,
-                             out.precision_reached ? fmt::format("{:.3g}%", *out.precision_reached * 100) : "no interval",
-                             samples.size(), reason);
+      out.note =
+          fmt::format("precision {:.3g}% not reached: {} after {} iterations (stopped by {})", cfg.precision * 100,
+                      out.precision_reached ? fmt::format("{:.3g}%", *out.precision_reached * 100) : "no interval",
+                      samples.size(), reason);
   }
   if (window) {
     out.late_starts = wstats.late;

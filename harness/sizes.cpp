@@ -9,11 +9,11 @@
 
 namespace ccb {
 
-std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes,
-                                     std::size_t step_bytes, long factor) {
+std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes, std::size_t step_bytes,
+                                     long factor) {
   if (min_bytes > max_bytes)
-    throw UsageError(fmt::format("-b/--minbytes {} is larger than -e/--maxbytes {}",
-                                 format_size(min_bytes), format_size(max_bytes)));
+    throw UsageError(fmt::format("-b/--minbytes {} is larger than -e/--maxbytes {}", format_size(min_bytes),
+                                 format_size(max_bytes)));
   if (factor < 1)
     throw UsageError(fmt::format("-f/--stepfactor {}: must be >= 2 (multiply), or 1 to add -i/--stepbytes", factor));
   if (factor == 1 && step_bytes == 0 && min_bytes < max_bytes)
@@ -25,8 +25,7 @@ std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_byte
       throw UsageError(fmt::format(
           "-b {} -e {} with {} makes more than {} sizes; use a larger -f/--stepfactor or -i/--stepbytes",
           format_size(min_bytes), format_size(max_bytes),
-          factor > 1 ? fmt::format("-f {}", factor) : fmt::format("-i {}", format_size(step_bytes)),
-          kMaxPoints));
+          factor > 1 ? fmt::format("-f {}", factor) : fmt::format("-i {}", format_size(step_bytes)), kMaxPoints));
     std::size_t next;
     if (factor > 1) {
       if (s > max_bytes / static_cast<std::size_t>(factor)) break;
@@ -48,21 +47,24 @@ std::size_t size_unit(const Collective& c, DType d, int nranks) {
   return c.split ? std::max<std::size_t>(16, elem) * static_cast<std::size_t>(nranks) : elem;
 }
 
-std::vector<SizePoint> plan_points(const std::vector<std::size_t>& requested, const Collective& c,
-                                   DType d, int nranks, bool strict) {
+std::vector<SizePoint> plan_points(const std::vector<std::size_t>& requested, const Collective& c, DType d, int nranks,
+                                   bool strict) {
   const std::size_t unit = size_unit(c, d, nranks);
   const std::size_t elem = info(d).size;
   const std::size_t n = static_cast<std::size_t>(nranks);
   std::vector<SizePoint> points;
   for (std::size_t want : requested) {
     if (strict && want == 0)
-      throw UsageError(fmt::format("size 0 B: nothing to measure ({} needs at least {} B); drop --strict-sizes to measure "
-                                   "a 0-byte row as nccl-tests does", c.name, unit));
+      throw UsageError(
+          fmt::format("size 0 B: nothing to measure ({} needs at least {} B); drop --strict-sizes to measure "
+                      "a 0-byte row as nccl-tests does",
+                      c.name, unit));
     if (strict && want % unit != 0)
       throw UsageError(fmt::format(
           "size {} B is not a multiple of {} B ({}) as {} with {} ranks needs; drop --strict-sizes to round down as "
           "nccl-tests does",
-          want, unit, c.split ? fmt::format("{} ranks x 16 B per rank", nranks) : fmt::format("one {} element", info(d).name),
+          want, unit,
+          c.split ? fmt::format("{} ranks x 16 B per rank", nranks) : fmt::format("one {} element", info(d).name),
           c.name, nranks));
     // The rows nccl-tests prints, repeats and 0-byte rows included: count =
     // size / element size; split collectives: per-rank count rounded down to

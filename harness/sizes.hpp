@@ -13,13 +13,11 @@
 
 namespace ccb {
 
-
 inline constexpr std::size_t kMaxPoints = 100000;
 
 // Requested sizes from min to max: times `factor` when factor > 1, else plus
 // `step`. Throws UsageError naming the flag when the plan is empty or too long.
-std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes,
-                                     std::size_t step_bytes, long factor);
+std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes, std::size_t step_bytes, long factor);
 
 struct SizePoint {
   std::size_t requested_bytes;
@@ -37,8 +35,8 @@ std::size_t size_unit(const Collective& c, DType d, int nranks);
 // reduce_scatter, alltoall, gather, scatter) round the per-rank count down to
 // 16 bytes. Repeated and 0-byte rows are kept, as nccl-tests prints them. With
 // `strict`, a size that is not a multiple of size_unit throws UsageError.
-std::vector<SizePoint> plan_points(const std::vector<std::size_t>& requested, const Collective& c,
-                                   DType d, int nranks, bool strict);
+std::vector<SizePoint> plan_points(const std::vector<std::size_t>& requested, const Collective& c, DType d, int nranks,
+                                   bool strict);
 
 // The sizes --warmup-order sizes-first warms (nccl-tests' TimeTest): doubling
 // from min to max whatever the sweep's step, or each size of an explicit

@@ -80,8 +80,7 @@ std::string command_output(const std::vector<std::string>& argv, const std::stri
   }
   close(fds[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     const std::vector<std::string> lines = lines_of(out);
     throw UsageError(fmt::format("{}: {} failed ({}): {}", what, shell_words(argv),
@@ -96,8 +95,9 @@ SlurmAllocation slurm_allocation() {
   const char* job = std::getenv("SLURM_JOB_ID");
   const char* nodes = std::getenv("SLURM_JOB_NODELIST");
   if (!job || !nodes)
-    throw UsageError("accept: --launcher slurm: not inside a Slurm allocation (SLURM_JOB_ID and SLURM_JOB_NODELIST "
-                     "unset): run it in sbatch or salloc");
+    throw UsageError(
+        "accept: --launcher slurm: not inside a Slurm allocation (SLURM_JOB_ID and SLURM_JOB_NODELIST "
+        "unset): run it in sbatch or salloc");
   a.job_id = job;
   a.hosts = lines_of(command_output({"scontrol", "show", "hostnames", nodes}, "accept: the allocation's nodes"));
   if (a.hosts.empty()) throw UsageError(fmt::format("accept: SLURM_JOB_NODELIST '{}' names no node", nodes));
@@ -129,7 +129,8 @@ std::vector<std::string> slurm_switches(const std::vector<std::string>& hosts) {
       if (w.rfind("Nodes=", 0) == 0) nodes = w.substr(6);
     }
     if (level != "0" || name.empty() || nodes.empty() || nodes == "(null)") continue;
-    for (const std::string& h : lines_of(command_output({"scontrol", "show", "hostnames", nodes}, "accept: Slurm's topology")))
+    for (const std::string& h :
+         lines_of(command_output({"scontrol", "show", "hostnames", nodes}, "accept: Slurm's topology")))
       leaf_of[h] = name;
   }
   std::vector<std::string> labels;

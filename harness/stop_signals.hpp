@@ -10,7 +10,7 @@
 namespace ccb {
 
 void install_stop_signals();
-int stop_signal();  // 0, or the first stop signal received
+int stop_signal();                      // 0, or the first stop signal received
 std::string_view signal_name(int sig);  // "SIGTERM"
 
 }  // namespace ccb

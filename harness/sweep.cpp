@@ -55,8 +55,7 @@ std::vector<Task> plan_tasks(const Config& cfg, int nranks) {
     auto points = plan_points(requested, c, d, nranks, cfg.strict_sizes);
     if (c.reduces)
       for (ReduceOp op : cfg.ops) tasks.push_back({d, op, points});
-    else
-      tasks.push_back({d, std::nullopt, points});
+    else tasks.push_back({d, std::nullopt, points});
   }
   return tasks;
 }
@@ -72,8 +71,8 @@ unsigned long long mem_available_bytes() {
 }
 
 // Throws UsageError for what only the rank count or this host can rule out.
-void validate_for_world(const Config& cfg, const Comm& comm, Backend& backend,
-                        const std::vector<Task>& tasks, std::size_t send_bytes, std::size_t recv_bytes) {
+void validate_for_world(const Config& cfg, const Comm& comm, Backend& backend, const std::vector<Task>& tasks,
+                        std::size_t send_bytes, std::size_t recv_bytes) {
   const Collective& c = *cfg.collective;
   const int n = backend.ranks();
   for (DType d : cfg.dtypes)
@@ -81,22 +80,25 @@ void validate_for_world(const Config& cfg, const Comm& comm, Backend& backend,
   if (c.rooted && cfg.root >= n)
     throw UsageError(fmt::format("-r/--root {}: no such rank (allowed: 0 to {})", cfg.root, n - 1));
   if (c.point_to_point && n < 2)
-    throw UsageError(fmt::format("{} needs at least 2 ranks (pairs r, r+n/2); run it under mpirun -np 2 or more", c.name));
+    throw UsageError(
+        fmt::format("{} needs at least 2 ranks (pairs r, r+n/2); run it under mpirun -np 2 or more", c.name));
   const unsigned long long need = (static_cast<unsigned long long>(send_bytes) + recv_bytes) * comm.local_size();
   const unsigned long long avail = backend.memory().kind() == "host" ? mem_available_bytes() : 0;
   if (avail > 0 && need > avail) {
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     throw UsageError(fmt::format(
-        "-e/--maxbytes {}: {} needs {:.2f} GiB of buffers per rank x {} ranks on {} = {:.2f} GiB, but only {:.2f} GiB is available",
+        "-e/--maxbytes {}: {} needs {:.2f} GiB of buffers per rank x {} ranks on {} = {:.2f} GiB, but only {:.2f} GiB "
+        "is available",
         format_size(cfg.max_bytes), c.name, static_cast<double>(send_bytes + recv_bytes) / (1u << 30),
         comm.local_size(), host, static_cast<double>(need) / (1u << 30), static_cast<double>(avail) / (1u << 30)));
   }
   for (const auto& t : tasks)
     for (const auto& p : t.points)
       if (p.count > backend.max_count())
-        throw UsageError(fmt::format("-e/--maxbytes: {} B of {} is {} elements in one call; the {} backend takes at most {}",
-                                     p.bytes, info(t.dtype).name, p.count, backend.name(), backend.max_count()));
+        throw UsageError(
+            fmt::format("-e/--maxbytes: {} B of {} is {} elements in one call; the {} backend takes at most {}",
+                        p.bytes, info(t.dtype).name, p.count, backend.name(), backend.max_count()));
 }
 
 // The table's time (pipelined, combined per -a; else the per-iteration p50)
@@ -133,7 +135,7 @@ struct Plan {
   std::size_t send_max = 0, recv_max = 0, points = 0;
   std::size_t arena = 0;  // --rotate-buffers: bytes of each buffer (0: off)
   std::size_t shift = 0;  // nccl-tests' buffer shift: bytes of each buffer (0: off)
-  double weight = 0;  // for the progress estimate
+  double weight = 0;      // for the progress estimate
 };
 
 Plan make_plan(const Config& cfg, const Comm& comm, Backend& backend) {
@@ -156,7 +158,8 @@ Plan make_plan(const Config& cfg, const Comm& comm, Backend& backend) {
     std::size_t cache = backend.memory().cache_bytes();
     if (const char* env = std::getenv("CCBENCH_CACHE_BYTES")) {
       const auto v = parse_size(env);
-      if (!v || *v == 0) throw UsageError(fmt::format("CCBENCH_CACHE_BYTES {}", v ? "0: not a cache size" : size_error(env)));
+      if (!v || *v == 0)
+        throw UsageError(fmt::format("CCBENCH_CACHE_BYTES {}", v ? "0: not a cache size" : size_error(env)));
       cache = *v;
     }
     plan.arena = std::max(plan.send_max, plan.recv_max) + 2 * cache;
@@ -244,13 +247,15 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
   run.strict_sizes = cfg.strict_sizes;
   run.timing_modes = std::string(setting_name(cfg.timing));
   // Pipelined: nccl-tests' definition on every backend (harness/measure.cpp).
-  const std::string pipelined = "pipelined: host steady clock around -n launches and one final synchronisation, after one "
-                                "synchronised operation and a barrier; ";
-  run.clock = cfg.sync == SyncMode::window
-                  ? fmt::format("{}{} on every process; per_iteration starts at common times on rank 0's clock (window sync)",
-                                pipelined, backend.clock_name())
-                  : fmt::format("{}{} on every process, barrier outside the timed region for per_iteration", pipelined,
-                                backend.clock_name());
+  const std::string pipelined =
+      "pipelined: host steady clock around -n launches and one final synchronisation, after one "
+      "synchronised operation and a barrier; ";
+  run.clock =
+      cfg.sync == SyncMode::window
+          ? fmt::format("{}{} on every process; per_iteration starts at common times on rank 0's clock (window sync)",
+                        pipelined, backend.clock_name())
+          : fmt::format("{}{} on every process, barrier outside the timed region for per_iteration", pipelined,
+                        backend.clock_name());
   run.clock_resolution_s = backend.clock_resolution_s();
   run.path_requested = std::string(setting_name(cfg.path));
   collect_run_info(comm, me, backend.ranks(), topo_json, run);
@@ -300,7 +305,8 @@ PointRecord new_record(const Config& cfg, const Comm& comm, const Backend& backe
 // --path pcie on nccl where the topology shows NVLink between GPUs: the
 // warning (pcie_request_warning) of the first process whose node has it, on
 // every process ("" otherwise).
-std::string nvlink_under_pcie(const Config& cfg, const Comm& comm, const Backend& backend, const std::string& topo_json) {
+std::string nvlink_under_pcie(const Config& cfg, const Comm& comm, const Backend& backend,
+                              const std::string& topo_json) {
   if (backend.name() != "nccl" || cfg.path != PathRequest::pcie) return "";
   std::string mine;
   if (!topo_json.empty()) {
@@ -352,8 +358,10 @@ void inject_faults(const Faults& faults, Backend& backend, std::size_t bytes) {
     const int r = backend.first_rank() + j;
     inject_before_point(faults, r, bytes);
     if (faults.hangs_gpu(r, bytes)) {
-      fmt::print(stderr, "ccbench: rank {}: CCBENCH_FAULT: a kernel that never ends on its GPU before the {} B point "
-                 "(test-only)\n", r, bytes);
+      fmt::print(stderr,
+                 "ccbench: rank {}: CCBENCH_FAULT: a kernel that never ends on its GPU before the {} B point "
+                 "(test-only)\n",
+                 r, bytes);
       std::fflush(stderr);
       backend.stall(j);
     }
@@ -366,7 +374,8 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
   Config cfg = requested;
   const Collective& c = *cfg.collective;
   // The default backend is chosen per process (does it see a GPU?): all must agree.
-  const std::vector<std::string> chosen = comm.all_strings(std::string(setting_name(cfg.backend)) + "\n" + cfg.backend_reason);
+  const std::vector<std::string> chosen =
+      comm.all_strings(std::string(setting_name(cfg.backend)) + "\n" + cfg.backend_reason);
   if (!every_rank_passes(comm, [&] {
         for (std::size_t r = 0; r < chosen.size(); ++r)
           if (chosen[r] != chosen.front())
@@ -389,14 +398,14 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
   if (!every_rank_passes(comm, [&] {
         faults = faults_from_environment();
         if (faults.kind == Faults::Kind::gpu_hang && backend.name() != "nccl")
-          throw UsageError(fmt::format("CCBENCH_FAULT gpu_hang: needs the nccl backend (a GPU stream to hang); this run uses {}",
-                                       backend.name()));
+          throw UsageError(
+              fmt::format("CCBENCH_FAULT gpu_hang: needs the nccl backend (a GPU stream to hang); this run uses {}",
+                          backend.name()));
       }))
     return kExitUsage;
 
   // --bind before the buffers are touched, so that memory lands on the chosen node.
-  PlacedProcess placed =
-      place_process(cfg.bind, comm, {backend.first_rank(), backend.ranks(), backend.devices()});
+  PlacedProcess placed = place_process(cfg.bind, comm, {backend.first_rank(), backend.ranks(), backend.devices()});
   RankPlacement& me = placed.me;
   const Comm::ClockOffset clock = cfg.sync == SyncMode::window ? comm.clock_offset(20) : Comm::ClockOffset{};
   me.clock_offset_us = clock.offset_s * 1e6;
@@ -424,9 +433,9 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
   }
   for (Writer* w : outputs) w->begin(run);
 
-  Progress progress(rank == 0 ? Progress::choose(cfg.progress, isatty(2), launcher_rank_variable() != nullptr)
-                              : Progress::Style::off,
-                    plan.points, plan.weight);
+  Progress progress(
+      rank == 0 ? Progress::choose(cfg.progress, isatty(2), launcher_rank_variable() != nullptr) : Progress::Style::off,
+      plan.points, plan.weight);
   // Points and the end record go out under one lock: the watchdog thread may
   // write the end record of a run that hangs.
   std::mutex output_mu;
@@ -453,7 +462,8 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
   if (watchdog.enabled()) backend.on_completion([&watchdog] { watchdog.touch(); });
   watchdog.set_last_words([&](const std::string& status, int code) {
     std::unique_lock<std::mutex> lock(output_mu, std::defer_lock);
-    for (int tries = 0; tries < 100 && !lock.try_lock(); ++tries) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int tries = 0; tries < 100 && !lock.try_lock(); ++tries)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     if (!lock.owns_lock()) return;  // the sweep thread is stuck while writing: leave the file as it is
     EndInfo e = end;
     e.status = status;
@@ -475,15 +485,18 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
     std::lock_guard<std::mutex> lock(output_mu);
     end.status = fmt::format("failed: output {}", error);
     end.exit_code = kExitOutput;
-    fmt::print(stderr, "ccbench: cannot write {}; stopped after {} points (the other outputs end here; the file keeps "
-               "its whole records)\n", error, end.points);
+    fmt::print(stderr,
+               "ccbench: cannot write {}; stopped after {} points (the other outputs end here; the file keeps "
+               "its whole records)\n",
+               error, end.points);
     finish(end);
     return kExitOutput;
   };
 
   for (const auto& t : plan.tasks) {
     if (cfg.warmup_order == WarmUpOrder::sizes_first && cfg.warmup > 0 && !t.points.empty()) {
-      const OpArgs task{&c, 0, t.dtype, t.op.value_or(ReduceOp::sum), cfg.root, 0, 0, nullptr, nullptr, false, cfg.window};
+      const OpArgs task{&c,      0,     t.dtype,   t.op.value_or(ReduceOp::sum), cfg.root, 0, 0, nullptr,
+                        nullptr, false, cfg.window};
       std::size_t largest = 0;
       for (const auto& p : t.points) largest = std::max(largest, p.bytes);
       watchdog.set_activity(fmt::format("the warm-up of every size ({} {}{})", c.name, info(t.dtype).name,
@@ -505,14 +518,15 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
         std::lock_guard<std::mutex> lock(output_mu);
         end.status = fmt::format("interrupted: {}", signal_name(sig));
         end.exit_code = kExitSignal + sig;
-        if (rank == 0) fmt::print(stderr, "ccbench: {} after {} points; results so far are written\n", end.status, end.points);
+        if (rank == 0)
+          fmt::print(stderr, "ccbench: {} after {} points; results so far are written\n", end.status, end.points);
         finish(end);
         return end.exit_code;
       }
       PointRecord rec = new_record(cfg, comm, backend, t, p);
       backend.chosen_algorithms();  // what the warm-ups of other sizes chose is not this point's
-      OpArgs args{&c, 0, t.dtype, t.op.value_or(ReduceOp::sum), cfg.root, p.count, p.chunk,
-                  nullptr, nullptr, false, cfg.window};
+      OpArgs args{&c,      0,     t.dtype,   t.op.value_or(ReduceOp::sum), cfg.root, p.count, p.chunk, nullptr,
+                  nullptr, false, cfg.window};
       for (auto& b : buffers.local) b.recv_capacity_count = plan.recv_max / info(t.dtype).size;
       for (bool in_place : {false, true}) {
         if (in_place && c.point_to_point) continue;

@@ -7,12 +7,10 @@
 namespace ccb {
 
 Pattern input_pattern(const OpArgs& a, int nranks) {
-  return make_pattern(a.dtype, a.coll->reduces ? std::optional<ReduceOp>(a.op) : std::nullopt,
-                      nranks);
+  return make_pattern(a.dtype, a.coll->reduces ? std::optional<ReduceOp>(a.op) : std::nullopt, nranks);
 }
 
-void prepare_buffers(Memory& mem, const OpArgs& a, int rank, int nranks, void* recv_base,
-                     std::size_t recv_base_count) {
+void prepare_buffers(Memory& mem, const OpArgs& a, int rank, int nranks, void* recv_base, std::size_t recv_base_count) {
   mem.fill_sentinel(a.dtype, nranks, recv_base, recv_base_count);
   const std::size_t send_count = elements(a.coll->send_extent, a.count, a.chunk);
   mem.fill_input(a.dtype, input_pattern(a, nranks), rank, const_cast<void*>(a.send), send_count, 0);
@@ -35,23 +33,19 @@ uint64_t count_wrong(Memory& mem, const OpArgs& a, int rank, int nranks) {
   const std::size_t elem = info(a.dtype).size;
   auto* base = static_cast<const unsigned char*>(region.data);
   switch (c.source) {
-    case Source::reduction:
-      return mem.count_wrong_result(a.dtype, p, region.data, region.count, first);
+    case Source::reduction: return mem.count_wrong_result(a.dtype, p, region.data, region.count, first);
     case Source::each_rank: {
       uint64_t wrong = 0;
       for (int j = 0; j < nranks; ++j)
-        wrong += mem.count_wrong_input(a.dtype, p, j, base + static_cast<std::size_t>(j) * a.chunk * elem,
-                                       a.chunk, first);
+        wrong +=
+            mem.count_wrong_input(a.dtype, p, j, base + static_cast<std::size_t>(j) * a.chunk * elem, a.chunk, first);
       return wrong;
     }
-    case Source::root:
-      return mem.count_wrong_input(a.dtype, p, a.root, region.data, region.count, first);
+    case Source::root: return mem.count_wrong_input(a.dtype, p, a.root, region.data, region.count, first);
     case Source::previous_rank:
-      return mem.count_wrong_input(a.dtype, p, (rank + nranks - 1) % nranks, region.data,
-                                   region.count, first);
+      return mem.count_wrong_input(a.dtype, p, (rank + nranks - 1) % nranks, region.data, region.count, first);
     case Source::peer:
-      return mem.count_wrong_input(a.dtype, p, *pair_partner(rank, nranks), region.data,
-                                   region.count, first);
+      return mem.count_wrong_input(a.dtype, p, *pair_partner(rank, nranks), region.data, region.count, first);
   }
   return 0;
 }

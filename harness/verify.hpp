@@ -12,8 +12,7 @@ Pattern input_pattern(const OpArgs& a, int nranks);
 
 // Writes this rank's input into a.send and a sentinel into every element of
 // the receive side, so that a result nobody wrote is caught.
-void prepare_buffers(Memory& mem, const OpArgs& a, int rank, int nranks, void* recv_base,
-                     std::size_t recv_base_count);
+void prepare_buffers(Memory& mem, const OpArgs& a, int rank, int nranks, void* recv_base, std::size_t recv_base_count);
 
 // Wrong elements in the result this rank holds (0 when it holds none).
 uint64_t count_wrong(Memory& mem, const OpArgs& a, int rank, int nranks);

@@ -71,7 +71,8 @@ void Watchdog::set_last_words(std::function<void(const std::string&, int)> f) {
 
 void Watchdog::loop() {
   std::unique_lock<std::mutex> lock(mu_);
-  const auto tick = std::chrono::milliseconds(std::min<long long>(100, timeout_ns_ > 0 ? timeout_ns_ / 4'000'000 + 1 : 100));
+  const auto tick =
+      std::chrono::milliseconds(std::min<long long>(100, timeout_ns_ > 0 ? timeout_ns_ / 4'000'000 + 1 : 100));
   unsigned long seen = progress_.load(std::memory_order_relaxed);
   long long changed_at = now_ns(), signal_at = 0;
   while (!cv_.wait_for(lock, tick, [this] { return stop_; })) {

@@ -20,7 +20,6 @@
 
 namespace ccb {
 
-
 class Watchdog {
  public:
   // What it watches. sweep: operations (-T), and stop signals that are not
@@ -81,8 +80,7 @@ class Watchdog {
 
  private:
   static long long now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
   void loop();

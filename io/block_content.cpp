@@ -45,7 +45,8 @@ bool BlockContent::matches(const void* buf, std::uint64_t offset, std::size_t le
     const std::size_t in_period = (offset + at) % kPeriod;  // sectors never straddle the period
     const std::size_t n = std::min(kIoSector, len - at);
     if (std::memcmp(p + at, want, std::min(n, kStampBytes)) != 0) return false;
-    if (n > kStampBytes && std::memcmp(p + at + kStampBytes, period_.data() + in_period + kStampBytes, n - kStampBytes) != 0)
+    if (n > kStampBytes &&
+        std::memcmp(p + at + kStampBytes, period_.data() + in_period + kStampBytes, n - kStampBytes) != 0)
       return false;
   }
   return true;

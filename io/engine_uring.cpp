@@ -34,9 +34,10 @@ class UringEngine final : public IoEngine {
     int rc = io_uring_queue_init_params(static_cast<unsigned>(depth), &ring_, &params);
     if (rc == -EINVAL) rc = io_uring_queue_init(static_cast<unsigned>(depth), &ring_, 0);
     if (rc < 0)
-      throw std::runtime_error(fmt::format("io_uring could not start ({}): the kernel or a seccomp policy refuses it; "
-                                           "use --engine psync",
-                                           std::strerror(-rc)));
+      throw std::runtime_error(
+          fmt::format("io_uring could not start ({}): the kernel or a seccomp policy refuses it; "
+                      "use --engine psync",
+                      std::strerror(-rc)));
   }
   ~UringEngine() override { io_uring_queue_exit(&ring_); }
   std::string_view name() const override { return "io_uring"; }
@@ -52,10 +53,8 @@ class UringEngine final : public IoEngine {
     const std::size_t slot = free_.back();
     free_.pop_back();
     requests_[slot] = r;
-    if (r.write)
-      io_uring_prep_write(sqe, r.fd, r.buf, static_cast<unsigned>(r.len), r.offset);
-    else
-      io_uring_prep_read(sqe, r.fd, r.buf, static_cast<unsigned>(r.len), r.offset);
+    if (r.write) io_uring_prep_write(sqe, r.fd, r.buf, static_cast<unsigned>(r.len), r.offset);
+    else io_uring_prep_read(sqe, r.fd, r.buf, static_cast<unsigned>(r.len), r.offset);
     io_uring_sqe_set_data64(sqe, slot);
     // Issued at once, as fio does by default (iodepth_batch_submit=1): the
     // device's queue is refilled the moment a request completes, not when a

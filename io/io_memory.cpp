@@ -79,8 +79,9 @@ class DeviceBuffers final : public PinnedBuffers {
     cudaStreamDestroy(stream_);
   }
   void arrived(std::size_t i, std::size_t bytes) override {
-    cuda_check(cudaMemcpyAsync(static_cast<char*>(target_) + i * bytes_, slots_[i], bytes, cudaMemcpyHostToDevice, stream_),
-               "cudaMemcpyAsync");
+    cuda_check(
+        cudaMemcpyAsync(static_cast<char*>(target_) + i * bytes_, slots_[i], bytes, cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync");
     cuda_check(cudaEventRecord(events_[i], stream_), "cudaEventRecord");
     pending_[i] = true;
   }

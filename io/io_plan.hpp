@@ -32,21 +32,21 @@ enum class IoMemory { pageable, pinned, device };
 std::string_view name(IoMemory m);
 
 struct IoOptions {
-  std::string dir;                      // ccbench makes its own subfolder in it
+  std::string dir;  // ccbench makes its own subfolder in it
   std::vector<IoPattern> patterns;
-  std::vector<std::size_t> blocks;      // the block-size sweep (-b -e -f); dataset: the file size
+  std::vector<std::size_t> blocks;                 // the block-size sweep (-b -e -f); dataset: the file size
   std::size_t file_bytes = std::size_t{64} << 20;  // per rank: its file, or its share of the shared file
-  int threads = 1;                      // per rank
-  int queue_depth = 1;                  // per thread
-  bool direct = false;                  // O_DIRECT
+  int threads = 1;                                 // per rank
+  int queue_depth = 1;                             // per thread
+  bool direct = false;                             // O_DIRECT
   IoEngineKind engine = IoEngineKind::io_uring;
-  bool shared_file = false;             // one file for all ranks (each its own region) instead of one per rank
+  bool shared_file = false;  // one file for all ranks (each its own region) instead of one per rank
   IoMemory memory = IoMemory::pageable;
-  int read_percent = 70;                // mixed
-  std::size_t dataset_files = 256;      // dataset: files per rank
-  int check_passes = 1;                 // -c: verification passes (0: not checked)
-  double time_per_size = 0;             // seconds a point may run (0: one whole pass)
-  bool keep = false;                    // leave the files for a later run
+  int read_percent = 70;            // mixed
+  std::size_t dataset_files = 256;  // dataset: files per rank
+  int check_passes = 1;             // -c: verification passes (0: not checked)
+  double time_per_size = 0;         // seconds a point may run (0: one whole pass)
+  bool keep = false;                // leave the files for a later run
 };
 
 // O_DIRECT and the 512-byte stamps (io/block_content.hpp) need whole sectors.

@@ -42,7 +42,8 @@ struct AlignedBuffer {
 void transfer(int fd, bool write, void* buf, std::size_t len, std::uint64_t offset, const std::string& what) {
   const IoRequest r{fd, write, buf, len, offset, 0};
   if (const long rc = transfer_whole(r); rc < 0)
-    throw std::runtime_error(fmt::format("{} {} bytes at {}: {}", write ? "write" : "read", len, what, errno_text(-rc)));
+    throw std::runtime_error(
+        fmt::format("{} {} bytes at {}: {}", write ? "write" : "read", len, what, errno_text(-rc)));
 }
 
 // A stop signal in the untimed setup (creating, laying out, verifying):
@@ -116,24 +117,24 @@ void on_threads(int threads, StartGate& gate, Body&& body, Between&& between) {
   std::mutex m;
   std::exception_ptr first;
   for (int t = 0; t < threads; ++t) try {
-    pool.emplace_back([&, t] {
-      bool arrived = false;
-      try {
-        body(t, arrived);
-      } catch (...) {
-        if (!arrived) gate.arrive();
-        std::lock_guard<std::mutex> lock(m);
-        if (!first) first = std::current_exception();
-      }
-    });
-  } catch (const std::system_error& e) {
-    for (int missing = t; missing < threads; ++missing) gate.arrive();
-    std::lock_guard<std::mutex> lock(m);
-    if (!first)
-      first = std::make_exception_ptr(std::runtime_error(fmt::format(
-          "--threads {}: cannot start thread {} ({}): use fewer --threads", threads, t + 1, e.what())));
-    break;
-  }
+      pool.emplace_back([&, t] {
+        bool arrived = false;
+        try {
+          body(t, arrived);
+        } catch (...) {
+          if (!arrived) gate.arrive();
+          std::lock_guard<std::mutex> lock(m);
+          if (!first) first = std::current_exception();
+        }
+      });
+    } catch (const std::system_error& e) {
+      for (int missing = t; missing < threads; ++missing) gate.arrive();
+      std::lock_guard<std::mutex> lock(m);
+      if (!first)
+        first = std::make_exception_ptr(std::runtime_error(
+            fmt::format("--threads {}: cannot start thread {} ({}): use fewer --threads", threads, t + 1, e.what())));
+      break;
+    }
   between();
   for (auto& th : pool) th.join();
   if (first) std::rethrow_exception(first);
@@ -267,7 +268,8 @@ std::uint64_t IoRank::verify(IoPattern p, std::size_t block) {
 // Test-only: one byte of the data the check will read is flipped on the storage.
 void IoRank::corrupt_once(IoPattern p, std::size_t block) {
   std::string name = p == IoPattern::dataset ? dataset_file(o_.dataset_files / 2) : region_file(p);
-  const std::uint64_t at = p == IoPattern::dataset ? block / 2 : region_base() + blocks_per_rank(o_, block) / 2 * block + 100;
+  const std::uint64_t at =
+      p == IoPattern::dataset ? block / 2 : region_base() + blocks_per_rank(o_, block) / 2 * block + 100;
   const FileHandle f(ws_.open_existing(name, false, true));
   unsigned char c = 0;
   transfer(f.fd, false, &c, 1, at, name);
@@ -282,7 +284,8 @@ IoRankResult IoRank::timed(IoPattern p, std::size_t block) {
     if (p == IoPattern::dataset) {
       double sum = 0;
       for (std::size_t i = 0; i < o_.dataset_files; ++i) {
-        sum += std::max(0.0, resident_fraction(FileHandle(ws_.open_existing(dataset_file(i), false, false)).fd, 0, block));
+        sum +=
+            std::max(0.0, resident_fraction(FileHandle(ws_.open_existing(dataset_file(i), false, false)).fd, 0, block));
       }
       r.resident_before = o_.dataset_files ? sum / static_cast<double>(o_.dataset_files) : 0;
     } else {
@@ -296,10 +299,8 @@ IoRankResult IoRank::timed(IoPattern p, std::size_t block) {
       o_.threads, gate,
       [&](int t, bool& arrived) {
         IoRankResult& out = per_thread[static_cast<std::size_t>(t)];
-        if (p == IoPattern::dataset)
-          run_dataset_thread(block, t, gate, arrived, out);
-        else
-          run_region_thread(p, block, t, gate, arrived, out);
+        if (p == IoPattern::dataset) run_dataset_thread(block, t, gate, arrived, out);
+        else run_region_thread(p, block, t, gate, arrived, out);
       },
       [&] { start = gate.open_when_ready(o_.time_per_size); });
   if (row(p).writes && fsync(io_fd(p)) != 0)
@@ -325,8 +326,8 @@ namespace {
 // --memory device). The latency runs from submission, or from before
 // issue() when `time_issue` (the dataset's open).
 template <class Issue, class Done>
-void pump(const IoOptions& o, int device, bool (*stop)(), std::size_t block, Slice slice, bool time_issue, StartGate& gate,
-          bool& arrived, IoRankResult& out, Issue&& issue, Done&& done) {
+void pump(const IoOptions& o, int device, bool (*stop)(), std::size_t block, Slice slice, bool time_issue,
+          StartGate& gate, bool& arrived, IoRankResult& out, Issue&& issue, Done&& done) {
   const std::size_t depth = static_cast<std::size_t>(o.queue_depth);
   const auto engine = make_engine(o.engine, o.queue_depth);
   const auto buffers = make_io_buffers(o.memory, depth, block, device);
@@ -384,7 +385,8 @@ void pump(const IoOptions& o, int device, bool (*stop)(), std::size_t block, Sli
 
 }  // namespace
 
-void IoRank::run_region_thread(IoPattern p, std::size_t block, int t, StartGate& gate, bool& arrived, IoRankResult& out) {
+void IoRank::run_region_thread(IoPattern p, std::size_t block, int t, StartGate& gate, bool& arrived,
+                               IoRankResult& out) {
   const BlockContent content(region_id(p));
   const std::uint64_t blocks = blocks_per_rank(o_, block), base = region_base();
   const BlockOrder order(blocks, row(p).random, seed_);
@@ -405,8 +407,8 @@ void IoRank::run_region_thread(IoPattern p, std::size_t block, int t, StartGate&
       },
       [&](std::size_t s, long result) {
         if (result < 0)
-          throw std::runtime_error(fmt::format("{} {} at byte {}: {}", writing[s] ? "write" : "read", ws_.file(region_file(p)),
-                                               offset_of[s], errno_text(-result)));
+          throw std::runtime_error(fmt::format("{} {} at byte {}: {}", writing[s] ? "write" : "read",
+                                               ws_.file(region_file(p)), offset_of[s], errno_text(-result)));
         return !writing[s];
       });
 }
@@ -427,7 +429,8 @@ void IoRank::run_dataset_thread(std::size_t block, int t, StartGate& gate, bool&
         [&](std::size_t s, long result) {
           close_fd(fds[s]);
           if (result < 0)
-            throw std::runtime_error(fmt::format("read {}: {}", ws_.file(dataset_file(file_of[s])), errno_text(-result)));
+            throw std::runtime_error(
+                fmt::format("read {}: {}", ws_.file(dataset_file(file_of[s])), errno_text(-result)));
           return true;
         });
   } catch (...) {

@@ -20,11 +20,11 @@ namespace ccb {
 
 struct IoRankResult {
   std::uint64_t bytes = 0, ops = 0;
-  double elapsed_s = 0;  // from this rank's start (after the barrier) to its last completion (writes: + fsync)
+  double elapsed_s = 0;      // from this rank's start (after the barrier) to its last completion (writes: + fsync)
   LatencyHistogram latency;  // per operation: submit to completion (dataset: open to the read's completion)
   std::optional<std::uint64_t> wrong_blocks;  // absent with -c 0
-  double resident_before = -1;  // buffered reads: page-cache fraction of the data just before the pass
-  bool cut_short = false;       // --time-per-size or a stop signal ended the pass early
+  double resident_before = -1;                // buffered reads: page-cache fraction of the data just before the pass
+  bool cut_short = false;                     // --time-per-size or a stop signal ended the pass early
 };
 
 class StartGate;  // io_run.cpp: the common start of a rank's threads
@@ -74,7 +74,7 @@ class IoRank {
   std::uint64_t prepared_wrong_ = 0;  // what the read check found
   std::uint64_t seed_ = 0;
   bool laid_out_ = false;
-  int data_fd_ = -1, data_io_fd_ = -1;      // buffered (layout, checks) and as measured (--direct)
+  int data_fd_ = -1, data_io_fd_ = -1;  // buffered (layout, checks) and as measured (--direct)
   int ckpt_fd_ = -1, ckpt_io_fd_ = -1;
   std::size_t block_ = 0;  // the point's block size (names its checkpoint and dataset files)
 };

@@ -27,11 +27,11 @@ struct FsKind {
 };
 // statfs(2) f_type values (linux/magic.h and the file systems' own headers).
 constexpr FsKind kFileSystems[] = {
-    {0xEF53, "ext4", false},         {0x58465342, "xfs", false},      {0x9123683E, "btrfs", false},
-    {0x01021994, "tmpfs", false},    {0x2FC12FC1, "zfs", false},      {0x6969, "nfs", true},
-    {0x0BD00BD0, "lustre", true},    {0x47504653, "gpfs", true},      {0x00C36400, "cephfs", true},
-    {0x19830326, "beegfs", true},    {0xFE534D42, "smb2", true},      {0xFF534D42, "cifs", true},
-    {0x65735546, "fuse", true},      {0x794C7630, "overlayfs", false}, {0x5346414F, "afs", true},
+    {0xEF53, "ext4", false},      {0x58465342, "xfs", false},       {0x9123683E, "btrfs", false},
+    {0x01021994, "tmpfs", false}, {0x2FC12FC1, "zfs", false},       {0x6969, "nfs", true},
+    {0x0BD00BD0, "lustre", true}, {0x47504653, "gpfs", true},       {0x00C36400, "cephfs", true},
+    {0x19830326, "beegfs", true}, {0xFE534D42, "smb2", true},       {0xFF534D42, "cifs", true},
+    {0x65735546, "fuse", true},   {0x794C7630, "overlayfs", false}, {0x5346414F, "afs", true},
 };
 
 }  // namespace
@@ -63,7 +63,8 @@ FreeSpace free_space(const std::string& dir) {
   return out;
 }
 
-Workspace::Workspace(const std::string& dir, const std::string& name, bool keep) : path_(dir + "/" + name), keep_(keep) {
+Workspace::Workspace(const std::string& dir, const std::string& name, bool keep)
+    : path_(dir + "/" + name), keep_(keep) {
   if (mkdir(path_.c_str(), 0700) == 0) return;
   if (errno != EEXIST) throw UsageError(fmt::format("io {}: cannot create {} ({})", dir, name, errno_text()));
   struct stat st {};

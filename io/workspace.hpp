@@ -23,7 +23,7 @@ void check_target_dir(const std::string& dir);
 struct FreeSpace {
   std::uint64_t available = 0;
   std::uint64_t inodes_available = kSaturated;  // kSaturated: the file system does not count inodes (f_files 0)
-  std::string fs_type;  // "ext4/xfs/... (local)" or the network file system's name
+  std::string fs_type;                          // "ext4/xfs/... (local)" or the network file system's name
   bool shared = false;
 };
 FreeSpace free_space(const std::string& dir);

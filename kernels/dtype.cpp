@@ -27,16 +27,27 @@ struct Alias {
   DType id;
 };
 constexpr std::array<Alias, 13> kAliases{{
-    {"char", DType::int8},       {"int", DType::int32},       {"fp16", DType::half},
-    {"float16", DType::half},    {"bf16", DType::bfloat16},   {"fp32", DType::float32},
-    {"float32", DType::float32}, {"fp64", DType::float64},    {"float64", DType::float64},
-    {"fp8e4m3", DType::f8e4m3},  {"e4m3", DType::f8e4m3},     {"fp8e5m2", DType::f8e5m2},
+    {"char", DType::int8},
+    {"int", DType::int32},
+    {"fp16", DType::half},
+    {"float16", DType::half},
+    {"bf16", DType::bfloat16},
+    {"fp32", DType::float32},
+    {"float32", DType::float32},
+    {"fp64", DType::float64},
+    {"float64", DType::float64},
+    {"fp8e4m3", DType::f8e4m3},
+    {"e4m3", DType::f8e4m3},
+    {"fp8e5m2", DType::f8e5m2},
     {"e5m2", DType::f8e5m2},
 }};
 
 constexpr std::array<ReduceOpInfo, 5> kOps{{
-    {ReduceOp::sum, "sum"}, {ReduceOp::prod, "prod"}, {ReduceOp::max, "max"},
-    {ReduceOp::min, "min"}, {ReduceOp::avg, "avg"},
+    {ReduceOp::sum, "sum"},
+    {ReduceOp::prod, "prod"},
+    {ReduceOp::max, "max"},
+    {ReduceOp::min, "min"},
+    {ReduceOp::avg, "avg"},
 }};
 }  // namespace
 

@@ -12,8 +12,8 @@ enum class ReduceOp { sum, prod, max, min, avg };
 
 struct DTypeInfo {
   DType id;
-  std::string_view name;     // nccl-tests spelling
-  std::size_t size;          // bytes per element
+  std::string_view name;  // nccl-tests spelling
+  std::size_t size;       // bytes per element
   bool is_float;
   bool is_signed;
   // Largest integer magnitude L such that every integer in [-L, L] (or [0, L]

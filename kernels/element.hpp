@@ -9,21 +9,59 @@
 
 namespace ccb {
 
-template <DType D> struct Element;
-template <> struct Element<DType::int8> { using type = int8_t; };
-template <> struct Element<DType::uint8> { using type = uint8_t; };
-template <> struct Element<DType::int32> { using type = int32_t; };
-template <> struct Element<DType::uint32> { using type = uint32_t; };
-template <> struct Element<DType::int64> { using type = int64_t; };
-template <> struct Element<DType::uint64> { using type = uint64_t; };
-template <> struct Element<DType::half> { using type = uint16_t; };
-template <> struct Element<DType::bfloat16> { using type = uint16_t; };
-template <> struct Element<DType::float32> { using type = float; };
-template <> struct Element<DType::float64> { using type = double; };
-template <> struct Element<DType::f8e4m3> { using type = uint8_t; };
-template <> struct Element<DType::f8e5m2> { using type = uint8_t; };
+template <DType D>
+struct Element;
+template <>
+struct Element<DType::int8> {
+  using type = int8_t;
+};
+template <>
+struct Element<DType::uint8> {
+  using type = uint8_t;
+};
+template <>
+struct Element<DType::int32> {
+  using type = int32_t;
+};
+template <>
+struct Element<DType::uint32> {
+  using type = uint32_t;
+};
+template <>
+struct Element<DType::int64> {
+  using type = int64_t;
+};
+template <>
+struct Element<DType::uint64> {
+  using type = uint64_t;
+};
+template <>
+struct Element<DType::half> {
+  using type = uint16_t;
+};
+template <>
+struct Element<DType::bfloat16> {
+  using type = uint16_t;
+};
+template <>
+struct Element<DType::float32> {
+  using type = float;
+};
+template <>
+struct Element<DType::float64> {
+  using type = double;
+};
+template <>
+struct Element<DType::f8e4m3> {
+  using type = uint8_t;
+};
+template <>
+struct Element<DType::f8e5m2> {
+  using type = uint8_t;
+};
 
-template <DType D> using element_t = typename Element<D>::type;
+template <DType D>
+using element_t = typename Element<D>::type;
 
 inline namespace CCB_ISA_NAMESPACE {
 

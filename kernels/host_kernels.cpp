@@ -25,7 +25,7 @@ const HostKernels* host_kernels_x86_64_v3() {
 }
 
 const HostKernels& host_kernels() {
-  static const HostKernels& chosen = [] () -> const HostKernels& {
+  static const HostKernels& chosen = []() -> const HostKernels& {
     const char* force = std::getenv("CCBENCH_HOST_ISA");
     const bool baseline_only = force && std::string(force) == "baseline";
     const HostKernels* v3 = baseline_only ? nullptr : host_kernels_x86_64_v3();

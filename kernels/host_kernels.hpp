@@ -15,8 +15,7 @@ namespace ccb {
 struct HostKernels {
   std::string_view isa;
   void (*fill_input)(DType, const Pattern&, int rank, void* buf, std::size_t count, uint64_t first);
-  std::size_t (*count_wrong_input)(DType, const Pattern&, int rank, const void* buf, std::size_t count,
-                                   uint64_t first);
+  std::size_t (*count_wrong_input)(DType, const Pattern&, int rank, const void* buf, std::size_t count, uint64_t first);
   std::size_t (*count_wrong_result)(DType, const Pattern&, const void* buf, std::size_t count, uint64_t first);
   void (*reduce_into)(DType, ReduceOp, const void* in, void* inout, std::size_t count);
   void (*divide_by_ranks)(DType, void* buf, std::size_t count, int nranks);

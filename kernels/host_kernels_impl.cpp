@@ -160,29 +160,35 @@ std::size_t count_wrong_result(DType dtype, const Pattern& p, const void* buf, s
 }
 
 // Arithmetic type used to combine two elements, and the conversions to it.
-template <DType D> struct Compute {
+template <DType D>
+struct Compute {
   using type = element_t<D>;
   static type load(element_t<D> v) { return v; }
   static element_t<D> store(type v) { return v; }
 };
-template <> struct Compute<DType::half> {
+template <>
+struct Compute<DType::half> {
   using type = float;
   static float load(uint16_t v) { return half_to_float(v); }
   static uint16_t store(float v) { return float_to_half(v); }
 };
-template <> struct Compute<DType::bfloat16> {
+template <>
+struct Compute<DType::bfloat16> {
   using type = float;
   static float load(uint16_t v) { return bf16_to_float(v); }
   static uint16_t store(float v) { return float_to_bf16(v); }
 };
 
-template <class F> struct Fp8Compute {
+template <class F>
+struct Fp8Compute {
   using type = float;
   static float load(uint8_t v) { return fp8_to_float<F>(v); }
   static uint8_t store(float v) { return float_to_fp8<F>(v); }
 };
-template <> struct Compute<DType::f8e4m3> : Fp8Compute<E4M3> {};
-template <> struct Compute<DType::f8e5m2> : Fp8Compute<E5M2> {};
+template <>
+struct Compute<DType::f8e4m3> : Fp8Compute<E4M3> {};
+template <>
+struct Compute<DType::f8e5m2> : Fp8Compute<E5M2> {};
 
 // Signed integers wrap like MPI implementations do, computed in the unsigned
 // type so that overflow is defined (the patterns never overflow; random data
@@ -214,21 +220,25 @@ void reduce_loop(const element_t<D>* __restrict in, element_t<D>* __restrict ino
       if constexpr (Op == ReduceOp::sum) return _mm256_add_ps(a, b);
       else if constexpr (Op == ReduceOp::prod) return _mm256_mul_ps(a, b);
       else if constexpr (Op == ReduceOp::min) return _mm256_min_ps(a, b);  // a < b ? a : b
-      else return _mm256_max_ps(a, b);                                      // a > b ? a : b
+      else return _mm256_max_ps(a, b);                                     // a > b ? a : b
     };
     const auto to_bf16_bits = [&](__m256 r) {
       const __m256i u = _mm256_castps_si256(r);
       const __m256i high = _mm256_srli_epi32(u, 16);
-      const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, bias), _mm256_and_si256(high, one)), 16);
+      const __m256i rounded =
+          _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, bias), _mm256_and_si256(high, one)), 16);
       const __m256i is_nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, abs_mask), inf);
       return _mm256_blendv_epi8(rounded, _mm256_or_si256(high, quiet), is_nan);
     };
     for (; k + 16 <= n; k += 16) {
       const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + k));
       const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(inout + k));
-      const __m256 lo = op(_mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, x)), _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, y)));
-      const __m256 hi = op(_mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, x)), _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, y)));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(inout + k), _mm256_packus_epi32(to_bf16_bits(lo), to_bf16_bits(hi)));
+      const __m256 lo =
+          op(_mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, x)), _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, y)));
+      const __m256 hi =
+          op(_mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, x)), _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, y)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(inout + k),
+                          _mm256_packus_epi32(to_bf16_bits(lo), to_bf16_bits(hi)));
     }
   }
 #endif
@@ -241,7 +251,7 @@ void reduce_loop(const element_t<D>* __restrict in, element_t<D>* __restrict ino
       if constexpr (Op == ReduceOp::sum) r = _mm256_add_ps(a, b);
       else if constexpr (Op == ReduceOp::prod) r = _mm256_mul_ps(a, b);
       else if constexpr (Op == ReduceOp::min) r = _mm256_min_ps(a, b);  // a < b ? a : b
-      else r = _mm256_max_ps(a, b);                                      // a > b ? a : b
+      else r = _mm256_max_ps(a, b);                                     // a > b ? a : b
       _mm_storeu_si128(reinterpret_cast<__m128i*>(inout + k), _mm256_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT));
     }
   }
@@ -279,8 +289,8 @@ void divide_by_ranks(DType dtype, void* buf, std::size_t count, int nranks) {
 }  // namespace
 
 const HostKernels& CCB_KERNELS_ENTRY() {
-  static const HostKernels table{CCB_KERNELS_ISA,   &fill_input,  &count_wrong_input, &count_wrong_result,
-                                 &reduce_into, &divide_by_ranks};
+  static const HostKernels table{CCB_KERNELS_ISA,     &fill_input,  &count_wrong_input,
+                                 &count_wrong_result, &reduce_into, &divide_by_ranks};
   return table;
 }
 

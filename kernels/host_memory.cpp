@@ -18,19 +18,18 @@ void* HostMemory::allocate(std::size_t bytes, int /*local*/) {
 }
 void HostMemory::release(void* p) { std::free(p); }
 
-void HostMemory::fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count,
-                            uint64_t first) {
+void HostMemory::fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count, uint64_t first) {
   ccb::fill_input(d, p, rank, buf, count, first);
 }
 void HostMemory::fill_sentinel(DType d, int nranks, void* buf, std::size_t count) {
   ccb::fill_sentinel(d, nranks, buf, count);
 }
-std::size_t HostMemory::count_wrong_input(DType d, const Pattern& p, int rank, const void* buf,
-                                          std::size_t count, uint64_t first) {
+std::size_t HostMemory::count_wrong_input(DType d, const Pattern& p, int rank, const void* buf, std::size_t count,
+                                          uint64_t first) {
   return ccb::count_wrong_input(d, p, rank, buf, count, first);
 }
-std::size_t HostMemory::count_wrong_result(DType d, const Pattern& p, const void* buf,
-                                           std::size_t count, uint64_t first) {
+std::size_t HostMemory::count_wrong_result(DType d, const Pattern& p, const void* buf, std::size_t count,
+                                           uint64_t first) {
   return ccb::count_wrong_result(d, p, buf, count, first);
 }
 void HostMemory::corrupt(void* buf, std::size_t element_size, std::size_t index) {

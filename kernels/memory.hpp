@@ -17,13 +17,12 @@ class Memory {
   // A buffer for local rank `local` (on its device, for device memory).
   virtual void* allocate(std::size_t bytes, int local) = 0;
   virtual void release(void* p) = 0;
-  virtual void fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count,
-                          uint64_t first) = 0;
+  virtual void fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count, uint64_t first) = 0;
   virtual void fill_sentinel(DType d, int nranks, void* buf, std::size_t count) = 0;
-  virtual std::size_t count_wrong_input(DType d, const Pattern& p, int rank, const void* buf,
-                                        std::size_t count, uint64_t first) = 0;
-  virtual std::size_t count_wrong_result(DType d, const Pattern& p, const void* buf,
-                                         std::size_t count, uint64_t first) = 0;
+  virtual std::size_t count_wrong_input(DType d, const Pattern& p, int rank, const void* buf, std::size_t count,
+                                        uint64_t first) = 0;
+  virtual std::size_t count_wrong_result(DType d, const Pattern& p, const void* buf, std::size_t count,
+                                         uint64_t first) = 0;
   // The last-level cache in front of this memory (host: L3, device: L2), for
   // --rotate-buffers.
   virtual std::size_t cache_bytes() const { return std::size_t{64} << 20; }

@@ -33,8 +33,7 @@ Pattern make_pattern(DType dtype, std::optional<ReduceOp> op, int nranks) {
     p.kind = PatternKind::copy;
     if (t.is_float && t.size == 1)  // fp8: values in [-limit, limit - 1]
       p.mask = static_cast<uint32_t>(largest_mask_at_most(2 * limit - 1));
-    else
-      p.mask = t.size == 1 || dtype == DType::bfloat16 ? 0xFFu : dtype == DType::half ? 0x7FFu : 0xFFFFFFu;
+    else p.mask = t.size == 1 || dtype == DType::bfloat16 ? 0xFFu : dtype == DType::half ? 0x7FFu : 0xFFFFFFu;
     p.bias = t.is_signed ? static_cast<int32_t>((int64_t{p.mask} + 1) / 2) : 0;
     return p;
   }
@@ -80,18 +79,16 @@ Pattern make_pattern(DType dtype, std::optional<ReduceOp> op, int nranks) {
   return p;
 }
 
-void fill_input(DType dtype, const Pattern& p, int rank, void* buf, std::size_t count,
-                uint64_t first) {
+void fill_input(DType dtype, const Pattern& p, int rank, void* buf, std::size_t count, uint64_t first) {
   host_kernels().fill_input(dtype, p, rank, buf, count, first);
 }
 
-std::size_t count_wrong_input(DType dtype, const Pattern& p, int rank, const void* buf,
-                              std::size_t count, uint64_t first) {
+std::size_t count_wrong_input(DType dtype, const Pattern& p, int rank, const void* buf, std::size_t count,
+                              uint64_t first) {
   return host_kernels().count_wrong_input(dtype, p, rank, buf, count, first);
 }
 
-std::size_t count_wrong_result(DType dtype, const Pattern& p, const void* buf, std::size_t count,
-                               uint64_t first) {
+std::size_t count_wrong_result(DType dtype, const Pattern& p, const void* buf, std::size_t count, uint64_t first) {
   return host_kernels().count_wrong_result(dtype, p, buf, count, first);
 }
 

@@ -13,14 +13,12 @@ namespace ccb {
 Pattern make_pattern(DType dtype, std::optional<ReduceOp> op, int nranks);
 
 // buf[k] = input value of `rank` at index first + k.
-void fill_input(DType dtype, const Pattern& p, int rank, void* buf, std::size_t count,
-                uint64_t first);
+void fill_input(DType dtype, const Pattern& p, int rank, void* buf, std::size_t count, uint64_t first);
 // Number of k with buf[k] != input value of `rank` at index first + k.
-std::size_t count_wrong_input(DType dtype, const Pattern& p, int rank, const void* buf,
-                              std::size_t count, uint64_t first);
+std::size_t count_wrong_input(DType dtype, const Pattern& p, int rank, const void* buf, std::size_t count,
+                              uint64_t first);
 // Number of k with buf[k] != reduced value at index first + k (p.kind != copy).
-std::size_t count_wrong_result(DType dtype, const Pattern& p, const void* buf, std::size_t count,
-                               uint64_t first);
+std::size_t count_wrong_result(DType dtype, const Pattern& p, const void* buf, std::size_t count, uint64_t first);
 
 // A value distinct from real data, written into receive buffers before an
 // operation so that an operation that writes nothing is caught.

@@ -35,17 +35,15 @@ struct Pattern {
   int32_t nranks = 1;
   uint32_t mask = 0;
   int32_t bias = 0;
-  int32_t active = 0;      // sum: ranks that contribute
-  int32_t prod_bits = 0;   // prod: ranks that contribute a factor of 1 or 2
-  int32_t extreme_off = 0; // min/max: min or max over ranks of off(r)
-  bool degenerate = false; // avg: all zeros
+  int32_t active = 0;       // sum: ranks that contribute
+  int32_t prod_bits = 0;    // prod: ranks that contribute a factor of 1 or 2
+  int32_t extreme_off = 0;  // min/max: min or max over ranks of off(r)
+  bool degenerate = false;  // avg: all zeros
 };
 
 inline namespace CCB_ISA_NAMESPACE {
 
-CCB_HD inline uint32_t pattern_mix(uint64_t i) {
-  return static_cast<uint32_t>(i) ^ static_cast<uint32_t>(i >> 8);
-}
+CCB_HD inline uint32_t pattern_mix(uint64_t i) { return static_cast<uint32_t>(i) ^ static_cast<uint32_t>(i >> 8); }
 CCB_HD inline int32_t minmax_offset(int32_t rank) { return (37 * rank + 11) & 63; }
 
 CCB_HD inline int popcount32(uint32_t x) {

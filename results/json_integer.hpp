@@ -32,15 +32,18 @@ T json_integer(const nlohmann::json& v) {
     const double hi = 2.0 * static_cast<double>(std::numeric_limits<T>::max() / 2 + 1);
     if (std::isfinite(d) && std::trunc(d) == d && d >= lo && d < hi) return static_cast<T>(d);
   }
-  throw nlohmann::json::out_of_range::create(
-      406, v.is_number() ? v.dump() + " is not a whole number in range" : "expected a whole number, got " + std::string(v.type_name()),
-      &v);
+  throw nlohmann::json::out_of_range::create(406,
+                                             v.is_number()
+                                                 ? v.dump() + " is not a whole number in range"
+                                                 : "expected a whole number, got " + std::string(v.type_name()),
+                                             &v);
 }
 
 template <class T>
 std::vector<T> json_integers(const nlohmann::json& v) {
   if (!v.is_array())
-    throw nlohmann::json::type_error::create(302, "expected an array of whole numbers, got " + std::string(v.type_name()), &v);
+    throw nlohmann::json::type_error::create(
+        302, "expected an array of whole numbers, got " + std::string(v.type_name()), &v);
   std::vector<T> out;
   out.reserve(v.size());
   for (const nlohmann::json& x : v) out.push_back(json_integer<T>(x));

@@ -5,7 +5,7 @@ using nlohmann::json;
 
 namespace {
 json summary_to_json(const Summary& s) {
-  json j{{"n", s.n},       {"min_us", s.min}, {"p50_us", s.p50},   {"p90_us", s.p90},
+  json j{{"n", s.n},        {"min_us", s.min}, {"p50_us", s.p50},   {"p90_us", s.p90},
          {"p99_us", s.p99}, {"max_us", s.max}, {"mean_us", s.mean}, {"stddev_us", s.stddev}};
   j["ci95_median_us"] = s.ci95_lo ? json::array({*s.ci95_lo, *s.ci95_hi}) : json(nullptr);
   return j;
@@ -20,10 +20,10 @@ json placement_json(const Measurement& p) {
          {"wrong", p.wrong ? json(*p.wrong) : json(nullptr)}};
   j["pipelined_us"] = p.pipelined_us ? json(*p.pipelined_us) : json(nullptr);
   j["per_iteration"] = p.per_iteration_us ? summary_to_json(*p.per_iteration_us) : json(nullptr);
-  j["rank_means"] = p.rank_means ? json{{"min_us", p.rank_means->min_us},
-                                        {"avg_us", p.rank_means->avg_us},
-                                        {"max_us", p.rank_means->max_us}}
-                                 : json(nullptr);
+  j["rank_means"] =
+      p.rank_means
+          ? json{{"min_us", p.rank_means->min_us}, {"avg_us", p.rank_means->avg_us}, {"max_us", p.rank_means->max_us}}
+          : json(nullptr);
   if (!p.samples_us.empty()) j["samples_us"] = p.samples_us;
   j["per_iteration_count"] = p.per_iteration_count;
   j["precision_reached"] = p.precision_reached ? json(*p.precision_reached) : json(nullptr);
@@ -40,12 +40,23 @@ json placement_json(const Measurement& p) {
 }
 
 json io_run_json(const IoRunInfo& io) {
-  return {{"target_dir", io.target_dir}, {"workspace", io.workspace}, {"fs_type", io.fs_type},
-          {"patterns", io.patterns},     {"engine", io.engine},       {"direct", io.direct},
-          {"queue_depth", io.queue_depth}, {"threads", io.threads},   {"layout", io.layout},
-          {"memory", io.memory},         {"file_bytes", io.file_bytes}, {"dataset_files", io.dataset_files},
-          {"read_percent", io.read_percent}, {"check_passes", io.check_passes},
-          {"time_per_size_s", io.time_per_size}, {"kept", io.kept}, {"gds", io.gds}};
+  return {{"target_dir", io.target_dir},
+          {"workspace", io.workspace},
+          {"fs_type", io.fs_type},
+          {"patterns", io.patterns},
+          {"engine", io.engine},
+          {"direct", io.direct},
+          {"queue_depth", io.queue_depth},
+          {"threads", io.threads},
+          {"layout", io.layout},
+          {"memory", io.memory},
+          {"file_bytes", io.file_bytes},
+          {"dataset_files", io.dataset_files},
+          {"read_percent", io.read_percent},
+          {"check_passes", io.check_passes},
+          {"time_per_size_s", io.time_per_size},
+          {"kept", io.kept},
+          {"gds", io.gds}};
 }
 
 json io_point_json(const IoPointInfo& io) {
@@ -77,22 +88,53 @@ json run_to_json(const RunInfo& r) {
       {"started_at", r.started_at},
       {"argv", r.argv},
       {"versions",
-       {{"ccbench", r.ccbench_version}, {"git_revision", r.git_revision}, {"compiler", r.compiler},
-        {"mpi_library", r.mpi_library}, {"mpi_standard", r.mpi_version}, {"os_kernel", r.os_kernel}, {"os", r.os},
-        {"hwloc_api", r.hwloc_version}, {"cuda", r.cuda}, {"nccl", r.nccl}, {"host_kernels", r.host_kernels}}},
+       {{"ccbench", r.ccbench_version},
+        {"git_revision", r.git_revision},
+        {"compiler", r.compiler},
+        {"mpi_library", r.mpi_library},
+        {"mpi_standard", r.mpi_version},
+        {"os_kernel", r.os_kernel},
+        {"os", r.os},
+        {"hwloc_api", r.hwloc_version},
+        {"cuda", r.cuda},
+        {"nccl", r.nccl},
+        {"host_kernels", r.host_kernels}}},
       {"config",
-       {{"collective", r.collective}, {"backend", r.backend}, {"backend_reason", r.backend_reason}, {"memory_kind", r.memory_kind},
-        {"dtypes", r.dtypes}, {"ops", r.ops}, {"root", r.root}, {"iterations", r.iterations},
-        {"warmup_iterations", r.warmup}, {"warmup_order", r.warmup_order}, {"check_iterations", r.check_iterations},
-        {"rank_combine", r.aggregation}, {"blocking", r.blocking}, {"blocking_requested", r.blocking_requested},
-        {"window", r.window}, {"ranks_per_process", r.ranks_per_process}, {"cuda_graph", r.cuda_graph},
-        {"sampling", {{"precision", r.precision}, {"time_per_size_s", r.time_per_size},
-                      {"max_time_per_size_s", r.max_time_per_size}, {"max_iters", r.max_iters}, {"sync", r.sync},
-                      {"rotate_buffers", r.rotate_buffers}, {"rotate_arena_bytes", r.rotate_arena_bytes}}},
+       {{"collective", r.collective},
+        {"backend", r.backend},
+        {"backend_reason", r.backend_reason},
+        {"memory_kind", r.memory_kind},
+        {"dtypes", r.dtypes},
+        {"ops", r.ops},
+        {"root", r.root},
+        {"iterations", r.iterations},
+        {"warmup_iterations", r.warmup},
+        {"warmup_order", r.warmup_order},
+        {"check_iterations", r.check_iterations},
+        {"rank_combine", r.aggregation},
+        {"blocking", r.blocking},
+        {"blocking_requested", r.blocking_requested},
+        {"window", r.window},
+        {"ranks_per_process", r.ranks_per_process},
+        {"cuda_graph", r.cuda_graph},
+        {"sampling",
+         {{"precision", r.precision},
+          {"time_per_size_s", r.time_per_size},
+          {"max_time_per_size_s", r.max_time_per_size},
+          {"max_iters", r.max_iters},
+          {"sync", r.sync},
+          {"rotate_buffers", r.rotate_buffers},
+          {"rotate_arena_bytes", r.rotate_arena_bytes}}},
         {"register_buffers", r.register_buffers},
-        {"sizes", {{"min_bytes", r.min_bytes}, {"max_bytes", r.max_bytes}, {"step_bytes", r.step_bytes},
-                   {"step_factor", r.step_factor}, {"strict", r.strict_sizes}}},
-        {"timing_modes", r.timing_modes}, {"clock", r.clock}, {"clock_resolution_s", r.clock_resolution_s}}},
+        {"sizes",
+         {{"min_bytes", r.min_bytes},
+          {"max_bytes", r.max_bytes},
+          {"step_bytes", r.step_bytes},
+          {"step_factor", r.step_factor},
+          {"strict", r.strict_sizes}}},
+        {"timing_modes", r.timing_modes},
+        {"clock", r.clock},
+        {"clock_resolution_s", r.clock_resolution_s}}},
       {"path", {{"requested", r.path_requested}, {"observed", r.path_observed}, {"evidence", r.path_evidence}}},
       {"ranks", r.ranks},
       {"nodes", r.nodes},
@@ -142,9 +184,15 @@ json point_to_json(const PointRecord& p) {
 }
 
 json end_to_json(const EndInfo& e) {
-  return {{"type", "end"},     {"status", e.status},         {"ended_at", e.ended_at},
-          {"points", e.points}, {"wrong_total", e.wrong_total}, {"exit_code", e.exit_code},
-          {"avg_busbw_gbps", e.avg_busbw_gbps}, {"noise", e.noise}, {"noisy_measurements", e.noisy_measurements}};
+  return {{"type", "end"},
+          {"status", e.status},
+          {"ended_at", e.ended_at},
+          {"points", e.points},
+          {"wrong_total", e.wrong_total},
+          {"exit_code", e.exit_code},
+          {"avg_busbw_gbps", e.avg_busbw_gbps},
+          {"noise", e.noise},
+          {"noisy_measurements", e.noisy_measurements}};
 }
 
 std::string placement_to_json(const RankPlacement& p) {

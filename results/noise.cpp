@@ -16,7 +16,8 @@ std::vector<std::string> measurement_noise(const Measurement& m) {
   if (m.pipelined_us && *m.pipelined_us > 0 && s.p50 > 0) {
     const double r = *m.pipelined_us / s.p50;
     if (r > kNoisePipelinedRatio || r < 1 / kNoisePipelinedRatio)
-      out.push_back(fmt::format("pipelined time {:.3g}x the per-iteration p50 (bound {:g}x either way)", r, kNoisePipelinedRatio));
+      out.push_back(fmt::format("pipelined time {:.3g}x the per-iteration p50 (bound {:g}x either way)", r,
+                                kNoisePipelinedRatio));
   }
   if (s.p50 > 0 && s.p99 > kNoiseTailRatio * s.p50)
     out.push_back(fmt::format("p99 {:.3g}x the p50 (bound {:g}x)", s.p99 / s.p50, kNoiseTailRatio));
@@ -46,14 +47,17 @@ std::vector<std::string> oversubscription(const std::vector<RankPlacement>& plac
 
 std::vector<std::string> load_before(const CpuSample& before, int cpus, const std::string& host) {
   if (!before.ok || cpus <= 0 || before.load1 <= cpus) return {};
-  return {fmt::format("busy before the run: load average {:.2f} on {} CPU{} of {}", before.load1, cpus, cpus == 1 ? "" : "s", host)};
+  return {fmt::format("busy before the run: load average {:.2f} on {} CPU{} of {}", before.load1, cpus,
+                      cpus == 1 ? "" : "s", host)};
 }
 
 std::vector<std::string> steal_during(const CpuSample& before, const CpuSample& after, const std::string& host) {
   if (!before.ok || !after.ok || after.total <= before.total || after.steal < before.steal) return {};
-  const double share = static_cast<double>(after.steal - before.steal) / static_cast<double>(after.total - before.total);
+  const double share =
+      static_cast<double>(after.steal - before.steal) / static_cast<double>(after.total - before.total);
   if (share <= kNoiseStealShare) return {};
-  return {fmt::format("CPU steal {:.1f}% of {}'s CPU time during the run (bound {:g}%)", 100 * share, host, 100 * kNoiseStealShare)};
+  return {fmt::format("CPU steal {:.1f}% of {}'s CPU time during the run (bound {:g}%)", 100 * share, host,
+                      100 * kNoiseStealShare)};
 }
 
 }  // namespace ccb

@@ -89,8 +89,7 @@ void check_kind(const std::string& flag, const std::string& path, const Existing
   if (!e.exists && system_stream_path(path))
     refuse(flag, path, "does not exist; under /dev/ and /proc/ ccbench only writes into an existing device or stream");
   if (!e.exists || e.followed) return;
-  if (S_ISLNK(e.st.st_mode))
-    refuse(flag, path, kNoLinks);
+  if (S_ISLNK(e.st.st_mode)) refuse(flag, path, kNoLinks);
   if (S_ISDIR(e.st.st_mode)) refuse(flag, path, "is a folder");
   if (!S_ISREG(e.st.st_mode) && !is_stream(e.st))
     refuse(flag, path, "is not a regular file, character device or FIFO; ccbench does not write there");
@@ -130,7 +129,8 @@ void check_output_writable(const std::string& flag, const std::string& path) {
     ::close(open_stream(flag, path));
     return;
   }
-  if (e.exists && ::access(path.c_str(), W_OK) != 0) refuse(flag, path, fmt::format("cannot write: {}", std::strerror(errno)));
+  if (e.exists && ::access(path.c_str(), W_OK) != 0)
+    refuse(flag, path, fmt::format("cannot write: {}", std::strerror(errno)));
   const std::string folder = folder_of(path);
   if (::access(folder.c_str(), W_OK | X_OK) != 0)
     refuse(flag, path, fmt::format("cannot write in folder {}: {}", folder, std::strerror(errno)));
@@ -149,7 +149,8 @@ void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>
     if (::stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) continue;
     const std::string id = identity(path);
     for (const Seen& s : seen)
-      if (s.id == id) throw UsageError(fmt::format("{} {}: the same file as {}; give each output its own file", flag, path, s.flag));
+      if (s.id == id)
+        throw UsageError(fmt::format("{} {}: the same file as {}; give each output its own file", flag, path, s.flag));
     seen.push_back({id, flag, path});
   }
   for (const auto& [flag, path] : inputs) {
@@ -157,21 +158,25 @@ void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>
     const std::string id = identity(path);
     for (const Seen& s : seen)
       if (s.id == id)
-        throw UsageError(fmt::format("{} {}: is also the input {}; writing it would destroy the input", s.flag, s.path, flag));
+        throw UsageError(
+            fmt::format("{} {}: is also the input {}; writing it would destroy the input", s.flag, s.path, flag));
     // A folder is read file by file: every file in it (and below, up to
     // kMaxInputFolderEntries) is an input too. A new output inside an input
     // folder would be read back by the next run, but loses nothing: allowed.
     std::error_code ec;
     if (!std::filesystem::is_directory(path, ec)) continue;
     std::size_t entries = 0;
-    for (auto it = std::filesystem::recursive_directory_iterator(path, std::filesystem::directory_options::skip_permission_denied, ec);
-         !ec && it != std::filesystem::recursive_directory_iterator() && entries < kMaxInputFolderEntries; it.increment(ec), ++entries) {
+    for (auto it = std::filesystem::recursive_directory_iterator(
+             path, std::filesystem::directory_options::skip_permission_denied, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator() && entries < kMaxInputFolderEntries;
+         it.increment(ec), ++entries) {
       if (!it->is_regular_file(ec)) continue;
       const std::string inner = identity(it->path().string());
       for (const Seen& s : seen)
         if (s.id == inner)
-          throw UsageError(fmt::format("{} {}: is also {}, read as input from {} {}; writing it would destroy the input",
-                                       s.flag, s.path, it->path().string(), flag, path));
+          throw UsageError(
+              fmt::format("{} {}: is also {}, read as input from {} {}; writing it would destroy the input", s.flag,
+                          s.path, it->path().string(), flag, path));
     }
   }
 }
@@ -187,8 +192,9 @@ void check_inputs_outside(const std::string& flag, const std::string& folder,
     if (ec) continue;
     const auto [r, q] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
     if (r == root.end())
-      throw UsageError(fmt::format("{} {}: the input {} {} is inside {}, which this command rewrites; move it out first",
-                                   flag, folder, what, path, folder));
+      throw UsageError(
+          fmt::format("{} {}: the input {} {} is inside {}, which this command rewrites; move it out first", flag,
+                      folder, what, path, folder));
   }
 }
 
@@ -213,7 +219,8 @@ OutputFile::OutputFile(const std::string& flag, const std::string& path) : path_
       const int err = errno;
       ::close(fd_);
       fd_ = -1;
-      if (err == EWOULDBLOCK) refuse(flag, path, "another ccbench run is writing this file (it holds the lock); choose another file");
+      if (err == EWOULDBLOCK)
+        refuse(flag, path, "another ccbench run is writing this file (it holds the lock); choose another file");
       refuse(flag, path, fmt::format("cannot lock: {}", std::strerror(err)));
     }
     if (::ftruncate(fd_, 0) != 0) {
@@ -241,7 +248,8 @@ bool OutputFile::write(std::string_view record) {
   return false;
 }
 
-void write_file_atomically(const std::string& flag, const std::string& path, const std::function<void(std::FILE*)>& write) {
+void write_file_atomically(const std::string& flag, const std::string& path,
+                           const std::function<void(std::FILE*)>& write) {
   const Existing e = look_output(path);
   check_kind(flag, path, e);
   if (written_into(e)) {
@@ -256,7 +264,8 @@ void write_file_atomically(const std::string& flag, const std::string& path, con
   const std::filesystem::path target(path);
   std::string tmp = (std::filesystem::path(folder_of(path)) / ("." + target.filename().string() + ".XXXXXX")).string();
   const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);  // O_CREAT | O_EXCL: never an existing name or link
-  if (fd < 0) refuse(flag, path, fmt::format("cannot create a temporary file in {}: {}", folder_of(path), std::strerror(errno)));
+  if (fd < 0)
+    refuse(flag, path, fmt::format("cannot create a temporary file in {}: {}", folder_of(path), std::strerror(errno)));
   const mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd, 0666 & ~mask);

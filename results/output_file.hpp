@@ -58,7 +58,8 @@ class OutputFile {
 // temporary in the same folder (O_EXCL, mode 0666 & ~umask) renamed into
 // place, so a failure leaves the old file; a character device or FIFO is
 // written straight into. Throws UsageError "FLAG PATH: what failed".
-void write_file_atomically(const std::string& flag, const std::string& path, const std::function<void(std::FILE*)>& write);
+void write_file_atomically(const std::string& flag, const std::string& path,
+                           const std::function<void(std::FILE*)>& write);
 void write_file_atomically(const std::string& flag, const std::string& path, const std::string& text);
 
 // Writes `text` to stdout and flushes it; false (and `error` says why, e.g.

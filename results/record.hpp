@@ -23,7 +23,6 @@ inline constexpr std::size_t kDefaultSamplesWritten = 256;
 // and a comma.
 inline constexpr std::size_t kMaxSampleChars = 25;
 
-
 // 3: `count` is elements per rank (split collectives: one rank's chunk); in
 // 2 it was the total over all chunks. Files of 1, 2 and 3 are read.
 inline constexpr int kSchemaVersion = 3;
@@ -38,16 +37,16 @@ struct RankPlacement {
   std::vector<int> devices;  // CUDA ordinals of its ranks' GPUs (empty: host memory)
   // Binding (--bind) and what is near: see harness/topo/binding.hpp.
   std::string bind_policy, bind_reason;
-  std::vector<int> cpu_numa;        // NUMA nodes of its cores
-  int mem_numa = -1;                // NUMA node its memory is bound to (-1: not bound)
-  std::vector<std::string> gpus;    // PCI addresses of its GPUs
-  int gpu_numa = -1;                // NUMA node of its first GPU (-1: none or unknown)
-  std::string nic, nic_distance;    // the NIC nearest to it, and how far from its GPU
+  std::vector<int> cpu_numa;      // NUMA nodes of its cores
+  int mem_numa = -1;              // NUMA node its memory is bound to (-1: not bound)
+  std::vector<std::string> gpus;  // PCI addresses of its GPUs
+  int gpu_numa = -1;              // NUMA node of its first GPU (-1: none or unknown)
+  std::string nic, nic_distance;  // the NIC nearest to it, and how far from its GPU
   std::vector<std::string> warnings;
-  std::string node;                 // fingerprint of its node's topology ("" when unknown)
-  std::string versions;             // "cuda driver D runtime R, nccl V": compared across nodes
-  double clock_offset_us = 0;       // --sync window: rank 0's clock minus this one's
-  double clock_offset_rtt_us = 0;   // the round trip the offset was measured with
+  std::string node;                // fingerprint of its node's topology ("" when unknown)
+  std::string versions;            // "cuda driver D runtime R, nccl V": compared across nodes
+  double clock_offset_us = 0;      // --sync window: rank 0's clock minus this one's
+  double clock_offset_rtt_us = 0;  // the round trip the offset was measured with
 };
 
 // One distinct node of a run: the hosts that share a topology fingerprint.
@@ -87,11 +86,11 @@ struct RunInfo {
   std::vector<std::string> dtypes, ops;
   int ranks = 1, nodes = 1;
   std::vector<RankPlacement> placement;
-  std::vector<NodeRecord> node_topologies;  // one per distinct node
-  std::vector<std::string> node_differences;  // how nodes differ where it matters
-  std::string os;  // /etc/os-release PRETTY_NAME
+  std::vector<NodeRecord> node_topologies;         // one per distinct node
+  std::vector<std::string> node_differences;       // how nodes differ where it matters
+  std::string os;                                  // /etc/os-release PRETTY_NAME
   std::map<std::string, std::string> environment;  // filtered and redacted
-  std::string timing_modes;  // "pipelined+per_iteration", ...
+  std::string timing_modes;                        // "pipelined+per_iteration", ...
   std::string clock;
   double clock_resolution_s = 0;
   int iterations = 0, warmup = 0, check_iterations = 0, aggregation = 1, root = 0, window = 0;
@@ -107,8 +106,8 @@ struct RunInfo {
   std::size_t min_bytes = 0, max_bytes = 0, step_bytes = 0;
   long step_factor = 1;
   bool strict_sizes = false;
-  std::string started_at;  // ISO 8601 UTC
-  std::optional<IoRunInfo> io;  // ccbench io only
+  std::string started_at;          // ISO 8601 UTC
+  std::optional<IoRunInfo> io;     // ccbench io only
   std::vector<std::string> noise;  // before the run: oversubscribed hosts, busy hosts (results/noise.hpp)
 };
 
@@ -130,13 +129,14 @@ struct Measurement {
   std::optional<Summary> per_iteration_us;  // each iteration's max over ranks
   std::optional<RankMeans> rank_means;      // --sync barrier, one rank per process; else absent
   std::optional<uint64_t> wrong;            // summed over ranks; absent when not checked
-  std::vector<double> samples_us;           // per-iteration times: all with --samples (at most kMaxSamplesWritten), else at most kDefaultSamplesWritten (quantiles beyond)
-  std::string note;                         // why not measured or not checked ("" = nothing to say)
+  std::vector<double>
+      samples_us;  // per-iteration times: all with --samples (at most kMaxSamplesWritten), else at most kDefaultSamplesWritten (quantiles beyond)
+  std::string note;  // why not measured or not checked ("" = nothing to say)
   // Per-iteration sampling: how many iterations ran and, when adaptive, the
   // precision asked and reached (relative half-width of the median's 95% CI).
   long per_iteration_count = 0;
   std::optional<double> precision_target, precision_reached;
-  std::string stopped_by;   // "precision", "max_time_per_size", "max_iters", "time_per_size" ("" when fixed -n)
+  std::string stopped_by;  // "precision", "max_time_per_size", "max_iters", "time_per_size" ("" when fixed -n)
   // --sync window: starts that came late, and the spread of actual starts across ranks (us).
   std::optional<long> late_starts;
   std::optional<double> start_skew_p50_us, start_skew_max_us;

@@ -45,7 +45,8 @@ std::string check_fields(const json& j, const std::string& where,
 std::string check_rank_means(const json& p, const std::string& where) {
   if (!p.contains("rank_means") || p["rank_means"].is_null()) return {};
   const json& m = p["rank_means"];
-  if (auto e = check_fields(m, where + ".rank_means", {{"min_us", "number"}, {"avg_us", "number"}, {"max_us", "number"}});
+  if (auto e =
+          check_fields(m, where + ".rank_means", {{"min_us", "number"}, {"avg_us", "number"}, {"max_us", "number"}});
       !e.empty())
     return e;
   const double lo = m["min_us"], avg = m["avg_us"], hi = m["max_us"];
@@ -53,23 +54,36 @@ std::string check_rank_means(const json& p, const std::string& where) {
   if (lo > avg + slack || avg > hi + slack)
     return fmt::format("{}.rank_means: min {} <= avg {} <= max {} does not hold", where, lo, avg, hi);
   if (p["per_iteration"].is_object() && hi > p["per_iteration"]["mean_us"].get<double>() + slack)
-    return fmt::format("{}.rank_means: max {} above per_iteration.mean_us {} (a mean of maxima is never below "
-                       "the largest mean)", where, hi, p["per_iteration"]["mean_us"].get<double>());
+    return fmt::format(
+        "{}.rank_means: max {} above per_iteration.mean_us {} (a mean of maxima is never below "
+        "the largest mean)",
+        where, hi, p["per_iteration"]["mean_us"].get<double>());
   return {};
 }
 
 std::string check_placement(const json& p, const std::string& where) {
   if (p.is_null()) return {};
-  if (auto e = check_fields(p, where, {{"time_us", "number"}, {"time_source", "string"}, {"algbw_gbps", "number"},
-                                       {"busbw_gbps", "number"}, {"wrong", "integer|null"},
-                                       {"pipelined_us", "number|null"}, {"per_iteration", "object|null"}});
+  if (auto e = check_fields(p, where,
+                            {{"time_us", "number"},
+                             {"time_source", "string"},
+                             {"algbw_gbps", "number"},
+                             {"busbw_gbps", "number"},
+                             {"wrong", "integer|null"},
+                             {"pipelined_us", "number|null"},
+                             {"per_iteration", "object|null"}});
       !e.empty())
     return e;
   if (p["per_iteration"].is_object())
     if (auto e = check_fields(p["per_iteration"], where + ".per_iteration",
-                              {{"n", "integer"}, {"min_us", "number"}, {"p50_us", "number"}, {"p90_us", "number"},
-                               {"p99_us", "number"}, {"max_us", "number"}, {"mean_us", "number"},
-                               {"stddev_us", "number"}, {"ci95_median_us", "array|null"}});
+                              {{"n", "integer"},
+                               {"min_us", "number"},
+                               {"p50_us", "number"},
+                               {"p90_us", "number"},
+                               {"p99_us", "number"},
+                               {"max_us", "number"},
+                               {"mean_us", "number"},
+                               {"stddev_us", "number"},
+                               {"ci95_median_us", "array|null"}});
         !e.empty())
       return e;
   return check_rank_means(p, where);
@@ -80,29 +94,54 @@ std::string validate_record(const json& r) {
   if (!r.is_object() || !r.contains("type") || !r["type"].is_string()) return "record has no \"type\"";
   const std::string type = r["type"];
   if (type == "run") {
-    if (auto e = check_fields(r, "run", {{"schema_version", "integer"}, {"started_at", "string"}, {"argv", "array"},
-                                         {"versions", "object"}, {"config", "object"}, {"path", "object"},
-                                         {"ranks", "integer"}, {"nodes", "integer"}, {"placement", "array"},
-                                         {"environment", "object"}});
+    if (auto e = check_fields(r, "run",
+                              {{"schema_version", "integer"},
+                               {"started_at", "string"},
+                               {"argv", "array"},
+                               {"versions", "object"},
+                               {"config", "object"},
+                               {"path", "object"},
+                               {"ranks", "integer"},
+                               {"nodes", "integer"},
+                               {"placement", "array"},
+                               {"environment", "object"}});
         !e.empty())
       return e;
     if (r["schema_version"] != kSchemaVersion)
       return fmt::format("run: schema_version {} (this build reads {})", r["schema_version"].dump(), kSchemaVersion);
     if (auto e = check_fields(r["config"], "run.config",
-                              {{"collective", "string"}, {"backend", "string"}, {"memory_kind", "string"},
-                               {"dtypes", "array"}, {"ops", "array"}, {"iterations", "integer"},
-                               {"warmup_iterations", "integer"}, {"timing_modes", "string"}, {"clock", "string"}});
+                              {{"collective", "string"},
+                               {"backend", "string"},
+                               {"memory_kind", "string"},
+                               {"dtypes", "array"},
+                               {"ops", "array"},
+                               {"iterations", "integer"},
+                               {"warmup_iterations", "integer"},
+                               {"timing_modes", "string"},
+                               {"clock", "string"}});
         !e.empty())
       return e;
-    return check_fields(r["path"], "run.path", {{"requested", "string"}, {"observed", "string"}, {"evidence", "string"}});
+    return check_fields(r["path"], "run.path",
+                        {{"requested", "string"}, {"observed", "string"}, {"evidence", "string"}});
   }
   if (type == "point") {
-    if (auto e = check_fields(r, "point", {{"collective", "string"}, {"dtype", "string"}, {"op", "string|null"},
-                                           {"root", "integer|null"}, {"ranks", "integer"}, {"nodes", "integer"},
-                                           {"requested_bytes", "integer"}, {"bytes", "integer"}, {"count", "integer"},
-                                           {"iterations", "integer"}, {"bus_factor", "number"},
-                                           {"busbw_meaningful", "bool"}, {"out_of_place", "object|null"},
-                                           {"in_place", "object|null"}, {"notes", "array"}, {"path", "object|null"}});
+    if (auto e = check_fields(r, "point",
+                              {{"collective", "string"},
+                               {"dtype", "string"},
+                               {"op", "string|null"},
+                               {"root", "integer|null"},
+                               {"ranks", "integer"},
+                               {"nodes", "integer"},
+                               {"requested_bytes", "integer"},
+                               {"bytes", "integer"},
+                               {"count", "integer"},
+                               {"iterations", "integer"},
+                               {"bus_factor", "number"},
+                               {"busbw_meaningful", "bool"},
+                               {"out_of_place", "object|null"},
+                               {"in_place", "object|null"},
+                               {"notes", "array"},
+                               {"path", "object|null"}});
         !e.empty())
       return e;
     if (r["path"].is_object())
@@ -114,8 +153,13 @@ std::string validate_record(const json& r) {
     return check_placement(r["in_place"], "point.in_place");
   }
   if (type == "end")
-    return check_fields(r, "end", {{"status", "string"}, {"ended_at", "string"}, {"points", "integer"},
-                                   {"wrong_total", "integer"}, {"exit_code", "integer"}, {"avg_busbw_gbps", "number"}});
+    return check_fields(r, "end",
+                        {{"status", "string"},
+                         {"ended_at", "string"},
+                         {"points", "integer"},
+                         {"wrong_total", "integer"},
+                         {"exit_code", "integer"},
+                         {"avg_busbw_gbps", "number"}});
   return fmt::format("unknown record type \"{}\"", type);
 }
 

@@ -87,19 +87,22 @@ class TableWriter final : public Writer, private TextSink {
     emit("{}", comment_lines("#  clock: ", r.clock));
     emit("#  path requested {} observed {}\n", r.path_requested, r.path_observed);
     if (r.path_observed == "per point")
-      emit("#  (NCCL's transports per point: with --nccl-algorithms those of the algorithms its tuning log shows the point's\n"
-           "#   operations chose, else every connection its INFO log shows set up by the end of the point; a '# path' line\n"
-           "#   follows a change)\n");
+      emit(
+          "#  (NCCL's transports per point: with --nccl-algorithms those of the algorithms its tuning log shows the "
+          "point's\n"
+          "#   operations chose, else every connection its INFO log shows set up by the end of the point; a '# path' "
+          "line\n"
+          "#   follows a change)\n");
     if (r.path_requested != "auto" && r.path_observed != r.path_requested && r.path_observed != "unverified" &&
         r.path_observed != "per point")
-      emit("#  WARNING: path {} was requested but {} was observed\n", r.path_requested,
-                 r.path_observed);
+      emit("#  WARNING: path {} was requested but {} was observed\n", r.path_requested, r.path_observed);
     emit("#  sizes in bytes (K/M/G on the command line are binary); time in us; bandwidth in GB/s (1e9 B/s)\n");
     emit("#\n# Using devices\n");
     for (const auto& p : r.placement)
       emit("#  Rank {:2} Pid {:6} on {:>10} cpu {:3} bound {}{}{}{}\n", p.rank, p.pid, p.host, p.cpu,
-                 p.bound_cpus.empty() ? "-" : p.bound_cpus, numa_text(p.cpu_numa), devices_text(p.devices),
-                 p.nic.empty() ? "" : fmt::format(" nic {}{}", p.nic, p.nic_distance.empty() ? "" : " (" + p.nic_distance + ")"));
+           p.bound_cpus.empty() ? "-" : p.bound_cpus, numa_text(p.cpu_numa), devices_text(p.devices),
+           p.nic.empty() ? ""
+                         : fmt::format(" nic {}{}", p.nic, p.nic_distance.empty() ? "" : " (" + p.nic_distance + ")"));
     for (const auto& p : r.placement)
       for (const auto& w : p.warnings) emit("#  WARNING: rank {} ({}): {}\n", p.rank, p.host, w);
     for (const auto& d : r.node_differences) emit("#  WARNING: nodes differ: {}\n", d);
@@ -112,12 +115,12 @@ class TableWriter final : public Writer, private TextSink {
       extra_h3 = "     (us)     (us)     (us)     (us)     (us)     (us)     (us)     (us)";
     }
     emit("# {:>72}{:>32}{}\n", "out-of-place", "in-place", extra_h1);
-    emit("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n",
-               "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
-               "busbw", "#wrong", stats_ ? "  " + extra_h2 : "");
-    emit("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n",
-               "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "",
-               stats_ ? "  " + extra_h3 : "");
+    emit("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n", "size",
+         "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong",
+         stats_ ? "  " + extra_h2 : "");
+    emit("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n", "(B)",
+         "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "",
+         stats_ ? "  " + extra_h3 : "");
     flush();
   }
 
@@ -161,7 +164,7 @@ class TableWriter final : public Writer, private TextSink {
                                   : fmt::format("): {}", fmt::join(p.transports, ", "));
       if (now != last_transports_ || p.path_warning != last_warning_)
         emit("# path observed ({}{}\n", now,
-                   p.path_warning.empty() ? std::string() : fmt::format(" -- WARNING: {}", p.path_warning));
+             p.path_warning.empty() ? std::string() : fmt::format(" -- WARNING: {}", p.path_warning));
       last_transports_ = now;
       last_warning_ = p.path_warning;
     }
@@ -170,10 +173,8 @@ class TableWriter final : public Writer, private TextSink {
 
   void end(const EndInfo& e) override {
     emit("# Out of bounds values : {} {}\n", e.wrong_total, e.wrong_total == 0 ? "OK" : "FAILED");
-    if (e.points == 0 || e.avg_busbw_gbps < 0)
-      emit("# Avg bus bandwidth    : N/A\n");
-    else
-      emit("# Avg bus bandwidth    : {:.6g}\n", e.avg_busbw_gbps);
+    if (e.points == 0 || e.avg_busbw_gbps < 0) emit("# Avg bus bandwidth    : N/A\n");
+    else emit("# Avg bus bandwidth    : {:.6g}\n", e.avg_busbw_gbps);
     for (const auto& n : e.noise) emit("# Noise: {}\n", n);
     if (e.noisy_measurements > 0)
       emit("# Noise: {} of {} measurements flagged (the '^ noise' lines)\n", e.noisy_measurements, e.measurements);
@@ -208,10 +209,10 @@ class CsvWriter final : public Writer {
   void begin(const RunInfo& r) override {
     run_ = r;
     file_.write(
-               "collective,backend,path_requested,path_observed,memory_kind,dtype,op,root,ranks,nodes,"
-               "placement,bytes,count,iterations,time_us,time_source,algbw_gbps,busbw_gbps,pipelined_us,"
-               "p50_us,p90_us,p99_us,min_us,max_us,mean_us,stddev_us,ci95_lo_us,ci95_hi_us,wrong,"
-               "rank_mean_min_us,rank_mean_avg_us,rank_mean_max_us\n");
+        "collective,backend,path_requested,path_observed,memory_kind,dtype,op,root,ranks,nodes,"
+        "placement,bytes,count,iterations,time_us,time_source,algbw_gbps,busbw_gbps,pipelined_us,"
+        "p50_us,p90_us,p99_us,min_us,max_us,mean_us,stddev_us,ci95_lo_us,ci95_hi_us,wrong,"
+        "rank_mean_min_us,rank_mean_avg_us,rank_mean_max_us\n");
   }
   void point(const PointRecord& p) override {
     std::string rows;
@@ -221,16 +222,17 @@ class CsvWriter final : public Writer {
       const Summary* s = pl->per_iteration_us ? &*pl->per_iteration_us : nullptr;
       const std::optional<RankMeans>& rm = pl->rank_means;
       const auto means = [&rm](double RankMeans::*f) { return rm ? fmt::format("{}", (*rm).*f) : std::string(); };
-      rows += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                 csv_field(p.collective), csv_field(run_.backend), csv_field(run_.path_requested),
-                 csv_field(run_.path_observed), csv_field(run_.memory_kind), csv_field(p.dtype), csv_field(p.op),
-                 p.root < 0 ? "" : std::to_string(p.root), p.ranks, p.nodes, label, p.bytes, p.count,
-                 p.iterations, pl->time_us, csv_field(pl->time_source), pl->algbw_gbps,
-                 p.busbw_meaningful ? fmt::format("{}", pl->busbw_gbps) : "", num(pl->pipelined_us),
-                 s ? num(s->p50) : "", s ? num(s->p90) : "", s ? num(s->p99) : "", s ? num(s->min) : "",
-                 s ? num(s->max) : "", s ? num(s->mean) : "", s ? num(s->stddev) : "", s ? num(s->ci95_lo) : "",
-                 s ? num(s->ci95_hi) : "", pl->wrong ? std::to_string(*pl->wrong) : "", means(&RankMeans::min_us),
-                 means(&RankMeans::avg_us), means(&RankMeans::max_us));
+      rows += fmt::format(
+          "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+          csv_field(p.collective), csv_field(run_.backend), csv_field(run_.path_requested),
+          csv_field(run_.path_observed), csv_field(run_.memory_kind), csv_field(p.dtype), csv_field(p.op),
+          p.root < 0 ? "" : std::to_string(p.root), p.ranks, p.nodes, label, p.bytes, p.count, p.iterations,
+          pl->time_us, csv_field(pl->time_source), pl->algbw_gbps,
+          p.busbw_meaningful ? fmt::format("{}", pl->busbw_gbps) : "", num(pl->pipelined_us), s ? num(s->p50) : "",
+          s ? num(s->p90) : "", s ? num(s->p99) : "", s ? num(s->min) : "", s ? num(s->max) : "", s ? num(s->mean) : "",
+          s ? num(s->stddev) : "", s ? num(s->ci95_lo) : "", s ? num(s->ci95_hi) : "",
+          pl->wrong ? std::to_string(*pl->wrong) : "", means(&RankMeans::min_us), means(&RankMeans::avg_us),
+          means(&RankMeans::max_us));
     }
     file_.write(rows);  // a point's rows are one record: all or none
   }
@@ -249,7 +251,6 @@ std::string csv_field(const std::string& v) {
   for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
-
 
 std::unique_ptr<Writer> make_table_writer(std::FILE* out, bool stats) {
   return std::make_unique<TableWriter>(out, stats);

@@ -33,7 +33,9 @@ void fail(const std::string& file, const YAML::Node& n, const std::string& key, 
   throw UsageError(fmt::format("{}:{}: {}: {}", file, n.Mark().is_null() ? 1 : n.Mark().line + 1, key, what));
 }
 
-std::string key_path(const std::string& where, const std::string& key) { return where.empty() ? key : where + "." + key; }
+std::string key_path(const std::string& where, const std::string& key) {
+  return where.empty() ? key : where + "." + key;
+}
 
 YAML::Node parse_text(const std::string& text, const std::string& file) {
   try {
@@ -95,7 +97,8 @@ double number(const std::string& file, const YAML::Node& map, const std::string&
     fail(file, n, key_path(where, key),
          fmt::format("'{}' is not a number", n.IsScalar() ? n.Scalar() : std::string("(not a scalar)")));
   }
-  if (!std::isfinite(v) || v < lo || v > hi) fail(file, n, key_path(where, key), fmt::format("{} is out of range [{}, {}]", v, lo, hi));
+  if (!std::isfinite(v) || v < lo || v > hi)
+    fail(file, n, key_path(where, key), fmt::format("{} is out of range [{}, {}]", v, lo, hi));
   if (whole && v != std::floor(v)) fail(file, n, key_path(where, key), fmt::format("{} is not a whole number", v));
   return v;
 }

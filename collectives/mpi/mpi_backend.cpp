@@ -9,9 +9,7 @@
 
 namespace ccb {
 namespace {
-void* in_place_or(bool in_place, const void* send) {
-  return in_place ? MPI_IN_PLACE : const_cast<void*>(send);
-}
+void* in_place_or(bool in_place, const void* send) { return in_place ? MPI_IN_PLACE : const_cast<void*>(send); }
 }  // namespace
 
 MpiBackend::MpiBackend(MPI_Comm comm, std::unique_ptr<Memory> memory)
@@ -60,27 +58,20 @@ void MpiBackend::run(std::span<const OpArgs> args) {
       MPI_Reduce(in_place_or(a.in_place && is_root, a.send), a.recv, count, type, op, a.root, comm_);
       break;
     case CollectiveId::gather:
-      MPI_Gather(in_place_or(a.in_place && is_root, a.send), chunk, type, a.recv, chunk, type,
-                 a.root, comm_);
+      MPI_Gather(in_place_or(a.in_place && is_root, a.send), chunk, type, a.recv, chunk, type, a.root, comm_);
       break;
     case CollectiveId::scatter:
-      MPI_Scatter(a.send, chunk, type, a.in_place && is_root ? MPI_IN_PLACE : a.recv, chunk, type,
-                  a.root, comm_);
+      MPI_Scatter(a.send, chunk, type, a.in_place && is_root ? MPI_IN_PLACE : a.recv, chunk, type, a.root, comm_);
       break;
     case CollectiveId::sendrecv: {
       const int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
-      if (a.in_place)
-        MPI_Sendrecv_replace(a.recv, count, type, next, 0, prev, 0, comm_, MPI_STATUS_IGNORE);
-      else
-        MPI_Sendrecv(a.send, count, type, next, 0, a.recv, count, type, prev, 0, comm_,
-                     MPI_STATUS_IGNORE);
+      if (a.in_place) MPI_Sendrecv_replace(a.recv, count, type, next, 0, prev, 0, comm_, MPI_STATUS_IGNORE);
+      else MPI_Sendrecv(a.send, count, type, next, 0, a.recv, count, type, prev, 0, comm_, MPI_STATUS_IGNORE);
       break;
     }
     case CollectiveId::pingpong:
     case CollectiveId::uni_bw:
-    case CollectiveId::bi_bw:
-      run_point_to_point(a, type, count);
-      break;
+    case CollectiveId::bi_bw: run_point_to_point(a, type, count); break;
   }
   if (a.coll->reduces && a.op == ReduceOp::avg) {
     // The second half of avg: divide the result this rank holds.
@@ -122,13 +113,11 @@ void MpiBackend::run_point_to_point(const OpArgs& a, MPI_Datatype type, int n) {
     case CollectiveId::bi_bw: {
       requests_.resize(2 * static_cast<std::size_t>(a.window));
       for (int w = 0; w < a.window; ++w) MPI_Irecv(recv, n, type, peer, 4, comm_, &requests_[w]);
-      for (int w = 0; w < a.window; ++w)
-        MPI_Isend(send, n, type, peer, 4, comm_, &requests_[a.window + w]);
+      for (int w = 0; w < a.window; ++w) MPI_Isend(send, n, type, peer, 4, comm_, &requests_[a.window + w]);
       MPI_Waitall(2 * a.window, requests_.data(), MPI_STATUSES_IGNORE);
       break;
     }
-    default:
-      break;
+    default: break;
   }
 }
 

@@ -55,8 +55,8 @@ bool same_args(const std::vector<OpArgs>& a, std::span<const OpArgs> b) {
   for (std::size_t j = 0; j < a.size(); ++j) {
     const OpArgs &x = a[j], &y = b[j];
     if (x.coll != y.coll || x.rank != y.rank || x.dtype != y.dtype || x.op != y.op || x.root != y.root ||
-        x.count != y.count || x.chunk != y.chunk || x.send != y.send || x.recv != y.recv ||
-        x.in_place != y.in_place || x.window != y.window)
+        x.count != y.count || x.chunk != y.chunk || x.send != y.send || x.recv != y.recv || x.in_place != y.in_place ||
+        x.window != y.window)
       return false;
   }
   return true;
@@ -245,10 +245,12 @@ std::string NcclBackend::unverifiable(const OpArgs& a) const {
   // nccl-tests runs these in place (one buffer as send and receive) and does
   // not check them: the regions overlap, so NCCL's result is undefined.
   if (a.in_place && (a.coll->id == CollectiveId::alltoall || a.coll->id == CollectiveId::sendrecv))
-    return "in-place " + std::string(a.coll->name) + " sends from and receives into one buffer, so the result is undefined "
+    return "in-place " + std::string(a.coll->name) +
+           " sends from and receives into one buffer, so the result is undefined "
            "(timed as nccl-tests times it, not checked)";
   if (a.coll->reduces && a.op == ReduceOp::avg && info(a.dtype).is_float && !is_power_of_two(options_.nranks))
-    return "NCCL's avg of floating-point data multiplies each input by 1/n, which is inexact when n is not a power of two";
+    return "NCCL's avg of floating-point data multiplies each input by 1/n, which is inexact when n is not a power of "
+           "two";
   return "";
 }
 
@@ -299,7 +301,8 @@ void NcclBackend::enqueue(const OpArgs& a, const Local& l, int phase) {
         for (int j = 0; j < n; ++j)
           if (!(a.in_place && j == r))
             check_nccl(ncclRecv(recv + j * chunk_bytes, a.chunk, type, j, l.comm, l.stream), "ncclRecv");
-      if (!(a.in_place && r == a.root)) check_nccl(ncclSend(a.send, a.chunk, type, a.root, l.comm, l.stream), "ncclSend");
+      if (!(a.in_place && r == a.root))
+        check_nccl(ncclSend(a.send, a.chunk, type, a.root, l.comm, l.stream), "ncclSend");
       break;
     case CollectiveId::scatter:
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
@@ -312,7 +315,8 @@ void NcclBackend::enqueue(const OpArgs& a, const Local& l, int phase) {
         for (int j = 0; j < n; ++j)
           if (!(a.in_place && j == r))
             check_nccl(ncclSend(send + j * chunk_bytes, a.chunk, type, j, l.comm, l.stream), "ncclSend");
-      if (!(a.in_place && r == a.root)) check_nccl(ncclRecv(a.recv, a.chunk, type, a.root, l.comm, l.stream), "ncclRecv");
+      if (!(a.in_place && r == a.root))
+        check_nccl(ncclRecv(a.recv, a.chunk, type, a.root, l.comm, l.stream), "ncclRecv");
       break;
     case CollectiveId::sendrecv:
       check_nccl(ncclSend(a.send, a.count, type, (r + 1) % n, l.comm, l.stream), "ncclSend");
@@ -490,7 +494,9 @@ void NcclBackend::run_graph(std::span<const OpArgs> args) {
 }
 
 void NcclBackend::synchronize() {
-  for (auto& l : locals_) wait_until(l, [&l] { return cudaStreamQuery(l.stream); }, "NCCL operation");
+  for (auto& l : locals_)
+    wait_until(
+        l, [&l] { return cudaStreamQuery(l.stream); }, "NCCL operation");
 }
 
 Offset NcclBackend::in_place_recv(const Collective& c) const {
@@ -552,7 +558,8 @@ double NcclBackend::stop_clock() {
   for (auto& l : locals_) check(cudaEventRecord(l.stop, l.stream), "cudaEventRecord");
   float most_ms = 0;
   for (auto& l : locals_) {
-    wait_until(l, [&l] { return cudaEventQuery(l.stop); }, "NCCL operation");
+    wait_until(
+        l, [&l] { return cudaEventQuery(l.stop); }, "NCCL operation");
     float ms = 0;
     check(cudaEventElapsedTime(&ms, l.start, l.stop), "cudaEventElapsedTime");
     most_ms = std::max(most_ms, ms);
@@ -603,8 +610,8 @@ ObservedTransports NcclBackend::observed_transports(const std::set<std::string>&
       for (const auto& t : *used) classes.insert(transport_class(t));
       return ObservedTransports{{classes.begin(), classes.end()}, {used->begin(), used->end()}, true};
     }
-  return ObservedTransports{{seen_.classes.begin(), seen_.classes.end()},
-                            {seen_.transports.begin(), seen_.transports.end()}, false};
+  return ObservedTransports{
+      {seen_.classes.begin(), seen_.classes.end()}, {seen_.transports.begin(), seen_.transports.end()}, false};
 }
 
 }  // namespace ccb

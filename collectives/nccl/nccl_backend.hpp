@@ -33,13 +33,13 @@ struct NcclOptions {
   ncclUniqueId id{};
   int nranks = 1;
   int first_rank = 0;
-  std::vector<int> devices;  // CUDA ordinals of this process's ranks
-  bool blocking = false;     // -z 1-3 (reported; harness/measure.cpp waits for each operation)
-  bool graph = false;        // -G: replay each operation from a CUDA graph
+  std::vector<int> devices;       // CUDA ordinals of this process's ranks
+  bool blocking = false;          // -z 1-3 (reported; harness/measure.cpp waits for each operation)
+  bool graph = false;             // -G: replay each operation from a CUDA graph
   bool register_buffers = false;  // -R 1
   bool two_p2p_peers = false;     // sendrecv: each rank talks to 2 peers (maxP2pPeers, NCCL >= 2.30)
-  std::string log_file;      // this process's NCCL INFO log ("" = not captured)
-  bool tuning_log = false;   // the log has NCCL_TUNING lines (each operation's algorithm)
+  std::string log_file;           // this process's NCCL INFO log ("" = not captured)
+  bool tuning_log = false;        // the log has NCCL_TUNING lines (each operation's algorithm)
 };
 
 class NcclBackend;
@@ -142,7 +142,7 @@ class NcclBackend final : public Backend {
   bool capturing_ = false;          // run() issues into the loop's capture
   NcclTransports seen_;
   std::streamoff log_offset_ = 0;
-  std::string log_carry_;  // a partial last line
+  std::string log_carry_;            // a partial last line
   std::function<void()> completed_;  // the watchdog's heartbeat ("" = no marks)
   unsigned long issued_ = 0;         // operations run(), for the mark stride
   std::mutex comm_mu_;               // abort() (watchdog thread) vs polling (the sweep's)

@@ -29,8 +29,8 @@ std::string transport_class(std::string_view t) {
   if (starts_with(t, "NVLS")) return "nvls";
   if (starts_with(t, "COLLNET") || starts_with(t, "CollNet")) return "collnet";
   if (starts_with(t, "NET/")) {
-    const std::string_view name = t.substr(4, t.find('/', 4) == std::string_view::npos ? std::string_view::npos
-                                                                                       : t.find('/', 4) - 4);
+    const std::string_view name =
+        t.substr(4, t.find('/', 4) == std::string_view::npos ? std::string_view::npos : t.find('/', 4) - 4);
     if (starts_with(name, "Socket")) return "tcp";
     if (starts_with(name, "IB") || name.find("Libfabric") != std::string_view::npos ||
         name.find("OFI") != std::string_view::npos)
@@ -45,7 +45,8 @@ namespace {
 // The logging thread of a line: "host:pid:tid" in "host:pid:tid [dev] NCCL INFO ...".
 std::string thread_of(std::string_view line, std::size_t info_at) {
   std::string_view p = trim_end(line.substr(0, info_at));
-  if (!p.empty() && p.back() == ']') p = trim_end(p.substr(0, p.rfind('[') == std::string_view::npos ? 0 : p.rfind('[')));
+  if (!p.empty() && p.back() == ']')
+    p = trim_end(p.substr(0, p.rfind('[') == std::string_view::npos ? 0 : p.rfind('[')));
   const auto space = p.rfind(' ');
   return std::string(space == std::string_view::npos ? p : p.substr(space + 1));
 }
@@ -55,7 +56,8 @@ int connection_index(std::string_view line) {
   const auto at = line.find("Channel ");
   if (at == std::string_view::npos) return -1;
   int index = -1;
-  for (auto i = line.find('/', at) + 1; i > 0 && i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])); ++i)
+  for (auto i = line.find('/', at) + 1; i > 0 && i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]));
+       ++i)
     index = std::max(index, 0) * 10 + (line[i] - '0');
   return index;
 }
@@ -109,14 +111,17 @@ std::vector<std::string> subsystems(std::string_view list) {
   return words;
 }
 
-bool has(const std::vector<std::string>& words, const char* w) { return std::find(words.begin(), words.end(), w) != words.end(); }
+bool has(const std::vector<std::string>& words, const char* w) {
+  return std::find(words.begin(), words.end(), w) != words.end();
+}
 
 }  // namespace
 
 void parse_nccl_log_line(std::string_view line, NcclTransports& out) {
   const auto info = line.find("NCCL INFO");
   if (info == std::string_view::npos) return;
-  if (const auto via = line.find(" via "); via != std::string_view::npos && line.find("Channel") != std::string_view::npos) {
+  if (const auto via = line.find(" via ");
+      via != std::string_view::npos && line.find("Channel") != std::string_view::npos) {
     const std::string_view t = trim_end(line.substr(via + 5));
     if (t.empty()) return;
     out.transports.emplace(t);
@@ -148,16 +153,23 @@ void parse_nccl_log_line(std::string_view line, NcclTransports& out) {
     settle(out, line, info, "nvls");
     return add_named(out, "nvls", "NVLS");
   }
-  if (line.find("Connected CollNet") != std::string_view::npos || line.find("Connected all CollNet") != std::string_view::npos) {
+  if (line.find("Connected CollNet") != std::string_view::npos ||
+      line.find("Connected all CollNet") != std::string_view::npos) {
     settle(out, line, info, "collnet");
     add_named(out, "collnet", "CollNet");
   }
 }
 
-std::optional<std::set<std::string>> transports_used_by(const NcclTransports& seen, const std::set<std::string>& algorithms) {
+std::optional<std::set<std::string>> transports_used_by(const NcclTransports& seen,
+                                                        const std::set<std::string>& algorithms) {
   static const std::map<std::string, std::vector<std::string>, std::less<>> setups_of{
-      {"RING", {"ring"}}, {"TREE", {"tree"}}, {"PAT", {"pat"}}, {"NVLS", {"nvls"}}, {"NVLS_TREE", {"nvls", "nvls_tree"}},
-      {"COLLNET_DIRECT", {"collnet"}}, {"COLLNET_CHAIN", {"collnet"}}};
+      {"RING", {"ring"}},
+      {"TREE", {"tree"}},
+      {"PAT", {"pat"}},
+      {"NVLS", {"nvls"}},
+      {"NVLS_TREE", {"nvls", "nvls_tree"}},
+      {"COLLNET_DIRECT", {"collnet"}},
+      {"COLLNET_CHAIN", {"collnet"}}};
   std::set<std::string> setups;
   if (algorithms.empty()) setups.insert("p2p");
   for (const auto& a : algorithms) {
@@ -172,7 +184,8 @@ std::optional<std::set<std::string>> transports_used_by(const NcclTransports& se
   if (!seen.pending.empty()) return std::nullopt;
   std::set<std::string> used;
   for (const auto& s : setups)
-    if (const auto it = seen.by_setup.find(s); it != seen.by_setup.end()) used.insert(it->second.begin(), it->second.end());
+    if (const auto it = seen.by_setup.find(s); it != seen.by_setup.end())
+      used.insert(it->second.begin(), it->second.end());
   return used;
 }
 
@@ -226,9 +239,9 @@ std::string path_mismatch(PathRequest request, const std::set<std::string>& obse
     if (std::find(allowed.begin(), allowed.end(), c) == allowed.end()) unexpected.insert(c);
   if (!unexpected.empty())
     return "requested " + requested + ", but NCCL used " + join(unexpected) + " (observed: " + join(observed) + ")";
-  const bool any_wanted = std::any_of(wanted.begin(), wanted.end(), [&](const std::string& w) { return observed.count(w) > 0; });
-  if (!any_wanted)
-    return "requested " + requested + ", but no connection used it (observed: " + join(observed) + ")";
+  const bool any_wanted =
+      std::any_of(wanted.begin(), wanted.end(), [&](const std::string& w) { return observed.count(w) > 0; });
+  if (!any_wanted) return "requested " + requested + ", but no connection used it (observed: " + join(observed) + ")";
   return "";
 }
 

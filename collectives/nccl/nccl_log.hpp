@@ -20,8 +20,8 @@ struct NcclTransports {
   std::set<std::string> classes;
   // The transports as NCCL spells them: "P2P/CUMEM/read", "NET/IB/3/GDRDMA", ...
   std::set<std::string> transports;
-  std::string network;  // from "Using network X", empty when not seen
-  long connections = 0; // "via" lines seen
+  std::string network;   // from "Using network X", empty when not seen
+  long connections = 0;  // "via" lines seen
   // Transports by what they were set up for: ring, tree, pat (binomial trees),
   // nvls, nvls_tree, collnet (the "Connected ..." line that follows a thread's
   // "via" lines), p2p (connection index 1: ncclSend/ncclRecv and what NCCL builds on them).
@@ -44,7 +44,8 @@ std::string transport_class(std::string_view transport);
 // empty: operations with no tuning line, i.e. point-to-point ones) used, from
 // what `seen` attributes to each algorithm. nullopt when that cannot be told
 // (an unknown algorithm, or a connection no "Connected ..." line has placed).
-std::optional<std::set<std::string>> transports_used_by(const NcclTransports& seen, const std::set<std::string>& algorithms);
+std::optional<std::set<std::string>> transports_used_by(const NcclTransports& seen,
+                                                        const std::set<std::string>& algorithms);
 
 // NCCL_DEBUG_SUBSYS with TUNING added (the tuning lines name each operation's
 // algorithm); `current` is the variable's value, nullptr when unset. And

@@ -38,7 +38,8 @@ void bind_and_describe(BindPolicy policy, const Comm& comm, const NodeTopology* 
   bool bound = false;
   if (!plan.cpus.empty()) {
     if (topo->source != "this machine") {
-      me.warnings.push_back(fmt::format("--bind {}: the topology is {}, not this machine: not bound", me.bind_policy, topo->source));
+      me.warnings.push_back(
+          fmt::format("--bind {}: the topology is {}, not this machine: not bound", me.bind_policy, topo->source));
     } else if (const std::string error = apply_binding(plan); !error.empty()) {
       me.warnings.push_back(fmt::format("--bind {}: {}", me.bind_policy, error));
     } else {

@@ -99,8 +99,8 @@ std::vector<std::string> binding_warnings(const NodeTopology& t, const std::vect
   };
   if (gpu >= 0 && gpu < static_cast<int>(t.gpus.size()) && t.gpus[gpu].numa >= 0 &&
       std::find(cores_numa.begin(), cores_numa.end(), t.gpus[gpu].numa) == cores_numa.end())
-    out.push_back(fmt::format("GPU{} ({}) is on NUMA node {}, but the rank's cores {} are on NUMA node {}", gpu, t.gpus[gpu].bus_id,
-                              t.gpus[gpu].numa, format_cpu_list(cpus), list(cores_numa)));
+    out.push_back(fmt::format("GPU{} ({}) is on NUMA node {}, but the rank's cores {} are on NUMA node {}", gpu,
+                              t.gpus[gpu].bus_id, t.gpus[gpu].numa, format_cpu_list(cpus), list(cores_numa)));
   if (mem_numa >= 0 && std::find(cores_numa.begin(), cores_numa.end(), mem_numa) == cores_numa.end())
     out.push_back(fmt::format("memory is bound to NUMA node {}, but the rank's cores {} are on NUMA node {}", mem_numa,
                               format_cpu_list(cpus), list(cores_numa)));

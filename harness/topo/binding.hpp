@@ -11,11 +11,10 @@
 
 namespace ccb {
 
-
 struct BindPlan {
-  int numa = -1;        // the NUMA node chosen (-1: none, e.g. no NUMA information)
-  std::string cpus;     // what to bind to ("" = leave the binding as it is)
-  std::string reason;   // "near GPU3", "near NIC mlx5_1", "spread across NUMA nodes", ...
+  int numa = -1;       // the NUMA node chosen (-1: none, e.g. no NUMA information)
+  std::string cpus;    // what to bind to ("" = leave the binding as it is)
+  std::string reason;  // "near GPU3", "near NIC mlx5_1", "spread across NUMA nodes", ...
 };
 
 // The NIC nearest to GPU `gpu` (best distance class; GPUs sharing it take turns),

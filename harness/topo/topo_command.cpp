@@ -14,7 +14,8 @@
 
 namespace ccb {
 
-std::string binding_plan_text(const NodeTopology& t, BindPolicy policy, int ranks, const std::vector<int>& launcher_cpus) {
+std::string binding_plan_text(const NodeTopology& t, BindPolicy policy, int ranks,
+                              const std::vector<int>& launcher_cpus) {
   std::vector<int> all;
   for (const auto& n : t.numa)
     for (int c : parse_cpu_list(n.cpus)) all.push_back(c);
@@ -22,8 +23,9 @@ std::string binding_plan_text(const NodeTopology& t, BindPolicy policy, int rank
   const std::vector<int> start = launcher_cpus.empty() ? all : launcher_cpus;
   std::vector<int> gpus;
   for (int r = 0; r < ranks; ++r) gpus.push_back(t.gpus.empty() ? -1 : r % static_cast<int>(t.gpus.size()));
-  std::string s = fmt::format("Binding plan: --bind {}, {} local rank(s){}, starting on cpus {}\n", setting_name(policy), ranks,
-                              t.gpus.empty() ? "" : ", GPU r mod GPUs each", format_cpu_list(start));
+  std::string s =
+      fmt::format("Binding plan: --bind {}, {} local rank(s){}, starting on cpus {}\n", setting_name(policy), ranks,
+                  t.gpus.empty() ? "" : ", GPU r mod GPUs each", format_cpu_list(start));
   s += fmt::format("  {:>4} {:>5} {:>5} {:>10} {:>10}  {}\n", "rank", "gpu", "numa", "cpus", "nic", "why");
   for (int r = 0; r < ranks; ++r) {
     const BindPlan plan = plan_binding(t, policy, r, gpus, start);
@@ -49,7 +51,8 @@ int run_topo(const Config& cfg, const Comm& comm) {
       }))
     return kExitUsage;
   std::vector<NodeTopology> all;
-  for (const auto& text : comm.all_strings(json_text(topology_json(mine)))) all.push_back(topology_from_json(nlohmann::json::parse(text)));
+  for (const auto& text : comm.all_strings(json_text(topology_json(mine))))
+    all.push_back(topology_from_json(nlohmann::json::parse(text)));
   if (comm.rank() != 0) return kExitOk;
   const std::vector<TopologyGroup> nodes = group_nodes(all);
   if (cfg.topo_json) {
@@ -79,8 +82,7 @@ int run_topo(const Config& cfg, const Comm& comm) {
     }
     out += topology_text(n.topology);
   }
-  if (cfg.topo_plan > 0)
-    out += "\n" + binding_plan_text(mine, cfg.bind, cfg.topo_plan, parse_cpu_list(cfg.topo_cpus));
+  if (cfg.topo_plan > 0) out += "\n" + binding_plan_text(mine, cfg.bind, cfg.topo_plan, parse_cpu_list(cfg.topo_cpus));
   return print_or_fail(out);
 }
 

@@ -12,6 +12,7 @@ int run_topo(const Config& cfg, const Comm& comm);
 
 // The --plan table (pure; for tests): N local ranks, GPU r % GPUs each when
 // the node has GPUs, every rank starting on `launcher_cpus` (empty: all).
-std::string binding_plan_text(const NodeTopology& t, BindPolicy policy, int ranks, const std::vector<int>& launcher_cpus);
+std::string binding_plan_text(const NodeTopology& t, BindPolicy policy, int ranks,
+                              const std::vector<int>& launcher_cpus);
 
 }  // namespace ccb

@@ -33,16 +33,31 @@ std::vector<int> numa_of_cpus(const NodeTopology& t, const std::vector<int>& cpu
 
 nlohmann::json topology_json(const NodeTopology& t) {
   nlohmann::json numa = nlohmann::json::array(), gpus = nlohmann::json::array(), nics = nlohmann::json::array();
-  for (const auto& n : t.numa) numa.push_back({{"os_index", n.os_index}, {"cpus", n.cpus}, {"memory_bytes", n.memory_bytes}});
+  for (const auto& n : t.numa)
+    numa.push_back({{"os_index", n.os_index}, {"cpus", n.cpus}, {"memory_bytes", n.memory_bytes}});
   for (const auto& g : t.gpus)
     gpus.push_back({{"index", g.index}, {"bus_id", g.bus_id}, {"model", g.model}, {"numa", g.numa}});
   for (const auto& n : t.nics)
-    nics.push_back({{"name", n.name}, {"interface", n.interface}, {"kind", n.kind}, {"bus_id", n.bus_id},
-                    {"numa", n.numa}, {"link_speed", n.link_speed}});
-  return {{"host", t.host},         {"source", t.source}, {"cpu_model", t.cpu_model}, {"packages", t.packages},
-          {"cores", t.cores},       {"pus", t.pus},       {"memory_bytes", t.memory_bytes}, {"numa", numa},
-          {"gpus", gpus},           {"nics", nics},       {"gpu_gpu", t.gpu_gpu},       {"gpu_nic", t.gpu_nic},
-          {"gpu_peer", t.gpu_peer}, {"cuda_ordinal", t.cuda_ordinal}};
+    nics.push_back({{"name", n.name},
+                    {"interface", n.interface},
+                    {"kind", n.kind},
+                    {"bus_id", n.bus_id},
+                    {"numa", n.numa},
+                    {"link_speed", n.link_speed}});
+  return {{"host", t.host},
+          {"source", t.source},
+          {"cpu_model", t.cpu_model},
+          {"packages", t.packages},
+          {"cores", t.cores},
+          {"pus", t.pus},
+          {"memory_bytes", t.memory_bytes},
+          {"numa", numa},
+          {"gpus", gpus},
+          {"nics", nics},
+          {"gpu_gpu", t.gpu_gpu},
+          {"gpu_nic", t.gpu_nic},
+          {"gpu_peer", t.gpu_peer},
+          {"cuda_ordinal", t.cuda_ordinal}};
 }
 
 std::string topology_fingerprint(const NodeTopology& t) {
@@ -94,16 +109,20 @@ std::string topology_text(const NodeTopology& t) {
   std::string s = fmt::format("Node {} ({})\n", t.host.empty() ? "?" : t.host, t.source);
   s += fmt::format("  CPU: {} package(s), {} cores, {} PUs{}\n", t.packages, t.cores, t.pus,
                    t.cpu_model.empty() ? "" : ", " + t.cpu_model);
-  s += fmt::format("  Memory: {:.1f} GiB in {} NUMA node(s)\n", static_cast<double>(t.memory_bytes) / (1ull << 30), t.numa.size());
+  s += fmt::format("  Memory: {:.1f} GiB in {} NUMA node(s)\n", static_cast<double>(t.memory_bytes) / (1ull << 30),
+                   t.numa.size());
   for (const auto& n : t.numa)
-    s += fmt::format("    NUMA {}: cpus {}, {:.1f} GiB\n", n.os_index, n.cpus, static_cast<double>(n.memory_bytes) / (1ull << 30));
+    s += fmt::format("    NUMA {}: cpus {}, {:.1f} GiB\n", n.os_index, n.cpus,
+                     static_cast<double>(n.memory_bytes) / (1ull << 30));
   const auto numa_text = [](int n) { return n < 0 ? std::string("-") : std::to_string(n); };
   s += fmt::format("  GPUs: {}\n", t.gpus.size());
-  for (const auto& g : t.gpus) s += fmt::format("    GPU{} {} {} NUMA {}\n", g.index, g.bus_id, g.model, numa_text(g.numa));
+  for (const auto& g : t.gpus)
+    s += fmt::format("    GPU{} {} {} NUMA {}\n", g.index, g.bus_id, g.model, numa_text(g.numa));
   s += fmt::format("  NICs: {}\n", t.nics.size());
   for (const auto& n : t.nics)
-    s += fmt::format("    {} {}{} {} NUMA {}{}\n", n.name, n.kind, n.interface.empty() || n.interface == n.name ? "" : " (" + n.interface + ")",
-                     n.bus_id, numa_text(n.numa), n.link_speed.empty() ? "" : ", " + n.link_speed);
+    s += fmt::format("    {} {}{} {} NUMA {}{}\n", n.name, n.kind,
+                     n.interface.empty() || n.interface == n.name ? "" : " (" + n.interface + ")", n.bus_id,
+                     numa_text(n.numa), n.link_speed.empty() ? "" : ", " + n.link_speed);
   if (!t.gpus.empty()) {
     s += "  Distances (nvidia-smi topo -m vocabulary):\n  " + fmt::format("{:>8}", "");
     for (const auto& g : t.gpus) s += fmt::format(" {:>6}", fmt::format("GPU{}", g.index));

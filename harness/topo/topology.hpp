@@ -19,16 +19,16 @@ struct TopoNuma {
 };
 
 struct TopoGpu {
-  int index = 0;      // order by PCI bus id (CUDA's order with CUDA_DEVICE_ORDER=PCI_BUS_ID)
-  std::string bus_id; // "0000:12:00.0"
+  int index = 0;       // order by PCI bus id (CUDA's order with CUDA_DEVICE_ORDER=PCI_BUS_ID)
+  std::string bus_id;  // "0000:12:00.0"
   std::string model;
-  int numa = -1;      // -1: no single NUMA node (e.g. a VM's flat bus)
+  int numa = -1;  // -1: no single NUMA node (e.g. a VM's flat bus)
 };
 
 struct TopoNic {
-  std::string name;        // the RDMA device (mlx5_0) when there is one, else the interface
-  std::string interface;   // the network interface (ibp18s0, eth0), "" when none
-  std::string kind;        // "rdma" (has an OpenFabrics device) or "ethernet"
+  std::string name;       // the RDMA device (mlx5_0) when there is one, else the interface
+  std::string interface;  // the network interface (ibp18s0, eth0), "" when none
+  std::string kind;       // "rdma" (has an OpenFabrics device) or "ethernet"
   std::string bus_id;
   int numa = -1;
   std::string link_speed;  // as the OS says it ("400 Gb/sec (4X NDR)", "25000 Mb/s"), "" when unknown

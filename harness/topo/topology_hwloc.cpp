@@ -91,7 +91,8 @@ std::string pci_distance(hwloc_topology_t topo, hwloc_obj_t a, hwloc_obj_t b) {
   if (common->type == HWLOC_OBJ_PCI_DEVICE) return "PIX";
   const int na = numa_of(topo, a), nb = numa_of(topo, b);
   if (na >= 0 && na == nb) return "NODE";
-  if (na < 0 && nb < 0 && hwloc_get_non_io_ancestor_obj(topo, a) == hwloc_get_non_io_ancestor_obj(topo, b)) return "NODE";
+  if (na < 0 && nb < 0 && hwloc_get_non_io_ancestor_obj(topo, a) == hwloc_get_non_io_ancestor_obj(topo, b))
+    return "NODE";
   return "SYS";
 }
 
@@ -124,12 +125,14 @@ NodeTopology load_topology(const std::string& xml_path) {
   hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   if (!xml_path.empty() && hwloc_topology_set_xml(raw, xml_path.c_str()) != 0)
     throw std::runtime_error(fmt::format("{}: hwloc cannot read it as an XML topology", xml_path));
-  if (hwloc_topology_load(raw) != 0) throw std::runtime_error(fmt::format("{}: hwloc cannot load it", xml_path.empty() ? "this machine" : xml_path));
+  if (hwloc_topology_load(raw) != 0)
+    throw std::runtime_error(fmt::format("{}: hwloc cannot load it", xml_path.empty() ? "this machine" : xml_path));
 
   NodeTopology t;
   const hwloc_obj_t root = hwloc_get_root_obj(raw);
   t.host = info_of(root, "HostName");
-  t.source = xml_path.empty() ? (hwloc_topology_is_thissystem(raw) ? "this machine" : "HWLOC_XMLFILE") : "xml:" + xml_path;
+  t.source =
+      xml_path.empty() ? (hwloc_topology_is_thissystem(raw) ? "this machine" : "HWLOC_XMLFILE") : "xml:" + xml_path;
   t.packages = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_PACKAGE);
   t.cores = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_CORE);
   t.pus = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_PU);
@@ -159,7 +162,8 @@ NodeTopology load_topology(const std::string& xml_path) {
     if (rdma.empty() && iface.empty()) continue;
     if (speed.empty() && t.source == "this machine") speed = live_link_speed(rdma, iface);
     nic_objs.push_back(o);
-    t.nics.push_back({rdma.empty() ? iface : rdma, iface, rdma.empty() ? "ethernet" : "rdma", bus_id(o), numa_of(raw, o), speed});
+    t.nics.push_back(
+        {rdma.empty() ? iface : rdma, iface, rdma.empty() ? "ethernet" : "rdma", bus_id(o), numa_of(raw, o), speed});
   }
   std::sort(gpu_objs.begin(), gpu_objs.end(), [](hwloc_obj_t a, hwloc_obj_t b) { return bus_id(a) < bus_id(b); });
   for (std::size_t i = 0; i < gpu_objs.size(); ++i) {

@@ -111,28 +111,34 @@ __global__ void verify_kernel(Pattern p, int rank, const element_t<D>* in, Split
 }
 
 // Arithmetic type and conversions per dtype, as on the host.
-template <DType D> struct Compute {
+template <DType D>
+struct Compute {
   using type = element_t<D>;
   __device__ static type load(element_t<D> v) { return v; }
   __device__ static element_t<D> store(type v) { return v; }
 };
-template <> struct Compute<DType::half> {
+template <>
+struct Compute<DType::half> {
   using type = float;
   __device__ static float load(uint16_t v) { return half_to_float(v); }
   __device__ static uint16_t store(float v) { return float_to_half(v); }
 };
-template <> struct Compute<DType::bfloat16> {
+template <>
+struct Compute<DType::bfloat16> {
   using type = float;
   __device__ static float load(uint16_t v) { return bf16_to_float(v); }
   __device__ static uint16_t store(float v) { return float_to_bf16(v); }
 };
-template <class F> struct Fp8Compute {
+template <class F>
+struct Fp8Compute {
   using type = float;
   __device__ static float load(uint8_t v) { return fp8_to_float<F>(v); }
   __device__ static uint8_t store(float v) { return float_to_fp8<F>(v); }
 };
-template <> struct Compute<DType::f8e4m3> : Fp8Compute<E4M3> {};
-template <> struct Compute<DType::f8e5m2> : Fp8Compute<E5M2> {};
+template <>
+struct Compute<DType::f8e4m3> : Fp8Compute<E4M3> {};
+template <>
+struct Compute<DType::f8e5m2> : Fp8Compute<E5M2> {};
 
 template <ReduceOp Op, class T>
 __device__ inline T combine(T a, T b) {
@@ -193,8 +199,7 @@ __global__ void chase_kernel(void* const* chain, long hops, void** sink) {
 // Spins until *flag is set: nothing sets it, so the kernel never ends (the
 // volatile read keeps the loop from being optimised away).
 __global__ void spin_kernel(const volatile int* flag) {
-  while (*flag == 0) {
-  }
+  while (*flag == 0) {}
 }
 
 __global__ void chain_kernel(void** chain, std::size_t n, std::size_t stride) {
@@ -229,8 +234,8 @@ void fill(DType d, const Pattern& p, int rank, void* buf, std::size_t count, uin
   if (count == 0) return;
   for_pattern(d, p.kind, count, buf, [&](auto dt, auto kt, const Split& s, int grid) {
     using T = element_t<decltype(dt)::value>;
-    fill_kernel<decltype(dt)::value, decltype(kt)::value, Result><<<grid, kThreads, 0, stream>>>(
-        p, rank, static_cast<T*>(buf), s, first);
+    fill_kernel<decltype(dt)::value, decltype(kt)::value, Result>
+        <<<grid, kThreads, 0, stream>>>(p, rank, static_cast<T*>(buf), s, first);
   });
   check(cudaGetLastError(), "fill kernel launch");
 }
@@ -243,8 +248,8 @@ uint64_t count_wrong(DType d, const Pattern& p, int rank, const void* buf, std::
   check(cudaMemsetAsync(counter, 0, sizeof *counter, stream), "cudaMemsetAsync(counter)");
   for_pattern(d, p.kind, count, buf, [&](auto dt, auto kt, const Split& s, int grid) {
     using T = element_t<decltype(dt)::value>;
-    verify_kernel<decltype(dt)::value, decltype(kt)::value, Result><<<grid, kThreads, 0, stream>>>(
-        p, rank, static_cast<const T*>(buf), s, first, counter);
+    verify_kernel<decltype(dt)::value, decltype(kt)::value, Result>
+        <<<grid, kThreads, 0, stream>>>(p, rank, static_cast<const T*>(buf), s, first, counter);
   });
   check(cudaGetLastError(), "verify kernel launch");
   unsigned long long wrong = 0;
@@ -269,8 +274,8 @@ void fill_result(DType d, const Pattern& p, void* buf, std::size_t count, uint64
   fill<true>(d, p, 0, buf, count, first, stream);
 }
 
-uint64_t count_wrong_input(DType d, const Pattern& p, int rank, const void* buf, std::size_t count,
-                           uint64_t first, cudaStream_t stream) {
+uint64_t count_wrong_input(DType d, const Pattern& p, int rank, const void* buf, std::size_t count, uint64_t first,
+                           cudaStream_t stream) {
   return count_wrong<false>(d, p, rank, buf, count, first, stream);
 }
 
@@ -304,7 +309,8 @@ void sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream,
   if (bytes == 0) return;
   const Split s = split<unsigned char>(bytes, dst, src);
   const int grid = blocks > 0 ? blocks : grid_for(s.vectors + s.head + s.tail);
-  copy_kernel<<<grid, kThreads, 0, stream>>>(static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src), s);
+  copy_kernel<<<grid, kThreads, 0, stream>>>(static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src),
+                                             s);
   check(cudaGetLastError(), "copy kernel launch");
 }
 

@@ -14,16 +14,15 @@
 
 namespace ccb::cuda {
 
-void fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count, uint64_t first,
-                cudaStream_t stream);
+void fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count, uint64_t first, cudaStream_t stream);
 // The expected result of the reduction (pattern p over all ranks), for tests
 // and for checking a result buffer by comparison.
 void fill_result(DType d, const Pattern& p, void* buf, std::size_t count, uint64_t first, cudaStream_t stream);
 // Blocks until the count is known.
-uint64_t count_wrong_input(DType d, const Pattern& p, int rank, const void* buf, std::size_t count,
-                           uint64_t first, cudaStream_t stream);
-uint64_t count_wrong_result(DType d, const Pattern& p, const void* buf, std::size_t count,
-                            uint64_t first, cudaStream_t stream);
+uint64_t count_wrong_input(DType d, const Pattern& p, int rank, const void* buf, std::size_t count, uint64_t first,
+                           cudaStream_t stream);
+uint64_t count_wrong_result(DType d, const Pattern& p, const void* buf, std::size_t count, uint64_t first,
+                            cudaStream_t stream);
 // inout[i] = op(in[i], inout[i]); avg is not an elementwise op (sum, then divide).
 void reduce_into(DType d, ReduceOp op, const void* in, void* inout, std::size_t count, cudaStream_t stream);
 // A copy by the SMs (not the copy engines), `blocks` x 512 threads; 0 = enough to fill the device.

@@ -25,8 +25,7 @@ void* DeviceMemory::allocate(std::size_t bytes, int /*local*/) {
 
 void DeviceMemory::release(void* p) { cudaFree(p); }
 
-void DeviceMemory::fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count,
-                              uint64_t first) {
+void DeviceMemory::fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count, uint64_t first) {
   if (count == 0) return;
   set_device_of(buf);
   cuda::fill_input(d, p, rank, buf, count, first, nullptr);
@@ -38,8 +37,8 @@ void DeviceMemory::fill_sentinel(DType d, int nranks, void* buf, std::size_t cou
   fill_input(d, s.pattern, s.rank, buf, count, 0);
 }
 
-std::size_t DeviceMemory::count_wrong_input(DType d, const Pattern& p, int rank, const void* buf,
-                                            std::size_t count, uint64_t first) {
+std::size_t DeviceMemory::count_wrong_input(DType d, const Pattern& p, int rank, const void* buf, std::size_t count,
+                                            uint64_t first) {
   if (count == 0) return 0;
   set_device_of(buf);
   return cuda::count_wrong_input(d, p, rank, buf, count, first, nullptr);
@@ -63,7 +62,8 @@ void DeviceMemory::corrupt(void* buf, std::size_t element_size, std::size_t inde
 
 std::size_t DeviceMemory::cache_bytes() const {
   int device = 0, l2 = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) != cudaSuccess || l2 <= 0)
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) != cudaSuccess || l2 <= 0)
     return Memory::cache_bytes();
   return static_cast<std::size_t>(l2);
 }

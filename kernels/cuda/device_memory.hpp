@@ -12,11 +12,10 @@ class DeviceMemory : public Memory {
   // cudaMalloc on the current device; a backend may allocate otherwise (ncclMemAlloc).
   void* allocate(std::size_t bytes, int local) override;
   void release(void* p) override;
-  void fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count,
-                  uint64_t first) override;
+  void fill_input(DType d, const Pattern& p, int rank, void* buf, std::size_t count, uint64_t first) override;
   void fill_sentinel(DType d, int nranks, void* buf, std::size_t count) override;
-  std::size_t count_wrong_input(DType d, const Pattern& p, int rank, const void* buf,
-                                std::size_t count, uint64_t first) override;
+  std::size_t count_wrong_input(DType d, const Pattern& p, int rank, const void* buf, std::size_t count,
+                                uint64_t first) override;
   std::size_t count_wrong_result(DType d, const Pattern& p, const void* buf, std::size_t count,
                                  uint64_t first) override;
   void corrupt(void* buf, std::size_t element_size, std::size_t index) override;

@@ -19,7 +19,8 @@ GpuInfo query_gpus() {
 std::vector<std::vector<std::string>> gpu_peer_matrix() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) return {};
-  std::vector<std::vector<std::string>> m(static_cast<std::size_t>(n), std::vector<std::string>(static_cast<std::size_t>(n)));
+  std::vector<std::vector<std::string>> m(static_cast<std::size_t>(n),
+                                          std::vector<std::string>(static_cast<std::size_t>(n)));
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
       if (i == j) continue;

@@ -19,7 +19,6 @@
 namespace ccb {
 namespace {
 
-
 std::string value_text(double v, Metric m) {
   if (!std::isfinite(v)) return "-";
   return m == Metric::time ? format_us(v) : fmt::format("{:.3g}", v);
@@ -65,20 +64,25 @@ Table groups_table(const std::string& title, const Check& c, const std::vector<G
   Table t;
   std::size_t left_out = 0;
   const std::vector<const GroupVerdict*> shown = groups_to_show(groups, limit, left_out);
-  t.title = left_out == 0 ? title : fmt::format("{}: {} of {} groups (the failing ones and re-tests first)", title,
-                                                shown.size(), groups.size());
-  const bool roles = std::any_of(groups.begin(), groups.end(), [](const GroupVerdict& g) { return g.run.role != GroupRole::none; });
+  t.title = left_out == 0 ? title
+                          : fmt::format("{}: {} of {} groups (the failing ones and re-tests first)", title,
+                                        shown.size(), groups.size());
+  const bool roles =
+      std::any_of(groups.begin(), groups.end(), [](const GroupVerdict& g) { return g.run.role != GroupRole::none; });
   t.header = {"round", "nodes", "ranks", "verdict"};
   if (roles) t.header.insert(t.header.begin() + 1, "why it ran");
-  for (const Gate& g : c.gates) t.header.push_back(fmt::format("{} at {}", name(g.metric), format_size(static_cast<double>(g.at_bytes))));
+  for (const Gate& g : c.gates)
+    t.header.push_back(fmt::format("{} at {}", name(g.metric), format_size(static_cast<double>(g.at_bytes))));
   t.header.push_back("margin");
   t.header.push_back("reason");
   t.left_columns = 2;
   t.last_left = true;
   for (const GroupVerdict* gp : shown) {
     const GroupVerdict& g = *gp;
-    std::vector<Cell> row{{std::to_string(g.run.round + 1)}, {group_text(g.run.nodes, hosts)},
-                          {std::to_string(g.run.ranks)}, {g.pass ? "pass" : "FAIL", g.pass ? Tone::better : Tone::worse}};
+    std::vector<Cell> row{{std::to_string(g.run.round + 1)},
+                          {group_text(g.run.nodes, hosts)},
+                          {std::to_string(g.run.ranks)},
+                          {g.pass ? "pass" : "FAIL", g.pass ? Tone::better : Tone::worse}};
     if (roles) row.insert(row.begin() + 1, Cell{std::string(name(g.run.role))});
     for (std::size_t i = 0; i < g.gates.size(); ++i) {
       std::string vals;
@@ -87,22 +91,24 @@ Table groups_table(const std::string& title, const Check& c, const std::vector<G
                                  higher_is_better(c.gates[i].metric) ? ">=" : "<=", g.gates[i].bar),
                      g.gates[i].pass ? Tone::plain : Tone::worse});
     }
-    row.push_back({std::isfinite(g.margin) ? fmt::format("{:+.0f}%", g.margin * 100) : "-", g.pass ? Tone::plain : Tone::worse});
+    row.push_back(
+        {std::isfinite(g.margin) ? fmt::format("{:+.0f}%", g.margin * 100) : "-", g.pass ? Tone::plain : Tone::worse});
     row.push_back({g.reason, g.pass ? Tone::muted : Tone::plain});
     t.rows.push_back(row);
   }
   t.note = std::string(c.io ? "Values: one per repeat; busbw = GB/s of all the group's ranks (ccbench io); time = mean "
-                               "per request in us (checkpoint: time to persist); "
-                             : "Values: one per repeat, out-of-place, time = pipelined mean over ranks; ") +
+                              "per request in us (checkpoint: time to persist); "
+                            : "Values: one per repeat, out-of-place, time = pipelined mean over ranks; ") +
            "the bar is the gate's threshold; margin: the median's distance to the bar (positive: better than needed), "
            "the smallest over gates.";
   if (left_out > 0)
     t.note += fmt::format(" {} more groups (passing) are left out here: verdict.json has every group.", left_out);
   if (roles)
-    t.note += " Why it ran: search (a group of the splitting; a pass clears its nodes, a failure splits it), "
-              "re-test (a failing group whose halves all passed, run whole again), confirm / re-confirm (a suspect "
-              "paired with a cleared node; named defective only when both fail), pair re-test (a failing pair whose "
-              "nodes both passed with references, run again before its link is named).";
+    t.note +=
+        " Why it ran: search (a group of the splitting; a pass clears its nodes, a failure splits it), "
+        "re-test (a failing group whose halves all passed, run whole again), confirm / re-confirm (a suspect "
+        "paired with a cleared node; named defective only when both fail), pair re-test (a failing pair whose "
+        "nodes both passed with references, run again before its link is named).";
   return t;
 }
 
@@ -122,9 +128,11 @@ Table nodes_table(const CheckVerdict& v, const AcceptOutcome& o, const ViewLimit
                                                                        : Tone::better;
   };
   if (v.check->pattern == GroupPattern::all) {
-    const bool failed = std::any_of(v.nodes.begin(), v.nodes.end(), [](const NodeVerdict& n) { return n.status == NodeStatus::group_failed; });
+    const bool failed = std::any_of(v.nodes.begin(), v.nodes.end(),
+                                    [](const NodeVerdict& n) { return n.status == NodeStatus::group_failed; });
     const GroupVerdict* g = v.first.empty() ? nullptr : &v.first.front();
-    t.rows.push_back({{fmt::format("all {} nodes together", v.nodes.size())}, {"-"},
+    t.rows.push_back({{fmt::format("all {} nodes together", v.nodes.size())},
+                      {"-"},
                       {fmt::format("{} of {}", g && g->pass ? 1 : 0, v.first.size())},
                       {failed ? "the group failed" : "pass", failed ? Tone::worse : Tone::better},
                       {g && std::isfinite(g->margin) ? fmt::format("{:+.0f}%", 100 * g->margin) : "-"},
@@ -189,8 +197,9 @@ Table pair_matrix_table(const Gate& g, const PairMatrix& m, const std::vector<st
     }
     mt.rows.push_back(row);
   }
-  mt.note = "Each cell is one pair of the first pass; the colour scale runs from the lowest to the highest value "
-            "of this matrix (failing pairs in reds).";
+  mt.note =
+      "Each cell is one pair of the first pass; the colour scale runs from the lowest to the highest value "
+      "of this matrix (failing pairs in reds).";
   return mt;
 }
 
@@ -220,24 +229,25 @@ Report build_accept_report(const AcceptOutcome& o, AcceptView view) {
   const AcceptSpec& spec = *o.spec;
   r.title = fmt::format("ccbench accept: {}", spec.name.empty() ? spec.file : spec.name);
   Section top;
-  top.heading = !o.finished          ? fmt::format("Verdict: INCOMPLETE ({} of {} checks done so far)", o.checks.size(),
-                                                    spec.checks.size())
+  top.heading = !o.finished ? fmt::format("Verdict: INCOMPLETE ({} of {} checks done so far)", o.checks.size(),
+                                          spec.checks.size())
                 : o.exit_code() == kExitOk       ? "Verdict: ACCEPTED"
                 : o.exit_code() == kExitRejected ? "Verdict: REJECTED"
-                                     : "Verdict: ERROR";
-  const std::string node_list = o.hosts.size() <= 16
-                                    ? group_hosts(schedule(GroupPattern::all, static_cast<int>(o.hosts.size()))[0][0], o.hosts)
-                                    : fmt::format("{} ... {}", o.hosts.front(), o.hosts.back());
-  top.paragraphs.push_back(fmt::format("{}Spec {}{}. {} nodes: {}. Started {}, ended {}.{}",
-                                       o.simulated.empty() ? "" : "SIMULATED against the cluster model " + o.simulated + " (no MPI run). ",
-                                       spec.file, spec.description.empty() ? "" : " (" + spec.description + ")", o.hosts.size(),
-                                       node_list, o.started_at, o.ended_at,
-                                       o.engine == "mpi" ? "" : " Each group ran as its own job step (" + o.engine + ")."));
+                                                 : "Verdict: ERROR";
+  const std::string node_list =
+      o.hosts.size() <= 16 ? group_hosts(schedule(GroupPattern::all, static_cast<int>(o.hosts.size()))[0][0], o.hosts)
+                           : fmt::format("{} ... {}", o.hosts.front(), o.hosts.back());
+  top.paragraphs.push_back(fmt::format(
+      "{}Spec {}{}. {} nodes: {}. Started {}, ended {}.{}",
+      o.simulated.empty() ? "" : "SIMULATED against the cluster model " + o.simulated + " (no MPI run). ", spec.file,
+      spec.description.empty() ? "" : " (" + spec.description + ")", o.hosts.size(), node_list, o.started_at,
+      o.ended_at, o.engine == "mpi" ? "" : " Each group ran as its own job step (" + o.engine + ")."));
   for (const std::string& e : o.run_errors) top.paragraphs.push_back("Run error: " + e);
   for (const std::string& a : o.actions) top.paragraphs.push_back("Slurm: " + a);
   Table summary;
-  summary.header = {"check", "pattern", "groups passed", "rounds", o.simulated.empty() ? "time (s)" : "simulated time (s)",
-                    "verdict", "findings"};
+  summary.header = {
+      "check",   "pattern", "groups passed", "rounds", o.simulated.empty() ? "time (s)" : "simulated time (s)",
+      "verdict", "findings"};
   summary.left_columns = 2;
   summary.last_left = true;
   for (const CheckVerdict& v : o.checks) {
@@ -253,10 +263,11 @@ Report build_accept_report(const AcceptOutcome& o, AcceptView view) {
                             {v.pass ? "pass" : "FAIL", v.pass ? Tone::better : Tone::worse},
                             {findings}});
   }
-  summary.note = "A group passes when it passes every gate in at least k of its n repeats and no element fails "
-                 "verification; a check passes when nothing is blamed (no node defective or left a suspect, no link "
-                 "or group finding): a failure that a re-test took back is noise, not a verdict (docs/acceptance.md: Acceptance "
-                 "testing).";
+  summary.note =
+      "A group passes when it passes every gate in at least k of its n repeats and no element fails "
+      "verification; a check passes when nothing is blamed (no node defective or left a suspect, no link "
+      "or group finding): a failure that a re-test took back is noise, not a verdict (docs/acceptance.md: Acceptance "
+      "testing).";
   top.tables.push_back(summary);
   r.sections.push_back(top);
 
@@ -275,13 +286,16 @@ Report build_accept_report(const AcceptOutcome& o, AcceptView view) {
       s.paragraphs.push_back(fmt::format(
           "{} {}{}, backend {} ({} memory, path {}), sizes {}; {} iterations after {} warm-up; pattern {}; {} of {} "
           "repeats must pass; spec line {}.",
-          c.collective->name, info(c.dtype).name, c.reduces() ? " " + std::string(name(c.op)) : "", setting_name(c.backend),
-          c.backend == BackendKind::nccl ? "device" : setting_name(c.memory), setting_name(c.path), sizes_text(c), c.iterations, c.warmup, name(c.pattern),
-          c.pass_repeats, c.repeats, c.line));
+          c.collective->name, info(c.dtype).name, c.reduces() ? " " + std::string(name(c.op)) : "",
+          setting_name(c.backend), c.backend == BackendKind::nccl ? "device" : setting_name(c.memory),
+          setting_name(c.path), sizes_text(c), c.iterations, c.warmup, name(c.pattern), c.pass_repeats, c.repeats,
+          c.line));
     std::string gates;
-    for (const Gate& g : c.gates) gates += (gates.empty() ? "Gates: " : "; ") + g.describe() + fmt::format(" (line {})", g.line);
+    for (const Gate& g : c.gates)
+      gates += (gates.empty() ? "Gates: " : "; ") + g.describe() + fmt::format(" (line {})", g.line);
     s.paragraphs.push_back(gates + ".");
-    for (std::size_t i = 0; i < v.findings.size() && i < lim.findings; ++i) s.paragraphs.push_back("Finding: " + v.findings[i]);
+    for (std::size_t i = 0; i < v.findings.size() && i < lim.findings; ++i)
+      s.paragraphs.push_back("Finding: " + v.findings[i]);
     if (v.findings.size() > lim.findings)
       s.paragraphs.push_back(fmt::format("... and {} more findings (verdict.md and verdict.json have them all).",
                                          v.findings.size() - lim.findings));
@@ -290,17 +304,24 @@ Report build_accept_report(const AcceptOutcome& o, AcceptView view) {
       if (o.hosts.size() <= lim.matrix_nodes)
         s.tables.push_back(pair_matrix_table(c.gates.front(), PairMatrix(v, o.hosts.size()), o.hosts));
       else
-        s.paragraphs.push_back(fmt::format("The pair matrix of {} nodes is not drawn here (over {}): verdict.json has "
-                                           "it (pair_matrix).", o.hosts.size(), lim.matrix_nodes));
+        s.paragraphs.push_back(
+            fmt::format("The pair matrix of {} nodes is not drawn here (over {}): verdict.json has "
+                        "it (pair_matrix).",
+                        o.hosts.size(), lim.matrix_nodes));
     }
-    s.tables.push_back(groups_table(c.pattern == GroupPattern::bisect ? "The search: every group, round by round" : "First pass", c,
-                                    v.first, o.hosts, lim.group_rows));
+    s.tables.push_back(
+        groups_table(c.pattern == GroupPattern::bisect ? "The search: every group, round by round" : "First pass", c,
+                     v.first, o.hosts, lim.group_rows));
     if (!v.second.empty()) {
-      Table t = groups_table("Second pass: suspects re-paired with reference nodes", c, v.second, o.hosts, lim.group_rows);
+      Table t =
+          groups_table("Second pass: suspects re-paired with reference nodes", c, v.second, o.hosts, lim.group_rows);
       std::vector<std::string> refs;
       for (int n : v.suspects.references) refs.push_back(o.hosts[static_cast<std::size_t>(n)]);
-      t.note = fmt::format("References ({}): {}. ", v.suspects.presumed ? "presumed good: every failing pair includes a suspect" : "nodes in no failing pair",
-                           name_list(refs, view == AcceptView::terminal ? 8 : 64)) + t.note;
+      t.note = fmt::format("References ({}): {}. ",
+                           v.suspects.presumed ? "presumed good: every failing pair includes a suspect"
+                                               : "nodes in no failing pair",
+                           name_list(refs, view == AcceptView::terminal ? 8 : 64)) +
+               t.note;
       s.tables.push_back(t);
     }
     r.sections.push_back(s);
@@ -361,29 +382,45 @@ void put_array(std::string& out, std::size_t n, int depth, Each&& each) {
 }
 
 json group_json(const GroupVerdict& g, const std::vector<std::string>& hosts) {
-  json gj{{"nodes", json::array()}, {"round", g.run.round + 1}, {"ranks", g.run.ranks}, {"pass", g.pass},
-          {"reason", g.reason}, {"wrong", g.wrong}, {"margin", num(g.margin)}};
+  json gj{{"nodes", json::array()}, {"round", g.run.round + 1}, {"ranks", g.run.ranks},   {"pass", g.pass},
+          {"reason", g.reason},     {"wrong", g.wrong},         {"margin", num(g.margin)}};
   if (g.run.role != GroupRole::none) gj["role"] = std::string(name(g.run.role));
   for (int n : g.run.nodes) gj["nodes"].push_back(hosts[static_cast<std::size_t>(n)]);
   gj["gates"] = json::array();
   for (const GateResult& gr : g.gates) {
     json values = json::array();
     for (double x : gr.values) values.push_back(num(x));
-    gj["gates"].push_back({{"values", values}, {"bar", gr.bar}, {"passed", gr.passed}, {"pass", gr.pass},
-                           {"baseline", gr.base ? json(*gr.base) : json(nullptr)}, {"note", gr.note}});
+    gj["gates"].push_back({{"values", values},
+                           {"bar", gr.bar},
+                           {"passed", gr.passed},
+                           {"pass", gr.pass},
+                           {"baseline", gr.base ? json(*gr.base) : json(nullptr)},
+                           {"note", gr.note}});
   }
   return gj;
 }
 
 void put_check(std::string& out, const CheckVerdict& v, const AcceptOutcome& o, int depth) {
   const Check& c = *v.check;
-  json cj{{"name", c.name}, {"collective", c.series()}, {"dtype", c.io ? "-" : info(c.dtype).name},
-          {"op", c.reduces() ? std::string(name(c.op)) : "-"}, {"backend", c.io ? "io" : setting_name(c.backend)},
-          {"path", setting_name(c.path)}, {"pattern", name(c.pattern)}, {"sizes", c.sizes}, {"repeats", c.repeats},
-          {"pass_repeats", c.pass_repeats}, {"pass", v.pass}, {"findings", v.findings}, {"line", c.line},
-          {"rounds", v.rounds}, {"wall_s", v.wall_s}};
+  json cj{{"name", c.name},
+          {"collective", c.series()},
+          {"dtype", c.io ? "-" : info(c.dtype).name},
+          {"op", c.reduces() ? std::string(name(c.op)) : "-"},
+          {"backend", c.io ? "io" : setting_name(c.backend)},
+          {"path", setting_name(c.path)},
+          {"pattern", name(c.pattern)},
+          {"sizes", c.sizes},
+          {"repeats", c.repeats},
+          {"pass_repeats", c.pass_repeats},
+          {"pass", v.pass},
+          {"findings", v.findings},
+          {"line", c.line},
+          {"rounds", v.rounds},
+          {"wall_s", v.wall_s}};
   cj["gates"] = json::array();
-  for (const Gate& g : c.gates) cj["gates"].push_back({{"describe", g.describe()}, {"metric", name(g.metric)}, {"at_bytes", g.at_bytes}, {"line", g.line}});
+  for (const Gate& g : c.gates)
+    cj["gates"].push_back(
+        {{"describe", g.describe()}, {"metric", name(g.metric)}, {"at_bytes", g.at_bytes}, {"line", g.line}});
   cj["references"] = json::array();
   for (int n : v.suspects.references) cj["references"].push_back(o.hosts[static_cast<std::size_t>(n)]);
   cj["references_presumed"] = v.suspects.presumed;
@@ -395,8 +432,14 @@ void put_check(std::string& out, const CheckVerdict& v, const AcceptOutcome& o, 
   streamed.emplace_back("node_verdicts", [&v](std::string& s, int d) {
     put_array(s, v.nodes.size(), d, [&](std::size_t i, int dd) {
       const NodeVerdict& n = v.nodes[i];
-      put(s, json{{"node", n.host}, {"status", name(n.status)}, {"groups", n.groups}, {"groups_passed", n.groups_passed},
-                  {"reason", n.reason}, {"margin", num(n.margin)}}, dd);
+      put(s,
+          json{{"node", n.host},
+               {"status", name(n.status)},
+               {"groups", n.groups},
+               {"groups_passed", n.groups_passed},
+               {"reason", n.reason},
+               {"margin", num(n.margin)}},
+          dd);
     });
   });
   if (c.pattern == GroupPattern::pairwise || c.pattern == GroupPattern::ring)
@@ -427,7 +470,10 @@ std::string accept_to_json(const AcceptOutcome& o) {
   json j;
   j["ccbench_accept"] = 1;
   j["spec"] = {{"file", o.spec->file}, {"name", o.spec->name}, {"description", o.spec->description}};
-  j["verdict"] = !o.finished ? "incomplete" : o.exit_code() == 0 ? "accepted" : o.exit_code() == 1 ? "rejected" : "error";
+  j["verdict"] = !o.finished          ? "incomplete"
+                 : o.exit_code() == 0 ? "accepted"
+                 : o.exit_code() == 1 ? "rejected"
+                                      : "error";
   j["exit_code"] = o.exit_code();
   j["started_at"] = o.started_at;
   j["simulated"] = o.simulated.empty() ? json(nullptr) : json(o.simulated);
@@ -438,9 +484,11 @@ std::string accept_to_json(const AcceptOutcome& o) {
   j["engine"] = o.engine;
   j["actions"] = o.actions;
   std::string out = "{";
-  put_members(out, j, {{"checks", [&](std::string& s, int d) {
-                          put_array(s, o.checks.size(), d, [&](std::size_t i, int dd) { put_check(s, o.checks[i], o, dd); });
-                        }}},
+  put_members(out, j,
+              {{"checks",
+                [&](std::string& s, int d) {
+                  put_array(s, o.checks.size(), d, [&](std::size_t i, int dd) { put_check(s, o.checks[i], o, dd); });
+                }}},
               1);
   out += "}\n";
   return out;

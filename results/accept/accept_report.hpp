@@ -12,7 +12,7 @@ namespace ccb {
 
 struct AcceptOutcome {
   const AcceptSpec* spec = nullptr;
-  std::vector<std::string> hosts;     // node index -> host name
+  std::vector<std::string> hosts;  // node index -> host name
   std::vector<int> ranks_per_node;
   std::vector<CheckVerdict> checks;
   std::vector<std::string> run_errors;  // groups that could not run (exit 2)

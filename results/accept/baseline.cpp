@@ -51,13 +51,16 @@ GateBaselines load_gate_baselines(const AcceptSpec& spec) {
   return loaded;
 }
 
-std::optional<double> baseline_median(const GateBaselines& loaded, const Check& c, const Gate& g, int ranks, int nodes) {
+std::optional<double> baseline_median(const GateBaselines& loaded, const Check& c, const Gate& g, int ranks,
+                                      int nodes) {
   const auto it = loaded.find(g.baseline);
   if (it == loaded.end()) return std::nullopt;
   const BaselineEntry* e = it->second.find(c.series(), c.io ? "-" : std::string(info(c.dtype).name),
                                            c.reduces() ? std::string(name(c.op)) : "-", ranks, nodes, g.at_bytes);
   if (!e) return std::nullopt;
-  return g.metric == Metric::busbw ? e->busbw_gbps.median : g.metric == Metric::algbw ? e->algbw_gbps.median : e->time_us.median;
+  return g.metric == Metric::busbw   ? e->busbw_gbps.median
+         : g.metric == Metric::algbw ? e->algbw_gbps.median
+                                     : e->time_us.median;
 }
 
 BaselineMetric summarize_runs(std::vector<double> values) {
@@ -72,8 +75,7 @@ BaselineMetric summarize_runs(std::vector<double> values) {
     const double d = std::fabs(values[i] - med);
     if (values.size() >= 3 && d > kOutlierMads * 1.4826 * mad && d > kOutlierMinFraction * std::fabs(med))
       m.outliers.push_back(i);
-    else
-      kept.push_back(values[i]);
+    else kept.push_back(values[i]);
   }
   m.median = median_of(kept);
   return m;
@@ -124,9 +126,15 @@ std::string baseline_to_json(const Baseline& b) {
   j["runs"] = b.runs;
   j["entries"] = nlohmann::json::array();
   for (const BaselineEntry& e : b.entries)
-    j["entries"].push_back({{"collective", e.collective}, {"dtype", e.dtype}, {"op", e.op}, {"ranks", e.ranks},
-                            {"nodes", e.nodes}, {"bytes", e.bytes}, {"runs", e.runs},
-                            {"busbw_gbps", metric_json(e.busbw_gbps)}, {"algbw_gbps", metric_json(e.algbw_gbps)},
+    j["entries"].push_back({{"collective", e.collective},
+                            {"dtype", e.dtype},
+                            {"op", e.op},
+                            {"ranks", e.ranks},
+                            {"nodes", e.nodes},
+                            {"bytes", e.bytes},
+                            {"runs", e.runs},
+                            {"busbw_gbps", metric_json(e.busbw_gbps)},
+                            {"algbw_gbps", metric_json(e.algbw_gbps)},
                             {"time_us", metric_json(e.time_us)}});
   return json_text(j, 1) + "\n";
 }
@@ -158,7 +166,8 @@ Baseline load_baseline(const std::string& path) {
         if (r >= b.runs.size()) throw std::runtime_error(fmt::format("runs names run {} of {}", r, b.runs.size()));
       for (const BaselineMetric* m : {&x.busbw_gbps, &x.algbw_gbps, &x.time_us})
         for (std::size_t i : m->outliers)
-          if (i >= m->values.size()) throw std::runtime_error(fmt::format("outlier {} of {} values", i, m->values.size()));
+          if (i >= m->values.size())
+            throw std::runtime_error(fmt::format("outlier {} of {} values", i, m->values.size()));
       b.entries.push_back(std::move(x));
     }
   } catch (const UsageError&) {

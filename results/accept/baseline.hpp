@@ -26,7 +26,7 @@ inline constexpr const char* kOutlierRule =
 
 struct BaselineMetric {
   double median = 0;
-  std::vector<double> values;  // one per run that has the point, in run order
+  std::vector<double> values;         // one per run that has the point, in run order
   std::vector<std::size_t> outliers;  // indices into values (and BaselineEntry::runs)
 };
 

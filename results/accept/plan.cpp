@@ -86,7 +86,8 @@ std::optional<PlannedRound> CheckPlan::next() {
     for (const GroupVerdict& g : verdict_.second)
       if (g.pass) cleared.insert(g.run.nodes.begin(), g.run.nodes.end());
     for (const GroupVerdict& g : verdict_.first) {
-      if (!pairs || g.pass || g.run.nodes.size() != 2 || !cleared.count(g.run.nodes[0]) || !cleared.count(g.run.nodes[1]))
+      if (!pairs || g.pass || g.run.nodes.size() != 2 || !cleared.count(g.run.nodes[0]) ||
+          !cleared.count(g.run.nodes[1]))
         continue;
       pack(retest_rounds_, g.run.nodes);
     }
@@ -104,7 +105,8 @@ std::optional<PlannedRound> CheckPlan::next() {
     round_role_ = GroupRole::reconfirm;
     ++reconfirm_next_;
   } else if (retest_next_ < retest_rounds_.size()) {
-    r = {retest_rounds_[retest_next_], 2, static_cast<int>(second_rounds_.size() + reconfirm_rounds_.size() + retest_next_)};
+    r = {retest_rounds_[retest_next_], 2,
+         static_cast<int>(second_rounds_.size() + reconfirm_rounds_.size() + retest_next_)};
     round_role_ = GroupRole::pair_retest;
     ++retest_next_;
   } else {
@@ -172,7 +174,8 @@ std::vector<NodeGroup> CheckPlan::split(const NodeGroup& g) const {
     }
   }
   const std::size_t half = g.size() / 2;
-  return {NodeGroup(g.begin(), g.begin() + static_cast<long>(half)), NodeGroup(g.begin() + static_cast<long>(half), g.end())};
+  return {NodeGroup(g.begin(), g.begin() + static_cast<long>(half)),
+          NodeGroup(g.begin() + static_cast<long>(half), g.end())};
 }
 
 int CheckPlan::reference_for(int subject, const std::set<int>& busy, int skip) const {
@@ -299,7 +302,8 @@ std::optional<PlannedRound> CheckPlan::next_bisect() {
   }
   if (running_.empty()) {
     for (const Item& it : queue_)
-      if (std::find(unconfirmed_.begin(), unconfirmed_.end(), it.subject) == unconfirmed_.end()) unconfirmed_.push_back(it.subject);
+      if (std::find(unconfirmed_.begin(), unconfirmed_.end(), it.subject) == unconfirmed_.end())
+        unconfirmed_.push_back(it.subject);
     queue_.clear();
     return std::nullopt;
   }
@@ -341,7 +345,8 @@ void CheckPlan::record_bisect(const std::vector<GroupVerdict>& judged) {
       } else {
         verdict_.findings.push_back(fmt::format(
             "the group of {} nodes fails as a whole ({}; twice) while each half passes: not a single node or link; "
-            "suspect the fabric at this scale (e.g. a spine or uplink)", it.nodes.size(), g->reason));
+            "suspect the fabric at this scale (e.g. a spine or uplink)",
+            it.nodes.size(), g->reason));
         fabric_problem_ = true;
       }
     } else if (it.role == GroupRole::confirm || it.role == GroupRole::reconfirm) {
@@ -374,7 +379,8 @@ void CheckPlan::record_bisect(const std::vector<GroupVerdict>& judged) {
     for (int n : g) {
       const bool bad = std::find(defective_.begin(), defective_.end(), n) != defective_.end() ||
                        std::find(unconfirmed_.begin(), unconfirmed_.end(), n) != unconfirmed_.end();
-      const bool clear = confirm_pass_[static_cast<std::size_t>(n)] >= 0 || (cleared_.count(n) && confirm_fail_[static_cast<std::size_t>(n)].empty());
+      const bool clear = confirm_pass_[static_cast<std::size_t>(n)] >= 0 ||
+                         (cleared_.count(n) && confirm_fail_[static_cast<std::size_t>(n)].empty());
       if (!bad && !clear) resolved = false;
       if (!clear) all_clear = false;
     }
@@ -405,7 +411,8 @@ CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
       NodeVerdict& nv = v.nodes[static_cast<std::size_t>(n)];
       ++nv.groups;
       nv.groups_passed += g.pass ? 1 : 0;
-      if (g.pass && (g.run.role == GroupRole::search || g.run.role == GroupRole::retest)) passed_in[static_cast<std::size_t>(n)] = &g;
+      if (g.pass && (g.run.role == GroupRole::search || g.run.role == GroupRole::retest))
+        passed_in[static_cast<std::size_t>(n)] = &g;
     }
   for (std::size_t n = 0; n < hosts.size(); ++n) {
     NodeVerdict& nv = v.nodes[n];
@@ -413,7 +420,8 @@ CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
       const GroupVerdict& g = v.first[static_cast<std::size_t>(confirm_pass_[n])];
       const int ref = g.run.nodes[0] == static_cast<int>(n) ? g.run.nodes[1] : g.run.nodes[0];
       nv.status = NodeStatus::cleared;
-      nv.reason = fmt::format("in a failing group, then passed with reference {} ({})", host(ref), margin_text(g.margin));
+      nv.reason =
+          fmt::format("in a failing group, then passed with reference {} ({})", host(ref), margin_text(g.margin));
     } else if (passed_in[n]) {
       const GroupVerdict& g = *passed_in[n];
       nv.status = NodeStatus::pass;
@@ -436,7 +444,8 @@ CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
       if (why.empty() || (std::isfinite(g.margin) && !(g.margin <= margin))) why = g.reason, margin = g.margin;
     }
     nv.margin = margin;
-    nv.reason = fmt::format("failed with references {}: {} ({})", name_list(refs, refs.size()), why, margin_text(margin));
+    nv.reason =
+        fmt::format("failed with references {}: {} ({})", name_list(refs, refs.size()), why, margin_text(margin));
     if (!quiet) {
       nv.status = NodeStatus::suspect;
       nv.reason += fmt::format("; {}", kNoisyFailure);
@@ -453,8 +462,10 @@ CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
   }
   v.links = links_;
   for (const auto& [a, b] : links_) {
-    v.findings.push_back(fmt::format("link {} - {}: the pair fails, again when re-tested, while both nodes pass with "
-                                     "references: suspect the link or path between them", host(a), host(b)));
+    v.findings.push_back(
+        fmt::format("link {} - {}: the pair fails, again when re-tested, while both nodes pass with "
+                    "references: suspect the link or path between them",
+                    host(a), host(b)));
   }
   for (std::size_t idx : noise_) {
     const Tested& t = tested_[idx];
@@ -469,8 +480,10 @@ CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
     for (int d : defective_) ++per[switches_[static_cast<std::size_t>(d)]].second;
     for (const auto& [sw, c] : per)
       if (c.first >= 2 && c.second == c.first)
-        v.findings.insert(v.findings.begin(), fmt::format("switch {}: all its {} nodes are defective: suspect the switch "
-                                                          "(or its uplink), not the nodes", sw, c.first));
+        v.findings.insert(v.findings.begin(),
+                          fmt::format("switch {}: all its {} nodes are defective: suspect the switch "
+                                      "(or its uplink), not the nodes",
+                                      sw, c.first));
   }
   v.pass = defective_.empty() && unconfirmed_.empty() && links_.empty() && !fabric_problem_;
   return v;

@@ -35,8 +35,8 @@ class CheckPlan {
   struct Item {
     NodeGroup nodes;
     GroupRole role = GroupRole::none;
-    int subject = -1;       // confirm / re-confirm: the node under test
-    int parent = -1;        // search: index of the failing group it came from (in tested_)
+    int subject = -1;  // confirm / re-confirm: the node under test
+    int parent = -1;   // search: index of the failing group it came from (in tested_)
   };
   struct Tested {
     Item item;
@@ -73,11 +73,11 @@ class CheckPlan {
   std::vector<Item> queue_;
   std::vector<Item> running_;
   std::vector<Tested> tested_;
-  std::set<int> cleared_;                 // in a group that passed, or confirmed with a reference
-  std::vector<int> defective_;            // failed with two references
-  std::vector<int> unconfirmed_;          // failed, no reference to confirm with
-  std::vector<std::pair<int, int>> links_;         // a pair failing twice, both ends clearing with others
-  std::vector<std::size_t> noise_;        // tested_ indices: failed once, passed on re-test
+  std::set<int> cleared_;                       // in a group that passed, or confirmed with a reference
+  std::vector<int> defective_;                  // failed with two references
+  std::vector<int> unconfirmed_;                // failed, no reference to confirm with
+  std::vector<std::pair<int, int>> links_;      // a pair failing twice, both ends clearing with others
+  std::vector<std::size_t> noise_;              // tested_ indices: failed once, passed on re-test
   std::vector<std::vector<int>> confirm_fail_;  // per node: tested_ indices of failing confirmations
   std::vector<int> confirm_pass_;               // per node: tested_ index of its passing confirmation (-1)
   std::vector<std::size_t> pending_pairs_;      // failing pairs waiting for their members' confirmations

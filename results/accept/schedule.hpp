@@ -8,7 +8,7 @@
 
 namespace ccb {
 
-using NodeGroup = std::vector<int>;     // node indices, ascending
+using NodeGroup = std::vector<int>;  // node indices, ascending
 using Round = std::vector<NodeGroup>;
 
 // all: one group of every node. per-node: every node alone, one round.

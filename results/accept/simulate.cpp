@@ -49,11 +49,15 @@ Healthy healthy(const Check& c, const ClusterModel& m, std::size_t bytes, int ra
 double healthy_miss_probability(const Check& c, const ClusterModel& m, const Gate& g, int ranks,
                                 const BaselineLookup& baseline) {
   if (g.population) return std::nan("");
-  const std::optional<double> base = g.baseline.empty() ? std::optional<double>(0) : baseline ? baseline(c, g, ranks, ranks) : std::nullopt;
+  const std::optional<double> base = g.baseline.empty() ? std::optional<double>(0)
+                                     : baseline         ? baseline(c, g, ranks, ranks)
+                                                        : std::nullopt;
   if (!base) return std::nan("");
   const Healthy h = healthy(c, m, g.at_bytes, ranks, baseline);
   const double factor = ranks > 1 && c.collective ? bus_factor(*c.collective, ranks) : 1.0;
-  const double value = g.metric == Metric::busbw ? h.busbw_gbps : g.metric == Metric::algbw ? h.busbw_gbps / factor : h.time_us;
+  const double value = g.metric == Metric::busbw   ? h.busbw_gbps
+                       : g.metric == Metric::algbw ? h.busbw_gbps / factor
+                                                   : h.time_us;
   const double bar = g.bar(*base);
   const double need = higher_is_better(g.metric) ? bar / value : value / bar;  // e must reach this
   if (m.noise_cv == 0) return need > 1 ? 1 : 0;
@@ -91,11 +95,12 @@ void add_simulation_findings(const Check& c, const ClusterModel& m, const Baseli
     false_links += it == m.link_factor.end() || it->second >= threshold;
   }
   if (made > 0 || !false_named.empty() || false_links > 0) {
-    std::string text = made > 0 ? fmt::format("simulation against the model: {} of the {} nodes it makes defective named", found, made)
-                                : std::string("simulation against the model: it makes no node defective");
+    std::string text =
+        made > 0 ? fmt::format("simulation against the model: {} of the {} nodes it makes defective named", found, made)
+                 : std::string("simulation against the model: it makes no node defective");
     if (!false_named.empty())
-      text += fmt::format("; {} healthy node{} named defective ({})", false_named.size(), false_named.size() == 1 ? "" : "s",
-                          name_list(false_named));
+      text += fmt::format("; {} healthy node{} named defective ({})", false_named.size(),
+                          false_named.size() == 1 ? "" : "s", name_list(false_named));
     if (false_links > 0) text += fmt::format("; {} healthy link{} blamed", false_links, false_links == 1 ? "" : "s");
     // A verdict the model contradicts comes first; one it confirms, last.
     if (found < made || !false_named.empty() || false_links > 0) said.push_back(text);
@@ -152,8 +157,9 @@ ClusterModel parse_cluster(const std::string& text, const std::string& file) {
   using yamlf::key_path;
   const YAML::Node root = yamlf::parse_text(text, file);
   if (!root.IsMap()) fail(file, root, "(top level)", "expected a mapping (nodes: N, defective: ..., noise_cv: ...)");
-  yamlf::check_keys(file, root, "", {"nodes", "defective", "defective_links", "defective_switches", "nodes_per_switch",
-                                     "noise_cv", "healthy_margin", "test_time_s", "seed"});
+  yamlf::check_keys(file, root, "",
+                    {"nodes", "defective", "defective_links", "defective_switches", "nodes_per_switch", "noise_cv",
+                     "healthy_margin", "test_time_s", "seed"});
   if (!root["nodes"]) fail(file, root, "nodes", "missing (how many nodes the cluster has)");
   const int n = static_cast<int>(yamlf::number(file, root, "", "nodes", 2, 1 << 17, true, true));
   const double seed = yamlf::number(file, root, "", "seed", 0, 9007199254740991.0, false, true);
@@ -177,7 +183,8 @@ ClusterModel parse_cluster(const std::string& text, const std::string& file) {
     if (!v.IsScalar()) fail(file, v, key, "expected a node name (node0001 ...)");
     const auto it = index_of.find(v.Scalar());
     if (it == index_of.end())
-      fail(file, v, key, fmt::format("'{}' is not a node of this cluster ({} ... {})", v.Scalar(), m.names.front(), m.names.back()));
+      fail(file, v, key,
+           fmt::format("'{}' is not a node of this cluster ({} ... {})", v.Scalar(), m.names.front(), m.names.back()));
     return it->second;
   };
   const auto factor_of = [&](const YAML::Node& map, const std::string& where) {
@@ -201,7 +208,8 @@ ClusterModel parse_cluster(const std::string& text, const std::string& file) {
     yamlf::check_keys(file, d, "defective_links", {"links", "factor"});
     const double f = factor_of(d, "defective_links");
     const YAML::Node list = d["links"];
-    if (!list || !list.IsSequence()) fail(file, list ? list : d, "defective_links.links", "expected a list of [node, node] pairs");
+    if (!list || !list.IsSequence())
+      fail(file, list ? list : d, "defective_links.links", "expected a list of [node, node] pairs");
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string key = fmt::format("defective_links.links[{}]", i);
       if (!list[i].IsSequence() || list[i].size() != 2) fail(file, list[i], key, "expected a pair [node, node]");
@@ -212,14 +220,18 @@ ClusterModel parse_cluster(const std::string& text, const std::string& file) {
   }
   if (const YAML::Node d = root["defective_switches"]) {
     yamlf::check_keys(file, d, "defective_switches", {"switches", "factor"});
-    if (m.switch_of.empty()) fail(file, d, "defective_switches", "needs nodes_per_switch (the switches' names come from it)");
+    if (m.switch_of.empty())
+      fail(file, d, "defective_switches", "needs nodes_per_switch (the switches' names come from it)");
     const double f = factor_of(d, "defective_switches");
     const YAML::Node list = d["switches"];
-    if (!list || !list.IsSequence()) fail(file, list ? list : d, "defective_switches.switches", "expected a list of switch names");
+    if (!list || !list.IsSequence())
+      fail(file, list ? list : d, "defective_switches.switches", "expected a list of switch names");
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string key = fmt::format("defective_switches.switches[{}]", i);
-      if (!list[i].IsScalar() || std::find(m.switch_of.begin(), m.switch_of.end(), list[i].Scalar()) == m.switch_of.end())
-        fail(file, list[i], key, fmt::format("not a switch of this cluster ({} ... {})", m.switch_of.front(), m.switch_of.back()));
+      if (!list[i].IsScalar() ||
+          std::find(m.switch_of.begin(), m.switch_of.end(), list[i].Scalar()) == m.switch_of.end())
+        fail(file, list[i], key,
+             fmt::format("not a switch of this cluster ({} ... {})", m.switch_of.front(), m.switch_of.back()));
       m.switch_factor[list[i].Scalar()] = f;
     }
   }

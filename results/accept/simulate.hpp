@@ -16,14 +16,15 @@ namespace ccb {
 
 struct ClusterModel {
   std::string file;
-  std::vector<std::string> names;     // node0001, ...
-  std::vector<double> node_factor;    // 1 healthy; 0.3: 30% of healthy bandwidth
+  std::vector<std::string> names;                     // node0001, ...
+  std::vector<double> node_factor;                    // 1 healthy; 0.3: 30% of healthy bandwidth
   std::map<std::pair<int, int>, double> link_factor;  // (a < b)
   std::vector<std::string> switch_of;                 // empty: no switches
   std::map<std::string, double> switch_factor;
-  double noise_cv = 0;         // coefficient of variation of every measurement
+  double noise_cv = 0;           // coefficient of variation of every measurement
   double healthy_margin = 0.25;  // a healthy group measures its gate's bar x (1 + margin)
-  double test_fixed_s = 30, test_per_doubling_s = 0;  // time of one repeat of a group of g nodes: fixed + per_doubling x log2(g)
+  double test_fixed_s = 30,
+         test_per_doubling_s = 0;  // time of one repeat of a group of g nodes: fixed + per_doubling x log2(g)
   std::uint64_t seed = 1;
 
   int nodes() const { return static_cast<int>(names.size()); }
@@ -60,6 +61,7 @@ GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& 
 
 // One check through CheckPlan and judge_round against the model, as a real
 // run judges it; wall_s is simulated.
-CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng, const SimulatedSpec& spec = {});
+CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng,
+                            const SimulatedSpec& spec = {});
 
 }  // namespace ccb

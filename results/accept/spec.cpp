@@ -27,8 +27,10 @@ std::string Gate::describe() const {
   const char* cmp = higher_is_better(metric) ? ">=" : "<=";
   const std::string at = "at " + format_size(at_bytes);
   if (population)
-    return fmt::format("{} {} {:g} x the median of this check's groups of the same size (or 3 MADs, whichever is "
-                       "further) {}", name(metric), cmp, higher_is_better(metric) ? 1 - max_drop : 1 + max_drop, at);
+    return fmt::format(
+        "{} {} {:g} x the median of this check's groups of the same size (or 3 MADs, whichever is "
+        "further) {}",
+        name(metric), cmp, higher_is_better(metric) ? 1 - max_drop : 1 + max_drop, at);
   if (relative())
     return fmt::format("{} {} {:g} x baseline median ({} {:g}%) {}", name(metric), cmp,
                        higher_is_better(metric) ? 1 - max_drop : 1 + max_drop, higher_is_better(metric) ? "-" : "+",
@@ -60,13 +62,16 @@ Gate parse_gate(const std::string& file, const YAML::Node& g, const std::string&
   gate.line = g.Mark().line + 1;
   const std::string metric = yamlf::text(file, g, where, "metric", true);
   const std::optional<Metric> m = parse_setting<Metric>(metric);
-  if (!m) fail(file, g["metric"], key_path(where, "metric"), fmt::format("'{}' is unknown (allowed: {})", metric, allowed_settings<Metric>()));
+  if (!m)
+    fail(file, g["metric"], key_path(where, "metric"),
+         fmt::format("'{}' is unknown (allowed: {})", metric, allowed_settings<Metric>()));
   gate.metric = *m;
   if (!g["at"]) fail(file, g, key_path(where, "at"), "missing (the size this gate judges)");
   gate.at_bytes = size_value(file, g["at"], key_path(where, "at"));
   bool listed = false;
   for (std::size_t s : c.sizes) listed = listed || s == gate.at_bytes;
-  if (!listed) fail(file, g["at"], key_path(where, "at"), fmt::format("{} B is not one of the check's sizes", gate.at_bytes));
+  if (!listed)
+    fail(file, g["at"], key_path(where, "at"), fmt::format("{} B is not one of the check's sizes", gate.at_bytes));
   const bool busbw_like = higher_is_better(gate.metric);
   gate.min = yamlf::number(file, g, where, "min", 0, 1e9, false);
   gate.max = yamlf::number(file, g, where, "max", 0, 1e12, false);
@@ -82,12 +87,14 @@ Gate parse_gate(const std::string& file, const YAML::Node& g, const std::string&
     fail(file, g["max_drop"], key_path(where, "max_drop"), "needs baseline: FILE");
   }
   if (g["population"]) {
-    if (g["baseline"]) fail(file, g["population"], key_path(where, "population"), "give baseline or population, not both");
+    if (g["baseline"])
+      fail(file, g["population"], key_path(where, "population"), "give baseline or population, not both");
     gate.population = true;
     gate.max_drop = yamlf::number(file, g, where, "population", 0, 0.99, true);
   }
   const int given = !std::isnan(gate.min) + !std::isnan(gate.max) + gate.relative();
-  if (given != 1) fail(file, g, where, "give exactly one of min (bandwidth floor), max (time ceiling), baseline, population");
+  if (given != 1)
+    fail(file, g, where, "give exactly one of min (bandwidth floor), max (time ceiling), baseline, population");
   if (!std::isnan(gate.min) && !busbw_like)
     fail(file, g["min"], key_path(where, "min"), "a floor applies to busbw or algbw; time takes max");
   if (!std::isnan(gate.max) && busbw_like)
@@ -105,7 +112,8 @@ Gate parse_gate(const std::string& file, const YAML::Node& g, const std::string&
 // (the pattern's name is checked by the accept command, which knows them).
 IoCheck parse_io_check(const std::string& file, const YAML::Node& n, const std::string& where) {
   if (!n.IsMap()) fail(file, n, where, "expected a mapping such as {dir: /scratch, pattern: checkpoint}");
-  yamlf::check_keys(file, n, where, {"dir", "pattern", "file_size", "files", "qd", "threads", "direct", "shared_file", "engine"});
+  yamlf::check_keys(file, n, where,
+                    {"dir", "pattern", "file_size", "files", "qd", "threads", "direct", "shared_file", "engine"});
   IoCheck io;
   io.dir = yamlf::text(file, n, where, "dir", true);
   if (n["pattern"]) io.pattern = yamlf::text(file, n, where, "pattern");
@@ -129,17 +137,21 @@ IoCheck parse_io_check(const std::string& file, const YAML::Node& n, const std::
 
 Check parse_check(const std::string& file, const YAML::Node& n, const std::string& where,
                   const std::filesystem::path& folder) {
-  yamlf::check_keys(file, n, where,
-                    {"name", "collective", "io", "backend", "memory", "path", "dtype", "op", "sizes", "iterations", "warmup",
-                     "gpus_per_process", "repeats", "pass", "pattern", "second_pass", "timeout_s", "step_timeout_s", "gates"});
+  yamlf::check_keys(
+      file, n, where,
+      {"name", "collective", "io", "backend", "memory", "path", "dtype", "op", "sizes", "iterations", "warmup",
+       "gpus_per_process", "repeats", "pass", "pattern", "second_pass", "timeout_s", "step_timeout_s", "gates"});
   Check c;
   c.line = n.Mark().line + 1;
   c.name = yamlf::text(file, n, where, "name", true);
   if (c.name.empty() || c.name.size() > 64 ||
-      c.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos)
+      c.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+          std::string::npos)
     fail(file, n["name"], key_path(where, "name"), "1 to 64 letters, digits, '.', '_' or '-' (it names files)");
   if (c.name.front() == '.')
-    fail(file, n["name"], key_path(where, "name"), fmt::format("'{}' starts with '.'; it names a folder (raw/NAME), so '.', '..' and hidden names are refused", c.name));
+    fail(file, n["name"], key_path(where, "name"),
+         fmt::format("'{}' starts with '.'; it names a folder (raw/NAME), so '.', '..' and hidden names are refused",
+                     c.name));
   if (n["io"]) {
     c.io = parse_io_check(file, n["io"], key_path(where, "io"));
     for (const char* k : {"collective", "backend", "memory", "path", "dtype", "op", "gpus_per_process"})
@@ -147,14 +159,18 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
   } else {
     const std::string coll = yamlf::text(file, n, where, "collective", true);
     c.collective = find_collective(coll);
-    if (!c.collective) fail(file, n["collective"], key_path(where, "collective"), fmt::format("'{}' is not a collective (ccbench list)", coll));
+    if (!c.collective)
+      fail(file, n["collective"], key_path(where, "collective"),
+           fmt::format("'{}' is not a collective (ccbench list)", coll));
   }
   // A setting word, or "'x' is unknown (allowed: ...)" at its line.
   const auto word = [&]<class E>(const char* key, E& out) {
     if (!n[key]) return;
     const std::string text = yamlf::text(file, n, where, key);
     const auto v = parse_setting<E>(text);
-    if (!v) fail(file, n[key], key_path(where, key), fmt::format("'{}' is unknown (allowed: {})", text, allowed_settings<E>()));
+    if (!v)
+      fail(file, n[key], key_path(where, key),
+           fmt::format("'{}' is unknown (allowed: {})", text, allowed_settings<E>()));
     out = *v;
   };
   word("backend", c.backend);
@@ -174,7 +190,9 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
   if (n["dtype"]) {
     const std::string d = yamlf::text(file, n, where, "dtype");
     const auto dt = parse_dtype(d);
-    if (!dt) fail(file, n["dtype"], key_path(where, "dtype"), fmt::format("'{}' is not a dtype (float, bfloat16, half, ...)", d));
+    if (!dt)
+      fail(file, n["dtype"], key_path(where, "dtype"),
+           fmt::format("'{}' is not a dtype (float, bfloat16, half, ...)", d));
     c.dtype = *dt;
   }
   if (n["op"]) {
@@ -206,7 +224,8 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
   c.repeats = whole("repeats", 1, 1000, 1);
   c.pass_repeats = whole("pass", 1, 1000, c.repeats);
   if (c.pass_repeats > c.repeats)
-    fail(file, n["pass"], key_path(where, "pass"), fmt::format("{} of {} repeats cannot pass", c.pass_repeats, c.repeats));
+    fail(file, n["pass"], key_path(where, "pass"),
+         fmt::format("{} of {} repeats cannot pass", c.pass_repeats, c.repeats));
   if (n["pattern"]) {
     const std::string p = yamlf::text(file, n, where, "pattern");
     const std::optional<GroupPattern> pattern = parse_setting<GroupPattern>(p);
@@ -217,7 +236,8 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
   }
   if (n["second_pass"]) {
     const std::string v = yamlf::text(file, n, where, "second_pass");
-    if (v != "true" && v != "false") fail(file, n["second_pass"], key_path(where, "second_pass"), "expected true or false");
+    if (v != "true" && v != "false")
+      fail(file, n["second_pass"], key_path(where, "second_pass"), "expected true or false");
     c.second_pass = v == "true";
   }
   const double t = yamlf::number(file, n, where, "timeout_s", 1, 86400, false);
@@ -235,9 +255,11 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
   const bool peers_only = std::all_of(c.gates.begin(), c.gates.end(), [](const Gate& g) { return g.population; });
   if (peers_only && (c.pattern == GroupPattern::all || c.pattern == GroupPattern::bisect))
     fail(file, gates, key_path(where, "gates"),
-         fmt::format("pattern {} measures one group of every node first, which population gates cannot judge (they compare "
-                     "3 or more groups of the same size): add a min, max or baseline gate, or use pattern pairwise, ring or per-node",
-                     name(c.pattern)));
+         fmt::format(
+             "pattern {} measures one group of every node first, which population gates cannot judge (they compare "
+             "3 or more groups of the same size): add a min, max or baseline gate, or use pattern pairwise, ring or "
+             "per-node",
+             name(c.pattern)));
   return c;
 }
 
@@ -286,15 +308,17 @@ AcceptSpec parse_spec(const std::string& text, const std::string& file) {
     const std::string where = fmt::format("checks[{}]", i);
     Check c = parse_check(file, checks[i], where, folder);
     for (const Check& other : spec.checks)
-      if (other.name == c.name) fail(file, checks[i]["name"], key_path(where, "name"), fmt::format("'{}' is used twice", c.name));
+      if (other.name == c.name)
+        fail(file, checks[i]["name"], key_path(where, "name"), fmt::format("'{}' is used twice", c.name));
     // NCCL and Open MPI read their path settings once per process.
     std::optional<PathRequest>& first = c.backend == BackendKind::nccl ? nccl_path : mpi_path;
     if (!first) first = c.path;
     else if (*first != c.path)
       fail(file, checks[i]["path"] ? checks[i]["path"] : checks[i], key_path(where, "path"),
            fmt::format("'{}' differs from an earlier {} check's '{}': {} reads its path settings once per process, so "
-                       "one spec takes one {} path (split the spec)", setting_name(c.path), setting_name(c.backend),
-                       setting_name(*first), c.backend == BackendKind::nccl ? "NCCL" : "Open MPI", setting_name(c.backend)));
+                       "one spec takes one {} path (split the spec)",
+                       setting_name(c.path), setting_name(c.backend), setting_name(*first),
+                       c.backend == BackendKind::nccl ? "NCCL" : "Open MPI", setting_name(c.backend)));
     if (c.timeout_s == 0) c.timeout_s = spec.timeout_s;
     if (c.step_timeout_s == 0) c.step_timeout_s = spec.step_timeout_s;
     if (c.step_timeout_s == 0) c.step_timeout_s = (c.repeats + 1) * c.timeout_s + 60;
@@ -303,9 +327,7 @@ AcceptSpec parse_spec(const std::string& text, const std::string& file) {
   return spec;
 }
 
-AcceptSpec load_spec(const std::string& path) {
-  return parse_spec(yamlf::read_text(path), path);
-}
+AcceptSpec load_spec(const std::string& path) { return parse_spec(yamlf::read_text(path), path); }
 #else
 AcceptSpec parse_spec(const std::string&, const std::string& file) {
   throw UsageError(fmt::format("{}: acceptance specs need yaml-cpp; this ccbench was built without it", file));

@@ -94,8 +94,8 @@ struct Check {
 
 struct AcceptSpec {
   std::string file, name, description;
-  double timeout_s = 300;  // default per-operation watchdog of every check
-  double step_timeout_s = 0;  // default step bound of every check (0: derived per check)
+  double timeout_s = 300;                        // default per-operation watchdog of every check
+  double step_timeout_s = 0;                     // default step bound of every check (0: derived per check)
   std::map<std::string, std::string> switch_of;  // host -> switch (spec key switches:), may be empty
   std::vector<Check> checks;
 };

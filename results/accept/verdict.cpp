@@ -10,17 +10,17 @@
 #include "common/sizes.hpp"
 #include "results/stats.hpp"
 
-
 namespace ccb {
 namespace {
 
 // Which pattern names the culprit of a failing group of n nodes fastest.
 std::string localise_advice(std::size_t n) {
   if (n <= 4) return fmt::format("run pattern pairwise to find it ({} rounds)", n - 1);
-  return fmt::format("run pattern bisect to find it (about {} rounds for one bad node, each adding a few per further "
-                     "one; pairwise needs {} rounds at this size)", 2 * static_cast<int>(std::ceil(std::log2(static_cast<double>(n)))), n - 1);
+  return fmt::format(
+      "run pattern bisect to find it (about {} rounds for one bad node, each adding a few per further "
+      "one; pairwise needs {} rounds at this size)",
+      2 * static_cast<int>(std::ceil(std::log2(static_cast<double>(n)))), n - 1);
 }
-
 
 double metric_of(const MeasuredPoint& p, Metric m) {
   switch (m) {
@@ -78,8 +78,7 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
       else if (!gr.base)
         gr.note = fmt::format("{}: no baseline entry for {} {} {} ranks {} nodes {} at {} B", g.baseline,
                               check.series(), check.io ? "-" : info(check.dtype).name,
-                              check.reduces() ? name(check.op) : "-", run.ranks, nodes,
-                              g.at_bytes);
+                              check.reduces() ? name(check.op) : "-", run.ranks, nodes, g.at_bytes);
     }
     gr.bar = g.bar(gr.base.value_or(0));
     for (const RepeatResult& r : run.repeats) {
@@ -121,12 +120,13 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
       if (!gr.note.empty()) v.reason = gr.note;
       else if (!first_error.empty() && gr.passed == 0) v.reason = "run failed: " + first_error;
       else if (const double med = median_of(gr.values); !std::isfinite(med))
-        v.reason = fmt::format("{} not measured at {} (no repeat reported that size): {} of {} repeats passed, {} needed",
-                               name(g.metric), format_size(g.at_bytes), gr.passed, gr.values.size(), check.pass_repeats);
+        v.reason =
+            fmt::format("{} not measured at {} (no repeat reported that size): {} of {} repeats passed, {} needed",
+                        name(g.metric), format_size(g.at_bytes), gr.passed, gr.values.size(), check.pass_repeats);
       else
-        v.reason = fmt::format("{} {:.4g} {} (median) against a bar of {:.4g} at {}: {} of {} repeats passed, {} needed",
-                               name(g.metric), med, unit(g.metric), gr.bar, format_size(g.at_bytes), gr.passed,
-                               gr.values.size(), check.pass_repeats);
+        v.reason = fmt::format(
+            "{} {:.4g} {} (median) against a bar of {:.4g} at {}: {} of {} repeats passed, {} needed", name(g.metric),
+            med, unit(g.metric), gr.bar, format_size(g.at_bytes), gr.passed, gr.values.size(), check.pass_repeats);
     }
   }
   return v;
@@ -157,7 +157,8 @@ std::optional<double> Population::base(const Check& check, const Gate& g, int no
   const double spread = 3 * 1.4826 * median_of(dev);
   // bar = base x (1 -/+ max_drop) must be at least `spread` away from the median.
   const double f = higher_is_better(g.metric) ? 1 - g.max_drop : 1 + g.max_drop;
-  const double far = higher_is_better(g.metric) ? std::min(median * f, median - spread) : std::max(median * f, median + spread);
+  const double far =
+      higher_is_better(g.metric) ? std::min(median * f, median - spread) : std::max(median * f, median + spread);
   return far / f;
 }
 
@@ -227,8 +228,8 @@ void judge_whole_groups(CheckVerdict& v, const std::vector<std::string>& hosts) 
     if (again && again->pass) {
       // Failed once, passed when measured again: noise, not a verdict.
       ++v.noise_findings;
-      v.findings.push_back(fmt::format("{}: {} failed ({}) and passed when re-tested ({})", kNoiseFinding, names, g.reason,
-                                       margin_text(again->margin)));
+      v.findings.push_back(fmt::format("{}: {} failed ({}) and passed when re-tested ({})", kNoiseFinding, names,
+                                       g.reason, margin_text(again->margin)));
       for (int n : g.run.nodes) v.nodes[static_cast<std::size_t>(n)].reason = "failed once, passed when re-tested";
       continue;
     }
@@ -242,9 +243,10 @@ void judge_whole_groups(CheckVerdict& v, const std::vector<std::string>& hosts) 
       if (per_node) nv.margin = g.margin;
     }
     v.findings.push_back(per_node && noisy ? fmt::format("{} is a suspect: {}; {}", names, g.reason, kNoisyFailure)
-                         : per_node ? fmt::format("{} is defective: {}", names, g.reason)
-                                    : fmt::format("the group of all {} nodes failed ({}); one group cannot name a node: {}",
-                                                  g.run.nodes.size(), g.reason, localise_advice(g.run.nodes.size())));
+                         : per_node
+                             ? fmt::format("{} is defective: {}", names, g.reason)
+                             : fmt::format("the group of all {} nodes failed ({}); one group cannot name a node: {}",
+                                           g.run.nodes.size(), g.reason, localise_advice(g.run.nodes.size())));
   }
 }
 
@@ -311,8 +313,8 @@ void judge_failing_pairs(CheckVerdict& v, const std::set<int>& defective, const 
     if (both_cleared) v.links.emplace_back(g.run.nodes[0], g.run.nodes[1]);
     v.findings.push_back(both_cleared
                              ? fmt::format("pair {} fails ({}){} while both nodes pass with a reference: suspect the "
-                                           "link or path between them", names, g.reason,
-                                           again ? ", and again when re-tested," : "")
+                                           "link or path between them",
+                                           names, g.reason, again ? ", and again when re-tested," : "")
                              : fmt::format("pair {} fails ({}); not isolated to a node", names, g.reason));
   }
 }
@@ -347,9 +349,10 @@ void judge_nodes(CheckVerdict& v, const std::vector<std::string>& hosts) {
   judge_failing_pairs(v, defective, hosts);
   // The check passes when nothing was blamed: no node defective or left a
   // suspect, and every finding is noise that a re-test took back.
-  v.pass = std::none_of(v.nodes.begin(), v.nodes.end(), [](const NodeVerdict& n) {
-             return n.status == NodeStatus::defective || n.status == NodeStatus::suspect;
-           }) &&
+  v.pass = std::none_of(v.nodes.begin(), v.nodes.end(),
+                        [](const NodeVerdict& n) {
+                          return n.status == NodeStatus::defective || n.status == NodeStatus::suspect;
+                        }) &&
            v.findings.size() == v.noise_findings;
 }
 

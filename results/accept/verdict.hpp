@@ -60,7 +60,7 @@ struct GateResult {
   double bar = 0;              // what a value had to reach
   int passed = 0;              // repeats that reached it
   bool pass = false;
-  std::string note;            // why it could not be judged
+  std::string note;  // why it could not be judged
 };
 
 struct GroupVerdict {
@@ -151,12 +151,12 @@ struct CheckVerdict {
   std::vector<GroupVerdict> first, second;
   Suspects suspects;
   std::vector<NodeVerdict> nodes;
-  std::vector<std::string> findings;  // the culprits and problems, in words
-  std::size_t noise_findings = 0;     // of them, failures a re-test took back (they start with kNoiseFinding)
+  std::vector<std::string> findings;       // the culprits and problems, in words
+  std::size_t noise_findings = 0;          // of them, failures a re-test took back (they start with kNoiseFinding)
   std::vector<std::pair<int, int>> links;  // pairs blamed on what joins them (link or path), by node index
   bool pass = false;
-  int rounds = 0;      // rounds run (both passes)
-  double wall_s = 0;   // their wall time (simulated with --simulate)
+  int rounds = 0;     // rounds run (both passes)
+  double wall_s = 0;  // their wall time (simulated with --simulate)
 };
 
 // Node verdicts and findings from both passes (pairwise, ring, per-node,

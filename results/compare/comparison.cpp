@@ -118,10 +118,10 @@ std::string no_alignment_hint(const PairComparison& pc) {
   // sets share it), but no series matches on all together: say which field
   // to leave out would line series up.
   const auto same_except = [](const Series& a, const Series& b, unsigned skip) {
-    return a.collective == b.collective && (skip == kKeyDtype || a.dtype == b.dtype) && (skip == kKeyOp || a.op == b.op) &&
-           (skip == kKeyRanks || a.ranks == b.ranks) && (skip == kKeyNodes || a.nodes == b.nodes) &&
-           (skip == kKeyInPlace || a.in_place == b.in_place) && (skip == kKeyPath || a.path == b.path) &&
-           (skip == kKeyMemory || a.memory == b.memory);
+    return a.collective == b.collective && (skip == kKeyDtype || a.dtype == b.dtype) &&
+           (skip == kKeyOp || a.op == b.op) && (skip == kKeyRanks || a.ranks == b.ranks) &&
+           (skip == kKeyNodes || a.nodes == b.nodes) && (skip == kKeyInPlace || a.in_place == b.in_place) &&
+           (skip == kKeyPath || a.path == b.path) && (skip == kKeyMemory || a.memory == b.memory);
   };
   std::string would;
   for (unsigned f = 0; f < 7; ++f) {
@@ -147,7 +147,8 @@ CurveFacts curve_facts(const Series& s) {
   f.small_bytes = small.bytes;
   f.small_time_us = small.time_us;
   for (const SeriesPoint& p : s.points)
-    if (p.busbw_gbps > 0 && !(p.busbw_gbps <= f.peak_busbw_gbps)) f.peak_busbw_gbps = p.busbw_gbps, f.peak_bytes = p.bytes;
+    if (p.busbw_gbps > 0 && !(p.busbw_gbps <= f.peak_busbw_gbps))
+      f.peak_busbw_gbps = p.busbw_gbps, f.peak_bytes = p.bytes;
   if (std::isnan(f.peak_busbw_gbps)) return f;
   const double half = f.peak_busbw_gbps / 2;
   for (std::size_t i = 0; i < s.points.size(); ++i) {
@@ -185,8 +186,9 @@ Comparison compare_sets(std::vector<ResultSet> sets, const ComparisonOptions& op
     pc.other = k;
     pc.fields = base_fields & recorded_fields(c.sets[k]);
     const auto table_for = [&](std::size_t set) {
-      return c.chart_tables[set]->fields == pc.fields ? c.chart_tables[set]
-                                                      : std::make_shared<const SeriesTable>(build_series(c.sets[set], pc.fields));
+      return c.chart_tables[set]->fields == pc.fields
+                 ? c.chart_tables[set]
+                 : std::make_shared<const SeriesTable>(build_series(c.sets[set], pc.fields));
     };
     pc.base_table = table_for(options.baseline);
     pc.other_table = table_for(k);

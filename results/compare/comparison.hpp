@@ -25,8 +25,8 @@ struct AlignedPoint {
   std::uint64_t bytes = 0;
   const SeriesPoint* base = nullptr;
   const SeriesPoint* other = nullptr;
-  double busbw_ratio = kNaN;  // other / baseline (> 1: other moves more)
-  double time_ratio = kNaN;   // other / baseline (< 1: other is faster)
+  double busbw_ratio = kNaN;      // other / baseline (> 1: other moves more)
+  double time_ratio = kNaN;       // other / baseline (< 1: other is faster)
   std::optional<double> p_value;  // Mann-Whitney on per-iteration times, when both have samples
   bool significant() const { return !p_value || *p_value < alpha; }
   double alpha = 0.05;
@@ -59,8 +59,8 @@ struct SeriesComparison {
 };
 
 struct PairComparison {
-  std::size_t other = 0;  // index of the compared set
-  unsigned fields = 0;    // key fields used for this pair
+  std::size_t other = 0;                                       // index of the compared set
+  unsigned fields = 0;                                         // key fields used for this pair
   std::shared_ptr<const SeriesTable> base_table, other_table;  // shared with the chart tables when the keys agree
   std::vector<SeriesComparison> series;
   std::vector<const Series*> only_base, only_other;  // series that one side lacks entirely
@@ -71,8 +71,8 @@ struct PairComparison {
 struct Comparison {
   std::vector<ResultSet> sets;
   ComparisonOptions options;
-  std::vector<PairComparison> pairs;  // one per set other than the baseline
-  unsigned chart_fields = 0;          // key fields every set records, minus ignored ones
+  std::vector<PairComparison> pairs;                             // one per set other than the baseline
+  unsigned chart_fields = 0;                                     // key fields every set records, minus ignored ones
   std::vector<std::shared_ptr<const SeriesTable>> chart_tables;  // per set, aligned on chart_fields
   const ResultSet& baseline() const { return sets[options.baseline]; }
 };

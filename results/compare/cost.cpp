@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-
 #include <algorithm>
 #include <cmath>
 #include <span>
@@ -43,9 +42,9 @@ std::string text(const std::string& file, const YAML::Node& root, const char* ke
 }  // namespace
 
 CostProfile load_cost_profile(const std::string& path) {
-  const YAML::Node root = load_mapping(path, {"kind", "name", "currency", "price_per_gpu_hour", "price_per_node_hour",
-                                              "gpus_per_node", "capital_cost", "amortisation_years",
-                                              "yearly_operating_cost", "utilisation", "gpus", "transfer_cost_per_tb"});
+  const YAML::Node root = load_mapping(
+      path, {"kind", "name", "currency", "price_per_gpu_hour", "price_per_node_hour", "gpus_per_node", "capital_cost",
+             "amortisation_years", "yearly_operating_cost", "utilisation", "gpus", "transfer_cost_per_tb"});
   CostProfile c;
   c.file = path;
   c.kind = text(path, root, "kind");
@@ -56,7 +55,9 @@ CostProfile load_cost_profile(const std::string& path) {
   const auto line_of = [&](const char* key) { return root[key] ? root[key].Mark().line + 1 : 1; };
   const char* cloud_keys[] = {"price_per_gpu_hour", "price_per_node_hour", "gpus_per_node"};
   const char* metal_keys[] = {"capital_cost", "amortisation_years", "yearly_operating_cost", "utilisation", "gpus"};
-  for (const char* k : c.kind == "cloud" ? std::span<const char* const>(metal_keys) : c.kind == "bare_metal" ? std::span<const char* const>(cloud_keys) : std::span<const char* const>())
+  for (const char* k : c.kind == "cloud"        ? std::span<const char* const>(metal_keys)
+                       : c.kind == "bare_metal" ? std::span<const char* const>(cloud_keys)
+                                                : std::span<const char* const>())
     if (root[k])
       throw UsageError(fmt::format("{}:{}: {}: a key of {} profiles; this one is kind {}", path, line_of(k), k,
                                    c.kind == "cloud" ? "bare_metal" : "cloud", c.kind));
@@ -79,7 +80,8 @@ CostProfile load_cost_profile(const std::string& path) {
     c.yearly_operating_cost = number(path, root, "yearly_operating_cost", 0, 1e12, true);
     c.utilisation = number(path, root, "utilisation", 0.01, 1, true);
     c.gpus = static_cast<int>(number(path, root, "gpus", 1, 1e7, true, true));
-    c.per_gpu_hour = (c.capital_cost / c.amortisation_years + c.yearly_operating_cost) / (c.gpus * 8760.0 * c.utilisation);
+    c.per_gpu_hour =
+        (c.capital_cost / c.amortisation_years + c.yearly_operating_cost) / (c.gpus * 8760.0 * c.utilisation);
     c.derivation = fmt::format("(capital {} / {} years + yearly operating {}) / ({} GPUs x 8760 h x utilisation {})",
                                c.capital_cost, c.amortisation_years, c.yearly_operating_cost, c.gpus, c.utilisation);
   } else {
@@ -88,21 +90,25 @@ CostProfile load_cost_profile(const std::string& path) {
                                  k ? k.Mark().line + 1 : 1, c.kind));
   }
   if (!(c.per_gpu_hour > 0))
-    throw UsageError(fmt::format("{}:1: the price per GPU-hour is {}: a profile must cost something (every ratio and "
-                                 "break-even divides by it)", path, c.per_gpu_hour));
+    throw UsageError(
+        fmt::format("{}:1: the price per GPU-hour is {}: a profile must cost something (every ratio and "
+                    "break-even divides by it)",
+                    path, c.per_gpu_hour));
   // Required: a profile without it was silently USD, and two profiles in different
   // currencies were compared as if they were one.
   if (c.currency.empty())
-    throw UsageError(fmt::format("{}:1: currency: required (the code of the currency of every price, e.g. USD, EUR)", path));
-  if (c.currency.size() != 3 || !std::all_of(c.currency.begin(), c.currency.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; }))
-    throw UsageError(fmt::format("{}:{}: currency: '{}' is not a currency code (three capital letters, e.g. USD, EUR)", path,
-                                 line_of("currency"), c.currency));
+    throw UsageError(
+        fmt::format("{}:1: currency: required (the code of the currency of every price, e.g. USD, EUR)", path));
+  if (c.currency.size() != 3 ||
+      !std::all_of(c.currency.begin(), c.currency.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; }))
+    throw UsageError(fmt::format("{}:{}: currency: '{}' is not a currency code (three capital letters, e.g. USD, EUR)",
+                                 path, line_of("currency"), c.currency));
   return c;
 }
 
 Workload load_workload(const std::string& path) {
-  const YAML::Node root = load_mapping(path, {"name", "parameters", "dtype", "gpus", "collective", "compute_seconds_per_step",
-                                              "dataset_tb", "transfer_gbit_s"});
+  const YAML::Node root = load_mapping(path, {"name", "parameters", "dtype", "gpus", "collective",
+                                              "compute_seconds_per_step", "dataset_tb", "transfer_gbit_s"});
   Workload w;
   w.file = path;
   w.name = text(path, root, "name");
@@ -112,7 +118,8 @@ Workload load_workload(const std::string& path) {
   w.dataset_tb = number(path, root, "dataset_tb", 1e-6, 1e9, false);
   w.transfer_gbit_s = number(path, root, "transfer_gbit_s", 1e-3, 1e9, false);
   if (std::isnan(w.dataset_tb) != std::isnan(w.transfer_gbit_s))
-    throw UsageError(fmt::format("{}:1: dataset_tb and transfer_gbit_s: give both (the data set and the rate to move it at) or neither", path));
+    throw UsageError(fmt::format(
+        "{}:1: dataset_tb and transfer_gbit_s: give both (the data set and the rate to move it at) or neither", path));
   w.dtype = text(path, root, "dtype");
   if (w.dtype.empty()) w.dtype = "bfloat16";
   const auto d = parse_dtype(w.dtype);
@@ -136,7 +143,8 @@ double cost_per_pb(const CostProfile& c, double peak_busbw_gbps) {
   return peak_busbw_gbps > 0 ? c.per_gpu_hour * 1e6 / (3600 * peak_busbw_gbps) : kNaN;
 }
 
-std::optional<WorkloadEstimate> estimate_workload(const Workload& w, const SeriesTable& table, const CostProfile* cost) {
+std::optional<WorkloadEstimate> estimate_workload(const Workload& w, const SeriesTable& table,
+                                                  const CostProfile* cost) {
   const Series* best = nullptr;
   for (const Series& s : table.series) {
     if (s.collective != w.collective || s.points.empty()) continue;
@@ -167,16 +175,19 @@ std::optional<WorkloadEstimate> estimate_workload(const Workload& w, const Serie
       return e;
     }
     if (bytes > kMaxSizeExtrapolation * largest) {
-      e.refused = fmt::format("{} is {:.0f}x the largest measured size ({}); at most {:g}x is read off a plateau: "
-                              "measure up to {} or more", format_size(bytes), bytes / largest, format_size(largest),
-                              kMaxSizeExtrapolation, format_size(bytes / kMaxSizeExtrapolation));
+      e.refused = fmt::format(
+          "{} is {:.0f}x the largest measured size ({}); at most {:g}x is read off a plateau: "
+          "measure up to {} or more",
+          format_size(bytes), bytes / largest, format_size(largest), kMaxSizeExtrapolation,
+          format_size(bytes / kMaxSizeExtrapolation));
       return e;
     }
     e.busbw_gbps = p->busbw_gbps, e.busbw_lo_gbps = p->lo_gbps, e.busbw_hi_gbps = p->hi_gbps;
     e.extrapolated = static_cast<double>(pts.back().bytes) != bytes;
-    e.basis = e.extrapolated ? fmt::format("plateau of {}-{}, {:.3g}x beyond", format_size(static_cast<double>(p->from_bytes)),
-                                           format_size(static_cast<double>(p->to_bytes)), bytes / largest)
-                             : "measured";
+    e.basis = e.extrapolated
+                  ? fmt::format("plateau of {}-{}, {:.3g}x beyond", format_size(static_cast<double>(p->from_bytes)),
+                                format_size(static_cast<double>(p->to_bytes)), bytes / largest)
+                  : "measured";
   } else if (i == 0) {
     e.busbw_gbps = e.busbw_lo_gbps = e.busbw_hi_gbps = pts.front().busbw_gbps;
     e.extrapolated = static_cast<double>(pts.front().bytes) != bytes;

@@ -21,13 +21,13 @@ namespace ccb {
 
 struct CostProfile {
   std::string file, kind, name, currency;  // currency: required in the file (ISO 4217 code)
-  double per_gpu_hour = kNaN;  // derived for bare metal
+  double per_gpu_hour = kNaN;              // derived for bare metal
   // Bare metal inputs, shown next to the derived price.
   double capital_cost = kNaN, amortisation_years = kNaN, yearly_operating_cost = kNaN, utilisation = kNaN;
   double per_node_hour = kNaN;
   int gpus = 0, gpus_per_node = 0;
   double transfer_per_tb = kNaN;  // moving data in or out (egress, ingress), per TB (1e12 B)
-  std::string derivation;  // how per_gpu_hour was computed
+  std::string derivation;         // how per_gpu_hour was computed
 };
 
 struct Workload {

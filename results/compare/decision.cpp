@@ -71,7 +71,8 @@ RatioCall call_ratio(const std::string& lower, const std::string& higher, double
   if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo > 0) || hi < lo) c.lo = c.hi = kNaN;
   const bool interval = std::isfinite(c.lo);
   if (interval && c.hi / c.lo > kMaxIntervalSpan) c.kind = RatioCall::too_wide;
-  else if ((interval ? c.hi : ratio) < 1 + tie_band && (interval ? c.lo : ratio) > 1 - tie_band) c.kind = RatioCall::on_par;
+  else if ((interval ? c.hi : ratio) < 1 + tie_band && (interval ? c.lo : ratio) > 1 - tie_band)
+    c.kind = RatioCall::on_par;
   else if (interval && c.lo <= 1) c.kind = RatioCall::contains_equal;
   else c.kind = RatioCall::winner;
   return c;
@@ -105,10 +106,11 @@ void check_against_tables(RatioCall& call, const Comparison& c, const std::strin
     const bool contradicts = (lower == base && other_faster) || (lower == other && base_faster);
     if (contradicts) {
       call.kind = RatioCall::not_aligned;
-      call.why = fmt::format("the estimate names '{}', but on the sizes both measured ({}-{}) the plateau of {} is {:.3g} "
-                             "GB/s on '{}' and {:.3g} on '{}'", call.lower, format_size(static_cast<double>(pb->from_bytes)),
-                             format_size(static_cast<double>(pb->to_bytes)), sc.base->label(), pb->busbw_gbps,
-                             c.sets[base].label, po->busbw_gbps, c.sets[other].label);
+      call.why = fmt::format(
+          "the estimate names '{}', but on the sizes both measured ({}-{}) the plateau of {} is {:.3g} "
+          "GB/s on '{}' and {:.3g} on '{}'",
+          call.lower, format_size(static_cast<double>(pb->from_bytes)), format_size(static_cast<double>(pb->to_bytes)),
+          sc.base->label(), pb->busbw_gbps, c.sets[base].label, po->busbw_gbps, c.sets[other].label);
       return;
     }
   }

@@ -10,8 +10,8 @@
 namespace ccb {
 
 struct MannWhitney {
-  double u = 0;       // U of the first sample
-  double p = 1;       // two-sided p-value
+  double u = 0;  // U of the first sample
+  double p = 1;  // two-sided p-value
   bool exact = false;
 };
 

@@ -43,9 +43,10 @@ std::string match_peer_time_definition(std::vector<ResultSet>& sets) {
     points += here;
   }
   if (points == 0) return "";
-  return fmt::format("Times of {} ({} points) are the average over ranks of each rank's mean per-iteration time, the "
-                     "figure OSU and IMB print, instead of the table's time; per-iteration samples left out",
-                     changed, points);
+  return fmt::format(
+      "Times of {} ({} points) are the average over ranks of each rank's mean per-iteration time, the "
+      "figure OSU and IMB print, instead of the table's time; per-iteration samples left out",
+      changed, points);
 }
 
 }  // namespace ccb

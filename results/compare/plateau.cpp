@@ -36,10 +36,10 @@ std::optional<Plateau> plateau_of(const Series& s) {
 std::string why_not_flat(const Plateau& p) {
   if (p.flat) return "";
   if (p.points < 2)
-    return fmt::format("only one size ({}) within {:g}x of the largest: no plateau can be told", format_size(static_cast<double>(p.to_bytes)),
-                       kPlateauSizeSpan);
-  return fmt::format("busbw {:.3g}-{:.3g} GB/s over {}-{} spreads {:.1f}x (above {:g}x): no plateau",
-                     p.lo_gbps, p.hi_gbps, format_size(static_cast<double>(p.from_bytes)),
+    return fmt::format("only one size ({}) within {:g}x of the largest: no plateau can be told",
+                       format_size(static_cast<double>(p.to_bytes)), kPlateauSizeSpan);
+  return fmt::format("busbw {:.3g}-{:.3g} GB/s over {}-{} spreads {:.1f}x (above {:g}x): no plateau", p.lo_gbps,
+                     p.hi_gbps, format_size(static_cast<double>(p.from_bytes)),
                      format_size(static_cast<double>(p.to_bytes)), p.hi_gbps / p.lo_gbps, kPlateauFlatSpread);
 }
 

@@ -16,8 +16,8 @@
 
 namespace ccb {
 
-inline constexpr double kPlateauSizeSpan = 16;       // sizes within this factor of the largest
-inline constexpr double kPlateauFlatSpread = 1.5;    // highest / lowest busbw of a flat plateau
+inline constexpr double kPlateauSizeSpan = 16;         // sizes within this factor of the largest
+inline constexpr double kPlateauFlatSpread = 1.5;      // highest / lowest busbw of a flat plateau
 inline constexpr double kMaxSizeExtrapolation = 4096;  // beyond the largest measured size
 
 struct Plateau {

@@ -15,9 +15,9 @@ struct FieldName {
   KeyField field;
   std::string_view name;
 };
-constexpr FieldName kFieldNames[] = {{kKeyDtype, "dtype"},      {kKeyOp, "op"},     {kKeyRanks, "ranks"},
-                                     {kKeyNodes, "nodes"},      {kKeyInPlace, "in_place"}, {kKeyPath, "path"},
-                                     {kKeyMemory, "memory"}};
+constexpr FieldName kFieldNames[] = {
+    {kKeyDtype, "dtype"},      {kKeyOp, "op"},     {kKeyRanks, "ranks"},  {kKeyNodes, "nodes"},
+    {kKeyInPlace, "in_place"}, {kKeyPath, "path"}, {kKeyMemory, "memory"}};
 
 using PackedKey = std::array<std::uint64_t, 3>;
 
@@ -141,7 +141,8 @@ SeriesTable build_series(const ResultSet& set, unsigned fields) {
   }
   for (std::size_t i = 0; i < table.series.size(); ++i) {
     auto& pts = members[i];
-    std::stable_sort(pts.begin(), pts.end(), [](const ImportedPoint* a, const ImportedPoint* b) { return a->bytes < b->bytes; });
+    std::stable_sort(pts.begin(), pts.end(),
+                     [](const ImportedPoint* a, const ImportedPoint* b) { return a->bytes < b->bytes; });
     auto& out = table.series[i].points;
     out.reserve(pts.size());
     for (std::size_t a = 0; a < pts.size();) {

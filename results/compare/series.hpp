@@ -43,7 +43,7 @@ struct SeriesPoint {
   double time_us = kNaN, busbw_gbps = kNaN;
   const ImportedPoint* first = nullptr;  // the first point merged here
   std::uint32_t merged = 1;
-  std::vector<double> pooled_samples;    // only when merged > 1
+  std::vector<double> pooled_samples;  // only when merged > 1
   std::span<const double> samples() const {
     return merged > 1 ? std::span<const double>(pooled_samples) : std::span<const double>(first->samples_us);
   }
@@ -54,7 +54,7 @@ struct Series {
   Symbol collective, dtype, op, path, memory;
   int ranks = 0, nodes = 0, in_place = -1;
   std::vector<SeriesPoint> points;  // ascending bytes, one per size
-  std::string label() const;         // "all_reduce float sum, 8 ranks, 1 node, out-of-place, path auto, host"
+  std::string label() const;        // "all_reduce float sum, 8 ranks, 1 node, out-of-place, path auto, host"
 };
 
 // Orders series keys (collective first); used to join two tables.
@@ -62,7 +62,7 @@ int compare_keys(const Series& a, const Series& b);
 
 struct SeriesTable {
   unsigned fields = 0;
-  std::vector<Series> series;  // ordered by compare_keys
+  std::vector<Series> series;     // ordered by compare_keys
   std::size_t merged_points = 0;  // points merged into an existing size
 };
 

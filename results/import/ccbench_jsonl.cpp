@@ -75,7 +75,8 @@ void read_environment(const json& run, ResultSet& set) {
       const json& t = obj_at(node, "topology");
       set.note_env("hardware.cpu", str_at(t, "cpu_model"));
       if (const auto c = num_at(t, "cores")) set.note_env("hardware.cores_per_node", fmt::format("{}", *c));
-      if (const auto m = num_at(t, "memory_bytes")) set.note_env("hardware.memory_per_node", fmt::format("{:.0f} GiB", *m / (1 << 30)));
+      if (const auto m = num_at(t, "memory_bytes"))
+        set.note_env("hardware.memory_per_node", fmt::format("{:.0f} GiB", *m / (1 << 30)));
       if (const auto numa = t.find("numa"); numa != t.end() && numa->is_array())
         set.note_env("topology.numa_nodes_per_node", std::to_string(numa->size()));
       std::set<std::string> gpus, nics;
@@ -85,7 +86,8 @@ void read_environment(const json& run, ResultSet& set) {
         for (const json& x : *g) gpus.insert(str_at(x, "model"));
       }
       if (const auto n = t.find("nics"); n != t.end() && n->is_array())
-        for (const json& x : *n) nics.insert(fmt::format("{} {} {}", str_at(x, "kind"), str_at(x, "name"), str_at(x, "link_speed")));
+        for (const json& x : *n)
+          nics.insert(fmt::format("{} {} {}", str_at(x, "kind"), str_at(x, "name"), str_at(x, "link_speed")));
       std::string g, n;
       for (const auto& s : gpus) g += (g.empty() ? "" : ", ") + s;
       for (const auto& s : nics) n += (n.empty() ? "" : ", ") + s;
@@ -145,7 +147,8 @@ void read_placement(const json& pl, bool in_place, const ImportedPoint& base, st
   p.in_place = in_place ? 1 : 0;
   const auto time = num_at(pl, "time_us");
   if (!time || !(*time > 0)) {
-    ctx.unread(line, fmt::format("{}: time_us missing or not a positive number", in_place ? "in_place" : "out_of_place"));
+    ctx.unread(line,
+               fmt::format("{}: time_us missing or not a positive number", in_place ? "in_place" : "out_of_place"));
     return;
   }
   p.time_us = *time;
@@ -158,7 +161,8 @@ void read_placement(const json& pl, bool in_place, const ImportedPoint& base, st
   if (const auto v = num_at(it, "p50_us")) p.p50_us = *v;
   if (const auto v = num_at(it, "p90_us")) p.p90_us = *v;
   if (const auto v = num_at(obj_at(pl, "rank_means"), "avg_us"); v && *v > 0) p.rank_mean_avg_us = *v;
-  if (const auto s = pl.find("noise"); s != pl.end() && s->is_array()) p.noise = static_cast<std::uint8_t>(std::min<std::size_t>(s->size(), 255));
+  if (const auto s = pl.find("noise"); s != pl.end() && s->is_array())
+    p.noise = static_cast<std::uint8_t>(std::min<std::size_t>(s->size(), 255));
   if (const auto s = pl.find("samples_us"); s != pl.end() && s->is_array()) {
     p.samples_us.reserve(s->size());
     for (const json& v : *s)
@@ -190,7 +194,8 @@ void read_point(const json& j, const RunContext& run, std::uint32_t line, Import
   p.nodes = nodes && *nodes >= 1 && *nodes <= 1e7 ? static_cast<int>(*nodes) : 0;
   p.bytes = static_cast<std::uint64_t>(*bytes);
   const auto requested = num_at(j, "requested_bytes");
-  p.requested_bytes = requested && *requested >= 0 && *requested <= 1.8e19 ? static_cast<std::uint64_t>(*requested) : p.bytes;
+  p.requested_bytes =
+      requested && *requested >= 0 && *requested <= 1.8e19 ? static_cast<std::uint64_t>(*requested) : p.bytes;
   p.algorithm = algorithm_names(obj_at(j, "path"));
   const auto oop = j.find("out_of_place"), ip = j.find("in_place");
   if (oop != j.end()) read_placement(*oop, false, p, line, ctx);

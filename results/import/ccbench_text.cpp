@@ -41,7 +41,8 @@ std::map<std::string, std::string> pairs(std::string_view h) {
   std::string_view tok[32];
   const std::size_t n = split_tokens(h, tok);
   std::map<std::string, std::string> out;
-  for (std::size_t i = 0; i + 1 < std::min<std::size_t>(n, 32); i += 2) out[std::string(tok[i])] = std::string(tok[i + 1]);
+  for (std::size_t i = 0; i + 1 < std::min<std::size_t>(n, 32); i += 2)
+    out[std::string(tok[i])] = std::string(tok[i + 1]);
   return out;
 }
 
@@ -134,7 +135,8 @@ void import_ccbench_table(std::string_view text, ImportContext& ctx) {
     }
     if (!collective.empty() && !backend.empty() && nodes > 0 && !observed.empty()) break;
   }
-  if (collective.empty()) return ctx.unread(1, "ccbench table without its '# ccbench ...: COLLECTIVE backend ...' line");
+  if (collective.empty())
+    return ctx.unread(1, "ccbench table without its '# ccbench ...: COLLECTIVE backend ...' line");
   // The rows have nccl-tests' layout: read them so, then give them the fields the header states.
   ImportContext rows{ctx.set, ctx.file, ctx.name, ctx.options, ctx.points_before};
   rows.options.collective = collective;

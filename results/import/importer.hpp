@@ -19,8 +19,8 @@ Format detect_format(std::string_view text);
 // What every importer is handed: where points and complaints go.
 struct ImportContext {
   ResultSet& set;
-  std::uint32_t file;    // index into set.files
-  std::string name;      // the file's path, for messages
+  std::uint32_t file;  // index into set.files
+  std::string name;    // the file's path, for messages
   ImportOptions options;
   std::size_t points_before = 0;
 

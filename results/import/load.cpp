@@ -44,10 +44,12 @@ Format detect_format(std::string_view text) {
   // A saved ccbench table: its first line names ccbench, then nccl-tests' layout.
   if (const std::size_t at = head.find("# ccbench "); at != std::string_view::npos) {
     const std::string_view line = head.substr(at, head.find('\n', at) - at);
-    if (line.find("): ") != std::string_view::npos && line.find(" backend ") != std::string_view::npos) return Format::ccbench_table;
+    if (line.find("): ") != std::string_view::npos && line.find(" backend ") != std::string_view::npos)
+      return Format::ccbench_table;
   }
   if (head.find("# OSU ") != std::string_view::npos) return Format::osu;
-  if (head.find("Intel(R) MPI Benchmarks") != std::string_view::npos || head.find("# Benchmarking ") != std::string_view::npos)
+  if (head.find("Intel(R) MPI Benchmarks") != std::string_view::npos ||
+      head.find("# Benchmarking ") != std::string_view::npos)
     return Format::imb;
   if (head.find("# nThread ") != std::string_view::npos || head.find("out-of-place") != std::string_view::npos ||
       head.find("# Collective test starting") != std::string_view::npos || head.find("busbw") != std::string_view::npos)
@@ -69,7 +71,8 @@ void ImportContext::add(ImportedPoint p) {
   p.file = file;
   if (std::isnan(p.algbw_gbps) && p.time_us > 0) p.algbw_gbps = static_cast<double>(p.bytes) / (p.time_us * 1e3);
   if (std::isnan(p.busbw_gbps) && !std::isnan(p.algbw_gbps) && p.ranks > 1) {
-    if (const Collective* c = find_collective(p.collective.str())) p.busbw_gbps = p.algbw_gbps * bus_factor(*c, p.ranks);
+    if (const Collective* c = find_collective(p.collective.str()))
+      p.busbw_gbps = p.algbw_gbps * bus_factor(*c, p.ranks);
   }
   set.points.push_back(std::move(p));
 }
@@ -97,9 +100,9 @@ std::string collective_in_filename(std::string_view path) {
   if (!w.empty()) words.push_back(w);
   static const std::pair<const char*, const char*> kNames[] = {
       {"allreduce", "all_reduce"}, {"allgather", "all_gather"}, {"reducescatter", "reduce_scatter"},
-      {"alltoall", "alltoall"},    {"a2a", "alltoall"},        {"broadcast", "broadcast"},
-      {"bcast", "broadcast"},      {"reduce", "reduce"},       {"gather", "gather"},
-      {"scatter", "scatter"},      {"sendrecv", "sendrecv"},   {"ar", "all_reduce"},
+      {"alltoall", "alltoall"},    {"a2a", "alltoall"},         {"broadcast", "broadcast"},
+      {"bcast", "broadcast"},      {"reduce", "reduce"},        {"gather", "gather"},
+      {"scatter", "scatter"},      {"sendrecv", "sendrecv"},    {"ar", "all_reduce"},
       {"ag", "all_gather"},        {"rs", "reduce_scatter"}};
   const auto lookup = [](const std::string& word) -> const char* {
     for (const auto& [key, name] : kNames)
@@ -136,8 +139,10 @@ Format import_text(std::string_view text, const std::string& name, ResultSet& se
     case Format::osu: import_osu(text, ctx); break;
     case Format::imb: import_imb(text, ctx); break;
     case Format::unknown:
-      ctx.unread(1, "not a result format ccbench reads (ccbench JSON Lines, CSV or table text, nccl-tests text or JSON, OSU, "
-                    "IMB-MPI1)");
+      ctx.unread(
+          1,
+          "not a result format ccbench reads (ccbench JSON Lines, CSV or table text, nccl-tests text or JSON, OSU, "
+          "IMB-MPI1)");
       break;
   }
   if (f != Format::unknown && set.points.size() == ctx.points_before && set.unread.size() == unread_before)

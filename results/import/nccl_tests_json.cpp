@@ -30,7 +30,8 @@ std::string text_of(const json& j, const char* key) {
 
 std::uint32_t line_of_byte(std::string_view text, std::size_t byte) {
   byte = std::min(byte, text.size());
-  return static_cast<std::uint32_t>(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
+  return static_cast<std::uint32_t>(1 +
+                                    std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
 }
 
 }  // namespace
@@ -50,11 +51,13 @@ void import_nccl_tests_json(std::string_view text, ImportContext& ctx) {
   ctx.set.note_env("tool", "nccl-tests");
   if (const auto v = number(doc, "nccl_version"); v && *v > 0 && *v < 1e9) {  // NCCL's code: 22703 for 2.27.3
     const auto code = static_cast<long>(*v);
-    ctx.set.note_env("versions.nccl", code >= 20900 ? fmt::format("{}.{}.{}", code / 10000, code / 100 % 100, code % 100)
-                                                    : std::to_string(code));
+    ctx.set.note_env("versions.nccl", code >= 20900
+                                          ? fmt::format("{}.{}.{}", code / 10000, code / 100 % 100, code % 100)
+                                          : std::to_string(code));
   }
   std::string collective;
-  if (const auto args = doc.find("args"); args != doc.end() && args->is_array() && !args->empty() && (*args)[0].is_string())
+  if (const auto args = doc.find("args");
+      args != doc.end() && args->is_array() && !args->empty() && (*args)[0].is_string())
     collective = collective_from_program((*args)[0].get<std::string>());
   int ranks = 0;
   std::set<std::string> hosts;

@@ -34,7 +34,8 @@ class TextImporter {
  public:
   explicit TextImporter(ImportContext& ctx)
       : ctx_(ctx),
-        default_collective_(!ctx.options.collective.empty() ? ctx.options.collective : collective_in_filename(ctx.name)) {
+        default_collective_(!ctx.options.collective.empty() ? ctx.options.collective
+                                                            : collective_in_filename(ctx.name)) {
     collective_ = default_collective_;
   }
 
@@ -154,8 +155,10 @@ class TextImporter {
       return;
     }
     for (int k : {2, 3})
-      if (tok[k].find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string_view::npos)
-        return ctx_.unread(number, fmt::format("{} {} is not {} name", k == 2 ? "type" : "redop", quote_value(tok[k]), k == 2 ? "a type" : "an op"));
+      if (tok[k].find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+          std::string_view::npos)
+        return ctx_.unread(number, fmt::format("{} {} is not {} name", k == 2 ? "type" : "redop", quote_value(tok[k]),
+                                               k == 2 ? "a type" : "an op"));
     if (collective_symbol_ != collective_) collective_symbol_ = Symbol(collective_);
     static const Symbol kAuto("auto"), kDevice("device"), kNone("-");
     const Symbol dtype = symbol(tok[2], last_dtype_text_, last_dtype_);
@@ -180,18 +183,16 @@ class TextImporter {
       const auto busbw = parse_double(tok[at + 2]);
       if (!time || *time <= 0 || !algbw || !busbw || *algbw < 0 || *busbw < 0) {
         ctx_.unread(number, fmt::format("{}: time/algbw/busbw {} {} {} are not non-negative numbers",
-                                        g ? "in-place" : "out-of-place", quote_value(tok[at]),
-                                        quote_value(tok[at + 1]), quote_value(tok[at + 2])));
+                                        g ? "in-place" : "out-of-place", quote_value(tok[at]), quote_value(tok[at + 1]),
+                                        quote_value(tok[at + 2])));
         continue;
       }
       p.time_us = *time;
       p.algbw_gbps = *algbw;
       p.busbw_gbps = *busbw;
       const auto w = parse_double(tok[at + 3]);
-      if (w && lay.error_column)
-        p.wrong = *w == 0 ? 0 : 1;
-      else if (const auto count = w ? count_from_double(*w) : std::nullopt)
-        p.wrong = count;
+      if (w && lay.error_column) p.wrong = *w == 0 ? 0 : 1;
+      else if (const auto count = w ? count_from_double(*w) : std::nullopt) p.wrong = count;
       else if (tok[at + 3] != "N/A")
         ctx_.unread(number, fmt::format("wrong-element count {} is not a number", quote_value(tok[at + 3])));
       p.line = number;

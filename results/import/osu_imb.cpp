@@ -17,10 +17,12 @@ bool per_process_size(std::string_view collective) {
 }
 
 std::string dtype_from_mpi(std::string_view mpi) {
-  struct Map { std::string_view mpi, dtype; };
-  static constexpr Map table[] = {{"MPI_CHAR", "int8"},   {"MPI_SIGNED_CHAR", "int8"}, {"MPI_BYTE", "uint8"},
-                                  {"MPI_UNSIGNED_CHAR", "uint8"}, {"MPI_INT", "int32"}, {"MPI_FLOAT", "float"},
-                                  {"MPI_DOUBLE", "double"}, {"MPI_LONG", "int64"}};
+  struct Map {
+    std::string_view mpi, dtype;
+  };
+  static constexpr Map table[] = {{"MPI_CHAR", "int8"},           {"MPI_SIGNED_CHAR", "int8"}, {"MPI_BYTE", "uint8"},
+                                  {"MPI_UNSIGNED_CHAR", "uint8"}, {"MPI_INT", "int32"},        {"MPI_FLOAT", "float"},
+                                  {"MPI_DOUBLE", "double"},       {"MPI_LONG", "int64"}};
   for (const Map& m : table)
     if (mpi == m.mpi) return std::string(m.dtype);
   return "";
@@ -81,7 +83,8 @@ void table_row(std::string_view l, std::uint32_t number, PeerTable& t, ImportCon
   if (!size) return;
   if (t.collective.empty()) {
     if (!t.complained && !t.test.empty())
-      ctx.unread(number, fmt::format("{} test {}: not one ccbench compares; its rows are skipped", tool, quote_value(t.test)));
+      ctx.unread(number,
+                 fmt::format("{} test {}: not one ccbench compares; its rows are skipped", tool, quote_value(t.test)));
     t.complained = true;
     return;
   }
@@ -104,7 +107,8 @@ void table_row(std::string_view l, std::uint32_t number, PeerTable& t, ImportCon
   if (per_process_size(t.collective) && ranks <= 0) {
     if (!t.complained)
       ctx.unread(number, fmt::format("{} {}: sizes are per process and the file does not say how many ranks ran; "
-                                     "give --ranks LABEL=N; rows skipped", tool, t.collective));
+                                     "give --ranks LABEL=N; rows skipped",
+                                     tool, t.collective));
     t.complained = true;
     return;
   }
@@ -196,10 +200,16 @@ void import_imb(std::string_view text, ImportContext& ctx) {
     const auto value_after_colon = [&] { return std::string(trim(h.substr(h.find(':') + 1))); };
     if (h.starts_with("Benchmarking ")) {
       const std::string name(trim(h.substr(13)));
-      static const std::pair<std::string_view, std::string_view> names[] = {
-          {"PingPong", "pingpong"}, {"Sendrecv", "sendrecv"},   {"Allreduce", "all_reduce"}, {"Reduce", "reduce"},
-          {"Reduce_scatter", "reduce_scatter"}, {"Allgather", "all_gather"}, {"Alltoall", "alltoall"},
-          {"Bcast", "broadcast"}, {"Gather", "gather"}, {"Scatter", "scatter"}};
+      static const std::pair<std::string_view, std::string_view> names[] = {{"PingPong", "pingpong"},
+                                                                            {"Sendrecv", "sendrecv"},
+                                                                            {"Allreduce", "all_reduce"},
+                                                                            {"Reduce", "reduce"},
+                                                                            {"Reduce_scatter", "reduce_scatter"},
+                                                                            {"Allgather", "all_gather"},
+                                                                            {"Alltoall", "alltoall"},
+                                                                            {"Bcast", "broadcast"},
+                                                                            {"Gather", "gather"},
+                                                                            {"Scatter", "scatter"}};
       t = PeerTable{};
       t.test = name;
       for (const auto& [imb, ours] : names)
@@ -214,7 +224,8 @@ void import_imb(std::string_view text, ImportContext& ctx) {
       if (n && *n > 0 && *n < (1u << 24)) {
         t.ranks = static_cast<int>(*n);
       } else {
-        ctx.unread(lines.number(), fmt::format("IMB #processes {} is not a process count; the block is skipped", quote_value(value)));
+        ctx.unread(lines.number(),
+                   fmt::format("IMB #processes {} is not a process count; the block is skipped", quote_value(value)));
         t.collective.clear();
         t.complained = true;
       }

@@ -24,33 +24,34 @@ struct ImportedPoint {
   Symbol path;        // requested path: auto, nvlink, pcie, shm, rdma, tcp
   Symbol memory;      // host, device
   int ranks = 0, nodes = 0;
-  int in_place = -1;       // 0 out-of-place, 1 in-place, -1 not recorded
-  std::uint64_t bytes = 0; // nccl-tests' size column: the whole buffer (count * type * ranks for split collectives)
+  int in_place = -1;        // 0 out-of-place, 1 in-place, -1 not recorded
+  std::uint64_t bytes = 0;  // nccl-tests' size column: the whole buffer (count * type * ranks for split collectives)
   std::uint64_t requested_bytes = 0;  // the size the sweep asked for (ccbench records it; else = bytes)
   double time_us = kNaN, algbw_gbps = kNaN, busbw_gbps = kNaN;
   double time_lo_us = kNaN, time_hi_us = kNaN;  // predicted points: the 90% prediction interval
-  double p50_us = kNaN, p90_us = kNaN;  // per-iteration median and 90th percentile, when recorded
+  double p50_us = kNaN, p90_us = kNaN;          // per-iteration median and 90th percentile, when recorded
   double rank_mean_avg_us = kNaN;  // ccbench: average over ranks of each rank's mean time (OSU's and IMB's figure)
   std::vector<double> samples_us;  // per-iteration times, when the file has them
-  std::string algorithm;  // NCCL's algorithms the point's operations chose (sorted, "+"-joined: "RING", "RING+TREE"); "" when not recorded
+  std::string
+      algorithm;  // NCCL's algorithms the point's operations chose (sorted, "+"-joined: "RING", "RING+TREE"); "" when not recorded
   std::optional<std::uint64_t> wrong;
-  std::uint8_t noise = 0;  // how many noise flags the record gave this placement (results/noise.hpp)
+  std::uint8_t noise = 0;            // how many noise flags the record gave this placement (results/noise.hpp)
   std::uint32_t file = 0, line = 0;  // where it came from: ResultSet::files[file], 1-based line
 };
 
 struct ResultSet {
   std::string label;
-  std::vector<std::string> files;   // in the order they were read
-  std::vector<std::string> formats; // format of each file
+  std::vector<std::string> files;    // in the order they were read
+  std::vector<std::string> formats;  // format of each file
   std::vector<ImportedPoint> points;
-  std::vector<std::string> unread;  // "file:line: what could not be read"
-  std::vector<std::string> skipped; // files left out as duplicates, and why
+  std::vector<std::string> unread;   // "file:line: what could not be read"
+  std::vector<std::string> skipped;  // files left out as duplicates, and why
   // Hardware, topology, placement, versions, observed paths: "area.name" -> value.
   std::map<std::string, std::string> environment;
-  std::vector<std::string> noise;   // what its runs recorded as threatening every number (oversubscribed, busy, steal)
-  bool oversubscribed = false;      // one of them: more ranks than CPUs on a host (compare calls nothing on it)
-  std::string published_source;     // non-empty: published figures, not measured (and where from)
-  std::string predicted_from;       // non-empty: a model's prediction, not measured (fitted on what)
+  std::vector<std::string> noise;  // what its runs recorded as threatening every number (oversubscribed, busy, steal)
+  bool oversubscribed = false;     // one of them: more ranks than CPUs on a host (compare calls nothing on it)
+  std::string published_source;    // non-empty: published figures, not measured (and where from)
+  std::string predicted_from;      // non-empty: a model's prediction, not measured (fitted on what)
 
   // Records an environment value; a different value for the same name from
   // another file of the set is kept as well ("a | b").

@@ -11,8 +11,8 @@ namespace ccb {
 
 class Symbol {
  public:
-  Symbol() = default;  // ""
-  Symbol(std::string_view s);  // NOLINT: implicit, interns
+  Symbol() = default;                                            // ""
+  Symbol(std::string_view s);                                    // NOLINT: implicit, interns
   Symbol(const std::string& s) : Symbol(std::string_view(s)) {}  // NOLINT
   Symbol(const char* s) : Symbol(std::string_view(s)) {}         // NOLINT
   const std::string& str() const;

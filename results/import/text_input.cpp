@@ -21,7 +21,7 @@ namespace {
 int open_regular(const std::string& path, std::size_t& size) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw ImportError(fmt::format("{}: cannot open ({})", path, std::strerror(errno)));
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     throw ImportError(fmt::format("{}: not a regular file", path));

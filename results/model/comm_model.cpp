@@ -121,7 +121,8 @@ void fit_series(ModelSeries& s, const PointsBySize& by_size) {
       if (!p->algorithm.empty()) algorithms.insert(p->algorithm);
     }
     const std::uint64_t requested = pts.front()->requested_bytes;
-    s.points.push_back({key.second, key.first, requested, median_of(times), noise, kNaN, fmt::format("{}", fmt::join(algorithms, "|"))});
+    s.points.push_back({key.second, key.first, requested, median_of(times), noise, kNaN,
+                        fmt::format("{}", fmt::join(algorithms, "|"))});
     counts.insert(key.second);
   }
   s.counts.assign(counts.begin(), counts.end());
@@ -141,19 +142,22 @@ void fit_series(ModelSeries& s, const PointsBySize& by_size) {
   s.family = usual;
   if (scored) {
     const auto key = [](const FamilyScore& x) { return std::isnan(x.median_left_out) ? INFINITY : x.median_left_out; };
-    const FamilyScore& best = *std::min_element(s.scores.begin(), s.scores.end(), [&](auto& x, auto& y) { return key(x) < key(y); });
+    const FamilyScore& best =
+        *std::min_element(s.scores.begin(), s.scores.end(), [&](auto& x, auto& y) { return key(x) < key(y); });
     double usual_score = INFINITY;
     for (const FamilyScore& f : s.scores)
       if (f.family == usual) usual_score = key(f);
     if (key(best) < usual_score * kClearlyBetter && key(best) < usual_score - 0.05) {
       s.family = best.family;
-      s.chosen_by = fmt::format("left-out error: {} predicts left-out rank counts clearly better than {}", family_name(best.family),
-                                family_name(usual));
+      s.chosen_by = fmt::format("left-out error: {} predicts left-out rank counts clearly better than {}",
+                                family_name(best.family), family_name(usual));
     } else {
-      s.chosen_by = fmt::format("{}, the usual algorithm; no family predicts left-out rank counts clearly better", family_name(usual));
+      s.chosen_by = fmt::format("{}, the usual algorithm; no family predicts left-out rank counts clearly better",
+                                family_name(usual));
     }
   } else {
-    s.chosen_by = fmt::format("{}, the usual algorithm: with two rank counts nothing can be left out", family_name(usual));
+    s.chosen_by =
+        fmt::format("{}, the usual algorithm: with two rank counts nothing can be left out", family_name(usual));
   }
   const std::vector<double>& e = errors[s.family];
   for (std::size_t i = 0; i < e.size(); ++i) s.points[i].left_out = e[i];
@@ -169,13 +173,15 @@ std::string algorithm_mix(const ModelSeries& s) {
   for (const auto& [bytes, algorithms] : by_size) {
     if (algorithms.size() < 2) continue;
     std::vector<std::string> parts;
-    for (const auto& [name, counts] : algorithms) parts.push_back(fmt::format("{} at {} ranks", name, fmt::join(counts, ", ")));
+    for (const auto& [name, counts] : algorithms)
+      parts.push_back(fmt::format("{} at {} ranks", name, fmt::join(counts, ", ")));
     sizes.push_back(fmt::format("{} B: {}", bytes, fmt::join(parts, "; ")));
   }
   if (sizes.empty()) return "";
-  return fmt::format("{}: NCCL chose different algorithms at different rank counts ({}{}): the fit mixes their scaling; "
-                     "fit at counts that run the target's algorithm",
-                     s.key(), sizes.front(), sizes.size() > 1 ? fmt::format("; {} more sizes", sizes.size() - 1) : "");
+  return fmt::format(
+      "{}: NCCL chose different algorithms at different rank counts ({}{}): the fit mixes their scaling; "
+      "fit at counts that run the target's algorithm",
+      s.key(), sizes.front(), sizes.size() > 1 ? fmt::format("; {} more sizes", sizes.size() - 1) : "");
 }
 
 }  // namespace
@@ -204,8 +210,9 @@ Model fit_model(const std::vector<ResultSet>& runs) {
         continue;
       }
       const int rpn = p.nodes > 1 ? std::max(1, p.ranks / p.nodes) : 0;
-      groups[{p.collective.str(), p.dtype.str(), p.op.str(), p.path.str(), p.memory.str(), p.in_place, rpn}][{p.bytes, p.ranks}]
-          .push_back(&p);
+      groups[{p.collective.str(), p.dtype.str(), p.op.str(), p.path.str(), p.memory.str(), p.in_place, rpn}]
+            [{p.bytes, p.ranks}]
+                .push_back(&p);
     }
   }
   if (backends.size() > 1 || (backends.size() == 1 && backends.begin()->find(" | ") != std::string::npos)) {
@@ -220,7 +227,8 @@ Model fit_model(const std::vector<ResultSet>& runs) {
     std::tie(s.collective, s.dtype, s.op, s.path, s.memory, s.in_place, s.ranks_per_node) = key;
     fit_series(s, by_size);
     if (s.counts.size() < 2) {
-      m.notes.push_back(fmt::format("{}: measured at {} ranks only: a fit needs two or more rank counts", s.key(), s.counts.front()));
+      m.notes.push_back(
+          fmt::format("{}: measured at {} ranks only: a fit needs two or more rank counts", s.key(), s.counts.front()));
       continue;
     }
     if (std::string mixed = algorithm_mix(s); !mixed.empty()) m.notes.push_back(std::move(mixed));
@@ -264,7 +272,8 @@ double interval_width(const ModelSeries& s, ModelFamily f, double x, int ranks) 
   return std::sqrt(h * reach * h * reach + noise * noise);
 }
 
-const ModelSeries* pick_level(const Model& m, const ModelSeries& like, int ranks, int nodes, std::vector<std::string>& flags) {
+const ModelSeries* pick_level(const Model& m, const ModelSeries& like, int ranks, int nodes,
+                              std::vector<std::string>& flags) {
   const int rpn = nodes > 1 ? std::max(1, ranks / nodes) : 0;
   const ModelSeries* best = nullptr;
   int best_score = 1 << 30;
@@ -278,7 +287,9 @@ const ModelSeries* pick_level(const Model& m, const ModelSeries& like, int ranks
     if (!best || score < best_score) best = &s, best_score = score;
   }
   if (rpn > 0 && best->ranks_per_node == 0)
-    flags.push_back("no multi-node measurement: predicted from single-node counts, so the links between nodes are not in the model");
+    flags.push_back(
+        "no multi-node measurement: predicted from single-node counts, so the links between nodes are not in the "
+        "model");
   else if (rpn == 0 && best->ranks_per_node > 0)
     flags.push_back("no single-node measurement: predicted from multi-node counts");
   else if (rpn != best->ranks_per_node)
@@ -321,9 +332,11 @@ std::vector<Prediction> predict_planned(const Model& m, int ranks, int nodes, co
     const ModelSeries& s = *pick_level(m, like, ranks, nodes, p.flags);
     p.series = &s;
     if (ranks > Model::kValidityFactor * s.counts.back())
-      p.flags.push_back(fmt::format("beyond the model's validity ({} ranks > {:g}x the largest measured count, {}): extrapolated",
-                                    ranks, Model::kValidityFactor, s.counts.back()));
-    if (s.counts.size() < 3) p.flags.push_back("fitted on two rank counts: nothing left out, the interval covers measurement spread only");
+      p.flags.push_back(
+          fmt::format("beyond the model's validity ({} ranks > {:g}x the largest measured count, {}): extrapolated",
+                      ranks, Model::kValidityFactor, s.counts.back()));
+    if (s.counts.size() < 3)
+      p.flags.push_back("fitted on two rank counts: nothing left out, the interval covers measurement spread only");
     const StepCost cost = step_cost(s, s.family);
     const Collective* c = find_collective(s.collective);
     for (const PlannedSize& size : plan(s)) {
@@ -360,16 +373,26 @@ std::string model_to_json(const Model& m) {
   j["notes"] = m.notes;
   j["series"] = ordered_json::array();
   for (const ModelSeries& s : m.series) {
-    ordered_json o{{"collective", s.collective}, {"dtype", s.dtype},   {"op", s.op},
-                   {"path", s.path},             {"memory", s.memory}, {"in_place", s.in_place},
-                   {"ranks_per_node", s.ranks_per_node}, {"family", family_name(s.family)},
-                   {"chosen_by", s.chosen_by},   {"counts", s.counts}};
+    ordered_json o{{"collective", s.collective},
+                   {"dtype", s.dtype},
+                   {"op", s.op},
+                   {"path", s.path},
+                   {"memory", s.memory},
+                   {"in_place", s.in_place},
+                   {"ranks_per_node", s.ranks_per_node},
+                   {"family", family_name(s.family)},
+                   {"chosen_by", s.chosen_by},
+                   {"counts", s.counts}};
     for (const FamilyScore& f : s.scores) o["median_left_out"][family_name(f.family)] = num(f.median_left_out);
     o["points"] = ordered_json::array();
     for (const ModelPoint& p : s.points) {
-      o["points"].push_back({{"ranks", p.ranks}, {"bytes", p.bytes}, {"time_us", p.time_us}, {"noise", p.noise},
+      o["points"].push_back({{"ranks", p.ranks},
+                             {"bytes", p.bytes},
+                             {"time_us", p.time_us},
+                             {"noise", p.noise},
                              {"left_out", num(p.left_out)}});
-      if (p.requested_bytes != 0 && p.requested_bytes != p.bytes) o["points"].back()["requested_bytes"] = p.requested_bytes;
+      if (p.requested_bytes != 0 && p.requested_bytes != p.bytes)
+        o["points"].back()["requested_bytes"] = p.requested_bytes;
       if (!p.algorithm.empty()) o["points"].back()["algorithm"] = p.algorithm;
     }
     j["series"].push_back(std::move(o));
@@ -406,14 +429,16 @@ Model model_from_json(const std::string& text, const std::string& name) {
       s.chosen_by = o.value("chosen_by", "");
       s.counts = json_integers<int>(o.at("counts"));
       if (s.counts.size() < 2 || s.counts.front() < 2 || s.counts.back() > (1 << 24) ||
-          !std::is_sorted(s.counts.begin(), s.counts.end()) || std::adjacent_find(s.counts.begin(), s.counts.end()) != s.counts.end() ||
-          s.ranks_per_node < 0 || s.ranks_per_node > (1 << 24) || s.in_place < -1 || s.in_place > 1)
+          !std::is_sorted(s.counts.begin(), s.counts.end()) ||
+          std::adjacent_find(s.counts.begin(), s.counts.end()) != s.counts.end() || s.ranks_per_node < 0 ||
+          s.ranks_per_node > (1 << 24) || s.in_place < -1 || s.in_place > 1)
         throw bad(fmt::format("series {}: counts or placement out of range", s.collective));
       for (const json& z : o.at("points")) {
         ModelPoint p;
         p.ranks = json_integer<int>(z.at("ranks"));
         p.bytes = json_integer<std::uint64_t>(z.at("bytes"));
-        p.requested_bytes = z.contains("requested_bytes") ? json_integer<std::uint64_t>(z.at("requested_bytes")) : p.bytes;
+        p.requested_bytes =
+            z.contains("requested_bytes") ? json_integer<std::uint64_t>(z.at("requested_bytes")) : p.bytes;
         p.time_us = z.at("time_us").get<double>();
         p.noise = z.at("noise").get<double>();
         p.left_out = z.at("left_out").is_null() ? kNaN : z.at("left_out").get<double>();
@@ -421,15 +446,17 @@ Model model_from_json(const std::string& text, const std::string& name) {
         if (p.algorithm.size() > 200 || !std::all_of(p.algorithm.begin(), p.algorithm.end(), [](unsigned char c) {
               return std::isalnum(c) || c == '_' || c == '+' || c == '|';
             }))
-          throw bad(fmt::format("series {}: point {} B at {} ranks: algorithm is not NCCL algorithm names", s.collective,
-                                p.bytes, p.ranks));
+          throw bad(fmt::format("series {}: point {} B at {} ranks: algorithm is not NCCL algorithm names",
+                                s.collective, p.bytes, p.ranks));
         // Ranges from physics and from what ccbench writes: 1 ns to 11.6 days per
         // operation; noise log(p90/p50) and left-out |log(pred/meas)| up to 10
         // (what fit writes for a prediction of 0); sizes up to 2^50 B (1 PiB).
         if (!(p.time_us >= 1e-3 && p.time_us <= 1e12) || !(p.noise >= 0 && p.noise <= 10) ||
-            !(std::isnan(p.left_out) || (p.left_out >= 0 && p.left_out <= 10)) || p.bytes == 0 || p.bytes > (1ull << 50) ||
-            p.requested_bytes > (1ull << 50) || !std::binary_search(s.counts.begin(), s.counts.end(), p.ranks))
-          throw bad(fmt::format("series {}: point {} B at {} ranks: values out of range", s.collective, p.bytes, p.ranks));
+            !(std::isnan(p.left_out) || (p.left_out >= 0 && p.left_out <= 10)) || p.bytes == 0 ||
+            p.bytes > (1ull << 50) || p.requested_bytes > (1ull << 50) ||
+            !std::binary_search(s.counts.begin(), s.counts.end(), p.ranks))
+          throw bad(
+              fmt::format("series {}: point {} B at {} ranks: values out of range", s.collective, p.bytes, p.ranks));
         s.points.push_back(p);
       }
       if (s.points.empty()) throw bad(fmt::format("series {}: no points", s.collective));

@@ -53,9 +53,9 @@ struct ModelPoint {
   std::uint64_t bytes = 0;
   std::uint64_t requested_bytes = 0;  // the size the sweep asked for (0: not recorded)
   double time_us = 0;
-  double noise = 0;           // log(p90/p50) of its iterations; 0 when not recorded
-  double left_out = kNaN;     // |log(pred/meas)| predicted without this rank count; NaN with 2 counts
-  std::string algorithm;      // NCCL's algorithms at this point (ImportedPoint::algorithm); "" when not recorded
+  double noise = 0;        // log(p90/p50) of its iterations; 0 when not recorded
+  double left_out = kNaN;  // |log(pred/meas)| predicted without this rank count; NaN with 2 counts
+  std::string algorithm;   // NCCL's algorithms at this point (ImportedPoint::algorithm); "" when not recorded
 };
 
 struct FamilyScore {
@@ -68,11 +68,11 @@ struct ModelSeries {
   int in_place = -1;
   int ranks_per_node = 0;  // 0: single-node series
   ModelFamily family = ModelFamily::ring;
-  std::string chosen_by;   // "left-out error" or why not
+  std::string chosen_by;  // "left-out error" or why not
   std::vector<FamilyScore> scores;
   std::vector<ModelPoint> points;  // ascending (bytes, ranks)
   std::vector<int> counts;         // ascending rank counts
-  std::string key() const;  // "all_reduce float sum, out-of-place, path auto, host, multi-node (1 rank/node)"
+  std::string key() const;         // "all_reduce float sum, out-of-place, path auto, host, multi-node (1 rank/node)"
   // The median left-out error of the chosen family (NaN with two counts).
   double left_out_median() const;
   // A fit that does not predict its own rank counts: median left-out error
@@ -86,7 +86,7 @@ struct Model {
   std::string backend;
   std::vector<std::string> inputs;
   std::vector<ModelSeries> series;
-  std::vector<std::string> notes;  // series that could not be fitted, and why
+  std::vector<std::string> notes;               // series that could not be fitted, and why
   static constexpr double kValidityFactor = 8;  // targets up to 8x the largest measured count
 };
 

@@ -30,8 +30,8 @@ std::optional<Projection> project_set(const ResultSet& measured, int ranks, int 
     const ModelSeries& s = *pr.series;
     std::string counts;
     for (int c : s.counts) counts += (counts.empty() ? "" : ",") + std::to_string(c);
-    how += fmt::format("{}{}: family {} fitted at {} ranks{}", how.empty() ? "" : "; ", s.key(), family_name(s.family), counts,
-                       pr.flags.empty() ? "" : " (" + pr.flags.front() + ")");
+    how += fmt::format("{}{}: family {} fitted at {} ranks{}", how.empty() ? "" : "; ", s.key(), family_name(s.family),
+                       counts, pr.flags.empty() ? "" : " (" + pr.flags.front() + ")");
     for (const PredictedPoint& q : pr.points) {
       ImportedPoint ip;
       ip.collective = s.collective;
@@ -55,7 +55,8 @@ std::optional<Projection> project_set(const ResultSet& measured, int ranks, int 
   return p;
 }
 
-std::optional<ScaledTime> scaled_time(const Model& m, const std::string& collective, int ranks, int nodes, double bytes) {
+std::optional<ScaledTime> scaled_time(const Model& m, const std::string& collective, int ranks, int nodes,
+                                      double bytes) {
   std::optional<ScaledTime> best;
   for (const Prediction& pr : predict(m, ranks, nodes, {static_cast<std::uint64_t>(std::llround(bytes))})) {
     if (pr.series->collective != collective || pr.points.empty()) continue;
@@ -65,8 +66,8 @@ std::optional<ScaledTime> scaled_time(const Model& m, const std::string& collect
     for (const std::string& f : pr.flags) beyond = beyond || f.starts_with("beyond");
     best = ScaledTime{q.time_us, q.lo_us, q.hi_us, q.size_extrapolated || beyond, pr.series->key(), ""};
     if (pr.series->unusable())
-      best->unusable = fmt::format("the fit of {} is unusable: median left-out error {:.0f}% (bound {:.0f}%)", pr.series->key(),
-                                   100 * (std::exp(pr.series->left_out_median()) - 1),
+      best->unusable = fmt::format("the fit of {} is unusable: median left-out error {:.0f}% (bound {:.0f}%)",
+                                   pr.series->key(), 100 * (std::exp(pr.series->left_out_median()) - 1),
                                    100 * (std::exp(ModelSeries::kUnusableLeftOut) - 1));
   }
   return best;

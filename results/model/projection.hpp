@@ -25,6 +25,7 @@ struct ScaledTime {
   std::string series;
   std::string unusable;  // non-empty: the series' fit is unusable (ModelSeries::unusable), in words
 };
-std::optional<ScaledTime> scaled_time(const Model& m, const std::string& collective, int ranks, int nodes, double bytes);
+std::optional<ScaledTime> scaled_time(const Model& m, const std::string& collective, int ranks, int nodes,
+                                      double bytes);
 
 }  // namespace ccb

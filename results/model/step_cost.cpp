@@ -18,8 +18,7 @@ void StepCost::add(double x, double y, int group) {
   const long index = std::lround(x * kBinsPerDoubling);
   auto it = std::lower_bound(bins_.begin(), bins_.end(), index, [](const Bin& b, long i) { return b.index < i; });
   if (it == bins_.end() || it->index != index) it = bins_.insert(it, Bin{index, {}, std::vector<Sums>(groups_)});
-  for (Sums* s : {&it->all, &it->by_group[group]})
-    s->n += 1, s->x += x, s->y += y, s->xx += x * x, s->xy += x * y;
+  for (Sums* s : {&it->all, &it->by_group[group]}) s->n += 1, s->x += x, s->y += y, s->xx += x * x, s->xy += x * y;
 }
 
 StepCost::Sums StepCost::sums(const Bin& b, int skip) const {

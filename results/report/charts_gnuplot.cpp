@@ -19,7 +19,8 @@ extern char** environ;
 namespace ccb {
 namespace {
 
-constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                   "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 constexpr const char* kKinds[] = {"busbw (GB/s)", "time (us)", "busbw / baseline"};
 
 std::string read_all(const std::string& path) {
@@ -65,7 +66,9 @@ std::string run_gnuplot(const std::string& gnuplot, const std::string& script, c
 
 constexpr double kBarClip = 10;  // error bars drawn at most this factor from their point
 
-bool usable(double x, double y, bool log_y) { return std::isfinite(x) && x > 0 && std::isfinite(y) && (!log_y || y > 0); }
+bool usable(double x, double y, bool log_y) {
+  return std::isfinite(x) && x > 0 && std::isfinite(y) && (!log_y || y > 0);
+}
 
 }  // namespace
 
@@ -128,26 +131,30 @@ ChartImages render_charts(const std::vector<ChartGroup>& groups, const std::stri
           ++rows;
         }
         if (rows == 0) continue;
-        const char* style = curve.published ? "points pt 7 ps 1.6"
-                            : bars          ? "yerrorlines pt 6 ps 0.8 lw 2 dt 2"
+        const char* style = curve.published   ? "points pt 7 ps 1.6"
+                            : bars            ? "yerrorlines pt 6 ps 0.8 lw 2 dt 2"
                             : curve.predicted ? "linespoints pt 6 ps 0.8 lw 2 dt 2"
                                               : "linespoints pt 7 ps 0.6 lw 2";
-        plots += fmt::format("{}'{}' using {} with {} lc rgb '{}' title '{}{}'", plots.empty() ? "" : ", ", data,
-                             bars ? "1:2:3:4" : "1:2", style, kColors[c % 8], gnuplot_label(curve.label),
-                             curve.published ? " (published)" : bars ? clipped ? fmt::format(" (90% interval, cut at {:g}x)", kBarClip)
-                                                                             : std::string(" (90% interval)")
-                                                                     : "");
+        plots += fmt::format(
+            "{}'{}' using {} with {} lc rgb '{}' title '{}{}'", plots.empty() ? "" : ", ", data,
+            bars ? "1:2:3:4" : "1:2", style, kColors[c % 8], gnuplot_label(curve.label),
+            curve.published ? " (published)"
+            : bars ? clipped ? fmt::format(" (90% interval, cut at {:g}x)", kBarClip) : std::string(" (90% interval)")
+                   : "");
       }
       if (plots.empty()) continue;
       script += fmt::format(
-          "reset\nset output '{}/g{}k{}.svg'\nset logscale x 2\nset format x '%.0b%B'\nset xlabel 'message size (bytes, "
-          "binary prefixes)' noenhanced\nset ylabel '{}' noenhanced\nset key outside bottom center horizontal noenhanced\n"
+          "reset\nset output '{}/g{}k{}.svg'\nset logscale x 2\nset format x '%.0b%B'\nset xlabel 'message size "
+          "(bytes, "
+          "binary prefixes)' noenhanced\nset ylabel '{}' noenhanced\nset key outside bottom center horizontal "
+          "noenhanced\n"
           "set grid\n{}{}plot {}\nunset output\n",
           dir, g, kind, kKinds[kind], log_y ? "set logscale y 10\n" : "",
-          kind == 2 ? fmt::format("set yrange [{}:{}]\nset arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "
-                                  "'#888888'\n",
-                                  lowest - std::max(0.05 * (highest - lowest), 0.02 * highest),
-                                  highest + std::max(0.05 * (highest - lowest), 0.02 * highest))
+          kind == 2 ? fmt::format(
+                          "set yrange [{}:{}]\nset arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "
+                          "'#888888'\n",
+                          lowest - std::max(0.05 * (highest - lowest), 0.02 * highest),
+                          highest + std::max(0.05 * (highest - lowest), 0.02 * highest))
                     : "",
           plots);
     }

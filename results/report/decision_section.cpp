@@ -12,8 +12,9 @@ namespace ccb {
 namespace {
 
 std::string where(const Decision& d) {
-  return d.at_scale ? fmt::format("At {} GPUs{}", d.gpus, d.nodes > 0 ? fmt::format(" on {} nodes", d.nodes) : "")
-                    : fmt::format("At the measured scale (the workload names {} GPUs; give --scale to project)", d.gpus);
+  return d.at_scale
+             ? fmt::format("At {} GPUs{}", d.gpus, d.nodes > 0 ? fmt::format(" on {} nodes", d.nodes) : "")
+             : fmt::format("At the measured scale (the workload names {} GPUs; give --scale to project)", d.gpus);
 }
 
 std::string interval_text(const RatioCall& c) {
@@ -23,7 +24,9 @@ std::string interval_text(const RatioCall& c) {
 // What a call says when it names no winner, ending without a full stop.
 std::string cannot_tell(const RatioCall& c, std::string_view what) {
   switch (c.kind) {
-    case RatioCall::on_par: return fmt::format("'{}' and '{}' are on par ({:.2f}x, interval {})", c.lower, c.higher, c.ratio, interval_text(c));
+    case RatioCall::on_par:
+      return fmt::format("'{}' and '{}' are on par ({:.2f}x, interval {})", c.lower, c.higher, c.ratio,
+                         interval_text(c));
     case RatioCall::contains_equal:
       return fmt::format("cannot tell which is {}: '{}' is estimated {:.2f}x {}, but the interval ({}) contains equal",
                          what, c.lower, c.ratio, what, interval_text(c));
@@ -56,16 +59,17 @@ std::string faster_sentence(const Decision& d) {
   if (c.kind == RatioCall::none)
     return refused.empty() ? "" : fmt::format("{}, nothing can be decided. {}", where(d), refused);
   const StepAtScale &a = *find_set(d, c.lower), &b = *find_set(d, c.higher);
-  const std::string times = fmt::format("{}, the communication of {} per step takes {} on '{}' and {} on '{}'", where(d),
-                                        format_size(d.bytes_per_step), format_seconds(a.comm_s), a.label,
-                                        format_seconds(b.comm_s), b.label);
+  const std::string times =
+      fmt::format("{}, the communication of {} per step takes {} on '{}' and {} on '{}'", where(d),
+                  format_size(d.bytes_per_step), format_seconds(a.comm_s), a.label, format_seconds(b.comm_s), b.label);
   const std::string kind = a.predicted || b.predicted ? "90% interval" : "range the curves allow";
-  const std::string verdict =
-      c.kind == RatioCall::winner ? fmt::format("'{}' is faster by {:.2f}x ({} {})", a.label, c.ratio, kind, interval_text(c))
-                                  : cannot_tell(c, "faster");
-  return fmt::format("{}: {}.{}{}", times, verdict,
-                     a.extrapolated || b.extrapolated ? " Extrapolated: beyond the measured step sizes or the model's validity." : "",
-                     refused.empty() ? "" : " " + refused);
+  const std::string verdict = c.kind == RatioCall::winner ? fmt::format("'{}' is faster by {:.2f}x ({} {})", a.label,
+                                                                        c.ratio, kind, interval_text(c))
+                                                          : cannot_tell(c, "faster");
+  return fmt::format(
+      "{}: {}.{}{}", times, verdict,
+      a.extrapolated || b.extrapolated ? " Extrapolated: beyond the measured step sizes or the model's validity." : "",
+      refused.empty() ? "" : " " + refused);
 }
 
 std::string cheaper_sentence(const Decision& d) {
@@ -74,7 +78,8 @@ std::string cheaper_sentence(const Decision& d) {
   const StepAtScale &a = *find_set(d, c.lower), &b = *find_set(d, c.higher);
   if (a.cost->currency != b.cost->currency)
     return fmt::format("Per 1,000 steps, '{}' costs {} and '{}' {}: different currencies, not compared.", a.label,
-                       format_money(a.cost_per_1000, a.cost->currency), b.label, format_money(b.cost_per_1000, b.cost->currency));
+                       format_money(a.cost_per_1000, a.cost->currency), b.label,
+                       format_money(b.cost_per_1000, b.cost->currency));
   std::string util;
   for (const StepAtScale* s : {&a, &b})
     if (s->cost->kind == "bare_metal")
@@ -82,11 +87,14 @@ std::string cheaper_sentence(const Decision& d) {
   const std::string verdict =
       c.kind == RatioCall::winner
           ? fmt::format("'{}' is cheaper by {:.0f}%{}", a.label, 100 * (1 - 1 / c.ratio),
-                        std::isfinite(c.lo) ? fmt::format(" (range {:.0f}% to {:.0f}%)", 100 * (1 - 1 / c.lo), 100 * (1 - 1 / c.hi)) : "")
+                        std::isfinite(c.lo)
+                            ? fmt::format(" (range {:.0f}% to {:.0f}%)", 100 * (1 - 1 / c.lo), 100 * (1 - 1 / c.hi))
+                            : "")
           : cannot_tell(c, "cheaper");
   return fmt::format("Per 1,000 steps{}, '{}' costs {} and '{}' {}: {}{}.", util, a.label,
-                     format_money(a.cost_per_1000, a.cost->currency), b.label, format_money(b.cost_per_1000, b.cost->currency),
-                     verdict, a.predicted || b.predicted ? " (from predicted step times)" : "");
+                     format_money(a.cost_per_1000, a.cost->currency), b.label,
+                     format_money(b.cost_per_1000, b.cost->currency), verdict,
+                     a.predicted || b.predicted ? " (from predicted step times)" : "");
 }
 
 std::string percent(double u) { return fmt::format("{:.3g}%", 100 * u); }
@@ -96,15 +104,20 @@ std::string break_even_sentence(const BreakEven& b) {
   const double hi = std::isfinite(b.utilisation_hi) ? b.utilisation_hi : b.utilisation;
   const std::string range = lo < hi ? fmt::format(" (range {} to {})", percent(lo), percent(hi)) : "";
   if (!std::isfinite(b.utilisation) || lo > 1)
-    return fmt::format("Owning ('{}') never costs less per step than renting ('{}'): it would need {} utilisation{}, "
-                       "more than 100%.", b.own, b.rent, std::isfinite(b.utilisation) ? percent(b.utilisation) : "infinite", range);
+    return fmt::format(
+        "Owning ('{}') never costs less per step than renting ('{}'): it would need {} utilisation{}, "
+        "more than 100%.",
+        b.own, b.rent, std::isfinite(b.utilisation) ? percent(b.utilisation) : "infinite", range);
   if (hi > 1)
-    return fmt::format("Cannot tell whether owning ('{}') ever costs less per step than renting ('{}'): the break-even "
-                       "utilisation lies between {} and {}, beyond 100%.", b.own, b.rent, percent(lo), percent(hi));
+    return fmt::format(
+        "Cannot tell whether owning ('{}') ever costs less per step than renting ('{}'): the break-even "
+        "utilisation lies between {} and {}, beyond 100%.",
+        b.own, b.rent, percent(lo), percent(hi));
   const std::string months =
       !std::isfinite(b.months) ? "never pays back"
       : b.months > b.amortisation_months
-          ? fmt::format("pays back after {:.3g} months, beyond its {:.0f}-month amortisation", b.months, b.amortisation_months)
+          ? fmt::format("pays back after {:.3g} months, beyond its {:.0f}-month amortisation", b.months,
+                        b.amortisation_months)
           : fmt::format("pays back after {:.3g} months (amortisation {:.0f})", b.months, b.amortisation_months);
   return fmt::format(
       "Owning ('{}') costs the same per step as renting ('{}') at {} utilisation{}, and less above it; at the stated "
@@ -114,9 +127,10 @@ std::string break_even_sentence(const BreakEven& b) {
 
 std::string data_sentence(const DataMove& m) {
   std::string costs;
-  for (const auto& [label, v] : m.cost) costs += fmt::format("{}'{}' {}", costs.empty() ? "" : ", ", label, format_money(v, m.currency));
-  return fmt::format("Moving the {:g} TB data set at the stated {:g} Gbit/s takes {}{}.", m.tb, m.gbit_s, format_seconds(m.seconds),
-                     costs.empty() ? "" : "; transfer cost " + costs);
+  for (const auto& [label, v] : m.cost)
+    costs += fmt::format("{}'{}' {}", costs.empty() ? "" : ", ", label, format_money(v, m.currency));
+  return fmt::format("Moving the {:g} TB data set at the stated {:g} Gbit/s takes {}{}.", m.tb, m.gbit_s,
+                     format_seconds(m.seconds), costs.empty() ? "" : "; transfer cost " + costs);
 }
 
 }  // namespace
@@ -128,7 +142,8 @@ Section summary_section(const Decision& d) {
     if (!x.empty()) s.paragraphs.push_back(std::move(x));
   if (d.break_even) s.paragraphs.push_back(break_even_sentence(*d.break_even));
   if (d.data) s.paragraphs.push_back(data_sentence(*d.data));
-  if (s.paragraphs.empty()) s.paragraphs.push_back("Nothing to decide: fewer than two sets have the workload's collective.");
+  if (s.paragraphs.empty())
+    s.paragraphs.push_back("Nothing to decide: fewer than two sets have the workload's collective.");
   return s;
 }
 
@@ -136,17 +151,22 @@ Section decision_section(const Decision& d, const Workload& w) {
   Section s;
   s.heading = "The decision at scale";
   s.paragraphs.push_back(fmt::format(
-      "Workload {}: {:.4g} parameters in {} on {} GPUs, {} all-reduced per step ({}), {} of compute per step added without "
-      "overlap. Communication per step: {}. Cost per 1,000 steps = 1000 x step time x GPUs x price per GPU-hour / 3600. "
-      "Break-even utilisation = owning per year x step time owned / (GPUs owned x 8760 h x cloud price per GPU-hour x step "
-      "time rented); break-even months = capital / (renting per month - operating cost per month), renting the work the "
+      "Workload {}: {:.4g} parameters in {} on {} GPUs, {} all-reduced per step ({}), {} of compute per step added "
+      "without "
+      "overlap. Communication per step: {}. Cost per 1,000 steps = 1000 x step time x GPUs x price per GPU-hour / "
+      "3600. "
+      "Break-even utilisation = owning per year x step time owned / (GPUs owned x 8760 h x cloud price per GPU-hour x "
+      "step "
+      "time rented); break-even months = capital / (renting per month - operating cost per month), renting the work "
+      "the "
       "owned GPUs do at the stated utilisation (docs/compare.md).",
       w.name.empty() ? w.file : w.name, w.parameters, w.dtype, w.gpus, format_size(d.bytes_per_step), w.collective,
       format_seconds(w.compute_s),
-      d.at_scale ? "the model's prediction at the target scale, with its 90% interval (ccbench model --help)"
-                 : "read off each set's measured curve (busbw at that size / bus factor; beyond the largest measured size "
-                   "the plateau of the largest sizes when it is flat, at most 4096x beyond), with the range the curve "
-                   "allows (the two sizes around it, or the plateau's lowest and highest busbw)"));
+      d.at_scale
+          ? "the model's prediction at the target scale, with its 90% interval (ccbench model --help)"
+          : "read off each set's measured curve (busbw at that size / bus factor; beyond the largest measured size "
+            "the plateau of the largest sizes when it is flat, at most 4096x beyond), with the range the curve "
+            "allows (the two sizes around it, or the plateau's lowest and highest busbw)"));
   Table t;
   t.title = "Per set";
   const char* range = d.at_scale ? "90% interval" : "range";
@@ -156,22 +176,25 @@ Section decision_section(const Decision& d, const Workload& w) {
     const bool interval = std::isfinite(x.comm_lo_s) && std::isfinite(x.comm_hi_s);
     const std::string cur = x.cost ? x.cost->currency : "";
     if (!x.refused.empty()) {
-      t.rows.push_back({{x.label}, {x.basis + ": no estimate, " + x.refused, Tone::warn}, {"-"}, {"-"}, {"-"}, {"-"}, {"-"}});
+      t.rows.push_back(
+          {{x.label}, {x.basis + ": no estimate, " + x.refused, Tone::warn}, {"-"}, {"-"}, {"-"}, {"-"}, {"-"}});
       continue;
     }
-    t.rows.push_back({{x.label},
-                      {x.basis + (x.extrapolated ? " (extrapolated)" : ""), x.extrapolated ? Tone::warn : Tone::plain},
-                      {format_seconds(x.comm_s)},
-                      {interval ? format_seconds(x.comm_lo_s) + " - " + format_seconds(x.comm_hi_s) : "-"},
-                      {format_seconds(x.step_s)},
-                      {x.cost ? format_money(x.cost_per_1000, cur) : "no cost profile"},
-                      {interval && x.cost ? format_money(x.cost_lo, cur) + " - " + format_money(x.cost_hi, cur) : "-"}});
+    t.rows.push_back(
+        {{x.label},
+         {x.basis + (x.extrapolated ? " (extrapolated)" : ""), x.extrapolated ? Tone::warn : Tone::plain},
+         {format_seconds(x.comm_s)},
+         {interval ? format_seconds(x.comm_lo_s) + " - " + format_seconds(x.comm_hi_s) : "-"},
+         {format_seconds(x.step_s)},
+         {x.cost ? format_money(x.cost_per_1000, cur) : "no cost profile"},
+         {interval && x.cost ? format_money(x.cost_lo, cur) + " - " + format_money(x.cost_hi, cur) : "-"}});
   }
   s.tables.push_back(std::move(t));
   if (d.break_even) {
     const BreakEven& b = *d.break_even;
     Table sens;
-    sens.title = fmt::format("Sensitivity: cost per step owning '{}' / renting '{}' (below 1: owning is cheaper)", b.own, b.rent);
+    sens.title = fmt::format("Sensitivity: cost per step owning '{}' / renting '{}' (below 1: owning is cheaper)",
+                             b.own, b.rent);
     sens.header = {"utilisation"};
     for (double f : b.price_factors) sens.header.push_back(fmt::format("cloud price {:+.0f}%", 100 * (f - 1)));
     for (std::size_t i = 0; i < b.utilisations.size(); ++i) {

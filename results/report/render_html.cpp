@@ -47,8 +47,7 @@ void table_html(const Table& t, std::string& out) {
   for (const auto& row : t.rows) {
     out += "<tr>";
     for (std::size_t i = 0; i < row.size(); ++i)
-      out += fmt::format("<td{}>{}</td>", cell_class(row[i].tone, t.left(i), row[i].heat),
-                         html_escape(row[i].text));
+      out += fmt::format("<td{}>{}</td>", cell_class(row[i].tone, t.left(i), row[i].heat), html_escape(row[i].text));
     out += "</tr>\n";
   }
   out += "</table>\n";
@@ -98,7 +97,9 @@ std::string html_escape(std::string_view s) {
 
 std::string render_html(const Report& r, const ChartImages& charts) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  out += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n";
+  out +=
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src "
+      "data:\">\n";
   out += "<title>" + html_escape(r.title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   out += "<h1>" + html_escape(r.title) + "</h1>\n";
   for (const Section& s : r.sections) {
@@ -107,8 +108,9 @@ std::string render_html(const Report& r, const ChartImages& charts) {
     if (s.chart >= 0) charts_html(r, charts, out);
     for (const Table& t : s.tables) table_html(t, out);
   }
-  out += "<p class=\"note\">Made by ccbench. Sizes in binary units (KiB = 1024 B); bandwidths in decimal GB/s "
-         "(1e9 B/s); times in microseconds.</p>\n</body>\n</html>\n";
+  out +=
+      "<p class=\"note\">Made by ccbench. Sizes in binary units (KiB = 1024 B); bandwidths in decimal GB/s "
+      "(1e9 B/s); times in microseconds.</p>\n</body>\n</html>\n";
   return out;
 }
 

@@ -42,7 +42,9 @@ std::string markdown_cell(std::string_view s) {
       case '_': out += "\\_"; break;
       case '[': out += "\\["; break;
       case ']': out += "\\]"; break;
-      case '\n': case '\r': case '\t': out += ' '; break;
+      case '\n':
+      case '\r':
+      case '\t': out += ' '; break;
       default: out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
     }
   }
@@ -107,7 +109,8 @@ std::string wrapped(const std::string& text) {
     std::size_t end = text.find(' ', at);
     if (end == std::string::npos) end = text.size();
     const std::string word = text.substr(at, end - at);
-    if (!line.empty() && display_width(line) + 1 + display_width(word) > kParagraphWidth) out += line + "\n", line.clear();
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > kParagraphWidth)
+      out += line + "\n", line.clear();
     line += (line.empty() ? "" : " ") + word;
     at = end + 1;
   }
@@ -140,7 +143,8 @@ std::string render_terminal(const Report& r, bool color) {
       for (std::size_t i = 0; i < t.header.size(); ++i) w[i] = display_width(terminal_safe(t.header[i]));
       std::vector<std::size_t> data(t.header.size(), 0);  // the widest cell below the header
       for (const auto& row : t.rows)
-        for (std::size_t i = 0; i < row.size() && i < w.size(); ++i) data[i] = std::max(data[i], display_width(terminal_safe(row[i].text)));
+        for (std::size_t i = 0; i < row.size() && i < w.size(); ++i)
+          data[i] = std::max(data[i], display_width(terminal_safe(row[i].text)));
       for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::max(w[i], data[i]);
       // At most kTableWidth columns: number columns keep their numbers (their
       // headers are cut), text columns are cut from the widest down.
@@ -176,8 +180,8 @@ std::string render_terminal(const Report& r, bool color) {
         for (const auto& h : t.header) hw = std::max(hw, display_width(terminal_safe(h)));
         for (const auto& row : t.rows) {
           for (std::size_t i = 0; i < row.size() && i < t.header.size(); ++i) {
-            const std::string text =
-                elided(terminal_safe(row[i].text), kTableWidth > hw + 4 + kMinColumn ? kTableWidth - hw - 4 : kMinColumn);
+            const std::string text = elided(terminal_safe(row[i].text),
+                                            kTableWidth > hw + 4 + kMinColumn ? kTableWidth - hw - 4 : kMinColumn);
             const bool tint = color && row[i].tone != Tone::plain;
             const std::string head = terminal_safe(t.header[i]);
             out += fmt::format("{}{}{}: {}\n", i ? "  " : "- ", head, std::string(hw - display_width(head), ' '),

@@ -39,22 +39,26 @@ Section inputs_section(const Comparison& c, const ReportLimits& limits) {
   t.left_columns = 3;
   for (std::size_t i = 0; i < c.sets.size(); ++i) {
     const ResultSet& r = c.sets[i];
-    t.rows.push_back({{r.label}, {role_of(c, i), i == c.options.baseline ? Tone::warn : Tone::plain}, {joined_formats(r)},
-                      {std::to_string(r.files.size())}, {std::to_string(r.points.size())},
+    t.rows.push_back({{r.label},
+                      {role_of(c, i), i == c.options.baseline ? Tone::warn : Tone::plain},
+                      {joined_formats(r)},
+                      {std::to_string(r.files.size())},
+                      {std::to_string(r.points.size())},
                       {std::to_string(r.unread.size()), r.unread.empty() ? Tone::plain : Tone::worse}});
   }
   s.tables.push_back(std::move(t));
   for (const ResultSet& r : c.sets) {
     if (!r.published_source.empty())
-      s.paragraphs.push_back(fmt::format("'{}' is a published figure, not a measurement: {}.", r.label, r.published_source));
+      s.paragraphs.push_back(
+          fmt::format("'{}' is a published figure, not a measurement: {}.", r.label, r.published_source));
     if (!r.predicted_from.empty())
       s.paragraphs.push_back(fmt::format("'{}' is a prediction, not a measurement: {}.", r.label, r.predicted_from));
     if (!r.skipped.empty()) {
       std::string list;
       for (std::size_t k = 0; k < r.skipped.size() && k < 8; ++k) list += (k ? "; " : "") + r.skipped[k];
       if (r.skipped.size() > 8) list += fmt::format("; and {} more", r.skipped.size() - 8);
-      s.paragraphs.push_back(fmt::format("'{}': {} file(s) skipped as duplicates of the JSON Lines beside them: {}.", r.label,
-                                         r.skipped.size(), list));
+      s.paragraphs.push_back(fmt::format("'{}': {} file(s) skipped as duplicates of the JSON Lines beside them: {}.",
+                                         r.label, r.skipped.size(), list));
     }
   }
   Table unread;
@@ -65,7 +69,8 @@ Section inputs_section(const Comparison& c, const ReportLimits& limits) {
     for (std::size_t k = 0; k < r.unread.size() && k < limits.unread_lines_per_set; ++k)
       unread.rows.push_back({{r.label}, {r.unread[k], Tone::worse}});
     if (r.unread.size() > limits.unread_lines_per_set)
-      unread.rows.push_back({{r.label}, {fmt::format("... and {} more", r.unread.size() - limits.unread_lines_per_set)}});
+      unread.rows.push_back(
+          {{r.label}, {fmt::format("... and {} more", r.unread.size() - limits.unread_lines_per_set)}});
   }
   if (!unread.rows.empty()) s.tables.push_back(std::move(unread));
   return s;
@@ -75,8 +80,9 @@ std::string crossovers_text(const SeriesComparison& sc, const std::string& other
   if (sc.crossovers.empty()) return "none";
   std::string out;
   for (const Crossover& x : sc.crossovers)
-    out += fmt::format("{}{}..{}: {} ahead above", out.empty() ? "" : "; ", format_size(static_cast<double>(x.below_bytes)),
-                       format_size(static_cast<double>(x.above_bytes)), x.other_wins_above ? other : base);
+    out += fmt::format("{}{}..{}: {} ahead above", out.empty() ? "" : "; ",
+                       format_size(static_cast<double>(x.below_bytes)), format_size(static_cast<double>(x.above_bytes)),
+                       x.other_wins_above ? other : base);
   return out;
 }
 
@@ -102,7 +108,8 @@ Section verdict_section(const Comparison& c) {
   // series whose aligned sizes are flagged in the majority (results/noise.hpp).
   for (const ResultSet& r : c.sets)
     if (!r.noise.empty())
-      s.paragraphs.push_back(fmt::format("'{}' was measured under noise ({}){}.", r.label, fmt::format("{}", fmt::join(r.noise, "; ")),
+      s.paragraphs.push_back(fmt::format("'{}' was measured under noise ({}){}.", r.label,
+                                         fmt::format("{}", fmt::join(r.noise, "; ")),
                                          r.oversubscribed ? ": its differences are not called" : ""));
   std::vector<std::string> unaligned_references;  // published figures no measured series lines up with
   for (const PairComparison& pc : c.pairs) {
@@ -117,13 +124,19 @@ Section verdict_section(const Comparison& c) {
       for (const AlignedPoint& a : sc.points) flagged += (a.base->first->noise || a.other->first->noise) ? 1 : 0;
       if (oversubscribed || 2 * flagged > sc.points.size()) {
         ++noisy;
-        t.rows.push_back({{sc.base->label()}, {other}, {"cannot tell", Tone::muted},
-                          {oversubscribed ? "noise: oversubscribed" : fmt::format("noise: {} of {} sizes flagged", flagged, sc.points.size()),
-                           Tone::muted},
-                          {fmt::format("{} vs {} us @{}", format_us(sc.base_facts.small_time_us), format_us(sc.other_facts.small_time_us),
-                                       format_size(static_cast<double>(sc.base_facts.small_bytes)))},
-                          {fmt::format("{} vs {} GB/s", format_gbps(sc.base_facts.peak_busbw_gbps), format_gbps(sc.other_facts.peak_busbw_gbps))},
-                          {sc.tested == 0 ? "not tested" : fmt::format("{} of {}", sc.tested - sc.not_significant, sc.tested)}});
+        t.rows.push_back(
+            {{sc.base->label()},
+             {other},
+             {"cannot tell", Tone::muted},
+             {oversubscribed ? "noise: oversubscribed"
+                             : fmt::format("noise: {} of {} sizes flagged", flagged, sc.points.size()),
+              Tone::muted},
+             {fmt::format("{} vs {} us @{}", format_us(sc.base_facts.small_time_us),
+                          format_us(sc.other_facts.small_time_us),
+                          format_size(static_cast<double>(sc.base_facts.small_bytes)))},
+             {fmt::format("{} vs {} GB/s", format_gbps(sc.base_facts.peak_busbw_gbps),
+                          format_gbps(sc.other_facts.peak_busbw_gbps))},
+             {sc.tested == 0 ? "not tested" : fmt::format("{} of {}", sc.tested - sc.not_significant, sc.tested)}});
         continue;
       }
       const bool tie = std::fabs(r - 1) < c.options.tie_band;
@@ -131,13 +144,22 @@ Section verdict_section(const Comparison& c) {
       (tie ? ties : r < 1 ? other_wins : base_wins)++;
       if (!tie) lo = std::min(lo, by), hi = std::max(hi, by);
       tested += sc.tested, significant += sc.tested - sc.not_significant;
-      t.rows.push_back({{sc.base->label()}, {other}, {tie ? "on par" : r < 1 ? other : base},
-                        {tie ? fmt::format("within {:.0f}%", 100 * c.options.tie_band) : fmt::format("{:.2f}x", by),
-                         tie ? Tone::plain : r < 1 ? Tone::better : Tone::worse},
-                        {fmt::format("{} vs {} us @{}", format_us(sc.base_facts.small_time_us), format_us(sc.other_facts.small_time_us),
-                                     format_size(static_cast<double>(sc.base_facts.small_bytes)))},
-                        {fmt::format("{} vs {} GB/s", format_gbps(sc.base_facts.peak_busbw_gbps), format_gbps(sc.other_facts.peak_busbw_gbps))},
-                        {sc.tested == 0 ? "not tested" : fmt::format("{} of {}", sc.tested - sc.not_significant, sc.tested)}});
+      t.rows.push_back(
+          {{sc.base->label()},
+           {other},
+           {tie     ? "on par"
+            : r < 1 ? other
+                    : base},
+           {tie ? fmt::format("within {:.0f}%", 100 * c.options.tie_band) : fmt::format("{:.2f}x", by),
+            tie     ? Tone::plain
+            : r < 1 ? Tone::better
+                    : Tone::worse},
+           {fmt::format("{} vs {} us @{}", format_us(sc.base_facts.small_time_us),
+                        format_us(sc.other_facts.small_time_us),
+                        format_size(static_cast<double>(sc.base_facts.small_bytes)))},
+           {fmt::format("{} vs {} GB/s", format_gbps(sc.base_facts.peak_busbw_gbps),
+                        format_gbps(sc.other_facts.peak_busbw_gbps))},
+           {sc.tested == 0 ? "not tested" : fmt::format("{} of {}", sc.tested - sc.not_significant, sc.tested)}});
     }
     const std::size_t n = base_wins + other_wins + ties;
     if (n == 0 && noisy == 0 && !c.sets[pc.other].published_source.empty()) {
@@ -145,31 +167,40 @@ Section verdict_section(const Comparison& c) {
       continue;
     }
     if (n == 0) {
-      s.paragraphs.push_back(noisy > 0 ? fmt::format("'{}' vs '{}': {} series, none called: noise explains the differences "
-                                                     "(see the flags above and in the at-a-glance table).", other, base, noisy)
-                                       : fmt::format("'{}' vs '{}': no series lines up (see that pair below for why).", other, base));
+      s.paragraphs.push_back(
+          noisy > 0 ? fmt::format("'{}' vs '{}': {} series, none called: noise explains the differences "
+                                  "(see the flags above and in the at-a-glance table).",
+                                  other, base, noisy)
+                    : fmt::format("'{}' vs '{}': no series lines up (see that pair below for why).", other, base));
       continue;
     }
-    const std::string range = hi == 0 ? "" : lo == hi ? fmt::format(" by {:.2f}x", lo) : fmt::format(" by {:.2f}x to {:.2f}x", lo, hi);
-    const std::string winner = other_wins == n ? fmt::format("'{}' is faster in every series", other)
+    const std::string range = hi == 0    ? ""
+                              : lo == hi ? fmt::format(" by {:.2f}x", lo)
+                                         : fmt::format(" by {:.2f}x to {:.2f}x", lo, hi);
+    const std::string winner = other_wins == n  ? fmt::format("'{}' is faster in every series", other)
                                : base_wins == n ? fmt::format("'{}' is faster in every series", base)
                                : ties == n      ? std::string("they are on par in every series")
-                                                : fmt::format("'{}' is faster in {}, '{}' in {}, on par in {}", other, other_wins, base, base_wins, ties);
-    s.paragraphs.push_back(fmt::format(
-        "'{}' vs '{}' (baseline), {} series: {}{} (geomean of the time ratio per series){}{}.", other, base, n, winner, range,
-        tested == 0 ? "; no significance test (no per-iteration samples on both sides)"
-                    : fmt::format("; {} of {} tested sizes differ significantly (Mann-Whitney, alpha {})", significant, tested,
-                                  c.options.alpha),
-        noisy == 0 ? "" : fmt::format("; {} more series not called: noise", noisy)));
+                                                : fmt::format("'{}' is faster in {}, '{}' in {}, on par in {}", other,
+                                                              other_wins, base, base_wins, ties);
+    s.paragraphs.push_back(
+        fmt::format("'{}' vs '{}' (baseline), {} series: {}{} (geomean of the time ratio per series){}{}.", other, base,
+                    n, winner, range,
+                    tested == 0 ? "; no significance test (no per-iteration samples on both sides)"
+                                : fmt::format("; {} of {} tested sizes differ significantly (Mann-Whitney, alpha {})",
+                                              significant, tested, c.options.alpha),
+                    noisy == 0 ? "" : fmt::format("; {} more series not called: noise", noisy)));
   }
   if (!unaligned_references.empty())
     s.paragraphs.push_back(fmt::format(
         "Published figures ('{}') are other clusters' numbers for scale (what each is: Inputs); none lines up with a "
         "series measured here (another collective, size range or rank and node count), so they decide nothing and "
-        "appear on the charts only.", fmt::format("{}", fmt::join(unaligned_references, "', '"))));
+        "appear on the charts only.",
+        fmt::format("{}", fmt::join(unaligned_references, "', '"))));
   if (!t.rows.empty()) {
-    t.note = "faster: the set whose time is lower (geomean over the aligned sizes); on par within the tie band. smallest size: "
-             "time at the smallest size, baseline vs compared; peak busbw likewise.";
+    t.note =
+        "faster: the set whose time is lower (geomean over the aligned sizes); on par within the tie band. smallest "
+        "size: "
+        "time at the smallest size, baseline vs compared; peak busbw likewise.";
     s.tables.push_back(std::move(t));
   }
   return s;
@@ -183,53 +214,78 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
   std::size_t only_base_pts = 0, only_other_pts = 0;
   for (const Series* x : pc.only_base) only_base_pts += x->points.size();
   for (const Series* x : pc.only_other) only_other_pts += x->points.size();
-  for (const SeriesComparison& sc : pc.series) only_base_pts += sc.only_base.size(), only_other_pts += sc.only_other.size();
-  s.paragraphs.push_back(fmt::format("Aligned on {}. {} sizes in {} series line up; {} points only in {}, {} only in {}.",
-                                     key_fields_text(pc.fields), pc.aligned, pc.series.size(), only_base_pts, base,
-                                     only_other_pts, other));
+  for (const SeriesComparison& sc : pc.series)
+    only_base_pts += sc.only_base.size(), only_other_pts += sc.only_other.size();
+  s.paragraphs.push_back(fmt::format(
+      "Aligned on {}. {} sizes in {} series line up; {} points only in {}, {} only in {}.", key_fields_text(pc.fields),
+      pc.aligned, pc.series.size(), only_base_pts, base, only_other_pts, other));
   if ((pc.fields | c.options.ignored) != kKeyAll)
     s.paragraphs.push_back(fmt::format("Left out of the key (not recorded by one of the sets, or --ignore-key): {}.",
                                        key_field_list(kKeyAll & ~pc.fields)));
   if (pc.base_table->merged_points || pc.other_table->merged_points)
-    s.paragraphs.push_back(fmt::format("Repeated points of one key were merged (median time and busbw, samples pooled): "
-                                       "{} in {}, {} in {}.", pc.base_table->merged_points, base,
-                                       pc.other_table->merged_points, other));
+    s.paragraphs.push_back(
+        fmt::format("Repeated points of one key were merged (median time and busbw, samples pooled): "
+                    "{} in {}, {} in {}.",
+                    pc.base_table->merged_points, base, pc.other_table->merged_points, other));
   if (pc.tested == 0)
-    s.paragraphs.push_back("No significance test: per-iteration samples are missing on one side or both "
-                           "(ccbench records them in every run since this release; nccl-tests with -J and per-iteration "
-                           "timing; OSU and IMB print none); differences may be noise.");
+    s.paragraphs.push_back(
+        "No significance test: per-iteration samples are missing on one side or both "
+        "(ccbench records them in every run since this release; nccl-tests with -J and per-iteration "
+        "timing; OSU and IMB print none); differences may be noise.");
   else
-    s.paragraphs.push_back(fmt::format("Mann-Whitney U test on per-iteration times, two-sided, alpha {}: {} of {} aligned "
-                                       "sizes tested, {} not significant (marked n.s.; no correction for multiple tests).",
-                                       c.options.alpha, pc.tested, pc.aligned, pc.not_significant));
+    s.paragraphs.push_back(
+        fmt::format("Mann-Whitney U test on per-iteration times, two-sided, alpha {}: {} of {} aligned "
+                    "sizes tested, {} not significant (marked n.s.; no correction for multiple tests).",
+                    c.options.alpha, pc.tested, pc.aligned, pc.not_significant));
   if (!pc.hint.empty())
-    s.paragraphs.push_back(fmt::format("Nothing lines up. Key fields with no common value: {}. Drop a field from the key "
-                                       "with --ignore-key FIELD to compare across it.", pc.hint));
+    s.paragraphs.push_back(
+        fmt::format("Nothing lines up. Key fields with no common value: {}. Drop a field from the key "
+                    "with --ignore-key FIELD to compare across it.",
+                    pc.hint));
   Table summary;
   summary.title = "Per collective";
-  summary.header = {"series", "sizes", "busbw ratio (geomean)", "time ratio (geomean)", fmt::format("peak busbw {}", base),
-                    fmt::format("peak busbw {}", other), fmt::format("latency {}", base), fmt::format("latency {}", other),
-                    fmt::format("half-peak size {}", base), fmt::format("half-peak size {}", other), "crossovers"};
+  summary.header = {"series",
+                    "sizes",
+                    "busbw ratio (geomean)",
+                    "time ratio (geomean)",
+                    fmt::format("peak busbw {}", base),
+                    fmt::format("peak busbw {}", other),
+                    fmt::format("latency {}", base),
+                    fmt::format("latency {}", other),
+                    fmt::format("half-peak size {}", base),
+                    fmt::format("half-peak size {}", other),
+                    "crossovers"};
   for (const SeriesComparison& sc : pc.series) {
     const auto peak = [](const CurveFacts& f) {
       return std::isnan(f.peak_busbw_gbps) ? std::string("-")
-                                           : fmt::format("{} @{}", format_gbps(f.peak_busbw_gbps), format_size(static_cast<double>(f.peak_bytes)));
+                                           : fmt::format("{} @{}", format_gbps(f.peak_busbw_gbps),
+                                                         format_size(static_cast<double>(f.peak_bytes)));
     };
     const auto lat = [](const CurveFacts& f) {
       return fmt::format("{} us @{}", format_us(f.small_time_us), format_size(static_cast<double>(f.small_bytes)));
     };
-    const auto half = [](const CurveFacts& f) { return std::isnan(f.half_peak_bytes) ? std::string("-") : format_size(f.half_peak_bytes); };
-    summary.rows.push_back({{sc.base->label()}, {std::to_string(sc.points.size())},
-                            {format_ratio(sc.geomean_busbw_ratio), ratio_tone(sc.geomean_busbw_ratio, true, true, c.options.tie_band)},
-                            {format_ratio(sc.geomean_time_ratio), ratio_tone(sc.geomean_time_ratio, false, true, c.options.tie_band)},
-                            {peak(sc.base_facts)}, {peak(sc.other_facts)}, {lat(sc.base_facts)}, {lat(sc.other_facts)},
-                            {half(sc.base_facts)}, {half(sc.other_facts)}, {crossovers_text(sc, other, base)}});
+    const auto half = [](const CurveFacts& f) {
+      return std::isnan(f.half_peak_bytes) ? std::string("-") : format_size(f.half_peak_bytes);
+    };
+    summary.rows.push_back(
+        {{sc.base->label()},
+         {std::to_string(sc.points.size())},
+         {format_ratio(sc.geomean_busbw_ratio), ratio_tone(sc.geomean_busbw_ratio, true, true, c.options.tie_band)},
+         {format_ratio(sc.geomean_time_ratio), ratio_tone(sc.geomean_time_ratio, false, true, c.options.tie_band)},
+         {peak(sc.base_facts)},
+         {peak(sc.other_facts)},
+         {lat(sc.base_facts)},
+         {lat(sc.other_facts)},
+         {half(sc.base_facts)},
+         {half(sc.other_facts)},
+         {crossovers_text(sc, other, base)}});
   }
   if (!summary.rows.empty()) {
-    summary.note = "Ratios are other / baseline: busbw ratio > 1 and time ratio < 1 mean the compared set is faster. "
-                   "Latency: time at the smallest size each measured. Half-peak size: the smallest size reaching half "
-                   "the peak busbw (interpolated in log2 size). Crossovers: where the faster side changes (ties within 2% and "
-                   "differences the test calls not significant ignored).";
+    summary.note =
+        "Ratios are other / baseline: busbw ratio > 1 and time ratio < 1 mean the compared set is faster. "
+        "Latency: time at the smallest size each measured. Half-peak size: the smallest size reaching half "
+        "the peak busbw (interpolated in log2 size). Crossovers: where the faster side changes (ties within 2% and "
+        "differences the test calls not significant ignored).";
     s.tables.push_back(std::move(summary));
   }
   std::size_t rows_left = limits.point_rows_per_pair, series_left_out = 0;
@@ -241,15 +297,24 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
     }
     Table t;
     t.title = sc.base->label();
-    t.header = {"size", fmt::format("time {} (us)", base), fmt::format("time {} (us)", other),
-                fmt::format("busbw {} (GB/s)", base), fmt::format("busbw {} (GB/s)", other), "busbw ratio", "time ratio", "p"};
+    t.header = {"size",
+                fmt::format("time {} (us)", base),
+                fmt::format("time {} (us)", other),
+                fmt::format("busbw {} (GB/s)", base),
+                fmt::format("busbw {} (GB/s)", other),
+                "busbw ratio",
+                "time ratio",
+                "p"};
     const std::size_t shown = std::min({sc.points.size(), limits.point_rows_per_series, rows_left});
     rows_left -= shown;
     for (std::size_t k = 0; k < shown; ++k) {
       const AlignedPoint& a = sc.points[k];
       const bool sig = a.significant();
-      t.rows.push_back({{format_size(static_cast<double>(a.bytes))}, {format_us(a.base->time_us)}, {format_us(a.other->time_us)},
-                        {format_gbps(a.base->busbw_gbps)}, {format_gbps(a.other->busbw_gbps)},
+      t.rows.push_back({{format_size(static_cast<double>(a.bytes))},
+                        {format_us(a.base->time_us)},
+                        {format_us(a.other->time_us)},
+                        {format_gbps(a.base->busbw_gbps)},
+                        {format_gbps(a.other->busbw_gbps)},
                         {format_ratio(a.busbw_ratio), ratio_tone(a.busbw_ratio, true, sig, c.options.tie_band)},
                         {format_ratio(a.time_ratio), ratio_tone(a.time_ratio, false, sig, c.options.tie_band)},
                         {p_text(a), sig ? Tone::plain : Tone::muted}});
@@ -259,14 +324,18 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
     s.tables.push_back(std::move(t));
   }
   if (series_left_out)
-    s.paragraphs.push_back(fmt::format("Per-size tables of {} more series are left out of this report (over {} rows): "
-                                       "the CSV and JSON outputs have every point.", series_left_out, limits.point_rows_per_pair));
+    s.paragraphs.push_back(
+        fmt::format("Per-size tables of {} more series are left out of this report (over {} rows): "
+                    "the CSV and JSON outputs have every point.",
+                    series_left_out, limits.point_rows_per_pair));
   Table only;
   only.title = "Series in one set only";
   only.header = {"series", "measured by", "sizes"};
   only.left_columns = 2;
-  for (const Series* x : pc.only_base) only.rows.push_back({{x->label()}, {base}, {fmt::format("all {}", x->points.size())}});
-  for (const Series* x : pc.only_other) only.rows.push_back({{x->label()}, {other}, {fmt::format("all {}", x->points.size())}});
+  for (const Series* x : pc.only_base)
+    only.rows.push_back({{x->label()}, {base}, {fmt::format("all {}", x->points.size())}});
+  for (const Series* x : pc.only_other)
+    only.rows.push_back({{x->label()}, {other}, {fmt::format("all {}", x->points.size())}});
   if (!only.rows.empty()) s.tables.push_back(std::move(only));
   Table sizes;
   sizes.title = "Sizes measured on one side only";
@@ -274,7 +343,8 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
   sizes.left_columns = 3;
   const auto list = [](const std::vector<std::uint64_t>& v) {
     std::string out;
-    for (std::size_t k = 0; k < v.size() && k < 16; ++k) out += (k ? ", " : "") + format_size(static_cast<double>(v[k]));
+    for (std::size_t k = 0; k < v.size() && k < 16; ++k)
+      out += (k ? ", " : "") + format_size(static_cast<double>(v[k]));
     return v.size() > 16 ? fmt::format("{} ... ({} in all)", out, v.size()) : out;
   };
   for (const SeriesComparison& sc : pc.series) {
@@ -306,11 +376,13 @@ std::vector<ChartGroup> chart_groups(const Comparison& c) {
           curve.bytes.push_back(static_cast<double>(p.bytes));
           curve.busbw_gbps.push_back(p.busbw_gbps);
           curve.time_us.push_back(p.time_us);
-          if (curve.predicted) curve.time_lo.push_back(p.first->time_lo_us), curve.time_hi.push_back(p.first->time_hi_us);
+          if (curve.predicted)
+            curve.time_lo.push_back(p.first->time_lo_us), curve.time_hi.push_back(p.first->time_hi_us);
           const auto at = std::lower_bound(bs.points.begin(), bs.points.end(), p.bytes,
                                            [](const SeriesPoint& q, std::uint64_t b) { return q.bytes < b; });
           curve.ratio.push_back(at != bs.points.end() && at->bytes == p.bytes && at->busbw_gbps > 0
-                                    ? p.busbw_gbps / at->busbw_gbps : kNaN);
+                                    ? p.busbw_gbps / at->busbw_gbps
+                                    : kNaN);
         }
         g.curves.push_back(std::move(curve));
       }
@@ -356,9 +428,10 @@ Section environment_section(const Comparison& c) {
     }
     t.rows.push_back(std::move(row));
   }
-  s.paragraphs.push_back(names.empty() ? "The inputs record no environment."
-                                       : fmt::format("{} of {} recorded facts differ between the measured sets (highlighted).",
-                                                     differing, names.size()));
+  s.paragraphs.push_back(names.empty()
+                             ? "The inputs record no environment."
+                             : fmt::format("{} of {} recorded facts differ between the measured sets (highlighted).",
+                                           differing, names.size()));
   if (!long_values.empty()) {
     t.note = "Long values, in full:";
     for (const std::string& v : long_values) t.note += " " + v + ";";
@@ -372,9 +445,12 @@ Section cost_section(const Comparison& c, const CostInputs& cost) {
   Section s;
   s.heading = "Cost";
   s.paragraphs.push_back(
-      "Price per GPU-hour: cloud as given (or node price / GPUs per node); bare metal = (capital / amortisation years + "
-      "yearly operating cost) / (GPUs x 8760 h x utilisation). Cost per PB = price per GPU-hour x 1e6 / (3600 x peak busbw "
-      "in GB/s): one GPU's share of 1e15 bytes of bus traffic at the collective's peak. Host-memory runs count one rank as one GPU.");
+      "Price per GPU-hour: cloud as given (or node price / GPUs per node); bare metal = (capital / amortisation years "
+      "+ "
+      "yearly operating cost) / (GPUs x 8760 h x utilisation). Cost per PB = price per GPU-hour x 1e6 / (3600 x peak "
+      "busbw "
+      "in GB/s): one GPU's share of 1e15 bytes of bus traffic at the collective's peak. Host-memory runs count one "
+      "rank as one GPU.");
   Table profiles;
   profiles.title = "Profiles";
   profiles.header = {"label", "profile", "kind", "price per GPU-hour", "derivation"};
@@ -386,12 +462,17 @@ Section cost_section(const Comparison& c, const CostInputs& cost) {
   for (std::size_t i = 0; i < c.sets.size(); ++i) {
     if (i >= cost.profiles.size() || !cost.profiles[i]) continue;
     const CostProfile& p = *cost.profiles[i];
-    profiles.rows.push_back({{c.sets[i].label}, {p.name.empty() ? p.file : p.name}, {p.kind},
-                             {format_money(p.per_gpu_hour, p.currency)}, {p.derivation}});
+    profiles.rows.push_back({{c.sets[i].label},
+                             {p.name.empty() ? p.file : p.name},
+                             {p.kind},
+                             {format_money(p.per_gpu_hour, p.currency)},
+                             {p.derivation}});
     for (const Series& ser : c.chart_tables[i]->series) {
       const CurveFacts f = curve_facts(ser);
       if (std::isnan(f.peak_busbw_gbps)) continue;
-      per_pb.rows.push_back({{c.sets[i].label}, {ser.label()}, {format_gbps(f.peak_busbw_gbps)},
+      per_pb.rows.push_back({{c.sets[i].label},
+                             {ser.label()},
+                             {format_gbps(f.peak_busbw_gbps)},
                              {format_money(cost_per_pb(p, f.peak_busbw_gbps), p.currency)}});
     }
   }
@@ -400,9 +481,11 @@ Section cost_section(const Comparison& c, const CostInputs& cost) {
   if (cost.workload && !cost.decision) {
     const Workload& w = *cost.workload;
     s.paragraphs.push_back(fmt::format(
-        "Workload {}: data-parallel training, {:.4g} parameters in {} on {} GPUs: {} of gradients all-reduced per step. "
+        "Workload {}: data-parallel training, {:.4g} parameters in {} on {} GPUs: {} of gradients all-reduced per "
+        "step. "
         "Time per step = bytes / (busbw at that size / bus factor for {} GPUs); busbw is read off each set's {} curve "
-        "(log2-size interpolation; the end value beyond the measured range, marked extrapolated). Cost per 1,000 steps = "
+        "(log2-size interpolation; the end value beyond the measured range, marked extrapolated). Cost per 1,000 steps "
+        "= "
         "1000 x time per step x GPUs x price per GPU-hour / 3600.",
         w.name.empty() ? w.file : w.name, w.parameters, w.dtype, w.gpus, format_size(w.bytes_per_step()), w.gpus,
         w.collective));
@@ -414,14 +497,16 @@ Section cost_section(const Comparison& c, const CostInputs& cost) {
       const CostProfile* p = i < cost.profiles.size() && cost.profiles[i] ? &*cost.profiles[i] : nullptr;
       const auto e = estimate_workload(w, *c.chart_tables[i], p);
       if (!e) {
-        t.rows.push_back({{c.sets[i].label}, {fmt::format("no {} curve", w.collective), Tone::muted}, {"-"}, {"-"}, {"-"}});
+        t.rows.push_back(
+            {{c.sets[i].label}, {fmt::format("no {} curve", w.collective), Tone::muted}, {"-"}, {"-"}, {"-"}});
         continue;
       }
-      t.rows.push_back({{c.sets[i].label}, {e->curve->label() + (e->extrapolated ? " (extrapolated)" : ""),
-                                            e->extrapolated ? Tone::warn : Tone::plain},
-                        {format_gbps(e->busbw_gbps)},
-                        {format_seconds(e->time_per_step_s)},
-                        {p ? format_money(e->cost_per_1000_steps, p->currency) : std::string("no cost profile")}});
+      t.rows.push_back(
+          {{c.sets[i].label},
+           {e->curve->label() + (e->extrapolated ? " (extrapolated)" : ""), e->extrapolated ? Tone::warn : Tone::plain},
+           {format_gbps(e->busbw_gbps)},
+           {format_seconds(e->time_per_step_s)},
+           {p ? format_money(e->cost_per_1000_steps, p->currency) : std::string("no cost profile")}});
     }
     s.tables.push_back(std::move(t));
   }
@@ -454,15 +539,17 @@ std::string format_seconds(double s) {
   return fmt::format("{:.3g} us", s * 1e6);
 }
 
-
 Report build_report(const Comparison& c, const CostInputs& cost, const ReportLimits& limits) {
   Report r;
-  r.title = fmt::format("ccbench compare: {} against {}", [&] {
-    std::string others;
-    for (std::size_t i = 0; i < c.sets.size(); ++i)
-      if (i != c.options.baseline) others += (others.empty() ? "" : ", ") + c.sets[i].label;
-    return others;
-  }(), c.baseline().label);
+  r.title = fmt::format(
+      "ccbench compare: {} against {}",
+      [&] {
+        std::string others;
+        for (std::size_t i = 0; i < c.sets.size(); ++i)
+          if (i != c.options.baseline) others += (others.empty() ? "" : ", ") + c.sets[i].label;
+        return others;
+      }(),
+      c.baseline().label);
   r.sections.push_back(verdict_section(c));
   r.sections.push_back(inputs_section(c, limits));
   for (const std::string& n : cost.notes) r.sections.back().paragraphs.push_back(n + ".");
@@ -470,8 +557,9 @@ Report build_report(const Comparison& c, const CostInputs& cost, const ReportLim
   Section charts;
   charts.heading = "Charts";
   charts.chart = 0;
-  charts.paragraphs.push_back(fmt::format("One chart set per series of the baseline, every set overlaid (aligned on {}).",
-                                          key_fields_text(c.chart_fields)));
+  charts.paragraphs.push_back(
+      fmt::format("One chart set per series of the baseline, every set overlaid (aligned on {}).",
+                  key_fields_text(c.chart_fields)));
   r.sections.push_back(std::move(charts));
   for (const PairComparison& pc : c.pairs) r.sections.push_back(pair_section(c, pc, limits));
   r.sections.push_back(environment_section(c));

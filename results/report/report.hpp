@@ -25,7 +25,7 @@ struct Table {
   std::string title;
   std::vector<std::string> header;
   std::vector<std::vector<Cell>> rows;
-  std::string note;  // under the table
+  std::string note;              // under the table
   std::size_t left_columns = 1;  // leading text columns (left-aligned); the rest are numbers
   bool last_left = false;        // the last column is text too (a reason, a note)
   bool keep_header = false;      // terminal: never cut the headers of number columns
@@ -46,7 +46,7 @@ struct ChartGroup {
   struct Curve {
     std::string label;
     std::vector<double> bytes, busbw_gbps, time_us, ratio;  // ratio: busbw / baseline's at the same size
-    std::vector<double> time_lo, time_hi;  // predicted curves: the 90% interval of time_us
+    std::vector<double> time_lo, time_hi;                   // predicted curves: the 90% interval of time_us
     bool published = false, predicted = false;
   };
   std::vector<Curve> curves;
@@ -56,7 +56,7 @@ struct CostInputs {
   std::vector<std::optional<CostProfile>> profiles;  // per set
   std::optional<Workload> workload;
   std::optional<Decision> decision;  // with a workload: the decision at scale (results/compare/decision.hpp)
-  std::vector<std::string> notes;     // about the inputs (sets that could not be projected, ...)
+  std::vector<std::string> notes;    // about the inputs (sets that could not be projected, ...)
 };
 
 struct Report {

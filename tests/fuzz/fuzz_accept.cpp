@@ -16,12 +16,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     (void)ccb::parse_spec(text, "fuzz.yaml");
-  } catch (const ccb::UsageError&) {
-  }
+  } catch (const ccb::UsageError&) {}
   try {
     (void)ccb::parse_cluster(text, "fuzz-cluster.yaml");
-  } catch (const ccb::UsageError&) {
-  }
+  } catch (const ccb::UsageError&) {}
   static const std::string path = "/tmp/ccbench-fuzz-baseline-" + std::to_string(getpid()) + ".json";
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return 0;
@@ -29,7 +27,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::fclose(f);
   try {
     (void)ccb::load_baseline(path);
-  } catch (const ccb::UsageError&) {
-  }
+  } catch (const ccb::UsageError&) {}
   return 0;
 }

@@ -23,6 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     default: ccb::import_text(text, "fuzz", set, options); break;
   }
   for (const ccb::ImportedPoint& p : set.points)
-    if (!(p.time_us > 0) || !std::isfinite(p.time_us) || p.collective.empty()) std::abort();  // an importer let garbage through
+    if (!(p.time_us > 0) || !std::isfinite(p.time_us) || p.collective.empty())
+      std::abort();  // an importer let garbage through
   return 0;
 }

@@ -14,7 +14,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)ccb::predict(m, 64, 8, {});
     (void)ccb::predict(m, 3, 1, {1, 1u << 20, ~std::uint64_t{0} >> 4});
     (void)ccb::model_to_json(m);
-  } catch (const ccb::UsageError&) {
-  }
+  } catch (const ccb::UsageError&) {}
   return 0;
 }

@@ -18,11 +18,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::fclose(f);
   try {
     (void)ccb::load_cost_profile(path);
-  } catch (const ccb::UsageError&) {
-  }
+  } catch (const ccb::UsageError&) {}
   try {
     (void)ccb::load_workload(path);
-  } catch (const ccb::UsageError&) {
-  }
+  } catch (const ccb::UsageError&) {}
   return 0;
 }

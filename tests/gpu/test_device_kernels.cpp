@@ -17,11 +17,11 @@
 namespace ccb {
 namespace {
 
-#define REQUIRE_GPU()                                                                   \
-  do {                                                                                  \
-    const GpuInfo g = query_gpus();                                                     \
-    if (!g.error.empty() || g.devices == 0)                                             \
-      GTEST_SKIP() << "no usable GPU: " << (g.error.empty() ? "0 devices" : g.error);   \
+#define REQUIRE_GPU()                                                                 \
+  do {                                                                                \
+    const GpuInfo g = query_gpus();                                                   \
+    if (!g.error.empty() || g.devices == 0)                                           \
+      GTEST_SKIP() << "no usable GPU: " << (g.error.empty() ? "0 devices" : g.error); \
   } while (0)
 
 // A device buffer with a host mirror.

@@ -88,26 +88,31 @@ TEST(AcceptSpec, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(spec_error(with("min: 10, tolerance: 0.1", "min: -1")),
             "s.yaml:10: checks[0].gates[0].min: -1 is out of range [0, 1000000000]");
   EXPECT_EQ(spec_error(with("pass: 2", "pass: 4")), "s.yaml:7: checks[0].pass: 4 of 3 repeats cannot pass");
-  EXPECT_EQ(spec_error(with("sizes: [8, 1M]", "sizes: [8, 1X]")),
-            "s.yaml:5: checks[0].sizes[1]: '1X': not a size (bytes with an optional binary suffix: 8, 64K, 1M or 1MiB, 2G)");
+  EXPECT_EQ(
+      spec_error(with("sizes: [8, 1M]", "sizes: [8, 1X]")),
+      "s.yaml:5: checks[0].sizes[1]: '1X': not a size (bytes with an optional binary suffix: 8, 64K, 1M or 1MiB, 2G)");
   EXPECT_EQ(spec_error(with("sizes: [8, 1M]", "sizes: [8, 1MB]")),
-            "s.yaml:5: checks[0].sizes[1]: '1MB': sizes are binary (K = 1024): write 1M or 1MiB; decimal KB, MB, GB are not taken");
+            "s.yaml:5: checks[0].sizes[1]: '1MB': sizes are binary (K = 1024): write 1M or 1MiB; decimal KB, MB, GB "
+            "are not taken");
   EXPECT_EQ(spec_error(with("collective: all_reduce", "collective: all_reduce\n    io: {dir: /tmp}")),
             "s.yaml:4: checks[0].collective: does not apply to an io check");
   EXPECT_EQ(spec_error(with("collective: all_reduce", "io: {pattern: seq_read}")),
             "s.yaml:4: checks[0].io.dir: missing");
   EXPECT_EQ(spec_error(with("collective: all_reduce", "io: {dir: /tmp, qd: 0}")),
             "s.yaml:4: checks[0].io.qd: 0 is out of range [1, 4096]");
-  EXPECT_EQ(spec_error(with("max: 50", "min: 50")), "s.yaml:11: checks[0].gates[1].min: a floor applies to busbw or algbw; time takes max");
-  EXPECT_EQ(spec_error(with("    repeats: 3\n", "    repeats: 3\n    colour: red\n")),
-            "s.yaml:7: checks[0].colour: unknown key (allowed: backend, collective, dtype, gates, gpus_per_process, "
-            "io, iterations, memory, name, op, pass, path, pattern, repeats, second_pass, sizes, step_timeout_s, timeout_s, "
-            "warmup)");
+  EXPECT_EQ(spec_error(with("max: 50", "min: 50")),
+            "s.yaml:11: checks[0].gates[1].min: a floor applies to busbw or algbw; time takes max");
+  EXPECT_EQ(
+      spec_error(with("    repeats: 3\n", "    repeats: 3\n    colour: red\n")),
+      "s.yaml:7: checks[0].colour: unknown key (allowed: backend, collective, dtype, gates, gpus_per_process, "
+      "io, iterations, memory, name, op, pass, path, pattern, repeats, second_pass, sizes, step_timeout_s, timeout_s, "
+      "warmup)");
   EXPECT_EQ(spec_error(with("    pass: 2\n", "    pass: 2\n    pass: 1\n")), "s.yaml:8: checks[0].pass: given twice");
   EXPECT_EQ(spec_error("name: x\n"), "s.yaml:1: checks: missing");
   EXPECT_EQ(spec_error("checks: [\n"), "s.yaml:2: not valid YAML (end of sequence flow not found)");
   EXPECT_EQ(spec_error(with("{metric: time, at: 8, max: 50}", "{metric: time, at: 8}")),
-            "s.yaml:11: checks[0].gates[1]: give exactly one of min (bandwidth floor), max (time ceiling), baseline, population");
+            "s.yaml:11: checks[0].gates[1]: give exactly one of min (bandwidth floor), max (time ceiling), baseline, "
+            "population");
   EXPECT_EQ(spec_error(with("collective: all_reduce", "collective: all_gather\n    op: max")),
             "s.yaml:5: checks[0].op: all_gather does not reduce");
 }
@@ -125,7 +130,9 @@ TEST(AcceptSpec, OnePathPerBackendAndUniqueNames) {
   two += "  - name: pairs\n    collective: all_gather\n    sizes: [8]\n    gates: [{metric: time, at: 8, max: 1}]\n";
   EXPECT_EQ(spec_error(two), "s.yaml:12: checks[1].name: 'pairs' is used twice");
   std::string paths = kSpec;
-  paths += "  - name: tcp\n    collective: all_gather\n    path: tcp\n    sizes: [8]\n    gates: [{metric: time, at: 8, max: 1}]\n";
+  paths +=
+      "  - name: tcp\n    collective: all_gather\n    path: tcp\n    sizes: [8]\n    gates: [{metric: time, at: 8, "
+      "max: 1}]\n";
   EXPECT_NE(spec_error(paths).find("s.yaml:14: checks[1].path: 'tcp' differs from an earlier mpi check's 'auto'"),
             std::string::npos);
 }
@@ -209,7 +216,7 @@ GroupRun run_of(NodeGroup nodes, std::vector<double> busbw, int pass = 1) {
 
 TEST(AcceptVerdict, KOfNRepeats) {
   const Check c = pair_check();
-  EXPECT_TRUE(judge_group(c, run_of({0, 1}, {12, 9, 11}), {}).pass);   // 2 of 3
+  EXPECT_TRUE(judge_group(c, run_of({0, 1}, {12, 9, 11}), {}).pass);      // 2 of 3
   const GroupVerdict v = judge_group(c, run_of({0, 1}, {12, 9, 8}), {});  // 1 of 3
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.gates[0].passed, 1);
@@ -247,7 +254,8 @@ TEST(AcceptVerdict, RelativeGateWithoutABaselineEntryFails) {
   const auto none = [](const Check&, const Gate&, int, int) { return std::optional<double>{}; };
   const GroupVerdict v = judge_group(c, run_of({0, 1}, {12, 12, 12}), none);
   EXPECT_FALSE(v.pass);
-  EXPECT_NE(v.reason.find("b.json: no baseline entry for all_reduce float sum ranks 2 nodes 2 at 1048576 B"), std::string::npos);
+  EXPECT_NE(v.reason.find("b.json: no baseline entry for all_reduce float sum ranks 2 nodes 2 at 1048576 B"),
+            std::string::npos);
   const auto hundred = [](const Check&, const Gate&, int, int) { return std::optional<double>{100}; };
   EXPECT_TRUE(judge_group(c, run_of({0, 1}, {96, 94, 95}), hundred).pass);
   EXPECT_FALSE(judge_group(c, run_of({0, 1}, {96, 94, 94}), hundred).pass);
@@ -262,12 +270,14 @@ CheckVerdict four_nodes_one_slow(double second_pass_busbw) {
   for (const Round& r : schedule(GroupPattern::pairwise, 4))
     for (const NodeGroup& g : r) {
       const bool slow = g[0] == 2 || g[1] == 2;
-      v.first.push_back(judge_group(c, run_of(g, slow ? std::vector<double>{3, 3, 3} : std::vector<double>{12, 12, 12}), {}));
+      v.first.push_back(
+          judge_group(c, run_of(g, slow ? std::vector<double>{3, 3, 3} : std::vector<double>{12, 12, 12}), {}));
     }
   v.suspects = find_suspects(v.first, 4);
   const auto rounds = second_pass_rounds(v.suspects.suspects, v.suspects.references);
   for (const Round& r : rounds)
-    for (const NodeGroup& g : r) v.second.push_back(judge_group(c, run_of(g, {second_pass_busbw, second_pass_busbw, second_pass_busbw}, 2), {}));
+    for (const NodeGroup& g : r)
+      v.second.push_back(judge_group(c, run_of(g, {second_pass_busbw, second_pass_busbw, second_pass_busbw}, 2), {}));
   judge_nodes(v, {"h1", "h2", "h3", "h4"});
   return v;
 }
@@ -299,7 +309,8 @@ TEST(AcceptVerdict, ALinkProblemIsReportedAsThePair) {
   v.check = &c;
   for (const Round& r : schedule(GroupPattern::pairwise, 4))
     for (const NodeGroup& g : r)
-      v.first.push_back(judge_group(c, run_of(g, g == NodeGroup{0, 1} ? std::vector<double>{3, 3, 3} : std::vector<double>{12, 12, 12}), {}));
+      v.first.push_back(judge_group(
+          c, run_of(g, g == NodeGroup{0, 1} ? std::vector<double>{3, 3, 3} : std::vector<double>{12, 12, 12}), {}));
   v.suspects = find_suspects(v.first, 4);
   EXPECT_EQ(v.suspects.suspects, (std::vector<int>{0, 1}));
   EXPECT_EQ(v.suspects.references, (std::vector<int>{2, 3}));
@@ -328,7 +339,7 @@ TEST(AcceptVerdict, NoiseNamesNoDefect) {
   const GroupVerdict bad = judge_group(c, noisy(run_of({1}, {2, 2, 2})), {});  // 5x short of the bar of 10
   EXPECT_TRUE(bad.noisy);
   EXPECT_FALSE(judge_group(c, noisy(run_of({1}, {0.001, 0.001, 0.001})), {}).noisy);  // 10,000x: not noise
-  EXPECT_FALSE(judge_group(c, noisy(run_of({1}, {12, 12, 12})), {}).noisy);  // noise on a pass is no failure
+  EXPECT_FALSE(judge_group(c, noisy(run_of({1}, {12, 12, 12})), {}).noisy);           // noise on a pass is no failure
   CheckVerdict v;
   v.check = &c;
   v.first = {judge_group(c, run_of({0}, {12, 12, 12}), {}), bad};
@@ -397,7 +408,7 @@ TEST(AcceptBaseline, MedianWithOutliersRemoved) {
   const BaselineMetric m = summarize_runs({10, 10.2, 9.9, 10.1, 3});
   EXPECT_EQ(m.outliers, (std::vector<std::size_t>{4}));
   EXPECT_DOUBLE_EQ(m.median, 10.05);
-  EXPECT_TRUE(summarize_runs({10, 3}).outliers.empty());  // two runs: nothing removed
+  EXPECT_TRUE(summarize_runs({10, 3}).outliers.empty());          // two runs: nothing removed
   EXPECT_TRUE(summarize_runs({10, 10, 10.05}).outliers.empty());  // within 1% of the median
 }
 
@@ -437,7 +448,8 @@ TEST(AcceptBaseline, BuildsFromRunsAndRoundTrips) {
   // Numbers that do not fit their field, and indices past their lists, are a
   // malformed file naming the entry (a cast of 1e300 to int is undefined).
   const nlohmann::json good = nlohmann::json::parse(baseline_to_json(b));
-  const auto rejects = [&](const nlohmann::json::json_pointer& field, const nlohmann::json& value, const std::string& says) {
+  const auto rejects = [&](const nlohmann::json::json_pointer& field, const nlohmann::json& value,
+                           const std::string& says) {
     nlohmann::json bad = good;
     bad[field] = value;
     std::ofstream(path) << bad.dump();

@@ -166,7 +166,8 @@ TEST(Population, AGateRelativeToThisRunsGroupsFindsASlowNodeWithoutAFloor) {
   c.gates = {g};
   const CheckVerdict bad = run(c, make_cluster(16, {5}, 0.6, 0.03, 1));
   EXPECT_EQ(with_status(bad, NodeStatus::defective), (std::set<std::string>{"node0006"}));
-  for (std::uint64_t seed = 1; seed <= 10; ++seed) EXPECT_TRUE(run(c, make_cluster(16, {}, 1, 0.05, seed)).pass) << seed;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed)
+    EXPECT_TRUE(run(c, make_cluster(16, {}, 1, 0.05, seed)).pass) << seed;
   // Fewer than 3 groups of a size: not judged, said in the note.
   Population none;
   GroupRun one;
@@ -181,12 +182,16 @@ TEST(Population, AGateRelativeToThisRunsGroupsFindsASlowNodeWithoutAFloor) {
 #if CCBENCH_HAVE_YAML
 TEST(Bisect, TheSpecNamesSwitches) {
   const std::string head = "switches:\n  leaf1: [a, b]\n  leaf2: [c]\n";
-  const std::string checks = "checks:\n  - {name: s, collective: all_reduce, sizes: [8], pattern: bisect, gates: [{metric: time, at: 8, max: 1}]}\n";
+  const std::string checks =
+      "checks:\n  - {name: s, collective: all_reduce, sizes: [8], pattern: bisect, gates: [{metric: time, at: 8, max: "
+      "1}]}\n";
   const AcceptSpec spec = parse_spec(head + checks, "s.yaml");
   EXPECT_EQ(spec.switch_of.at("b"), "leaf1");
   EXPECT_EQ(spec.switch_of.at("c"), "leaf2");
-  const AcceptSpec pop = parse_spec("checks:\n  - {name: p, collective: all_reduce, sizes: [1M], pattern: pairwise, "
-                                    "gates: [{metric: busbw, at: 1M, population: 0.2}]}\n", "p.yaml");
+  const AcceptSpec pop = parse_spec(
+      "checks:\n  - {name: p, collective: all_reduce, sizes: [1M], pattern: pairwise, "
+      "gates: [{metric: busbw, at: 1M, population: 0.2}]}\n",
+      "p.yaml");
   EXPECT_TRUE(pop.checks[0].gates[0].population);
   EXPECT_DOUBLE_EQ(pop.checks[0].gates[0].max_drop, 0.2);
   try {
@@ -219,12 +224,19 @@ TEST(Simulate, ClusterFileAndItsErrors) {
   EXPECT_EQ(m.switch_of[32 * 4], "switch05");
   EXPECT_DOUBLE_EQ(m.group_factor({0, 1}), 0.2);
   EXPECT_DOUBLE_EQ(m.test_seconds(1024), 40.0);
-  EXPECT_EQ(cluster_error("nodes: 8\ncolour: red\n"), "c.yaml:2: colour: unknown key (allowed: defective, defective_links, defective_switches, healthy_margin, nodes, nodes_per_switch, noise_cv, seed, test_time_s)");
+  EXPECT_EQ(cluster_error("nodes: 8\ncolour: red\n"),
+            "c.yaml:2: colour: unknown key (allowed: defective, defective_links, defective_switches, healthy_margin, "
+            "nodes, nodes_per_switch, noise_cv, seed, test_time_s)");
   EXPECT_EQ(cluster_error("nodes: 8\ndefective: {nodes: [node0099], factor: 0.3}\n"),
             "c.yaml:2: defective.nodes[0]: 'node0099' is not a node of this cluster (node0001 ... node0008)");
-  EXPECT_NE(cluster_error("nodes: 8\ndefective: {nodes: [node0001], factor: 1.5}\n").find("c.yaml:2: defective.factor: 1.5 is out of range"), std::string::npos);
-  EXPECT_NE(cluster_error("nodes: 8\ndefective: {nodes: [node0001], factor: 0}\n").find("defective.factor: 0 is out of range"), std::string::npos);
-  EXPECT_NE(cluster_error("nodes: 8\nnoise_cv: -0.1\n").find("c.yaml:2: noise_cv: -0.1 is out of range"), std::string::npos);
+  EXPECT_NE(cluster_error("nodes: 8\ndefective: {nodes: [node0001], factor: 1.5}\n")
+                .find("c.yaml:2: defective.factor: 1.5 is out of range"),
+            std::string::npos);
+  EXPECT_NE(cluster_error("nodes: 8\ndefective: {nodes: [node0001], factor: 0}\n")
+                .find("defective.factor: 0 is out of range"),
+            std::string::npos);
+  EXPECT_NE(cluster_error("nodes: 8\nnoise_cv: -0.1\n").find("c.yaml:2: noise_cv: -0.1 is out of range"),
+            std::string::npos);
   EXPECT_NE(cluster_error("nodes: 1\n").find("c.yaml:1: nodes: 1 is out of range"), std::string::npos);
   EXPECT_NE(cluster_error("noise_cv: 0.1\n").find("nodes: missing"), std::string::npos);
 }

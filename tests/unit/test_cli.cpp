@@ -34,21 +34,24 @@ void expect_round_trip(std::initializer_list<E> values, const std::string& allow
 TEST(Settings, EveryNameParsesBackAndUnknownWordsDoNot) {
   expect_round_trip({BackendKind::mpi, BackendKind::nccl}, "mpi, nccl");
   expect_round_trip({MemoryKind::host, MemoryKind::device}, "host, device");
-  expect_round_trip({PathRequest::automatic, PathRequest::nvlink, PathRequest::pcie, PathRequest::shm, PathRequest::rdma,
-                     PathRequest::tcp},
+  expect_round_trip({PathRequest::automatic, PathRequest::nvlink, PathRequest::pcie, PathRequest::shm,
+                     PathRequest::rdma, PathRequest::tcp},
                     "auto, nvlink, pcie, shm, rdma, tcp");
   expect_round_trip({SyncMode::barrier, SyncMode::window}, "barrier, window");
   expect_round_trip({ProgressMode::automatic, ProgressMode::on, ProgressMode::off}, "auto, on, off");
-  expect_round_trip({BindPolicy::automatic, BindPolicy::none, BindPolicy::numa, BindPolicy::core}, "auto, none, numa, core");
-  expect_round_trip({TimingMode::pipelined, TimingMode::per_iteration, TimingMode::both}, "pipelined, per_iteration, both");
+  expect_round_trip({BindPolicy::automatic, BindPolicy::none, BindPolicy::numa, BindPolicy::core},
+                    "auto, none, numa, core");
+  expect_round_trip({TimingMode::pipelined, TimingMode::per_iteration, TimingMode::both},
+                    "pipelined, per_iteration, both");
   expect_round_trip({WarmUpOrder::automatic, WarmUpOrder::sizes_first, WarmUpOrder::per_point},
                     "auto, sizes-first, per-point");
 }
 
 TEST(Cli, NcclTestsShortFlags) {
-  const Config c = parse({"all_reduce", "-b", "8", "-e", "64M", "-f", "2", "-n", "5", "-w", "3", "-c", "0", "-o",
-                          "max", "-d", "bfloat16", "-r", "1", "-z", "1", "-a", "3", "-T", "10", "-J", "x.jsonl"})
-                       .config;
+  const Config c =
+      parse({"all_reduce", "-b", "8",        "-e", "64M", "-f", "2", "-n", "5", "-w", "3",  "-c", "0",      "-o",
+             "max",        "-d", "bfloat16", "-r", "1",   "-z", "1", "-a", "3", "-T", "10", "-J", "x.jsonl"})
+          .config;
   EXPECT_EQ(c.collective->name, "all_reduce");
   EXPECT_EQ(c.min_bytes, 8u);
   EXPECT_EQ(c.max_bytes, 64u << 20);
@@ -74,9 +77,10 @@ TEST(Cli, LongOptionsAndDefaults) {
   EXPECT_EQ(d.check, 1);
   EXPECT_EQ(d.aggregation, 1);
   EXPECT_EQ(d.timing, TimingMode::both);
-  const Config c = parse({"uni_bw", "--minbytes", "1K", "--maxbytes", "2K", "--iters", "7", "--timing",
-                          "per_iteration", "--window", "16", "--path", "tcp", "--stats", "--samples",
-                          "--strict-sizes", "--csv", "a.csv", "--datatype", "all", "--op", "all"})
+  const Config c = parse({"uni_bw",    "--minbytes",     "1K",       "--maxbytes", "2K",         "--iters", "7",
+                          "--timing",  "per_iteration",  "--window", "16",         "--path",     "tcp",     "--stats",
+                          "--samples", "--strict-sizes", "--csv",    "a.csv",      "--datatype", "all",     "--op",
+                          "all"})
                        .config;
   EXPECT_EQ(c.min_bytes, 1024u);
   EXPECT_EQ(c.iters, 7);
@@ -98,7 +102,8 @@ TEST(Cli, CopyCommandHasItsOwnDefaults) {
 }
 
 TEST(Cli, NcclOptions) {
-  const Config c = parse({"all_reduce", "--backend", "nccl", "-g", "4", "-G", "1", "-R", "1", "--path", "nvlink"}).config;
+  const Config c =
+      parse({"all_reduce", "--backend", "nccl", "-g", "4", "-G", "1", "-R", "1", "--path", "nvlink"}).config;
   EXPECT_EQ(c.backend, BackendKind::nccl);
   EXPECT_EQ(c.gpus_per_process, 4);
   EXPECT_EQ(c.cuda_graph, 1);
@@ -124,15 +129,16 @@ TEST(Cli, ErrorsNameTheFlagAndWhatIsAllowed) {
   EXPECT_NE(error_of({}).find("no collective given"), std::string::npos);
   EXPECT_NE(error_of({"all_reduce", "--bogus"}).find("--bogus"), std::string::npos);
   EXPECT_NE(error_of({"all_reduce", "-T", "nan"}).find("-T/--timeout 'nan'"), std::string::npos);
-  EXPECT_NE(error_of({"all_reduce", "-a", "9"}).find("-a/--average 9: out of range (allowed: 0 to 3)"), std::string::npos);
+  EXPECT_NE(error_of({"all_reduce", "-a", "9"}).find("-a/--average 9: out of range (allowed: 0 to 3)"),
+            std::string::npos);
   for (const auto& msg : {error_of({"all_reduce", "-d", "x"}), error_of({"all_reduce", "--bogus"})})
     EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
 }
 
 TEST(Cli, HelpExplainsEveryColumn) {
   const std::string h = help_text();
-  for (const char* word : {"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
-                           "microseconds", "GB/s", "1e9", "Exit codes"})
+  for (const char* word : {"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "microseconds",
+                           "GB/s", "1e9", "Exit codes"})
     EXPECT_NE(h.find(word), std::string::npos) << word;
   EXPECT_NE(list_text().find("pingpong"), std::string::npos);
 }
@@ -148,7 +154,8 @@ TEST(Cli, DefaultBackendFollowsTheGpuAndTheBuild) {
   EXPECT_EQ(none.backend, BackendKind::mpi);
   EXPECT_EQ(none.reason, "default: no GPU visible (cudaErrorNoDevice)");
   EXPECT_EQ(choose_default_backend(true, false, 8, "", nullptr).backend, BackendKind::mpi);  // no NCCL in the build
-  EXPECT_EQ(choose_default_backend(false, true, 0, "", nullptr).backend, BackendKind::nccl);  // no MPI: the only backend
+  EXPECT_EQ(choose_default_backend(false, true, 0, "", nullptr).backend,
+            BackendKind::nccl);  // no MPI: the only backend
   EXPECT_EQ(choose_default_backend(true, true, 8, "", "mpi").backend, BackendKind::mpi);
   EXPECT_EQ(choose_default_backend(true, true, 8, "", "mpi").reason, "CCBENCH_BACKEND=mpi");
   EXPECT_THROW(choose_default_backend(true, true, 8, "", "gloo"), UsageError);

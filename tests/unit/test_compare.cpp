@@ -15,7 +15,8 @@
 namespace ccb {
 namespace {
 
-ImportedPoint point(std::uint64_t bytes, double time_us, double busbw, const std::string& path = "shm", int in_place = 0) {
+ImportedPoint point(std::uint64_t bytes, double time_us, double busbw, const std::string& path = "shm",
+                    int in_place = 0) {
   ImportedPoint p;
   p.collective = "all_reduce";
   p.dtype = "float";
@@ -142,8 +143,9 @@ TEST(Comparison, NothingLinesUpEvenWhenEveryFieldHasACommonValue) {
   a.ranks = 2, b.ranks = 4, c.ranks = 4, d.ranks = 8;
   const Comparison r = compare_sets({set_of("x", {a, b}), set_of("y", {c, d})}, {});
   EXPECT_EQ(r.pairs[0].aligned, 0u);
-  EXPECT_EQ(r.pairs[0].hint, "none, but no series matches on all of them together; leaving out one would line up: "
-                             "ranks (2 series), path (1 series)");
+  EXPECT_EQ(r.pairs[0].hint,
+            "none, but no series matches on all of them together; leaving out one would line up: "
+            "ranks (2 series), path (1 series)");
 }
 
 TEST(Comparison, DifferentPathsDoNotAlignUnlessIgnored) {
@@ -247,11 +249,13 @@ std::string error_of(const std::function<void()>& f) {
 
 #if CCBENCH_HAVE_YAML
 TEST(Cost, CloudAndBareMetalPrices) {
-  const CostProfile cloud = load_cost_profile(write_temp("cloud.yaml", "kind: cloud\nname: p5\ncurrency: USD\nprice_per_node_hour: 98.32\ngpus_per_node: 8\n"));
+  const CostProfile cloud = load_cost_profile(
+      write_temp("cloud.yaml", "kind: cloud\nname: p5\ncurrency: USD\nprice_per_node_hour: 98.32\ngpus_per_node: 8\n"));
   EXPECT_DOUBLE_EQ(cloud.per_gpu_hour, 12.29);
   const CostProfile metal = load_cost_profile(write_temp(
-      "metal.yaml", "kind: bare_metal\ncurrency: EUR\ncapital_cost: 4000000\namortisation_years: 4\nyearly_operating_cost: 500000\n"
-                    "utilisation: 0.5\ngpus: 64\n"));
+      "metal.yaml",
+      "kind: bare_metal\ncurrency: EUR\ncapital_cost: 4000000\namortisation_years: 4\nyearly_operating_cost: 500000\n"
+      "utilisation: 0.5\ngpus: 64\n"));
   EXPECT_NEAR(metal.per_gpu_hour, (1e6 + 5e5) / (64 * 8760 * 0.5), 1e-9);
   EXPECT_NEAR(cost_per_pb(cloud, 400), 12.29 * 1e6 / (3600 * 400), 1e-9);
 }
@@ -260,25 +264,31 @@ TEST(Cost, ProfileErrorsNameFileLineAndKey) {
   const std::string typo = write_temp("typo.yaml", "kind: cloud\nprice_per_gpu_hr: 3\n");
   EXPECT_EQ(error_of([&] { load_cost_profile(typo); }).rfind(typo + ":2: price_per_gpu_hr: unknown key", 0), 0u);
   const std::string nan = write_temp("nan.yaml", "kind: cloud\nprice_per_gpu_hour: .nan\n");
-  EXPECT_NE(error_of([&] { load_cost_profile(nan); }).find(":2: price_per_gpu_hour: nan is out of range"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_cost_profile(nan); }).find(":2: price_per_gpu_hour: nan is out of range"),
+            std::string::npos);
   const std::string text = write_temp("text.yaml", "kind: cloud\nprice_per_gpu_hour: cheap\n");
-  EXPECT_NE(error_of([&] { load_cost_profile(text); }).find(":2: price_per_gpu_hour: 'cheap' is not a number"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_cost_profile(text); }).find(":2: price_per_gpu_hour: 'cheap' is not a number"),
+            std::string::npos);
   const std::string kind = write_temp("kind.yaml", "kind: rented\n");
   EXPECT_NE(error_of([&] { load_cost_profile(kind); }).find(":1: kind: 'rented' is unknown"), std::string::npos);
-  const std::string both = write_temp("both.yaml", "kind: cloud\nprice_per_gpu_hour: 1\nprice_per_node_hour: 8\ngpus_per_node: 8\n");
+  const std::string both =
+      write_temp("both.yaml", "kind: cloud\nprice_per_gpu_hour: 1\nprice_per_node_hour: 8\ngpus_per_node: 8\n");
   EXPECT_NE(error_of([&] { load_cost_profile(both); }).find("give exactly one"), std::string::npos);
   const std::string broken = write_temp("broken.yaml", "kind: [cloud\n");
   EXPECT_NE(error_of([&] { load_cost_profile(broken); }).find("not valid YAML"), std::string::npos);
   EXPECT_NE(error_of([&] { load_cost_profile("/nonexistent.yaml"); }).find("cannot read"), std::string::npos);
   const std::string bad_dtype = write_temp("w.yaml", "parameters: 7e9\ngpus: 64\ndtype: float128\n");
-  EXPECT_NE(error_of([&] { load_workload(bad_dtype); }).find(":3: dtype: 'float128' is not a dtype"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_workload(bad_dtype); }).find(":3: dtype: 'float128' is not a dtype"),
+            std::string::npos);
 }
 
 TEST(Cost, WorkloadInterpolatesTheMeasuredCurve) {
-  const Workload w = load_workload(write_temp("w7b.yaml", "name: 1.5 KiB model\nparameters: 768\ndtype: bfloat16\ngpus: 8\n"));
+  const Workload w =
+      load_workload(write_temp("w7b.yaml", "name: 1.5 KiB model\nparameters: 768\ndtype: bfloat16\ngpus: 8\n"));
   EXPECT_DOUBLE_EQ(w.bytes_per_step(), 1536);
   const SeriesTable t = build_series(set_of("x", {point(1024, 1, 10), point(2048, 1, 30)}), kKeyAll);
-  const CostProfile cloud = load_cost_profile(write_temp("c.yaml", "kind: cloud\ncurrency: USD\nprice_per_gpu_hour: 3.6\n"));
+  const CostProfile cloud =
+      load_cost_profile(write_temp("c.yaml", "kind: cloud\ncurrency: USD\nprice_per_gpu_hour: 3.6\n"));
   const auto e = estimate_workload(w, t, &cloud);
   ASSERT_TRUE(e);
   EXPECT_NEAR(e->busbw_gbps, 10 + (std::log2(1536.0) - 10) * 20, 1e-9);

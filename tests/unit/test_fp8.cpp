@@ -73,7 +73,7 @@ TEST(Fp8, KnownValues) {
   EXPECT_EQ(float_to_fp8<E4M3>(448.0f), 0x7E);
   EXPECT_EQ(float_to_fp8<E4M3>(1e6f), 0x7E);  // saturates
   EXPECT_EQ(float_to_fp8<E4M3>(-1e6f), 0xFE);
-  EXPECT_EQ(float_to_fp8<E4M3>(std::ldexp(1.0f, -9)), 0x01);  // smallest subnormal
+  EXPECT_EQ(float_to_fp8<E4M3>(std::ldexp(1.0f, -9)), 0x01);        // smallest subnormal
   EXPECT_EQ(float_to_fp8<E4M3>(17.0f), float_to_fp8<E4M3>(16.0f));  // tie to even
   EXPECT_EQ(float_to_fp8<E5M2>(1.0f), 0x3C);
   EXPECT_EQ(float_to_fp8<E5M2>(57344.0f), 0x7B);

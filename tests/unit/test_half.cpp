@@ -21,7 +21,7 @@ TEST(Half, KnownValues) {
   EXPECT_EQ(float_to_half(1.0f), 0x3C00);
   EXPECT_EQ(float_to_half(-2.0f), 0xC000);
   EXPECT_EQ(float_to_half(65504.0f), 0x7BFF);
-  EXPECT_EQ(float_to_half(65520.0f), 0x7C00);  // rounds up to infinity
+  EXPECT_EQ(float_to_half(65520.0f), 0x7C00);       // rounds up to infinity
   EXPECT_EQ(float_to_half(5.9604645e-8f), 0x0001);  // smallest subnormal
   EXPECT_FLOAT_EQ(half_to_float(0x3555), 0.333251953125f);
 }

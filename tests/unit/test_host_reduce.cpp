@@ -86,8 +86,16 @@ bool is_nan(DType d, const unsigned char* p) {
   switch (d) {
     case DType::half: return std::isnan(half_to_float(h));
     case DType::bfloat16: return std::isnan(bf16_to_float(h));
-    case DType::float32: { float f; std::memcpy(&f, p, 4); return std::isnan(f); }
-    case DType::float64: { double f; std::memcpy(&f, p, 8); return std::isnan(f); }
+    case DType::float32: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return std::isnan(f);
+    }
+    case DType::float64: {
+      double f;
+      std::memcpy(&f, p, 8);
+      return std::isnan(f);
+    }
     default: return false;
   }
 }

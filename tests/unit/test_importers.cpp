@@ -25,7 +25,8 @@ ResultSet load(const std::string& rel, int ranks = 0) {
 }
 
 bool unread_has(const ResultSet& s, const std::string& needle) {
-  return std::any_of(s.unread.begin(), s.unread.end(), [&](const std::string& u) { return u.find(needle) != std::string::npos; });
+  return std::any_of(s.unread.begin(), s.unread.end(),
+                     [&](const std::string& u) { return u.find(needle) != std::string::npos; });
 }
 
 std::vector<const ImportedPoint*> with(const ResultSet& s, const std::string& collective, int in_place) {
@@ -37,7 +38,8 @@ std::vector<const ImportedPoint*> with(const ResultSet& s, const std::string& co
 
 TEST(Importers, DetectsEachFormat) {
   EXPECT_EQ(detect_format("{\"type\":\"run\",\"schema_version\":2}\n"), Format::ccbench_jsonl);
-  EXPECT_EQ(detect_format("{\"version\":2,\"results\":[{\"type\":\"float\"}],\"nccl_version\":22309}"), Format::nccl_tests_json);
+  EXPECT_EQ(detect_format("{\"version\":2,\"results\":[{\"type\":\"float\"}],\"nccl_version\":22309}"),
+            Format::nccl_tests_json);
   EXPECT_EQ(detect_format("# nThread 1 nGpus 1 minBytes 8\n"), Format::nccl_tests_text);
   EXPECT_EQ(detect_format("\n# OSU MPI Allreduce Latency Test v7.3\n"), Format::osu);
   EXPECT_EQ(detect_format("#  Intel(R) MPI Benchmarks 2021.7, MPI-1 part\n"), Format::imb);
@@ -138,7 +140,8 @@ TEST(Importers, OsuLatencyBandwidthAndPerProcessSizes) {
   EXPECT_EQ(lat.points[0].collective, "pingpong");
   const ResultSet no_ranks = load("osu/osu_allgather.txt");
   EXPECT_TRUE(no_ranks.points.empty());
-  EXPECT_TRUE(unread_has(no_ranks, "osu_allgather.txt:4: OSU all_gather: sizes are per process")) << no_ranks.unread.front();
+  EXPECT_TRUE(unread_has(no_ranks, "osu_allgather.txt:4: OSU all_gather: sizes are per process"))
+      << no_ranks.unread.front();
   const ResultSet ranks = load("osu/osu_allgather.txt", 4);
   ASSERT_EQ(ranks.points.size(), 11u);
   EXPECT_EQ(ranks.points[1].bytes, 16u);  // 4 B per process x 4 ranks
@@ -182,7 +185,7 @@ TEST(Importers, RealOsuAndImbOutputIsReadWhole) {
   const ResultSet ag = load("real/osu-5.3-allgather-np3-full.txt", 3);
   EXPECT_TRUE(ag.unread.empty()) << ag.unread.front();
   ASSERT_EQ(ag.points.size(), 9u);
-  EXPECT_EQ(ag.points[0].bytes, 48u);         // 16 B per process x 3
+  EXPECT_EQ(ag.points[0].bytes, 48u);            // 16 B per process x 3
   EXPECT_DOUBLE_EQ(ag.points[0].time_us, 3.85);  // Avg Latency, not Min or Max
 
   const ResultSet lat = load("real/osu-5.3-latency.txt");
@@ -203,7 +206,7 @@ TEST(Importers, RealOsuAndImbOutputIsReadWhole) {
   ASSERT_EQ(imb.unread.size(), 1u);
   EXPECT_TRUE(unread_has(imb, "IMB test 'Barrier': not one ccbench compares")) << imb.unread.front();
   const auto pp = with(imb, "pingpong", 0);
-  ASSERT_EQ(pp.size(), 12u);  // 0 B, then 4 B .. 4 KiB
+  ASSERT_EQ(pp.size(), 12u);   // 0 B, then 4 B .. 4 KiB
   EXPECT_EQ(pp[0]->ranks, 2);  // "#processes = 2 (1 additional process waiting in MPI_Barrier)"
   EXPECT_DOUBLE_EQ(pp[1]->time_us, 1.25);
   const auto ir = with(imb, "all_reduce", 0);
@@ -234,8 +237,9 @@ TEST(Importers, CcbenchJsonlBrokenLinesAreListed) {
 // algorithm names (the model flags a switch between rank counts with them).
 TEST(Importers, CcbenchJsonlNcclAlgorithmNames) {
   const std::string file = ::testing::TempDir() + "/algorithms.jsonl";
-  const std::string run = R"({"type":"run","schema_version":2,"config":{"collective":"all_reduce","memory_kind":"device"},)"
-                          R"("path":{"requested":"auto"},"ranks":8,"nodes":1})";
+  const std::string run =
+      R"({"type":"run","schema_version":2,"config":{"collective":"all_reduce","memory_kind":"device"},)"
+      R"("path":{"requested":"auto"},"ranks":8,"nodes":1})";
   const auto point = [](int bytes, const std::string& path) {
     return R"({"type":"point","collective":"all_reduce","dtype":"float","op":"sum","ranks":8,"nodes":1,"bytes":)" +
            std::to_string(bytes) + R"(,"out_of_place":{"time_us":50},"in_place":null,"path":)" + path + "}\n";
@@ -243,7 +247,8 @@ TEST(Importers, CcbenchJsonlNcclAlgorithmNames) {
   std::ofstream(file) << run << "\n"
                       << point(1024, R"({"algorithms":["TREE/LL/2ch","RING/LL128/16ch","RING/SIMPLE/8ch"]})")
                       << point(2048, R"({"algorithms":[]})")
-                      << point(4096, R"({"algorithms":["NVLS/SIMPLE/16ch","\u001b[31mX/LL/1ch",7]})") << point(8192, "null");
+                      << point(4096, R"({"algorithms":["NVLS/SIMPLE/16ch","\u001b[31mX/LL/1ch",7]})")
+                      << point(8192, "null");
   const ResultSet s = load_result_set("t", file, {});
   ASSERT_EQ(s.points.size(), 4u) << (s.unread.empty() ? "" : s.unread[0]);
   EXPECT_EQ(s.points[0].algorithm, "RING+TREE");
@@ -294,7 +299,8 @@ TEST(Importers, OverlongLinesAreReportedNotRead) {
   text += std::string(kMaxLine + 10, '7') + "\n";
   ResultSet s;
   import_text(text, "long.log", s, {});
-  EXPECT_TRUE(unread_has(s, fmt::format("long.log:3: line of {} bytes: longer than {} bytes, skipped", kMaxLine + 10, kMaxLine)));
+  EXPECT_TRUE(unread_has(
+      s, fmt::format("long.log:3: line of {} bytes: longer than {} bytes, skipped", kMaxLine + 10, kMaxLine)));
 }
 
 // What ccbench writes, ccbench reads: a point with the most samples --samples
@@ -368,7 +374,8 @@ std::string write_temp(const std::string& dir, const std::string& name, const st
 TEST(Importers, CcbenchCsvAndTableTextAreReadAsCcbench) {
   const std::string dir = ::testing::TempDir() + "ccbench-own-formats";
   std::filesystem::remove_all(dir);
-  const std::string csv = write_temp(dir, "solo.csv",
+  const std::string csv = write_temp(
+      dir, "solo.csv",
       "collective,backend,path_requested,path_observed,memory_kind,dtype,op,root,ranks,nodes,placement,bytes,count,"
       "iterations,time_us,time_source,algbw_gbps,busbw_gbps,pipelined_us,p50_us,p90_us,p99_us,min_us,max_us,mean_us,"
       "stddev_us,ci95_lo_us,ci95_hi_us,wrong\n"
@@ -385,13 +392,16 @@ TEST(Importers, CcbenchCsvAndTableTextAreReadAsCcbench) {
   EXPECT_EQ(s.environment["config.backend"], "mpi");
   EXPECT_EQ(s.environment["tool"], "ccbench (CSV)");
 
-  const std::string table = write_temp(dir, "any-name.txt",
-      "# ccbench 0.1.0 (abc): alltoall backend mpi (default: no GPU visible) memory host\n"
-      "#  ranks 2 nodes 2 iters 20 warmup iters 1 check 1 timing both clock x agg 1 window 64\n"
-      "#  path requested shm observed shm\n"
-      "#  Rank  0 Pid 1 on a cpu 0 bound 0\n#  Rank  1 Pid 2 on b cpu 0 bound 0\n"
-      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
-      "        1024           128     float    none      -1     2.50    0.41    0.20       0     2.60    0.39    0.20       0\n");
+  const std::string table =
+      write_temp(dir, "any-name.txt",
+                 "# ccbench 0.1.0 (abc): alltoall backend mpi (default: no GPU visible) memory host\n"
+                 "#  ranks 2 nodes 2 iters 20 warmup iters 1 check 1 timing both clock x agg 1 window 64\n"
+                 "#  path requested shm observed shm\n"
+                 "#  Rank  0 Pid 1 on a cpu 0 bound 0\n#  Rank  1 Pid 2 on b cpu 0 bound 0\n"
+                 "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   "
+                 "algbw   busbw  #wrong\n"
+                 "        1024           128     float    none      -1     2.50    0.41    0.20       0     2.60    "
+                 "0.39    0.20       0\n");
   ResultSet t;
   EXPECT_EQ(import_text(std::string(read_head(table, 1 << 16)), table, t, {}), Format::ccbench_table);
   ASSERT_EQ(t.points.size(), 2u);
@@ -416,8 +426,10 @@ TEST(Importers, CollectiveGivenForTextThatNamesNone) {
   const std::string dir = ::testing::TempDir() + "ccbench-named";
   std::filesystem::remove_all(dir);
   const std::string text =
-      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
-      "        1024           256     float     sum      -1     2.50    0.41    0.72       0     2.60    0.39    0.69       0\n";
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  "
+      "#wrong\n"
+      "        1024           256     float     sum      -1     2.50    0.41    0.72       0     2.60    0.39    0.69  "
+      "     0\n";
   const std::string file = write_temp(dir, "results_8n.txt", text);
   ResultSet none;
   import_text(text, file, none, {});

@@ -80,9 +80,9 @@ TEST(IoBlockContent, VerifiesWhatItWroteAndCatchesEachFault) {
   std::vector<unsigned char> buf(64 * 1024);
   c.fill(buf.data(), 3 * 65536, buf.size());
   EXPECT_TRUE(c.matches(buf.data(), 3 * 65536, buf.size()));
-  EXPECT_FALSE(c.matches(buf.data(), 2 * 65536, buf.size()));  // at the wrong place
+  EXPECT_FALSE(c.matches(buf.data(), 2 * 65536, buf.size()));                // at the wrong place
   EXPECT_FALSE(BlockContent(8).matches(buf.data(), 3 * 65536, buf.size()));  // another file's
-  buf[40000] ^= 1;  // one flipped bit in a body
+  buf[40000] ^= 1;                                                           // one flipped bit in a body
   EXPECT_FALSE(c.matches(buf.data(), 3 * 65536, buf.size()));
   buf[40000] ^= 1;
   buf[512] ^= 0x80;  // a stamp
@@ -187,8 +187,8 @@ void round_trip(IoEngineKind kind, int depth) {
   std::vector<unsigned char> in(kBlock * static_cast<std::size_t>(depth));
   done.clear();
   for (int i = 0; i < depth; ++i)
-    engine->submit({fd, false, in.data() + static_cast<std::size_t>(i) * kBlock, kBlock, static_cast<std::uint64_t>(i) * kBlock,
-                    static_cast<std::uint64_t>(i)});
+    engine->submit({fd, false, in.data() + static_cast<std::size_t>(i) * kBlock, kBlock,
+                    static_cast<std::uint64_t>(i) * kBlock, static_cast<std::uint64_t>(i)});
   while (done.size() < static_cast<std::size_t>(depth)) engine->reap(1, done);
   EXPECT_TRUE(BlockContent(1).matches(in.data(), 0, in.size()));
   done.clear();  // a read past the end of the file is an error, not a short success

@@ -23,7 +23,8 @@ double ring(int n, double s) { return 2.0 * (n - 1) * (20.0 + (s / n) / 1000.0);
 // A binomial tree: log2 n steps of the whole buffer.
 double tree(int n, double s) { return std::ceil(std::log2(n)) * (20.0 + s / 1000.0); }
 
-ResultSet sweep(const std::vector<int>& counts, const TimeOf& time, int ranks_per_node = 1, const std::string& backend = "mpi") {
+ResultSet sweep(const std::vector<int>& counts, const TimeOf& time, int ranks_per_node = 1,
+                const std::string& backend = "mpi") {
   ResultSet set;
   set.label = "synthetic";
   set.files.push_back("synthetic.jsonl");
@@ -100,7 +101,9 @@ TEST(Model, LeftOutErrorsAreRecordedAndFailWhenTheDataDisagree) {
 }
 
 TEST(Model, IntervalWidensWithDistance) {
-  const Model m = fit_model({sweep({2, 3, 4}, [](int n, double s) { return ring(n, s) * (1 + 0.05 * ((n * 7 + static_cast<int>(s) / 1024) % 3 - 1)); })});
+  const Model m = fit_model({sweep({2, 3, 4}, [](int n, double s) {
+    return ring(n, s) * (1 + 0.05 * ((n * 7 + static_cast<int>(s) / 1024) % 3 - 1));
+  })});
   const auto width = [&](int ranks) {
     const PredictedPoint q = out_of_place(predict(m, ranks, ranks, {16u << 20})).points[0];
     return q.hi_us / q.lo_us;
@@ -135,14 +138,18 @@ std::string message(const std::function<void()>& f) {
 
 TEST(Model, BadInputIsOneLine) {
   EXPECT_NE(message([] { fit_model({sweep({4}, ring)}); }).find("two or more rank counts"), std::string::npos);
-  EXPECT_NE(message([] { fit_model({sweep({2, 3}, ring, 1, "mpi"), sweep({4}, ring, 1, "nccl")}); }).find("mix backends (mpi, nccl)"),
+  EXPECT_NE(message([] {
+              fit_model({sweep({2, 3}, ring, 1, "mpi"), sweep({4}, ring, 1, "nccl")});
+            }).find("mix backends (mpi, nccl)"),
             std::string::npos);
   ResultSet mixed = sweep({2, 3}, ring);
   mixed.note_env("config.backend", "nccl");
   EXPECT_NE(message([&] { fit_model({mixed}); }).find("mix backends"), std::string::npos);
-  EXPECT_NE(message([] { model_from_json("{}", "m.json"); }).find("m.json: not a ccbench model file"), std::string::npos);
+  EXPECT_NE(message([] { model_from_json("{}", "m.json"); }).find("m.json: not a ccbench model file"),
+            std::string::npos);
   // A "type" that is not a string (the fuzzer's find: an uncaught exception ended the process).
-  EXPECT_NE(message([] { model_from_json(R"({"type": 5})", "m.json"); }).find("m.json: not a ccbench model file"), std::string::npos);
+  EXPECT_NE(message([] { model_from_json(R"({"type": 5})", "m.json"); }).find("m.json: not a ccbench model file"),
+            std::string::npos);
   const std::string good = model_to_json(fit_model({sweep({2, 3}, ring)}));
   std::string negative = good;
   negative.replace(negative.find("\"time_us\": ") + 11, 1, "-");
@@ -164,10 +171,15 @@ TEST(Model, FileNumbersThatDoNotFitAreMalformed) {
     text.replace(from, end - from, value);
     return text;
   };
-  for (const auto& bad : {std::pair{"bytes", "8.88889e+121"}, {"bytes", "-1"}, {"ranks", "2.5"}, {"ranks", "1e300"},
-                          {"ranks_per_node", "-3e9"}, {"in_place", "\"0\""}}) {
+  for (const auto& bad : {std::pair{"bytes", "8.88889e+121"},
+                          {"bytes", "-1"},
+                          {"ranks", "2.5"},
+                          {"ranks", "1e300"},
+                          {"ranks_per_node", "-3e9"},
+                          {"in_place", "\"0\""}}) {
     const std::string m = message([&] { model_from_json(with(bad.first, bad.second), "m.json"); });
-    EXPECT_NE(m.find("m.json: malformed model file"), std::string::npos) << bad.first << " = " << bad.second << ": " << m;
+    EXPECT_NE(m.find("m.json: malformed model file"), std::string::npos)
+        << bad.first << " = " << bad.second << ": " << m;
   }
   const std::string wide = with("counts", "[2, 1e20]");
   EXPECT_NE(message([&] { model_from_json(wide, "m.json"); }).find("1e+20 is not a whole number in range"),
@@ -199,7 +211,8 @@ TEST(Model, NcclAlgorithmSwitchesAreNamed) {
   EXPECT_EQ(algorithm_switch(back.series.at(0), 1u << 20, "RING"), "TREE at 4 ranks in the fit, RING here");
   std::string hostile = model_to_json(m);
   hostile.replace(hostile.find("\"TREE\""), 6, "\"\\u001b[2J\"");
-  EXPECT_NE(message([&] { model_from_json(hostile, "m.json"); }).find("algorithm is not NCCL algorithm names"), std::string::npos);
+  EXPECT_NE(message([&] { model_from_json(hostile, "m.json"); }).find("algorithm is not NCCL algorithm names"),
+            std::string::npos);
   // One algorithm everywhere, or none recorded: no note.
   for (ImportedPoint& p : set.points) p.algorithm = "RING";
   EXPECT_TRUE(fit_model({set}).notes.empty());
@@ -249,7 +262,8 @@ TEST(StepCostCurve, FloorBelowProportionalAbove) {
 TEST(Decision, BreakEvenAndCostsFollowTheFormulas) {
   CostProfile own;
   own.kind = "bare_metal";
-  own.capital_cost = 1.2e6, own.amortisation_years = 4, own.yearly_operating_cost = 1e5, own.utilisation = 0.7, own.gpus = 64;
+  own.capital_cost = 1.2e6, own.amortisation_years = 4, own.yearly_operating_cost = 1e5, own.utilisation = 0.7,
+  own.gpus = 64;
   own.per_gpu_hour = (own.capital_cost / 4 + own.yearly_operating_cost) / (64 * 8760.0 * 0.7);
   CostProfile rent;
   rent.kind = "cloud";
@@ -270,7 +284,7 @@ TEST(Decision, BreakEvenAndCostsFollowTheFormulas) {
   EXPECT_NEAR(d.break_even->months, 1.2e6 / (4 * 64 * 730.0 * 0.7 * speed - 1e5 / 12), 1e-9);
   // At the break-even utilisation, owning costs as much per step as renting.
   for (std::size_t i = 0; i < d.break_even->utilisations.size(); ++i)
-    EXPECT_EQ(d.break_even->own_over_rent[i][1] < 1, d.break_even->utilisations[i] > d.break_even->utilisation);
+    EXPECT_EQ(d.break_even->own_over_rent[i][1]<1, d.break_even->utilisations[i]> d.break_even->utilisation);
   ASSERT_TRUE(d.data);
   EXPECT_NEAR(d.data->seconds, 100 * 8e12 / 80e9, 1e-6);
   ASSERT_EQ(d.data->cost.size(), 1u);
@@ -283,7 +297,7 @@ TEST(Decision, BreakEvenAndCostsFollowTheFormulas) {
 // A winner needs an interval that excludes equal and is not wider than 10x.
 TEST(Decision, AnUninformativeIntervalCannotTell) {
   EXPECT_EQ(call_ratio("a", "b", 2, 1.5, 3).kind, RatioCall::winner);
-  EXPECT_EQ(call_ratio("a", "b", 2, 2, 2).kind, RatioCall::winner);  // measured, no interval width
+  EXPECT_EQ(call_ratio("a", "b", 2, 2, 2).kind, RatioCall::winner);                    // measured, no interval width
   EXPECT_EQ(call_ratio("a", "b", 5.82, 3.54e-58, 9.56e58).kind, RatioCall::too_wide);  // the report's case
   EXPECT_EQ(call_ratio("a", "b", 1.3, 0.8, 2.0).kind, RatioCall::contains_equal);
   EXPECT_EQ(call_ratio("a", "b", 1.5, 0.5, 8).kind, RatioCall::too_wide);  // 16x wide
@@ -295,7 +309,8 @@ TEST(Decision, AnUninformativeIntervalCannotTell) {
 Decision two_sets(double own_comm, double own_lo, double own_hi, double rent_comm, double rent_lo, double rent_hi,
                   double cloud_price, CostProfile& own, CostProfile& rent) {
   own.kind = "bare_metal";
-  own.capital_cost = 1.2e6, own.amortisation_years = 4, own.yearly_operating_cost = 1e5, own.utilisation = 0.7, own.gpus = 64;
+  own.capital_cost = 1.2e6, own.amortisation_years = 4, own.yearly_operating_cost = 1e5, own.utilisation = 0.7,
+  own.gpus = 64;
   own.per_gpu_hour = (own.capital_cost / 4 + own.yearly_operating_cost) / (64 * 8760.0 * 0.7);
   rent.kind = "cloud";
   rent.per_gpu_hour = cloud_price;
@@ -303,7 +318,8 @@ Decision two_sets(double own_comm, double own_lo, double own_hi, double rent_com
   w.gpus = 64, w.parameters = 1e9, w.dtype_bytes = 2, w.compute_s = 0;
   StepAtScale a, b;
   a.label = "owned", a.cost = &own, a.comm_s = own_comm, a.comm_lo_s = own_lo, a.comm_hi_s = own_hi, a.predicted = true;
-  b.label = "rented", b.cost = &rent, b.comm_s = rent_comm, b.comm_lo_s = rent_lo, b.comm_hi_s = rent_hi, b.predicted = true;
+  b.label = "rented", b.cost = &rent, b.comm_s = rent_comm, b.comm_lo_s = rent_lo, b.comm_hi_s = rent_hi,
+  b.predicted = true;
   return decide(w, {a, b}, 8, true);
 }
 

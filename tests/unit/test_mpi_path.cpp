@@ -10,9 +10,12 @@ namespace ccb {
 TEST(MpiPath, ParsesProcNetDev) {
   const std::string text =
       "Inter-|   Receive                                                |  Transmit\n"
-      " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n"
-      "    lo: 1000      10    0    0    0     0          0         0     2000      20    0    0    0     0       0          0\n"
-      "  eth0: 5000      50    0    0    0     0          0         0     7000      70    0    0    0     0       0          0\n"
+      " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier "
+      "compressed\n"
+      "    lo: 1000      10    0    0    0     0          0         0     2000      20    0    0    0     0       0    "
+      "      0\n"
+      "  eth0: 5000      50    0    0    0     0          0         0     7000      70    0    0    0     0       0    "
+      "      0\n"
       "veth1:300 3 0 0 0 0 0 0 400 4 0 0 0 0 0 0\n";
   const NetCounters c = parse_proc_net_dev(text);
   EXPECT_EQ(c.loopback_tx, 2000u);

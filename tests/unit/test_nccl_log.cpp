@@ -86,7 +86,7 @@ TEST(NcclLog, TransportsUsedByAPointsAlgorithms) {
   EXPECT_EQ(transports_used_by(t, {"RING/LL128/16ch"}), (Set{"NET/IB/0/GDRDMA", "P2P/CUMEM/read"}));
   EXPECT_EQ(transports_used_by(t, {"NVLS/Simple/16ch", "TREE/LL/1ch"}), (Set{"NVLS", "P2P/CUMEM/read"}));
   EXPECT_EQ(transports_used_by(t, {}), (Set{"NET/IB/0/GDRDMA/Shared", "P2P/CUMEM/read"}));  // point-to-point
-  EXPECT_EQ(transports_used_by(t, {"PAT/Simple/1ch"}), Set{});  // never connected, nothing pending: none
+  EXPECT_EQ(transports_used_by(t, {"PAT/Simple/1ch"}), Set{});               // never connected, nothing pending: none
   EXPECT_EQ(transports_used_by(t, {"SOMETHING_NEW/LL/1ch"}), std::nullopt);  // an algorithm ccbench cannot place
 }
 
@@ -114,17 +114,22 @@ TEST(NcclLog, NvlsTreeAddsItsNetworkConnections) {
 
 TEST(NcclLog, TuningLines) {
   NcclTransports t;
-  parse_nccl_log_line("h:1:2 [0] NCCL INFO AllGather: 4096 Bytes -> Algo PAT proto Simple channel{Lo..Hi}={2..5} comm 0x1", t);
+  parse_nccl_log_line(
+      "h:1:2 [0] NCCL INFO AllGather: 4096 Bytes -> Algo PAT proto Simple channel{Lo..Hi}={2..5} comm 0x1", t);
   parse_nccl_log_line("h:1:2 [0] NCCL INFO Broadcast: 64 Bytes -> Algo RING proto LL", t);  // no channel range
-  parse_nccl_log_line("h:1:2 [0] NCCL INFO 37756928 Bytes -> Algo", t);                    // cut short
+  parse_nccl_log_line("h:1:2 [0] NCCL INFO 37756928 Bytes -> Algo", t);                     // cut short
   EXPECT_EQ(t.algorithms, (Set{"PAT/Simple/4ch", "RING/LL"}));
 }
 
 TEST(NcclLog, DebugSubsystemsWithTuning) {
-  const std::pair<const char*, const char*> with_tuning[] = {
-      {nullptr, "INIT,BOOTSTRAP,ENV,TUNING"}, {"", "INIT,BOOTSTRAP,ENV,TUNING"}, {"INIT,NET", "INIT,NET,TUNING"},
-      {"init,tuning", "init,tuning"}, {"ALL", "ALL"}, {"^PROXY", "^PROXY"}, {"^TUNING,proxy", "^PROXY"},
-      {"^tuning", "ALL"}};
+  const std::pair<const char*, const char*> with_tuning[] = {{nullptr, "INIT,BOOTSTRAP,ENV,TUNING"},
+                                                             {"", "INIT,BOOTSTRAP,ENV,TUNING"},
+                                                             {"INIT,NET", "INIT,NET,TUNING"},
+                                                             {"init,tuning", "init,tuning"},
+                                                             {"ALL", "ALL"},
+                                                             {"^PROXY", "^PROXY"},
+                                                             {"^TUNING,proxy", "^PROXY"},
+                                                             {"^tuning", "ALL"}};
   for (const auto& [given, expected] : with_tuning) {
     EXPECT_EQ(nccl_subsys_with_tuning(given), expected) << (given ? given : "unset");
     EXPECT_TRUE(nccl_subsys_logs_tuning(expected)) << expected;
@@ -143,7 +148,8 @@ TEST(NcclLog, PathMismatch) {
   EXPECT_EQ(path_mismatch(PathRequest::nvlink, {"p2p", "nvls"}, 1), "");
   EXPECT_EQ(path_mismatch(PathRequest::nvlink, {"shm"}, 1), "requested nvlink, but NCCL used shm (observed: shm)");
   EXPECT_EQ(path_mismatch(PathRequest::nvlink, {"p2p", "rdma"}, 2), "");  // across nodes a network is expected
-  EXPECT_EQ(path_mismatch(PathRequest::nvlink, {"p2p", "rdma"}, 1), "requested nvlink, but NCCL used rdma (observed: p2p, rdma)");
+  EXPECT_EQ(path_mismatch(PathRequest::nvlink, {"p2p", "rdma"}, 1),
+            "requested nvlink, but NCCL used rdma (observed: p2p, rdma)");
   EXPECT_EQ(path_mismatch(PathRequest::shm, {"shm"}, 1), "");
   EXPECT_EQ(path_mismatch(PathRequest::tcp, {"tcp", "shm"}, 2), "");
   EXPECT_EQ(path_mismatch(PathRequest::tcp, {}, 2), "requested tcp, but NCCL reported no connection");

@@ -45,13 +45,14 @@ TEST(Noise, MoreRanksThanCpusIsOversubscribed) {
   EXPECT_EQ(three[0], "oversubscribed: 3 ranks on 2 CPUs of a");
   EXPECT_EQ(three[0].rfind(kOversubscribedFlag, 0), 0u);
   EXPECT_TRUE(oversubscription({on("a", "0"), on("a", "1"), on("a", "")}).empty());  // a cpuset unknown: no claim
-  EXPECT_EQ(oversubscription({on("a", "0"), on("a", "0")}).size(), 1u);  // both bound to one CPU
+  EXPECT_EQ(oversubscription({on("a", "0"), on("a", "0")}).size(), 1u);              // both bound to one CPU
 }
 
 TEST(Noise, CpuListsNeverThrow) {
   EXPECT_EQ(parse_cpu_list("0-3,8,10-11"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
   EXPECT_EQ(parse_cpu_list("3,1-2,2"), (std::vector<int>{1, 2, 3}));
-  for (const char* bad : {"x", "3-1", "-", "1-", "99999999999", "1,,x"}) EXPECT_TRUE(parse_cpu_list(bad).empty()) << bad;
+  for (const char* bad : {"x", "3-1", "-", "1-", "99999999999", "1,,x"})
+    EXPECT_TRUE(parse_cpu_list(bad).empty()) << bad;
 }
 
 TEST(Noise, LoadBeforeAndStealDuring) {

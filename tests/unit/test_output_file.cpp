@@ -83,7 +83,8 @@ TEST(OutputFile, OnePathIsNotUsedTwice) {
   const std::string d = fresh_dir("same");
   std::ofstream(d + "/in.jsonl") << "x";
   EXPECT_THROW(check_distinct_paths({{"-J", d + "/a"}, {"--csv", d + "/./a"}}, {}), UsageError);
-  EXPECT_THROW(check_distinct_paths({{"--json", d + "/in.jsonl"}}, {{"--run a", d + "/../ccb-out-same/in.jsonl"}}), UsageError);
+  EXPECT_THROW(check_distinct_paths({{"--json", d + "/in.jsonl"}}, {{"--run a", d + "/../ccb-out-same/in.jsonl"}}),
+               UsageError);
   EXPECT_NO_THROW(check_distinct_paths({{"-J", d + "/a"}, {"--csv", d + "/b"}}, {{"--run a", d + "/in.jsonl"}}));
   EXPECT_NO_THROW(check_distinct_paths({{"--md", "/dev/null"}, {"--json", "/dev/null"}}, {}));
 }

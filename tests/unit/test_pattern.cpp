@@ -64,8 +64,14 @@ TEST(Pattern, ClosedFormIsExactForEveryDtypeOpAndRankCount) {
           }
           int64_t want = 0;
           switch (o.id) {
-            case ReduceOp::sum: want = sum; EXPECT_LE(abs_sum, t.exact_limit); break;
-            case ReduceOp::prod: want = prod; EXPECT_LE(std::llabs(prod), t.exact_limit); break;
+            case ReduceOp::sum:
+              want = sum;
+              EXPECT_LE(abs_sum, t.exact_limit);
+              break;
+            case ReduceOp::prod:
+              want = prod;
+              EXPECT_LE(std::llabs(prod), t.exact_limit);
+              break;
             case ReduceOp::min: want = lo; break;
             case ReduceOp::max: want = hi; break;
             case ReduceOp::avg:

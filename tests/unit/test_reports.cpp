@@ -86,7 +86,8 @@ TEST(Reports, MarkdownTerminalAndCsvAreSafe) {
   std::rewind(f);
   ASSERT_EQ(std::fread(csv.data(), 1, csv.size(), f), csv.size());
   std::fclose(f);
-  EXPECT_NE(csv.find(",\"'=HYPERLINK(\"\"http://x\"\")<script>alert(1)</script>\","), std::string::npos) << csv.substr(0, 400);
+  EXPECT_NE(csv.find(",\"'=HYPERLINK(\"\"http://x\"\")<script>alert(1)</script>\","), std::string::npos)
+      << csv.substr(0, 400);
   EXPECT_EQ(csv.find("\n="), std::string::npos);
   const std::string json = render_json(c, r);
   EXPECT_NE(json.find("\"pairs\""), std::string::npos);

@@ -14,10 +14,17 @@ TEST(RunInfo, RecordsOnlyRelevantVariables) {
 }
 
 TEST(RunInfo, PlantedSecretsNeverReachTheRecord) {
-  const char* env[] = {"NCCL_IB_TOKEN=s3cr3t-1",     "OMPI_MCA_password=s3cr3t-2", "SLURM_AUTH_INFO=s3cr3t-3",
-                       "CUDA_API_KEY=s3cr3t-4",      "UCX_SESSION_ID=s3cr3t-5",   "CCBENCH_COOKIE=s3cr3t-6",
-                       "NCCL_CREDENTIALS=s3cr3t-7",  "SLURM_SECRET=s3cr3t-8",     "OMPI_PASSWD=s3cr3t-9",
-                       "NCCL_SOCKET_IFNAME=eth0",    nullptr};
+  const char* env[] = {"NCCL_IB_TOKEN=s3cr3t-1",
+                       "OMPI_MCA_password=s3cr3t-2",
+                       "SLURM_AUTH_INFO=s3cr3t-3",
+                       "CUDA_API_KEY=s3cr3t-4",
+                       "UCX_SESSION_ID=s3cr3t-5",
+                       "CCBENCH_COOKIE=s3cr3t-6",
+                       "NCCL_CREDENTIALS=s3cr3t-7",
+                       "SLURM_SECRET=s3cr3t-8",
+                       "OMPI_PASSWD=s3cr3t-9",
+                       "NCCL_SOCKET_IFNAME=eth0",
+                       nullptr};
   RunInfo r;
   r.environment = capture_environment(env);
   const std::string text = run_to_json(r).dump();

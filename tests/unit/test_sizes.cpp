@@ -25,7 +25,8 @@ TEST(Sizes, RejectsWhatIsNotASize) {
 
 TEST(Sizes, RefusesDecimalUnitsWithAnExplanation) {
   for (const char* decimal : {"8MB", "3KB", "1gb", "2TB"}) EXPECT_FALSE(parse_size(decimal).has_value()) << decimal;
-  EXPECT_EQ(size_error("8MB"), "'8MB': sizes are binary (K = 1024): write 8M or 8MiB; decimal KB, MB, GB are not taken");
+  EXPECT_EQ(size_error("8MB"),
+            "'8MB': sizes are binary (K = 1024): write 8M or 8MiB; decimal KB, MB, GB are not taken");
   EXPECT_NE(size_error("8X").find("not a size"), std::string::npos);
 }
 
@@ -95,7 +96,8 @@ TEST(Sizes, WarmUpPointsDoubleFromMinToMaxUpToTheLargestPoint) {
   EXPECT_EQ(bytes, (std::vector<std::size_t>{8, 4096}));
   // 0 bytes: warmed once, then 1, 2, 4 (nccl-tests would loop for ever at 0).
   bytes.clear();
-  for (const auto& p : warm_up_points(0, 4, {}, *find_collective("broadcast"), DType::int8, 2, 4)) bytes.push_back(p.bytes);
+  for (const auto& p : warm_up_points(0, 4, {}, *find_collective("broadcast"), DType::int8, 2, 4))
+    bytes.push_back(p.bytes);
   EXPECT_EQ(bytes, (std::vector<std::size_t>{0, 1, 2, 4}));
 }
 
@@ -110,7 +112,7 @@ NcclTestsRow nccl_tests_row(std::string_view coll, std::size_t bytes, std::size_
   const std::size_t base = (count / nranks) & ~(16 / elt - 1);
   if (coll == "all_gather" || coll == "gather") return {base * nranks * elt, base};       // send base, recv base x n
   if (coll == "reduce_scatter" || coll == "scatter") return {base * nranks * elt, base};  // send base x n, recv base
-  if (coll == "alltoall") return {base * nranks * elt, base};                           // both base x n
+  if (coll == "alltoall") return {base * nranks * elt, base};                             // both base x n
   return {count * elt, count};  // all_reduce, broadcast, reduce, sendrecv
 }
 
@@ -118,8 +120,8 @@ TEST(Sizes, RowsEqualNcclTestsForEveryRankCountDtypeAndCollective) {
   std::vector<std::size_t> sizes;
   for (std::size_t s = 0; s <= 300; ++s) sizes.push_back(s);
   for (std::size_t s = 512; s <= (std::size_t{1} << 30); s *= 2) sizes.insert(sizes.end(), {s - 1, s, s + 7});
-  for (std::string_view name : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "gather",
-                                "scatter", "sendrecv"})
+  for (std::string_view name : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce",
+                                "gather", "scatter", "sendrecv"})
     for (const DTypeInfo& d : all_dtypes())
       for (int n = 1; n <= 9; ++n) {
         const auto pts = plan_points(sizes, *find_collective(name), d.id, n, false);
@@ -127,7 +129,8 @@ TEST(Sizes, RowsEqualNcclTestsForEveryRankCountDtypeAndCollective) {
         for (std::size_t i = 0; i < sizes.size(); ++i) {
           const NcclTestsRow want = nccl_tests_row(name, sizes[i], d.size, static_cast<std::size_t>(n));
           ASSERT_EQ(pts[i].bytes, want.size) << name << " " << d.name << " " << n << " ranks, " << sizes[i] << " B";
-          ASSERT_EQ(pts[i].shown_count(), want.count) << name << " " << d.name << " " << n << " ranks, " << sizes[i] << " B";
+          ASSERT_EQ(pts[i].shown_count(), want.count)
+              << name << " " << d.name << " " << n << " ranks, " << sizes[i] << " B";
         }
       }
 }

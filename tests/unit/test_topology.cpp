@@ -49,7 +49,7 @@ TEST(Topology, DgxLikeDistancesFollowThePciTree) {
     for (int n = 0; n < 8; ++n) {
       std::string want;
       if (g / 2 == n / 2) want = g % 2 == 1 ? "PIX" : "PXB";  // same host bridge
-      else if (g / 4 == n / 4) want = "NODE";                  // same socket
+      else if (g / 4 == n / 4) want = "NODE";                 // same socket
       else want = "SYS";
       EXPECT_EQ(t.gpu_nic[g][n], want) << "GPU" << g << " NIC" << n;
     }
@@ -77,9 +77,7 @@ TEST(Topology, ThisMachineLoads) {
   EXPECT_NE(topology_text(t).find("(this machine)"), std::string::npos);
 }
 
-TEST(Topology, MissingXmlIsAnError) {
-  EXPECT_THROW(load_topology("/nonexistent/topo.xml"), std::runtime_error);
-}
+TEST(Topology, MissingXmlIsAnError) { EXPECT_THROW(load_topology("/nonexistent/topo.xml"), std::runtime_error); }
 
 TEST(Topology, JsonRoundTripsAndFingerprintsIgnoreTheHost) {
   NodeTopology a = dgx();

@@ -116,7 +116,8 @@ TEST(Writers, JsonLinesFollowTheSchema) {
   }
   EXPECT_EQ(validate_jsonl_file(path), "");
   const std::string text = read_file(path);
-  const auto point = nlohmann::json::parse(text.substr(text.find('\n') + 1, text.find('\n', text.find('\n') + 1) - text.find('\n') - 1));
+  const auto point = nlohmann::json::parse(
+      text.substr(text.find('\n') + 1, text.find('\n', text.find('\n') + 1) - text.find('\n') - 1));
   EXPECT_EQ(point["bytes"], 1024);
   EXPECT_EQ(point["out_of_place"]["per_iteration"]["n"], 7);
   EXPECT_EQ(point["out_of_place"]["per_iteration"]["ci95_median_us"][0], 12.0);
@@ -141,7 +142,7 @@ TEST(Writers, TableShowsNotesAndPathChanges) {
   auto w = make_table_writer(mem, false);
   w->begin(sample_run());
   w->point(nccl_point());
-  w->point(nccl_point());  // unchanged transports: no second path line
+  w->point(nccl_point());             // unchanged transports: no second path line
   PointRecord traced = nccl_point();  // --nccl-algorithms: this point's own
   traced.transports_per_point = true;
   traced.algorithms = {"RING/LL/2ch", "TREE/LL/1ch"};
@@ -156,10 +157,15 @@ TEST(Writers, TableShowsNotesAndPathChanges) {
   const std::string path_line = "# path observed (set up so far): NET/Socket/0, P2P/IPC" + warning;
   ASSERT_NE(out.find(path_line), std::string::npos) << out;
   EXPECT_EQ(out.find(path_line, out.find(path_line) + 1), std::string::npos);
-  EXPECT_NE(out.find("# path observed (used by this point; NCCL chose RING/LL/2ch, TREE/LL/1ch): NET/Socket/0, P2P/IPC" +
-                     warning), std::string::npos) << out;
-  EXPECT_NE(out.find("# path observed (used by this point; no algorithm logged: point-to-point): NET/Socket/0, P2P/IPC"),
-            std::string::npos) << out;
+  EXPECT_NE(
+      out.find("# path observed (used by this point; NCCL chose RING/LL/2ch, TREE/LL/1ch): NET/Socket/0, P2P/IPC" +
+               warning),
+      std::string::npos)
+      << out;
+  EXPECT_NE(
+      out.find("# path observed (used by this point; no algorithm logged: point-to-point): NET/Socket/0, P2P/IPC"),
+      std::string::npos)
+      << out;
 }
 
 TEST(Writers, JsonCarriesNotesAndPath) {
@@ -234,7 +240,7 @@ TEST(Writers, RankMeansAsOsuAndImbPrintThem) {
   const std::string text = read_file(path);
   EXPECT_NE(text.find(",wrong,rank_mean_min_us,rank_mean_avg_us,rank_mean_max_us\n"), std::string::npos) << text;
   EXPECT_NE(text.find(",0,13.5,14.25,15\n"), std::string::npos) << text;  // out-of-place
-  EXPECT_NE(text.find(",0,,,\n"), std::string::npos) << text;              // in-place: none
+  EXPECT_NE(text.find(",0,,,\n"), std::string::npos) << text;             // in-place: none
 }
 
 TEST(Writers, CsvQuotesFieldsWithCommas) {
@@ -250,8 +256,6 @@ TEST(Writers, CsvQuotesFieldsWithCommas) {
   EXPECT_NE(text.find(",12.5,\"pipelined, mean over ranks\","), std::string::npos) << text;
 }
 
-TEST(Writers, UnwritablePathIsAUsageError) {
-  EXPECT_ANY_THROW(make_jsonl_writer("/nonexistent-dir/x.jsonl"));
-}
+TEST(Writers, UnwritablePathIsAUsageError) { EXPECT_ANY_THROW(make_jsonl_writer("/nonexistent-dir/x.jsonl")); }
 
 }  // namespace ccb
