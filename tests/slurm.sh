@@ -21,6 +21,7 @@
 #                            HealthCheckProgram: emu-h2, whose check sees wrong
 #                            data, is drained ("ccbench: node check ..."), the
 #                            others not; once the fault is gone it is resumed
+# KEEP=1 leaves the test's folder (/var/tmp/ccbench-slurm.*: verdicts, step logs) in place.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 emu="$here/../scripts/emu-cluster.sh"
