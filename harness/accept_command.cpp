@@ -270,9 +270,7 @@ struct AcceptanceRun {
   // Runs one round of groups at once; on rank 0 returns the judged groups.
   std::vector<GroupVerdict> run_round(const Check& c, const PlannedRound& round) {
     Config cfg = check_config(c, args.spec.file);
-    const BaselineLookup lookup = [this](const Check& ch, const Gate& g, int ranks, int nodes) {
-      return baseline_median(baselines, ch, g, ranks, nodes);
-    };
+    const BaselineLookup lookup = baseline_lookup(baselines);
     const double started = world.now();
     if (world.rank() == 0 && !args.node_check) {  // a node check prints its failures alone
       std::string groups;
@@ -409,6 +407,20 @@ void write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome) {
   write_file_atomically("--out", (out / "verdict.json").string(), accept_to_json(outcome));
   write_file_atomically("--out", (out / "verdict.md").string(), render_markdown(report));
   write_file_atomically("--out", (out / "report.html").string(), render_html(report, ChartImages{}));
+}
+
+void write_checks_so_far(const AcceptArgs& args, AcceptOutcome& outcome) {
+  if (outcome.checks.size() >= args.spec.checks.size()) return;
+  outcome.finished = false;
+  outcome.ended_at = utc_now_iso8601();
+  write_verdicts(args, outcome);
+  outcome.finished = true;
+}
+
+BaselineLookup baseline_lookup(const GateBaselines& loaded) {
+  return [&loaded](const Check& ch, const Gate& g, int ranks, int nodes) {
+    return baseline_median(loaded, ch, g, ranks, nodes);
+  };
 }
 
 int write_and_print(const AcceptArgs& args, const AcceptOutcome& outcome, const std::string& raw, int code) {
@@ -751,20 +763,12 @@ int run_accept_simulated(const AcceptArgs& args) {
                       "named as in its cluster model",
                       args.spec.file, model.names.front(), model.names.back()));
     const GateBaselines baselines = load_gate_baselines(args.spec);
-    const SimulatedSpec from_spec{switch_labels(args.spec, model.names),
-                                  [&](const Check& ch, const Gate& g, int ranks, int nodes) {
-                                    return baseline_median(baselines, ch, g, ranks, nodes);
-                                  }};
+    const SimulatedSpec from_spec{switch_labels(args.spec, model.names), baseline_lookup(baselines)};
     for (const Check& c : args.spec.checks) {
       outcome.checks.push_back(simulate_check(c, model, rng, from_spec));
       fmt::print(stderr, "ccbench accept: {} ({}) simulated: {} rounds, {:.0f} s of cluster time\n", c.name,
                  name(c.pattern), outcome.checks.back().rounds, outcome.checks.back().wall_s);
-      if (outcome.checks.size() < args.spec.checks.size()) {  // the checks so far survive what comes after them
-        outcome.finished = false;
-        outcome.ended_at = utc_now_iso8601();
-        write_verdicts(args, outcome);
-        outcome.finished = true;
-      }
+      write_checks_so_far(args, outcome);
     }
     outcome.ended_at = utc_now_iso8601();
     const int printed = write_and_print(args, outcome, "simulated, no raw results", outcome.exit_code());

@@ -336,9 +336,7 @@ int run_accept_steps(const AcceptArgs& args) {
     const SlurmAllocation& alloc = steps.allocation();
     validate_for_nodes(args.spec, std::vector<int>(alloc.hosts.size(), alloc.tasks_per_node));
     const GateBaselines baselines = prepare_outputs(args);
-    const BaselineLookup lookup = [&](const Check& ch, const Gate& g, int ranks, int nodes) {
-      return baseline_median(baselines, ch, g, ranks, nodes);
-    };
+    const BaselineLookup lookup = baseline_lookup(baselines);
     std::vector<std::string> switches = switch_labels(args.spec, alloc.hosts);
     if (switches.empty()) switches = slurm_switches(alloc.hosts);
     AcceptOutcome outcome;
@@ -364,12 +362,7 @@ int run_accept_steps(const AcceptArgs& args) {
       CheckVerdict v = plan.finish(alloc.hosts);
       v.wall_s = seconds_now() - started;
       outcome.checks.push_back(std::move(v));
-      if (outcome.checks.size() < args.spec.checks.size()) {  // the checks so far survive what comes after them
-        outcome.finished = false;
-        outcome.ended_at = utc_now_iso8601();
-        write_verdicts(args, outcome);
-        outcome.finished = true;
-      }
+      write_checks_so_far(args, outcome);
     }
     outcome.ended_at = utc_now_iso8601();
     if (steps.interrupted())
