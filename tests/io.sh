@@ -99,13 +99,21 @@ PY
   empty
   ;;
 sigint)
-  # interrupted JSONL WHAT ARGS...: ccbench io ARGS, SIGINT 1.5 s after its run
-  # record: exit 130, nothing left behind, end record "interrupted: SIGINT".
+  # interrupted JSONL WHAT LAID ARGS...: ccbench io ARGS, SIGINT 1.5 s after its
+  # run record and after a file of LAID bytes exists (0: none awaited: the
+  # setup lays files out first, and on a slow disk 1.5 s was inside it):
+  # exit 130, nothing left behind, end record "interrupted: SIGINT".
   interrupted() {
-    local jsonl=$1 what=$2; shift 2
+    local jsonl=$1 what=$2 laid=$3; shift 3
     "$ccbench" io "$dir/t" "$@" -J "$jsonl" >"$dir/out" 2>"$dir/err" &
     local pid=$!
     for _ in $(seq 100); do grep -q '"type":"run"' "$jsonl" 2>/dev/null && break; sleep 0.1; done
+    if [ "$laid" -gt 0 ]; then
+      for _ in $(seq 600); do
+        find "$dir/t" -type f -size "${laid}c" 2>/dev/null | grep -q . && break
+        sleep 0.1
+      done
+    fi
     sleep 1.5
     kill -INT $pid
     wait $pid
@@ -114,13 +122,13 @@ sigint)
     empty
     grep -q '"status":"interrupted: SIGINT"' "$jsonl" || fail "$what: end record"
   }
-  interrupted "$dir/s.jsonl" "psync rand_read" -p rand_read -b 512 --file-size 256M --direct --engine psync
+  interrupted "$dir/s.jsonl" "psync rand_read" $((256 << 20)) -p rand_read -b 512 --file-size 256M --direct --engine psync
   grep -q '"cut_short":true' "$dir/s.jsonl" || fail "the interrupted point is not marked cut short"
   # The same through io_uring during a checkpoint's writes: a request the
   # signal cut is the pass cut short (it was "Input/output error", exit 1,
   # before 2026-12-01), and a cut write pass is not verified.
   if [ $qd -gt 1 ]; then
-    interrupted "$dir/c.jsonl" "io_uring checkpoint" -p checkpoint -b 1M --file-size 8G --engine io_uring --qd 8
+    interrupted "$dir/c.jsonl" "io_uring checkpoint" 0 -p checkpoint -b 1M --file-size 8G --engine io_uring --qd 8
   fi
   # A signal while the files are created (300,000 of them: minutes) stops the
   # setup within seconds, removes what was made and ends as interrupted (it
