@@ -1,14 +1,22 @@
 // nccl-tests' stdout: header lines starting with '#', then one row per size:
-//   size count type redop [root] { time algbw busbw #wrong|error [i_min i_max i_p99 i_cv%] } x2 [timestamp]
-// The column header line decides the layout (root column from 2.10, #wrong
-// from 2.13, per-iteration columns with per-iteration timing); without it the
-// token count does. Several runs may be concatenated; mpirun noise and NCCL
-// INFO lines between rows are skipped.
+//   size count type [redop] [root] { time algbw busbw #wrong|error [i_min i_max i_p99 i_cv%] } x2 [timestamp]
+// The column header line decides the layout; every one nccl-tests has printed
+// is read (docs/compare.md lists them): before 2.13 each test printed its own
+// leading columns (all_gather, sendrecv, hypercube: size count type;
+// all_reduce, reduce_scatter, alltoall: + redop; broadcast, gather, scatter:
+// + root; reduce: + redop root) and an 'error' column (the largest deviation);
+// from 2.13 all print size count type redop root and '#wrong'; per-iteration
+// columns and a timestamp came later. Without a header the token count (and
+// whether the fourth token is a number: a root) tells the layout. Several runs
+// may be concatenated; mpirun noise and NCCL INFO lines between rows are
+// skipped; a row or line where the test reported a failure ("Test CUDA
+// failure ...") is listed as where the run failed.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <set>
 
+#include "collectives/collective.hpp"
 #include "results/import/importer.hpp"
 #include "results/import/text_input.hpp"
 
@@ -17,10 +25,21 @@ namespace {
 
 struct Layout {
   bool known = false;
-  std::size_t lead = 5;   // size count type redop [root]
+  std::size_t lead = 5;   // size count type [redop] [root]
+  int op_at = 3;          // the redop column; -1: not printed (an op-less test before 2.13)
   std::size_t group = 4;  // time algbw busbw wrong [i_min i_max i_p99 i_cv%]
   bool error_column = false;
 };
+
+// The failure nccl-tests printed (CUDACHECK, NCCLCHECK, TESTCHECK) when the
+// line carries one, from its "Test ... failure" on: a row cut by one reads
+// "32768  8192  float  sum  0 ... 0gpu-node1: Test CUDA failure common.cu:892
+// 'an illegal memory access was encountered'". "" when the line has none.
+std::string_view failure_in(std::string_view l) {
+  for (std::string_view mark : {"Test CUDA failure", "Test NCCL failure", "Test failure"})
+    if (const std::size_t at = l.find(mark); at != std::string_view::npos) return trim(l.substr(at));
+  return {};
+}
 
 // nccl's version code: 2.9+ is major*10000 + minor*100 + patch.
 std::string nccl_version_from_code(std::string_view code) {
@@ -49,7 +68,10 @@ class TextImporter {
       ctx_.set.note_env("versions.nccl", std::string(rest.substr(0, rest.find_first_of(" +"))));
       return;
     }
-    if (l.front() < '0' || l.front() > '9') return;  // launcher or library noise
+    if (l.front() < '0' || l.front() > '9') {  // launcher or library noise, or a failure
+      if (const std::string_view f = failure_in(l); !f.empty()) failed(f, number);
+      return;
+    }
     row(l, number);
   }
 
@@ -62,6 +84,14 @@ class TextImporter {
     layout_ = Layout{};
     collective_ = default_collective_;
     complained_ = false;
+    failure_listed_ = false;
+  }
+
+  // Every rank prints its failure: the first of a run is listed.
+  void failed(std::string_view failure, std::uint32_t number) {
+    if (failure_listed_) return;
+    failure_listed_ = true;
+    ctx_.unread(number, fmt::format("the run failed here: nccl-tests printed {}", quote_value(failure, 120)));
   }
 
   void header(std::string_view h, std::uint32_t number) {
@@ -106,8 +136,13 @@ class TextImporter {
     Layout l;
     std::size_t first_time = 0;
     while (first_time < n && tok[first_time] != "time" && tok[first_time] != "cputime") ++first_time;
-    if (first_time < 4 || first_time > 5 || first_time == n) return;
+    if (first_time < 3 || first_time > 5 || first_time == n || tok[2] != "type") return;
     l.lead = first_time;
+    l.op_at = -1;
+    for (std::size_t i = 3; i < first_time; ++i) {
+      if (tok[i] == "redop") l.op_at = static_cast<int>(i);
+      else if (tok[i] != "root") return;
+    }
     std::size_t next = first_time + 1;
     while (next < n && tok[next] != "time" && tok[next] != "cputime") ++next;
     l.group = next < n ? next - first_time : std::min<std::size_t>(n - first_time, 8);
@@ -118,12 +153,16 @@ class TextImporter {
     if (tok[first_time] == "cputime") ctx_.set.note_env("timing.nccl_tests", "cputime (host clock)");
   }
 
-  // No column header seen: the token count tells the layout.
-  static Layout guess(std::size_t n) {
+  // No column header seen: the token count tells the layout. Before 2.13
+  // (an 'error' column) a test printed 3 leading columns (11 or 7 fields),
+  // 4 (12 or 8: redop, or root when the fourth is a number) or 5 (13 or 9).
+  static Layout guess(const std::string_view* tok, std::size_t n) {
     Layout l;
     if (n >= 20) l.group = 8;
+    if (n == 11 || n == 7) l.lead = 3, l.op_at = -1;
     if (n == 20 || n == 12 || n == 8) l.lead = 4;
-    l.error_column = n == 12 || n == 8;  // versions before the root column printed 'error'
+    if (l.lead == 4 && n > 3 && parse_uint(tok[3])) l.op_at = -1;
+    l.error_column = n == 12 || n == 8 || n == 11 || n == 7;
     return l;
   }
 
@@ -138,7 +177,8 @@ class TextImporter {
       return;
     }
     rows_in_segment_ = true;
-    const Layout lay = layout_.known ? layout_ : guess(n);
+    if (const std::string_view f = failure_in(l); !f.empty()) return failed(f, number);
+    const Layout lay = layout_.known ? layout_ : guess(tok, n);
     if (n > 32 || n < lay.lead + lay.group) {
       ctx_.unread(number, fmt::format("nccl-tests row has {} fields, expected {} or {} (truncated line?)",
                                       n > 32 ? std::string("too many") : std::to_string(n), lay.lead + lay.group,
@@ -154,15 +194,18 @@ class TextImporter {
       complained_ = true;
       return;
     }
-    for (int k : {2, 3})
-      if (tok[k].find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
-          std::string_view::npos)
+    for (int k : {2, lay.op_at})
+      if (k >= 0 && tok[k].find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+                        std::string_view::npos)
         return ctx_.unread(number, fmt::format("{} {} is not {} name", k == 2 ? "type" : "redop", quote_value(tok[k]),
                                                k == 2 ? "a type" : "an op"));
     if (collective_symbol_ != collective_) collective_symbol_ = Symbol(collective_);
     static const Symbol kAuto("auto"), kDevice("device"), kNone("-");
     const Symbol dtype = symbol(tok[2], last_dtype_text_, last_dtype_);
-    const Symbol op = tok[3] == "none" ? kNone : symbol(tok[3], last_op_text_, last_op_);
+    // An op-less collective's redop column ("none" from 2.13; before, alltoall printed the -o op) is no op.
+    const Collective* c = find_collective(collective_);
+    const bool no_op = lay.op_at < 0 || tok[lay.op_at] == "none" || (c && !c->reduces);
+    const Symbol op = no_op ? kNone : symbol(tok[lay.op_at], last_op_text_, last_op_);
     const auto count = parse_uint(tok[1]);
     if (!count) return ctx_.unread(number, fmt::format("count {} is not a whole number", quote_value(tok[1])));
     for (std::size_t g = 0; g < 2; ++g) {
@@ -214,7 +257,7 @@ class TextImporter {
   Layout layout_;
   int ranks_ = 0;
   std::set<std::string> hosts_;
-  bool rows_in_segment_ = false, complained_ = false;
+  bool rows_in_segment_ = false, complained_ = false, failure_listed_ = false;
 };
 
 }  // namespace

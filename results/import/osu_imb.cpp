@@ -69,6 +69,11 @@ std::vector<std::string> osu_columns(std::string_view h) {
 struct PeerTable {
   std::string collective, test;  // collective "" = not compared
   int time_col = -1, bw_col = -1;
+  // A bandwidth figure counts this many messages of the row's size per
+  // message time: 2 where both directions are summed (OSU osu_bibw, IMB
+  // Biband), and IMB's Uniband/Biband sum over the num_procs/2 pairs too.
+  double directions = 1;
+  bool summed_over_pairs = false;
   std::string dtype, op;
   std::string memory = "host";
   int ranks = 0;
@@ -123,9 +128,11 @@ void table_row(std::string_view l, std::uint32_t number, PeerTable& t, ImportCon
   p.bytes = per_process_size(t.collective) ? *size * static_cast<std::uint64_t>(ranks) : *size;
   if (t.time_col >= 0) {
     p.time_us = *value;
-  } else {  // MB/s (1e6 bytes/s): time per message at that rate
+  } else {                   // MB/s (1e6 bytes/s): the time of one message (each way, each pair) at that rate
+    if (*size == 0) return;  // IMB's 0-byte row of a bandwidth test: no bandwidth, no time
     if (*value <= 0) return ctx.unread(number, fmt::format("{} bandwidth 0: no time to compare", tool));
-    p.time_us = static_cast<double>(*size) / *value;
+    const double messages = t.directions * (t.summed_over_pairs ? std::max(1, ranks / 2) : 1);
+    p.time_us = messages * static_cast<double>(*size) / *value;
   }
   if (*size == 0) p.time_us = std::max(p.time_us, 1e-9);
   p.line = number;
@@ -152,6 +159,7 @@ void import_osu(std::string_view text, ImportContext& ctx) {
       t.test = std::string(h);
       t.collective = osu_collective(h);
       if (point_to_point(t.collective)) t.ranks = 2;
+      if (t.collective == "bi_bw") t.directions = 2;  // osu_bibw: size * window * 2 / time
       const bool reduces = t.collective == "all_reduce" || t.collective == "reduce" || t.collective == "reduce_scatter";
       t.op = reduces ? "sum" : "-";
       if (contains_icase(h, "CUDA") || contains_icase(h, "ROCm")) t.memory = "device";
@@ -180,6 +188,7 @@ void import_imb(std::string_view text, ImportContext& ctx) {
   std::string_view raw;
   PeerTable t;
   std::string dtype = "uint8", reduce_dtype = "float", op = "sum";
+  bool multi_said = false;
   while (lines.next(raw)) {
     if (ctx.skip_long_line(raw, lines.number())) continue;
     const std::string_view l = trim(strip_mpirun_tag(raw));
@@ -188,8 +197,11 @@ void import_imb(std::string_view text, ImportContext& ctx) {
       std::string_view tok[16];
       const std::size_t n = std::min<std::size_t>(split_tokens(l, tok), 16);
       t.time_col = -1;
-      for (std::size_t i = 0; i < n; ++i)
+      t.bw_col = -1;
+      for (std::size_t i = 0; i < n; ++i) {
         if (tok[i] == "t_avg[usec]" || (tok[i] == "t[usec]" && t.time_col < 0)) t.time_col = static_cast<int>(i);
+        if (tok[i] == "Mbytes/sec" && t.bw_col < 0) t.bw_col = static_cast<int>(i);
+      }
       continue;
     }
     if (l.front() != '#') {
@@ -209,11 +221,24 @@ void import_imb(std::string_view text, ImportContext& ctx) {
                                                                             {"Alltoall", "alltoall"},
                                                                             {"Bcast", "broadcast"},
                                                                             {"Gather", "gather"},
-                                                                            {"Scatter", "scatter"}};
+                                                                            {"Scatter", "scatter"},
+                                                                            {"Uniband", "uni_bw"},
+                                                                            {"Biband", "bi_bw"}};
       t = PeerTable{};
       t.test = name;
       for (const auto& [imb, ours] : names)
         if (name == imb) t.collective = std::string(ours);
+      // Uniband, Biband: Mbytes/sec = directions x window x (num_procs/2) x size / time.
+      t.summed_over_pairs = t.collective == "uni_bw" || t.collective == "bi_bw";
+      if (t.collective == "bi_bw") t.directions = 2;
+      if (name.starts_with("Multi-")) {  // several groups at once: said once per file
+        if (!multi_said)
+          ctx.unread(lines.number(),
+                     "IMB Multi-* benchmarks (several groups at once) are not compared; "
+                     "their rows are skipped (said once per file)");
+        multi_said = true;
+        t.complained = true;
+      }
       const bool reduces = t.collective == "all_reduce" || t.collective == "reduce" || t.collective == "reduce_scatter";
       t.dtype = reduces ? reduce_dtype : dtype;
       t.op = reduces ? op : "-";

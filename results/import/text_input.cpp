@@ -114,9 +114,8 @@ std::optional<std::uint64_t> count_from_double(double v) {
   return static_cast<std::uint64_t>(v);
 }
 
-std::string quote_value(std::string_view value) {
+std::string quote_value(std::string_view value, std::size_t limit) {
   std::string out = "'";
-  const std::size_t limit = 40;
   for (std::size_t i = 0; i < value.size() && i < limit; ++i) {
     const unsigned char c = static_cast<unsigned char>(value[i]);
     out += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';

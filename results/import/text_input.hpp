@@ -95,7 +95,7 @@ std::optional<std::uint64_t> count_from_double(double v);
 
 // A value from a file, fit to quote in a message: printable ASCII, at most 40
 // characters (longer values are cut and marked).
-std::string quote_value(std::string_view value);
+std::string quote_value(std::string_view value, std::size_t limit = 40);
 
 // Drops an mpirun --tag-output prefix ("[1,0]<stdout>:") from a line.
 std::string_view strip_mpirun_tag(std::string_view line);
