@@ -3,6 +3,7 @@
 #include "harness/model_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -20,6 +21,7 @@
 #include "results/import/importer.hpp"
 #include "results/import/text_input.hpp"
 #include "results/model/comm_model.hpp"
+#include "results/model/library_rules.hpp"
 #include "results/output_file.hpp"
 #include "results/stats.hpp"
 #include "results/report/render.hpp"
@@ -48,6 +50,13 @@ measured)| below 0.75x the usual family's (and 0.05 lower) switches. The
 model file keeps every point, score and left-out error, and NCCL's algorithm
 per point when the runs recorded it (--nccl-algorithms); a note names a
 series whose rank counts ran different algorithms at one size.
+Runs that forced the library's algorithm (mpirun --mca
+coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm N, or
+NCCL_ALGO: the run record's environment says so) are fitted apart, one
+series per algorithm, with that algorithm's steps when it is known (Open MPI
+all_reduce: basic_linear linear, nonoverlapping tree, recursive_doubling and
+rabenseifner with their folding of a non-power-of-two count, ring and
+segmented_ring ring).
 
 predict: the predicted table at N ranks on M nodes (marked PREDICTED): time
 in microseconds with its 90% prediction interval [lo, hi], algbw = bytes /
@@ -70,6 +79,12 @@ with a note, and when every series is, predict exits 1 with one line;
 --force prints them, every row marked UNUSABLE. --json FILE: the points with
 the measured points' field names (bytes, count, time_us, algbw_gbps,
 busbw_gbps) plus time_lo_us, time_hi_us, interval and the series' unusable.
+The library's own choice: when a series has only forced fits and the runs'
+library has tabulated fixed decision rules (Open MPI 4.1.x all_reduce), a
+first table predicts what the library does unforced: each size from the fit
+of the algorithm its rules choose at N ranks, the rule printed ("# assumes
+...") and the algorithm named at the end of each row; a size whose algorithm
+was not fitted prints nan and NOT FITTED (JSON: assumes, why, fitted).
 
 check: predicts every point of the measured RUNs (at their own rank and node
 counts) and prints, per point, measured and predicted time, the error
@@ -81,7 +96,10 @@ share of points inside their interval, against --targets (default 15,30,70:
 missed (like a rejected acceptance). "[switch]": NCCL ran another algorithm
 at this point than the fit saw at the same size at its largest rank count
 (both recorded with --nccl-algorithms); the summary names the switch, which
-the model does not know. Those points count toward the targets too.
+the model does not know. Those points count toward the targets too. A run
+that forced nothing is checked against the library's-choice prediction when
+the model has no unforced fit; the summary counts the points per algorithm
+and rule, and a point whose algorithm was not fitted misses the targets.
 
 Exit codes: 0 done, 1 model check: a target missed, model predict: every fit
 unusable; 2 bad input (one line on stderr), 5 output not written.
@@ -168,8 +186,24 @@ std::string prediction_table(const Model& m, const std::string& file, const std:
                      p.nodes > 0 ? fmt::format(" on {} node{}", p.nodes, p.nodes == 1 ? "" : "s") : "");
     s += fmt::format("# model {} (backend {}), fitted at {} to {} ranks\n", file, m.backend, x.counts.front(),
                      x.counts.back());
-    s += fmt::format("# series: {}\n", x.key());
-    s += fmt::format("# family {}: {}\n", family_name(x.family), x.chosen_by);
+    if (p.by_rules) {
+      ModelSeries group = x;
+      group.forced.clear();
+      s += fmt::format("# series: {}, the library's choice\n", group.key());
+      s += fmt::format("# algorithm per size: {}'s fixed decision rules; each from the fit of runs that forced it\n",
+                       terminal_safe(m.library.substr(0, m.library.find(','))));
+      std::vector<std::string> seen;
+      for (const PredictedPoint& q : p.points) {
+        const std::string line = fmt::format(
+            "# assumes {}: {}{}", q.assumes, q.why,
+            q.from ? fmt::format(" (family {})", family_name(q.from->family)) : ": NOT FITTED: force it in sweeps");
+        if (std::find(seen.begin(), seen.end(), line) == seen.end()) seen.push_back(line);
+      }
+      for (const std::string& line : seen) s += line + "\n";
+    } else {
+      s += fmt::format("# series: {}\n", x.key());
+      s += fmt::format("# family {}: {}\n", family_name(x.family), x.chosen_by);
+    }
     if (unusable)
       s += fmt::format(
           "# flag: UNUSABLE fit: its median left-out error is {} (bound {:.0f}%): printed because of --force\n",
@@ -184,14 +218,17 @@ std::string prediction_table(const Model& m, const std::string& file, const std:
           fmt::format("  {:>10} {:>12} {:>8} {:>6} {:>11.2f} {:>11} {:>11} {:>8.2f} {:>8.2f} {:>5}{}\n", q.bytes,
                       q.count, x.dtype.empty() ? "-" : terminal_safe(x.dtype), x.op.empty() ? "-" : terminal_safe(x.op),
                       q.time_us, interval_cell(q.lo_us, q.unbounded), interval_cell(q.hi_us, q.unbounded), q.algbw_gbps,
-                      q.busbw_gbps, q.size_extrapolated ? "extr" : "", unusable ? " UNUSABLE" : "");
+                      q.busbw_gbps, q.size_extrapolated ? "extr" : "",
+                      unusable            ? " UNUSABLE"
+                      : q.assumes.empty() ? ""
+                                          : " " + q.assumes.substr(0, q.assumes.find(' ')));
     s += "\n";
   }
   for (const std::string& n : notes) s += fmt::format("# left out: {}\n", n);
   s += fmt::format(
       "# time: predicted microseconds per operation; lo/hi: 90% prediction interval (\"unbounded\": wider\n"
       "# than {:g}x either way, the data cannot bound it); count: elements per rank, as the sweep prints it;\n"
-      "# extr: size outside the measured ones.\n",
+      "# extr: size outside the measured ones; a last word names the algorithm the library's rules choose there.\n",
       kUnboundedFactor);
   return s;
 }
@@ -214,6 +251,8 @@ std::string prediction_json(const Model& m, const std::string& file, const std::
                    {"ranks", p.ranks},
                    {"nodes", p.nodes},
                    {"family", family_name(x.family)},
+                   {"forced_algorithm", p.forced},
+                   {"by_library_rules", p.by_rules},
                    {"fitted_ranks", x.counts},
                    {"flags", p.flags}};
     o["points"] = ordered_json::array();
@@ -227,6 +266,10 @@ std::string prediction_json(const Model& m, const std::string& file, const std::
                              {"algbw_gbps", q.algbw_gbps},
                              {"busbw_gbps", q.busbw_gbps},
                              {"extrapolated", q.size_extrapolated}});
+    for (std::size_t i = 0; i < p.points.size(); ++i)
+      if (const PredictedPoint& q = p.points[i]; !q.assumes.empty())
+        o["points"][i]["assumes"] = q.assumes, o["points"][i]["why"] = q.why,
+        o["points"][i]["fitted"] = q.from != nullptr;
     o["unusable"] = x.unusable();
     j["series"].push_back(std::move(o));
   }
@@ -351,8 +394,10 @@ struct Checked {
   int ranks, nodes;
   std::uint64_t bytes;
   double measured, predicted, lo, hi;
-  bool unbounded;        // an unbounded interval holds everything and so proves nothing: it counts as missed
-  std::string switched;  // algorithm_switch: NCCL ran another algorithm than the fit saw
+  bool unbounded;            // an unbounded interval holds everything and so proves nothing: it counts as missed
+  std::string switched;      // algorithm_switch: NCCL ran another algorithm than the fit saw
+  std::string assumes, why;  // by the library's rules: the algorithm they choose here, and the rule
+  bool fitted = true;        // false: the rules choose an algorithm the model has no fit of
 };
 
 int check_cmd(int argc, const char* const* argv) {
@@ -388,6 +433,7 @@ int check_cmd(int argc, const char* const* argv) {
       if (p.ranks >= 2 && p.time_us > 0 && p.bytes > 0)
         by_scale[{p.ranks, p.nodes}].push_back(&p);  // 0 B: nothing to score
   std::vector<Checked> rows;
+  std::set<std::string> forced_fits;  // the forced algorithms whose fits predicted rows (said once, not per row)
   for (const auto& [scale, points] : by_scale) {
     std::vector<std::uint64_t> sizes;
     for (const ImportedPoint* p : points) sizes.push_back(p->bytes);
@@ -397,25 +443,38 @@ int check_cmd(int argc, const char* const* argv) {
       const ModelSeries& x = *pred.series;
       for (const ImportedPoint* p : points) {
         if (p->collective != x.collective || p->dtype != x.dtype || p->op != x.op || p->path != x.path ||
-            p->memory != x.memory || p->in_place != x.in_place)
+            p->memory != x.memory || p->in_place != x.in_place || p->forced_algorithm != pred.forced)
           continue;
         const auto q = std::find_if(pred.points.begin(), pred.points.end(),
                                     [&](const PredictedPoint& z) { return z.bytes == p->bytes; });
-        rows.push_back({x.key(), scale.first, scale.second, p->bytes, p->time_us, q->time_us, q->lo_us, q->hi_us,
-                        q->unbounded, algorithm_switch(x, p->bytes, p->algorithm)});
+        const ModelSeries& from = q->from ? *q->from : x;
+        if (!from.forced.empty()) forced_fits.insert(algorithm_label(from.forced, from.collective));
+        rows.push_back({from.key(false), scale.first, scale.second, p->bytes, p->time_us, q->time_us, q->lo_us,
+                        q->hi_us, q->unbounded, algorithm_switch(from, p->bytes, p->algorithm), q->assumes, q->why,
+                        q->from != nullptr});
       }
     }
   }
   if (rows.empty())
     throw UsageError(
-        "model check: no measured point matches a series of the model (collective, dtype, op, path, memory, in-place)");
+        "model check: no measured point matches a series of the model (collective, dtype, op, path, memory, in-place, "
+        "forced algorithm)");
   std::string out = fmt::format("# ccbench model check: {} against {} measured point(s)\n", file, rows.size());
+  if (!forced_fits.empty())
+    out += fmt::format("# predicted from the fits of runs that forced {}\n", fmt::join(forced_fits, ", "));
   out += fmt::format("# {:>5} {:>5} {:>10} {:>12} {:>12} {:>8} {:>7}  {}\n", "ranks", "nodes", "size(B)",
                      "measured(us)", "predicted", "error", "in 90%", "series");
   std::vector<double> large, small;
   std::size_t covered = 0;
-  std::map<std::string, std::size_t> switches;  // algorithm_switch -> rows
+  std::map<std::string, std::size_t> switches;                                 // algorithm_switch -> rows
+  std::map<std::tuple<bool, std::string, std::string>, std::size_t> by_rules;  // (fitted, assumes, why) -> rows
   for (const Checked& r : rows) {
+    if (!r.assumes.empty()) ++by_rules[{r.fitted, r.assumes, r.why}];
+    if (!r.fitted) {  // nothing predicted: it holds no interval and has no error to count
+      out += fmt::format("  {:>5} {:>5} {:>10} {:>12.1f} {:>12} {:>8} {:>7}  {}\n", r.ranks, r.nodes, r.bytes,
+                         r.measured, "-", "-", "NO", "not fitted: " + r.assumes);
+      continue;
+    }
     const double e = (r.predicted - r.measured) / r.measured;
     const bool in = !r.unbounded && r.measured >= r.lo && r.measured <= r.hi;
     covered += in;
@@ -446,6 +505,14 @@ int check_cmd(int argc, const char* const* argv) {
                      rows.size(), cover, target[2], cover >= target[2] ? "met" : "MISSED");
   // Rows whose NCCL algorithm differs from the fit's at its largest count:
   // their error is the switch, which the model does not know.
+  // Points predicted by the library's rules: which algorithm, by which rule;
+  // one the model has no fit of misses every target.
+  for (const auto& [key, n] : by_rules) {
+    const auto& [fitted, assumes, why] = key;
+    met = met && fitted;
+    out += fmt::format("#   {} point{} where the library chose: {} ({}){}\n", n, n == 1 ? "" : "s", assumes, why,
+                       fitted ? "" : ": NOT FITTED, so not predicted (targets missed)");
+  }
   for (const auto& [what, n] : switches)
     out += fmt::format("#   [switch] {} point{}: NCCL ran {} (a switch the model does not know)\n", n,
                        n == 1 ? "" : "s", terminal_safe(what));

@@ -56,6 +56,33 @@ grep -q 'sizes >= 1 MiB: median |error| .*: met' "$out/check.txt" || fail "large
 # ... and the check can fail: tighter targets are missed (exit 1).
 "$ccbench" model check "$out/m.json" "$(fast 8)" --targets 1,1,100 > "$out/strict.txt"
 [ $? = 1 ] && grep -q MISSED "$out/strict.txt" || fail "strict targets must be missed with exit 1"
+# The library's own choice (issue 32): runs that forced rabenseifner at 2-4
+# hosts, checked against runs that forced nothing at 6 and 8, predicted by
+# Open MPI 4.1's fixed rules (they choose rabenseifner there for every size).
+rab() { echo "$fx/emu-200mbit-$1-hosts-rabenseifner.jsonl"; }
+free() { echo "$fx/emu-200mbit-$1-hosts-unforced.jsonl"; }
+"$ccbench" model fit "$(rab 2)" "$(rab 3)" "$(rab 4)" --out "$out/mr.json" > "$out/fitr.txt" || fail "fit forced"
+grep -q 'forced rabenseifner (Open MPI 6), multi-node (1 rank/node) .* 2,3,4 .* rabenseifner' "$out/fitr.txt" ||
+  { cat "$out/fitr.txt"; fail "a forced algorithm is its own series, with its steps"; }
+"$ccbench" model predict "$out/mr.json" --ranks 8 --nodes 8 > "$out/pr.txt" || fail "predict by the rules"
+grep -q "^# series: .*multi-node (1 rank/node), the library's choice$" "$out/pr.txt" &&
+  grep -q '^# assumes rabenseifner (Open MPI 6): Open MPI 4.1 fixed rules: 8 <= ranks < 16, >= 8192 B' "$out/pr.txt" &&
+  grep -qE ' rabenseifner$' "$out/pr.txt" || { cat "$out/pr.txt"; fail "the library's choice table"; }
+"$ccbench" model check "$out/mr.json" "$(free 6)" "$(free 8)" > "$out/checkr.txt"
+rc=$?
+cat "$out/checkr.txt"
+[ $rc = 0 ] || fail "the library's choice, checked: exit $rc"
+grep -q '^#   14 points where the library chose: rabenseifner (Open MPI 6) (Open MPI 4.1 fixed rules: 8 <= ranks < 16' \
+  "$out/checkr.txt" || fail "the check names the algorithm and rule"
+# At 3 ranks the rules choose segmented_ring below 256 KiB: not fitted, said.
+"$ccbench" model predict "$out/mr.json" --ranks 3 --nodes 3 -b 64K -e 1M > "$out/p3.txt" || fail "predict at 3"
+grep -q '^# assumes segmented_ring (Open MPI 5): .*: NOT FITTED' "$out/p3.txt" && grep -qE '^ +131072 .* nan .* segmented_ring$' "$out/p3.txt" ||
+  { cat "$out/p3.txt"; fail "an algorithm the rules choose but nobody forced must print NOT FITTED"; }
+# Runs that forced nothing against a model of a forced ring: nothing to compare (exit 2, one line).
+"$ccbench" model check "$out/m.json" "$(free 8)" 2> "$out/none.err"
+[ $? = 2 ] && grep -q 'no measured point matches a series of the model (.*forced algorithm)' "$out/none.err" ||
+  { cat "$out/none.err"; fail "unforced runs against forced fits"; }
+
 # A model fitted on 2 and 3 hosts only (nothing held out) says so.
 "$ccbench" model fit "$(fast 2)" "$(fast 3)" --out "$out/m2.json" -q || fail "fit on two counts"
 "$ccbench" model predict "$out/m2.json" --ranks 64 --nodes 64 | grep -q 'flag: beyond the model.s validity' || fail "validity flag"

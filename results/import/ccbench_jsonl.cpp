@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 #include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -51,8 +52,46 @@ bool tunes_communication(std::string_view name) {
 
 struct RunContext {
   std::string collective, memory = "host", path = "auto";
+  std::map<std::string, std::string> tuning;  // the run's OMPI_MCA_coll_tuned_* and NCCL_ALGO
   bool seen = false;
 };
+
+// Open MPI's name of a collective in its coll_tuned_<name>_algorithm variables.
+std::string_view ompi_coll_name(std::string_view collective) {
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"all_reduce", "allreduce"}, {"all_gather", "allgather"}, {"reduce_scatter", "reduce_scatter"},
+      {"alltoall", "alltoall"},    {"broadcast", "bcast"},      {"reduce", "reduce"},
+      {"gather", "gather"},        {"scatter", "scatter"}};
+  for (const auto& [ours, theirs] : kNames)
+    if (collective == ours) return theirs;
+  return {};
+}
+
+bool mca_true(const std::string& v) {
+  std::string l;
+  for (char c : v) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return l == "1" || l == "true" || l == "yes" || l == "t" || l == "y";
+}
+
+// "ompi:N" when the run forced Open MPI's tuned algorithm N for the
+// collective (dynamic rules on, N > 0), "nccl:NAME" for NCCL_ALGO, else "".
+std::string forced_algorithm(const RunContext& run, std::string_view collective) {
+  const auto at = [&](const std::string& k) {
+    const auto it = run.tuning.find(k);
+    return it == run.tuning.end() ? std::string() : it->second;
+  };
+  if (const std::string_view name = ompi_coll_name(collective); !name.empty()) {
+    const std::string alg = at(fmt::format("OMPI_MCA_coll_tuned_{}_algorithm", name));
+    const auto n = parse_uint(alg);
+    if (mca_true(at("OMPI_MCA_coll_tuned_use_dynamic_rules")) && n && *n > 0 && *n < 100)
+      return fmt::format("ompi:{}", *n);
+  }
+  const std::string nccl = at("NCCL_ALGO");
+  if (!nccl.empty() && nccl.size() <= 32 &&
+      std::all_of(nccl.begin(), nccl.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; }))
+    return "nccl:" + nccl;
+  return "";
+}
 
 void read_environment(const json& run, ResultSet& set) {
   const json& versions = obj_at(run, "versions");
@@ -197,6 +236,7 @@ void read_point(const json& j, const RunContext& run, std::uint32_t line, Import
   p.requested_bytes =
       requested && *requested >= 0 && *requested <= 1.8e19 ? static_cast<std::uint64_t>(*requested) : p.bytes;
   p.algorithm = algorithm_names(obj_at(j, "path"));
+  p.forced_algorithm = forced_algorithm(run, p.collective.str());
   const auto oop = j.find("out_of_place"), ip = j.find("in_place");
   if (oop != j.end()) read_placement(*oop, false, p, line, ctx);
   if (ip != j.end()) read_placement(*ip, true, p, line, ctx);
@@ -232,6 +272,10 @@ void import_ccbench_jsonl(std::string_view text, ImportContext& ctx) {
       run.path = str_at(obj_at(j, "path"), "requested");
       if (run.memory.empty()) run.memory = "host";
       if (run.path.empty()) run.path = "auto";
+      run.tuning.clear();
+      for (const auto& [k, v] : obj_at(j, "environment").items())
+        if (v.is_string() && (k.starts_with("OMPI_MCA_coll_tuned_") || k == "NCCL_ALGO"))
+          run.tuning[k] = v.get<std::string>();
       run.seen = true;
       read_environment(j, ctx.set);
       read_noise(j, ctx.set);

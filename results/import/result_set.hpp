@@ -34,6 +34,11 @@ struct ImportedPoint {
   std::vector<double> samples_us;  // per-iteration times, when the file has them
   std::string
       algorithm;  // NCCL's algorithms the point's operations chose (sorted, "+"-joined: "RING", "RING+TREE"); "" when not recorded
+  // The algorithm the run forced on the library for this collective,
+  // "LIBRARY:SETTING" ("ompi:6": coll_tuned_allreduce_algorithm 6 with dynamic
+  // rules on; "nccl:Ring": NCCL_ALGO); "" when the library chose
+  // (results/model/library_rules.hpp names them).
+  std::string forced_algorithm;
   std::optional<std::uint64_t> wrong;
   std::uint8_t noise = 0;            // how many noise flags the record gave this placement (results/noise.hpp)
   std::uint32_t file = 0, line = 0;  // where it came from: ResultSet::files[file], 1-based line

@@ -16,6 +16,7 @@
 #include "common/errors.hpp"
 #include "kernels/dtype.hpp"
 #include "results/json_integer.hpp"
+#include "results/model/library_rules.hpp"
 #include "results/model/step_cost.hpp"
 #include "results/stats.hpp"
 
@@ -28,6 +29,8 @@ const char* family_name(ModelFamily f) {
     case ModelFamily::halving_doubling: return "halving_doubling";
     case ModelFamily::linear: return "linear";
     case ModelFamily::constant: return "constant";
+    case ModelFamily::recursive_doubling: return "recursive_doubling";
+    case ModelFamily::rabenseifner: return "rabenseifner";
   }
   return "?";
 }
@@ -41,17 +44,34 @@ Steps family_steps(ModelFamily f, int ranks, double bytes) {
     case ModelFamily::halving_doubling: return {levels, bytes * (n - 1) / (n * levels)};
     case ModelFamily::linear: return {n - 1, bytes};
     case ModelFamily::constant: return {1, bytes};
+    // Both fold n into p = 2^floor(log2 n) ranks first: r = n - p ranks hand
+    // their data to a partner and get the result back at the end.
+    case ModelFamily::recursive_doubling: {  // log2 p exchanges of s, + 2 of s when folded
+      const double p = std::exp2(std::floor(std::log2(n)));
+      return {std::log2(p) + (n > p ? 2 : 0), bytes};
+    }
+    case ModelFamily::rabenseifner: {
+      // Reduce-scatter by recursive halving then all-gather by recursive
+      // doubling: 2 log2 p steps moving 2 s (p-1)/p; folded: halves swapped
+      // (s/2), the odd rank's half back (s/2), the whole result out (s) at the
+      // end: 3 steps moving 2 s. Steps of unequal size are averaged.
+      const double p = std::exp2(std::floor(std::log2(n)));
+      const double count = 2 * std::log2(p) + (n > p ? 3 : 0);
+      const double moved = 2 * bytes * (p - 1) / p + (n > p ? 2 * bytes : 0);
+      return {std::max(count, 1.0), moved / std::max(count, 1.0)};
+    }
   }
   return {1, bytes};
 }
 
-std::string ModelSeries::key() const {
+std::string ModelSeries::key(bool with_forced) const {
   std::string k = collective;
   if (!dtype.empty()) k += " " + dtype;
   if (!op.empty() && op != "-") k += " " + op;
   if (in_place >= 0) k += in_place ? ", in-place" : ", out-of-place";
   if (!path.empty()) k += ", path " + path;
   if (!memory.empty()) k += ", " + memory;
+  if (with_forced && !forced.empty()) k += ", forced " + algorithm_label(forced, collective);
   k += ranks_per_node > 0 ? fmt::format(", multi-node ({} rank{}/node)", ranks_per_node, ranks_per_node == 1 ? "" : "s")
                           : ", single node";
   return k;
@@ -140,7 +160,16 @@ void fit_series(ModelSeries& s, const PointsBySize& by_size) {
   const Collective* c = find_collective(s.collective);
   const ModelFamily usual = c && c->point_to_point ? ModelFamily::constant : ModelFamily::ring;
   s.family = usual;
-  if (scored) {
+  if (const auto f = algorithm_family(s.forced, s.collective)) {
+    // The runs forced a known algorithm: its steps, not a guess from the data.
+    if (!errors.contains(*f)) {
+      errors[*f] = left_out_errors(s, *f);
+      s.scores.push_back({*f, median_of(errors[*f])});
+    }
+    s.family = *f;
+    s.chosen_by =
+        fmt::format("{}: the algorithm the runs forced ({})", family_name(*f), algorithm_label(s.forced, s.collective));
+  } else if (scored) {
     const auto key = [](const FamilyScore& x) { return std::isnan(x.median_left_out) ? INFINITY : x.median_left_out; };
     const FamilyScore& best =
         *std::min_element(s.scores.begin(), s.scores.end(), [&](auto& x, auto& y) { return key(x) < key(y); });
@@ -198,11 +227,14 @@ std::string algorithm_switch(const ModelSeries& s, std::uint64_t bytes, const st
 Model fit_model(const std::vector<ResultSet>& runs) {
   Model m;
   std::set<std::string> backends;
-  using SeriesKey = std::tuple<std::string, std::string, std::string, std::string, std::string, int, int>;
+  using SeriesKey = std::tuple<std::string, std::string, std::string, std::string, std::string, int, int, std::string>;
+  std::set<std::string> libraries;
   std::map<SeriesKey, PointsBySize> groups;
   std::size_t one_rank = 0;
   for (const ResultSet& set : runs) {
     m.inputs.insert(m.inputs.end(), set.files.begin(), set.files.end());
+    if (const auto lib = set.environment.find("versions.mpi_library"); lib != set.environment.end())
+      libraries.insert(lib->second);
     for (const ImportedPoint& p : set.points) {
       backends.insert(backend_of(set, p.file));
       if (p.ranks < 2 || !(p.time_us > 0) || p.bytes == 0) {
@@ -210,9 +242,9 @@ Model fit_model(const std::vector<ResultSet>& runs) {
         continue;
       }
       const int rpn = p.nodes > 1 ? std::max(1, p.ranks / p.nodes) : 0;
-      groups[{p.collective.str(), p.dtype.str(), p.op.str(), p.path.str(), p.memory.str(), p.in_place, rpn}]
-            [{p.bytes, p.ranks}]
-                .push_back(&p);
+      groups[{p.collective.str(), p.dtype.str(), p.op.str(), p.path.str(), p.memory.str(), p.in_place, rpn,
+              p.forced_algorithm}][{p.bytes, p.ranks}]
+          .push_back(&p);
     }
   }
   if (backends.size() > 1 || (backends.size() == 1 && backends.begin()->find(" | ") != std::string::npos)) {
@@ -221,10 +253,12 @@ Model fit_model(const std::vector<ResultSet>& runs) {
     throw UsageError(fmt::format("model fit: the runs mix backends ({}): fit one backend at a time", list));
   }
   if (!backends.empty()) m.backend = *backends.begin();
+  // One library version's decision rules: runs of several versions have none.
+  if (libraries.size() == 1) m.library = *libraries.begin();
   if (one_rank) m.notes.push_back(fmt::format("{} points at 1 rank left out (no communication to model)", one_rank));
   for (auto& [key, by_size] : groups) {
     ModelSeries s;
-    std::tie(s.collective, s.dtype, s.op, s.path, s.memory, s.in_place, s.ranks_per_node) = key;
+    std::tie(s.collective, s.dtype, s.op, s.path, s.memory, s.in_place, s.ranks_per_node, s.forced) = key;
     fit_series(s, by_size);
     if (s.counts.size() < 2) {
       m.notes.push_back(
@@ -278,14 +312,15 @@ const ModelSeries* pick_level(const Model& m, const ModelSeries& like, int ranks
   const ModelSeries* best = nullptr;
   int best_score = 1 << 30;
   for (const ModelSeries& s : m.series) {
-    if (std::tie(s.collective, s.dtype, s.op, s.path, s.memory, s.in_place) !=
-        std::tie(like.collective, like.dtype, like.op, like.path, like.memory, like.in_place))
+    if (std::tie(s.collective, s.dtype, s.op, s.path, s.memory, s.in_place, s.forced) !=
+        std::tie(like.collective, like.dtype, like.op, like.path, like.memory, like.in_place, like.forced))
       continue;
     // Same level and ranks per node first; then multi-node of another
     // ranks per node; the other level last.
     const int score = (rpn == 0) != (s.ranks_per_node == 0) ? 1 << 20 : std::abs(s.ranks_per_node - rpn);
     if (!best || score < best_score) best = &s, best_score = score;
   }
+  if (!best) return nullptr;
   if (rpn > 0 && best->ranks_per_node == 0)
     flags.push_back(
         "no multi-node measurement: predicted from single-node counts, so the links between nodes are not in the "
@@ -321,40 +356,143 @@ std::vector<Prediction> predict(const Model& m, int ranks, int nodes, const std:
   });
 }
 
+namespace {
+
+using SeriesGroup = std::tuple<std::string, std::string, std::string, std::string, std::string, int>;
+SeriesGroup group_of(const ModelSeries& s) { return {s.collective, s.dtype, s.op, s.path, s.memory, s.in_place}; }
+
+// The flags of predicting `s` at `ranks`: beyond validity, two counts only.
+void scale_flags(const ModelSeries& s, int ranks, std::vector<std::string>& flags) {
+  if (ranks > Model::kValidityFactor * s.counts.back())
+    flags.push_back(
+        fmt::format("beyond the model's validity ({} ranks > {:g}x the largest measured count, {}): extrapolated",
+                    ranks, Model::kValidityFactor, s.counts.back()));
+  if (s.counts.size() < 3)
+    flags.push_back("fitted on two rank counts: nothing left out, the interval covers measurement spread only");
+}
+
+PredictedPoint predict_point(const ModelSeries& s, const StepCost& cost, int ranks, const PlannedSize& size) {
+  PredictedPoint q;
+  q.from = &s;
+  q.bytes = size.bytes;
+  q.count = size.count;
+  const double bytes = static_cast<double>(size.bytes);
+  const double x = std::log2(std::max(family_steps(s.family, ranks, bytes).bytes, 1e-3));
+  q.size_extrapolated = !cost.inside(x);
+  q.time_us = model_time(cost, s.family, ranks, bytes);
+  const double w = interval_width(s, s.family, x, ranks);
+  q.lo_us = q.time_us * std::exp(-w);
+  q.hi_us = q.time_us * std::exp(w);
+  q.unbounded = !(w <= std::log(kUnboundedFactor));
+  const Collective* c = find_collective(s.collective);
+  q.algbw_gbps = bytes / (q.time_us * 1e3);
+  q.busbw_gbps = c ? q.algbw_gbps * bus_factor(*c, ranks) : kNaN;
+  return q;
+}
+
+// Whether the model's library (one version) has tabulated decision rules.
+bool rules_known(const Model& m, const std::string& collective, int ranks) {
+  return !m.library.empty() && m.library.find(" | ") == std::string::npos &&
+         library_choice(m.library, collective, ranks, 1).has_value();
+}
+
+// The library's own choice where the model holds only forced fits of a
+// series: each size from the fit of the algorithm the library's fixed rules
+// choose there (library_rules.hpp); a size whose algorithm was not fitted is
+// predicted as nothing (NaN) and says which fit is missing. nullopt when the
+// rules for this library and collective are not tabulated, or when no size's
+// algorithm was fitted (choice_flags says so on the forced fits).
+std::optional<Prediction> predict_by_rules(const Model& m, const ModelSeries& like, int ranks, int nodes,
+                                           const SizePlanner& plan) {
+  if (!rules_known(m, like.collective, ranks)) return std::nullopt;
+  Prediction p;
+  p.ranks = ranks;
+  p.nodes = nodes;
+  p.by_rules = true;
+  std::map<std::string, std::pair<const ModelSeries*, StepCost>> fits;  // forced -> its fit at this level
+  std::set<const ModelSeries*> used;
+  for (const PlannedSize& size : plan(like)) {
+    const auto choice = library_choice(m.library, like.collective, ranks, size.bytes);
+    auto it = fits.find(choice->forced);
+    if (it == fits.end()) {
+      ModelSeries want = like;
+      want.forced = choice->forced;
+      std::vector<std::string> flags;
+      const ModelSeries* s = pick_level(m, want, ranks, nodes, flags);
+      if (s) {
+        for (std::string& f : flags)
+          if (std::find(p.flags.begin(), p.flags.end(), f) == p.flags.end()) p.flags.push_back(std::move(f));
+        it = fits.emplace(choice->forced, std::make_pair(s, step_cost(*s, s->family))).first;
+      } else {
+        it = fits.emplace(choice->forced, std::make_pair(nullptr, StepCost(1))).first;
+      }
+    }
+    PredictedPoint q;
+    if (const ModelSeries* s = it->second.first) {
+      if (!p.series) p.series = s;
+      if (used.insert(s).second) scale_flags(*s, ranks, p.flags);
+      q = predict_point(*s, it->second.second, ranks, size);
+    } else {
+      q.bytes = size.bytes;
+      q.count = size.count;
+    }
+    q.assumes = algorithm_label(choice->forced, like.collective);
+    q.why = choice->why;
+    p.points.push_back(q);
+  }
+  if (!p.series) return std::nullopt;  // no size's algorithm was fitted: the forced fits' flags say so
+  return p;
+}
+
+// A forced fit's flags where the library, unforced, would choose another
+// algorithm at the target: "unforced, the library would run rabenseifner
+// (Open MPI 6) for 65536-16777216 B, not this forced algorithm", then the rule.
+void choice_flags(const Model& m, const ModelSeries& s, int ranks, const std::vector<PlannedSize>& sizes,
+                  std::vector<std::string>& flags) {
+  if (!rules_known(m, s.collective, ranks)) return;
+  std::map<std::pair<std::string, std::string>, std::pair<std::uint64_t, std::uint64_t>> other;  // -> size range
+  for (const PlannedSize& size : sizes) {
+    const auto choice = library_choice(m.library, s.collective, ranks, size.bytes);
+    if (!choice || choice->forced == s.forced) continue;
+    auto [it, added] = other.try_emplace({choice->forced, choice->why}, size.bytes, size.bytes);
+    if (!added) it->second.second = size.bytes;
+  }
+  for (const auto& [key, range] : other) {  // two lines: each within a terminal's width
+    flags.push_back(fmt::format("unforced, the library would run {} for {} B, not this forced algorithm",
+                                algorithm_label(key.first, s.collective),
+                                range.first == range.second ? fmt::format("{}", range.first)
+                                                            : fmt::format("{}-{}", range.first, range.second)));
+    flags.push_back(fmt::format("  (by {})", key.second));
+  }
+}
+
+}  // namespace
+
 std::vector<Prediction> predict_planned(const Model& m, int ranks, int nodes, const SizePlanner& plan) {
   std::vector<Prediction> out;
-  std::set<std::tuple<std::string, std::string, std::string, std::string, std::string, int>> done;
+  std::set<std::pair<SeriesGroup, std::string>> done;
+  std::set<SeriesGroup> chooses;  // groups with a fit of runs that forced nothing
+  for (const ModelSeries& s : m.series)
+    if (s.forced.empty()) chooses.insert(group_of(s));
+  std::set<SeriesGroup> composed;
   for (const ModelSeries& like : m.series) {
-    if (!done.insert({like.collective, like.dtype, like.op, like.path, like.memory, like.in_place}).second) continue;
+    const SeriesGroup g = group_of(like);
+    if (!chooses.contains(g) && composed.insert(g).second)
+      if (auto p = predict_by_rules(m, like, ranks, nodes, plan)) out.push_back(std::move(*p));
+    if (!done.insert({g, like.forced}).second) continue;
     Prediction p;
     p.ranks = ranks;
     p.nodes = nodes;
+    p.forced = like.forced;
     const ModelSeries& s = *pick_level(m, like, ranks, nodes, p.flags);
     p.series = &s;
-    if (ranks > Model::kValidityFactor * s.counts.back())
-      p.flags.push_back(
-          fmt::format("beyond the model's validity ({} ranks > {:g}x the largest measured count, {}): extrapolated",
-                      ranks, Model::kValidityFactor, s.counts.back()));
-    if (s.counts.size() < 3)
-      p.flags.push_back("fitted on two rank counts: nothing left out, the interval covers measurement spread only");
+    scale_flags(s, ranks, p.flags);
     const StepCost cost = step_cost(s, s.family);
-    const Collective* c = find_collective(s.collective);
-    for (const PlannedSize& size : plan(s)) {
-      const std::uint64_t bytes = size.bytes;
-      PredictedPoint q;
-      q.bytes = bytes;
-      q.count = size.count;
-      const double x = std::log2(std::max(family_steps(s.family, ranks, static_cast<double>(bytes)).bytes, 1e-3));
-      q.size_extrapolated = !cost.inside(x);
-      q.time_us = model_time(cost, s.family, ranks, static_cast<double>(bytes));
-      const double w = interval_width(s, s.family, x, ranks);
-      q.lo_us = q.time_us * std::exp(-w);
-      q.hi_us = q.time_us * std::exp(w);
-      q.unbounded = !(w <= std::log(kUnboundedFactor));
-      q.algbw_gbps = static_cast<double>(bytes) / (q.time_us * 1e3);
-      q.busbw_gbps = c ? q.algbw_gbps * bus_factor(*c, ranks) : kNaN;
-      p.points.push_back(q);
-    }
+    const std::vector<PlannedSize> sizes = plan(s);
+    if (!s.forced.empty()) choice_flags(m, s, ranks, sizes, p.flags);
+    if (!s.forced.empty() && !chooses.contains(g) && !rules_known(m, s.collective, ranks))
+      p.flags.push_back("which algorithm the library chooses here is not tabulated: this table is one candidate");
+    for (const PlannedSize& size : sizes) p.points.push_back(predict_point(s, cost, ranks, size));
     out.push_back(std::move(p));
   }
   return out;
@@ -367,6 +505,7 @@ std::string model_to_json(const Model& m) {
   j["type"] = "ccbench_model";
   j["version"] = 1;
   j["backend"] = m.backend;
+  if (!m.library.empty()) j["library"] = m.library;
   j["validity_factor"] = Model::kValidityFactor;
   j["step_cost_bandwidth"] = StepCost::kBandwidth;
   j["inputs"] = m.inputs;
@@ -380,6 +519,7 @@ std::string model_to_json(const Model& m) {
                    {"memory", s.memory},
                    {"in_place", s.in_place},
                    {"ranks_per_node", s.ranks_per_node},
+                   {"forced_algorithm", s.forced},
                    {"family", family_name(s.family)},
                    {"chosen_by", s.chosen_by},
                    {"counts", s.counts}};
@@ -410,6 +550,7 @@ Model model_from_json(const std::string& text, const std::string& name) {
   Model m;
   try {
     m.backend = j.value("backend", "");
+    m.library = j.value("library", "");
     m.inputs = j.value("inputs", std::vector<std::string>{});
     m.notes = j.value("notes", std::vector<std::string>{});
     for (const json& o : j.at("series")) {
@@ -421,9 +562,13 @@ Model model_from_json(const std::string& text, const std::string& name) {
       s.memory = o.at("memory").get<std::string>();
       s.in_place = json_integer<int>(o.at("in_place"));
       s.ranks_per_node = json_integer<int>(o.at("ranks_per_node"));
+      s.forced = o.value("forced_algorithm", "");
+      if (s.forced.size() > 40 || !std::all_of(s.forced.begin(), s.forced.end(),
+                                               [](unsigned char c) { return std::isalnum(c) || c == '_' || c == ':'; }))
+        throw bad(fmt::format("series {}: forced_algorithm is not LIBRARY:SETTING", s.collective));
       const std::string family = o.at("family").get<std::string>();
       bool known = false;
-      for (ModelFamily f : kModelFamilies)
+      for (ModelFamily f : kAllFamilies)
         if (family == family_name(f)) s.family = f, known = true;
       if (!known) throw bad(fmt::format("series {}: unknown family '{}'", s.collective, family));
       s.chosen_by = o.value("chosen_by", "");

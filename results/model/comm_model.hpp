@@ -37,9 +37,17 @@ namespace ccb {
 
 inline constexpr double kUnvalidatedStepError = 0.25;  // log-error per step of extrapolation, when unknown
 
-enum class ModelFamily { ring, tree, halving_doubling, linear, constant };
+// recursive_doubling and rabenseifner are Open MPI's algorithms of those
+// names, with their folding of a non-power-of-two count: used when a run
+// forced that algorithm (results/model/library_rules.hpp), not chosen from data.
+enum class ModelFamily { ring, tree, halving_doubling, linear, constant, recursive_doubling, rabenseifner };
+// The families a fit chooses among from the data (an algorithm not forced).
 inline constexpr ModelFamily kModelFamilies[] = {ModelFamily::ring, ModelFamily::tree, ModelFamily::halving_doubling,
                                                  ModelFamily::linear, ModelFamily::constant};
+inline constexpr ModelFamily kAllFamilies[] = {
+    ModelFamily::ring,        ModelFamily::tree,     ModelFamily::halving_doubling,
+    ModelFamily::linear,      ModelFamily::constant, ModelFamily::recursive_doubling,
+    ModelFamily::rabenseifner};
 const char* family_name(ModelFamily f);
 // Steps of one operation of `bytes` at n ranks, and the bytes of each step.
 struct Steps {
@@ -67,12 +75,17 @@ struct ModelSeries {
   std::string collective, dtype, op, path, memory;
   int in_place = -1;
   int ranks_per_node = 0;  // 0: single-node series
+  // The algorithm its runs forced on the library ("ompi:6"; ImportedPoint::
+  // forced_algorithm), "" when the library chose: one fit per algorithm.
+  std::string forced;
   ModelFamily family = ModelFamily::ring;
   std::string chosen_by;  // "left-out error" or why not
   std::vector<FamilyScore> scores;
   std::vector<ModelPoint> points;  // ascending (bytes, ranks)
   std::vector<int> counts;         // ascending rank counts
-  std::string key() const;         // "all_reduce float sum, out-of-place, path auto, host, multi-node (1 rank/node)"
+  // "all_reduce float sum, out-of-place, path auto, host, multi-node (1 rank/node)"; with the forced
+  // algorithm (", forced ring (Open MPI 4)") unless with_forced is false.
+  std::string key(bool with_forced = true) const;
   // The median left-out error of the chosen family (NaN with two counts).
   double left_out_median() const;
   // A fit that does not predict its own rank counts: median left-out error
@@ -84,6 +97,7 @@ struct ModelSeries {
 
 struct Model {
   std::string backend;
+  std::string library;  // the runs' versions.mpi_library ("Open MPI v4.1.4, ..."): whose decision rules apply
   std::vector<std::string> inputs;
   std::vector<ModelSeries> series;
   std::vector<std::string> notes;               // series that could not be fitted, and why
@@ -96,6 +110,11 @@ struct Model {
 Model fit_model(const std::vector<ResultSet>& runs);
 
 struct PredictedPoint {
+  const ModelSeries* from = nullptr;  // the fit that predicted it (per point: the library's choice may switch)
+  // By the library's rules: the algorithm it assumes ("rabenseifner (Open MPI
+  // 6)") and why ("Open MPI 4.1 fixed rules: 4 <= ranks < 8, >= 8192 B");
+  // "" otherwise. A point whose algorithm has no fit has from = nullptr, NaN times.
+  std::string assumes, why;
   std::uint64_t bytes = 0;
   std::uint64_t count = 0;  // the table's count column (per-rank elements, as the sweep prints it)
   double time_us = kNaN, lo_us = kNaN, hi_us = kNaN, algbw_gbps = kNaN, busbw_gbps = kNaN;
@@ -107,7 +126,12 @@ struct PredictedPoint {
 inline constexpr double kUnboundedFactor = 100;
 
 struct Prediction {
-  const ModelSeries* series = nullptr;
+  const ModelSeries* series = nullptr;  // the series (for the library's default: its first point's)
+  // "" : what the library chooses (a fit of runs that forced nothing, or the
+  // forced fits picked per point by the library's decision rules); else the
+  // forced algorithm of `series`.
+  std::string forced;
+  bool by_rules = false;  // the library's choice composed from forced fits by its rules
   int ranks = 0, nodes = 0;
   std::vector<std::string> flags;  // beyond validity, level or ranks per node not measured
   std::vector<PredictedPoint> points;

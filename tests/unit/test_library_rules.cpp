@@ -1,0 +1,166 @@
+// The libraries' algorithm facts (results/model/library_rules) and the scale
+// model's use of them: one fit per forced algorithm, the library's own choice
+// predicted by its fixed rules from those fits.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "results/import/importer.hpp"
+#include "results/model/comm_model.hpp"
+#include "results/model/library_rules.hpp"
+
+namespace ccb {
+namespace library_rules_test {  // named: the unit tests are one unity build
+
+const std::string kOmpi = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4";
+
+TEST(LibraryRules, OpenMpi41AllreduceChoicesAreItsFixedRules) {
+  struct Case {
+    int ranks;
+    std::uint64_t bytes;
+    const char* forced;
+  };
+  // Thresholds of coll_tuned_decision_fixed.c (4.1.x), commutative ops, each side of a switch.
+  for (const Case& c : {Case{2, 4, "ompi:4"}, Case{2, 4095, "ompi:3"}, Case{3, 4096, "ompi:4"},
+                        Case{3, 100000, "ompi:5"}, Case{3, 262144, "ompi:6"}, Case{4, 8191, "ompi:3"},
+                        Case{6, 8192, "ompi:6"}, Case{8, 4 << 20, "ompi:6"}, Case{100, 262143, "ompi:3"},
+                        Case{200, 1000, "ompi:2"}, Case{3000, 3000, "ompi:5"}, Case{5000, 20000, "ompi:3"},
+                        Case{5000, 1 << 20, "ompi:6"}}) {
+    const auto choice = library_choice(kOmpi, "all_reduce", c.ranks, c.bytes);
+    ASSERT_TRUE(choice) << c.ranks << " " << c.bytes;
+    EXPECT_EQ(choice->forced, c.forced) << c.ranks << " ranks, " << c.bytes << " B";
+  }
+  EXPECT_EQ(library_choice(kOmpi, "all_reduce", 6, 4 << 20)->why,
+            "Open MPI 4.1 fixed rules: 4 <= ranks < 8, >= 8192 B");
+  EXPECT_EQ(library_choice(kOmpi, "all_reduce", 3, 100000)->why,
+            "Open MPI 4.1 fixed rules: 1 <= ranks < 4, 65536 to 262143 B");
+  // Not tabulated: another version, another collective, another library.
+  EXPECT_FALSE(library_choice("Open MPI v5.0.3", "all_reduce", 8, 1 << 20));
+  EXPECT_FALSE(library_choice(kOmpi, "all_gather", 8, 1 << 20));
+  EXPECT_FALSE(library_choice("MPICH 4.1", "all_reduce", 8, 1 << 20));
+  EXPECT_EQ(algorithm_label("ompi:6", "all_reduce"), "rabenseifner (Open MPI 6)");
+  EXPECT_EQ(algorithm_label("ompi:2", "all_gather"), "Open MPI algorithm 2");
+  EXPECT_EQ(algorithm_family("ompi:3", "all_reduce"), ModelFamily::recursive_doubling);
+  EXPECT_FALSE(algorithm_family("nccl:Ring", "all_reduce"));
+}
+
+// Both fold a non-power-of-two count into the largest power of two below it.
+TEST(LibraryRules, FoldingFamiliesCountTheExtraSteps) {
+  const double s = 1 << 20;
+  EXPECT_DOUBLE_EQ(family_steps(ModelFamily::recursive_doubling, 8, s).count, 3);
+  EXPECT_DOUBLE_EQ(family_steps(ModelFamily::recursive_doubling, 6, s).count, 4);  // 2 + 2 folding steps
+  EXPECT_DOUBLE_EQ(family_steps(ModelFamily::recursive_doubling, 6, s).bytes, s);
+  const Steps r8 = family_steps(ModelFamily::rabenseifner, 8, s), r6 = family_steps(ModelFamily::rabenseifner, 6, s);
+  EXPECT_DOUBLE_EQ(r8.count, 6);
+  EXPECT_DOUBLE_EQ(r8.count * r8.bytes, 1.75 * s);  // 2 s (p-1)/p
+  EXPECT_DOUBLE_EQ(r6.count, 7);                    // 4 + 3 folding steps
+  EXPECT_DOUBLE_EQ(r6.count * r6.bytes, 3.5 * s);   // 1.5 s + 2 s
+}
+
+// A run's record of a forced algorithm: Open MPI's dynamic rules with an
+// algorithm for the collective; the algorithm alone does nothing in Open MPI.
+TEST(LibraryRules, ForcedAlgorithmIsReadFromTheRunRecord) {
+  const auto forced_in = [](const std::string& env) {
+    const std::string text =
+        R"({"type":"run","schema_version":3,"config":{"collective":"all_reduce"},"environment":{)" + env +
+        "}}\n" +
+        R"({"type":"point","collective":"all_reduce","dtype":"float","op":"sum","ranks":4,"nodes":4,"bytes":1024,)"
+        R"("out_of_place":{"time_us":10.0}})" + "\n";
+    ResultSet set;
+    set.label = "t";
+    import_text(text, "r.jsonl", set, ImportOptions{});
+    return set.points.empty() ? std::string("no point") : set.points[0].forced_algorithm;
+  };
+  EXPECT_EQ(forced_in(R"("OMPI_MCA_coll_tuned_use_dynamic_rules":"1","OMPI_MCA_coll_tuned_allreduce_algorithm":"6")"),
+            "ompi:6");
+  EXPECT_EQ(forced_in(R"("OMPI_MCA_coll_tuned_allreduce_algorithm":"6")"), "");
+  EXPECT_EQ(forced_in(R"("OMPI_MCA_coll_tuned_use_dynamic_rules":"true","OMPI_MCA_coll_tuned_allreduce_algorithm":"0")"),
+            "");
+  EXPECT_EQ(forced_in(R"("OMPI_MCA_coll_tuned_use_dynamic_rules":"1","OMPI_MCA_coll_tuned_bcast_algorithm":"6")"), "");
+  EXPECT_EQ(forced_in(R"("NCCL_ALGO":"Ring")"), "nccl:Ring");
+}
+
+// Rabenseifner's cost: each step alpha + bytes / bandwidth.
+double rabenseifner(int n, double s) {
+  const Steps st = family_steps(ModelFamily::rabenseifner, n, s);
+  return st.count * (30.0 + st.bytes / 1000.0);
+}
+
+ResultSet forced_sweep(const std::vector<int>& counts, const std::string& forced, const std::string& library) {
+  ResultSet set;
+  set.label = "forced";
+  set.files.push_back("forced.jsonl");
+  set.formats.push_back("ccbench JSON Lines");
+  set.note_env("config.backend", "mpi");
+  set.note_env("versions.mpi_library", library);
+  for (int n : counts)
+    for (std::uint64_t s = 64 << 10; s <= (4u << 20); s *= 2) {
+      ImportedPoint p;
+      p.collective = "all_reduce";
+      p.dtype = "float";
+      p.op = "sum";
+      p.path = "auto";
+      p.memory = "host";
+      p.ranks = n;
+      p.nodes = n;
+      p.in_place = 0;
+      p.bytes = s;
+      p.forced_algorithm = forced;
+      p.time_us = rabenseifner(n, static_cast<double>(s));
+      set.points.push_back(p);
+    }
+  return set;
+}
+
+TEST(LibraryRules, TheLibrarysChoiceIsPredictedFromTheForcedFits) {
+  const Model m = fit_model({forced_sweep({2, 3, 4}, "ompi:6", kOmpi)});
+  ASSERT_EQ(m.series.size(), 1u);
+  EXPECT_EQ(m.series[0].family, ModelFamily::rabenseifner);  // from the forced algorithm, not the data
+  EXPECT_NE(m.series[0].key().find("forced rabenseifner (Open MPI 6)"), std::string::npos);
+  const Model back = model_from_json(model_to_json(m), "m.json");
+  EXPECT_EQ(back.series[0].forced, "ompi:6");
+  EXPECT_EQ(back.library, kOmpi);
+
+  // At 6 and 8 ranks the rules choose rabenseifner for every size: predicted
+  // from its fit, power-of-two folding included (8 ranks faster than 6).
+  for (int ranks : {6, 8}) {
+    const std::vector<Prediction> preds = predict(back, ranks, ranks, {1 << 20, 4 << 20});
+    ASSERT_EQ(preds.size(), 2u);  // the library's choice, and the forced fit itself
+    const Prediction& chosen = preds[0];
+    EXPECT_TRUE(chosen.by_rules);
+    EXPECT_EQ(chosen.forced, "");
+    EXPECT_EQ(preds[1].forced, "ompi:6");
+    for (const PredictedPoint& q : chosen.points) {
+      ASSERT_NE(q.from, nullptr);
+      EXPECT_EQ(q.assumes, "rabenseifner (Open MPI 6)");
+      EXPECT_NEAR(q.time_us / rabenseifner(ranks, static_cast<double>(q.bytes)), 1.0, 0.05) << ranks;
+    }
+  }
+  // At 3 ranks, 64-256 KiB the rules choose segmented_ring, not fitted: said, not guessed.
+  const Prediction three = predict(back, 3, 3, {128 << 10, 1 << 20})[0];
+  ASSERT_TRUE(three.by_rules);
+  EXPECT_EQ(three.points[0].from, nullptr);
+  EXPECT_TRUE(std::isnan(three.points[0].time_us));
+  EXPECT_EQ(three.points[0].assumes, "segmented_ring (Open MPI 5)");
+  EXPECT_NE(three.points[1].from, nullptr);  // 1 MiB: rabenseifner, fitted
+  // Where no size's algorithm was fitted there is no library's-choice table;
+  // the forced fit's table says what the library would run instead.
+  const std::vector<Prediction> only = predict(back, 3, 3, {128 << 10});
+  ASSERT_EQ(only.size(), 1u);
+  EXPECT_EQ(only[0].forced, "ompi:6");
+  ASSERT_EQ(only[0].flags.size(), 2u);
+  EXPECT_EQ(only[0].flags[0],
+            "unforced, the library would run segmented_ring (Open MPI 5) for 131072 B, not this forced "
+            "algorithm");
+  EXPECT_EQ(only[0].flags[1], "  (by Open MPI 4.1 fixed rules: 1 <= ranks < 4, 65536 to 262143 B)");
+
+  // Rules not tabulated for the library: only the forced fit is predicted.
+  const Model other = fit_model({forced_sweep({2, 3, 4}, "ompi:6", "Open MPI v5.0.3")});
+  const std::vector<Prediction> alone = predict(other, 8, 8, {1 << 20});
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_FALSE(alone[0].by_rules);
+  EXPECT_EQ(alone[0].flags.back(), "which algorithm the library chooses here is not tabulated: this table is one candidate");
+}
+
+}  // namespace library_rules_test
+}  // namespace ccb
