@@ -1,5 +1,6 @@
 #include "harness/cli_errors.hpp"
 #include "harness/cli.hpp"
+#include "harness/cli_options.hpp"
 
 #include <fmt/format.h>
 
@@ -88,6 +89,13 @@ double parse_precision(const std::string& text) {
   return v;
 }
 
+// The nccl-tests flags ccbench takes (listed together, not one by one).
+constexpr const char* kCompatibilityFlags =
+    R"(nccl-tests flags taken for compatibility (other values: one line saying why and what to use):
+  -t 1, -m 1, -N 1, -y 0, -C 0, -u 0, -x 0 (what ccbench does anyway); -p 0|1 (no effect: one
+  thread per process); -I 1 adds the per-iteration p50/p99 columns (--stats). Not supported:
+  -r -1 (every root: run once per root), -R 2 (symmetric registration: -R 1 is local))";
+
 std::string help_text() {
   return fmt::format(R"(ccbench {0} - collective-communication benchmark
 
@@ -119,126 +127,7 @@ Usage:
 
 Collectives: {1}
 
-Sweep (sizes take binary suffixes K=1024, M=1024^2, G=1024^3, or KiB, MiB, GiB; 8MB is refused):
-  -b, --minbytes SIZE       smallest size (default 32M)
-  -e, --maxbytes SIZE       largest size (default 32M)
-  -f, --stepfactor N        multiply the size by N each step (default 1: add -i)
-  -i, --stepbytes SIZE      add SIZE each step when -f is 1 (default 1M)
-      --strict-sizes        fail instead of rounding a size down as nccl-tests does (to
-                            an element; all_gather, reduce_scatter, alltoall, gather,
-                            scatter: to 16 bytes per rank, so sizes below 16 B x ranks
-                            give 0-byte rows, printed like nccl-tests)
-  -d, --datatype TYPE|all   {2} (default float)
-  -o, --op OP|all           {3} (default sum; reducing collectives only)
-  -r, --root R              root rank of broadcast, reduce, gather, scatter (default 0)
-      --window N            messages per iteration of uni_bw and bi_bw (default 64)
-
-Timing:
-  -n, --iters N             timed iterations per size and mode (default 20)
-  -w, --warmup_iters N      untimed iterations first (default 1)
-      --warmup-order ORDER  sizes-first: -w operations at every size from -b to -e
-                            (doubling) before the first point, as nccl-tests; per-point:
-                            -w just before each point is timed, as OSU and IMB; auto
-                            (default): sizes-first on nccl, per-point on mpi. Either way
-                            one synchronised operation precedes each timed placement
-      --timing MODE         pipelined, per_iteration or both (default both)
-  -a, --average 0|1|2|3     how the pipelined time of each rank is combined:
-                            0 rank 0, 1 mean, 2 min, 3 max (default 1)
-  -z, --blocking 0-3        as nccl-tests: 0 launches back to back; 1 waits for each
-                            operation and adds a barrier (in the time); 2 only waits;
-                            3 waits and adds a barrier left out of the time. MPI calls
-                            block anyway, so for mpi only the barrier of 1 and 3 matters
-  -T, --timeout SECONDS     abort when no operation completes for this long (default
-                            0: no watchdog): the end record is written, the backend
-                            aborts (nccl: ncclCommAbort, given 5 s) and the process
-                            exits 4 within T + 8.1 s (docs/failures.md)
-  -G, --cudagraph N         nccl, as nccl-tests: the -n timed launches are captured as
-                            one CUDA graph per GPU, launched N times, and the time is
-                            divided by n x N (default 0: direct calls). Per-iteration
-                            samples and checks replay one operation's graph
-
-Per-iteration sampling (the per_iteration timing):
-      --precision P         keep sampling each size until the 95% confidence interval
-                            of the median is within +-P (e.g. 1% or 0.01), checked after
-                            batches that double the count (first batch -n); rank 0
-                            decides and broadcasts. The record says iterations, the
-                            precision reached and what stopped it
-      --time-per-size S     sample each size for S seconds instead (IMB's time mode)
-      --max-time-per-size S bound on either (default 10); --max-iters N (default 1e6)
-      --sync MODE           barrier (default): a barrier before each iteration; window:
-                            ranks start each iteration at a common time on rank 0's clock
-                            (offsets measured by ping-pong), so barrier exit skew does not
-                            inflate it; late starts and the start spread are recorded
-      --fixed-buffers       nccl: every iteration on the same buffers. Default, as
-                            nccl-tests: iteration k runs k mod (largest/this size)
-                            sizes into buffers of the largest size, so that middle
-                            sizes do not stay in L2 (mpi always uses fixed buffers)
-      --rotate-buffers      each iteration on another slot of buffers twice the size of
-                            the last-level cache (host L3, GPU L2): no warm-cache reuse
-
-nccl-tests flags taken for compatibility (other values: one line saying why and what to use):
-  -t 1, -m 1, -N 1, -y 0, -C 0, -u 0, -x 0 (what ccbench does anyway); -p 0|1 (no effect: one
-  thread per process); -I 1 adds the per-iteration p50/p99 columns (--stats). Not supported:
-  -r -1 (every root: run once per root), -R 2 (symmetric registration: -R 1 is local)
-
-Checking:
-  -c, --check N             verify the result N times per size, outside the timed
-                            region (default 1; 0 = no check, #wrong shows N/A)
-
-Binding:
-      --bind POLICY         auto (default): each rank's cores and memory on the NUMA node
-                            of its GPU, else of its NIC, else spread; keeps a launcher
-                            binding already inside that node. numa: that node's cores
-                            always; core: one core of it per rank; none: as launched.
-                            What each rank got is in the run record; a rank whose GPU
-                            or memory is on another NUMA node than its cores is warned
-
-Backend and path:
-      --backend NAME        mpi: MPI over host memory; nccl: NCCL over GPU memory, one
-                            GPU per process (-g 1) or -g N GPUs per process. Default:
-                            nccl when this build has NCCL and the process sees a GPU
-                            (or -g, -G, -R, --nccl-log-dir, --nccl-algorithms,
-                            --path nvlink|pcie are given), else mpi;
-                            CCBENCH_BACKEND=mpi|nccl sets it. The table's first
-                            line says which and why
-      --memory KIND         mpi backend: host (default), or device (GPU buffers through
-                            a CUDA-aware MPI; a clear error when the MPI is not)
-  -g, --ngpus N             nccl: GPUs driven by each process (default 1); without
-                            mpirun one process runs N ranks, no MPI needed
-  -R, --registerbuffers 0|1 nccl: 1 registers buffers with ncclCommRegister (default 0);
-                            buffers come from ncclMemAlloc either way
-      --path PATH           auto, nvlink, pcie, shm, rdma, tcp. mpi: sets Open MPI's
-                            pml/btl (shm, tcp, rdma); the observed path is measured
-                            with network counters. nccl: sets NCCL_P2P_LEVEL,
-                            NCCL_P2P_DISABLE, NCCL_NVLS_ENABLE, NCCL_NET, NCCL_IB_DISABLE;
-                            the observed transports come from NCCL's INFO log
-      --nccl-log-dir DIR    nccl: where each process's NCCL INFO log is written
-                            (default $TMPDIR/ccbench-nccl, or /tmp/ccbench-nccl)
-      --nccl-algorithms     nccl: adds TUNING to NCCL_DEBUG_SUBSYS, so that each
-                            point records the algorithm, protocol and channels NCCL
-                            chose and the transports of those algorithms only (else:
-                            every connection set up so far). NCCL then writes one log
-                            line per operation on rank 0, which slows launch-bound
-                            sizes: do not compare times taken with it
-
-Output (stdout from rank 0 only):
-  -J, --json FILE           JSON Lines results, flushed point by point (results/SCHEMA.md)
-      --csv FILE            one CSV row per point and placement
-                            (per-iteration timing with one rank per process and
-                            --sync barrier: both also carry each rank's mean over
-                            iterations combined as OSU -f and IMB print it, the
-                            minimum, average and maximum over ranks: JSON
-                            rank_means, CSV rank_mean_min_us, _avg_us, _max_us)
-      --stats               extra table columns: per-iteration p50 and p99 and the
-                            95% confidence interval of the median, in us
-      --samples             put every per-iteration time in the JSON records (without it:
-                            every time up to 256 iterations, else 256 quantiles, enough
-                            for compare's significance test)
-      --progress MODE       auto: a live line when stderr is a terminal; under mpirun or
-                            srun (stderr is a pipe) a plain line every 10 s; on: the
-                            live line always; off
-
-The table (nccl-tests layout), for out-of-place and then in-place runs:
+{2}The table (nccl-tests layout), for out-of-place and then in-place runs:
   size     bytes of the larger buffer, as nccl-tests: all_gather, reduce_scatter,
            alltoall, gather and scatter count all ranks' chunks (count x ranks x
            element size)
@@ -270,7 +159,8 @@ Exit codes: 0 ok, 1 internal failure, 2 bad input, 3 wrong data, 4 watchdog time
 5 an output could not be written, 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM
 (docs/failures.md).
 )",
-                     CCBENCH_VERSION, joined_collectives(), joined_dtypes(), joined_ops());
+                     CCBENCH_VERSION, joined_collectives(),
+                     options_help("Per-iteration sampling", kCompatibilityFlags));
 }
 
 std::string list_text() {
@@ -409,16 +299,6 @@ void nccl_tests_flags(const std::vector<std::pair<const char*, std::string>>& fl
 
 namespace {
 
-// Every option as typed ("" = not given), before any is interpreted.
-struct RawArgs {
-  bool help = false, version = false, fixed_buffers = false, json_given = false;
-  std::string collective, minb, maxb, stepb, factor, iters, warmup, check, op, dtype, root, block, avg, timeout, timing,
-      warmup_order, window, path, backend, memory, ngpus, graph, reg, bind, plan, precision, time_per_size, max_time,
-      max_iters, sync, progress;
-  // nccl-tests' flags ccbench has no own use for (nccl_tests_flags).
-  std::string nthreads, agg_iters, run_cycles, parallel_init, stream_null, cputime, per_iter, cta_policy, unalign;
-};
-
 // A setting word: "--flag 'x': unknown (allowed: a, b)".
 template <class E>
 void set_choice(E& out, const char* flag, const std::string& text) {
@@ -437,58 +317,16 @@ RawArgs read_command_line(int argc, const char* const* argv, Config& cfg) {
   app.add_flag("-h,--help", raw.help);
   app.add_flag("--version", raw.version);
   app.add_option("collective", raw.collective);
-  const std::pair<const char*, std::string*> options[] = {{"-b,--minbytes", &raw.minb},
-                                                          {"-e,--maxbytes", &raw.maxb},
-                                                          {"-i,--stepbytes", &raw.stepb},
-                                                          {"-f,--stepfactor", &raw.factor},
-                                                          {"-n,--iters", &raw.iters},
-                                                          {"-w,--warmup_iters", &raw.warmup},
-                                                          {"-c,--check", &raw.check},
-                                                          {"-o,--op", &raw.op},
-                                                          {"-d,--datatype", &raw.dtype},
-                                                          {"-r,--root", &raw.root},
-                                                          {"-z,--blocking", &raw.block},
-                                                          {"-a,--average", &raw.avg},
-                                                          {"-T,--timeout", &raw.timeout},
-                                                          {"--csv", &cfg.csv_path},
-                                                          {"--timing", &raw.timing},
-                                                          {"--warmup-order", &raw.warmup_order},
-                                                          {"--window", &raw.window},
-                                                          {"--path", &raw.path},
-                                                          {"--backend", &raw.backend},
-                                                          {"--memory", &raw.memory},
-                                                          {"-g,--ngpus", &raw.ngpus},
-                                                          {"-G,--cudagraph", &raw.graph},
-                                                          {"-R,--registerbuffers", &raw.reg},
-                                                          {"--nccl-log-dir", &cfg.nccl_log_dir},
-                                                          {"--bind", &raw.bind},
-                                                          {"--precision", &raw.precision},
-                                                          {"--time-per-size", &raw.time_per_size},
-                                                          {"--max-time-per-size", &raw.max_time},
-                                                          {"--max-iters", &raw.max_iters},
-                                                          {"--sync", &raw.sync},
-                                                          {"--xml", &cfg.topo_xml},
-                                                          {"--plan", &raw.plan},
-                                                          {"--cpus", &cfg.topo_cpus},
-                                                          {"--progress", &raw.progress},
-                                                          // nccl-tests flags taken for compatibility
-                                                          {"-t,--nthreads", &raw.nthreads},
-                                                          {"-m,--agg_iters", &raw.agg_iters},
-                                                          {"-N,--run_cycles", &raw.run_cycles},
-                                                          {"-p,--parallel_init", &raw.parallel_init},
-                                                          {"-y,--stream_null", &raw.stream_null},
-                                                          {"-C,--report_cputime", &raw.cputime},
-                                                          {"-I,--per_iter_timing", &raw.per_iter},
-                                                          {"-x,--cta_policy", &raw.cta_policy},
-                                                          {"-u,--unalign", &raw.unalign}};
-  for (const auto& [name, value] : options) app.add_option(name, *value);
-  CLI::Option* json_opt = app.add_option("-J,--json", cfg.json_path)->expected(0, 1);
-  app.add_flag("--rotate-buffers", cfg.rotate_buffers);
-  app.add_flag("--fixed-buffers", raw.fixed_buffers);
-  app.add_flag("--nccl-algorithms", cfg.nccl_algorithms);
-  app.add_flag("--stats", cfg.stats_columns);
-  app.add_flag("--samples", cfg.samples);
-  app.add_flag("--strict-sizes", cfg.strict_sizes);
+  CLI::Option* json_opt = nullptr;
+  for (const OptionRow& r : option_rows(raw, cfg)) {
+    if (r.flag) {
+      app.add_flag(r.flags, *r.flag);
+    } else {
+      CLI::Option* o = app.add_option(r.flags, *r.text);
+      if (r.value_optional) o->expected(0, 1);
+      if (std::string_view(r.flags) == "-J,--json") json_opt = o;
+    }
+  }
   parse_or_usage_error(app, argc, argv, "", "");
   for (const CLI::Option* o : app.get_options())
     if (o->get_expected_min() > 0)

@@ -88,13 +88,12 @@ std::optional<RuleChoice> library_choice(std::string_view library, std::string_v
       std::uint64_t bytes_from = 0;
       for (const SizeStep& step : row.steps) {
         if (bytes < step.bytes_below) {
-          const std::string size =
-              step.bytes_below == kAny       ? fmt::format(">= {} B", bytes_from)
-              : bytes_from == 0              ? fmt::format("< {} B", step.bytes_below)
-                                             : fmt::format("{} to {} B", bytes_from, step.bytes_below - 1);
-          const std::string count = row.ranks_below == kAnyRanks ? fmt::format("ranks >= {}", ranks_from)
-                                                                 : fmt::format("{} <= ranks < {}", ranks_from,
-                                                                               row.ranks_below);
+          const std::string size = step.bytes_below == kAny ? fmt::format(">= {} B", bytes_from)
+                                   : bytes_from == 0        ? fmt::format("< {} B", step.bytes_below)
+                                                     : fmt::format("{} to {} B", bytes_from, step.bytes_below - 1);
+          const std::string count = row.ranks_below == kAnyRanks
+                                        ? fmt::format("ranks >= {}", ranks_from)
+                                        : fmt::format("{} <= ranks < {}", ranks_from, row.ranks_below);
           return RuleChoice{fmt::format("ompi:{}", step.algorithm),
                             fmt::format("Open MPI 4.1 fixed rules: {}, {}", count, size)};
         }

@@ -21,11 +21,11 @@ TEST(LibraryRules, OpenMpi41AllreduceChoicesAreItsFixedRules) {
     const char* forced;
   };
   // Thresholds of coll_tuned_decision_fixed.c (4.1.x), commutative ops, each side of a switch.
-  for (const Case& c : {Case{2, 4, "ompi:4"}, Case{2, 4095, "ompi:3"}, Case{3, 4096, "ompi:4"},
-                        Case{3, 100000, "ompi:5"}, Case{3, 262144, "ompi:6"}, Case{4, 8191, "ompi:3"},
-                        Case{6, 8192, "ompi:6"}, Case{8, 4 << 20, "ompi:6"}, Case{100, 262143, "ompi:3"},
-                        Case{200, 1000, "ompi:2"}, Case{3000, 3000, "ompi:5"}, Case{5000, 20000, "ompi:3"},
-                        Case{5000, 1 << 20, "ompi:6"}}) {
+  for (const Case& c :
+       {Case{2, 4, "ompi:4"}, Case{2, 4095, "ompi:3"}, Case{3, 4096, "ompi:4"}, Case{3, 100000, "ompi:5"},
+        Case{3, 262144, "ompi:6"}, Case{4, 8191, "ompi:3"}, Case{6, 8192, "ompi:6"}, Case{8, 4 << 20, "ompi:6"},
+        Case{100, 262143, "ompi:3"}, Case{200, 1000, "ompi:2"}, Case{3000, 3000, "ompi:5"}, Case{5000, 20000, "ompi:3"},
+        Case{5000, 1 << 20, "ompi:6"}}) {
     const auto choice = library_choice(kOmpi, "all_reduce", c.ranks, c.bytes);
     ASSERT_TRUE(choice) << c.ranks << " " << c.bytes;
     EXPECT_EQ(choice->forced, c.forced) << c.ranks << " ranks, " << c.bytes << " B";
@@ -62,10 +62,10 @@ TEST(LibraryRules, FoldingFamiliesCountTheExtraSteps) {
 TEST(LibraryRules, ForcedAlgorithmIsReadFromTheRunRecord) {
   const auto forced_in = [](const std::string& env) {
     const std::string text =
-        R"({"type":"run","schema_version":3,"config":{"collective":"all_reduce"},"environment":{)" + env +
-        "}}\n" +
+        R"({"type":"run","schema_version":3,"config":{"collective":"all_reduce"},"environment":{)" + env + "}}\n" +
         R"({"type":"point","collective":"all_reduce","dtype":"float","op":"sum","ranks":4,"nodes":4,"bytes":1024,)"
-        R"("out_of_place":{"time_us":10.0}})" + "\n";
+        R"("out_of_place":{"time_us":10.0}})" +
+        "\n";
     ResultSet set;
     set.label = "t";
     import_text(text, "r.jsonl", set, ImportOptions{});
@@ -74,8 +74,8 @@ TEST(LibraryRules, ForcedAlgorithmIsReadFromTheRunRecord) {
   EXPECT_EQ(forced_in(R"("OMPI_MCA_coll_tuned_use_dynamic_rules":"1","OMPI_MCA_coll_tuned_allreduce_algorithm":"6")"),
             "ompi:6");
   EXPECT_EQ(forced_in(R"("OMPI_MCA_coll_tuned_allreduce_algorithm":"6")"), "");
-  EXPECT_EQ(forced_in(R"("OMPI_MCA_coll_tuned_use_dynamic_rules":"true","OMPI_MCA_coll_tuned_allreduce_algorithm":"0")"),
-            "");
+  EXPECT_EQ(
+      forced_in(R"("OMPI_MCA_coll_tuned_use_dynamic_rules":"true","OMPI_MCA_coll_tuned_allreduce_algorithm":"0")"), "");
   EXPECT_EQ(forced_in(R"("OMPI_MCA_coll_tuned_use_dynamic_rules":"1","OMPI_MCA_coll_tuned_bcast_algorithm":"6")"), "");
   EXPECT_EQ(forced_in(R"("NCCL_ALGO":"Ring")"), "nccl:Ring");
 }
@@ -159,7 +159,8 @@ TEST(LibraryRules, TheLibrarysChoiceIsPredictedFromTheForcedFits) {
   const std::vector<Prediction> alone = predict(other, 8, 8, {1 << 20});
   ASSERT_EQ(alone.size(), 1u);
   EXPECT_FALSE(alone[0].by_rules);
-  EXPECT_EQ(alone[0].flags.back(), "which algorithm the library chooses here is not tabulated: this table is one candidate");
+  EXPECT_EQ(alone[0].flags.back(),
+            "which algorithm the library chooses here is not tabulated: this table is one candidate");
 }
 
 }  // namespace library_rules_test
