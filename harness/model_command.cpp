@@ -503,8 +503,6 @@ int check_cmd(int argc, const char* const* argv) {
   met = met && cover >= target[2];
   out += fmt::format("#   90% intervals hold {} of {} measurements ({:.0f}%, target >= {:g}%): {}\n", covered,
                      rows.size(), cover, target[2], cover >= target[2] ? "met" : "MISSED");
-  // Rows whose NCCL algorithm differs from the fit's at its largest count:
-  // their error is the switch, which the model does not know.
   // Points predicted by the library's rules: which algorithm, by which rule;
   // one the model has no fit of misses every target.
   for (const auto& [key, n] : by_rules) {
@@ -513,6 +511,8 @@ int check_cmd(int argc, const char* const* argv) {
     out += fmt::format("#   {} point{} where the library chose: {} ({}){}\n", n, n == 1 ? "" : "s", assumes, why,
                        fitted ? "" : ": NOT FITTED, so not predicted (targets missed)");
   }
+  // Rows whose NCCL algorithm differs from the fit's at its largest count:
+  // their error is the switch, which the model does not know.
   for (const auto& [what, n] : switches)
     out += fmt::format("#   [switch] {} point{}: NCCL ran {} (a switch the model does not know)\n", n,
                        n == 1 ? "" : "s", terminal_safe(what));
