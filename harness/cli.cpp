@@ -48,17 +48,6 @@ double parse_seconds(const std::string& flag, const std::string& text) {
   return v;
 }
 
-// "a b c" from the names of a table's rows.
-template <class Rows>
-std::string joined(const Rows& rows) {
-  std::string s;
-  for (const auto& r : rows) s += (s.empty() ? "" : " ") + std::string(r.name);
-  return s;
-}
-std::string joined_dtypes() { return joined(all_dtypes()); }
-std::string joined_ops() { return joined(all_ops()); }
-std::string joined_collectives() { return joined(all_collectives()); }
-
 // One name, or "all" for every row of the table.
 template <class Rows, class Parse>
 auto parse_one_or_all(const std::string& flag, const std::string& text, const Rows& rows, Parse parse) {

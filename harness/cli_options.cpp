@@ -5,19 +5,10 @@
 #include <string_view>
 #include <utility>
 
+#include "collectives/collective.hpp"
+
 namespace ccb {
 namespace {
-
-std::string names_of_dtypes() {
-  std::string s;
-  for (const auto& r : all_dtypes()) s += (s.empty() ? "" : " ") + std::string(r.name);
-  return s;
-}
-std::string names_of_ops() {
-  std::string s;
-  for (const auto& r : all_ops()) s += (s.empty() ? "" : " ") + std::string(r.name);
-  return s;
-}
 
 struct HelpSection {
   const char* name;
@@ -68,6 +59,10 @@ std::vector<std::string> wrapped(const std::string& text, std::size_t width) {
 
 }  // namespace
 
+std::string joined_dtypes() { return joined(all_dtypes()); }
+std::string joined_ops() { return joined(all_ops()); }
+std::string joined_collectives() { return joined(all_collectives()); }
+
 std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
   const Config d;  // the defaults --help states
   const char* sweep = "Sweep";
@@ -87,10 +82,10 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
        "alltoall, gather, scatter: to 16 bytes per rank, so sizes below 16 B x ranks give 0-byte rows, printed like "
        "nccl-tests)",
        nullptr, &cfg.strict_sizes},
-      {sweep, "-d,--datatype", "TYPE|all",
-       fmt::format("{} (default {})", names_of_dtypes(), info(d.dtypes.front()).name), &raw.dtype},
+      {sweep, "-d,--datatype", "TYPE|all", fmt::format("{} (default {})", joined_dtypes(), info(d.dtypes.front()).name),
+       &raw.dtype},
       {sweep, "-o,--op", "OP|all",
-       fmt::format("{} (default {}; reducing collectives only)", names_of_ops(), name(d.ops.front())), &raw.op},
+       fmt::format("{} (default {}; reducing collectives only)", joined_ops(), name(d.ops.front())), &raw.op},
       {sweep, "-r,--root", "R", fmt::format("root rank of broadcast, reduce, gather, scatter (default {})", d.root),
        &raw.root},
       {sweep, "--window", "N", fmt::format("messages per iteration of uni_bw and bi_bw (default {})", d.window),

@@ -31,6 +31,18 @@ struct OptionRow {
   bool value_optional = false;  // the value may be left out (-J: topo's --json [FILE])
 };
 
+// "a b c" from the names of a table's rows.
+template <class Rows>
+std::string joined(const Rows& rows) {
+  std::string s;
+  for (const auto& r : rows) s += (s.empty() ? "" : " ") + std::string(r.name);
+  return s;
+}
+// The names of the collectives, dtypes and ops, space-separated.
+std::string joined_collectives();
+std::string joined_dtypes();
+std::string joined_ops();
+
 // The rows, bound to `raw` and `cfg` (the parser's), in --help order.
 std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg);
 

@@ -199,12 +199,15 @@ class TextImporter {
                         std::string_view::npos)
         return ctx_.unread(number, fmt::format("{} {} is not {} name", k == 2 ? "type" : "redop", quote_value(tok[k]),
                                                k == 2 ? "a type" : "an op"));
-    if (collective_symbol_ != collective_) collective_symbol_ = Symbol(collective_);
+    if (collective_symbol_ != collective_) {  // looked up when the table's collective changes, not per row
+      collective_symbol_ = Symbol(collective_);
+      const Collective* c = find_collective(collective_);
+      collective_reduces_ = !c || c->reduces;
+    }
     static const Symbol kAuto("auto"), kDevice("device"), kNone("-");
     const Symbol dtype = symbol(tok[2], last_dtype_text_, last_dtype_);
     // An op-less collective's redop column ("none" from 2.13; before, alltoall printed the -o op) is no op.
-    const Collective* c = find_collective(collective_);
-    const bool no_op = lay.op_at < 0 || tok[lay.op_at] == "none" || (c && !c->reduces);
+    const bool no_op = lay.op_at < 0 || tok[lay.op_at] == "none" || !collective_reduces_;
     const Symbol op = no_op ? kNone : symbol(tok[lay.op_at], last_op_text_, last_op_);
     const auto count = parse_uint(tok[1]);
     if (!count) return ctx_.unread(number, fmt::format("count {} is not a whole number", quote_value(tok[1])));
@@ -252,6 +255,7 @@ class TextImporter {
   ImportContext& ctx_;
   std::string default_collective_, collective_;
   Symbol collective_symbol_;
+  bool collective_reduces_ = true;  // of collective_symbol_ (an unknown name: its redop column is kept)
   std::string last_dtype_text_, last_op_text_;
   Symbol last_dtype_, last_op_;
   Layout layout_;

@@ -92,6 +92,17 @@ std::string p_text(const AlignedPoint& a) {
                      a.significant() ? "" : " n.s.");
 }
 
+// The Summary row's last cells: the smallest size's times, the peak busbw of
+// each side and how many sizes differ significantly.
+void append_facts(std::vector<Cell>& row, const SeriesComparison& sc) {
+  row.push_back(
+      {fmt::format("{} vs {} us @{}", format_us(sc.base_facts.small_time_us), format_us(sc.other_facts.small_time_us),
+                   format_size(static_cast<double>(sc.base_facts.small_bytes)))});
+  row.push_back({fmt::format("{} vs {} GB/s", format_gbps(sc.base_facts.peak_busbw_gbps),
+                             format_gbps(sc.other_facts.peak_busbw_gbps))});
+  row.push_back({sc.tested == 0 ? "not tested" : fmt::format("{} of {}", sc.tested - sc.not_significant, sc.tested)});
+}
+
 // The verdict first: per compared set and series, which is faster, by how much
 // (geomean of the time ratio over the aligned sizes), at the sizes that matter
 // (smallest size, peak busbw) and whether the difference is significant.
@@ -124,19 +135,13 @@ Section verdict_section(const Comparison& c) {
       for (const AlignedPoint& a : sc.points) flagged += (a.base->first->noise || a.other->first->noise) ? 1 : 0;
       if (oversubscribed || 2 * flagged > sc.points.size()) {
         ++noisy;
-        t.rows.push_back(
-            {{sc.base->label()},
-             {other},
-             {"cannot tell", Tone::muted},
-             {oversubscribed ? "noise: oversubscribed"
-                             : fmt::format("noise: {} of {} sizes flagged", flagged, sc.points.size()),
-              Tone::muted},
-             {fmt::format("{} vs {} us @{}", format_us(sc.base_facts.small_time_us),
-                          format_us(sc.other_facts.small_time_us),
-                          format_size(static_cast<double>(sc.base_facts.small_bytes)))},
-             {fmt::format("{} vs {} GB/s", format_gbps(sc.base_facts.peak_busbw_gbps),
-                          format_gbps(sc.other_facts.peak_busbw_gbps))},
-             {sc.tested == 0 ? "not tested" : fmt::format("{} of {}", sc.tested - sc.not_significant, sc.tested)}});
+        t.rows.push_back({{sc.base->label()},
+                          {other},
+                          {"cannot tell", Tone::muted},
+                          {oversubscribed ? "noise: oversubscribed"
+                                          : fmt::format("noise: {} of {} sizes flagged", flagged, sc.points.size()),
+                           Tone::muted}});
+        append_facts(t.rows.back(), sc);
         continue;
       }
       const bool tie = std::fabs(r - 1) < c.options.tie_band;
@@ -144,22 +149,16 @@ Section verdict_section(const Comparison& c) {
       (tie ? ties : r < 1 ? other_wins : base_wins)++;
       if (!tie) lo = std::min(lo, by), hi = std::max(hi, by);
       tested += sc.tested, significant += sc.tested - sc.not_significant;
-      t.rows.push_back(
-          {{sc.base->label()},
-           {other},
-           {tie     ? "on par"
-            : r < 1 ? other
-                    : base},
-           {tie ? fmt::format("within {:.0f}%", 100 * c.options.tie_band) : fmt::format("{:.2f}x", by),
-            tie     ? Tone::plain
-            : r < 1 ? Tone::better
-                    : Tone::worse},
-           {fmt::format("{} vs {} us @{}", format_us(sc.base_facts.small_time_us),
-                        format_us(sc.other_facts.small_time_us),
-                        format_size(static_cast<double>(sc.base_facts.small_bytes)))},
-           {fmt::format("{} vs {} GB/s", format_gbps(sc.base_facts.peak_busbw_gbps),
-                        format_gbps(sc.other_facts.peak_busbw_gbps))},
-           {sc.tested == 0 ? "not tested" : fmt::format("{} of {}", sc.tested - sc.not_significant, sc.tested)}});
+      t.rows.push_back({{sc.base->label()},
+                        {other},
+                        {tie     ? "on par"
+                         : r < 1 ? other
+                                 : base},
+                        {tie ? fmt::format("within {:.0f}%", 100 * c.options.tie_band) : fmt::format("{:.2f}x", by),
+                         tie     ? Tone::plain
+                         : r < 1 ? Tone::better
+                                 : Tone::worse}});
+      append_facts(t.rows.back(), sc);
     }
     const std::size_t n = base_wins + other_wins + ties;
     if (n == 0 && noisy == 0 && !c.sets[pc.other].published_source.empty()) {

@@ -8,6 +8,7 @@
 #include "results/import/importer.hpp"
 #include "results/model/comm_model.hpp"
 #include "results/model/library_rules.hpp"
+#include "tests/unit/synthetic_runs.hpp"
 
 namespace ccb {
 namespace library_rules_test {  // named: the unit tests are one unity build
@@ -86,30 +87,14 @@ double rabenseifner(int n, double s) {
   return st.count * (30.0 + st.bytes / 1000.0);
 }
 
+// 64 KiB to 4 MiB by 2, out-of-place, every point forcing `forced`.
 ResultSet forced_sweep(const std::vector<int>& counts, const std::string& forced, const std::string& library) {
-  ResultSet set;
-  set.label = "forced";
-  set.files.push_back("forced.jsonl");
-  set.formats.push_back("ccbench JSON Lines");
-  set.note_env("config.backend", "mpi");
-  set.note_env("versions.mpi_library", library);
-  for (int n : counts)
-    for (std::uint64_t s = 64 << 10; s <= (4u << 20); s *= 2) {
-      ImportedPoint p;
-      p.collective = "all_reduce";
-      p.dtype = "float";
-      p.op = "sum";
-      p.path = "auto";
-      p.memory = "host";
-      p.ranks = n;
-      p.nodes = n;
-      p.in_place = 0;
-      p.bytes = s;
-      p.forced_algorithm = forced;
-      p.time_us = rabenseifner(n, static_cast<double>(s));
-      set.points.push_back(p);
-    }
-  return set;
+  synthetic::Shape shape;
+  shape.from = 64 << 10, shape.to = 4u << 20, shape.factor = 2;
+  shape.placements = {0};
+  shape.forced = forced;
+  shape.library = library;
+  return synthetic::sweep(counts, rabenseifner, shape);
 }
 
 TEST(LibraryRules, TheLibrarysChoiceIsPredictedFromTheForcedFits) {

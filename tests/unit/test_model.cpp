@@ -11,11 +11,12 @@
 #include "results/model/projection.hpp"
 #include "results/model/step_cost.hpp"
 #include "results/report/report.hpp"
+#include "tests/unit/synthetic_runs.hpp"
 
 namespace ccb {
 namespace {
 
-using TimeOf = std::function<double(int ranks, double bytes)>;
+using synthetic::TimeOf;
 
 // A ring all_reduce on a non-blocking fabric: 2(n-1) steps of s/n bytes,
 // each costing alpha + bytes / bandwidth.
@@ -25,28 +26,10 @@ double tree(int n, double s) { return std::ceil(std::log2(n)) * (20.0 + s / 1000
 
 ResultSet sweep(const std::vector<int>& counts, const TimeOf& time, int ranks_per_node = 1,
                 const std::string& backend = "mpi") {
-  ResultSet set;
-  set.label = "synthetic";
-  set.files.push_back("synthetic.jsonl");
-  set.formats.push_back("ccbench JSON Lines");
-  set.note_env("config.backend", backend);
-  for (int n : counts)
-    for (std::uint64_t s = 1024; s <= (64u << 20); s *= 4)
-      for (int in_place : {0, 1}) {
-        ImportedPoint p;
-        p.collective = "all_reduce";
-        p.dtype = "float";
-        p.op = "sum";
-        p.path = "auto";
-        p.memory = "host";
-        p.ranks = n;
-        p.nodes = ranks_per_node > 0 ? n / ranks_per_node : 1;
-        p.in_place = in_place;
-        p.bytes = s;
-        p.time_us = time(n, static_cast<double>(s));
-        set.points.push_back(p);
-      }
-  return set;
+  synthetic::Shape shape;
+  shape.ranks_per_node = ranks_per_node;
+  shape.backend = backend;
+  return synthetic::sweep(counts, time, shape);
 }
 
 Prediction out_of_place(const std::vector<Prediction>& v) {

@@ -23,7 +23,7 @@ std::string text_of(const std::string& name) {
   return s.str();
 }
 
-// The second column of a peer's rows (OSU: the figure; IMB bands: Mbytes/sec is the third).
+// Column `column` (0-based) of a peer's table rows, as printed.
 std::vector<double> printed(const std::string& name, int column) {
   std::vector<double> out;
   std::istringstream in(text_of(name));
