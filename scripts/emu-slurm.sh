@@ -1,9 +1,9 @@
 # A real Slurm on the emulated cluster (sourced by scripts/emu-cluster.sh
 # --slurm, which has made the hosts): munged and slurmctld on this machine
 # (slurmctld listens on the bridge's address), one slurmd per emulated host
-# inside that host's network namespace with its hostname and a /tmp of its
-# own (a mount namespace: PMIx's /tmp/spmix_appdir_* of two slurmd on one
-# machine would collide). Everything lives under $work and is stopped by
+# inside that host's network namespace with its hostname and a /tmp and
+# /dev/shm of its own (a mount namespace: PMIx's /tmp/spmix_appdir_* of two
+# slurmd on one machine would collide). Everything lives under $work and is stopped by
 # stop_slurm. Uses: hosts tag subnet work slots switches health id.
 
 slurm_pids=()
@@ -58,6 +58,10 @@ write_slurm_conf() {
     echo "InactiveLimit=0"
     echo "KillWait=3"
     echo "MinJobAge=300"
+    # Job ids of their own: Open MPI names its shared-memory files by the
+    # job's PMIx namespace (slurm.pmix.JOB.STEP), the same in every fresh
+    # cluster that starts at job 1.
+    echo "FirstJobId=$(( RANDOM * 256 + RANDOM % 256 + 1000 ))"
     echo "MessageTimeout=10"
     if [ -n "$health" ]; then
       # slurmd gives its HealthCheckProgram SLURMD_NODENAME alone: this
@@ -129,13 +133,17 @@ start_slurm() {
     mkdir -p "$work/slurm/tmp-$name"
     # Its own /tmp: a tmpfs there, then every entry of this machine's /tmp
     # linked back in (files made there before the cluster started stay
-    # reachable; what a node writes to /tmp afterwards is its own).
+    # reachable; what a node writes to /tmp afterwards is its own). Its own
+    # /dev/shm, empty: a killed step's Open MPI segments (vader_segment.HOST.
+    # JOB...) die with the node instead of being read by a later job of the
+    # same name (seen in CI: both ranks of a node segfaulting at address 0).
     mkdir -p "$work/slurm/outer-tmp-$name"
     # nsenter, not ip netns exec: that remounts /sys, hiding the cgroup file systems slurmd needs.
     nsenter --net="/run/netns/$ns" unshare --uts --mount --propagation private /bin/sh -c "
       hostname $name &&
       mount --bind /tmp '$work/slurm/outer-tmp-$name' &&
       mount -t tmpfs -o size=256m tmpfs /tmp &&
+      mount -t tmpfs -o size=512m tmpfs /dev/shm &&
       for e in '$work/slurm/outer-tmp-$name'/* '$work/slurm/outer-tmp-$name'/.[!.]*; do
         [ -e \"\$e\" ] && ln -s \"\$e\" \"/tmp/\${e##*/}\"; done
       exec slurmd -D -N $name -f '$SLURM_CONF'" > "$work/slurm/log/slurmd-$name.out" 2>&1 &

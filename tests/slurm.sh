@@ -53,13 +53,14 @@ case "$case" in
       set -x
       # Bisect splits along Slurm'"'"'s topology (the spec has no switches:): emu-h1 + emu-h3 and emu-h2 + emu-h4, not the halves.
       CCBENCH_FAULT=corrupt:rank=0:host=emu-h1 salloc -N 4 "$CCBENCH" accept "$ACC/emu-bisect.yaml" --out vb > vb.txt 2>&1
-      # step NAME SRUN-ARGS: a sweep step into NAME.jsonl and NAME.txt. One whose task died runs once more, said in the log
-      # (seen once, a CI run under load: a rank segfaulted in Open MPI'"'"'s TCP wire-up, no ccbench frame in the trace).
+      # step NAME SRUN-ARGS: a sweep step into NAME.jsonl and NAME.txt; a task that dies ends the step (not a hang), and
+      # the step runs once more, said in the log (seen twice in CI: both ranks of emu-h1 segfaulting at address 0 in the
+      # --ntasks-per-node 2 step, no ccbench frame in the trace; not reproduced here, 12 runs).
       step() {
         name=$1; shift
-        srun "$@" -J "$name.jsonl" > "$name.txt" && return 0
+        srun --kill-on-bad-exit=1 "$@" -J "$name.jsonl" > "$name.txt" && return 0
         echo "slurm.sh: the $name step failed (exit $?): once more" >&2; rm -f "$name.jsonl"
-        srun "$@" -J "$name.jsonl" > "$name.txt"
+        srun --kill-on-bad-exit=1 "$@" -J "$name.jsonl" > "$name.txt"
       }
       step n4 -N 4 --mpi=pmix "$CCBENCH" all_reduce -b 1K -e 16K -f 4 -n 3 || exit 11
       step n8 -N 4 --ntasks-per-node 2 --mpi=pmix "$CCBENCH" all_gather -b 1K -e 16K -f 4 -n 3 || exit 12
