@@ -24,6 +24,8 @@
 #include "common/launcher.hpp"
 #include "harness/compare_command.hpp"
 #include "harness/io_command.hpp"
+#include "harness/replay_command.hpp"
+#include "harness/workload_command.hpp"
 #include "harness/model_command.hpp"
 #include "results/report/render.hpp"
 #if CCBENCH_HAVE_CUDA
@@ -196,6 +198,21 @@ int io_main(int argc, char** argv, bool printer) {
                       [&](const Comm& world) { return run_io(*args, world); });
 }
 
+// ccbench replay: the workload is read by every process, then the step runs.
+int replay_main(int argc, char** argv, bool printer) {
+  std::optional<ReplayArgs> args;
+  std::string error;
+  try {
+    args = parse_replay(argc, argv);
+    if (!args) return printer ? print_or_fail(replay_help()) : kExitOk;
+  } catch (const UsageError& e) {
+    error = terminal_safe(e.what());
+  }
+  if (!error.empty() && print_unless_launched(error)) return kExitUsage;
+  return run_launched(argc, argv, printer, error, "replay", kExitInternal,
+                      [&](const Comm& world) { return run_replay(*args, world); });
+}
+
 // A collective sweep, copy, topo, list, help or version: parse_args.
 int sweep_main(int argc, char** argv, bool printer) {
   ParsedArgs args;
@@ -263,7 +280,7 @@ int sweep_main(int argc, char** argv, bool printer) {
 }
 
 // Commands with parsers of their own; everything else is sweep_main's. The
-// first three read files only: no MPI, no GPU.
+// first four read files only: no MPI, no GPU.
 struct Subcommand {
   std::string_view name;
   int (*run)(int argc, char** argv, bool printer);
@@ -272,8 +289,10 @@ constexpr Subcommand kSubcommands[] = {
     {"compare", [](int argc, char** argv, bool) { return run_compare(argc, argv); }},
     {"baseline", [](int argc, char** argv, bool) { return run_baseline(argc, argv); }},
     {"model", [](int argc, char** argv, bool) { return run_model(argc, argv); }},
+    {"workload", [](int argc, char** argv, bool) { return run_workload(argc, argv); }},
     {"accept", accept_main},
     {"io", io_main},
+    {"replay", replay_main},
 };
 
 }  // namespace

@@ -1,0 +1,195 @@
+#include "harness/workload_command.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+#include "harness/cli_errors.hpp"
+#include "results/import/importer.hpp"
+#include "results/output_file.hpp"
+#include "results/workload/goodput.hpp"
+#include "results/workload/prediction_file.hpp"
+#include "results/workload/step_prediction.hpp"
+#include "results/workload/training_step.hpp"
+
+namespace ccb {
+namespace {
+
+const char* workload_help() {
+  return R"(ccbench workload show WORKLOAD.yaml --ranks R --ranks-per-node K
+ccbench workload predict WORKLOAD.yaml --ranks R --ranks-per-node K --curves RUN... [--json FILE]
+
+A workload file describes one training step (docs/workload.md): the model's
+shape, its parallelism (tp, pp, dp, ep, ZeRO stage, gradient buckets) and
+its compute time. show prints the communication ccbench derives from it for
+R ranks, K per node: per phase its group, collective, size of one call and
+calls per step. predict reads each phase's time off measured sweeps (RUN:
+ccbench JSON Lines, nccl-tests, OSU or IMB files or folders holding a curve
+for each phase's collective at its group's ranks and nodes) and simulates
+the step: step time, compute, exposed communication per dimension, tokens
+per second, and goodput when the file gives goodput: inputs.
+
+Columns of show (per rank): phase, dim (tp, pp, dp, ep), group (its ranks
+and nodes), collective, size (the size column of a sweep: nccl-tests'
+convention), calls (per step, busiest stage), per step (size x calls).
+Columns of predict: the same with one call's time (ms, the curve's median
+read at that size; low-high: its 10th-90th percentiles) and the curve it
+came from; "beyond" marks a size above the curve's largest (bandwidth held).
+The step: middle = median times, phases side by side; interval = low times
+side by side .. high times with every inter-node phase queued behind the
+others (contention bound).
+Exit codes: 0 fine, 2 bad input (a parallelism that does not fit, a phase
+without a curve), 5 an output could not be written.
+)";
+}
+
+struct WorkloadArgs {
+  std::string verb, workload, json_path;
+  int ranks = 0, per_node = 0;
+  std::vector<std::string> curves;
+};
+
+std::string group_text(const StepProgram& prog, const CommOp& op) {
+  const RankPlace pl = place_rank(prog, 0);
+  if (op.p2p != P2p::none) return op.direction > 0 ? "the next stage" : "the previous stage";
+  const auto& g = pl.groups[static_cast<std::size_t>(op.dim)];
+  const int nodes = nodes_of(g, prog.ranks_per_node);
+  return fmt::format("{} ranks, {} node{}", g.size(), nodes, nodes == 1 ? "" : "s");
+}
+
+int calls_of(const StepProgram& prog, int op) {
+  int most = 0;
+  for (const auto& stage : prog.stages)
+    most = std::max(most, static_cast<int>(std::count_if(stage.begin(), stage.end(), [&](const Action& a) {
+                      return a.kind == Action::Kind::start && a.op == op;
+                    })));
+  return most;
+}
+
+void print_header(const TrainingWorkload& w, const StepProgram& prog) {
+  fmt::print("# {} ({}){}\n", w.name, w.file, w.source.empty() ? "" : "; shapes: " + w.source);
+  fmt::print(
+      "# {} ranks, {} per node: tp {}, pp {}, dp {}, ep {}, zero {}; {} micro-batches per step, {:.4g} tokens per "
+      "step\n",
+      prog.ranks, prog.ranks_per_node, prog.group_size(Dim::tp), prog.group_size(Dim::pp), prog.group_size(Dim::dp),
+      prog.group_size(Dim::ep), w.zero, prog.micro_batches, prog.tokens_per_step);
+  fmt::print("# compute per micro-batch and stage: forward {} ms, backward {} ms ({}); per step {} ms\n",
+             format_ms(prog.forward_s), format_ms(prog.backward_s),
+             w.mfu > 0 ? fmt::format("mfu {} of {} TFLOP/s", w.mfu, w.peak_tflops) : std::string("given"),
+             format_ms(prog.compute_per_step_s()));
+  for (const std::string& n : prog.notes) fmt::print("# note: {}\n", n);
+}
+
+int show(const TrainingWorkload& w, const StepProgram& prog) {
+  print_header(w, prog);
+  fmt::print("{:<38} {:<4} {:<18} {:<15} {:>10} {:>6} {:>10}\n", "phase", "dim", "group", "collective", "size", "calls",
+             "per step");
+  for (std::size_t i = 0; i < prog.ops.size(); ++i) {
+    const CommOp& op = prog.ops[i];
+    const int calls = calls_of(prog, static_cast<int>(i));
+    fmt::print("{:<38} {:<4} {:<18} {:<15} {:>10} {:>6} {:>10}\n", op.phase, setting_name(op.dim), group_text(prog, op),
+               collective(op.coll).name, format_size(static_cast<double>(op.bytes)), calls,
+               format_size(static_cast<double>(op.bytes) * calls));
+  }
+  return kExitOk;
+}
+
+void print_goodput(const TrainingWorkload& w, const StepProgram& prog, double step_s) {
+  if (w.node_mtbf_hours <= 0 || w.checkpoint_s <= 0) {
+    fmt::print("# goodput: not computed (the workload's goodput: gives no node_mtbf_hours and checkpoint_s)\n");
+    return;
+  }
+  const int nodes = (prog.ranks + prog.ranks_per_node - 1) / prog.ranks_per_node;
+  const Goodput g = young_goodput(w.node_mtbf_hours, nodes, w.checkpoint_s, std::max(0.0, w.restart_s));
+  fmt::print(
+      "# goodput (Young): {} nodes, job MTBF {:.1f} h, checkpoint every {:.1f} min: useful {:.1f}% (checkpoints "
+      "{:.1f}%, rework {:.1f}%, restarts {:.1f}%); {:.0f} useful tokens/s\n",
+      nodes, g.job_mtbf_s / 3600, g.interval_s / 60, g.useful * 100, g.lost_checkpoint * 100, g.lost_rework * 100,
+      g.lost_restart * 100, prog.tokens_per_step / step_s * g.useful);
+}
+
+int predict(const WorkloadArgs& a, const TrainingWorkload& w, const StepProgram& prog) {
+  if (a.curves.empty()) throw UsageError("workload predict: give the measured curves (--curves RUN...)");
+  ResultSet all;
+  for (const ResultSet& s : load_measured_runs(a.curves, "workload predict"))
+    all.points.insert(all.points.end(), s.points.begin(), s.points.end());
+  const SeriesTable table = build_series(all, kKeyRanks | kKeyNodes | kKeyInPlace);
+  const StepPrediction p = predict_step(prog, table);
+  print_header(w, prog);
+  fmt::print("{:<38} {:<4} {:<18} {:>10} {:>6} {:>10} {:>19}  {}\n", "phase", "dim", "group", "size", "calls",
+             "call_ms", "low-high_ms", "curve");
+  for (const PhaseTime& ph : p.phases) {
+    const CommOp& op = prog.ops[static_cast<std::size_t>(ph.op)];
+    fmt::print("{:<38} {:<4} {:<18} {:>10} {:>6} {:>10} {:>19}  {}{}\n", op.phase, setting_name(op.dim),
+               group_text(prog, op), format_size(static_cast<double>(op.bytes)), ph.calls, format_ms(ph.s),
+               fmt::format("{}-{}", format_ms(ph.lo_s), format_ms(ph.hi_s)), ph.curve,
+               ph.extrapolated ? " (beyond)" : "");
+  }
+  const PredictedStep sum = summarize_prediction(w, prog, p);
+  fmt::print("# step: {} ms ({}-{}), compute {} ms, exposed communication {} ms ({}-{})\n", format_ms(sum.step_s.mid),
+             format_ms(sum.step_s.lo), format_ms(sum.step_s.hi), format_ms(sum.compute_s), format_ms(sum.exposed_s.mid),
+             format_ms(sum.exposed_s.lo), format_ms(sum.exposed_s.hi));
+  std::string dims;
+  for (std::size_t d = 0; d < kDims; ++d)
+    if (sum.by_dim[d].hi > 0)
+      dims += fmt::format("{}{} {} ms ({}-{})", dims.empty() ? "" : ", ", setting_name(static_cast<Dim>(d)),
+                          format_ms(sum.by_dim[d].mid), format_ms(sum.by_dim[d].lo), format_ms(sum.by_dim[d].hi));
+  fmt::print("# exposed by dimension (slowest stage): {}{}\n", dims.empty() ? "none" : dims,
+             prog.group_size(Dim::pp) > 1
+                 ? fmt::format("; pp includes the pipeline bubble, {} ms by GPipe's (pp - 1) x "
+                               "(forward + backward)",
+                               format_ms(p.bubble_s))
+                 : "");
+  fmt::print("# {:.0f} tokens/s ({:.0f}-{:.0f})\n", prog.tokens_per_step / sum.step_s.mid,
+             prog.tokens_per_step / sum.step_s.hi, prog.tokens_per_step / sum.step_s.lo);
+  print_goodput(w, prog, sum.step_s.mid);
+  if (!a.json_path.empty()) write_file_atomically("--json", a.json_path, prediction_json(sum));
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_workload(int argc, char** argv) {
+  try {
+    WorkloadArgs a;
+    bool help = false;
+    CLI::App app{"ccbench workload"};
+    app.set_help_flag();
+    app.allow_extras(false);
+    app.add_flag("-h,--help", help);
+    app.add_option("verb", a.verb)->check(CLI::IsMember({"show", "predict"}));
+    app.add_option("workload", a.workload);
+    app.add_option("--ranks", a.ranks)->check(CLI::Range(1, 10000000));
+    app.add_option("--ranks-per-node", a.per_node)->check(CLI::Range(1, 100000));
+    app.add_option("--curves", a.curves);
+    app.add_option("--json", a.json_path);
+    parse_or_usage_error(app, argc, argv, "workload", "workload");
+    if (help || a.verb.empty()) {
+      fmt::print("{}", workload_help());
+      return help ? kExitOk : kExitUsage;
+    }
+    if (a.workload.empty()) throw UsageError(fmt::format("workload {}: give the workload file", a.verb));
+    if (a.ranks == 0 || a.per_node == 0)
+      throw UsageError(fmt::format("workload {}: give --ranks and --ranks-per-node", a.verb));
+    if (a.verb == "show" && (!a.curves.empty() || !a.json_path.empty()))
+      throw UsageError("workload show: --curves and --json are predict's");
+    if (!a.json_path.empty()) {
+      check_output_writable("--json", a.json_path);
+      std::vector<std::pair<std::string, std::string>> inputs{{"workload", a.workload}};
+      for (const auto& c : a.curves) inputs.emplace_back("--curves", c);
+      check_distinct_paths({{"--json", a.json_path}}, inputs);
+    }
+    const TrainingWorkload w = load_training_workload(a.workload);
+    const StepProgram prog = derive_step(w, a.ranks, a.per_node);
+    return a.verb == "show" ? show(w, prog) : predict(a, w, prog);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ccbench: {}\n", e.what());
+    return exit_code_of(e);
+  }
+}
+
+}  // namespace ccb

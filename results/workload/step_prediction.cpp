@@ -1,0 +1,131 @@
+#include "results/workload/step_prediction.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+#include "results/stats.hpp"
+
+namespace ccb {
+namespace {
+
+struct CurveTime {
+  double s = 0, lo = 0, hi = 0;
+  bool extrapolated = false;
+};
+
+// Median, 10th and 90th percentile of a point, in seconds.
+std::array<double, 3> point_times(const SeriesPoint& p) {
+  std::vector<double> v(p.samples().begin(), p.samples().end());
+  std::erase_if(v, [](double x) { return !std::isfinite(x) || x <= 0; });
+  const double mid = p.time_us * 1e-6;
+  if (v.size() < 3) return {mid, mid, mid};
+  std::sort(v.begin(), v.end());
+  return {mid, std::min(mid, quantile_sorted(v, 0.1) * 1e-6), std::max(mid, quantile_sorted(v, 0.9) * 1e-6)};
+}
+
+CurveTime read_curve(const Series& s, std::uint64_t bytes) {
+  std::vector<const SeriesPoint*> pts;
+  for (const SeriesPoint& p : s.points)
+    if (p.bytes > 0 && std::isfinite(p.time_us) && p.time_us > 0) pts.push_back(&p);
+  const auto b = static_cast<double>(bytes);
+  CurveTime out;
+  const auto set = [&](const std::array<double, 3>& t, double scale) {
+    out.s = t[0] * scale, out.lo = t[1] * scale, out.hi = t[2] * scale;
+  };
+  if (b <= static_cast<double>(pts.front()->bytes)) {
+    set(point_times(*pts.front()), 1);
+    return out;
+  }
+  if (b >= static_cast<double>(pts.back()->bytes)) {
+    out.extrapolated = b > static_cast<double>(pts.back()->bytes);
+    set(point_times(*pts.back()), b / static_cast<double>(pts.back()->bytes));
+    return out;
+  }
+  std::size_t i = 1;
+  while (static_cast<double>(pts[i]->bytes) < b) ++i;
+  const auto x0 = std::log(static_cast<double>(pts[i - 1]->bytes)), x1 = std::log(static_cast<double>(pts[i]->bytes));
+  const double f = (std::log(b) - x0) / (x1 - x0);
+  const auto t0 = point_times(*pts[i - 1]), t1 = point_times(*pts[i]);
+  std::array<double, 3> t{};
+  for (std::size_t k = 0; k < 3; ++k) t[k] = std::exp(std::log(t0[k]) + f * (std::log(t1[k]) - std::log(t0[k])));
+  set(t, 1);
+  return out;
+}
+
+bool has_points(const Series& s) {
+  return std::any_of(s.points.begin(), s.points.end(),
+                     [](const SeriesPoint& p) { return p.bytes > 0 && std::isfinite(p.time_us) && p.time_us > 0; });
+}
+
+const Series* find_curve(const SeriesTable& t, std::string_view coll, int ranks, int nodes) {
+  const Series* best = nullptr;
+  for (const Series& s : t.series) {
+    if (s.collective != coll || s.ranks != ranks || (s.nodes > 0 && s.nodes != nodes) || !has_points(s)) continue;
+    if (!best || (best->in_place != 0 && s.in_place == 0)) best = &s;
+  }
+  return best;
+}
+
+std::string curves_available(const SeriesTable& t, std::string_view coll) {
+  std::set<std::string> have;
+  for (const Series& s : t.series)
+    if (s.collective == coll && has_points(s))
+      have.insert(fmt::format("{} ranks on {} node{}", s.ranks, s.nodes, s.nodes == 1 ? "" : "s"));
+  std::string list;
+  for (const auto& h : have) list += (list.empty() ? "" : ", ") + h;
+  return list.empty() ? fmt::format("no {} at all", coll) : list;
+}
+
+}  // namespace
+
+StepPrediction predict_step(const StepProgram& prog, const SeriesTable& curves) {
+  StepPrediction out;
+  // Groups as stage 0's first rank sees them; a message between stages 0 and 1.
+  const RankPlace first = place_rank(prog, 0);
+  const int pp_nodes = prog.group_size(Dim::pp) > 1
+                           ? nodes_of({0, prog.group_size(Dim::tp) * prog.group_size(Dim::dp)}, prog.ranks_per_node)
+                           : 1;
+  std::vector<double> mid, lo, hi;
+  std::vector<bool> cross;
+  for (std::size_t i = 0; i < prog.ops.size(); ++i) {
+    const CommOp& op = prog.ops[i];
+    PhaseTime ph;
+    ph.op = static_cast<int>(i);
+    const bool p2p = op.p2p != P2p::none;
+    ph.group_ranks = p2p ? 2 : prog.group_size(op.dim);
+    ph.group_nodes = p2p ? pp_nodes : nodes_of(first.groups[static_cast<std::size_t>(op.dim)], prog.ranks_per_node);
+    for (const auto& stage : prog.stages)
+      ph.calls = std::max(ph.calls, static_cast<int>(std::count_if(stage.begin(), stage.end(), [&](const Action& a) {
+                            return a.kind == Action::Kind::start && a.op == ph.op;
+                          })));
+    const std::string_view coll = collective(op.coll).name;
+    const Series* s = find_curve(curves, coll, ph.group_ranks, ph.group_nodes);
+    if (!s)
+      throw UsageError(fmt::format("no measured curve for '{}': {} at {} ranks on {} node{} (the runs have: {})",
+                                   op.phase, coll, ph.group_ranks, ph.group_nodes, ph.group_nodes == 1 ? "" : "s",
+                                   curves_available(curves, coll)));
+    // Groups of this phase side by side on a node share its links: k of them
+    // moving `bytes` each take about as long as one moving k x bytes.
+    const int members_per_node = p2p ? (ph.group_nodes > 1 ? 1 : 2) : ph.group_ranks / ph.group_nodes;
+    ph.sharing = p2p && ph.group_nodes == 1 ? 1 : std::max(1, prog.ranks_per_node / members_per_node);
+    const CurveTime t = read_curve(*s, op.bytes * static_cast<std::uint64_t>(ph.sharing));
+    const CurveTime alone = read_curve(*s, op.bytes);
+    ph.s = t.s, ph.lo_s = alone.lo, ph.hi_s = t.hi, ph.extrapolated = t.extrapolated;
+    ph.curve = s->label();
+    mid.push_back(ph.s), lo.push_back(ph.lo_s), hi.push_back(ph.hi_s);
+    cross.push_back(ph.group_nodes > 1);
+    out.phases.push_back(std::move(ph));
+  }
+  out.mid = simulate_step(prog, mid, cross, false);
+  out.lo = simulate_step(prog, lo, cross, false);
+  out.hi = simulate_step(prog, hi, cross, true);
+  out.bubble_s = (prog.group_size(Dim::pp) - 1) * (prog.forward_s + prog.backward_s);
+  return out;
+}
+
+}  // namespace ccb

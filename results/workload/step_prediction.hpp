@@ -1,0 +1,56 @@
+// A training step predicted from single-collective curves (measured sweeps):
+// each operation's time read off the curve of its collective at its group's
+// rank and node count, then the step's programs simulated (step_simulation.hpp).
+//
+// Reading a curve: the series of the collective with exactly the group's
+// ranks and nodes (out-of-place preferred; dtype, op and path ignored: the
+// time of a size depends on its bytes), time interpolated linearly in
+// log(bytes) / log(time) between the two measured sizes around the call's;
+// below the smallest size the smallest's time; above the largest the
+// largest's time scaled by bytes (its bandwidth held), flagged. The low and
+// high times are the per-iteration 10th and 90th percentiles read the same
+// way (the median's when a point has no samples). A pipeline message is read
+// off `sendrecv` at 2 ranks on the nodes of two neighbouring stages.
+//
+// Sharing (modelled): the k groups of one phase that run side by side on a
+// node (k = ranks per node / the group's ranks on that node; a pipeline
+// message crossing nodes: every rank of the node sends one) share its links,
+// and are read off the curve at k x the call's bytes (k transfers through
+// one link take about as long as one of k times the size: the link is the
+// bottleneck), bounded below by no sharing at all (a single transfer that
+// leaves the link idle part of the time lets the others use it). Different
+// phases at the same time on the same links are bounded, not modelled.
+//
+// The interval of the step: low = low times read at the call's own bytes (no
+// sharing), phases side by side; high = high times with sharing and every
+// inter-node collective of a stage on one queue (step_simulation.hpp); the
+// middle = median times with sharing, phases side by side.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "results/compare/series.hpp"
+#include "results/workload/step_simulation.hpp"
+
+namespace ccb {
+
+struct PhaseTime {
+  int op = 0;                                       // index into the program's ops
+  int group_ranks = 0, group_nodes = 0, calls = 0;  // calls per step on the busiest stage
+  int sharing = 1;                                  // groups of this phase side by side on a node
+  double s = 0, lo_s = 0, hi_s = 0;                 // one call: median shared, 10th alone, 90th shared
+  bool extrapolated = false;                        // beyond the curve's largest size
+  std::string curve;                                // the series' label
+};
+
+struct StepPrediction {
+  std::vector<PhaseTime> phases;  // one per program op
+  SimulatedStep mid, lo, hi;
+  double bubble_s = 0;  // GPipe's: (pp - 1) x (forward + backward) per micro-batch
+};
+
+// UsageError "no measured curve for 'dp all_reduce (gradient buckets)': all_reduce
+// at 4 ranks on 4 nodes (the runs have: ...)" when a phase has no curve.
+StepPrediction predict_step(const StepProgram& prog, const SeriesTable& curves);
+
+}  // namespace ccb

@@ -1,0 +1,314 @@
+#include "results/workload/training_step.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+#include "results/yaml_fields.hpp"
+
+namespace ccb {
+
+#if CCBENCH_HAVE_YAML
+namespace {
+
+using yamlf::number;
+
+// A mapping under the top level (absent: an empty one).
+YAML::Node section(const std::string& file, const YAML::Node& root, const char* key,
+                   const std::set<std::string>& keys) {
+  const YAML::Node n = root[key];
+  if (!n) return YAML::Node(YAML::NodeType::Map);
+  yamlf::check_keys(file, n, key, keys);
+  return n;
+}
+
+int whole(const std::string& file, const YAML::Node& map, const char* where, const char* key, double lo, double hi,
+          int absent) {
+  const double v = number(file, map, where, key, lo, hi, false, true);
+  return std::isnan(v) ? absent : static_cast<int>(v);
+}
+
+}  // namespace
+
+TrainingWorkload load_training_workload(const std::string& path) {
+  const YAML::Node root = yamlf::load_file(path);
+  yamlf::check_keys(path, root, "", {"name", "source", "model", "parallelism", "compute", "goodput"});
+  TrainingWorkload w;
+  w.file = path;
+  w.name = yamlf::text(path, root, "", "name", true);
+  w.source = yamlf::text(path, root, "", "source");
+  if (!root["model"]) yamlf::fail(path, root, "model", "missing");
+  const YAML::Node m = section(path, root, "model",
+                               {"parameters", "layers", "hidden", "sequence", "micro_batch", "global_batch", "dtype",
+                                "experts", "top_k", "moe_every"});
+  w.parameters = number(path, m, "model", "parameters", 1, 1e15, true);
+  w.layers = whole(path, m, "model", "layers", 1, 1e5, 0);
+  w.hidden = whole(path, m, "model", "hidden", 1, 1e7, 0);
+  w.sequence = whole(path, m, "model", "sequence", 1, 1e8, 0);
+  w.micro_batch = whole(path, m, "model", "micro_batch", 1, 1e6, 1);
+  w.global_batch = whole(path, m, "model", "global_batch", 1, 1e9, 0);
+  for (const char* k : {"layers", "hidden", "sequence", "global_batch"})
+    if (!m[k]) yamlf::fail(path, m, yamlf::key_path("model", k), "missing");
+  if (m["dtype"]) {
+    const std::string d = yamlf::text(path, m, "model", "dtype");
+    const auto dt = parse_dtype(d);
+    if (!dt) yamlf::fail(path, m["dtype"], "model.dtype", fmt::format("'{}' is not a dtype (e.g. bfloat16, float)", d));
+    w.dtype = *dt;
+  }
+  w.experts = whole(path, m, "model", "experts", 0, 1e5, 0);
+  w.top_k = whole(path, m, "model", "top_k", 1, 64, 1);
+  w.moe_every = whole(path, m, "model", "moe_every", 1, 1e5, 1);
+
+  const YAML::Node p = section(path, root, "parallelism", {"tp", "pp", "dp", "ep", "zero", "bucket", "dp_overlap"});
+  w.tp = whole(path, p, "parallelism", "tp", 1, 1e5, 1);
+  w.pp = whole(path, p, "parallelism", "pp", 1, 1e5, 1);
+  w.dp = whole(path, p, "parallelism", "dp", 1, 1e7, 0);
+  w.ep = whole(path, p, "parallelism", "ep", 1, 1e5, 1);
+  w.zero = whole(path, p, "parallelism", "zero", 0, 3, 0);
+  if (p["bucket"]) {
+    const std::string b = yamlf::text(path, p, "parallelism", "bucket");
+    const auto bytes = parse_size(b);
+    if (!bytes || *bytes == 0) yamlf::fail(path, p["bucket"], "parallelism.bucket", size_error(b));
+    w.bucket_bytes = static_cast<double>(*bytes);
+  }
+  if (p["dp_overlap"]) {
+    const std::string o = yamlf::text(path, p, "parallelism", "dp_overlap");
+    if (o != "backward" && o != "none")
+      yamlf::fail(path, p["dp_overlap"], "parallelism.dp_overlap", fmt::format("'{}': expected backward or none", o));
+    w.dp_overlap = o == "backward";
+  }
+  if (w.experts == 0 && w.ep > 1)
+    yamlf::fail(path, p["ep"], "parallelism.ep", "expert parallelism needs model.experts (a MoE model)");
+
+  const YAML::Node c = section(path, root, "compute", {"forward_ms", "backward_ratio", "mfu", "peak_tflops"});
+  const double fwd_ms = number(path, c, "compute", "forward_ms", 0, 1e7, false);
+  w.mfu = number(path, c, "compute", "mfu", 1e-4, 1, false);
+  w.peak_tflops = number(path, c, "compute", "peak_tflops", 1e-3, 1e6, false);
+  const double ratio = number(path, c, "compute", "backward_ratio", 0, 100, false);
+  if (!std::isnan(ratio)) w.backward_ratio = ratio;
+  if (std::isnan(fwd_ms) == (std::isnan(w.mfu) || std::isnan(w.peak_tflops)))
+    yamlf::fail(path, root["compute"] ? root["compute"] : root, "compute",
+                "give forward_ms (per micro-batch and pipeline stage) or both mfu and peak_tflops, not both");
+  if (!std::isnan(fwd_ms)) w.forward_s = fwd_ms / 1e3, w.mfu = w.peak_tflops = 0;
+
+  const YAML::Node g = section(path, root, "goodput", {"node_mtbf_hours", "checkpoint_s", "restart_s"});
+  const auto opt = [&](const char* k, double hi) {
+    const double v = number(path, g, "goodput", k, 1e-6, hi, false);
+    return std::isnan(v) ? -1.0 : v;
+  };
+  w.node_mtbf_hours = opt("node_mtbf_hours", 1e9);
+  w.checkpoint_s = opt("checkpoint_s", 1e7);
+  w.restart_s = opt("restart_s", 1e7);
+  return w;
+}
+#else
+TrainingWorkload load_training_workload(const std::string& path) {
+  throw UsageError(fmt::format("{}: workload files need yaml-cpp; this ccbench was built without it", path));
+}
+#endif
+
+int nodes_of(const std::vector<int>& group, int ranks_per_node) {
+  std::set<int> nodes;
+  for (int r : group) nodes.insert(r / std::max(1, ranks_per_node));
+  return static_cast<int>(nodes.size());
+}
+
+RankPlace place_rank(const StepProgram& prog, int rank) {
+  const int tp = prog.group_size(Dim::tp), dp = prog.group_size(Dim::dp), pp = prog.group_size(Dim::pp);
+  const int ep = prog.group_size(Dim::ep);
+  RankPlace pl;
+  pl.t = rank % tp, pl.d = rank / tp % dp, pl.p = rank / (tp * dp);
+  const auto at = [&](int t, int d, int p) { return t + tp * (d + dp * p); };
+  for (int t = 0; t < tp; ++t) pl.groups[static_cast<int>(Dim::tp)].push_back(at(t, pl.d, pl.p));
+  for (int p = 0; p < pp; ++p) pl.groups[static_cast<int>(Dim::pp)].push_back(at(pl.t, pl.d, p));
+  for (int d = 0; d < dp; ++d) pl.groups[static_cast<int>(Dim::dp)].push_back(at(pl.t, d, pl.p));
+  for (int d = pl.d / ep * ep; d < pl.d / ep * ep + ep; ++d)
+    pl.groups[static_cast<int>(Dim::ep)].push_back(at(pl.t, d, pl.p));
+  return pl;
+}
+
+namespace {
+
+// Builds one stage's program.
+class ProgramBuilder {
+ public:
+  ProgramBuilder(StepProgram& prog, std::vector<Action>& out) : prog_(prog), out_(out) {}
+  int op(CommOp o) {
+    for (std::size_t i = 0; i < prog_.ops.size(); ++i) {
+      const CommOp& e = prog_.ops[i];
+      if (e.phase == o.phase && e.bytes == o.bytes && e.p2p == o.p2p && e.direction == o.direction)
+        return static_cast<int>(i);
+    }
+    prog_.ops.push_back(std::move(o));
+    return static_cast<int>(prog_.ops.size() - 1);
+  }
+  void compute(double s) {
+    if (s <= 0) return;
+    if (!out_.empty() && out_.back().kind == Action::Kind::compute) out_.back().seconds += s;
+    else out_.push_back({Action::Kind::compute, s, -1, -1});
+  }
+  int start(int op) {
+    out_.push_back({Action::Kind::start, 0, op, -1});
+    return static_cast<int>(out_.size() - 1);
+  }
+  void wait(int started) { out_.push_back({Action::Kind::wait, 0, -1, started}); }
+  void blocking(int op) { wait(start(op)); }
+  void wait_all() { out_.push_back({Action::Kind::wait_all, 0, -1, -1}); }
+
+ private:
+  StepProgram& prog_;
+  std::vector<Action>& out_;
+};
+
+// The element count of `bytes` of this collective on a group of n: whole
+// elements, split collectives a multiple of n (at least n).
+std::uint64_t round_bytes(double bytes, CollectiveId c, int n, std::size_t elem) {
+  std::uint64_t count = static_cast<std::uint64_t>(std::max(1.0, std::floor(bytes / static_cast<double>(elem))));
+  if (c == CollectiveId::all_gather || c == CollectiveId::reduce_scatter || c == CollectiveId::alltoall) {
+    const auto g = static_cast<std::uint64_t>(n);
+    count = std::max(g, count / g * g);
+  }
+  return count * elem;
+}
+
+std::string fail_fit(const std::string& file, const std::string& what) {
+  return fmt::format("{}: parallelism: {}", file, what);
+}
+
+}  // namespace
+
+StepProgram derive_step(const TrainingWorkload& w, int ranks, int ranks_per_node) {
+  const auto bad = [&](const std::string& what) { throw UsageError(fail_fit(w.file, what)); };
+  if (ranks < 1 || ranks_per_node < 1) bad("no ranks");
+  if (ranks % (w.tp * w.pp) != 0)
+    bad(fmt::format("tp {} x pp {} = {} does not divide the {} ranks", w.tp, w.pp, w.tp * w.pp, ranks));
+  const int dp = ranks / (w.tp * w.pp);
+  if (w.dp != 0 && w.dp != dp)
+    bad(fmt::format("tp {} x pp {} x dp {} = {}, not the {} ranks", w.tp, w.pp, w.dp, w.tp * w.pp * w.dp, ranks));
+  if (w.tp > 1 && (ranks_per_node % w.tp != 0))
+    bad(
+        fmt::format("tp {}: a tensor-parallel group must lie inside a node, and {} ranks per node do not hold it "
+                    "a whole number of times",
+                    w.tp, ranks_per_node));
+  if (w.layers % w.pp != 0) bad(fmt::format("pp {} does not divide the model's {} layers", w.pp, w.layers));
+  if (w.global_batch % (w.micro_batch * dp) != 0)
+    bad(fmt::format("global_batch {} is not a whole number of micro-batches ({}) per data-parallel rank (dp {})",
+                    w.global_batch, w.micro_batch, dp));
+  if (dp % w.ep != 0) bad(fmt::format("ep {} does not divide dp {}", w.ep, dp));
+  if (w.experts > 0 && w.experts % w.ep != 0) bad(fmt::format("ep {} does not divide the {} experts", w.ep, w.experts));
+
+  StepProgram prog;
+  prog.ranks = ranks, prog.ranks_per_node = ranks_per_node, prog.dtype = w.dtype;
+  prog.size = {w.tp, w.pp, dp, w.ep};
+  prog.micro_batches = w.global_batch / (w.micro_batch * dp);
+  const std::size_t elem = info(w.dtype).size;
+  const double share = w.parameters / (w.tp * w.pp);  // this rank's parameters
+  const double tokens = static_cast<double>(w.micro_batch) * w.sequence;
+  prog.tokens_per_step = tokens * w.global_batch / w.micro_batch;
+  prog.forward_s = w.forward_s > 0 ? w.forward_s : 2 * share * tokens / (w.peak_tflops * 1e12 * w.mfu);
+  prog.backward_s = prog.forward_s * w.backward_ratio;
+  const int m = prog.micro_batches, ls = w.layers / w.pp;
+  const double act = tokens * w.hidden * static_cast<double>(elem);
+  const double grads = share * static_cast<double>(elem);
+  const double layer_grads = grads / ls;
+  if (w.experts > 0 && w.ep == 1) prog.notes.push_back("experts with ep 1: every rank holds every expert, no alltoall");
+  prog.notes.push_back(
+      fmt::format("dp traffic is this rank's parameter share (parameters / (tp x pp) = {:.4g}); "
+                  "expert and embedding parameters are not told apart",
+                  share));
+
+  const auto comm = [&](std::string phase, Dim d, CollectiveId c, double bytes, P2p p = P2p::none, int dir = 0) {
+    return CommOp{std::move(phase), d, c, round_bytes(bytes, c, prog.group_size(d), elem), p, dir};
+  };
+  const bool moe = w.experts > 0 && w.ep > 1;
+  for (int s = 0; s < w.pp; ++s) {
+    std::vector<Action>& out = prog.stages.emplace_back();
+    ProgramBuilder b(prog, out);
+    const auto layer_comm = [&](const char* pass, int layer, double compute_s) {
+      const int ar =
+          w.tp > 1 ? b.op(comm(fmt::format("tp all_reduce ({})", pass), Dim::tp, CollectiveId::all_reduce, act)) : -1;
+      const bool moe_layer = moe && (layer + 1) % w.moe_every == 0;
+      const int a2a =
+          moe_layer ? b.op(comm(fmt::format("ep alltoall ({})", pass), Dim::ep, CollectiveId::alltoall, act * w.top_k))
+                    : -1;
+      // Attention, then the MLP (or the experts, between dispatch and combine).
+      b.compute(compute_s / 2);
+      if (ar >= 0) b.blocking(ar);
+      if (a2a >= 0) b.blocking(a2a);
+      b.compute(compute_s / 2);
+      if (a2a >= 0) b.blocking(a2a);
+      if (ar >= 0) b.blocking(ar);
+    };
+    const int fsdp_ag_f =
+        w.zero == 3 && dp > 1
+            ? b.op(comm("dp all_gather (forward, FSDP)", Dim::dp, CollectiveId::all_gather, layer_grads))
+            : -1;
+    const int fsdp_ag_b =
+        w.zero == 3 && dp > 1
+            ? b.op(comm("dp all_gather (backward, FSDP)", Dim::dp, CollectiveId::all_gather, layer_grads))
+            : -1;
+    const int fsdp_rs = w.zero == 3 && dp > 1
+                            ? b.op(comm("dp reduce_scatter (FSDP)", Dim::dp, CollectiveId::reduce_scatter, layer_grads))
+                            : -1;
+    // Forward, every micro-batch.
+    for (int mb = 0; mb < m; ++mb) {
+      if (s > 0) b.blocking(b.op(comm("pp recv (forward)", Dim::pp, CollectiveId::sendrecv, act, P2p::recv, -1)));
+      int next_gather = fsdp_ag_f >= 0 ? b.start(fsdp_ag_f) : -1;
+      for (int l = 0; l < ls; ++l) {
+        if (next_gather >= 0) {
+          const int g = next_gather;
+          next_gather = l + 1 < ls ? b.start(fsdp_ag_f) : -1;  // prefetch the next layer's
+          b.wait(g);
+        }
+        layer_comm("forward", l, prog.forward_s / ls);
+      }
+      if (s + 1 < w.pp) b.start(b.op(comm("pp send (forward)", Dim::pp, CollectiveId::sendrecv, act, P2p::send, +1)));
+    }
+    // Backward, every micro-batch; the last one's gradients go to dp.
+    for (int mb = 0; mb < m; ++mb) {
+      const bool last = mb + 1 == m;
+      if (s + 1 < w.pp)
+        b.blocking(b.op(comm("pp recv (backward)", Dim::pp, CollectiveId::sendrecv, act, P2p::recv, +1)));
+      int next_gather = fsdp_ag_b >= 0 ? b.start(fsdp_ag_b) : -1;
+      double bucket = 0;
+      std::vector<double> deferred;  // buckets when dp does not overlap backward
+      for (int l = ls - 1; l >= 0; --l) {
+        if (next_gather >= 0) {
+          const int g = next_gather;
+          next_gather = l > 0 ? b.start(fsdp_ag_b) : -1;
+          b.wait(g);
+        }
+        layer_comm("backward", l, prog.backward_s / ls);
+        if (fsdp_rs >= 0) b.start(fsdp_rs);
+        if (!last || dp == 1 || w.zero == 3) continue;
+        bucket += layer_grads;
+        if (bucket >= w.bucket_bytes || l == 0) {
+          if (w.dp_overlap) {
+            const CollectiveId c = w.zero == 0 ? CollectiveId::all_reduce : CollectiveId::reduce_scatter;
+            b.start(b.op(comm(w.zero == 0 ? "dp all_reduce (gradient buckets)" : "dp reduce_scatter (gradient buckets)",
+                              Dim::dp, c, bucket)));
+          } else {
+            deferred.push_back(bucket);
+          }
+          bucket = 0;
+        }
+      }
+      for (double d : deferred) {
+        const CollectiveId c = w.zero == 0 ? CollectiveId::all_reduce : CollectiveId::reduce_scatter;
+        b.start(b.op(comm(w.zero == 0 ? "dp all_reduce (gradient buckets)" : "dp reduce_scatter (gradient buckets)",
+                          Dim::dp, c, d)));
+      }
+      if (s > 0) b.start(b.op(comm("pp send (backward)", Dim::pp, CollectiveId::sendrecv, act, P2p::send, -1)));
+    }
+    b.wait_all();
+    if ((w.zero == 1 || w.zero == 2) && dp > 1)
+      b.blocking(b.op(comm("dp all_gather (updated parameters)", Dim::dp, CollectiveId::all_gather, grads)));
+  }
+  return prog;
+}
+
+}  // namespace ccb

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Validation of ccbench's training-step prediction on the emulated cluster
+# (docs/workload.md "Validation"): single-collective curves measured on 1-4
+# hosts (tp's all_reduce at 2 ranks in a host, dp's all_reduce at 2, 3 and 4
+# hosts, pp's sendrecv between 2 hosts), `ccbench workload predict` from
+# them, then `ccbench replay` of the same step on 4, 6 and 8 hosts (2 ranks
+# per host: tp 2 x pp 2 x dp hosts/2) with --check. Prints, per host count,
+# the median exposed communication measured and predicted, the error, and how
+# many steps fell inside the predicted interval. Exit 0 when every target is
+# met (median |error| of the exposed communication <= 20%, <= 10% on
+# --measured hosts; steps inside the interval >= 70% over all host counts),
+# 1 when one is missed, 77 when namespaces cannot be made here, 2 on bad options.
+#
+#   scripts/workload-validate.sh [options]
+#     --ccbench PATH     the binary (default build/ccbench)
+#     --workload FILE    default tests/fixtures/workload/emu-3d.yaml
+#     --rate RATE        every host's link (tc units; default 200mbit)
+#     --hosts LIST       host counts to predict and replay (default 4,6,8)
+#     --measured LIST    of those, the ones whose dp group size was measured
+#                        on as many hosts as the curve (default 4: its dp
+#                        group of 2 hosts is the 2-host curve's own scale)
+#     --steps N          timed replay steps (default 10)
+#     --min-inside F     the share of steps inside the interval to meet (default 0.7)
+#     --out DIR          keep the curves, predictions and replays there
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+ccbench="$here/../build/ccbench" workload="$here/../tests/fixtures/workload/emu-3d.yaml" rate=200mbit
+hosts_list=4,6,8 measured=4 steps=10 min_inside=0.7 out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ccbench) ccbench=$2; shift 2 ;;
+    --workload) workload=$2; shift 2 ;;
+    --rate) rate=$2; shift 2 ;;
+    --hosts) hosts_list=$2; shift 2 ;;
+    --measured) measured=$2; shift 2 ;;
+    --steps) steps=$2; shift 2 ;;
+    --min-inside) min_inside=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    *) echo "workload-validate: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[ -x "$ccbench" ] || { echo "workload-validate: $ccbench: not an executable (build first or give --ccbench)" >&2; exit 2; }
+[ -r "$workload" ] || { echo "workload-validate: $workload: cannot read" >&2; exit 2; }
+if [ -z "$out" ]; then
+  out=$(mktemp -d /tmp/ccbench-workload.XXXXXX)
+  trap 'rm -rf "$out"' EXIT
+fi
+mkdir -p "$out"
+emu() {  # emu NAME HOSTS SLOTS MPIRUN-ARGS...: one run on the emulated cluster, its output in $out/NAME.log
+  local name=$1 n=$2 slots=$3
+  shift 3
+  timeout 600 "$here/emu-cluster.sh" -n "$n" --slots "$slots" --rate "$rate" -- "$@" > "$out/$name.log" 2>&1
+  local rc=$?
+  if [ $rc = 77 ]; then grep SKIP "$out/$name.log" >&2; exit 77; fi
+  [ $rc = 0 ] || { tail -20 "$out/$name.log" >&2; echo "workload-validate: $name on $n hosts failed (exit $rc)" >&2; exit 1; }
+}
+
+# The curves: every group the steps below use, measured alone.
+sweep="-n 12 -w 2 --timing per_iteration"
+emu curve-tp 1 2 -np 2 "$ccbench" all_reduce -b 32K -e 512K -f 2 $sweep -J "$out/curve-tp.jsonl"
+emu curve-pp 2 1 -np 2 "$ccbench" sendrecv -b 32K -e 512K -f 2 $sweep -J "$out/curve-pp.jsonl"
+curves=("$out/curve-tp.jsonl" "$out/curve-pp.jsonl")
+dps=$(for h in ${hosts_list//,/ }; do echo $((h / 2)); done | sort -un)
+for d in $dps; do
+  emu "curve-dp$d" "$d" 1 -np "$d" "$ccbench" all_reduce -b 256K -e 4M -f 2 $sweep -J "$out/curve-dp$d.jsonl"
+  curves+=("$out/curve-dp$d.jsonl")
+done
+echo "workload-validate: curves measured at $rate (tp: 2 ranks in a host; pp: 2 hosts; dp: $(echo $dps | tr ' ' ,) hosts)" >&2
+
+printf '%-6s %12s %12s %9s %s\n' hosts measured_ms predicted_ms error steps_inside
+fail=0 inside_all=0 steps_all=0
+for h in ${hosts_list//,/ }; do
+  "$ccbench" workload predict "$workload" --ranks $((2 * h)) --ranks-per-node 2 --curves "${curves[@]}" \
+    --json "$out/predict-$h.json" > "$out/predict-$h.txt" || { cat "$out/predict-$h.txt"; exit 1; }
+  emu "replay-$h" "$h" 2 -np $((2 * h)) "$ccbench" replay "$workload" -n "$steps" --check "$out/predict-$h.json" \
+    -J "$out/replay-$h.jsonl"
+  # shellcheck disable=SC2046
+  read -r meas pred err inside total < <(python3 - "$out/predict-$h.json" "$out/replay-$h.jsonl" <<'EOF'
+import json, statistics, sys
+p = json.load(open(sys.argv[1]))
+steps = [json.loads(l) for l in open(sys.argv[2]) if '"type":"step"' in l]
+exposed = [s["exposed_s"] for s in steps]
+lo, mid, hi = p["exposed_s"]["lo"], p["exposed_s"]["mid"], p["exposed_s"]["hi"]
+m = statistics.median(exposed)
+inside = sum(1 for e in exposed if lo <= e <= hi)
+print(f"{m*1e3:.1f} {mid*1e3:.1f} {(mid-m)/m*100:+.1f} {inside} {len(exposed)}")
+EOF
+  )
+  printf '%-6s %12s %12s %8s%% %s\n' "$h" "$meas" "$pred" "$err" "$inside/$total"
+  inside_all=$((inside_all + inside)) steps_all=$((steps_all + total))
+  limit=20
+  case ",$measured," in *",$h,"*) limit=10 ;; esac
+  python3 -c "import sys; sys.exit(0 if abs(float('$err')) <= $limit else 1)" ||
+    { echo "workload-validate: $h hosts: |error| ${err#[+-]}% > $limit%" >&2; fail=1; }
+done
+python3 -c "import sys; sys.exit(0 if $inside_all >= $min_inside * $steps_all else 1)" ||
+  { echo "workload-validate: $inside_all of $steps_all steps inside the predicted interval (< $min_inside)" >&2; fail=1; }
+echo "workload-validate: $inside_all of $steps_all steps inside the interval; targets $([ $fail = 0 ] && echo met || echo MISSED)" >&2
+exit $fail

@@ -1,0 +1,276 @@
+// The training-step workload: derivation (sizes, counts, groups, refusals),
+// the simulated clock (overlap, pipeline, queues), curve reading, goodput.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/errors.hpp"
+#include "results/compare/series.hpp"
+#include "results/workload/goodput.hpp"
+#include "results/workload/prediction_file.hpp"
+#include "results/workload/step_prediction.hpp"
+#include "results/workload/training_step.hpp"
+#include "synthetic_runs.hpp"
+
+namespace ccb::workload_tests {
+
+TrainingWorkload tiny() {
+  TrainingWorkload w;
+  w.file = "tiny.yaml", w.name = "tiny";
+  w.parameters = 8e6, w.layers = 8, w.hidden = 256, w.sequence = 256, w.micro_batch = 2, w.global_batch = 8;
+  w.tp = 2, w.pp = 2, w.bucket_bytes = 1 << 20, w.forward_s = 0.004;
+  return w;
+}
+
+const CommOp* find_op(const StepProgram& p, const std::string& phase) {
+  for (const CommOp& o : p.ops)
+    if (o.phase == phase) return &o;
+  return nullptr;
+}
+
+int calls(const StepProgram& p, const std::string& phase, int stage) {
+  int n = 0;
+  for (const Action& a : p.stages[static_cast<std::size_t>(stage)])
+    if (a.kind == Action::Kind::start && p.ops[static_cast<std::size_t>(a.op)].phase == phase) ++n;
+  return n;
+}
+
+TEST(Workload, DerivesMegatronSizesAndCounts) {
+  const StepProgram p = derive_step(tiny(), 8, 2);
+  EXPECT_EQ(p.group_size(Dim::dp), 2);
+  EXPECT_EQ(p.micro_batches, 2);           // 8 / (2 x dp 2)
+  const double act = 2.0 * 256 * 256 * 2;  // micro_batch x sequence x hidden x bf16
+  ASSERT_NE(find_op(p, "tp all_reduce (forward)"), nullptr);
+  EXPECT_EQ(find_op(p, "tp all_reduce (forward)")->bytes, act);
+  // 2 per layer, 4 layers per stage, 2 micro-batches.
+  EXPECT_EQ(calls(p, "tp all_reduce (forward)", 0), 16);
+  EXPECT_EQ(calls(p, "tp all_reduce (backward)", 1), 16);
+  EXPECT_EQ(calls(p, "pp send (forward)", 0), 2);
+  EXPECT_EQ(calls(p, "pp send (forward)", 1), 0);
+  EXPECT_EQ(calls(p, "pp recv (forward)", 1), 2);
+  // dp: 8e6 / 4 parameters x 2 B = 4 MB in buckets of >= 1 MiB (2 layers of 0.95 MiB each).
+  int dp_calls = 0;
+  double dp_bytes = 0;
+  for (const Action& a : p.stages[0])
+    if (a.kind == Action::Kind::start && p.ops[static_cast<std::size_t>(a.op)].dim == Dim::dp)
+      ++dp_calls, dp_bytes += static_cast<double>(p.ops[static_cast<std::size_t>(a.op)].bytes);
+  EXPECT_EQ(dp_calls, 2);
+  EXPECT_NEAR(dp_bytes, 4e6, 4);
+  EXPECT_DOUBLE_EQ(p.compute_per_step_s(), 2 * (0.004 + 0.008));
+  EXPECT_DOUBLE_EQ(p.tokens_per_step, 8.0 * 256);
+}
+
+TEST(Workload, ZeroStagesChangeTheDataParallelPhases) {
+  TrainingWorkload w = tiny();
+  w.zero = 2;
+  StepProgram p = derive_step(w, 8, 2);
+  ASSERT_NE(find_op(p, "dp reduce_scatter (gradient buckets)"), nullptr);
+  ASSERT_NE(find_op(p, "dp all_gather (updated parameters)"), nullptr);
+  EXPECT_EQ(find_op(p, "dp all_gather (updated parameters)")->bytes % 2, 0u);  // a whole count per dp rank
+  w.zero = 3;
+  p = derive_step(w, 8, 2);
+  // FSDP: per layer and micro-batch, forward and backward.
+  EXPECT_EQ(calls(p, "dp all_gather (forward, FSDP)", 0), 4 * 2);
+  EXPECT_EQ(calls(p, "dp all_gather (backward, FSDP)", 0), 4 * 2);
+  EXPECT_EQ(calls(p, "dp reduce_scatter (FSDP)", 0), 4 * 2);
+  EXPECT_EQ(find_op(p, "dp all_reduce (gradient buckets)"), nullptr);
+}
+
+TEST(Workload, ExpertsAddAlltoallOnTheirLayers) {
+  TrainingWorkload w = tiny();
+  w.tp = 1, w.pp = 1, w.experts = 8, w.ep = 2, w.top_k = 2, w.moe_every = 2, w.global_batch = 8;
+  const StepProgram p = derive_step(w, 4, 2);  // dp 4, ep groups of 2
+  ASSERT_NE(find_op(p, "ep alltoall (forward)"), nullptr);
+  EXPECT_EQ(find_op(p, "ep alltoall (forward)")->bytes, 2.0 * 256 * 256 * 2 * 2);  // x top_k
+  // Every second of 8 layers, dispatch + combine, 1 micro-batch.
+  EXPECT_EQ(calls(p, "ep alltoall (forward)", 0), 4 * 2 * 1);
+  const RankPlace pl = place_rank(p, 3);
+  EXPECT_EQ(pl.groups[static_cast<int>(Dim::ep)], (std::vector<int>{2, 3}));
+  EXPECT_EQ(pl.groups[static_cast<int>(Dim::dp)], (std::vector<int>{0, 1, 2, 3}));
+}
+
+TEST(Workload, RanksAreLaidOutTensorFirstThenDataThenPipeline) {
+  const StepProgram p = derive_step(tiny(), 8, 2);
+  const RankPlace pl = place_rank(p, 5);  // t 1, d 0, p 1
+  EXPECT_EQ(pl.t, 1);
+  EXPECT_EQ(pl.d, 0);
+  EXPECT_EQ(pl.p, 1);
+  EXPECT_EQ(pl.groups[static_cast<int>(Dim::tp)], (std::vector<int>{4, 5}));
+  EXPECT_EQ(pl.groups[static_cast<int>(Dim::dp)], (std::vector<int>{5, 7}));
+  EXPECT_EQ(pl.groups[static_cast<int>(Dim::pp)], (std::vector<int>{1, 5}));
+  EXPECT_EQ(nodes_of(pl.groups[static_cast<int>(Dim::tp)], 2), 1);
+  EXPECT_EQ(nodes_of(pl.groups[static_cast<int>(Dim::dp)], 2), 2);
+}
+
+TEST(Workload, RefusesWhatDoesNotFit) {
+  const auto error = [](TrainingWorkload w, int ranks, int per_node) {
+    try {
+      derive_step(w, ranks, per_node);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(error(tiny(), 6, 2), "tiny.yaml: parallelism: tp 2 x pp 2 = 4 does not divide the 6 ranks");
+  TrainingWorkload w = tiny();
+  w.tp = 4;
+  EXPECT_NE(error(w, 8, 2).find("tp 4: a tensor-parallel group must lie inside a node"), std::string::npos);
+  w = tiny();
+  w.global_batch = 6;
+  EXPECT_NE(error(w, 8, 2).find("global_batch 6 is not a whole number of micro-batches"), std::string::npos);
+  w = tiny();
+  w.pp = 3;
+  EXPECT_NE(error(w, 12, 2).find("pp 3 does not divide the model's 8 layers"), std::string::npos);
+  w = tiny();
+  w.dp = 4;
+  EXPECT_NE(error(w, 8, 2).find("tp 2 x pp 2 x dp 4 = 16, not the 8 ranks"), std::string::npos);
+}
+
+// A data-parallel program with one stage: forward 1 s, backward 2 s over 2
+// layers, a bucket per layer.
+StepProgram two_buckets() {
+  TrainingWorkload w = tiny();
+  w.tp = 1, w.pp = 1, w.layers = 2, w.global_batch = 4, w.micro_batch = 2, w.forward_s = 1;
+  w.bucket_bytes = 1;  // every layer fills one
+  return derive_step(w, 2, 1);
+}
+
+TEST(WorkloadSimulation, DataParallelBucketsHideBehindBackward) {
+  const StepProgram p = two_buckets();
+  ASSERT_EQ(p.micro_batches, 1);
+  ASSERT_EQ(p.ops.size(), 1u);
+  const std::vector<bool> cross{true};
+  // Bucket 1 starts when layer 2's backward ends (t = 2), bucket 2 at t = 3.
+  SimulatedStep s = simulate_step(p, {0.5}, cross, false);
+  EXPECT_NEAR(s.step_s, 3.5, 1e-12);
+  EXPECT_NEAR(s.slowest().exposed_s[static_cast<int>(Dim::dp)], 0.5, 1e-12);
+  s = simulate_step(p, {2.0}, cross, false);  // the queue: bucket 2 waits for bucket 1 (2 -> 4 -> 6)
+  EXPECT_NEAR(s.step_s, 6, 1e-12);
+  EXPECT_NEAR(s.slowest().exposed_s[static_cast<int>(Dim::dp)], 3, 1e-12);
+  EXPECT_NEAR(s.slowest().compute_s, 3, 1e-12);
+}
+
+TEST(WorkloadSimulation, PipelineWaitsForTheOtherStage) {
+  TrainingWorkload w = tiny();
+  w.tp = 1, w.pp = 2, w.layers = 2, w.micro_batch = 1, w.global_batch = 2, w.forward_s = 1;
+  const StepProgram p = derive_step(w, 2, 1);
+  ASSERT_EQ(p.micro_batches, 2);
+  std::vector<double> secs(p.ops.size(), 0.1);
+  const SimulatedStep s = simulate_step(p, secs, std::vector<bool>(p.ops.size(), true), false);
+  // GPipe by hand, a message taking 0.1 once both sides have posted it: stage
+  // 1 receives at 1.1 and 2.2 (posted at 2.1), forwards until 3.2, sends its
+  // gradients at 5.2 and 7.2; stage 0 waits 2 -> 5.3 and 7.3 -> 7.4, ends at 9.4.
+  EXPECT_EQ(s.slowest_stage, 0);
+  EXPECT_NEAR(s.step_s, 9.4, 1e-9);
+  EXPECT_NEAR(s.stages[1].step_s, 7.4, 1e-9);
+  EXPECT_NEAR(s.stages[0].exposed_s[static_cast<int>(Dim::pp)], 3.4, 1e-9);
+}
+
+TEST(WorkloadSimulation, SharedNetworkQueuesDifferentPhases) {
+  TrainingWorkload w = tiny();
+  w.tp = 1, w.pp = 1, w.layers = 2, w.global_batch = 4, w.micro_batch = 2, w.forward_s = 1, w.zero = 2;
+  w.bucket_bytes = 1;
+  const StepProgram p = derive_step(w, 2, 1);  // reduce_scatter buckets, then the all_gather
+  const std::vector<double> secs(p.ops.size(), 2.0);
+  const std::vector<bool> cross(p.ops.size(), true);
+  const double apart = simulate_step(p, secs, cross, false).step_s, queued = simulate_step(p, secs, cross, true).step_s;
+  EXPECT_NEAR(apart, 8, 1e-9);  // buckets 2-4-6, then the all_gather 6-8
+  EXPECT_GE(queued, apart);
+}
+
+ResultSet curves() {
+  synthetic::Shape shape;
+  shape.from = 1024, shape.to = 1 << 20, shape.factor = 4, shape.placements = {0};
+  // 10 us + bytes / 1 GB/s at any rank count.
+  ResultSet s = synthetic::sweep(
+      {2}, [](int, double b) { return 10 + b / 1e3; }, shape);
+  ResultSet pp = s;
+  for (ImportedPoint& p : pp.points) p.collective = "sendrecv";
+  s.points.insert(s.points.end(), pp.points.begin(), pp.points.end());
+  return s;
+}
+
+TEST(WorkloadPrediction, ReadsEachPhaseOffItsGroupsCurve) {
+  TrainingWorkload w = tiny();
+  w.tp = 1, w.pp = 2, w.hidden = 64, w.sequence = 64, w.micro_batch = 1, w.global_batch = 2;  // 8 KiB messages
+  const StepProgram p = derive_step(w, 2, 1);
+  const SeriesTable t = build_series(curves(), kKeyRanks | kKeyNodes | kKeyInPlace);
+  const StepPrediction pred = predict_step(p, t);
+  ASSERT_FALSE(pred.phases.empty());
+  for (const PhaseTime& ph : pred.phases) {
+    EXPECT_EQ(ph.group_ranks, 2);
+    EXPECT_EQ(ph.group_nodes, 2);
+    EXPECT_EQ(ph.sharing, 1);
+    // 8192 B lies between 4 KiB and 16 KiB: halfway in log-log, their geometric mean.
+    EXPECT_NEAR(ph.s * 1e6, std::sqrt((10 + 4.096) * (10 + 16.384)), 1e-9);
+    EXPECT_FALSE(ph.extrapolated);
+  }
+  EXPECT_GE(pred.hi.step_s, pred.mid.step_s);
+  EXPECT_LE(pred.lo.step_s, pred.mid.step_s);
+  const PredictedStep sum = summarize_prediction(w, p, pred);
+  EXPECT_NEAR(sum.exposed_s.mid, pred.mid.step_s - p.compute_per_step_s(), 1e-9);
+}
+
+TEST(WorkloadPrediction, SaysWhichCurveIsMissing) {
+  TrainingWorkload w = tiny();
+  w.tp = 1, w.pp = 1, w.global_batch = 8, w.micro_batch = 2;
+  const StepProgram p = derive_step(w, 4, 1);  // dp all_reduce at 4 ranks on 4 nodes
+  const SeriesTable t = build_series(curves(), kKeyRanks | kKeyNodes | kKeyInPlace);
+  try {
+    predict_step(p, t);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(),
+                 "no measured curve for 'dp all_reduce (gradient buckets)': all_reduce at 4 ranks on 4 nodes "
+                 "(the runs have: 2 ranks on 2 nodes)");
+  }
+}
+
+TEST(WorkloadPrediction, GroupsSideBySideShareTheLinks) {
+  TrainingWorkload w = tiny();
+  w.pp = 1;
+  const StepProgram p = derive_step(w, 4, 2);  // tp 2 in a node, dp 2 across: 2 dp groups per node
+  ResultSet set = curves();
+  // The tp curve: 2 ranks on 1 node.
+  ResultSet one_node = synthetic::sweep(
+      {2}, [](int, double b) { return 10 + b / 1e3; }, synthetic::Shape{1024, 1 << 24, 4, {0}, 0, "mpi", "", ""});
+  set.points.insert(set.points.end(), one_node.points.begin(), one_node.points.end());
+  const StepPrediction pred = predict_step(p, build_series(set, kKeyRanks | kKeyNodes | kKeyInPlace));
+  for (const PhaseTime& ph : pred.phases) {
+    const CommOp& op = p.ops[static_cast<std::size_t>(ph.op)];
+    EXPECT_EQ(ph.sharing, op.dim == Dim::dp ? 2 : 1) << op.phase;
+  }
+}
+
+TEST(WorkloadPrediction, TheFileReadsBackWhatWasWritten) {
+  PredictedStep p;
+  p.workload = "w", p.ranks = 8, p.ranks_per_node = 2, p.compute_s = 0.1;
+  p.step_s = {0.3, 0.25, 0.4}, p.exposed_s = {0.2, 0.15, 0.3};
+  p.by_dim[static_cast<int>(Dim::dp)] = {0.2, 0.15, 0.3};
+  const std::string path = testing::TempDir() + "/prediction.json";
+  {
+    FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(prediction_json(p).c_str(), f);
+    std::fclose(f);
+  }
+  const PredictedStep r = read_prediction(path);
+  EXPECT_EQ(r.ranks, 8);
+  EXPECT_DOUBLE_EQ(r.step_s.hi, 0.4);
+  EXPECT_DOUBLE_EQ(r.by_dim[static_cast<int>(Dim::dp)].lo, 0.15);
+}
+
+TEST(Goodput, YoungsIntervalAndTheShareLost) {
+  // 100 nodes of 1000 h MTBF: the job fails every 36000 s.
+  const Goodput g = young_goodput(1000, 100, 60, 300);
+  EXPECT_NEAR(g.job_mtbf_s, 36000, 1e-9);
+  EXPECT_NEAR(g.interval_s, std::sqrt(2 * 60 * 36000.0), 1e-9);
+  EXPECT_NEAR(g.lost_checkpoint, 60 / g.interval_s, 1e-12);
+  EXPECT_NEAR(g.lost_rework, g.interval_s / 72000, 1e-12);
+  EXPECT_NEAR(g.lost_restart, 300 / 36000.0, 1e-12);
+  EXPECT_NEAR(g.useful, 1 - 2 * 60 / g.interval_s - 300 / 36000.0, 1e-12);  // C / tau = tau / 2M at Young's tau
+  EXPECT_EQ(young_goodput(1, 10000, 600, 600).useful, 0);                   // failures faster than checkpoints
+}
+
+}  // namespace ccb::workload_tests
