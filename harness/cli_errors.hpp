@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 
 #include "common/errors.hpp"
+#include "results/report/render.hpp"
 
 #include <CLI/CLI.hpp>
 #include <regex>
 #include <string>
+#include <utility>
 
 namespace ccb {
 
@@ -45,6 +47,14 @@ inline void parse_or_usage_error(CLI::App& app, int argc, const char* const* arg
     throw UsageError(fmt::format("{}{} (see ccbench {}--help)", what.empty() ? "" : what + ": ", usage_line(e),
                                  command.empty() ? "" : command + " "));
   }
+}
+
+// "LABEL=VALUE" (--run, --cost, --curves): UsageError "FLAG 'V': expected LABEL=VALUE".
+inline std::pair<std::string, std::string> split_assignment(const std::string& flag, const std::string& v) {
+  const std::size_t eq = v.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+    throw UsageError(fmt::format("{} '{}': expected LABEL=VALUE", flag, terminal_safe(v)));
+  return {v.substr(0, eq), v.substr(eq + 1)};
 }
 
 }  // namespace ccb

@@ -68,13 +68,6 @@ fit printed one block per row); the files have everything. Exit codes: 0
 done, 2 bad input (one line on stderr).
 )";
 
-std::pair<std::string, std::string> split_assignment(const std::string& flag, const std::string& v) {
-  const std::size_t eq = v.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
-    throw UsageError(fmt::format("{} '{}': expected LABEL=VALUE", flag, terminal_safe(v)));
-  return {v.substr(0, eq), v.substr(eq + 1)};
-}
-
 std::string reference_list() {
   std::string out = "Published figures (--reference ID; not measured by ccbench):\n";
   for (const PublishedFigure& f : published_figures())

@@ -2,13 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "harness/cli_errors.hpp"
+#include "results/compare/cost.hpp"
+#include "results/compare/decision.hpp"
 #include "results/import/importer.hpp"
 #include "results/output_file.hpp"
 #include "results/workload/goodput.hpp"
@@ -22,6 +27,8 @@ namespace {
 const char* workload_help() {
   return R"(ccbench workload show WORKLOAD.yaml --ranks R --ranks-per-node K
 ccbench workload predict WORKLOAD.yaml --ranks R --ranks-per-node K --curves RUN... [--json FILE]
+ccbench workload predict WORKLOAD.yaml --ranks R --ranks-per-node K --curves A=RUN... --curves B=RUN...
+                         [--cost A=PROFILE --cost B=PROFILE]
 
 A workload file describes one training step (docs/workload.md): the model's
 shape, its parallelism (tp, pp, dp, ep, ZeRO stage, gradient buckets) and
@@ -31,12 +38,18 @@ calls per step. predict reads each phase's time off measured sweeps (RUN:
 ccbench JSON Lines, nccl-tests, OSU or IMB files or folders holding a curve
 for each phase's collective at its group's ranks and nodes) and simulates
 the step: step time, compute, exposed communication per dimension, tokens
-per second, and goodput when the file gives goodput: inputs.
+per second, and goodput when the file gives goodput: inputs. Labelled
+curves (LABEL=RUN) are options side by side (a cluster, an instance type):
+each one's step, and with --cost LABEL=PROFILE (compare's cost profiles) its
+price per million useful tokens (step x ranks x price per GPU-hour / tokens
+per step / goodput's useful share); the first two are called faster and
+cheaper only when the ratio's interval excludes equal (compare's rule).
 
 Columns of show (per rank): phase, dim (tp, pp, dp, ep), group (its ranks
 and nodes), collective, size (the size column of a sweep: nccl-tests'
 convention), calls (per step, busiest stage), per step (size x calls).
-Columns of predict: the same with one call's time (ms, the curve's median
+Columns of predict: the same with k (groups of the phase side by side on a
+node, sharing its links: the curve is read at k x the size), one call's time (ms, the curve's median
 read at that size; low-high: its 10th-90th percentiles) and the curve it
 came from; "beyond" marks a size above the curve's largest (bandwidth held).
 The step: middle = median times, phases side by side; interval = low times
@@ -50,7 +63,7 @@ without a curve), 5 an output could not be written.
 struct WorkloadArgs {
   std::string verb, workload, json_path;
   int ranks = 0, per_node = 0;
-  std::vector<std::string> curves;
+  std::vector<std::string> curves, costs;
 };
 
 std::string group_text(const StepProgram& prog, const CommOp& op) {
@@ -106,26 +119,73 @@ void print_goodput(const TrainingWorkload& w, const StepProgram& prog, double st
   const int nodes = (prog.ranks + prog.ranks_per_node - 1) / prog.ranks_per_node;
   const Goodput g = young_goodput(w.node_mtbf_hours, nodes, w.checkpoint_s, std::max(0.0, w.restart_s));
   fmt::print(
-      "# goodput (Young): {} nodes, job MTBF {:.1f} h, checkpoint every {:.1f} min: useful {:.1f}% (checkpoints "
+      "# goodput (Young): {} node{}, job MTBF {:.1f} h, checkpoint every {:.1f} min: useful {:.1f}% (checkpoints "
       "{:.1f}%, rework {:.1f}%, restarts {:.1f}%); {:.0f} useful tokens/s\n",
-      nodes, g.job_mtbf_s / 3600, g.interval_s / 60, g.useful * 100, g.lost_checkpoint * 100, g.lost_rework * 100,
-      g.lost_restart * 100, prog.tokens_per_step / step_s * g.useful);
+      nodes, nodes == 1 ? "" : "s", g.job_mtbf_s / 3600, g.interval_s / 60, g.useful * 100, g.lost_checkpoint * 100,
+      g.lost_rework * 100, g.lost_restart * 100, prog.tokens_per_step / step_s * g.useful);
 }
 
-int predict(const WorkloadArgs& a, const TrainingWorkload& w, const StepProgram& prog) {
-  if (a.curves.empty()) throw UsageError("workload predict: give the measured curves (--curves RUN...)");
+// One option of a decision: its curves and its price.
+struct Option {
+  std::string label;
+  std::vector<std::string> curves;
+  std::optional<CostProfile> cost;
+  PredictedStep step;
+};
+
+// "--curves LABEL=PATH" or "--curves PATH" (label ""): a label is a word
+// before the first '=' of something that is not itself a path.
+std::pair<std::string, std::string> labelled(const std::string& v) {
+  const std::size_t eq = v.find('=');
+  struct stat st {};
+  if (eq == std::string::npos || eq == 0 || ::stat(v.c_str(), &st) == 0) return {"", v};
+  const std::string label = v.substr(0, eq);
+  if (label.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != std::string::npos)
+    return {"", v};
+  return {label, v.substr(eq + 1)};
+}
+
+std::vector<Option> options_of(const WorkloadArgs& a) {
+  std::vector<Option> out;
+  const auto find = [&](const std::string& label) -> Option* {
+    for (Option& o : out)
+      if (o.label == label) return &o;
+    return nullptr;
+  };
+  for (const std::string& c : a.curves) {
+    const auto [label, path] = labelled(c);
+    Option* o = find(label);
+    if (!o) o = &out.emplace_back(Option{label, {}, std::nullopt, {}});
+    o->curves.push_back(path);
+  }
+  if (out.size() > 1 && find(""))
+    throw UsageError("workload predict: --curves: label every option (LABEL=PATH) when there are several");
+  for (const std::string& c : a.costs) {
+    const auto [label, path] = out.size() == 1 && out[0].label.empty() ? std::pair<std::string, std::string>{"", c}
+                                                                       : split_assignment("--cost", c);
+    Option* o = find(label);
+    if (!o) throw UsageError(fmt::format("--cost {}: no --curves has that label", label));
+    if (o->cost) throw UsageError(fmt::format("--cost {}: given twice", label.empty() ? path : label));
+    o->cost = load_cost_profile(path);
+  }
+  if (!a.json_path.empty() && out.size() > 1)
+    throw UsageError("workload predict: --json writes one option's prediction (the one replay --check reads)");
+  return out;
+}
+
+PredictedStep predict_option(const Option& o, const TrainingWorkload& w, const StepProgram& prog) {
   ResultSet all;
-  for (const ResultSet& s : load_measured_runs(a.curves, "workload predict"))
+  for (const ResultSet& s : load_measured_runs(o.curves, "workload predict"))
     all.points.insert(all.points.end(), s.points.begin(), s.points.end());
   const SeriesTable table = build_series(all, kKeyRanks | kKeyNodes | kKeyInPlace);
   const StepPrediction p = predict_step(prog, table);
-  print_header(w, prog);
-  fmt::print("{:<38} {:<4} {:<18} {:>10} {:>6} {:>10} {:>19}  {}\n", "phase", "dim", "group", "size", "calls",
-             "call_ms", "low-high_ms", "curve");
+  if (!o.label.empty()) fmt::print("## {}\n", o.label);
+  fmt::print("{:<38} {:<4} {:<18} {:>10} {:>6} {:>3} {:>10} {:>19}  {}\n", "phase", "dim", "group", "size", "calls",
+             "k", "call_ms", "low-high_ms", "curve");
   for (const PhaseTime& ph : p.phases) {
     const CommOp& op = prog.ops[static_cast<std::size_t>(ph.op)];
-    fmt::print("{:<38} {:<4} {:<18} {:>10} {:>6} {:>10} {:>19}  {}{}\n", op.phase, setting_name(op.dim),
-               group_text(prog, op), format_size(static_cast<double>(op.bytes)), ph.calls, format_ms(ph.s),
+    fmt::print("{:<38} {:<4} {:<18} {:>10} {:>6} {:>3} {:>10} {:>19}  {}{}\n", op.phase, setting_name(op.dim),
+               group_text(prog, op), format_size(static_cast<double>(op.bytes)), ph.calls, ph.sharing, format_ms(ph.s),
                fmt::format("{}-{}", format_ms(ph.lo_s), format_ms(ph.hi_s)), ph.curve,
                ph.extrapolated ? " (beyond)" : "");
   }
@@ -140,14 +200,74 @@ int predict(const WorkloadArgs& a, const TrainingWorkload& w, const StepProgram&
                           format_ms(sum.by_dim[d].mid), format_ms(sum.by_dim[d].lo), format_ms(sum.by_dim[d].hi));
   fmt::print("# exposed by dimension (slowest stage): {}{}\n", dims.empty() ? "none" : dims,
              prog.group_size(Dim::pp) > 1
-                 ? fmt::format("; pp includes the pipeline bubble, {} ms by GPipe's (pp - 1) x "
-                               "(forward + backward)",
+                 ? fmt::format("; pp includes the pipeline bubble, {} ms by GPipe's (pp - 1) x (forward + backward)",
                                format_ms(p.bubble_s))
                  : "");
-  fmt::print("# {:.0f} tokens/s ({:.0f}-{:.0f})\n", prog.tokens_per_step / sum.step_s.mid,
-             prog.tokens_per_step / sum.step_s.hi, prog.tokens_per_step / sum.step_s.lo);
-  print_goodput(w, prog, sum.step_s.mid);
-  if (!a.json_path.empty()) write_file_atomically("--json", a.json_path, prediction_json(sum));
+  return sum;
+}
+
+// Per option: tokens per second and, with a price, the cost of a million
+// useful tokens (goodput's share when the workload gives its inputs).
+void print_options(const std::vector<Option>& opts, const TrainingWorkload& w, const StepProgram& prog) {
+  const int nodes = (prog.ranks + prog.ranks_per_node - 1) / prog.ranks_per_node;
+  const bool good = w.node_mtbf_hours > 0 && w.checkpoint_s > 0;
+  const double useful =
+      good ? young_goodput(w.node_mtbf_hours, nodes, w.checkpoint_s, std::max(0.0, w.restart_s)).useful : 1;
+  print_goodput(w, prog, opts.front().step.step_s.mid);
+  const auto per_million = [&](const Option& o, double step_s) {
+    return o.cost ? step_s * prog.ranks * o.cost->per_gpu_hour / 3600 / (prog.tokens_per_step * useful) * 1e6 : kNaN;
+  };
+  fmt::print("{:<12} {:>10} {:>21} {:>10} {:>21} {:>12}  {}\n", "option", "step_ms", "interval", "tokens/s",
+             "per M useful tokens", "interval", "basis");
+  for (const Option& o : opts) {
+    const double c = per_million(o, o.step.step_s.mid);
+    fmt::print("{:<12} {:>10} {:>21} {:>10.0f} {:>21} {:>12}  {}\n", o.label.empty() ? "-" : o.label,
+               format_ms(o.step.step_s.mid),
+               fmt::format("{}-{}", format_ms(o.step.step_s.lo), format_ms(o.step.step_s.hi)),
+               prog.tokens_per_step / o.step.step_s.mid,
+               o.cost ? fmt::format("{:.4g} {}", c, o.cost->currency) : std::string("-"),
+               o.cost ? fmt::format("{:.4g}-{:.4g}", per_million(o, o.step.step_s.lo), per_million(o, o.step.step_s.hi))
+                      : std::string("-"),
+               o.cost ? "predicted step x price of " + o.cost->name : "predicted step; no --cost");
+  }
+  if (opts.size() < 2) return;
+  // The first two options: which is faster, which is cheaper, when the interval says so.
+  const Option *a = &opts[0], *b = &opts[1];
+  if (b->step.step_s.mid < a->step.step_s.mid) std::swap(a, b);
+  const auto call = [](const std::string& lo_label, const std::string& hi_label, double lo_mid, double lo_lo,
+                       double lo_hi, double hi_mid, double hi_lo, double hi_hi) {
+    return call_ratio(lo_label, hi_label, hi_mid / lo_mid, hi_lo / lo_hi, hi_hi / lo_lo);
+  };
+  const RatioCall faster = call(a->label, b->label, a->step.step_s.mid, a->step.step_s.lo, a->step.step_s.hi,
+                                b->step.step_s.mid, b->step.step_s.lo, b->step.step_s.hi);
+  fmt::print("# faster: {}\n",
+             faster.kind == RatioCall::winner
+                 ? fmt::format("'{}' by {:.2f}x (interval {})", faster.lower, faster.ratio, interval_text(faster))
+                 : cannot_tell(faster, "faster"));
+  if (!a->cost || !b->cost) return;
+  if (a->cost->currency != b->cost->currency) {
+    fmt::print("# cheaper: not compared (prices in {} and {})\n", a->cost->currency, b->cost->currency);
+    return;
+  }
+  const double ca = per_million(*a, a->step.step_s.mid), cb = per_million(*b, b->step.step_s.mid);
+  const Option *lo = ca <= cb ? a : b, *hi = ca <= cb ? b : a;
+  const RatioCall cheaper =
+      call(lo->label, hi->label, per_million(*lo, lo->step.step_s.mid), per_million(*lo, lo->step.step_s.lo),
+           per_million(*lo, lo->step.step_s.hi), per_million(*hi, hi->step.step_s.mid),
+           per_million(*hi, hi->step.step_s.lo), per_million(*hi, hi->step.step_s.hi));
+  fmt::print("# cheaper per useful token: {}\n",
+             cheaper.kind == RatioCall::winner
+                 ? fmt::format("'{}' by {:.2f}x (interval {})", cheaper.lower, cheaper.ratio, interval_text(cheaper))
+                 : cannot_tell(cheaper, "cheaper"));
+}
+
+int predict(const WorkloadArgs& a, const TrainingWorkload& w, const StepProgram& prog) {
+  if (a.curves.empty()) throw UsageError("workload predict: give the measured curves (--curves RUN...)");
+  std::vector<Option> opts = options_of(a);
+  print_header(w, prog);
+  for (Option& o : opts) o.step = predict_option(o, w, prog);
+  print_options(opts, w, prog);
+  if (!a.json_path.empty()) write_file_atomically("--json", a.json_path, prediction_json(opts.front().step));
   return kExitOk;
 }
 
@@ -166,6 +286,7 @@ int run_workload(int argc, char** argv) {
     app.add_option("--ranks", a.ranks)->check(CLI::Range(1, 10000000));
     app.add_option("--ranks-per-node", a.per_node)->check(CLI::Range(1, 100000));
     app.add_option("--curves", a.curves);
+    app.add_option("--cost", a.costs);
     app.add_option("--json", a.json_path);
     parse_or_usage_error(app, argc, argv, "workload", "workload");
     if (help || a.verb.empty()) {
@@ -175,12 +296,12 @@ int run_workload(int argc, char** argv) {
     if (a.workload.empty()) throw UsageError(fmt::format("workload {}: give the workload file", a.verb));
     if (a.ranks == 0 || a.per_node == 0)
       throw UsageError(fmt::format("workload {}: give --ranks and --ranks-per-node", a.verb));
-    if (a.verb == "show" && (!a.curves.empty() || !a.json_path.empty()))
-      throw UsageError("workload show: --curves and --json are predict's");
+    if (a.verb == "show" && (!a.curves.empty() || !a.json_path.empty() || !a.costs.empty()))
+      throw UsageError("workload show: --curves, --cost and --json are predict's");
     if (!a.json_path.empty()) {
       check_output_writable("--json", a.json_path);
       std::vector<std::pair<std::string, std::string>> inputs{{"workload", a.workload}};
-      for (const auto& c : a.curves) inputs.emplace_back("--curves", c);
+      for (const auto& c : a.curves) inputs.emplace_back("--curves", labelled(c).second);
       check_distinct_paths({{"--json", a.json_path}}, inputs);
     }
     const TrainingWorkload w = load_training_workload(a.workload);

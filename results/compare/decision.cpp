@@ -146,4 +146,24 @@ Decision decide(const Workload& w, std::vector<StepAtScale> sets, int nodes, boo
   return d;
 }
 
+std::string interval_text(const RatioCall& c) {
+  return std::isfinite(c.lo) ? fmt::format("{:.3g}x to {:.3g}x", c.lo, c.hi) : std::string("no interval");
+}
+
+std::string cannot_tell(const RatioCall& c, std::string_view what) {
+  switch (c.kind) {
+    case RatioCall::on_par:
+      return fmt::format("'{}' and '{}' are on par ({:.2f}x, interval {})", c.lower, c.higher, c.ratio,
+                         interval_text(c));
+    case RatioCall::contains_equal:
+      return fmt::format("cannot tell which is {}: '{}' is estimated {:.2f}x {}, but the interval ({}) contains equal",
+                         what, c.lower, c.ratio, what, interval_text(c));
+    case RatioCall::too_wide:
+      return fmt::format("cannot tell which is {}: the interval of the ratio ({}) spans more than {:g}x", what,
+                         interval_text(c), kMaxIntervalSpan);
+    case RatioCall::not_aligned: return fmt::format("cannot tell which is {}: {}", what, c.why);
+    default: return "";
+  }
+}
+
 }  // namespace ccb

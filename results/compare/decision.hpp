@@ -24,6 +24,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "results/compare/comparison.hpp"
@@ -59,6 +60,12 @@ struct RatioCall {
 };
 RatioCall call_ratio(const std::string& lower, const std::string& higher, double ratio, double lo, double hi,
                      double tie_band = 0.02);
+
+// The ratio's interval as text ("1.1x to 1.5x", or "no interval"), and what a
+// call that names no winner says ("cannot tell which is faster: ..."; "" for
+// a winner), ending without a full stop: how reports word a call.
+std::string interval_text(const RatioCall& c);
+std::string cannot_tell(const RatioCall& c, std::string_view what);
 
 // The Summary may not contradict the tables under it: a winner between two
 // sets stands only when the comparison lines up a series of the workload's

@@ -279,6 +279,11 @@ void import_ccbench_jsonl(std::string_view text, ImportContext& ctx) {
       run.seen = true;
       read_environment(j, ctx.set);
       read_noise(j, ctx.set);
+    } else if (type == "replay") {
+      ctx.unread(n,
+                 "a ccbench replay record (one training step's phases, docs/workload.md), not a sweep: the file is "
+                 "skipped");
+      return;
     } else if (type == "point") {
       if (!run.seen) ctx.unread(n, "point record before any run record: memory kind and path assumed host, auto");
       run.seen = true;

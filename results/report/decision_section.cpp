@@ -17,27 +17,6 @@ std::string where(const Decision& d) {
              : fmt::format("At the measured scale (the workload names {} GPUs; give --scale to project)", d.gpus);
 }
 
-std::string interval_text(const RatioCall& c) {
-  return std::isfinite(c.lo) ? fmt::format("{:.3g}x to {:.3g}x", c.lo, c.hi) : std::string("no interval");
-}
-
-// What a call says when it names no winner, ending without a full stop.
-std::string cannot_tell(const RatioCall& c, std::string_view what) {
-  switch (c.kind) {
-    case RatioCall::on_par:
-      return fmt::format("'{}' and '{}' are on par ({:.2f}x, interval {})", c.lower, c.higher, c.ratio,
-                         interval_text(c));
-    case RatioCall::contains_equal:
-      return fmt::format("cannot tell which is {}: '{}' is estimated {:.2f}x {}, but the interval ({}) contains equal",
-                         what, c.lower, c.ratio, what, interval_text(c));
-    case RatioCall::too_wide:
-      return fmt::format("cannot tell which is {}: the interval of the ratio ({}) spans more than {:g}x", what,
-                         interval_text(c), kMaxIntervalSpan);
-    case RatioCall::not_aligned: return fmt::format("cannot tell which is {}: {}", what, c.why);
-    default: return "";
-  }
-}
-
 const StepAtScale* find_set(const Decision& d, const std::string& label) {
   for (const StepAtScale& s : d.sets)
     if (s.label == label) return &s;

@@ -43,9 +43,11 @@ TrainingWorkload load_training_workload(const std::string& path) {
   w.source = yamlf::text(path, root, "", "source");
   if (!root["model"]) yamlf::fail(path, root, "model", "missing");
   const YAML::Node m = section(path, root, "model",
-                               {"parameters", "layers", "hidden", "sequence", "micro_batch", "global_batch", "dtype",
-                                "experts", "top_k", "moe_every"});
+                               {"parameters", "active_parameters", "layers", "hidden", "sequence", "micro_batch",
+                                "global_batch", "dtype", "experts", "top_k", "moe_every", "expert_parameters"});
   w.parameters = number(path, m, "model", "parameters", 1, 1e15, true);
+  const double active = number(path, m, "model", "active_parameters", 1, w.parameters, false);
+  w.active_parameters = std::isnan(active) ? 0 : active;
   w.layers = whole(path, m, "model", "layers", 1, 1e5, 0);
   w.hidden = whole(path, m, "model", "hidden", 1, 1e7, 0);
   w.sequence = whole(path, m, "model", "sequence", 1, 1e8, 0);
@@ -62,6 +64,10 @@ TrainingWorkload load_training_workload(const std::string& path) {
   w.experts = whole(path, m, "model", "experts", 0, 1e5, 0);
   w.top_k = whole(path, m, "model", "top_k", 1, 64, 1);
   w.moe_every = whole(path, m, "model", "moe_every", 1, 1e5, 1);
+  const double expert = number(path, m, "model", "expert_parameters", 0, w.parameters, false);
+  w.expert_parameters = std::isnan(expert) ? 0 : expert;
+  if (w.expert_parameters > 0 && w.experts == 0)
+    yamlf::fail(path, m["expert_parameters"], "model.expert_parameters", "needs model.experts (a MoE model)");
 
   const YAML::Node p = section(path, root, "parallelism", {"tp", "pp", "dp", "ep", "zero", "bucket", "dp_overlap"});
   w.tp = whole(path, p, "parallelism", "tp", 1, 1e5, 1);
@@ -206,10 +212,12 @@ StepProgram derive_step(const TrainingWorkload& w, int ranks, int ranks_per_node
   prog.size = {w.tp, w.pp, dp, w.ep};
   prog.micro_batches = w.global_batch / (w.micro_batch * dp);
   const std::size_t elem = info(w.dtype).size;
-  const double share = w.parameters / (w.tp * w.pp);  // this rank's parameters
+  // This rank's parameters: the dense ones split by tp x pp, the experts' by ep too.
+  const double share = (w.parameters - w.expert_parameters + w.expert_parameters / w.ep) / (w.tp * w.pp);
   const double tokens = static_cast<double>(w.micro_batch) * w.sequence;
   prog.tokens_per_step = tokens * w.global_batch / w.micro_batch;
-  prog.forward_s = w.forward_s > 0 ? w.forward_s : 2 * share * tokens / (w.peak_tflops * 1e12 * w.mfu);
+  const double active = (w.active_parameters > 0 ? w.active_parameters : w.parameters) / (w.tp * w.pp);
+  prog.forward_s = w.forward_s > 0 ? w.forward_s : 2 * active * tokens / (w.peak_tflops * 1e12 * w.mfu);
   prog.backward_s = prog.forward_s * w.backward_ratio;
   const int m = prog.micro_batches, ls = w.layers / w.pp;
   const double act = tokens * w.hidden * static_cast<double>(elem);
@@ -217,9 +225,8 @@ StepProgram derive_step(const TrainingWorkload& w, int ranks, int ranks_per_node
   const double layer_grads = grads / ls;
   if (w.experts > 0 && w.ep == 1) prog.notes.push_back("experts with ep 1: every rank holds every expert, no alltoall");
   prog.notes.push_back(
-      fmt::format("dp traffic is this rank's parameter share (parameters / (tp x pp) = {:.4g}); "
-                  "expert and embedding parameters are not told apart",
-                  share));
+      fmt::format("dp traffic is this rank's parameter share ({:.4g}); embeddings are not told apart{}", share,
+                  w.experts > 0 ? ", and expert gradients reduce over the whole dp group (not dp / ep)" : ""));
 
   const auto comm = [&](std::string phase, Dim d, CollectiveId c, double bytes, P2p p = P2p::none, int dir = 0) {
     return CommOp{std::move(phase), d, c, round_bytes(bytes, c, prog.group_size(d), elem), p, dir};

@@ -24,8 +24,8 @@
 //   dp, zero 3 (FSDP): per layer and micro-batch all_gather of G / L_s
 //     forward (the next layer's prefetched while this one computes) and
 //     backward, reduce_scatter of G / L_s after each layer's backward
-//   compute: forward f per micro-batch and stage (given, or 2 * parameters /
-//     (tp * pp) * micro_batch * sequence / (peak * mfu)), backward ratio * f,
+//   compute: forward f per micro-batch and stage (given, or 2 * active
+//     parameters / (tp * pp) * micro_batch * sequence / (peak * mfu)), backward ratio * f,
 //     spread evenly over the stage's layers
 #pragma once
 #include <array>
@@ -49,10 +49,11 @@ CCB_SETTING_NAMES(Dim, 4, {Dim::tp, "tp"}, {Dim::pp, "pp"}, {Dim::dp, "dp"}, {Di
 struct TrainingWorkload {
   std::string file, name, source;
   // The model.
-  double parameters = 0;
+  double parameters = 0, active_parameters = 0;  // active: per token (MoE: the experts it is routed to); 0: all
   int layers = 0, hidden = 0, sequence = 0, micro_batch = 1, global_batch = 0;
   DType dtype = DType::bfloat16;
   int experts = 0, top_k = 1, moe_every = 1;  // experts 0: dense
+  double expert_parameters = 0;               // of `parameters`, those in experts (sharded over ep)
   // Parallelism (dp 0: the ranks left after tp * pp).
   int tp = 1, pp = 1, dp = 0, ep = 1, zero = 0;
   double bucket_bytes = 25.0 * (1 << 20);  // PyTorch DDP's default bucket_cap_mb
