@@ -17,6 +17,8 @@
 #include "results/import/importer.hpp"
 #include "results/output_file.hpp"
 #include "results/workload/goodput.hpp"
+#include "results/workload/model_curves.hpp"
+#include "results/yaml_fields.hpp"
 #include "results/workload/prediction_file.hpp"
 #include "results/workload/step_prediction.hpp"
 #include "results/workload/training_step.hpp"
@@ -28,7 +30,7 @@ const char* workload_help() {
   return R"(ccbench workload show WORKLOAD.yaml --ranks R --ranks-per-node K
 ccbench workload predict WORKLOAD.yaml --ranks R --ranks-per-node K --curves RUN... [--json FILE]
 ccbench workload predict WORKLOAD.yaml --ranks R --ranks-per-node K --curves A=RUN... --curves B=RUN...
-                         [--cost A=PROFILE --cost B=PROFILE]
+                         [--cost A=PROFILE --cost B=PROFILE] [--model A=MODEL.json]
 
 A workload file describes one training step (docs/workload.md): the model's
 shape, its parallelism (tp, pp, dp, ep, ZeRO stage, gradient buckets) and
@@ -44,6 +46,10 @@ each one's step, and with --cost LABEL=PROFILE (compare's cost profiles) its
 price per million useful tokens (step x ranks x price per GPU-hour / tokens
 per step / goodput's useful share); the first two are called faster and
 cheaper only when the ratio's interval excludes equal (compare's rule).
+--model [LABEL=]MODEL.json (ccbench model fit): a phase whose group has no
+measured curve (a dp group of 128 nodes) is read off the model's prediction
+at its ranks and nodes (what the library chooses), its 90% interval as the
+low and high times; the table names it "scale model: ...".
 
 Columns of show (per rank): phase, dim (tp, pp, dp, ep), group (its ranks
 and nodes), collective, size (the size column of a sweep: nccl-tests'
@@ -63,7 +69,7 @@ without a curve), 5 an output could not be written.
 struct WorkloadArgs {
   std::string verb, workload, json_path;
   int ranks = 0, per_node = 0;
-  std::vector<std::string> curves, costs;
+  std::vector<std::string> curves, costs, models;
 };
 
 std::string group_text(const StepProgram& prog, const CommOp& op) {
@@ -86,10 +92,10 @@ int calls_of(const StepProgram& prog, int op) {
 void print_header(const TrainingWorkload& w, const StepProgram& prog) {
   fmt::print("# {} ({}){}\n", w.name, w.file, w.source.empty() ? "" : "; shapes: " + w.source);
   fmt::print(
-      "# {} ranks, {} per node: tp {}, pp {}, dp {}, ep {}, zero {}; {} micro-batches per step, {:.4g} tokens per "
+      "# {} ranks, {} per node: tp {}, pp {}, dp {}, ep {}, zero {}; {} micro-batch{} per step, {:.4g} tokens per "
       "step\n",
       prog.ranks, prog.ranks_per_node, prog.group_size(Dim::tp), prog.group_size(Dim::pp), prog.group_size(Dim::dp),
-      prog.group_size(Dim::ep), w.zero, prog.micro_batches, prog.tokens_per_step);
+      prog.group_size(Dim::ep), w.zero, prog.micro_batches, prog.micro_batches == 1 ? "" : "es", prog.tokens_per_step);
   fmt::print("# compute per micro-batch and stage: forward {} ms, backward {} ms ({}); per step {} ms\n",
              format_ms(prog.forward_s), format_ms(prog.backward_s),
              w.mfu > 0 ? fmt::format("mfu {} of {} TFLOP/s", w.mfu, w.peak_tflops) : std::string("given"),
@@ -123,6 +129,20 @@ void print_goodput(const TrainingWorkload& w, const StepProgram& prog, double st
       "{:.1f}%, rework {:.1f}%, restarts {:.1f}%); {:.0f} useful tokens/s\n",
       nodes, nodes == 1 ? "" : "s", g.job_mtbf_s / 3600, g.interval_s / 60, g.useful * 100, g.lost_checkpoint * 100,
       g.lost_rework * 100, g.lost_restart * 100, prog.tokens_per_step / step_s * g.useful);
+  // Sensitivity: the useful share when the inputs are off by these factors.
+  const double mtbf_factors[] = {0.25, 0.5, 1, 2}, checkpoint_factors[] = {0.5, 1, 2, 4};
+  fmt::print("# goodput sensitivity: useful share for node MTBF (rows) and checkpoint time (columns) x factor\n");
+  fmt::print("#   {:>16}", "MTBF \\ ckpt");
+  for (double c : checkpoint_factors) fmt::print(" {:>11}", fmt::format("x{:g} {:.0f} s", c, w.checkpoint_s * c));
+  fmt::print("\n");
+  for (double m : mtbf_factors) {
+    fmt::print("#   {:>16}", fmt::format("x{:g} {:.0f} h", m, w.node_mtbf_hours * m));
+    for (double c : checkpoint_factors)
+      fmt::print(
+          " {:>10.1f}%",
+          young_goodput(w.node_mtbf_hours * m, nodes, w.checkpoint_s * c, std::max(0.0, w.restart_s)).useful * 100);
+    fmt::print("\n");
+  }
 }
 
 // One option of a decision: its curves and its price.
@@ -130,6 +150,7 @@ struct Option {
   std::string label;
   std::vector<std::string> curves;
   std::optional<CostProfile> cost;
+  std::optional<Model> model;
   PredictedStep step;
 };
 
@@ -155,8 +176,16 @@ std::vector<Option> options_of(const WorkloadArgs& a) {
   for (const std::string& c : a.curves) {
     const auto [label, path] = labelled(c);
     Option* o = find(label);
-    if (!o) o = &out.emplace_back(Option{label, {}, std::nullopt, {}});
+    if (!o) o = &out.emplace_back(Option{label, {}, std::nullopt, std::nullopt, {}});
     o->curves.push_back(path);
+  }
+  for (const std::string& m : a.models) {
+    const auto [label, path] = labelled(m);
+    Option* o = find(label);
+    if (!o) o = &out.emplace_back(Option{label, {}, std::nullopt, std::nullopt, {}});
+    if (o->model)
+      throw UsageError(fmt::format("--model {}: given twice for that option", label.empty() ? path : label));
+    o->model = model_from_json(yamlf::read_text(path, 64 << 20), path);
   }
   if (out.size() > 1 && find(""))
     throw UsageError("workload predict: --curves: label every option (LABEL=PATH) when there are several");
@@ -175,11 +204,18 @@ std::vector<Option> options_of(const WorkloadArgs& a) {
 
 PredictedStep predict_option(const Option& o, const TrainingWorkload& w, const StepProgram& prog) {
   ResultSet all;
-  for (const ResultSet& s : load_measured_runs(o.curves, "workload predict"))
-    all.points.insert(all.points.end(), s.points.begin(), s.points.end());
-  const SeriesTable table = build_series(all, kKeyRanks | kKeyNodes | kKeyInPlace);
+  if (!o.curves.empty())
+    for (const ResultSet& s : load_measured_runs(o.curves, "workload predict"))
+      all.points.insert(all.points.end(), s.points.begin(), s.points.end());
+  SeriesTable table = build_series(all, kKeyRanks | kKeyNodes | kKeyInPlace);
+  std::vector<std::string> modelled;
+  if (o.model) {
+    modelled = add_model_curves(prog, *o.model, table, all);
+    table = build_series(all, kKeyRanks | kKeyNodes | kKeyInPlace);
+  }
   const StepPrediction p = predict_step(prog, table);
   if (!o.label.empty()) fmt::print("## {}\n", o.label);
+  for (const std::string& m : modelled) fmt::print("# not measured, from the scale model: {}\n", m);
   fmt::print("{:<38} {:<4} {:<18} {:>10} {:>6} {:>3} {:>10} {:>19}  {}\n", "phase", "dim", "group", "size", "calls",
              "k", "call_ms", "low-high_ms", "curve");
   for (const PhaseTime& ph : p.phases) {
@@ -262,7 +298,8 @@ void print_options(const std::vector<Option>& opts, const TrainingWorkload& w, c
 }
 
 int predict(const WorkloadArgs& a, const TrainingWorkload& w, const StepProgram& prog) {
-  if (a.curves.empty()) throw UsageError("workload predict: give the measured curves (--curves RUN...)");
+  if (a.curves.empty() && a.models.empty())
+    throw UsageError("workload predict: give the measured curves (--curves RUN...) or a scale model (--model FILE)");
   std::vector<Option> opts = options_of(a);
   print_header(w, prog);
   for (Option& o : opts) o.step = predict_option(o, w, prog);
@@ -287,6 +324,7 @@ int run_workload(int argc, char** argv) {
     app.add_option("--ranks-per-node", a.per_node)->check(CLI::Range(1, 100000));
     app.add_option("--curves", a.curves);
     app.add_option("--cost", a.costs);
+    app.add_option("--model", a.models);
     app.add_option("--json", a.json_path);
     parse_or_usage_error(app, argc, argv, "workload", "workload");
     if (help || a.verb.empty()) {
@@ -296,12 +334,13 @@ int run_workload(int argc, char** argv) {
     if (a.workload.empty()) throw UsageError(fmt::format("workload {}: give the workload file", a.verb));
     if (a.ranks == 0 || a.per_node == 0)
       throw UsageError(fmt::format("workload {}: give --ranks and --ranks-per-node", a.verb));
-    if (a.verb == "show" && (!a.curves.empty() || !a.json_path.empty() || !a.costs.empty()))
-      throw UsageError("workload show: --curves, --cost and --json are predict's");
+    if (a.verb == "show" && (!a.curves.empty() || !a.json_path.empty() || !a.costs.empty() || !a.models.empty()))
+      throw UsageError("workload show: --curves, --model, --cost and --json are predict's");
     if (!a.json_path.empty()) {
       check_output_writable("--json", a.json_path);
       std::vector<std::pair<std::string, std::string>> inputs{{"workload", a.workload}};
       for (const auto& c : a.curves) inputs.emplace_back("--curves", labelled(c).second);
+      for (const auto& m : a.models) inputs.emplace_back("--model", labelled(m).second);
       check_distinct_paths({{"--json", a.json_path}}, inputs);
     }
     const TrainingWorkload w = load_training_workload(a.workload);

@@ -20,6 +20,9 @@ struct CurveTime {
 
 // Median, 10th and 90th percentile of a point, in seconds.
 std::array<double, 3> point_times(const SeriesPoint& p) {
+  if (std::isfinite(p.first->time_lo_us) && std::isfinite(p.first->time_hi_us))  // predicted: its 90% interval
+    return {p.time_us * 1e-6, std::min(p.time_us, p.first->time_lo_us) * 1e-6,
+            std::max(p.time_us, p.first->time_hi_us) * 1e-6};
   std::vector<double> v(p.samples().begin(), p.samples().end());
   std::erase_if(v, [](double x) { return !std::isfinite(x) || x <= 0; });
   const double mid = p.time_us * 1e-6;
@@ -83,15 +86,13 @@ std::string curves_available(const SeriesTable& t, std::string_view coll) {
 
 }  // namespace
 
-StepPrediction predict_step(const StepProgram& prog, const SeriesTable& curves) {
-  StepPrediction out;
+std::vector<PhaseTime> phase_shapes(const StepProgram& prog) {
   // Groups as stage 0's first rank sees them; a message between stages 0 and 1.
   const RankPlace first = place_rank(prog, 0);
   const int pp_nodes = prog.group_size(Dim::pp) > 1
                            ? nodes_of({0, prog.group_size(Dim::tp) * prog.group_size(Dim::dp)}, prog.ranks_per_node)
                            : 1;
-  std::vector<double> mid, lo, hi;
-  std::vector<bool> cross;
+  std::vector<PhaseTime> out;
   for (std::size_t i = 0; i < prog.ops.size(); ++i) {
     const CommOp& op = prog.ops[i];
     PhaseTime ph;
@@ -103,20 +104,52 @@ StepPrediction predict_step(const StepProgram& prog, const SeriesTable& curves) 
       ph.calls = std::max(ph.calls, static_cast<int>(std::count_if(stage.begin(), stage.end(), [&](const Action& a) {
                             return a.kind == Action::Kind::start && a.op == ph.op;
                           })));
+    // Groups of this phase side by side on a node share its links: k of them
+    // moving `bytes` each take about as long as one moving k x bytes.
+    const int members_per_node = p2p ? (ph.group_nodes > 1 ? 1 : 2) : ph.group_ranks / ph.group_nodes;
+    ph.sharing = p2p && ph.group_nodes == 1 ? 1 : std::max(1, prog.ranks_per_node / members_per_node);
+    out.push_back(std::move(ph));
+  }
+  return out;
+}
+
+std::vector<CurveNeed> curves_needed(const StepProgram& prog, const SeriesTable& have) {
+  std::vector<CurveNeed> out;
+  for (const PhaseTime& ph : phase_shapes(prog)) {
+    const CommOp& op = prog.ops[static_cast<std::size_t>(ph.op)];
+    const std::string coll(collective(op.coll).name);
+    if (find_curve(have, coll, ph.group_ranks, ph.group_nodes)) continue;
+    auto it = std::find_if(out.begin(), out.end(), [&](const CurveNeed& n) {
+      return n.collective == coll && n.ranks == ph.group_ranks && n.nodes == ph.group_nodes;
+    });
+    if (it == out.end()) it = out.insert(out.end(), CurveNeed{coll, ph.group_ranks, ph.group_nodes, {}, op.phase});
+    it->bytes.push_back(op.bytes);
+    it->bytes.push_back(op.bytes * static_cast<std::uint64_t>(ph.sharing));
+  }
+  for (CurveNeed& n : out) {
+    std::sort(n.bytes.begin(), n.bytes.end());
+    n.bytes.erase(std::unique(n.bytes.begin(), n.bytes.end()), n.bytes.end());
+  }
+  return out;
+}
+
+StepPrediction predict_step(const StepProgram& prog, const SeriesTable& curves) {
+  StepPrediction out;
+  std::vector<double> mid, lo, hi;
+  std::vector<bool> cross;
+  for (PhaseTime& ph : phase_shapes(prog)) {
+    const CommOp& op = prog.ops[static_cast<std::size_t>(ph.op)];
     const std::string_view coll = collective(op.coll).name;
     const Series* s = find_curve(curves, coll, ph.group_ranks, ph.group_nodes);
     if (!s)
       throw UsageError(fmt::format("no measured curve for '{}': {} at {} ranks on {} node{} (the runs have: {})",
                                    op.phase, coll, ph.group_ranks, ph.group_nodes, ph.group_nodes == 1 ? "" : "s",
                                    curves_available(curves, coll)));
-    // Groups of this phase side by side on a node share its links: k of them
-    // moving `bytes` each take about as long as one moving k x bytes.
-    const int members_per_node = p2p ? (ph.group_nodes > 1 ? 1 : 2) : ph.group_ranks / ph.group_nodes;
-    ph.sharing = p2p && ph.group_nodes == 1 ? 1 : std::max(1, prog.ranks_per_node / members_per_node);
     const CurveTime t = read_curve(*s, op.bytes * static_cast<std::uint64_t>(ph.sharing));
     const CurveTime alone = read_curve(*s, op.bytes);
     ph.s = t.s, ph.lo_s = alone.lo, ph.hi_s = t.hi, ph.extrapolated = t.extrapolated;
-    ph.curve = s->label();
+    ph.predicted = std::isfinite(s->points.front().first->time_lo_us);
+    ph.curve = (ph.predicted ? "scale model: " : "") + s->label();
     mid.push_back(ph.s), lo.push_back(ph.lo_s), hi.push_back(ph.hi_s);
     cross.push_back(ph.group_nodes > 1);
     out.phases.push_back(std::move(ph));

@@ -9,7 +9,8 @@
 // below the smallest size the smallest's time; above the largest the
 // largest's time scaled by bytes (its bandwidth held), flagged. The low and
 // high times are the per-iteration 10th and 90th percentiles read the same
-// way (the median's when a point has no samples). A pipeline message is read
+// way (the median's when a point has no samples; a predicted point's 90%
+// interval: results/workload/model_curves.hpp). A pipeline message is read
 // off `sendrecv` at 2 ranks on the nodes of two neighbouring stages.
 //
 // Sharing (modelled): the k groups of one phase that run side by side on a
@@ -40,6 +41,7 @@ struct PhaseTime {
   int sharing = 1;                                  // groups of this phase side by side on a node
   double s = 0, lo_s = 0, hi_s = 0;                 // one call: median shared, 10th alone, 90th shared
   bool extrapolated = false;                        // beyond the curve's largest size
+  bool predicted = false;                           // the curve is the scale model's (model_curves.hpp)
   std::string curve;                                // the series' label
 };
 
@@ -48,6 +50,19 @@ struct StepPrediction {
   SimulatedStep mid, lo, hi;
   double bubble_s = 0;  // GPipe's: (pp - 1) x (forward + backward) per micro-batch
 };
+
+// Each phase's group (ranks, nodes), calls per step and sharing, without times.
+std::vector<PhaseTime> phase_shapes(const StepProgram& prog);
+
+// The curves the program needs that `have` lacks: a collective at a group's
+// ranks and nodes, with every size read off it (calls and k x calls).
+struct CurveNeed {
+  std::string collective;
+  int ranks = 0, nodes = 0;
+  std::vector<std::uint64_t> bytes;  // ascending
+  std::string phase;                 // the first phase that needs it
+};
+std::vector<CurveNeed> curves_needed(const StepProgram& prog, const SeriesTable& have);
 
 // UsageError "no measured curve for 'dp all_reduce (gradient buckets)': all_reduce
 // at 4 ranks on 4 nodes (the runs have: ...)" when a phase has no curve.

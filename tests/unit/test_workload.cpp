@@ -195,7 +195,8 @@ TEST(WorkloadPrediction, ReadsEachPhaseOffItsGroupsCurve) {
   TrainingWorkload w = tiny();
   w.tp = 1, w.pp = 2, w.hidden = 64, w.sequence = 64, w.micro_batch = 1, w.global_batch = 2;  // 8 KiB messages
   const StepProgram p = derive_step(w, 2, 1);
-  const SeriesTable t = build_series(curves(), kKeyRanks | kKeyNodes | kKeyInPlace);
+  const ResultSet set = curves();  // the table points into it
+  const SeriesTable t = build_series(set, kKeyRanks | kKeyNodes | kKeyInPlace);
   const StepPrediction pred = predict_step(p, t);
   ASSERT_FALSE(pred.phases.empty());
   for (const PhaseTime& ph : pred.phases) {
@@ -216,7 +217,8 @@ TEST(WorkloadPrediction, SaysWhichCurveIsMissing) {
   TrainingWorkload w = tiny();
   w.tp = 1, w.pp = 1, w.global_batch = 8, w.micro_batch = 2;
   const StepProgram p = derive_step(w, 4, 1);  // dp all_reduce at 4 ranks on 4 nodes
-  const SeriesTable t = build_series(curves(), kKeyRanks | kKeyNodes | kKeyInPlace);
+  const ResultSet set = curves();
+  const SeriesTable t = build_series(set, kKeyRanks | kKeyNodes | kKeyInPlace);
   try {
     predict_step(p, t);
     FAIL() << "no error";

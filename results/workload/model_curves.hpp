@@ -1,0 +1,22 @@
+// Curves for the phases of a training step whose group was not measured
+// (a dp group of 128 nodes from sweeps at 2-8): the scale model's prediction
+// (results/model, what the library chooses) at the group's ranks and nodes,
+// at every size the step reads, with the model's 90% interval as the low and
+// high times. Added as predicted points to the option's result set; the
+// phase table names them "scale model: ...".
+#pragma once
+#include <string>
+#include <vector>
+
+#include "results/import/result_set.hpp"
+#include "results/model/comm_model.hpp"
+#include "results/workload/step_prediction.hpp"
+
+namespace ccb {
+
+// One line per curve added ("dp ... all_reduce at 32 ranks on 32 nodes: MODEL SERIES (flags)").
+// UsageError when the model has no series of a needed collective.
+std::vector<std::string> add_model_curves(const StepProgram& prog, const Model& m, const SeriesTable& measured,
+                                          ResultSet& into);
+
+}  // namespace ccb
