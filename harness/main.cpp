@@ -183,34 +183,35 @@ int accept_main(int argc, char** argv, bool printer) {
   });
 }
 
-// ccbench io: parsed by every process, then the storage benchmark runs.
-int io_main(int argc, char** argv, bool printer) {
-  std::optional<IoArgs> args;
+// A launched command with a parser of its own (io, replay): parsed by every
+// process (nullopt: --help), then run on the world; a parse error is agreed
+// on first when launched.
+template <class Parse, class Run>
+int parsed_then_launched(int argc, char** argv, bool printer, const char* what, const char* help, Parse&& parse,
+                         Run&& run) {
+  decltype(parse(argc, argv)) args;
   std::string error;
   try {
-    args = parse_io(argc, argv);
-    if (!args) return printer ? print_or_fail(io_help()) : kExitOk;
+    args = parse(argc, argv);
+    if (!args) return printer ? print_or_fail(help) : kExitOk;
   } catch (const UsageError& e) {
     error = terminal_safe(e.what());
   }
   if (!error.empty() && print_unless_launched(error)) return kExitUsage;
-  return run_launched(argc, argv, printer, error, "io", kExitInternal,
-                      [&](const Comm& world) { return run_io(*args, world); });
+  return run_launched(argc, argv, printer, error, what, kExitInternal,
+                      [&](const Comm& world) { return run(*args, world); });
+}
+
+// ccbench io: the storage benchmark.
+int io_main(int argc, char** argv, bool printer) {
+  return parsed_then_launched(
+      argc, argv, printer, "io", io_help(), [](int c, char** v) { return parse_io(c, v); },
+      [](const IoArgs& a, const Comm& world) { return run_io(a, world); });
 }
 
 // ccbench replay: the workload is read by every process, then the step runs.
 int replay_main(int argc, char** argv, bool printer) {
-  std::optional<ReplayArgs> args;
-  std::string error;
-  try {
-    args = parse_replay(argc, argv);
-    if (!args) return printer ? print_or_fail(replay_help()) : kExitOk;
-  } catch (const UsageError& e) {
-    error = terminal_safe(e.what());
-  }
-  if (!error.empty() && print_unless_launched(error)) return kExitUsage;
-  return run_launched(argc, argv, printer, error, "replay", kExitInternal,
-                      [&](const Comm& world) { return run_replay(*args, world); });
+  return parsed_then_launched(argc, argv, printer, "replay", replay_help(), parse_replay, run_replay);
 }
 
 // A collective sweep, copy, topo, list, help or version: parse_args.

@@ -80,10 +80,10 @@ ReplayEngine::ReplayEngine(const StepProgram& prog, MPI_Comm world, std::uint64_
     const int n = op.p2p != P2p::none ? 1 : prog.group_size(op.dim);
     s.count = op.bytes / elem;
     s.chunk = c.split ? s.count / static_cast<std::size_t>(n) : s.count;
-    const std::size_t send_elements = op.p2p != P2p::none ? s.count : elements(c.send_extent, s.count, s.chunk);
+    s.send_elements = op.p2p != P2p::none ? s.count : elements(c.send_extent, s.count, s.chunk);
     s.recv_elements = op.p2p != P2p::none ? s.count : elements(c.recv_extent, s.count, s.chunk);
     if (most[i] == 0) continue;  // not on this stage
-    buffer_bytes_ += (send_elements + s.recv_elements * static_cast<std::size_t>(most[i])) * elem;
+    buffer_bytes_ += (s.send_elements + s.recv_elements * static_cast<std::size_t>(most[i])) * elem;
   }
   if (buffer_bytes_ > max_buffer_bytes)
     throw UsageError(fmt::format(
@@ -96,12 +96,11 @@ ReplayEngine::ReplayEngine(const StepProgram& prog, MPI_Comm world, std::uint64_
     OpState& s = ops_[i];
     const Collective& c = collective(op.coll);
     const bool p2p = op.p2p != P2p::none;
-    const std::size_t send_elements = p2p ? s.count : elements(c.send_extent, s.count, s.chunk);
-    s.send = mem_.allocate(send_elements * elem, 0);
+    s.send = mem_.allocate(s.send_elements * elem, 0);
     const int n = p2p ? prog.group_size(Dim::pp) : prog.group_size(op.dim);
     const int me = group_rank_[static_cast<std::size_t>(op.dim)];
     const Pattern pat = make_pattern(prog.dtype, c.reduces ? std::optional<ReduceOp>(ReduceOp::sum) : std::nullopt, n);
-    mem_.fill_input(prog.dtype, pat, me, s.send, send_elements, 0);
+    mem_.fill_input(prog.dtype, pat, me, s.send, s.send_elements, 0);
     for (int k = 0; k < most[i]; ++k)
       s.all_recv.push_back(mem_.allocate(std::max<std::size_t>(1, s.recv_elements) * elem, 0));
     s.free_recv = s.all_recv;

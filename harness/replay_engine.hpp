@@ -50,7 +50,7 @@ class ReplayEngine {
  private:
   struct OpState {
     void* send = nullptr;
-    std::size_t count = 0, chunk = 0, recv_elements = 0;
+    std::size_t count = 0, chunk = 0, send_elements = 0, recv_elements = 0;
     std::vector<void*> free_recv, all_recv;
   };
   struct Started {

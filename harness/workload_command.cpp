@@ -80,15 +80,6 @@ std::string group_text(const StepProgram& prog, const CommOp& op) {
   return fmt::format("{} ranks, {} node{}", g.size(), nodes, nodes == 1 ? "" : "s");
 }
 
-int calls_of(const StepProgram& prog, int op) {
-  int most = 0;
-  for (const auto& stage : prog.stages)
-    most = std::max(most, static_cast<int>(std::count_if(stage.begin(), stage.end(), [&](const Action& a) {
-                      return a.kind == Action::Kind::start && a.op == op;
-                    })));
-  return most;
-}
-
 void print_header(const TrainingWorkload& w, const StepProgram& prog) {
   fmt::print("# {} ({}){}\n", w.name, w.file, w.source.empty() ? "" : "; shapes: " + w.source);
   fmt::print(
@@ -107,9 +98,9 @@ int show(const TrainingWorkload& w, const StepProgram& prog) {
   print_header(w, prog);
   fmt::print("{:<38} {:<4} {:<18} {:<15} {:>10} {:>6} {:>10}\n", "phase", "dim", "group", "collective", "size", "calls",
              "per step");
-  for (std::size_t i = 0; i < prog.ops.size(); ++i) {
-    const CommOp& op = prog.ops[i];
-    const int calls = calls_of(prog, static_cast<int>(i));
+  for (const PhaseTime& ph : phase_shapes(prog)) {
+    const CommOp& op = prog.ops[static_cast<std::size_t>(ph.op)];
+    const int calls = ph.calls;
     fmt::print("{:<38} {:<4} {:<18} {:<15} {:>10} {:>6} {:>10}\n", op.phase, setting_name(op.dim), group_text(prog, op),
                collective(op.coll).name, format_size(static_cast<double>(op.bytes)), calls,
                format_size(static_cast<double>(op.bytes) * calls));
