@@ -26,6 +26,7 @@
 #include "harness/io_command.hpp"
 #include "harness/replay_command.hpp"
 #include "harness/workload_command.hpp"
+#include "harness/history_command.hpp"
 #include "harness/model_command.hpp"
 #include "results/report/render.hpp"
 #if CCBENCH_HAVE_CUDA
@@ -281,7 +282,7 @@ int sweep_main(int argc, char** argv, bool printer) {
 }
 
 // Commands with parsers of their own; everything else is sweep_main's. The
-// first four read files only: no MPI, no GPU.
+// first five read files only: no MPI, no GPU.
 struct Subcommand {
   std::string_view name;
   int (*run)(int argc, char** argv, bool printer);
@@ -291,6 +292,7 @@ constexpr Subcommand kSubcommands[] = {
     {"baseline", [](int argc, char** argv, bool) { return run_baseline(argc, argv); }},
     {"model", [](int argc, char** argv, bool) { return run_model(argc, argv); }},
     {"workload", [](int argc, char** argv, bool) { return run_workload(argc, argv); }},
+    {"history", [](int argc, char** argv, bool) { return run_history(argc, argv); }},
     {"accept", accept_main},
     {"io", io_main},
     {"replay", replay_main},

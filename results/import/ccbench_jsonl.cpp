@@ -94,6 +94,7 @@ std::string forced_algorithm(const RunContext& run, std::string_view collective)
 }
 
 void read_environment(const json& run, ResultSet& set) {
+  if (const std::string t = str_at(run, "started_at"); set.started_at.empty()) set.started_at = t;
   const json& versions = obj_at(run, "versions");
   set.note_env("tool", "ccbench " + str_at(versions, "ccbench"));
   for (const char* k : {"mpi_library", "cuda", "nccl", "os", "os_kernel", "compiler", "host_kernels", "hwloc_api"})
@@ -139,6 +140,7 @@ void read_environment(const json& run, ResultSet& set) {
     std::size_t warnings = 0;
     for (const json& p : *it) {
       binds.insert(str_at(obj_at(p, "bind"), "policy"));
+      if (const std::string h = str_at(p, "host"); !h.empty()) set.hosts.insert(h);
       if (const auto w = p.find("warnings"); w != p.end() && w->is_array()) warnings += w->size();
     }
     std::string b;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "results/import/result_set.hpp"
 
@@ -53,6 +54,10 @@ std::string collective_from_program(std::string_view program);
 // longer match does not count (allreduce is never reduce). "" otherwise.
 std::string collective_in_filename(std::string_view path);
 
+// The files of one input: the file itself, or every regular file under a
+// folder (recursive, sorted, hidden files and folders skipped). Throws
+// ImportError when the path is missing, unlistable or an empty folder.
+std::vector<std::string> result_files(const std::string& path);
 // Loads one --run: a file, or every regular file under a folder (sorted,
 // hidden files skipped). Throws ImportError when the path cannot be read at all.
 ResultSet load_result_set(const std::string& label, const std::string& path, const ImportOptions& options);

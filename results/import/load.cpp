@@ -150,31 +150,34 @@ Format import_text(std::string_view text, const std::string& name, ResultSet& se
   return f;
 }
 
-ResultSet load_result_set(const std::string& label, const std::string& path, const ImportOptions& options) {
+std::vector<std::string> result_files(const std::string& path) {
   namespace fs = std::filesystem;
-  ResultSet set;
-  set.label = label;
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (ec || !fs::exists(st)) throw ImportError(fmt::format("{}: no such file or folder", path));
   std::vector<std::string> files;
-  if (fs::is_directory(st)) {
-    fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
+  if (!fs::is_directory(st)) return {path};
+  fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) throw ImportError(fmt::format("{}: cannot list folder ({})", path, ec.message()));
+  for (; it != end; it.increment(ec)) {
     if (ec) throw ImportError(fmt::format("{}: cannot list folder ({})", path, ec.message()));
-    for (; it != end; it.increment(ec)) {
-      if (ec) throw ImportError(fmt::format("{}: cannot list folder ({})", path, ec.message()));
-      const std::string leaf = it->path().filename().string();
-      if (!leaf.empty() && leaf[0] == '.') {
-        if (it->is_directory(ec)) it.disable_recursion_pending();
-        continue;
-      }
-      if (it->is_regular_file(ec)) files.push_back(it->path().string());
+    const std::string leaf = it->path().filename().string();
+    if (!leaf.empty() && leaf[0] == '.') {
+      if (it->is_directory(ec)) it.disable_recursion_pending();
+      continue;
     }
-    std::sort(files.begin(), files.end());
-    if (files.empty()) throw ImportError(fmt::format("{}: folder holds no files", path));
-  } else {
-    files.push_back(path);
+    if (it->is_regular_file(ec)) files.push_back(it->path().string());
   }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw ImportError(fmt::format("{}: folder holds no files", path));
+  return files;
+}
+
+ResultSet load_result_set(const std::string& label, const std::string& path, const ImportOptions& options) {
+  namespace fs = std::filesystem;
+  ResultSet set;
+  set.label = label;
+  const std::vector<std::string> files = result_files(path);
   const std::set<std::string> all(files.begin(), files.end());
   for (const std::string& file : files) {
     try {

@@ -122,7 +122,10 @@ class TextImporter {
   void rank_line(const std::string_view* tok, std::size_t n) {
     ++ranks_;
     for (std::size_t i = 1; i + 1 < n; ++i) {
-      if (tok[i] == "on") hosts_.insert(std::string(tok[i + 1]));
+      if (tok[i] == "on") {
+        hosts_.insert(std::string(tok[i + 1]));
+        ctx_.set.hosts.insert(std::string(tok[i + 1]));
+      }
       if (tok[i] == "device" && i + 3 < n) {
         std::string model;
         for (std::size_t j = i + 3; j < n; ++j) model += (model.empty() ? "" : " ") + std::string(tok[j]);

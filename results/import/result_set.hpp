@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,8 @@ struct ResultSet {
   std::map<std::string, std::string> environment;
   std::vector<std::string> noise;  // what its runs recorded as threatening every number (oversubscribed, busy, steal)
   bool oversubscribed = false;     // one of them: more ranks than CPUs on a host (compare calls nothing on it)
+  std::set<std::string> hosts;     // the hosts its runs name (ccbench's placement, nccl-tests' rank lines)
+  std::string started_at;          // ISO 8601 UTC of its first run that records one (ccbench), else ""
   std::string published_source;    // non-empty: published figures, not measured (and where from)
   std::string predicted_from;      // non-empty: a model's prediction, not measured (fitted on what)
 

@@ -1,0 +1,295 @@
+#include "harness/history_command.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+#include "harness/cli_errors.hpp"
+#include "harness/history_verbs.hpp"
+#include "results/history/change_points.hpp"
+#include "results/history/history_db.hpp"
+#include "results/history/history_run.hpp"
+#include "results/history/prometheus_text.hpp"
+#include "results/import/importer.hpp"
+#include "results/import/text_input.hpp"
+#include "results/output_file.hpp"
+#include "results/report/render.hpp"
+#include "results/writers.hpp"
+
+namespace ccb {
+namespace {
+
+const char* history_help() {
+  return R"(ccbench history add RUN... [--db DB] [--label TEXT] [--time ISO8601]
+ccbench history show [--db DB] [FILTERS] [--csv | --json]
+ccbench history changes [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--window N] [--json]
+ccbench history export --prom FILE [--db DB] [FILTERS]
+
+Every run kept (docs/history.md). add: each file (RUN: a file, or every file
+under a folder: ccbench JSON Lines / CSV / table, nccl-tests, OSU, IMB,
+ccbench io, an accept --out folder's raw/ runs) becomes a run, keyed by its
+content's SHA-256 (adding it again adds nothing); its time is the record's
+started_at, else the file's modification time, else --time. Each measured
+point joins its series: collective, dtype, op, path, memory, ranks, nodes,
+size, in-place, the run's hosts and GPU model.
+show: per series, one row per run: started_at, run id, time (us: the file's
+time column; ccbench's is the median per-iteration time of the slowest rank),
+busbw and algbw (GB/s = 1e9 B/s), wrong (verification failures).
+changes: per series, change points by E-Divisive means with Welch's t-test
+(Otava's method): kept when p < --p-value (0.001) and the means either side
+differ by at least --magnitude (0: any), over windows of --window runs (50;
+0: the whole series). The value is busbw (higher is better) when every run
+has one, else time (lower is better); a change for the worse is a
+regression. Each line: the series, the change (mean after / mean before - 1)
+from which run, p, runs before and after, versions that changed there.
+export --prom: each series' newest run as Prometheus text (the metrics of a
+sweep's --prom), written to a temporary file and renamed.
+FILTERS: --collective NAME, --size SIZE, --node HOST (a series naming it),
+--link A,B (exactly these hosts), --since ISO8601 (runs from then on).
+--db: default $CCBENCH_HISTORY_DB, else $XDG_DATA_HOME/ccbench/history.db,
+else ~/.local/share/ccbench/history.db.
+Exit codes: 0 fine (changes: no regression), 1 changes found a regression,
+2 bad input (a flag, a file, a database that is not a ccbench history or was
+written by a newer one: left untouched), 5 the database or an output could
+not be written (locked past 30 s, disk full: what it held is unchanged).
+)";
+}
+
+struct HistoryArgs {
+  std::string verb, db, label, time, collective, size, node, link, since, prom;
+  std::vector<std::string> runs;
+  bool csv = false, json = false;
+  double p_value = 0.001, magnitude = 0;
+  std::size_t window = 50;
+};
+
+SeriesFilter filter_of(const HistoryArgs& a) {
+  SeriesFilter f;
+  f.collective = a.collective;
+  f.host = a.node;
+  f.since = a.since;
+  if (!a.size.empty()) {
+    const auto b = parse_size(a.size);
+    if (!b || *b == 0) throw UsageError(fmt::format("history: --size '{}': not a size (e.g. 1M, 1GiB, 4096)", a.size));
+    f.bytes = *b;
+  }
+  if (!a.link.empty()) {
+    std::string rest = a.link;
+    for (std::size_t at; (at = rest.find(',')) != std::string::npos; rest = rest.substr(at + 1))
+      f.link.push_back(rest.substr(0, at));
+    f.link.push_back(rest);
+    std::sort(f.link.begin(), f.link.end());
+    if (f.link.size() < 2 || std::any_of(f.link.begin(), f.link.end(), [](const auto& h) { return h.empty(); }))
+      throw UsageError(fmt::format("history: --link '{}': expected two or more hosts, A,B", a.link));
+  }
+  return f;
+}
+
+std::string read_whole(const std::string& path) {
+  const MappedFile mapped(path);
+  return std::string(mapped.text());
+}
+
+struct AddTally {
+  std::size_t added = 0, present = 0, skipped = 0;
+};
+
+void add_file(HistoryDb& db, const std::string& file, const HistoryArgs& a, AddTally& tally) {
+  const std::string text = read_whole(file);
+  std::string why;
+  const auto run = history_run_of(text, HistoryRunSource{file, file_mtime_utc(file), a.time, a.label}, &why);
+  if (!run) {
+    ++tally.skipped;
+    fmt::print("history: {}: skipped ({})\n", terminal_safe(file), terminal_safe(why));
+    return;
+  }
+  const HistoryDb::Added r = db.add(*run);
+  if (!r.added) {
+    ++tally.present;
+    fmt::print("history: {}: already there (run {}, same content)\n", terminal_safe(file), r.run);
+    return;
+  }
+  ++tally.added;
+  fmt::print("history: {}: run {} ({}, {} from {}): {} value{}, {} new series\n", terminal_safe(file), r.run,
+             run->format, run->started_at, run->time_basis, r.values, r.values == 1 ? "" : "s", r.new_series);
+}
+
+int add(const HistoryArgs& a) {
+  if (a.runs.empty()) throw UsageError("history add: give the runs to add (files or folders)");
+  if (!a.time.empty() && !std::isfinite(iso_utc_seconds(a.time)))
+    throw UsageError(fmt::format("history add: --time '{}': expected ISO 8601 UTC, e.g. 2026-12-03T14:00:00Z", a.time));
+  std::vector<std::string> files;
+  for (const std::string& r : a.runs) {
+    try {
+      for (std::string& f : result_files(r)) files.push_back(std::move(f));
+    } catch (const ImportError& e) {
+      throw UsageError(fmt::format("history add: {}", e.what()));
+    }
+  }
+  const std::filesystem::path parent = std::filesystem::path(a.db).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  HistoryDb db(a.db, HistoryDb::Access::write);
+  AddTally tally;
+  for (const std::string& f : files) {
+    try {
+      add_file(db, f, a, tally);
+    } catch (const ImportError& e) {
+      ++tally.skipped;
+      fmt::print("history: {}: skipped ({})\n", terminal_safe(f), terminal_safe(e.what()));
+    }
+  }
+  fmt::print("history: {}: {} added, {} already there, {} skipped; it holds {} run{}\n", terminal_safe(a.db),
+             tally.added, tally.present, tally.skipped, db.run_count(), db.run_count() == 1 ? "" : "s");
+  if (tally.added + tally.present == 0)
+    throw UsageError("history add: no input held a measured point (every file was skipped)");
+  return kExitOk;
+}
+
+std::string value_text(double v, const char* format) {
+  return std::isfinite(v) ? fmt::format(fmt::runtime(format), v) : std::string("-");
+}
+
+int show(const HistoryArgs& a) {
+  HistoryDb db(a.db, HistoryDb::Access::read);
+  const std::vector<StoredSeries> all = db.series(filter_of(a));
+  nlohmann::json out = nlohmann::json::array();
+  std::string text;
+  if (a.csv)
+    text =
+        "collective,dtype,op,path,memory,ranks,nodes,in_place,bytes,hosts,gpu,run,started_at,time_us,busbw_gbps,"
+        "algbw_gbps,wrong\n";
+  for (const StoredSeries& s : all) {
+    const std::vector<StoredPoint> pts = db.points(s.id, a.since);
+    if (!a.csv && !a.json) {
+      text +=
+          fmt::format("# {} ({} run{})\n{:<22} {:>6} {:>12} {:>12} {:>12} {:>6}\n", series_name(s.key), pts.size(),
+                      pts.size() == 1 ? "" : "s", "started_at", "run", "time_us", "busbw_GB/s", "algbw_GB/s", "wrong");
+    }
+    for (const StoredPoint& p : pts) {
+      const SeriesKey& k = s.key;
+      if (a.csv) {
+        text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(k.collective),
+                            csv_field(k.dtype), csv_field(k.op), csv_field(k.path), csv_field(k.memory), k.ranks,
+                            k.nodes, k.in_place, k.bytes, csv_field(k.hosts), csv_field(k.gpu), p.run, p.started_at,
+                            value_text(p.time_us, "{:.6g}"), value_text(p.busbw_gbps, "{:.6g}"),
+                            value_text(p.algbw_gbps, "{:.6g}"), p.wrong);
+      } else if (a.json) {
+        const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+        out.push_back({{"collective", k.collective},
+                       {"dtype", k.dtype},
+                       {"op", k.op},
+                       {"path", k.path},
+                       {"memory", k.memory},
+                       {"ranks", k.ranks},
+                       {"nodes", k.nodes},
+                       {"in_place", k.in_place},
+                       {"bytes", k.bytes},
+                       {"hosts", k.hosts},
+                       {"gpu", k.gpu},
+                       {"run", p.run},
+                       {"started_at", p.started_at},
+                       {"time_us", num(p.time_us)},
+                       {"busbw_gbps", num(p.busbw_gbps)},
+                       {"algbw_gbps", num(p.algbw_gbps)},
+                       {"wrong", p.wrong}});
+      } else {
+        text += fmt::format("{:<22} {:>6} {:>12} {:>12} {:>12} {:>6}\n", p.started_at, p.run,
+                            value_text(p.time_us, "{:.2f}"), value_text(p.busbw_gbps, "{:.3f}"),
+                            value_text(p.algbw_gbps, "{:.3f}"), p.wrong ? std::to_string(p.wrong) : "");
+      }
+    }
+  }
+  if (a.json) text = out.dump(1) + "\n";
+  if (!a.csv && !a.json && all.empty()) text = "history: no series matches\n";
+  return print_or_fail(text);
+}
+
+}  // namespace
+
+std::string default_history_db() {
+  if (const char* v = std::getenv("CCBENCH_HISTORY_DB"); v && *v) return v;
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/ccbench/history.db";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + "/.local/share/ccbench/history.db";
+}
+
+void add_to_history(const std::string& db_path, const std::string& text, const std::string& source,
+                    const std::string& label) {
+  std::string why;
+  const auto run = history_run_of(text, HistoryRunSource{source, "", "", label}, &why);
+  if (!run) throw UsageError(fmt::format("--history {}: the run holds {}", db_path, why));
+  const std::filesystem::path parent = std::filesystem::path(db_path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  HistoryDb db(db_path, HistoryDb::Access::write);
+  const HistoryDb::Added r = db.add(*run);
+  fmt::print(stderr, "ccbench: --history {}: {} run {} ({} values)\n", terminal_safe(db_path),
+             r.added ? "added as" : "already there as", r.run, r.values);
+}
+
+int run_history(int argc, char** argv) {
+  try {
+    HistoryArgs a;
+    bool help = false;
+    CLI::App app{"ccbench history"};
+    app.set_help_flag();
+    app.allow_extras(false);
+    app.add_flag("-h,--help", help);
+    app.add_option("verb", a.verb)->check(CLI::IsMember({"add", "show", "changes", "export"}));
+    app.add_option("runs", a.runs);
+    app.add_option("--db", a.db);
+    app.add_option("--label", a.label);
+    app.add_option("--time", a.time);
+    app.add_option("--collective", a.collective);
+    app.add_option("--size", a.size);
+    app.add_option("--node", a.node);
+    app.add_option("--link", a.link);
+    app.add_option("--since", a.since);
+    app.add_flag("--csv", a.csv);
+    app.add_flag("--json", a.json);
+    app.add_option("--p-value", a.p_value)->check(CLI::Range(1e-300, 0.5));
+    app.add_option("--magnitude", a.magnitude)->check(CLI::Range(0.0, 100.0));
+    app.add_option("--window", a.window)->check(CLI::Range(0, 1000000));
+    app.add_option("--prom", a.prom);
+    parse_or_usage_error(app, argc, argv, "history", "history");
+    if (help || a.verb.empty()) {
+      fmt::print("{}", history_help());
+      return help ? kExitOk : kExitUsage;
+    }
+    if (a.db.empty()) a.db = default_history_db();
+    if (a.verb != "add" && !a.runs.empty())
+      throw UsageError(fmt::format("history {}: unexpected argument '{}' (files are add's)", a.verb, a.runs.front()));
+    if (a.verb != "add" && (!a.label.empty() || !a.time.empty()))
+      throw UsageError(fmt::format("history {}: --label and --time are add's", a.verb));
+    if (a.csv && a.json) throw UsageError("history: --csv and --json: give one");
+    if ((a.csv && a.verb != "show") || (a.json && a.verb != "show" && a.verb != "changes"))
+      throw UsageError(fmt::format("history {}: --csv is show's, --json show's and changes'", a.verb));
+    if (a.verb == "add") return add(a);
+    if (a.verb == "show") return show(a);
+    HistoryDb db(a.db, HistoryDb::Access::read);
+    if (a.verb == "export") {
+      if (a.prom.empty()) throw UsageError("history export: give --prom FILE");
+      check_output_writable("--prom", a.prom);
+      check_distinct_paths({{"--prom", a.prom}}, {{"--db", a.db}});
+      return history_export_prom(db, filter_of(a), a.prom);
+    }
+    if (!a.prom.empty()) throw UsageError("history changes: --prom is export's");
+    ChangePointOptions o;
+    o.max_p = a.p_value;
+    o.min_magnitude = a.magnitude;
+    o.window = a.window;
+    return history_changes(db, filter_of(a), o, a.json, a.since);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+    return exit_code_of(e);
+  }
+}
+
+}  // namespace ccb

@@ -1,0 +1,24 @@
+// ccbench history add / show / changes / export: every run kept in a SQLite
+// database, change points per series, the latest figures for Prometheus
+// (docs/history.md). Runs without MPI.
+#pragma once
+#include <string>
+
+namespace ccb {
+
+// argv[0] is "history". Returns the exit code (0; 1 changes found a
+// regression; 2 bad input or a database that is not a ccbench history; 5 the
+// database or an output could not be written).
+int run_history(int argc, char** argv);
+
+// --db's default: $CCBENCH_HISTORY_DB, else $XDG_DATA_HOME/ccbench/history.db,
+// else ~/.local/share/ccbench/history.db.
+std::string default_history_db();
+
+// Adds one measurement file's text to the database at `db` (created with its
+// folder when missing) and says so on stderr in one line (sweeps' and io's
+// --history). Throws UsageError/OutputError as HistoryDb does.
+void add_to_history(const std::string& db, const std::string& text, const std::string& source,
+                    const std::string& label);
+
+}  // namespace ccb

@@ -1,0 +1,146 @@
+#include "harness/history_verbs.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "common/errors.hpp"
+#include "results/history/history_run.hpp"
+#include "results/history/prometheus_text.hpp"
+#include "results/output_file.hpp"
+#include "results/report/render.hpp"
+
+namespace ccb {
+namespace {
+
+// The value a series is judged by: busbw when every run has one (higher is
+// better), else time (lower is better).
+struct SeriesValues {
+  const char* metric = "busbw";
+  bool higher_better = true;
+  std::vector<double> values;
+  std::vector<const StoredPoint*> runs;
+};
+
+SeriesValues values_of(const std::vector<StoredPoint>& pts) {
+  SeriesValues v;
+  const bool busbw = !pts.empty() && std::all_of(pts.begin(), pts.end(), [](const StoredPoint& p) {
+    return std::isfinite(p.busbw_gbps) && p.busbw_gbps > 0;
+  });
+  if (!busbw) v.metric = "time", v.higher_better = false;
+  for (const StoredPoint& p : pts) {
+    const double x = busbw ? p.busbw_gbps : p.time_us;
+    if (!std::isfinite(x) || x <= 0) continue;
+    v.values.push_back(x);
+    v.runs.push_back(&p);
+  }
+  return v;
+}
+
+std::string p_text(double p) { return p < 1e-300 ? "< 1e-300" : fmt::format("{:.2g}", p); }
+
+}  // namespace
+
+int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePointOptions& options, bool json,
+                    const std::string& since) {
+  std::size_t tested = 0, short_series = 0, regressions = 0, improvements = 0;
+  const std::size_t needed = 2 * options.min_segment;
+  nlohmann::json out = nlohmann::json::array();
+  std::string text;
+  const std::vector<StoredSeries> all = db.series(filter);
+  for (const StoredSeries& s : all) {
+    const std::vector<StoredPoint> pts = db.points(s.id, since);
+    const SeriesValues v = values_of(pts);
+    if (v.values.size() < needed) {
+      ++short_series;
+      continue;
+    }
+    ++tested;
+    for (const ChangePoint& c : change_points(v.values, options)) {
+      const bool worse = v.higher_better ? c.mean_after < c.mean_before : c.mean_after > c.mean_before;
+      ++(worse ? regressions : improvements);
+      const StoredPoint& at = *v.runs[c.index];
+      const StoredPoint& prev = *v.runs[c.index - 1];
+      const std::string versions = at.versions != prev.versions
+                                       ? fmt::format("; versions changed there: {} -> {}", prev.versions, at.versions)
+                                       : "";
+      text += fmt::format("{}: {}: {} {:+.1f}% from run {} ({}), p = {}, {} run{} before, {} after{}\n",
+                          worse ? "regression" : "improvement", series_name(s.key), v.metric, 100 * c.relative_change(),
+                          at.run, at.started_at, p_text(c.p), c.before, c.before == 1 ? "" : "s", c.after, versions);
+      out.push_back({{"series", series_name(s.key)},
+                     {"collective", s.key.collective},
+                     {"bytes", s.key.bytes},
+                     {"hosts", s.key.hosts},
+                     {"metric", v.metric},
+                     {"kind", worse ? "regression" : "improvement"},
+                     {"relative_change", c.relative_change()},
+                     {"mean_before", c.mean_before},
+                     {"mean_after", c.mean_after},
+                     {"p", c.p},
+                     {"run", at.run},
+                     {"started_at", at.started_at},
+                     {"runs_before", c.before},
+                     {"runs_after", c.after}});
+    }
+  }
+  if (json) {
+    text = out.dump(1) + "\n";
+  } else {
+    text += fmt::format(
+        "history changes: {} series tested ({} with fewer than {} runs not tested), {} regression{}, {} "
+        "improvement{} (p < {}, magnitude >= {}, window {})\n",
+        tested, short_series, needed, regressions, regressions == 1 ? "" : "s", improvements,
+        improvements == 1 ? "" : "s", options.max_p, options.min_magnitude, options.window);
+  }
+  const int printed = print_or_fail(text);
+  if (printed != kExitOk) return printed;
+  return regressions > 0 ? kExitRejected : kExitOk;
+}
+
+int history_export_prom(HistoryDb& db, const SeriesFilter& filter, const std::string& out_path) {
+  // One result set per hosts group (their place labels), its series' newest points.
+  std::map<std::string, ResultSet> groups;
+  std::map<std::string, std::string> newest;
+  for (const StoredSeries& s : db.series(filter)) {
+    const std::vector<StoredPoint> pts = db.points(s.id, filter.since);
+    if (pts.empty()) continue;
+    const StoredPoint& p = pts.back();
+    ResultSet& set = groups[s.key.hosts];
+    std::string rest = s.key.hosts;
+    for (std::size_t at; !rest.empty(); rest = at == std::string::npos ? "" : rest.substr(at + 1)) {
+      at = rest.find(',');
+      set.hosts.insert(rest.substr(0, at));
+    }
+    ImportedPoint ip;
+    ip.collective = s.key.collective;
+    ip.dtype = s.key.dtype;
+    ip.op = s.key.op;
+    ip.path = s.key.path;
+    ip.memory = s.key.memory;
+    ip.ranks = s.key.ranks;
+    ip.nodes = s.key.nodes;
+    ip.in_place = s.key.in_place;
+    ip.bytes = s.key.bytes;
+    ip.time_us = p.time_us;
+    ip.busbw_gbps = p.busbw_gbps;
+    ip.algbw_gbps = p.algbw_gbps;
+    if (p.wrong) ip.wrong = p.wrong;
+    set.points.push_back(ip);
+    std::string& t = newest[s.key.hosts];
+    t = std::max(t, p.started_at);
+  }
+  std::vector<PromRun> runs;
+  for (const auto& [hosts, set] : groups) runs.push_back(PromRun{&set, newest[hosts]});
+  write_file_atomically("--prom", out_path, prometheus_text(runs));
+  fmt::print(
+      "history: {}: {} series' newest runs\n", terminal_safe(out_path), groups.empty() ? 0 : [&] {
+        std::size_t n = 0;
+        for (const auto& [h, set] : groups) n += set.points.size();
+        return n;
+      }());
+  return kExitOk;
+}
+
+}  // namespace ccb

@@ -1,0 +1,18 @@
+// history changes and history export (harness/history_verbs.cpp): the verbs
+// that read series back out of the database.
+#pragma once
+#include <string>
+
+#include "results/history/change_points.hpp"
+#include "results/history/history_db.hpp"
+
+namespace ccb {
+
+// Prints each series' change points; kExitRejected (1) when one is a regression.
+int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePointOptions& options, bool json,
+                    const std::string& since);
+
+// Each series' newest run as Prometheus text at out_path (temporary + rename).
+int history_export_prom(HistoryDb& db, const SeriesFilter& filter, const std::string& out_path);
+
+}  // namespace ccb

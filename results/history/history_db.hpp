@@ -1,0 +1,92 @@
+// The history database (docs/history.md has the schema): one SQLite file of
+// runs, series and points. Adding is idempotent by content (a file's SHA-256),
+// concurrent writers are safe (WAL, a busy timeout, one IMMEDIATE transaction
+// per run), and a database this ccbench did not write (another application's,
+// a newer schema, a corrupt file) is refused untouched with one line.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace ccb {
+
+// PRAGMA user_version of the schema this ccbench writes; it reads 1 to this.
+inline constexpr int kHistorySchemaVersion = 1;
+// PRAGMA application_id that marks a ccbench history ("ccbh").
+inline constexpr int kHistoryApplicationId = 0x63636268;
+
+// What identifies a series: the same measurement of the same hardware over time.
+struct SeriesKey {
+  std::string collective, dtype, op, path, memory;
+  int ranks = 0, nodes = 0, in_place = -1;
+  std::uint64_t bytes = 0;
+  std::string hosts;  // comma-joined, sorted ("" when the file names none)
+  std::string gpu;    // GPU model as the run records it ("" for host memory runs)
+  friend bool operator<(const SeriesKey& a, const SeriesKey& b);
+};
+
+struct HistoryValue {
+  SeriesKey key;
+  double time_us = 0, busbw_gbps = 0, algbw_gbps = 0;  // NaN stored as NULL
+  double p50_us = 0, p90_us = 0;
+  std::uint64_t wrong = 0;  // elements verification found wrong
+};
+
+struct HistoryRun {
+  std::string sha256, source, format, started_at, time_basis;  // time_basis: record, file mtime, --time
+  std::string tool, hosts, versions, label;
+  std::vector<HistoryValue> values;
+};
+
+struct StoredSeries {
+  std::int64_t id = 0;
+  SeriesKey key;
+};
+
+struct StoredPoint {
+  std::int64_t run = 0;
+  std::string started_at, versions, source;
+  double time_us = 0, busbw_gbps = 0, algbw_gbps = 0;  // NaN when not recorded
+  std::uint64_t wrong = 0;
+};
+
+struct SeriesFilter {
+  std::string collective, host, since;  // host: one of the series' hosts; since: started_at >= (ISO prefix)
+  std::vector<std::string> link;        // exactly these hosts (a pair's link)
+  std::uint64_t bytes = 0;              // 0: every size
+};
+
+class HistoryDb {
+ public:
+  enum class Access { read, write };
+  // Throws UsageError (exit 2) for a file that is not a ccbench history,
+  // OutputError (exit 5) when it cannot be written (locked past the timeout,
+  // disk full, read-only); read access to a missing file is a UsageError.
+  HistoryDb(const std::string& path, Access access, int busy_timeout_ms = 30000);
+  ~HistoryDb();
+  HistoryDb(const HistoryDb&) = delete;
+  HistoryDb& operator=(const HistoryDb&) = delete;
+
+  struct Added {
+    bool added = false;  // false: a run with the same content was there (run id of that one)
+    std::int64_t run = 0;
+    std::size_t values = 0, new_series = 0;
+  };
+  Added add(const HistoryRun& run);
+
+  std::vector<StoredSeries> series(const SeriesFilter& filter);
+  std::vector<StoredPoint> points(std::int64_t series, const std::string& since = "");
+  std::int64_t run_count();
+
+  const std::string& path() const { return path_; }
+
+ private:
+  void check_schema(bool may_create);
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  Access access_;
+};
+
+}  // namespace ccb

@@ -1,0 +1,108 @@
+#include "results/history/history_run.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <ctime>
+
+#include "common/sha256.hpp"
+#include "common/sizes.hpp"
+#include "results/import/importer.hpp"
+
+namespace ccb {
+
+ResultSet imported_set(std::string_view text, const std::string& path) {
+  ResultSet set;
+  set.label = path;
+  set.files.push_back(path);
+  import_text(text, path, set, ImportOptions{});
+  return set;
+}
+
+std::optional<HistoryRun> history_run_of(std::string_view text, const HistoryRunSource& source, std::string* why) {
+  ResultSet set;
+  set.label = source.path;
+  const Format f = import_text(text, source.path, set, ImportOptions{});
+  if (set.points.empty()) {
+    if (why)
+      *why = f == Format::unknown ? "not a result format ccbench reads"
+             : set.unread.empty() ? "no measured point"
+                                  : "no measured point (" + set.unread.front() + ")";
+    return std::nullopt;
+  }
+  HistoryRun run;
+  run.sha256 = sha256_hex(text);
+  run.source = source.path;
+  run.format = std::string(format_name(f));
+  run.label = source.label;
+  if (!source.given_time.empty()) {
+    run.started_at = source.given_time, run.time_basis = "--time";
+  } else if (!set.started_at.empty()) {
+    run.started_at = set.started_at, run.time_basis = "record";
+  } else {
+    run.started_at = source.mtime, run.time_basis = "file mtime";
+  }
+  for (const std::string& h : set.hosts) run.hosts += (run.hosts.empty() ? "" : ",") + h;
+  const auto env = [&](const char* k) {
+    const auto it = set.environment.find(k);
+    return it == set.environment.end() ? std::string() : it->second;
+  };
+  run.tool = env("tool");
+  for (const auto& [k, v] : set.environment)
+    if (k.starts_with("versions.") && !v.empty())
+      run.versions += (run.versions.empty() ? "" : "; ") + k.substr(9) + " " + v;
+  std::string gpu = env("hardware.gpu");
+  if (gpu.empty()) {
+    gpu = env("hardware.gpus_per_node");  // "8 x NVIDIA H200": the model after " x "
+    const std::size_t x = gpu.find(" x ");
+    gpu = x == std::string::npos ? "" : gpu.substr(x + 3);
+  }
+  run.values.reserve(set.points.size());
+  for (const ImportedPoint& p : set.points) {
+    HistoryValue v;
+    v.key = SeriesKey{p.collective.str(),
+                      p.dtype.str(),
+                      p.op.str(),
+                      p.path.str(),
+                      p.memory.str(),
+                      p.ranks,
+                      p.nodes,
+                      p.in_place,
+                      p.bytes,
+                      run.hosts,
+                      p.memory == "device" ? gpu : ""};
+    v.time_us = p.time_us;
+    v.busbw_gbps = p.busbw_gbps;
+    v.algbw_gbps = p.algbw_gbps;
+    v.p50_us = p.p50_us;
+    v.p90_us = p.p90_us;
+    v.wrong = p.wrong.value_or(0);
+    run.values.push_back(std::move(v));
+  }
+  return run;
+}
+
+std::string series_name(const SeriesKey& k) {
+  std::string s = fmt::format("{} {}", k.collective, format_size(static_cast<double>(k.bytes)));
+  if (!k.dtype.empty() && k.dtype != "-") s += " " + k.dtype;
+  if (!k.op.empty() && k.op != "-") s += " " + k.op;
+  if (k.in_place == 1) s += " in-place";
+  s += fmt::format(", {} rank{}", k.ranks, k.ranks == 1 ? "" : "s");
+  if (!k.path.empty() && k.path != "auto") s += " " + k.path;
+  if (!k.memory.empty() && k.memory != "host") s += " " + k.memory;
+  if (!k.gpu.empty()) s += " " + k.gpu;
+  if (!k.hosts.empty()) s += ", " + k.hosts;
+  return s;
+}
+
+std::string file_mtime_utc(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "";
+  std::tm tm{};
+  gmtime_r(&st.st_mtime, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace ccb
