@@ -41,7 +41,7 @@ size, in-place, the run's hosts and GPU model.
 show: per series, one row per run: started_at, run id, time (us: the file's
 time column; ccbench's is the median per-iteration time of the slowest rank),
 busbw and algbw (GB/s = 1e9 B/s), wrong (verification failures).
-changes: per series, change points by E-Divisive means with Welch's t-test
+changes: per series, change points by E-Divisive means with Student's t-test
 (Otava's method): kept when p < --p-value (0.001) and the means either side
 differ by at least --magnitude (0: any), over windows of --window runs (50;
 0: the whole series). The value is busbw (higher is better) when every run

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <set>
 
-#include "results/history/welch_t_test.hpp"
+#include "results/history/student_t_test.hpp"
 
 namespace ccb {
 namespace {
@@ -19,7 +19,7 @@ ChangePoint tested(std::span<const double> x, std::size_t begin, std::size_t at,
   c.mean_after = r.mean;
   c.stddev_before = l.stddev;
   c.stddev_after = r.stddev;
-  c.p = welch_p_value(l, r);
+  c.p = student_p_value(l, r);
   return c;
 }
 

@@ -1,6 +1,6 @@
 // Change points in one series of runs (docs/history.md): E-Divisive means
 // (Matteson & James 2014: the split that maximises the energy divergence of
-// the two sides) with each candidate tested by Welch's t-test instead of
+// the two sides) with each candidate tested by Student's t-test instead of
 // permutations, over sliding windows, then every change point re-tested
 // against its neighbours until all hold: Apache Otava's (formerly Hunter)
 // formulation. Deterministic: no random permutations.
@@ -12,7 +12,7 @@
 namespace ccb {
 
 struct ChangePointOptions {
-  double max_p = 0.001;         // a change point is kept when Welch's p is below this
+  double max_p = 0.001;         // a change point is kept when Student's t-test's p is below this
   double min_magnitude = 0;     // ... and |mean after / mean before - 1| is at least this
   std::size_t window = 50;      // E-Divisive runs over windows of this many runs (half-overlapping); 0: whole series
   std::size_t min_segment = 3;  // runs on each side of a change point, at least

@@ -1,4 +1,4 @@
-#include "results/history/welch_t_test.hpp"
+#include "results/history/student_t_test.hpp"
 
 #include <cmath>
 
@@ -59,15 +59,13 @@ double student_t_two_sided_p(double t, double df) {
   return regularized_beta(df / 2, 0.5, df / (df + t * t));
 }
 
-double welch_p_value(const SampleStats& a, const SampleStats& b) {
-  if (a.n < 2 || b.n < 2) return 1;
-  const double va = a.stddev * a.stddev / static_cast<double>(a.n);
-  const double vb = b.stddev * b.stddev / static_cast<double>(b.n);
-  const double se2 = va + vb;
+double student_p_value(const SampleStats& a, const SampleStats& b) {
+  if (a.n < 1 || b.n < 1 || a.n + b.n < 3) return 1;
+  const double na = static_cast<double>(a.n), nb = static_cast<double>(b.n), df = na + nb - 2;
+  const double pooled = ((na - 1) * a.stddev * a.stddev + (nb - 1) * b.stddev * b.stddev) / df;
+  const double se2 = pooled * (1 / na + 1 / nb);
   if (se2 <= 0) return a.mean == b.mean ? 1 : 0;
-  const double t = (a.mean - b.mean) / std::sqrt(se2);
-  const double df = se2 * se2 / (va * va / static_cast<double>(a.n - 1) + vb * vb / static_cast<double>(b.n - 1));
-  return student_t_two_sided_p(t, df);
+  return student_t_two_sided_p((a.mean - b.mean) / std::sqrt(se2), df);
 }
 
 }  // namespace ccb

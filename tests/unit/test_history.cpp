@@ -1,0 +1,271 @@
+// The history (results/history): SHA-256, Student's t-test, change points
+// scored on generated series, the SQLite store's refusals, Prometheus text.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "common/errors.hpp"
+#include "common/sha256.hpp"
+#include "results/history/change_points.hpp"
+#include "results/history/history_db.hpp"
+#include "results/history/history_run.hpp"
+#include "results/history/prometheus_text.hpp"
+#include "results/history/series_generator.hpp"
+#include "results/history/student_t_test.hpp"
+
+namespace ccb {
+namespace {
+
+TEST(Sha256, KnownVectors) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(StudentTTest, MatchesStudentTables) {
+  EXPECT_NEAR(student_t_two_sided_p(2.228139, 10), 0.05, 1e-5);
+  EXPECT_NEAR(student_t_two_sided_p(3.169273, 10), 0.01, 1e-5);
+  EXPECT_NEAR(student_t_two_sided_p(1.959964, 1e7), 0.05, 1e-5);
+  EXPECT_DOUBLE_EQ(student_t_two_sided_p(0, 5), 1);
+  const double a[] = {1, 2, 3, 4, 5}, b[] = {3, 4, 5, 6, 7};
+  EXPECT_NEAR(student_p_value(sample_stats(a), sample_stats(b)), 0.08051623795726257, 1e-9);  // scipy ttest_ind
+  const double flat1[] = {2, 2, 2}, flat2[] = {3, 3, 3};
+  EXPECT_EQ(student_p_value(sample_stats(flat1), sample_stats(flat2)), 0);
+  EXPECT_EQ(student_p_value(sample_stats(flat1), sample_stats(flat1)), 1);
+}
+
+TEST(ChangePoints, EnergySplitFindsTheStep) {
+  const double x[] = {0, 0, 0, 0, 10, 10, 10, 10};
+  EXPECT_EQ(best_energy_split(x, 0, 8, 2), 4u);
+  EXPECT_EQ(best_energy_split(x, 0, 3, 2), 3u);  // too short: no split
+}
+
+TEST(ChangePoints, OneStepIsFoundWhereItIs) {
+  SeriesShape s;
+  s.max_steps = 0;
+  s.noise = 0.02;
+  std::vector<double> x = generate_series(7, s).values;
+  for (std::size_t i = 30; i < x.size(); ++i) x[i] *= 0.85;  // -15% from run 30
+  const auto found = change_points(x);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].index, 30u);
+  EXPECT_NEAR(found[0].relative_change(), -0.15, 0.03);
+  EXPECT_LT(found[0].p, 1e-6);
+  EXPECT_EQ(found[0].before, 30u);
+  EXPECT_EQ(found[0].after, x.size() - 30);
+  // A minimum magnitude above the step keeps it out.
+  ChangePointOptions big;
+  big.min_magnitude = 0.2;
+  EXPECT_TRUE(change_points(x, big).empty());
+}
+
+TEST(ChangePoints, PrecisionAndRecallOnGeneratedSeries) {
+  // 300 series of 60 runs, 0-3 steps of 10-30% each, 2% noise.
+  SeriesShape s;
+  s.noise = 0.02;
+  DetectionScore score;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    const GeneratedSeries g = generate_series(seed, s);
+    score_detection(g.steps, change_points(g.values), 1, score);
+  }
+  EXPECT_GT(score.true_positive, 200u);
+  EXPECT_GE(score.precision(), 0.97) << score.false_positive << " false positives";
+  EXPECT_GE(score.recall(), 0.97) << score.false_negative << " missed";
+}
+
+TEST(ChangePoints, NoiseAloneFlagsLittle) {
+  SeriesShape s;
+  s.max_steps = 0;
+  s.noise = 0.10;
+  std::size_t flagged = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) flagged += change_points(generate_series(seed, s).values).size();
+  EXPECT_LE(flagged, 6u);  // p < 0.001 per test, a few tests per series
+}
+
+TEST(SeriesGenerator, ScoringCountsEachStepOnce) {
+  std::vector<ChangePoint> found(3);
+  found[0].index = 10, found[1].index = 11, found[2].index = 40;
+  DetectionScore s;
+  score_detection({10, 25}, found, 1, s);
+  EXPECT_EQ(s.true_positive, 1u);
+  EXPECT_EQ(s.false_positive, 2u);
+  EXPECT_EQ(s.false_negative, 1u);
+}
+
+std::string temp_db(const std::string& name) {
+  const std::string p = ::testing::TempDir() + "/" + name;
+  std::remove(p.c_str());
+  std::remove((p + "-wal").c_str());
+  std::remove((p + "-shm").c_str());
+  return p;
+}
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+HistoryRun run_with(const std::string& sha, const std::string& when, double busbw) {
+  HistoryRun r;
+  r.sha256 = sha;
+  r.source = sha + ".jsonl";
+  r.format = "test";
+  r.started_at = when;
+  r.time_basis = "record";
+  r.hosts = "h1,h2";
+  HistoryValue v;
+  v.key.collective = "all_reduce";
+  v.key.bytes = 1 << 20;
+  v.key.ranks = 2;
+  v.key.hosts = "h1,h2";
+  v.busbw_gbps = busbw;
+  v.time_us = NAN;
+  r.values.push_back(v);
+  v.key.bytes = 1 << 10;
+  r.values.push_back(v);
+  return r;
+}
+
+TEST(HistoryDb, AddsOnceByContentAndReadsBackInTimeOrder) {
+  const std::string path = temp_db("h-order.db");
+  {
+    HistoryDb db(path, HistoryDb::Access::write);
+    EXPECT_TRUE(db.add(run_with("b", "2026-12-02T00:00:00Z", 2)).added);
+    const auto first = db.add(run_with("a", "2026-12-01T00:00:00Z", 1));
+    EXPECT_TRUE(first.added);
+    EXPECT_EQ(first.new_series, 0u);
+    const auto again = db.add(run_with("a", "2026-12-05T00:00:00Z", 9));
+    EXPECT_FALSE(again.added);
+    EXPECT_EQ(again.run, first.run);
+    EXPECT_EQ(db.run_count(), 2);
+  }
+  HistoryDb db(path, HistoryDb::Access::read);
+  SeriesFilter f;
+  f.bytes = 1 << 20;
+  const auto series = db.series(f);
+  ASSERT_EQ(series.size(), 1u);
+  const auto pts = db.points(series[0].id);
+  ASSERT_EQ(pts.size(), 2u);
+  EXPECT_EQ(pts[0].busbw_gbps, 1);  // the earlier run first, whatever the order added
+  EXPECT_TRUE(std::isnan(pts[0].time_us));
+  f.bytes = 0;
+  f.host = "h2";
+  EXPECT_EQ(db.series(f).size(), 2u);
+  f.host = "h";  // a whole host name, not a prefix
+  EXPECT_TRUE(db.series(f).empty());
+  f.host.clear();
+  f.link = {"h1", "h2"};
+  EXPECT_EQ(db.series(f).size(), 2u);
+  EXPECT_THROW(db.add(run_with("c", "2026-12-03T00:00:00Z", 3)), UsageError);  // opened for reading
+}
+
+void expect_refused_untouched(const std::string& path, const std::string& words) {
+  const std::string before = bytes_of(path);
+  for (auto access : {HistoryDb::Access::write, HistoryDb::Access::read}) {
+    try {
+      HistoryDb db(path, access);
+      ADD_FAILURE() << path << " was opened";
+    } catch (const OutputError& e) {
+      ADD_FAILURE() << "exit 5 instead of 2: " << e.what();
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("nothing was changed"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(bytes_of(path), before);
+}
+
+TEST(HistoryDb, RefusesWhatItDidNotWriteAndLeavesItAlone) {
+  const std::string text = temp_db("h-text.db");
+  std::ofstream(text) << "{\"type\": \"run\"}\nnot a database at all, but long enough to have a header........\n";
+  expect_refused_untouched(text, "not a readable SQLite database");
+
+  const std::string foreign = temp_db("h-foreign.db");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(foreign.c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "CREATE TABLE accounts(id INTEGER); INSERT INTO accounts VALUES(42);", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  expect_refused_untouched(foreign, "not a ccbench history database");
+
+  const std::string newer = temp_db("h-newer.db");
+  { HistoryDb made(newer, HistoryDb::Access::write); }
+  ASSERT_EQ(sqlite3_open(newer.c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "PRAGMA journal_mode=DELETE; PRAGMA user_version = 99;", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  expect_refused_untouched(newer, "schema version 99 was written by a newer ccbench");
+}
+
+TEST(HistoryDb, ReadingAMissingDatabaseSaysHowToStart) {
+  try {
+    HistoryDb db(temp_db("h-missing.db"), HistoryDb::Access::read);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("no such database (add runs first"), std::string::npos) << e.what();
+  }
+}
+
+TEST(HistoryRun, NcclTestsTextGivesHostsAndTheFileTime) {
+  const std::string text =
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "#  Rank  0 Group  0 Pid  1 on node-b device  0 [0x1b] NVIDIA H100 80GB HBM3\n"
+      "#  Rank  1 Group  0 Pid  2 on node-a device  0 [0x1b] NVIDIA H100 80GB HBM3\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+      "#wrong\n"
+      "        1024           256     float     sum      -1    10.00    0.10    0.10      0    10.00    0.10    0.10"
+      "      0\n";
+  std::string why;
+  const auto run = history_run_of(text, HistoryRunSource{"ar.log", "2026-01-02T03:04:05Z", "", ""}, &why);
+  ASSERT_TRUE(run) << why;
+  EXPECT_EQ(run->hosts, "node-a,node-b");
+  EXPECT_EQ(run->started_at, "2026-01-02T03:04:05Z");
+  EXPECT_EQ(run->time_basis, "file mtime");
+  ASSERT_EQ(run->values.size(), 2u);  // out-of-place and in-place
+  EXPECT_EQ(run->values[0].key.gpu, "NVIDIA H100 80GB HBM3");
+  EXPECT_FALSE(history_run_of("hello\n", HistoryRunSource{"x.txt", "", "", ""}, &why));
+  EXPECT_EQ(why, "not a result format ccbench reads");
+}
+
+TEST(PrometheusText, BaseUnitsEscapedLabelsAndPlaceByHostCount) {
+  ResultSet set;
+  set.hosts = {"h\"1"};
+  ImportedPoint p;
+  p.collective = "all_reduce";
+  p.dtype = "float";
+  p.op = "sum";
+  p.path = "auto";
+  p.memory = "host";
+  p.ranks = 2, p.nodes = 1, p.in_place = 0, p.bytes = 1024;
+  p.time_us = 250, p.busbw_gbps = 1.5, p.algbw_gbps = 1;
+  set.points.push_back(p);
+  const std::string t = prometheus_text({PromRun{&set, "2026-12-02T00:00:00Z"}});
+  EXPECT_NE(t.find("# TYPE ccbench_busbw_bytes_per_second gauge\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("ccbench_busbw_bytes_per_second{collective=\"all_reduce\",dtype=\"float\",op=\"sum\",path=\"auto\","
+                   "memory=\"host\",size_bytes=\"1024\",in_place=\"0\",ranks=\"2\",nodes=\"1\",host=\"h\\\"1\"} "
+                   "1500000000\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("ccbench_time_seconds{"), std::string::npos);
+  EXPECT_NE(t.find("} 0.00025\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("ccbench_run_timestamp_seconds{collective=\"all_reduce\",host=\"h\\\"1\"} 1796169600\n"),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("ccbench_wrong_elements"), std::string::npos);  // not verified: no sample
+  set.hosts = {"a", "b"};
+  EXPECT_NE(prometheus_text({PromRun{&set, ""}}).find(",link=\"a,b\"}"), std::string::npos);
+  set.hosts = {"a", "b", "c"};
+  const std::string many = prometheus_text({PromRun{&set, ""}});
+  EXPECT_EQ(many.find("host="), std::string::npos);
+  EXPECT_EQ(many.find("ccbench_run_timestamp_seconds"), std::string::npos);
+  EXPECT_TRUE(std::isnan(iso_utc_seconds("2026-12-02 00:00:00")));
+  EXPECT_DOUBLE_EQ(iso_utc_seconds("1970-01-01T00:00:01.5Z"), 1.5);
+}
+
+}  // namespace
+}  // namespace ccb
