@@ -109,6 +109,9 @@ Usage:
                                      (all, per-node, pairwise, ring), judge gates, name
                                      defective nodes; exit 0 accepted, 1 rejected, 2 error
   ccbench baseline --out FILE RUN... medians of several runs for relative gates
+  ccbench history add|show|changes|export
+                                     every run kept (SQLite): series over time, change
+                                     points, Prometheus text (see ccbench history --help)
   ccbench model fit|predict|check    the scale model: fit results at several rank counts,
                                      predict larger ones (see ccbench model --help)
   ccbench list                       collectives, backends, dtypes, ops and paths

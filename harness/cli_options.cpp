@@ -203,6 +203,14 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
        "also carry each rank's mean over iterations combined as OSU -f and IMB print it, the minimum, average and "
        "maximum over ranks: JSON rank_means, CSV rank_mean_min_us, _avg_us, _max_us)",
        &cfg.csv_path},
+      {output, "--history", "DB",
+       "add the run to this history database when it ends completed (SQLite, created when missing; "
+       "docs/history.md): ccbench history show / changes read it",
+       &cfg.history_db},
+      {output, "--prom", "FILE",
+       "the run's figures as Prometheus text when it ends completed (busbw and algbw in bytes/s, time in s; a "
+       "temporary file renamed, for node_exporter's textfile collector; docs/history.md)",
+       &cfg.prom_path},
       {output, "--stats", nullptr,
        "extra table columns: per-iteration p50 and p99 and the 95% confidence interval of the median, in us", nullptr,
        &cfg.stats_columns},

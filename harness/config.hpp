@@ -65,6 +65,8 @@ struct Config {
   std::string observe_path_note;  // why not, when observe_path is false
   std::string json_path;          // -J
   std::string csv_path;
+  std::string history_db;  // --history: add the run to this database when it ends
+  std::string prom_path;   // --prom: the run as Prometheus text
   bool stats_columns = false;
   bool samples = false;
   bool strict_sizes = false;

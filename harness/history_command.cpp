@@ -100,24 +100,23 @@ struct AddTally {
   std::size_t added = 0, present = 0, skipped = 0;
 };
 
-void add_file(HistoryDb& db, const std::string& file, const HistoryArgs& a, AddTally& tally) {
+// What happened to one file, as its line says.
+std::string add_file(HistoryDb& db, const std::string& file, const HistoryArgs& a, AddTally& tally) {
   const std::string text = read_whole(file);
   std::string why;
   const auto run = history_run_of(text, HistoryRunSource{file, file_mtime_utc(file), a.time, a.label}, &why);
   if (!run) {
     ++tally.skipped;
-    fmt::print("history: {}: skipped ({})\n", terminal_safe(file), terminal_safe(why));
-    return;
+    return fmt::format("history: {}: skipped ({})\n", terminal_safe(file), terminal_safe(why));
   }
   const HistoryDb::Added r = db.add(*run);
   if (!r.added) {
     ++tally.present;
-    fmt::print("history: {}: already there (run {}, same content)\n", terminal_safe(file), r.run);
-    return;
+    return fmt::format("history: {}: already there (run {}, same content)\n", terminal_safe(file), r.run);
   }
   ++tally.added;
-  fmt::print("history: {}: run {} ({}, {} from {}): {} value{}, {} new series\n", terminal_safe(file), r.run,
-             run->format, run->started_at, run->time_basis, r.values, r.values == 1 ? "" : "s", r.new_series);
+  return fmt::format("history: {}: run {} ({}, {} from {}): {} value{}, {} new series\n", terminal_safe(file), r.run,
+                     run->format, run->started_at, run->time_basis, r.values, r.values == 1 ? "" : "s", r.new_series);
 }
 
 int add(const HistoryArgs& a) {
@@ -137,12 +136,22 @@ int add(const HistoryArgs& a) {
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   HistoryDb db(a.db, HistoryDb::Access::write);
   AddTally tally;
-  for (const std::string& f : files) {
+  // Batches of files in one transaction each, their lines printed once it
+  // commits; a failure rolls back the open batch only.
+  constexpr std::size_t kFilesPerBatch = 256;
+  std::string lines;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (i % kFilesPerBatch == 0) db.begin_batch();
     try {
-      add_file(db, f, a, tally);
+      lines += add_file(db, files[i], a, tally);
     } catch (const ImportError& e) {
       ++tally.skipped;
-      fmt::print("history: {}: skipped ({})\n", terminal_safe(f), terminal_safe(e.what()));
+      lines += fmt::format("history: {}: skipped ({})\n", terminal_safe(files[i]), terminal_safe(e.what()));
+    }
+    if (i % kFilesPerBatch == kFilesPerBatch - 1 || i + 1 == files.size()) {
+      db.commit_batch();
+      fmt::print("{}", lines);
+      lines.clear();
     }
   }
   fmt::print("history: {}: {} added, {} already there, {} skipped; it holds {} run{}\n", terminal_safe(a.db),

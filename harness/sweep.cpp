@@ -28,6 +28,7 @@
 #include "common/launcher.hpp"
 #include "harness/progress.hpp"
 #include "harness/run_info.hpp"
+#include "harness/run_exports.hpp"
 #include "harness/sizes.hpp"
 #include "harness/topo/bind_rank.hpp"
 #include "harness/topo/topology.hpp"
@@ -200,12 +201,17 @@ void allocate_buffers(const Config& cfg, Backend& backend, const Plan& plan, Buf
 std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank) {
   std::vector<std::unique_ptr<Writer>> writers;
   if (rank != 0) return writers;
-  check_distinct_paths({{"-J/--json", cfg.json_path}, {"--csv", cfg.csv_path}}, {});
+  check_distinct_paths(
+      {{"-J/--json", cfg.json_path}, {"--csv", cfg.csv_path}, {"--history", cfg.history_db}, {"--prom", cfg.prom_path}},
+      {});
   if (!cfg.json_path.empty()) check_output_writable("-J/--json", cfg.json_path);
   if (!cfg.csv_path.empty()) check_output_writable("--csv", cfg.csv_path);
+  const RunExports exports{cfg.history_db, cfg.prom_path, ""};
+  check_run_exports(exports);
   if (cfg.table) writers.push_back(make_table_writer(stdout, cfg.stats_columns));
   if (!cfg.json_path.empty()) writers.push_back(make_jsonl_writer(cfg.json_path));
   if (!cfg.csv_path.empty()) writers.push_back(make_csv_writer(cfg.csv_path));
+  if (exports.any()) writers.push_back(make_export_writer(exports));
   return writers;
 }
 

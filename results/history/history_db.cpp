@@ -142,11 +142,15 @@ void exec(sqlite3* db, const std::string& path, const char* sql) {
 // A transaction that rolls back unless committed.
 class Transaction {
  public:
-  Transaction(sqlite3* db, const std::string& path) : db_(db), path_(path) { exec(db, path, "BEGIN IMMEDIATE"); }
+  // `nested`: inside an open batch, which commits or rolls back for it.
+  Transaction(sqlite3* db, const std::string& path, bool nested = false) : db_(db), path_(path), done_(nested) {
+    if (!nested) exec(db, path, "BEGIN IMMEDIATE");
+  }
   ~Transaction() {
     if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   }
   void commit() {
+    if (done_) return;
     exec(db_, path_, "COMMIT");
     done_ = true;
   }
@@ -154,7 +158,7 @@ class Transaction {
  private:
   sqlite3* db_;
   const std::string& path_;
-  bool done_ = false;
+  bool done_;
 };
 
 std::int64_t pragma_int(sqlite3* db, const std::string& path, const char* sql) {
@@ -179,6 +183,9 @@ HistoryDb::HistoryDb(const std::string& path, Access access, int busy_timeout_ms
     throw OutputError(fmt::format("history: {}: cannot open ({})", path, msg));
   }
   sqlite3_busy_timeout(db_, busy_timeout_ms);
+  // WAL with synchronous NORMAL: a crash of ccbench or of the machine never
+  // corrupts the file; a power cut may lose the last runs added.
+  sqlite3_exec(db_, "PRAGMA synchronous = NORMAL", nullptr, nullptr, nullptr);
   try {
     check_schema(access == Access::write);
   } catch (...) {
@@ -188,7 +195,24 @@ HistoryDb::HistoryDb(const std::string& path, Access access, int busy_timeout_ms
   }
 }
 
-HistoryDb::~HistoryDb() { sqlite3_close(db_); }
+HistoryDb::~HistoryDb() {
+  if (in_batch_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(db_);
+}
+
+void HistoryDb::begin_batch() {
+  if (in_batch_) return;
+  exec(db_, path_, "BEGIN IMMEDIATE");
+  in_batch_ = true;
+}
+
+void HistoryDb::commit_batch() {
+  if (!in_batch_) return;
+  exec(db_, path_, "COMMIT");
+  in_batch_ = false;
+  series_ids_.merge(batch_ids_);
+  batch_ids_.clear();
+}
 
 void HistoryDb::check_schema(bool may_create) {
   // Reading the header first: a file that is not SQLite fails here, untouched.
@@ -232,7 +256,7 @@ void HistoryDb::check_schema(bool may_create) {
 HistoryDb::Added HistoryDb::add(const HistoryRun& run) {
   if (access_ != Access::write) throw UsageError(fmt::format("history: {}: opened for reading", path_));
   Added out;
-  Transaction t(db_, path_);
+  Transaction t(db_, path_, in_batch_);
   {
     Statement q(db_, "SELECT id FROM runs WHERE content_sha256 = ?", path_);
     q.bind(1, run.sha256);
@@ -261,7 +285,8 @@ HistoryDb::Added HistoryDb::add(const HistoryRun& run) {
                   "INSERT OR IGNORE INTO points(series_id, run_id, time_us, busbw_gbps, algbw_gbps, p50_us, p90_us, "
                   "wrong) VALUES(?,?,?,?,?,?,?,?)",
                   path_);
-  std::map<SeriesKey, std::int64_t> ids;
+  std::map<SeriesKey, std::int64_t> fresh_ids;  // made by this transaction: cached once it commits
+  std::map<SeriesKey, std::int64_t>& made = in_batch_ ? batch_ids_ : fresh_ids;
   const auto bind_key = [](Statement& s, const SeriesKey& k) {
     s.bind(1, k.collective).bind(2, k.dtype).bind(3, k.op).bind(4, k.path).bind(5, k.memory);
     s.bind(6, std::int64_t{k.ranks}).bind(7, std::int64_t{k.nodes}).bind(8, std::int64_t{k.in_place});
@@ -269,21 +294,26 @@ HistoryDb::Added HistoryDb::add(const HistoryRun& run) {
     s.bind(10, k.hosts).bind(11, k.gpu);
   };
   for (const HistoryValue& v : run.values) {
-    auto [it, fresh] = ids.emplace(v.key, 0);
-    if (fresh) {
+    std::int64_t id = 0;
+    if (const auto c = series_ids_.find(v.key); c != series_ids_.end()) {
+      id = c->second;
+    } else if (const auto f = made.find(v.key); f != made.end()) {
+      id = f->second;
+    } else {
       bind_key(find, v.key);
       if (find.step()) {
-        it->second = find.integer(0);
+        id = find.integer(0);
       } else {
         bind_key(make, v.key);
         make.step();
         make.reset();
-        it->second = sqlite3_last_insert_rowid(db_);
+        id = sqlite3_last_insert_rowid(db_);
         ++out.new_series;
       }
       find.reset();
+      made.emplace(v.key, id);
     }
-    point.bind(1, it->second).bind(2, out.run).bind_real(3, v.time_us).bind_real(4, v.busbw_gbps);
+    point.bind(1, id).bind(2, out.run).bind_real(3, v.time_us).bind_real(4, v.busbw_gbps);
     point.bind_real(5, v.algbw_gbps)
         .bind_real(6, v.p50_us)
         .bind_real(7, v.p90_us)
@@ -293,6 +323,7 @@ HistoryDb::Added HistoryDb::add(const HistoryRun& run) {
     point.reset();
   }
   t.commit();
+  series_ids_.merge(fresh_ids);
   out.added = true;
   return out;
 }

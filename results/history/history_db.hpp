@@ -5,6 +5,7 @@
 // a newer schema, a corrupt file) is refused untouched with one line.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,12 @@ class HistoryDb {
   };
   Added add(const HistoryRun& run);
 
+  // Adds between begin_batch() and commit_batch() share one transaction (one
+  // write of each touched page instead of one per run): `history add` of many
+  // files. Without commit_batch() (an exception) they are all rolled back.
+  void begin_batch();
+  void commit_batch();
+
   std::vector<StoredSeries> series(const SeriesFilter& filter);
   std::vector<StoredPoint> points(std::int64_t series, const std::string& since = "");
   std::int64_t run_count();
@@ -87,6 +94,9 @@ class HistoryDb {
   sqlite3* db_ = nullptr;
   std::string path_;
   Access access_;
+  std::map<SeriesKey, std::int64_t> series_ids_;
+  std::map<SeriesKey, std::int64_t> batch_ids_;  // made in the open batch: cached once it commits
+  bool in_batch_ = false;                        // ids never change once given: cached across adds
 };
 
 }  // namespace ccb

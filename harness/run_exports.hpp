@@ -1,0 +1,25 @@
+// --history DB and --prom FILE on a sweep and on ccbench io: a writer that
+// keeps the run's JSON Lines in memory and, when the run ends completed (or
+// with wrong data: also a fact worth keeping), adds it to the history
+// database and writes its Prometheus text (docs/history.md). A run that
+// failed or was interrupted is neither added nor exported (it says so).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "results/writers.hpp"
+
+namespace ccb {
+
+struct RunExports {
+  std::string history_db, prom_path, label;
+  bool any() const { return !history_db.empty() || !prom_path.empty(); }
+};
+
+// Checks both before the run (the database opens as a ccbench history, the
+// --prom path can be written): UsageError / OutputError otherwise.
+void check_run_exports(const RunExports& e);
+
+std::unique_ptr<Writer> make_export_writer(const RunExports& e);
+
+}  // namespace ccb
