@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
@@ -26,7 +27,7 @@ namespace ccb {
 namespace {
 
 const char* history_help() {
-  return R"(ccbench history add RUN... [--db DB] [--label TEXT] [--time ISO8601]
+  return R"(ccbench history add RUN... [--db DB] [--label TEXT] [--time ISO8601] [--wait S]
 ccbench history show [--db DB] [FILTERS] [--csv | --json]
 ccbench history changes [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--window N] [--json]
 ccbench history export --prom FILE [--db DB] [FILTERS]
@@ -45,7 +46,8 @@ changes: per series, change points by E-Divisive means with Student's t-test
 (Otava's method): kept when p < --p-value (0.001) and the means either side
 differ by at least --magnitude (0: any), over windows of --window runs (50;
 0: the whole series). The value is busbw (higher is better) when every run
-has one, else time (lower is better); a change for the worse is a
+has one, else time (lower is better), tested as log(value) (noise is
+multiplicative; the means are geometric); a change for the worse is a
 regression. Each line: the series, the change (mean after / mean before - 1)
 from which run, p, runs before and after, versions that changed there.
 export --prom: each series' newest run as Prometheus text (the metrics of a
@@ -53,11 +55,13 @@ sweep's --prom), written to a temporary file and renamed.
 FILTERS: --collective NAME, --size SIZE, --node HOST (a series naming it),
 --link A,B (exactly these hosts), --since ISO8601 (runs from then on).
 --db: default $CCBENCH_HISTORY_DB, else $XDG_DATA_HOME/ccbench/history.db,
-else ~/.local/share/ccbench/history.db.
+else ~/.local/share/ccbench/history.db. --wait S: how long to wait for
+another writer (many nodes' health checks adding at once) before giving up
+(default 30).
 Exit codes: 0 fine (changes: no regression), 1 changes found a regression,
 2 bad input (a flag, a file, a database that is not a ccbench history or was
 written by a newer one: left untouched), 5 the database or an output could
-not be written (locked past 30 s, disk full: what it held is unchanged).
+not be written (locked past --wait, disk full: what it held is unchanged).
 )";
 }
 
@@ -65,7 +69,7 @@ struct HistoryArgs {
   std::string verb, db, label, time, collective, size, node, link, since, prom;
   std::vector<std::string> runs;
   bool csv = false, json = false;
-  double p_value = 0.001, magnitude = 0;
+  double p_value = 0.001, magnitude = 0, wait_s = 30;
   std::size_t window = 50;
 };
 
@@ -134,30 +138,36 @@ int add(const HistoryArgs& a) {
   const std::filesystem::path parent = std::filesystem::path(a.db).parent_path();
   std::error_code ec;
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  HistoryDb db(a.db, HistoryDb::Access::write);
+  const bool existed = std::filesystem::exists(a.db, ec);
+  auto db = std::make_unique<HistoryDb>(a.db, HistoryDb::Access::write, static_cast<int>(a.wait_s * 1000));
   AddTally tally;
   // Batches of files in one transaction each, their lines printed once it
   // commits; a failure rolls back the open batch only.
   constexpr std::size_t kFilesPerBatch = 256;
   std::string lines;
   for (std::size_t i = 0; i < files.size(); ++i) {
-    if (i % kFilesPerBatch == 0) db.begin_batch();
+    if (i % kFilesPerBatch == 0) db->begin_batch();
     try {
-      lines += add_file(db, files[i], a, tally);
+      lines += add_file(*db, files[i], a, tally);
     } catch (const ImportError& e) {
       ++tally.skipped;
       lines += fmt::format("history: {}: skipped ({})\n", terminal_safe(files[i]), terminal_safe(e.what()));
     }
     if (i % kFilesPerBatch == kFilesPerBatch - 1 || i + 1 == files.size()) {
-      db.commit_batch();
+      db->commit_batch();
       fmt::print("{}", lines);
       lines.clear();
     }
   }
-  fmt::print("history: {}: {} added, {} already there, {} skipped; it holds {} run{}\n", terminal_safe(a.db),
-             tally.added, tally.present, tally.skipped, db.run_count(), db.run_count() == 1 ? "" : "s");
-  if (tally.added + tally.present == 0)
+  const std::int64_t runs = db->run_count();
+  if (tally.added + tally.present == 0) {
+    db.reset();
+    if (!existed)  // the database this command created holds nothing: not left behind
+      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(a.db + suffix, ec);
     throw UsageError("history add: no input held a measured point (every file was skipped)");
+  }
+  fmt::print("history: {}: {} added, {} already there, {} skipped; it holds {} run{}\n", terminal_safe(a.db),
+             tally.added, tally.present, tally.skipped, runs, runs == 1 ? "" : "s");
   return kExitOk;
 }
 
@@ -165,9 +175,9 @@ std::string value_text(double v, const char* format) {
   return std::isfinite(v) ? fmt::format(fmt::runtime(format), v) : std::string("-");
 }
 
-int show(const HistoryArgs& a) {
-  HistoryDb db(a.db, HistoryDb::Access::read);
-  const std::vector<StoredSeries> all = db.series(filter_of(a));
+int show(const HistoryArgs& a, const SeriesFilter& filter) {
+  HistoryDb db(a.db, HistoryDb::Access::read, static_cast<int>(a.wait_s * 1000));
+  const std::vector<StoredSeries> all = db.series(filter);
   nlohmann::json out = nlohmann::json::array();
   std::string text;
   if (a.csv)
@@ -251,7 +261,7 @@ int run_history(int argc, char** argv) {
     app.set_help_flag();
     app.allow_extras(false);
     app.add_flag("-h,--help", help);
-    app.add_option("verb", a.verb)->check(CLI::IsMember({"add", "show", "changes", "export"}));
+    app.add_option("verb", a.verb);
     app.add_option("runs", a.runs);
     app.add_option("--db", a.db);
     app.add_option("--label", a.label);
@@ -267,11 +277,15 @@ int run_history(int argc, char** argv) {
     app.add_option("--magnitude", a.magnitude)->check(CLI::Range(0.0, 100.0));
     app.add_option("--window", a.window)->check(CLI::Range(0, 1000000));
     app.add_option("--prom", a.prom);
+    app.add_option("--wait", a.wait_s)->check(CLI::Range(0.0, 86400.0));
     parse_or_usage_error(app, argc, argv, "history", "history");
     if (help || a.verb.empty()) {
       fmt::print("{}", history_help());
       return help ? kExitOk : kExitUsage;
     }
+    if (a.verb != "add" && a.verb != "show" && a.verb != "changes" && a.verb != "export")
+      throw UsageError(
+          fmt::format("history: verb '{}': unknown (allowed: add, show, changes, export)", terminal_safe(a.verb)));
     if (a.db.empty()) a.db = default_history_db();
     if (a.verb != "add" && !a.runs.empty())
       throw UsageError(fmt::format("history {}: unexpected argument '{}' (files are add's)", a.verb, a.runs.front()));
@@ -281,20 +295,23 @@ int run_history(int argc, char** argv) {
     if ((a.csv && a.verb != "show") || (a.json && a.verb != "show" && a.verb != "changes"))
       throw UsageError(fmt::format("history {}: --csv is show's, --json show's and changes'", a.verb));
     if (a.verb == "add") return add(a);
-    if (a.verb == "show") return show(a);
-    HistoryDb db(a.db, HistoryDb::Access::read);
+    const SeriesFilter filter = filter_of(a);  // its errors before the database's
+    if (a.verb == "show") return show(a, filter);
     if (a.verb == "export") {
       if (a.prom.empty()) throw UsageError("history export: give --prom FILE");
       check_output_writable("--prom", a.prom);
       check_distinct_paths({{"--prom", a.prom}}, {{"--db", a.db}});
-      return history_export_prom(db, filter_of(a), a.prom);
+    } else if (!a.prom.empty()) {
+      throw UsageError("history changes: --prom is export's");
     }
-    if (!a.prom.empty()) throw UsageError("history changes: --prom is export's");
+    HistoryDb db(a.db, HistoryDb::Access::read, static_cast<int>(a.wait_s * 1000));
+    if (a.verb == "export") return history_export_prom(db, filter, a.prom);
     ChangePointOptions o;
     o.max_p = a.p_value;
     o.min_magnitude = a.magnitude;
     o.window = a.window;
-    return history_changes(db, filter_of(a), o, a.json, a.since);
+    o.log_scale = true;
+    return history_changes(db, filter, o, a.json, a.since);
   } catch (const UsageError& e) {
     fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
     return exit_code_of(e);

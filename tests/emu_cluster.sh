@@ -23,6 +23,9 @@
 #   emu_cluster.sh workload CCBENCH    scripts/workload-validate.sh at 4 and 6 hosts:
 #                                      the training step predicted from curves vs
 #                                      its replay (median |error| <= 30%; two re-tests)
+#   emu_cluster.sh history CCBENCH     scripts/history-validate.sh: 12 runs of every
+#                                      link, emu-h3 throttled from run 7: history
+#                                      changes flags exactly its links, at run 7
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 emu="$here/../scripts/emu-cluster.sh"
@@ -61,6 +64,17 @@ case "$case" in
       [ $rc = 0 ] && break
     done
     [ $rc = 0 ] || fail "workload prediction: targets missed (exit $rc)"
+    ;;
+  history)
+    # 12 runs of every link, emu-h3's throttled from run 7: exactly its links
+    # flagged, at run 7 (scripts/history-validate.sh). One re-test on a miss.
+    for try in 1 2; do
+      "$here/../scripts/history-validate.sh" --ccbench "$ccbench"
+      rc=$?
+      [ $rc = 77 ] && exit 77
+      [ $rc = 0 ] && break
+    done
+    [ $rc = 0 ] || fail "history: change points on the emulated cluster (exit $rc)"
     ;;
   throttled)
     run_emu "$out/log" -n 4 --rate 400mbit --throttle 3=50mbit -- -np 4 "$ccbench" accept "$spec" --out "$out/v" --color never

@@ -23,9 +23,16 @@ ChangePoint tested(std::span<const double> x, std::size_t begin, std::size_t at,
   return c;
 }
 
-bool holds(const ChangePoint& c, const ChangePointOptions& o) {
-  return c.p < o.max_p && std::fabs(c.relative_change()) >= o.min_magnitude;
+// mean after / mean before - 1 (of the original values: log means are exponentiated).
+double relative(const ChangePoint& c, const ChangePointOptions& o) {
+  return o.log_scale ? std::exp(c.mean_after - c.mean_before) - 1 : c.relative_change();
 }
+
+bool holds(const ChangePoint& c, const ChangePointOptions& o) {
+  return c.p < o.max_p && std::fabs(relative(c, o)) >= o.min_magnitude;
+}
+
+std::vector<ChangePoint> detect(std::span<const double> x, const ChangePointOptions& o);
 
 // E-Divisive's hierarchical splitting of x[begin, end): the best split of
 // every segment, the strongest first, kept while the t-test holds it.
@@ -87,6 +94,18 @@ std::size_t best_energy_split(std::span<const double> x, std::size_t begin, std:
 }
 
 std::vector<ChangePoint> change_points(std::span<const double> x, const ChangePointOptions& o) {
+  if (!o.log_scale) return detect(x, o);
+  std::vector<double> logs;
+  logs.reserve(x.size());
+  for (double v : x) logs.push_back(std::log(v));
+  std::vector<ChangePoint> found = detect(logs, o);
+  for (ChangePoint& c : found) c.mean_before = std::exp(c.mean_before), c.mean_after = std::exp(c.mean_after);
+  return found;
+}
+
+namespace {
+
+std::vector<ChangePoint> detect(std::span<const double> x, const ChangePointOptions& o) {
   const std::size_t n = x.size();
   std::set<std::size_t> found;
   const std::size_t window = o.window == 0 || o.window >= n ? n : std::max<std::size_t>(o.window, 4 * o.min_segment);
@@ -107,5 +126,7 @@ std::vector<ChangePoint> change_points(std::span<const double> x, const ChangePo
     at.erase(at.begin() + static_cast<std::ptrdiff_t>(weakest));
   }
 }
+
+}  // namespace
 
 }  // namespace ccb

@@ -121,8 +121,8 @@ class Statement {
       throw UsageError(fmt::format("history: {}: not a readable SQLite database ({}); nothing was changed", path, msg));
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      throw OutputError(fmt::format(
-          "history: {}: locked by another process past the busy timeout ({}); nothing was changed", path, msg));
+      throw OutputError(
+          fmt::format("history: {}: locked by another writer past --wait ({}); nothing was changed", path, msg));
     case SQLITE_FULL:
     case SQLITE_IOERR:
     case SQLITE_READONLY:

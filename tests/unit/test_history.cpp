@@ -64,6 +64,20 @@ TEST(ChangePoints, OneStepIsFoundWhereItIs) {
   EXPECT_TRUE(change_points(x, big).empty());
 }
 
+TEST(ChangePoints, LogScaleReportsGeometricMeans) {
+  std::vector<double> x;
+  for (int i = 0; i < 12; ++i) x.push_back((i < 6 ? 1.0 : 4.0) * (i % 2 ? 1.01 : 0.99));
+  ChangePointOptions o;
+  o.log_scale = true;
+  const auto found = change_points(x, o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].index, 6u);
+  EXPECT_NEAR(found[0].mean_before, std::sqrt(0.99 * 1.01), 1e-12);
+  EXPECT_NEAR(found[0].relative_change(), 3, 1e-12);
+  o.min_magnitude = 3.5;  // the magnitude is judged on the values, not their logs
+  EXPECT_TRUE(change_points(x, o).empty());
+}
+
 TEST(ChangePoints, PrecisionAndRecallOnGeneratedSeries) {
   // 300 series of 60 runs, 0-3 steps of 10-30% each, 2% noise.
   SeriesShape s;

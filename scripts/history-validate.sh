@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# History's change-point detection on a real series (docs/history.md): the
+# emulated cluster (4 hosts, every link shaped to 400 Mbit/s) measured RUNS
+# times by `ccbench accept` over every link (tests/fixtures/history/
+# emu-links.yaml), host 3's link throttled from run STEP on; every run's raw
+# results go into a fresh history database, and `ccbench history changes`
+# must flag exactly the links of emu-h3, each once, at run STEP, and
+# nothing else.
+#   scripts/history-validate.sh [--ccbench PATH] [--runs 12] [--step 7] [--throttle 100mbit] [--keep DIR]
+# Exit: 0 as expected, 1 not, 77 when the emulated cluster cannot be made here.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+ccbench=$here/../build/ccbench runs=12 step=7 throttle=100mbit keep=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ccbench) ccbench=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --step) step=$2; shift 2 ;;
+    --throttle) throttle=$2; shift 2 ;;
+    --keep) keep=$2; shift 2 ;;
+    *) echo "history-validate: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+out=${keep:-$(mktemp -d /tmp/ccbench-history-validate.XXXXXX)}
+mkdir -p "$out"
+[ -n "$keep" ] || trap 'rm -rf "$out"' EXIT
+db=$out/history.db
+spec=$here/../tests/fixtures/history/emu-links.yaml
+: > "$out/starts"
+for r in $(seq 1 "$runs"); do
+  shaping=(--rate 400mbit)
+  [ "$r" -ge "$step" ] && shaping+=(--throttle "3=$throttle")
+  date -u +%Y-%m-%dT%H:%M:%S.000Z >> "$out/starts"
+  "$here/emu-cluster.sh" -n 4 "${shaping[@]}" -- -np 4 "$ccbench" accept "$spec" --out "$out/run$r" --color never \
+    > "$out/run$r.log" 2>&1
+  rc=$?
+  [ $rc = 77 ] && { cat "$out/run$r.log"; exit 77; }
+  [ $rc = 0 ] || { tail -20 "$out/run$r.log"; echo "history-validate: run $r: accept exit $rc"; exit 1; }
+  "$ccbench" history add --db "$db" "$out/run$r/raw" > "$out/add$r.log" || { cat "$out/add$r.log"; exit 1; }
+done
+"$ccbench" history changes --db "$db" > "$out/changes.txt"
+rc=$?
+cat "$out/changes.txt"
+[ $rc = 1 ] || { echo "history-validate: history changes exit $rc, expected 1 (a regression)"; exit 1; }
+"$ccbench" history changes --db "$db" --json > "$out/changes.json"
+python3 - "$out/changes.json" "$out/starts" "$step" <<'PY'
+import json, sys
+changes = json.load(open(sys.argv[1]))
+starts = [l.strip() for l in open(sys.argv[2])]
+step = int(sys.argv[3])
+lo, hi = starts[step - 1], starts[step] if step < len(starts) else "9"
+# Each link is two series (out-of-place, in-place): every change must be on a
+# link of emu-h3, a regression in run STEP, at most one per series, and each
+# of emu-h3's links flagged in at least one of its series.
+want = {"emu-h1,emu-h3", "emu-h2,emu-h3", "emu-h3,emu-h4"}
+per_series, per_link, bad = {}, {}, []
+for c in changes:
+    per_series[c["series"]] = per_series.get(c["series"], 0) + 1
+    per_link.setdefault(c["hosts"], []).append(c)
+    if c["hosts"] not in want:
+        bad.append(f"{c['series']}: flagged ({c['relative_change'] * 100:+.1f}% p={c['p']:.2g}), its link is not emu-h3's")
+    elif c["kind"] != "regression" or not (lo <= c["started_at"] < hi):
+        bad.append(f"{c['series']}: {c['kind']} at {c['started_at']}, expected a regression in run {step} ({lo} .. {hi})")
+bad += [f"{s}: {n} changes" for s, n in per_series.items() if n > 1]
+bad += [f"{h}: not flagged" for h in sorted(want - per_link.keys())]
+if bad:
+    print("history-validate: FAIL:", "; ".join(bad))
+    sys.exit(1)
+print(f"history-validate: exactly emu-h3's links flagged ({len(changes)} of their 6 series), all at run {step}:",
+      ", ".join(f"{c['series'].split(', ')[-1]}{' in-place' if 'in-place' in c['series'] else ''} "
+                f"{c['relative_change'] * 100:+.1f}% p={c['p']:.2g}" for c in changes))
+PY

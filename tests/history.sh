@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# ccbench history (docs/history.md) end to end:
+#   history.sh CCBENCH FIXTURES cli     add (every format, idempotent), show, export --prom, 8 writers at
+#                                       once, refused databases left byte-identical, a locked one
+#   history.sh CCBENCH FIXTURES changes a generated step in one host's series: exit 1, that host, that run
+#   history.sh CCBENCH FIXTURES sweep   mpirun sweeps (3 and 2 ranks) with --history and --prom
+set -uo pipefail
+ccbench=$1 fx=$2 case=$3
+out=$(mktemp -d /tmp/ccbench-history.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+db=$out/h.db
+
+# Rewrites an nccl-tests log: host NAME, times x FACTOR (bandwidths / FACTOR).
+nccl_log() {  # SRC HOST FACTOR SEED > FILE
+  python3 - "$@" <<'PY'
+import random, re, sys
+src, host, factor, seed = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+rng = random.Random(seed)
+for line in open(src):
+    if " on " in line and line.startswith("#  Rank"):
+        line = re.sub(r" on +\S+ ", f" on {host} ", line)
+    t = line.split()
+    if t and t[0].isdigit() and len(t) >= 13:
+        f = factor * (1 + 0.01 * rng.gauss(0, 1))
+        for i in (5, 9):
+            t[i] = f"{float(t[i]) * f:.2f}"
+            t[i + 1] = f"{float(t[i + 1]) / f:.2f}"
+            t[i + 2] = f"{float(t[i + 2]) / f:.2f}"
+        line = "  ".join(t) + "\n"
+    sys.stdout.write(line)
+PY
+}
+
+case "$case" in
+  cli)
+    "$ccbench" history add --db "$db" "$fx/compare/nccl-tests" "$fx/compare/osu" "$fx/compare/imb" > "$out/add1" ||
+      { cat "$out/add1"; fail "add"; }
+    grep -q 'skipped' "$out/add1" && grep -q ': run [0-9]* (OSU' "$out/add1" && grep -q ': run [0-9]* (IMB' "$out/add1" ||
+      { cat "$out/add1"; fail "add: every format read, non-results skipped"; }
+    runs=$(grep -oE 'it holds [0-9]+ runs' "$out/add1")
+    "$ccbench" history add --db "$db" "$fx/compare/nccl-tests" > "$out/add2" || fail "add again"
+    grep -qE '^history: .*: 0 added, [0-9]+ already there, 0 skipped; '"$runs"'$' "$out/add2" ||
+      { cat "$out/add2"; fail "adding the same files again must add nothing ($runs)"; }
+    "$ccbench" history show --db "$db" --collective all_reduce --size 128M --csv > "$out/show.csv" || fail "show --csv"
+    head -1 "$out/show.csv" | grep -q '^collective,dtype,op,path,memory,ranks,nodes,in_place,bytes,hosts,gpu,run,' ||
+      fail "show --csv header"
+    "$ccbench" history show --db "$db" --node vm-b7 --json > "$out/show.json" || fail "show --json"
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r and all('vm-b7' in x['hosts'].split(',') for x in r), r[:1]" \
+      "$out/show.json" || fail "show --node: only series naming the host"
+    "$ccbench" history export --db "$db" --prom "$out/m.prom" > /dev/null || fail "export --prom"
+    python3 - "$out/m.prom" <<'PY' || fail "export --prom: not Prometheus text"
+import re, sys
+seen = set()
+for l in open(sys.argv[1]):
+    if l.startswith("# HELP ") or l.startswith("# TYPE "):
+        continue
+    m = re.fullmatch(r'(ccbench_[a-z_]+)\{((?:[a-z_]+="(?:[^"\\]|\\.)*",?)*)\} (\S+)\n', l)
+    assert m, l
+    float(m.group(3))
+    assert (m.group(1), m.group(2)) not in seen, "duplicate series " + l
+    seen.add((m.group(1), m.group(2)))
+assert any(k.startswith("ccbench_busbw_bytes_per_second") for k, _ in seen)
+PY
+    # 8 writers at once (nodes' health checks finishing together): every run kept.
+    for i in 1 2 3 4 5 6 7 8; do nccl_log "$fx/compare/nccl-tests/cloud-all_reduce.log" "node-$i" 1 "$i" > "$out/n$i.log"; done
+    pids=()
+    for i in 1 2 3 4 5 6 7 8; do "$ccbench" history add --db "$out/c.db" "$out/n$i.log" > "$out/c$i.out" 2>&1 & pids+=($!); done
+    for p in "${pids[@]}"; do wait "$p" || { cat "$out"/c*.out; fail "a concurrent writer failed"; }; done
+    "$ccbench" history add --db "$out/c.db" "$out/n1.log" | grep -q 'it holds 8 runs' || fail "8 concurrent adds: 8 runs"
+    # Databases ccbench did not write: one line, exit 2, the file byte-identical.
+    python3 - "$out" <<'PY'
+import sqlite3, sys
+d = sys.argv[1]
+c = sqlite3.connect(d + "/foreign.db"); c.execute("CREATE TABLE accounts(id)"); c.execute("INSERT INTO accounts VALUES(1)"); c.commit(); c.close()
+PY
+    cp "$out/c.db" "$out/newer.db"
+    python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA journal_mode=DELETE'); c.execute('PRAGMA user_version=7'); c.close()" "$out/newer.db"
+    head -c 3000 "$out/c.db" > "$out/torn.db"
+    for bad in foreign newer torn; do
+      sum=$(sha256sum < "$out/$bad.db")
+      for verb in add show; do
+        args=(); [ $verb = add ] && args=("$out/n1.log")
+        "$ccbench" history $verb --db "$out/$bad.db" "${args[@]}" > "$out/$bad.out" 2> "$out/$bad.err"
+        rc=$?
+        [ $rc = 2 ] && [ "$(wc -l < "$out/$bad.err")" = 1 ] && grep -q 'nothing was changed' "$out/$bad.err" ||
+          { cat "$out/$bad.err"; fail "$verb on a $bad database: exit $rc, expected 2 and one line"; }
+        [ "$(sha256sum < "$out/$bad.db")" = "$sum" ] || fail "$verb changed the $bad database"
+      done
+    done
+    grep -q 'schema version 7 was written by a newer ccbench' "$out/newer.err" || fail "newer: the message"
+    # A writer that holds the database: exit 5 after --wait, nothing changed.
+    python3 - "$out/c.db" "$out/held" <<'PY' &
+import os, sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute("BEGIN IMMEDIATE")
+open(sys.argv[2], "w").close()
+time.sleep(20)
+PY
+    holder=$!
+    for _ in $(seq 100); do [ -e "$out/held" ] && break; sleep 0.1; done
+    "$ccbench" history add --db "$out/c.db" --wait 0.5 "$out/n1.log" "$fx/compare/osu" > /dev/null 2> "$out/locked.err"
+    rc=$?
+    kill $holder 2>/dev/null; wait $holder 2>/dev/null
+    [ $rc = 5 ] && grep -q 'locked by another writer past --wait' "$out/locked.err" ||
+      { cat "$out/locked.err"; fail "a locked database: exit $rc, expected 5"; }
+    "$ccbench" history add --db "$out/c.db" "$out/n1.log" | grep -q 'it holds 8 runs' || fail "the locked add changed the runs"
+    ;;
+  changes)
+    # Two hosts, 12 runs each; node-b's times 20% up from run 7.
+    for r in $(seq 1 12); do
+      f=1; [ "$r" -ge 7 ] && f=1.2
+      nccl_log "$fx/compare/nccl-tests/cloud-all_reduce.log" node-a 1 "$r" > "$out/a$r.log"
+      nccl_log "$fx/compare/nccl-tests/cloud-all_reduce.log" node-b "$f" "$((r + 100))" > "$out/b$r.log"
+      t=$(printf '2026-11-%02dT08:00:00Z' "$r")
+      "$ccbench" history add --db "$db" --time "$t" "$out/a$r.log" "$out/b$r.log" > /dev/null || fail "add run $r"
+    done
+    "$ccbench" history changes --db "$db" --size 128M > "$out/ch.txt"
+    rc=$?
+    cat "$out/ch.txt"
+    [ $rc = 1 ] || fail "a regression: exit $rc, expected 1"
+    [ "$(grep -c '^regression: ' "$out/ch.txt")" = 2 ] || fail "expected node-b's two 128 MiB series (out-of-place, in-place)"
+    grep '^regression: ' "$out/ch.txt" | grep -v ', node-b: busbw -1[5-9]\.[0-9]% from run [0-9]* (2026-11-07T08:00:00Z), p = .*, 6 runs before, 6 after$' &&
+      fail "each regression must be node-b's, about -17% (1/1.2), from run 7"
+    grep -q ', node-a' "$out/ch.txt" && fail "node-a did not change"
+    "$ccbench" history changes --db "$db" --size 128M --magnitude 0.5 > "$out/big.txt" ||
+      { cat "$out/big.txt"; fail "a 17% change under --magnitude 0.5 is not reported (exit 0)"; }
+    "$ccbench" history changes --db "$db" --since 2026-11-07 > "$out/since.txt" || fail "--since after the step: nothing"
+    grep -q '0 regressions' "$out/since.txt" || fail "--since: the runs before it are left out"
+    ;;
+  sweep)
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    for np in 3 2; do
+      mpirun -np $np "$ccbench" all_reduce -b 1K -e 16K -f 4 -n 5 -w 1 --history "$db" --prom "$out/s$np.prom" \
+        > "$out/s$np.txt" 2> "$out/s$np.err" || { cat "$out/s$np.err"; fail "sweep with -np $np"; }
+      grep -q "^ccbench: --history $db: added as run [0-9]* (6 values)" "$out/s$np.err" || { cat "$out/s$np.err"; fail "the added line"; }
+      grep -q "^ccbench_busbw_bytes_per_second{collective=\"all_reduce\",.*size_bytes=\"16384\",in_place=\"1\",ranks=\"$np\",nodes=\"1\",host=\"$(hostname)\"} [0-9.e+]*$" \
+        "$out/s$np.prom" || { cat "$out/s$np.prom"; fail "--prom -np $np"; }
+    done
+    "$ccbench" history show --db "$db" --size 4K --csv | grep -c ',all_reduce\|^all_reduce' | grep -q '^4$' ||
+      fail "two runs x (out-of-place, in-place) at 4 KiB"
+    # A database that is not a history is refused before the sweep runs.
+    echo "not sqlite" > "$out/text.db"
+    mpirun -np 2 "$ccbench" all_reduce -b 1K -e 1K --history "$out/text.db" > "$out/bad.txt" 2> "$out/bad.err"
+    rc=$?
+    [ $rc = 2 ] && grep -q 'not a readable SQLite database' "$out/bad.err" || { cat "$out/bad.err"; fail "sweep --history on a text file: exit $rc"; }
+    grep -q '^ *1024 ' "$out/bad.txt" && fail "the sweep ran before the database was checked"
+    [ "$(cat "$out/text.db")" = "not sqlite" ] || fail "the text file was changed"
+    ;;
+  *) fail "unknown case $case" ;;
+esac
+echo "history.$case: ok"
