@@ -1,6 +1,7 @@
 #include "harness/cli_errors.hpp"
 #include "results/json_text.hpp"
 #include "harness/accept_command.hpp"
+#include "harness/run_exports.hpp"
 #include "harness/accept_parts.hpp"
 #include "harness/io_command.hpp"
 
@@ -46,6 +47,7 @@ namespace {
 constexpr const char* kAcceptHelp =
     R"HELP(usage: ccbench accept SPEC.yaml [--out DIR] [--color auto|always|never] [--simulate CLUSTER.yaml]
                       [--launcher auto|mpi|slurm] [--drain] [--resume] [--node-check]
+                      [--history DB] [--prom FILE]
 
 Runs the checks of an acceptance spec across every node of this MPI job
 (launch it like a run: mpirun/srun, all ranks of all nodes), judges each
@@ -81,6 +83,12 @@ a controller: every group of a round runs as its own job step, at once.
                 CHECK: why"), exit 0/1, ended after 55 s; with --drain/--resume
                 it drains or returns this node (SLURMD_NODENAME). --out defaults
                 to $TMPDIR/ccbench-node-check
+  --history DB  when it ends, add every raw run (OUT/raw) to this history
+                database (ccbench history; docs/history.md): one series per
+                check, size and group of hosts (a pair's link)
+  --prom FILE   when it ends, Prometheus text: ccbench_accept_node_pass{check,
+                host} 1 (passed or cleared) or 0, ccbench_accept_node_margin of
+                a defective node, ccbench_accept_accepted{spec} 1/0
 
 Patterns: all (every node together), per-node (each node alone, all at
 once), pairwise (every pair of nodes, round-robin: concurrent pairs, n-1
@@ -399,6 +407,7 @@ void check_verdict_paths(const AcceptArgs& args) {
   const std::filesystem::path out(args.out_dir);
   for (const char* f : {"verdict.json", "verdict.md", "report.html"})
     check_output_writable(fmt::format("--out ({})", f), (out / f).string());
+  check_run_exports({args.history_db, args.prom_path, ""});
 }
 
 void write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome) {
@@ -425,6 +434,7 @@ BaselineLookup baseline_lookup(const GateBaselines& loaded) {
 
 int write_and_print(const AcceptArgs& args, const AcceptOutcome& outcome, const std::string& raw, int code) {
   write_verdicts(args, outcome);
+  if (outcome.simulated.empty()) export_accept({args.history_db, args.prom_path, ""}, outcome, args.out_dir);
   const Report report = build_accept_report(outcome, AcceptView::terminal);
   // The last line says the verdict and what the exit code means: under
   // mpirun a non-zero exit is followed by mpirun's "process returned a
@@ -457,6 +467,8 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   app.add_option("--run-group", a.run_group);
   app.add_option("--group-out", a.group_out);
   app.add_flag("--node-check", a.node_check);
+  app.add_option("--history", a.history_db);
+  app.add_option("--prom", a.prom_path);
   app.add_option("spec", positional);
   parse_or_usage_error(app, argc, argv, "accept", "accept");
   if (help) {

@@ -22,6 +22,8 @@ struct AcceptArgs {
   std::string run_group;    // --run-group CHECK: one group's repeats, inside a job step the controller started
   std::string group_out;    // --group-out FILE: where that step writes them
   bool node_check = false;  // --node-check: this node alone, as Slurm's HealthCheckProgram
+  std::string history_db;   // --history DB: the raw runs added when it ends
+  std::string prom_path;    // --prom FILE: node pass/fail and the verdict as Prometheus text
 };
 
 // --node-check ends the process (exit 1, one line) when it has not finished

@@ -100,74 +100,33 @@ std::string read_whole(const std::string& path) {
   return std::string(mapped.text());
 }
 
-struct AddTally {
-  std::size_t added = 0, present = 0, skipped = 0;
-};
-
 // What happened to one file, as its line says.
-std::string add_file(HistoryDb& db, const std::string& file, const HistoryArgs& a, AddTally& tally) {
+std::string add_file(HistoryDb& db, const std::string& file, const HistoryAddRequest& r, HistoryAddResult& tally) {
   const std::string text = read_whole(file);
   std::string why;
-  const auto run = history_run_of(text, HistoryRunSource{file, file_mtime_utc(file), a.time, a.label}, &why);
+  const auto run = history_run_of(text, HistoryRunSource{file, file_mtime_utc(file), r.time, r.label}, &why);
   if (!run) {
     ++tally.skipped;
     return fmt::format("history: {}: skipped ({})\n", terminal_safe(file), terminal_safe(why));
   }
-  const HistoryDb::Added r = db.add(*run);
-  if (!r.added) {
+  const HistoryDb::Added added = db.add(*run);
+  if (!added.added) {
     ++tally.present;
-    return fmt::format("history: {}: already there (run {}, same content)\n", terminal_safe(file), r.run);
+    return fmt::format("history: {}: already there (run {}, same content)\n", terminal_safe(file), added.run);
   }
   ++tally.added;
-  return fmt::format("history: {}: run {} ({}, {} from {}): {} value{}, {} new series\n", terminal_safe(file), r.run,
-                     run->format, run->started_at, run->time_basis, r.values, r.values == 1 ? "" : "s", r.new_series);
+  return fmt::format("history: {}: run {} ({}, {} from {}): {} value{}, {} new series\n", terminal_safe(file),
+                     added.run, run->format, run->started_at, run->time_basis, added.values,
+                     added.values == 1 ? "" : "s", added.new_series);
 }
 
 int add(const HistoryArgs& a) {
   if (a.runs.empty()) throw UsageError("history add: give the runs to add (files or folders)");
   if (!a.time.empty() && !std::isfinite(iso_utc_seconds(a.time)))
     throw UsageError(fmt::format("history add: --time '{}': expected ISO 8601 UTC, e.g. 2026-12-03T14:00:00Z", a.time));
-  std::vector<std::string> files;
-  for (const std::string& r : a.runs) {
-    try {
-      for (std::string& f : result_files(r)) files.push_back(std::move(f));
-    } catch (const ImportError& e) {
-      throw UsageError(fmt::format("history add: {}", e.what()));
-    }
-  }
-  const std::filesystem::path parent = std::filesystem::path(a.db).parent_path();
-  std::error_code ec;
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  const bool existed = std::filesystem::exists(a.db, ec);
-  auto db = std::make_unique<HistoryDb>(a.db, HistoryDb::Access::write, static_cast<int>(a.wait_s * 1000));
-  AddTally tally;
-  // Batches of files in one transaction each, their lines printed once it
-  // commits; a failure rolls back the open batch only.
-  constexpr std::size_t kFilesPerBatch = 256;
-  std::string lines;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (i % kFilesPerBatch == 0) db->begin_batch();
-    try {
-      lines += add_file(*db, files[i], a, tally);
-    } catch (const ImportError& e) {
-      ++tally.skipped;
-      lines += fmt::format("history: {}: skipped ({})\n", terminal_safe(files[i]), terminal_safe(e.what()));
-    }
-    if (i % kFilesPerBatch == kFilesPerBatch - 1 || i + 1 == files.size()) {
-      db->commit_batch();
-      fmt::print("{}", lines);
-      lines.clear();
-    }
-  }
-  const std::int64_t runs = db->run_count();
-  if (tally.added + tally.present == 0) {
-    db.reset();
-    if (!existed)  // the database this command created holds nothing: not left behind
-      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(a.db + suffix, ec);
-    throw UsageError("history add: no input held a measured point (every file was skipped)");
-  }
-  fmt::print("history: {}: {} added, {} already there, {} skipped; it holds {} run{}\n", terminal_safe(a.db),
-             tally.added, tally.present, tally.skipped, runs, runs == 1 ? "" : "s");
+  const HistoryAddResult r = add_runs_to_history({a.db, a.runs, a.label, a.time, a.wait_s, false});
+  fmt::print("history: {}: {} added, {} already there, {} skipped; it holds {} run{}\n", terminal_safe(a.db), r.added,
+             r.present, r.skipped, r.runs, r.runs == 1 ? "" : "s");
   return kExitOk;
 }
 
@@ -237,6 +196,49 @@ std::string default_history_db() {
   if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/ccbench/history.db";
   const char* home = std::getenv("HOME");
   return std::string(home && *home ? home : ".") + "/.local/share/ccbench/history.db";
+}
+
+HistoryAddResult add_runs_to_history(const HistoryAddRequest& r) {
+  std::vector<std::string> files;
+  for (const std::string& path : r.paths) {
+    try {
+      for (std::string& f : result_files(path)) files.push_back(std::move(f));
+    } catch (const ImportError& e) {
+      throw UsageError(fmt::format("history add: {}", e.what()));
+    }
+  }
+  const std::filesystem::path parent = std::filesystem::path(r.db).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  const bool existed = std::filesystem::exists(r.db, ec);
+  auto db = std::make_unique<HistoryDb>(r.db, HistoryDb::Access::write, static_cast<int>(r.wait_s * 1000));
+  HistoryAddResult tally;
+  // Batches of files in one transaction each, their lines printed once it
+  // commits; a failure rolls back the open batch only.
+  constexpr std::size_t kFilesPerBatch = 256;
+  std::string lines;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (i % kFilesPerBatch == 0) db->begin_batch();
+    try {
+      lines += add_file(*db, files[i], r, tally);
+    } catch (const ImportError& e) {
+      ++tally.skipped;
+      lines += fmt::format("history: {}: skipped ({})\n", terminal_safe(files[i]), terminal_safe(e.what()));
+    }
+    if (i % kFilesPerBatch == kFilesPerBatch - 1 || i + 1 == files.size()) {
+      db->commit_batch();
+      if (!r.quiet) fmt::print("{}", lines);
+      lines.clear();
+    }
+  }
+  tally.runs = db->run_count();
+  if (tally.added + tally.present == 0) {
+    db.reset();
+    if (!existed)  // the database this command created holds nothing: not left behind
+      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(r.db + suffix, ec);
+    throw UsageError("history add: no input held a measured point (every file was skipped)");
+  }
+  return tally;
 }
 
 void add_to_history(const std::string& db_path, const std::string& text, const std::string& source,

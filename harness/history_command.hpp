@@ -2,7 +2,9 @@
 // database, change points per series, the latest figures for Prometheus
 // (docs/history.md). Runs without MPI.
 #pragma once
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ccb {
 
@@ -14,6 +16,22 @@ int run_history(int argc, char** argv);
 // --db's default: $CCBENCH_HISTORY_DB, else $XDG_DATA_HOME/ccbench/history.db,
 // else ~/.local/share/ccbench/history.db.
 std::string default_history_db();
+
+// history add: every file of `paths` (files or folders) as a run; a line per
+// file on stdout unless quiet. Throws UsageError when a path is missing or
+// nothing held a measured point (a database it created is then removed).
+struct HistoryAddRequest {
+  std::string db;
+  std::vector<std::string> paths;
+  std::string label, time;
+  double wait_s = 30;
+  bool quiet = false;
+};
+struct HistoryAddResult {
+  std::size_t added = 0, present = 0, skipped = 0;
+  std::int64_t runs = 0;  // in the database afterwards
+};
+HistoryAddResult add_runs_to_history(const HistoryAddRequest& request);
 
 // Adds one measurement file's text to the database at `db` (created with its
 // folder when missing) and says so on stderr in one line (sweeps' and io's

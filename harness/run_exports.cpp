@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <filesystem>
+
 #include "harness/history_command.hpp"
+#include "results/accept/accept_report.hpp"
 #include "results/history/history_db.hpp"
 #include "results/history/history_run.hpp"
 #include "results/history/prometheus_text.hpp"
@@ -61,5 +65,52 @@ void check_run_exports(const RunExports& e) {
 }
 
 std::unique_ptr<Writer> make_export_writer(const RunExports& e) { return std::make_unique<ExportWriter>(e); }
+
+std::string accept_prometheus_text(const AcceptOutcome& o) {
+  std::string pass, margin;
+  for (const CheckVerdict& c : o.checks) {
+    const std::string check = prom_label_value(c.check ? c.check->name : "");
+    for (const NodeVerdict& n : c.nodes) {
+      const std::string labels = fmt::format("check=\"{}\",host=\"{}\"", check, prom_label_value(n.host));
+      const bool ok = n.status == NodeStatus::pass || n.status == NodeStatus::cleared;
+      pass += fmt::format("ccbench_accept_node_pass{{{}}} {}\n", labels, ok ? 1 : 0);
+      if (std::isfinite(n.margin)) margin += fmt::format("ccbench_accept_node_margin{{{}}} {:.6g}\n", labels, n.margin);
+    }
+  }
+  const std::string spec = prom_label_value(o.spec ? o.spec->name : "");
+  std::string out =
+      "# HELP ccbench_accept_node_pass 1 when the node passed the check (or a re-test cleared it), 0 otherwise\n"
+      "# TYPE ccbench_accept_node_pass gauge\n" +
+      pass;
+  if (!margin.empty())
+    out +=
+        "# HELP ccbench_accept_node_margin The defective node's margin to the gate (negative: short of it)\n"
+        "# TYPE ccbench_accept_node_margin gauge\n" +
+        margin;
+  if (o.finished)
+    out += fmt::format(
+        "# HELP ccbench_accept_accepted 1 when the acceptance passed, 0 when rejected or in error\n"
+        "# TYPE ccbench_accept_accepted gauge\nccbench_accept_accepted{{spec=\"{}\"}} {}\n",
+        spec, o.accepted() ? 1 : 0);
+  if (const double t = iso_utc_seconds(o.started_at); std::isfinite(t))
+    out += fmt::format(
+        "# HELP ccbench_run_timestamp_seconds When the run started, seconds since the epoch\n"
+        "# TYPE ccbench_run_timestamp_seconds gauge\nccbench_run_timestamp_seconds{{spec=\"{}\"}} {:.3f}\n",
+        spec, t);
+  return out;
+}
+
+void export_accept(const RunExports& e, const AcceptOutcome& outcome, const std::string& out_dir) {
+  if (!e.history_db.empty()) {
+    const std::string raw = (std::filesystem::path(out_dir) / "raw").string();
+    std::error_code ec;
+    if (std::filesystem::is_directory(raw, ec)) {
+      const HistoryAddResult r = add_runs_to_history({e.history_db, {raw}, e.label, "", 30, true});
+      fmt::print(stderr, "ccbench: --history {}: {} raw run{} added, {} already there\n", terminal_safe(e.history_db),
+                 r.added, r.added == 1 ? "" : "s", r.present);
+    }
+  }
+  if (!e.prom_path.empty()) write_file_atomically("--prom", e.prom_path, accept_prometheus_text(outcome));
+}
 
 }  // namespace ccb

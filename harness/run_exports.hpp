@@ -22,4 +22,12 @@ void check_run_exports(const RunExports& e);
 
 std::unique_ptr<Writer> make_export_writer(const RunExports& e);
 
+struct AcceptOutcome;
+// ccbench accept --history / --prom, after the verdicts are written: the
+// raw runs under OUT/raw added, and per check and node ccbench_accept_node_pass
+// (1 pass or cleared, 0 otherwise) with its margin, and the verdict.
+// One line on stderr says what was done.
+void export_accept(const RunExports& e, const AcceptOutcome& outcome, const std::string& out_dir);
+std::string accept_prometheus_text(const AcceptOutcome& outcome);
+
 }  // namespace ccb

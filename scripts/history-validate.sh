@@ -3,7 +3,8 @@
 # emulated cluster (4 hosts, every link shaped to 400 Mbit/s) measured RUNS
 # times by `ccbench accept` over every link (tests/fixtures/history/
 # emu-links.yaml), host 3's link throttled from run STEP on; every run's raw
-# results go into a fresh history database, and `ccbench history changes`
+# results go into a fresh history database (accept --history; --prom is
+# checked too), and `ccbench history changes`
 # must flag exactly the links of emu-h3, each once, at run STEP, and
 # nothing else.
 #   scripts/history-validate.sh [--ccbench PATH] [--runs 12] [--step 7] [--throttle 100mbit] [--keep DIR]
@@ -32,11 +33,13 @@ for r in $(seq 1 "$runs"); do
   [ "$r" -ge "$step" ] && shaping+=(--throttle "3=$throttle")
   date -u +%Y-%m-%dT%H:%M:%S.000Z >> "$out/starts"
   "$here/emu-cluster.sh" -n 4 "${shaping[@]}" -- -np 4 "$ccbench" accept "$spec" --out "$out/run$r" --color never \
-    > "$out/run$r.log" 2>&1
+    --history "$db" --prom "$out/run$r.prom" > "$out/run$r.log" 2>&1
   rc=$?
   [ $rc = 77 ] && { cat "$out/run$r.log"; exit 77; }
   [ $rc = 0 ] || { tail -20 "$out/run$r.log"; echo "history-validate: run $r: accept exit $rc"; exit 1; }
-  "$ccbench" history add --db "$db" "$out/run$r/raw" > "$out/add$r.log" || { cat "$out/add$r.log"; exit 1; }
+  grep -q "^ccbench: --history $db: 6 raw runs added" "$out/run$r.log" || { tail -5 "$out/run$r.log"; exit 1; }
+  [ "$(grep -c '^ccbench_accept_node_pass{check="links",host="emu-h[1-4]"} 1$' "$out/run$r.prom")" = 4 ] ||
+    { cat "$out/run$r.prom"; echo "history-validate: run $r: --prom must say 4 nodes passed"; exit 1; }
 done
 "$ccbench" history changes --db "$db" > "$out/changes.txt"
 rc=$?
