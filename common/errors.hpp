@@ -21,7 +21,8 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitInternal = 1,  // ccbench or the communication library failed
   kExitRejected =
-      1,  // accept: the cluster was rejected; model check: a target was missed; model predict: every fit unusable
+      1,  // accept: the cluster was rejected; model check: a target was missed; model predict: every fit unusable;
+          // history changes: a series regressed
   kExitUsage = 2,      // bad input: flags, values, files
   kExitWrongData = 3,  // verification found wrong elements
   kExitTimeout = 4,    // -T: no operation completed within the timeout

@@ -1,5 +1,6 @@
 #include "harness/cli_errors.hpp"
 #include "harness/io_command.hpp"
+#include "harness/run_exports.hpp"
 
 #include <fmt/format.h>
 
@@ -64,6 +65,8 @@ PATTERNS
   --keep               leave the files
   -J, --json FILE      JSON Lines (results/SCHEMA.md: the `io` objects)
   --csv FILE           CSV, one row per point
+  --history DB         add the run to this history database when it ends (docs/history.md)
+  --prom FILE          the run's figures as Prometheus text when it ends (docs/history.md)
   -q, --quiet          no table
 
 Columns: block = request size in bytes (dataset: the file size); moved =
@@ -269,6 +272,8 @@ std::optional<IoArgs> parse_io(int argc, const char* const* argv) {
   app.add_flag("--keep", o.keep);
   app.add_option("-J,--json", a.json_path);
   app.add_option("--csv", a.csv_path);
+  app.add_option("--history", a.history_db);
+  app.add_option("--prom", a.prom_path);
   app.add_flag("-q,--quiet", quiet);
   parse_or_usage_error(app, argc, argv, "io", "io");
   if (help) return std::nullopt;
@@ -324,9 +329,16 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
   std::vector<std::unique_ptr<Writer>> writers;
   if (!every_rank_passes(comm, [&] {
         if (rank != 0) return;
-        check_distinct_paths({{"-J/--json", args.json_path}, {"--csv", args.csv_path}}, {});
+        check_distinct_paths({{"-J/--json", args.json_path},
+                              {"--csv", args.csv_path},
+                              {"--history", args.history_db},
+                              {"--prom", args.prom_path}},
+                             {});
         if (!args.json_path.empty()) check_output_writable("-J/--json", args.json_path);
         if (!args.csv_path.empty()) check_output_writable("--csv", args.csv_path);
+        const RunExports exports{args.history_db, args.prom_path, ""};
+        check_run_exports(exports);
+        if (exports.any()) writers.push_back(make_export_writer(exports));
         if (args.table) writers.push_back(make_io_table_writer(stdout));
         if (!args.json_path.empty()) writers.push_back(make_jsonl_writer(args.json_path));
         if (!args.csv_path.empty()) writers.push_back(make_io_csv_writer(args.csv_path));

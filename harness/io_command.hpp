@@ -12,6 +12,7 @@ namespace ccb {
 struct IoArgs {
   IoOptions options;
   std::string json_path, csv_path;
+  std::string history_db, prom_path;  // --history, --prom (docs/history.md)
   bool table = true;
   std::vector<std::string> argv;
 };
