@@ -1,5 +1,6 @@
 #include "harness/cli_errors.hpp"
 #include "harness/compare_command.hpp"
+#include "harness/history_command.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "results/compare/comparison.hpp"
 #include "results/compare/peer_time.hpp"
 #include "results/compare/reference.hpp"
+#include "results/history/history_set.hpp"
 #include "results/model/projection.hpp"
 #include "results/import/importer.hpp"
 #include "results/import/text_input.hpp"
@@ -36,7 +38,10 @@ each compares with the baseline. PATH is a file or a folder (every file in
 it, recursively). Formats are detected: ccbench JSON Lines, nccl-tests stdout
 or -J JSON, OSU micro-benchmarks, IMB-MPI1.
 
-  --run LABEL=PATH     a result set (repeat); the first is the baseline
+  --run LABEL=PATH     a result set (repeat); the first is the baseline. PATH
+                       @history[:KEY=VALUE,...]: past runs out of the history
+                       database (keys db, collective, size, node, link A+B,
+                       since, until, run; docs/history.md)
   --baseline LABEL     compare against this set instead
   --reference ID|all   add a published figure as a column (--reference list)
   --cost LABEL=FILE    cost profile (YAML) of a set: cloud or bare_metal
@@ -237,7 +242,21 @@ int compare(const CompareArgs& a) {
     if (ranks.count(label)) io.ranks = ranks[label];
     if (named.count(label)) io.collective = named[label];
     try {
-      sets.push_back(load_result_set(label, path, io));
+      if (is_history_reference(path)) {
+        try {
+#if CCBENCH_HAVE_SQLITE
+          sets.push_back(load_history_set(label, path, default_history_db()));
+#else
+          throw UsageError(fmt::format("@history: {}", kBuiltWithoutSqlite));
+#endif
+        } catch (const OutputError&) {
+          throw;
+        } catch (const UsageError& e) {
+          throw UsageError(fmt::format("--run {}: {}", terminal_safe(label), terminal_safe(e.what())));
+        }
+      } else {
+        sets.push_back(load_result_set(label, path, io));
+      }
     } catch (const ImportError& e) {
       throw UsageError(fmt::format("--run {}: {}", terminal_safe(label), terminal_safe(e.what())));
     }

@@ -24,12 +24,15 @@
 #include "results/writers.hpp"
 
 namespace ccb {
+
+#if CCBENCH_HAVE_SQLITE
 namespace {
 
 const char* history_help() {
   return R"(ccbench history add RUN... [--db DB] [--label TEXT] [--time ISO8601] [--wait S]
 ccbench history show [--db DB] [FILTERS] [--csv | --json]
 ccbench history changes [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--window N] [--json]
+ccbench history trend --html FILE [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--window N]
 ccbench history export --prom FILE [--db DB] [FILTERS]
 
 Every run kept (docs/history.md). add: each file (RUN: a file, or every file
@@ -50,6 +53,8 @@ has one, else time (lower is better), tested as log(value) (noise is
 multiplicative; the means are geometric); a change for the worse is a
 regression. Each line: the series, the change (mean after / mean before - 1)
 from which run, p, runs before and after, versions that changed there.
+trend --html: one chart per series over its runs (the value changes judges),
+its change points marked; at most 500 series per file.
 export --prom: each series' newest run as Prometheus text (the metrics of a
 sweep's --prom), written to a temporary file and renamed.
 FILTERS: --collective NAME, --size SIZE, --node HOST (a series naming it),
@@ -66,7 +71,7 @@ not be written (locked past --wait, disk full: what it held is unchanged).
 }
 
 struct HistoryArgs {
-  std::string verb, db, label, time, collective, size, node, link, since, prom;
+  std::string verb, db, label, time, collective, size, node, link, since, prom, html;
   std::vector<std::string> runs;
   bool csv = false, json = false;
   double p_value = 0.001, magnitude = 0, wait_s = 30;
@@ -191,13 +196,6 @@ int show(const HistoryArgs& a, const SeriesFilter& filter) {
 
 }  // namespace
 
-std::string default_history_db() {
-  if (const char* v = std::getenv("CCBENCH_HISTORY_DB"); v && *v) return v;
-  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/ccbench/history.db";
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : ".") + "/.local/share/ccbench/history.db";
-}
-
 HistoryAddResult add_runs_to_history(const HistoryAddRequest& r) {
   std::vector<std::string> files;
   for (const std::string& path : r.paths) {
@@ -279,15 +277,16 @@ int run_history(int argc, char** argv) {
     app.add_option("--magnitude", a.magnitude)->check(CLI::Range(0.0, 100.0));
     app.add_option("--window", a.window)->check(CLI::Range(0, 1000000));
     app.add_option("--prom", a.prom);
+    app.add_option("--html", a.html);
     app.add_option("--wait", a.wait_s)->check(CLI::Range(0.0, 86400.0));
     parse_or_usage_error(app, argc, argv, "history", "history");
     if (help || a.verb.empty()) {
       fmt::print("{}", history_help());
       return help ? kExitOk : kExitUsage;
     }
-    if (a.verb != "add" && a.verb != "show" && a.verb != "changes" && a.verb != "export")
-      throw UsageError(
-          fmt::format("history: verb '{}': unknown (allowed: add, show, changes, export)", terminal_safe(a.verb)));
+    if (a.verb != "add" && a.verb != "show" && a.verb != "changes" && a.verb != "trend" && a.verb != "export")
+      throw UsageError(fmt::format("history: verb '{}': unknown (allowed: add, show, changes, trend, export)",
+                                   terminal_safe(a.verb)));
     if (a.db.empty()) a.db = default_history_db();
     if (a.verb != "add" && !a.runs.empty())
       throw UsageError(fmt::format("history {}: unexpected argument '{}' (files are add's)", a.verb, a.runs.front()));
@@ -299,12 +298,15 @@ int run_history(int argc, char** argv) {
     if (a.verb == "add") return add(a);
     const SeriesFilter filter = filter_of(a);  // its errors before the database's
     if (a.verb == "show") return show(a, filter);
-    if (a.verb == "export") {
-      if (a.prom.empty()) throw UsageError("history export: give --prom FILE");
-      check_output_writable("--prom", a.prom);
-      check_distinct_paths({{"--prom", a.prom}}, {{"--db", a.db}});
-    } else if (!a.prom.empty()) {
-      throw UsageError("history changes: --prom is export's");
+    if ((a.verb == "export") != !a.prom.empty())
+      throw UsageError(a.prom.empty() ? "history export: give --prom FILE" : "history: --prom is export's");
+    if ((a.verb == "trend") != !a.html.empty())
+      throw UsageError(a.html.empty() ? "history trend: give --html FILE" : "history: --html is trend's");
+    const std::string out = a.prom.empty() ? a.html : a.prom;
+    if (!out.empty()) {
+      const std::string flag = a.prom.empty() ? "--html" : "--prom";
+      check_output_writable(flag, out);
+      check_distinct_paths({{flag, out}}, {{"--db", a.db}});
     }
     HistoryDb db(a.db, HistoryDb::Access::read, static_cast<int>(a.wait_s * 1000));
     if (a.verb == "export") return history_export_prom(db, filter, a.prom);
@@ -313,11 +315,28 @@ int run_history(int argc, char** argv) {
     o.min_magnitude = a.magnitude;
     o.window = a.window;
     o.log_scale = true;
+    if (a.verb == "trend") return history_trend_html(db, filter, o, a.since, a.html);
     return history_changes(db, filter, o, a.json, a.since);
   } catch (const UsageError& e) {
     fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
     return exit_code_of(e);
   }
+}
+
+#else
+
+int run_history(int, char**) {
+  fmt::print(stderr, "ccbench: history: {}\n", kBuiltWithoutSqlite);
+  return kExitUsage;
+}
+
+#endif
+
+std::string default_history_db() {
+  if (const char* v = std::getenv("CCBENCH_HISTORY_DB"); v && *v) return v;
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/ccbench/history.db";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + "/.local/share/ccbench/history.db";
 }
 
 }  // namespace ccb

@@ -8,6 +8,10 @@
 
 namespace ccb {
 
+// What history, --history and @history say in a build without SQLite.
+inline constexpr const char* kBuiltWithoutSqlite =
+    "this ccbench was built without SQLite (install libsqlite3-dev, then rebuild: scripts/setup.sh)";
+
 // argv[0] is "history". Returns the exit code (0; 1 changes found a
 // regression; 2 bad input or a database that is not a ccbench history; 5 the
 // database or an output could not be written).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -97,6 +98,85 @@ int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePoint
   const int printed = print_or_fail(text);
   if (printed != kExitOk) return printed;
   return regressions > 0 ? kExitRejected : kExitOk;
+}
+
+namespace {
+
+// One series as an SVG line chart: runs equally spaced left to right, the
+// value's range with 5% margins, each change point a dashed line and label.
+std::string trend_svg(const SeriesValues& v, const std::vector<ChangePoint>& cps) {
+  constexpr double kW = 720, kH = 180, kLeft = 70, kRight = 10, kTop = 10, kBottom = 30;
+  const auto [lo_it, hi_it] = std::minmax_element(v.values.begin(), v.values.end());
+  double lo = *lo_it, hi = *hi_it;
+  const double pad = hi > lo ? (hi - lo) * 0.05 : std::max(std::fabs(hi) * 0.05, 1e-9);
+  lo -= pad, hi += pad;
+  const std::size_t n = v.values.size();
+  const auto x = [&](std::size_t i) {
+    return kLeft + (kW - kLeft - kRight) * (n > 1 ? double(i) / double(n - 1) : 0.5);
+  };
+  const auto y = [&](double value) { return kTop + (kH - kTop - kBottom) * (hi - value) / (hi - lo); };
+  std::string svg = fmt::format(R"(<svg viewBox="0 0 {} {}" width="{}" height="{}" role="img">)", kW, kH, kW, kH);
+  svg += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#ccc"/>)", kLeft, kTop,
+                     kW - kLeft - kRight, kH - kTop - kBottom);
+  for (double value : {lo + pad, hi - pad})
+    svg += fmt::format(R"(<text x="{}" y="{:.1f}" font-size="11" text-anchor="end">{:.4g}</text>)", kLeft - 4,
+                       y(value) + 4, value);
+  svg += fmt::format(R"(<text x="{}" y="{}" font-size="11">{}</text>)", kLeft, kH - 10,
+                     html_escape(v.runs.front()->started_at));
+  svg += fmt::format(R"(<text x="{}" y="{}" font-size="11" text-anchor="end">{}</text>)", kW - kRight, kH - 10,
+                     html_escape(v.runs.back()->started_at));
+  for (const ChangePoint& c : cps) {
+    const double cx = (x(c.index - 1) + x(c.index)) / 2;
+    svg += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="{1}" y2="{2}" stroke="#c00" stroke-dasharray="4 3"/>)",
+                       cx, kTop, kH - kBottom);
+    svg += fmt::format(R"(<text x="{:.1f}" y="{}" font-size="11" fill="#c00">{:+.1f}% p={:.2g}</text>)", cx + 3,
+                       kTop + 12, 100 * c.relative_change(), c.p);
+  }
+  std::string line;
+  for (std::size_t i = 0; i < n; ++i) line += fmt::format("{:.1f},{:.1f} ", x(i), y(v.values[i]));
+  svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="#246"/>)", line);
+  for (std::size_t i = 0; i < n; ++i)
+    svg +=
+        fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.5" fill="#246"><title>run {} {}: {:.6g}</title></circle>)",
+                    x(i), y(v.values[i]), v.runs[i]->run, html_escape(v.runs[i]->started_at), v.values[i]);
+  return svg + "</svg>";
+}
+
+}  // namespace
+
+int history_trend_html(HistoryDb& db, const SeriesFilter& filter, const ChangePointOptions& options,
+                       const std::string& since, const std::string& out_path) {
+  const std::vector<StoredSeries> all = db.series(filter);
+  if (all.size() > kMaxTrendSeries)
+    throw UsageError(
+        fmt::format("history trend: {} series match (at most {} charts per file): narrow them with "
+                    "--collective, --size, --node or --link",
+                    all.size(), kMaxTrendSeries));
+  std::string body;
+  std::size_t charts = 0;
+  for (const StoredSeries& s : all) {
+    const std::vector<StoredPoint> pts = db.points(s.id, since);
+    const SeriesValues v = values_of(pts);
+    if (v.values.empty()) continue;
+    const std::vector<ChangePoint> cps =
+        v.values.size() >= 2 * options.min_segment ? change_points(v.values, options) : std::vector<ChangePoint>{};
+    body +=
+        fmt::format("<h2>{}</h2>\n<p>{} ({}), {} run{}, {} change point{}</p>\n{}\n", html_escape(series_name(s.key)),
+                    v.metric, v.higher_better ? "GB/s, higher is better" : "us, lower is better", v.values.size(),
+                    v.values.size() == 1 ? "" : "s", cps.size(), cps.size() == 1 ? "" : "s", trend_svg(v, cps));
+    ++charts;
+  }
+  if (charts == 0) throw UsageError("history trend: no series matches");
+  const std::string html = fmt::format(
+      "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>ccbench history</title>"
+      "<style>body{{font-family:sans-serif;max-width:760px;margin:auto}}h2{{font-size:15px;margin-bottom:2px}}"
+      "p{{margin:0 0 4px;color:#555;font-size:13px}}</style></head><body>\n<h1>ccbench history: {}</h1>\n"
+      "<p>One chart per series, runs in time order; red dashed lines: change points (p &lt; {}, magnitude &gt;= {}; "
+      "docs/history.md).</p>\n{}</body></html>\n",
+      html_escape(db.path()), options.max_p, options.min_magnitude, body);
+  write_file_atomically("--html", out_path, html);
+  fmt::print("history: {}: {} chart{}\n", terminal_safe(out_path), charts, charts == 1 ? "" : "s");
+  return kExitOk;
 }
 
 int history_export_prom(HistoryDb& db, const SeriesFilter& filter, const std::string& out_path) {

@@ -12,6 +12,12 @@ namespace ccb {
 int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePointOptions& options, bool json,
                     const std::string& since);
 
+// One SVG chart per series over its runs, change points marked, as one HTML
+// file at out_path (temporary + rename). UsageError past kMaxTrendSeries.
+inline constexpr std::size_t kMaxTrendSeries = 500;
+int history_trend_html(HistoryDb& db, const SeriesFilter& filter, const ChangePointOptions& options,
+                       const std::string& since, const std::string& out_path);
+
 // Each series' newest run as Prometheus text at out_path (temporary + rename).
 int history_export_prom(HistoryDb& db, const SeriesFilter& filter, const std::string& out_path);
 

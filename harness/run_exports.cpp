@@ -35,7 +35,9 @@ class ExportWriter final : public Writer {
     }
     const std::string source = fmt::format("run started {}", started_at_);
     try {
+#if CCBENCH_HAVE_SQLITE
       if (!e_.history_db.empty()) add_to_history(e_.history_db, text_, source, e_.label);
+#endif
       if (!e_.prom_path.empty()) {
         const ResultSet set = imported_set(text_, source);
         write_file_atomically("--prom", e_.prom_path, prometheus_text({PromRun{&set, started_at_}}));
@@ -59,8 +61,12 @@ class ExportWriter final : public Writer {
 void check_run_exports(const RunExports& e) {
   if (!e.prom_path.empty()) check_output_writable("--prom", e.prom_path);
   if (!e.history_db.empty()) {
+#if CCBENCH_HAVE_SQLITE
     check_distinct_paths({{"--history", e.history_db}, {"--prom", e.prom_path}}, {});
     const HistoryDb opened(e.history_db, HistoryDb::Access::write);  // refuses a foreign one before the run
+#else
+    throw UsageError(fmt::format("--history: {}", kBuiltWithoutSqlite));
+#endif
   }
 }
 
@@ -101,6 +107,7 @@ std::string accept_prometheus_text(const AcceptOutcome& o) {
 }
 
 void export_accept(const RunExports& e, const AcceptOutcome& outcome, const std::string& out_dir) {
+#if CCBENCH_HAVE_SQLITE
   if (!e.history_db.empty()) {
     const std::string raw = (std::filesystem::path(out_dir) / "raw").string();
     std::error_code ec;
@@ -110,6 +117,7 @@ void export_accept(const RunExports& e, const AcceptOutcome& outcome, const std:
                  r.added, r.added == 1 ? "" : "s", r.present);
     }
   }
+#endif
   if (!e.prom_path.empty()) write_file_atomically("--prom", e.prom_path, accept_prometheus_text(outcome));
 }
 

@@ -4,9 +4,9 @@
 # times by `ccbench accept` over every link (tests/fixtures/history/
 # emu-links.yaml), host 3's link throttled from run STEP on; every run's raw
 # results go into a fresh history database (accept --history; --prom is
-# checked too), and `ccbench history changes`
-# must flag exactly the links of emu-h3, each once, at run STEP, and
-# nothing else.
+# checked too), and `ccbench history changes` must flag exactly the links of
+# emu-h3 as regressions, each once, at run STEP, and no other regression
+# (another link may speed up then: the pairs of a round share the cores).
 #   scripts/history-validate.sh [--ccbench PATH] [--runs 12] [--step 7] [--throttle 100mbit] [--keep DIR]
 # Exit: 0 as expected, 1 not, 77 when the emulated cluster cannot be made here.
 set -uo pipefail
@@ -35,6 +35,15 @@ for r in $(seq 1 "$runs"); do
   "$here/emu-cluster.sh" -n 4 "${shaping[@]}" -- -np 4 "$ccbench" accept "$spec" --out "$out/run$r" --color never \
     --history "$db" --prom "$out/run$r.prom" > "$out/run$r.log" 2>&1
   rc=$?
+  # 77: no namespaces here (the first run) - or, once they worked, a namespace
+  # or bridge that could not be made this time: that run again.
+  if [ $rc = 77 ] && [ "$r" -gt 1 ]; then
+    grep SKIP "$out/run$r.log"; echo "history-validate: run $r: the cluster could not be made; once more"
+    rm -rf "$out/run$r"
+    "$here/emu-cluster.sh" -n 4 "${shaping[@]}" -- -np 4 "$ccbench" accept "$spec" --out "$out/run$r" --color never \
+      --history "$db" --prom "$out/run$r.prom" > "$out/run$r.log" 2>&1
+    rc=$?
+  fi
   [ $rc = 77 ] && { cat "$out/run$r.log"; exit 77; }
   [ $rc = 0 ] || { tail -20 "$out/run$r.log"; echo "history-validate: run $r: accept exit $rc"; exit 1; }
   grep -q "^ccbench: --history $db: 6 raw runs added" "$out/run$r.log" || { tail -5 "$out/run$r.log"; exit 1; }
@@ -56,8 +65,15 @@ lo, hi = starts[step - 1], starts[step] if step < len(starts) else "9"
 # link of emu-h3, a regression in run STEP, at most one per series, and each
 # of emu-h3's links flagged in at least one of its series.
 want = {"emu-h1,emu-h3", "emu-h2,emu-h3", "emu-h3,emu-h4"}
-per_series, per_link, bad = {}, {}, []
-for c in changes:
+# Another link may speed up when emu-h3's slows (the pairs of a round share
+# this machine's 2 cores: a throttled pair leaves them to the other one):
+# reported as an improvement, never as a regression.
+per_series, per_link, bad, relief = {}, {}, [], []
+for c in list(changes):
+    if c["hosts"] not in want and c["kind"] == "improvement":
+        relief.append(f"{c['series']} {c['relative_change'] * 100:+.1f}% p={c['p']:.2g}")
+        changes.remove(c)
+        continue
     per_series[c["series"]] = per_series.get(c["series"], 0) + 1
     per_link.setdefault(c["hosts"], []).append(c)
     if c["hosts"] not in want:
@@ -69,7 +85,9 @@ bad += [f"{h}: not flagged" for h in sorted(want - per_link.keys())]
 if bad:
     print("history-validate: FAIL:", "; ".join(bad))
     sys.exit(1)
-print(f"history-validate: exactly emu-h3's links flagged ({len(changes)} of their 6 series), all at run {step}:",
+if relief:
+    print("history-validate: improvements elsewhere (contention relief):", "; ".join(relief))
+print(f"history-validate: exactly emu-h3's links regressed ({len(changes)} of their 6 series), all at run {step}:",
       ", ".join(f"{c['series'].split(', ')[-1]}{' in-place' if 'in-place' in c['series'] else ''} "
                 f"{c['relative_change'] * 100:+.1f}% p={c['p']:.2g}" for c in changes))
 PY

@@ -20,7 +20,7 @@ scripts/gpu-check.sh --stage >/dev/null
 variant=(-S . -B build-nompi -G Ninja -DCMAKE_BUILD_TYPE=None -DCCBENCH_MPI=OFF -DCCBENCH_BENCH=OFF
          -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
          -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON
-         -DCMAKE_DISABLE_FIND_PACKAGE_yaml-cpp=ON
+         -DCMAKE_DISABLE_FIND_PACKAGE_yaml-cpp=ON -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON
          -DCMAKE_CUDA_ARCHITECTURES=90)
 [ "${CI:-}" = "true" ] && variant+=(-DCCBENCH_WERROR=ON)
 cmake "${variant[@]}" >/dev/null

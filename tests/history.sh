@@ -62,6 +62,20 @@ for l in open(sys.argv[1]):
     seen.add((m.group(1), m.group(2)))
 assert any(k.startswith("ccbench_busbw_bytes_per_second") for k, _ in seen)
 PY
+    # The Grafana dashboard reads only metrics the docs list and ccbench writes.
+    python3 - "$fx/../.." <<'PY' || fail "scripts/grafana/ccbench-dashboard.json names a metric ccbench does not write"
+import json, pathlib, re, sys
+root = pathlib.Path(sys.argv[1])
+d = json.load(open(root / "scripts/grafana/ccbench-dashboard.json"))
+exprs = [t["expr"] for p in d["panels"] for t in p["targets"]]
+exprs += [v["definition"] for v in d["templating"]["list"] if "definition" in v]
+used = set(re.findall(r"ccbench_[a-z_]+", " ".join(exprs)))
+docs = set(re.findall(r"`(ccbench_[a-z_]+)`", (root / "docs/history.md").read_text()))
+src = (root / "results/history/prometheus_text.cpp").read_text() + (root / "harness/run_exports.cpp").read_text()
+written = set(re.findall(r'"(?:# HELP )?(ccbench_[a-z_]+)', src))
+assert used and used <= docs, f"not in docs/history.md: {used - docs}"
+assert docs <= written, f"documented but not written: {docs - written}"
+PY
     # 8 writers at once (nodes' health checks finishing together): every run kept.
     for i in 1 2 3 4 5 6 7 8; do nccl_log "$fx/compare/nccl-tests/cloud-all_reduce.log" "node-$i" 1 "$i" > "$out/n$i.log"; done
     pids=()
@@ -126,6 +140,24 @@ PY
       { cat "$out/big.txt"; fail "a 17% change under --magnitude 0.5 is not reported (exit 0)"; }
     "$ccbench" history changes --db "$db" --since 2026-11-07 > "$out/since.txt" || fail "--since after the step: nothing"
     grep -q '0 regressions' "$out/since.txt" || fail "--since: the runs before it are left out"
+    # The trend: one chart per series, node-b's 128 MiB charts with their change point marked.
+    "$ccbench" history trend --db "$db" --size 128M --html "$out/t.html" > /dev/null || fail "trend --html"
+    [ "$(grep -c '<svg ' "$out/t.html")" = 4 ] || fail "trend: 4 series at 128 MiB, 4 charts"
+    [ "$(grep -o 'stroke-dasharray' "$out/t.html" | wc -l)" = 2 ] || fail "trend: node-b's two change points marked"
+    # The past as a result set: node-b before and after the step, side by side.
+    "$ccbench" compare --run before="@history:db=$db,node=node-b,until=2026-11-07" \
+      --run after="@history:db=$db,node=node-b,since=2026-11-07" --csv "$out/cmp.csv" > "$out/cmp.txt" ||
+      { cat "$out/cmp.txt"; fail "compare @history"; }
+    python3 - "$out/cmp.csv" <<'PY' || { cat "$out/cmp.csv" | head -5; fail "compare @history: after / before busbw at 128 MiB"; }
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r.get("bytes") == str(128 << 20)]
+assert rows, "no 128 MiB row"
+for r in rows:
+    ratio = float(r["busbw_ratio"])
+    assert 0.8 < ratio < 0.87, ratio  # 1/1.2 = 0.833
+PY
+    "$ccbench" compare --run a="@history:db=$db,node=nobody" --run b="@history:db=$db" > /dev/null 2> "$out/none.err"
+    [ $? = 2 ] && grep -q 'selects no run of' "$out/none.err" || { cat "$out/none.err"; fail "an empty @history selection"; }
     ;;
   sweep)
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1

@@ -15,12 +15,6 @@
 
 namespace ccb {
 
-bool operator<(const SeriesKey& a, const SeriesKey& b) {
-  return std::tie(a.collective, a.dtype, a.op, a.path, a.memory, a.ranks, a.nodes, a.in_place, a.bytes, a.hosts,
-                  a.gpu) <
-         std::tie(b.collective, b.dtype, b.op, b.path, b.memory, b.ranks, b.nodes, b.in_place, b.bytes, b.hosts, b.gpu);
-}
-
 namespace {
 
 // Schema 1 (docs/history.md). Key columns are NOT NULL ('' / 0 when a format

@@ -4,12 +4,19 @@
 #include <sys/stat.h>
 
 #include <ctime>
+#include <tuple>
 
 #include "common/sha256.hpp"
 #include "common/sizes.hpp"
 #include "results/import/importer.hpp"
 
 namespace ccb {
+
+bool operator<(const SeriesKey& a, const SeriesKey& b) {
+  return std::tie(a.collective, a.dtype, a.op, a.path, a.memory, a.ranks, a.nodes, a.in_place, a.bytes, a.hosts,
+                  a.gpu) <
+         std::tie(b.collective, b.dtype, b.op, b.path, b.memory, b.ranks, b.nodes, b.in_place, b.bytes, b.hosts, b.gpu);
+}
 
 ResultSet imported_set(std::string_view text, const std::string& path) {
   ResultSet set;

@@ -1,7 +1,9 @@
 // The history (results/history): SHA-256, Student's t-test, change points
 // scored on generated series, the SQLite store's refusals, Prometheus text.
 #include <gtest/gtest.h>
+#if CCBENCH_HAVE_SQLITE
 #include <sqlite3.h>
+#endif
 
 #include <cmath>
 #include <fstream>
@@ -111,6 +113,7 @@ TEST(SeriesGenerator, ScoringCountsEachStepOnce) {
   EXPECT_EQ(s.false_negative, 1u);
 }
 
+#if CCBENCH_HAVE_SQLITE
 std::string temp_db(const std::string& name) {
   const std::string p = ::testing::TempDir() + "/" + name;
   std::remove(p.c_str());
@@ -224,6 +227,8 @@ TEST(HistoryDb, ReadingAMissingDatabaseSaysHowToStart) {
     EXPECT_NE(std::string(e.what()).find("no such database (add runs first"), std::string::npos) << e.what();
   }
 }
+
+#endif  // CCBENCH_HAVE_SQLITE
 
 TEST(HistoryRun, NcclTestsTextGivesHostsAndTheFileTime) {
   const std::string text =
