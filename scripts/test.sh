@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs and builds (scripts/setup.sh), then runs the whole test suite:
 # unit tests, multi-rank tests under mpirun (2, 3, 4 ranks), error-message tests,
-# ccbench compare on fixtures and on two real runs (headless Chromium screenshot);
+# ccbench compare on fixtures and on two real runs (headless Chromium screenshot),
+# --prom read back through a real node_exporter and Prometheus;
 # then the same unit tests in a build without MPI, hwloc or fmt's library;
 # then scripts/sanitize.sh (ASan + UBSan build and tests, 20,000 runs per fuzzer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage() { echo "== test.sh: $1 done at $((SECONDS / 60)) min $((SECONDS % 60)) s"; }  # docs/development.md "CI"
-CCBENCH_EXTRA_PACKAGES="chromium slurm-wlm munge clang-format ${CCBENCH_EXTRA_PACKAGES:-}" scripts/setup.sh
+CCBENCH_EXTRA_PACKAGES="chromium slurm-wlm munge clang-format prometheus prometheus-node-exporter ${CCBENCH_EXTRA_PACKAGES:-}" scripts/setup.sh
 stage "install + main build"
 (cd build && ctest --output-on-failure -j "$(nproc)" --timeout 600)
 stage "main tests"
