@@ -106,7 +106,7 @@ std::string accept_prometheus_text(const AcceptOutcome& o) {
   return out;
 }
 
-void export_accept(const RunExports& e, const AcceptOutcome& outcome, const std::string& out_dir) {
+void export_accept(const RunExports& e, const AcceptOutcome& outcome, [[maybe_unused]] const std::string& out_dir) {
 #if CCBENCH_HAVE_SQLITE
   if (!e.history_db.empty()) {
     const std::string raw = (std::filesystem::path(out_dir) / "raw").string();
