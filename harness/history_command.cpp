@@ -239,16 +239,12 @@ HistoryAddResult add_runs_to_history(const HistoryAddRequest& r) {
   return tally;
 }
 
-void add_to_history(const std::string& db_path, const std::string& text, const std::string& source,
-                    const std::string& label) {
-  std::string why;
-  const auto run = history_run_of(text, HistoryRunSource{source, "", "", label}, &why);
-  if (!run) throw UsageError(fmt::format("--history {}: the run holds {}", db_path, why));
+void add_to_history(const std::string& db_path, const HistoryRun& run) {
   const std::filesystem::path parent = std::filesystem::path(db_path).parent_path();
   std::error_code ec;
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   HistoryDb db(db_path, HistoryDb::Access::write);
-  const HistoryDb::Added r = db.add(*run);
+  const HistoryDb::Added r = db.add(run);
   fmt::print(stderr, "ccbench: --history {}: {} run {} ({} values)\n", terminal_safe(db_path),
              r.added ? "added as" : "already there as", r.run, r.values);
 }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "results/history/history_db.hpp"
+
 namespace ccb {
 
 // What history, --history and @history say in a build without SQLite.
@@ -37,10 +39,9 @@ struct HistoryAddResult {
 };
 HistoryAddResult add_runs_to_history(const HistoryAddRequest& request);
 
-// Adds one measurement file's text to the database at `db` (created with its
-// folder when missing) and says so on stderr in one line (sweeps' and io's
-// --history). Throws UsageError/OutputError as HistoryDb does.
-void add_to_history(const std::string& db, const std::string& text, const std::string& source,
-                    const std::string& label);
+// Adds one run to the database at `db` (created with its folder when
+// missing) and says so on stderr in one line (sweeps' and io's --history).
+// Throws UsageError/OutputError as HistoryDb does.
+void add_to_history(const std::string& db, const HistoryRun& run);
 
 }  // namespace ccb

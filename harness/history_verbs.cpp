@@ -188,38 +188,17 @@ int history_export_prom(HistoryDb& db, const SeriesFilter& filter, const std::st
     if (pts.empty()) continue;
     const StoredPoint& p = pts.back();
     ResultSet& set = groups[s.key.hosts];
-    std::string rest = s.key.hosts;
-    for (std::size_t at; !rest.empty(); rest = at == std::string::npos ? "" : rest.substr(at + 1)) {
-      at = rest.find(',');
-      set.hosts.insert(rest.substr(0, at));
-    }
-    ImportedPoint ip;
-    ip.collective = s.key.collective;
-    ip.dtype = s.key.dtype;
-    ip.op = s.key.op;
-    ip.path = s.key.path;
-    ip.memory = s.key.memory;
-    ip.ranks = s.key.ranks;
-    ip.nodes = s.key.nodes;
-    ip.in_place = s.key.in_place;
-    ip.bytes = s.key.bytes;
-    ip.time_us = p.time_us;
-    ip.busbw_gbps = p.busbw_gbps;
-    ip.algbw_gbps = p.algbw_gbps;
-    if (p.wrong) ip.wrong = p.wrong;
-    set.points.push_back(ip);
+    set.hosts = hosts_of(s.key.hosts);
+    set.points.push_back(imported_point(s.key, p));
     std::string& t = newest[s.key.hosts];
     t = std::max(t, p.started_at);
   }
   std::vector<PromRun> runs;
   for (const auto& [hosts, set] : groups) runs.push_back(PromRun{&set, newest[hosts]});
   write_file_atomically("--prom", out_path, prometheus_text(runs));
-  fmt::print(
-      "history: {}: {} series' newest runs\n", terminal_safe(out_path), groups.empty() ? 0 : [&] {
-        std::size_t n = 0;
-        for (const auto& [h, set] : groups) n += set.points.size();
-        return n;
-      }());
+  std::size_t series = 0;
+  for (const auto& [hosts, set] : groups) series += set.points.size();
+  fmt::print("history: {}: {} series' newest runs\n", terminal_safe(out_path), series);
   return kExitOk;
 }
 

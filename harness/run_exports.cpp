@@ -35,13 +35,18 @@ class ExportWriter final : public Writer {
     }
     const std::string source = fmt::format("run started {}", started_at_);
     try {
+      Format format = Format::unknown;
+      const ResultSet set = imported_set(text_, source, &format);  // once, for both
 #if CCBENCH_HAVE_SQLITE
-      if (!e_.history_db.empty()) add_to_history(e_.history_db, text_, source, e_.label);
-#endif
-      if (!e_.prom_path.empty()) {
-        const ResultSet set = imported_set(text_, source);
-        write_file_atomically("--prom", e_.prom_path, prometheus_text({PromRun{&set, started_at_}}));
+      if (!e_.history_db.empty()) {
+        std::string why;
+        const auto run = history_run_of(set, format, text_, HistoryRunSource{source, "", "", e_.label}, &why);
+        if (!run) throw UsageError(fmt::format("--history {}: the run holds {}", e_.history_db, why));
+        add_to_history(e_.history_db, *run);
       }
+#endif
+      if (!e_.prom_path.empty())
+        write_file_atomically("--prom", e_.prom_path, prometheus_text({PromRun{&set, started_at_}}));
     } catch (const UsageError& x) {
       error_ = x.what();
     }

@@ -8,7 +8,6 @@
 
 #include "common/sha256.hpp"
 #include "common/sizes.hpp"
-#include "results/import/importer.hpp"
 
 namespace ccb {
 
@@ -18,18 +17,56 @@ bool operator<(const SeriesKey& a, const SeriesKey& b) {
          std::tie(b.collective, b.dtype, b.op, b.path, b.memory, b.ranks, b.nodes, b.in_place, b.bytes, b.hosts, b.gpu);
 }
 
-ResultSet imported_set(std::string_view text, const std::string& path) {
+ResultSet imported_set(std::string_view text, const std::string& path, Format* format) {
   ResultSet set;
   set.label = path;
   set.files.push_back(path);
-  import_text(text, path, set, ImportOptions{});
+  const Format f = import_text(text, path, set, ImportOptions{});
+  if (format) *format = f;
   return set;
 }
 
+std::string hosts_text(const std::set<std::string>& hosts) {
+  std::string out;
+  for (const std::string& h : hosts) out += (out.empty() ? "" : ",") + h;
+  return out;
+}
+
+std::set<std::string> hosts_of(const std::string& joined) {
+  std::set<std::string> out;
+  std::size_t at = 0;
+  for (std::size_t next; (next = joined.find(',', at)) != std::string::npos; at = next + 1)
+    if (next > at) out.insert(joined.substr(at, next - at));
+  if (at < joined.size()) out.insert(joined.substr(at));
+  return out;
+}
+
+ImportedPoint imported_point(const SeriesKey& key, const StoredPoint& point) {
+  ImportedPoint ip;
+  ip.collective = key.collective;
+  ip.dtype = key.dtype;
+  ip.op = key.op;
+  ip.path = key.path;
+  ip.memory = key.memory;
+  ip.ranks = key.ranks;
+  ip.nodes = key.nodes;
+  ip.in_place = key.in_place;
+  ip.bytes = ip.requested_bytes = key.bytes;
+  ip.time_us = point.time_us;
+  ip.busbw_gbps = point.busbw_gbps;
+  ip.algbw_gbps = point.algbw_gbps;
+  if (point.wrong) ip.wrong = point.wrong;
+  return ip;
+}
+
 std::optional<HistoryRun> history_run_of(std::string_view text, const HistoryRunSource& source, std::string* why) {
-  ResultSet set;
-  set.label = source.path;
-  const Format f = import_text(text, source.path, set, ImportOptions{});
+  Format f = Format::unknown;
+  const ResultSet set = imported_set(text, source.path, &f);
+  return history_run_of(set, f, text, source, why);
+}
+
+std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::string_view text,
+                                         const HistoryRunSource& source, std::string* why) {
   if (set.points.empty()) {
     if (why)
       *why = f == Format::unknown ? "not a result format ccbench reads"
@@ -49,7 +86,7 @@ std::optional<HistoryRun> history_run_of(std::string_view text, const HistoryRun
   } else {
     run.started_at = source.mtime, run.time_basis = "file mtime";
   }
-  for (const std::string& h : set.hosts) run.hosts += (run.hosts.empty() ? "" : ",") + h;
+  run.hosts = hosts_text(set.hosts);
   const auto env = [&](const char* k) {
     const auto it = set.environment.find(k);
     return it == set.environment.end() ? std::string() : it->second;

@@ -4,10 +4,12 @@
 // values keyed by series (history_db.hpp's SeriesKey).
 #pragma once
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
 #include "results/history/history_db.hpp"
+#include "results/import/importer.hpp"
 #include "results/import/result_set.hpp"
 
 namespace ccb {
@@ -19,12 +21,23 @@ struct HistoryRunSource {
   std::string label;
 };
 
-// nullopt when the text holds no measured point (`why` says what the first
-// unread line was, or that the format is unknown).
+// One file's text imported (the format it was read as in `format`).
+ResultSet imported_set(std::string_view text, const std::string& path, Format* format = nullptr);
+
+// The run of an imported text (`text`: what it was imported from, for its
+// SHA-256). nullopt when it holds no measured point (`why` says what the
+// first unread line was, or that the format is unknown).
+std::optional<HistoryRun> history_run_of(const ResultSet& set, Format format, std::string_view text,
+                                         const HistoryRunSource& source, std::string* why);
+// The same, importing the text first.
 std::optional<HistoryRun> history_run_of(std::string_view text, const HistoryRunSource& source, std::string* why);
 
-// The run as a result set (for --prom), from the same import.
-ResultSet imported_set(std::string_view text, const std::string& path);
+// A series' hosts: "a,b" <-> {a, b} (sorted, comma-joined).
+std::string hosts_text(const std::set<std::string>& hosts);
+std::set<std::string> hosts_of(const std::string& joined);
+
+// A stored point as an imported one (compare's and --prom's input).
+ImportedPoint imported_point(const SeriesKey& key, const StoredPoint& point);
 
 // "all_reduce 1 GiB float sum, emu-h1,emu-h3" (what a report calls a series).
 std::string series_name(const SeriesKey& k);

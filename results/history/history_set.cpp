@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "results/history/history_db.hpp"
+#include "results/history/history_run.hpp"
 
 namespace ccb {
 
@@ -79,36 +81,20 @@ ResultSet load_history_set(const std::string& label, const std::string& referenc
   set.files.push_back(reference);
   set.formats.push_back("ccbench history");
   set.note_env("tool", "ccbench history (" + sel.db + ")");
-  std::size_t runs_seen = 0;
-  std::vector<std::int64_t> run_ids;
+  std::set<std::int64_t> run_ids;
   for (const StoredSeries& s : db.series(sel.filter)) {
     for (const StoredPoint& p : db.points(s.id, sel.filter.since)) {
       if (!sel.until.empty() && p.started_at >= sel.until) continue;
       if (sel.run != 0 && p.run != sel.run) continue;
-      ImportedPoint ip;
-      ip.collective = s.key.collective;
-      ip.dtype = s.key.dtype;
-      ip.op = s.key.op;
-      ip.path = s.key.path;
-      ip.memory = s.key.memory;
-      ip.ranks = s.key.ranks;
-      ip.nodes = s.key.nodes;
-      ip.in_place = s.key.in_place;
-      ip.bytes = ip.requested_bytes = s.key.bytes;
-      ip.time_us = p.time_us;
-      ip.busbw_gbps = p.busbw_gbps;
-      ip.algbw_gbps = p.algbw_gbps;
-      if (p.wrong) ip.wrong = p.wrong;
-      set.points.push_back(std::move(ip));
-      for (const std::string& h : split(s.key.hosts, ','))
-        if (!h.empty()) set.hosts.insert(h);
+      set.points.push_back(imported_point(s.key, p));
+      for (const std::string& h : hosts_of(s.key.hosts)) set.hosts.insert(h);
       if (!p.versions.empty()) set.note_env("versions", p.versions);
-      if (std::find(run_ids.begin(), run_ids.end(), p.run) == run_ids.end()) run_ids.push_back(p.run), ++runs_seen;
+      run_ids.insert(p.run);
       if (set.started_at.empty() || p.started_at < set.started_at) set.started_at = p.started_at;
     }
   }
   if (set.points.empty()) throw UsageError(fmt::format("{}: selects no run of {}", reference, sel.db));
-  set.note_env("history.runs", std::to_string(runs_seen));
+  set.note_env("history.runs", std::to_string(run_ids.size()));
   return set;
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "common/errors.hpp"
+#include "results/history/history_run.hpp"
 
 namespace ccb {
 
@@ -49,8 +50,7 @@ namespace {
 // Where the run was: one host names it, two name their link; a run over more
 // nodes is labelled by its node count (bounded cardinality).
 std::string place_labels(const ResultSet& set) {
-  std::string joined;
-  for (const std::string& h : set.hosts) joined += (joined.empty() ? "" : ",") + h;
+  const std::string joined = hosts_text(set.hosts);
   if (set.hosts.size() == 1) return fmt::format(",host=\"{}\"", prom_label_value(joined));
   if (set.hosts.size() == 2) return fmt::format(",link=\"{}\"", prom_label_value(joined));
   return "";
