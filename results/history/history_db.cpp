@@ -210,9 +210,16 @@ void HistoryDb::commit_batch() {
 
 void HistoryDb::check_schema(bool may_create) {
   // Reading the header first: a file that is not SQLite fails here, untouched.
-  const std::int64_t app = pragma_int(db_, path_, "PRAGMA application_id");
-  std::int64_t version = pragma_int(db_, path_, "PRAGMA user_version");
-  const std::int64_t tables = pragma_int(db_, path_, "SELECT count(*) FROM sqlite_master");
+  // One statement, one snapshot: read apart, another writer's creation could
+  // commit between them (application_id 0 read before it, its tables after).
+  std::int64_t app = 0, version = 0, tables = 0;
+  {
+    Statement head(db_,
+                   "SELECT (SELECT application_id FROM pragma_application_id), "
+                   "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)",
+                   path_);
+    if (head.step()) app = head.integer(0), version = head.integer(1), tables = head.integer(2);
+  }
   if ((app != 0 && app != kHistoryApplicationId) || (app == 0 && tables > 0))
     throw UsageError(fmt::format(
         "history: {}: not a ccbench history database (application_id {:#x}, {} schema object{}); nothing was changed",
