@@ -225,7 +225,15 @@ HistoryAddResult add_runs_to_history(const HistoryAddRequest& r) {
     }
     if (i % kFilesPerBatch == kFilesPerBatch - 1 || i + 1 == files.size()) {
       db->commit_batch();
-      if (!r.quiet) fmt::print("{}", lines);
+      if (!r.quiet) {
+        fmt::print("{}", lines);
+      } else {  // a run left out is said even then
+        for (std::size_t at = 0, end; at < lines.size(); at = end + 1) {
+          end = lines.find('\n', at);
+          const std::string_view line(lines.data() + at, end - at);
+          if (line.find(": skipped (") != std::string_view::npos) fmt::print(stderr, "{}\n", line);
+        }
+      }
       lines.clear();
     }
   }

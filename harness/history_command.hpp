@@ -31,7 +31,7 @@ struct HistoryAddRequest {
   std::vector<std::string> paths;
   std::string label, time;
   double wait_s = 30;
-  bool quiet = false;
+  bool quiet = false;  // only skipped files' lines, on stderr
 };
 struct HistoryAddResult {
   std::size_t added = 0, present = 0, skipped = 0;

@@ -118,8 +118,8 @@ void export_accept(const RunExports& e, const AcceptOutcome& outcome, [[maybe_un
     std::error_code ec;
     if (std::filesystem::is_directory(raw, ec)) {
       const HistoryAddResult r = add_runs_to_history({e.history_db, {raw}, e.label, "", 30, true});
-      fmt::print(stderr, "ccbench: --history {}: {} raw run{} added, {} already there\n", terminal_safe(e.history_db),
-                 r.added, r.added == 1 ? "" : "s", r.present);
+      fmt::print(stderr, "ccbench: --history {}: {} raw run{} added, {} already there, {} skipped\n",
+                 terminal_safe(e.history_db), r.added, r.added == 1 ? "" : "s", r.present, r.skipped);
     }
   }
 #endif

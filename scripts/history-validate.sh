@@ -46,7 +46,16 @@ for r in $(seq 1 "$runs"); do
   fi
   [ $rc = 77 ] && { cat "$out/run$r.log"; exit 77; }
   [ $rc = 0 ] || { tail -20 "$out/run$r.log"; echo "history-validate: run $r: accept exit $rc"; exit 1; }
-  grep -q "^ccbench: --history $db: 6 raw runs added" "$out/run$r.log" || { tail -5 "$out/run$r.log"; exit 1; }
+  # Every raw run accounted for: 6 pairs at least (a re-tested pair adds one),
+  # each added, none already there; a skipped one (a failed repeat) is said.
+  files=$(find "$out/run$r/raw" -name '*.jsonl' | wc -l)
+  added=$(sed -n "s|^ccbench: --history $db: \([0-9]*\) raw runs added, 0 already there, \([0-9]*\) skipped\$|\1+\2|p" \
+    "$out/run$r.log")
+  [ "$files" -ge 6 ] && [ -n "$added" ] && [ $((added)) = "$files" ] && [ "${added%+*}" -ge 6 ] || {
+    cat "$out/run$r.log"; echo "history-validate: run $r: $files raw runs, added+skipped: ${added:-no --history line}"
+    exit 1
+  }
+  grep -h "skipped (" "$out/run$r.log"
   [ "$(grep -c '^ccbench_accept_node_pass{check="links",host="emu-h[1-4]"} 1$' "$out/run$r.prom")" = 4 ] ||
     { cat "$out/run$r.prom"; echo "history-validate: run $r: --prom must say 4 nodes passed"; exit 1; }
 done

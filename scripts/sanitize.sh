@@ -43,23 +43,38 @@ corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
 find tests/fixtures/compare tests/fixtures/accept tests/fixtures/model results/acceptance -type f | LC_ALL=C sort |
   paste -sd, >"$corpus/seeds"
-for f in build-sanitize/tests/fuzz_*; do
-  name=$(basename "$f")
+# One fuzzer per core at a time (each is one process, one thread); the
+# results are read in name order once all have ended.
+fuzz_one() {
+  local name=$1
   mkdir -p "$corpus/$name"  # what the run adds; starts empty
   rm -f "$findings/$name"-*  # an earlier run's findings
-  rc=0
-  "${fixed[@]}" "$f" "${budget[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -reload=0 -seed_inputs=@"$corpus/seeds" \
+  local rc=0
+  "${fixed[@]}" "build-sanitize/tests/$name" "${budget[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -reload=0 -seed_inputs=@"$corpus/seeds" \
     -artifact_prefix="$findings/$name-" "$corpus/$name" >"$findings/$name.log" 2>&1 || rc=$?
+  echo $rc >"$findings/$name.rc"
+}
+names=()
+for f in build-sanitize/tests/fuzz_*; do
+  names+=("$(basename "$f")")
+  while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+  fuzz_one "${names[-1]}" &
+done
+wait
+failed=0
+for name in "${names[@]}"; do
+  rc=$(cat "$findings/$name.rc")
   echo "== $name, $what: $(grep -o 'number_of_executed_units: [0-9]*' "$findings/$name.log" | tail -1), exit $rc"
-  if [ $rc != 0 ]; then
+  if [ "$rc" != 0 ]; then
     grep -E "ERROR|SUMMARY|runtime error" "$findings/$name.log" | head -5
     for input in "$findings/$name"-*; do
       [ -f "$input" ] || continue
       echo "sanitize: the input, $(stat -c %s "$input") bytes, base64: $(head -c 16384 "$input" | base64 -w0)"
     done
     echo "sanitize: $name found a problem; the input is in $findings/"
-    exit 1
+    failed=1
   fi
 done
+[ $failed = 0 ] || exit 1
 echo "sanitize: clean"
