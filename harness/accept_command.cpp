@@ -3,6 +3,7 @@
 #include "harness/accept_command.hpp"
 #include "harness/run_exports.hpp"
 #include "harness/accept_parts.hpp"
+#include "harness/accept_history.hpp"
 #include "harness/io_command.hpp"
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "collectives/nccl/nccl_env.hpp"
@@ -35,6 +37,7 @@
 #include "results/accept/baseline.hpp"
 #include "results/accept/plan.hpp"
 #include "results/accept/simulate.hpp"
+#include "results/history/history_run.hpp"
 #include "results/import/importer.hpp"
 #include "results/import/text_input.hpp"
 #include "results/json_records.hpp"
@@ -85,7 +88,8 @@ a controller: every group of a round runs as its own job step, at once.
                 to $TMPDIR/ccbench-node-check
   --history DB  when it ends, add every raw run (OUT/raw) to this history
                 database (ccbench history; docs/history.md): one series per
-                check, size and group of hosts (a pair's link)
+                check, size and group of hosts (a pair's link); gates with
+                `baseline: history` judge each group against its last runs there
   --prom FILE   when it ends, Prometheus text: ccbench_accept_node_pass{check,
                 host} 1 (passed or cleared) or 0, ccbench_accept_node_margin of
                 a defective node, ccbench_accept_accepted{spec} 1/0
@@ -278,7 +282,7 @@ struct AcceptanceRun {
   // Runs one round of groups at once; on rank 0 returns the judged groups.
   std::vector<GroupVerdict> run_round(const Check& c, const PlannedRound& round) {
     Config cfg = check_config(c, args.spec.file);
-    const BaselineLookup lookup = baseline_lookup(baselines);
+    const BaselineLookup lookup = baseline_lookup(baselines, hosts);
     const double started = world.now();
     if (world.rank() == 0 && !args.node_check) {  // a node check prints its failures alone
       std::string groups;
@@ -426,9 +430,13 @@ void write_checks_so_far(const AcceptArgs& args, AcceptOutcome& outcome) {
   outcome.finished = true;
 }
 
-BaselineLookup baseline_lookup(const GateBaselines& loaded) {
-  return [&loaded](const Check& ch, const Gate& g, int ranks, int nodes) {
-    return baseline_median(loaded, ch, g, ranks, nodes);
+BaselineLookup baseline_lookup(const GateBaselines& loaded, const std::vector<std::string>& hosts) {
+  return [&loaded, &hosts](const Check& ch, const Gate& g, int ranks, const NodeGroup& group) {
+    std::set<std::string> names;
+    if (g.history)
+      for (int n : group)
+        if (n >= 0 && static_cast<std::size_t>(n) < hosts.size()) names.insert(hosts[static_cast<std::size_t>(n)]);
+    return baseline_median(loaded, ch, g, ranks, static_cast<int>(group.size()), hosts_text(names));
   };
 }
 
@@ -608,7 +616,9 @@ GateBaselines prepare_outputs(const AcceptArgs& args) {
     if (ec)
       throw UsageError(fmt::format("accept: --out {}: cannot create raw/{} ({})", args.out_dir, c.name, ec.message()));
   }
-  return load_gate_baselines(args.spec);
+  GateBaselines loaded = load_gate_baselines(args.spec);
+  loaded.history = read_history_past(args.spec, args.history_db);
+  return loaded;
 }
 
 namespace {
@@ -775,7 +785,7 @@ int run_accept_simulated(const AcceptArgs& args) {
                       "named as in its cluster model",
                       args.spec.file, model.names.front(), model.names.back()));
     const GateBaselines baselines = load_gate_baselines(args.spec);
-    const SimulatedSpec from_spec{switch_labels(args.spec, model.names), baseline_lookup(baselines)};
+    const SimulatedSpec from_spec{switch_labels(args.spec, model.names), baseline_lookup(baselines, model.names)};
     for (const Check& c : args.spec.checks) {
       outcome.checks.push_back(simulate_check(c, model, rng, from_spec));
       fmt::print(stderr, "ccbench accept: {} ({}) simulated: {} rounds, {:.0f} s of cluster time\n", c.name,

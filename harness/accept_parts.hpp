@@ -52,8 +52,10 @@ void write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome);
 // After a check that is not the last: the verdicts so far, marked
 // incomplete, so that they survive what comes after them.
 void write_checks_so_far(const AcceptArgs& args, AcceptOutcome& outcome);
-// A gate's baseline median from the loaded baselines (judge_round's lookup).
-BaselineLookup baseline_lookup(const GateBaselines& loaded);
+// A gate's baseline median from the loaded baselines (judge_round's lookup);
+// `hosts` names the nodes (a history gate's series are the group's hosts).
+// Both are referred to, not copied.
+BaselineLookup baseline_lookup(const GateBaselines& loaded, const std::vector<std::string>& hosts);
 // The final verdict files, then the report on the terminal and where the
 // files are (`raw`); the exit code of printing (0, or 5 when stdout failed).
 int write_and_print(const AcceptArgs& args, const AcceptOutcome& outcome, const std::string& raw, int code);

@@ -336,7 +336,7 @@ int run_accept_steps(const AcceptArgs& args) {
     const SlurmAllocation& alloc = steps.allocation();
     validate_for_nodes(args.spec, std::vector<int>(alloc.hosts.size(), alloc.tasks_per_node));
     const GateBaselines baselines = prepare_outputs(args);
-    const BaselineLookup lookup = baseline_lookup(baselines);
+    const BaselineLookup lookup = baseline_lookup(baselines, alloc.hosts);
     std::vector<std::string> switches = switch_labels(args.spec, alloc.hosts);
     if (switches.empty()) switches = slurm_switches(alloc.hosts);
     AcceptOutcome outcome;

@@ -33,29 +33,30 @@ for r in $(seq 1 "$runs"); do
   [ "$r" -ge "$step" ] && shaping+=(--throttle "3=$throttle")
   date -u +%Y-%m-%dT%H:%M:%S.000Z >> "$out/starts"
   "$here/emu-cluster.sh" -n 4 "${shaping[@]}" -- -np 4 "$ccbench" accept "$spec" --out "$out/run$r" --color never \
-    --history "$db" --prom "$out/run$r.prom" > "$out/run$r.log" 2>&1
+    --history "$db" --prom "$out/run$r.prom" > "$out/run$r.log" 2> "$out/run$r.err"
   rc=$?
   # 77: no namespaces here (the first run) - or, once they worked, a namespace
   # or bridge that could not be made this time: that run again.
   if [ $rc = 77 ] && [ "$r" -gt 1 ]; then
-    grep SKIP "$out/run$r.log"; echo "history-validate: run $r: the cluster could not be made; once more"
+    grep -h SKIP "$out/run$r.log" "$out/run$r.err"; echo "history-validate: run $r: the cluster could not be made; once more"
     rm -rf "$out/run$r"
     "$here/emu-cluster.sh" -n 4 "${shaping[@]}" -- -np 4 "$ccbench" accept "$spec" --out "$out/run$r" --color never \
-      --history "$db" --prom "$out/run$r.prom" > "$out/run$r.log" 2>&1
+      --history "$db" --prom "$out/run$r.prom" > "$out/run$r.log" 2> "$out/run$r.err"
     rc=$?
   fi
-  [ $rc = 77 ] && { cat "$out/run$r.log"; exit 77; }
-  [ $rc = 0 ] || { tail -20 "$out/run$r.log"; echo "history-validate: run $r: accept exit $rc"; exit 1; }
+  [ $rc = 77 ] && { cat "$out/run$r.log" "$out/run$r.err"; exit 77; }
+  [ $rc = 0 ] || { tail -20 "$out/run$r.log"; tail -20 "$out/run$r.err"; echo "history-validate: run $r: accept exit $rc"; exit 1; }
   # Every raw run accounted for: 6 pairs at least (a re-tested pair adds one),
   # each added, none already there; a skipped one (a failed repeat) is said.
+  # (stderr apart: mpirun interleaves the two streams mid-line in one file.)
   files=$(find "$out/run$r/raw" -name '*.jsonl' | wc -l)
   added=$(sed -n "s|^ccbench: --history $db: \([0-9]*\) raw runs added, 0 already there, \([0-9]*\) skipped\$|\1+\2|p" \
-    "$out/run$r.log")
+    "$out/run$r.err")
   [ "$files" -ge 6 ] && [ -n "$added" ] && [ $((added)) = "$files" ] && [ "${added%+*}" -ge 6 ] || {
-    cat "$out/run$r.log"; echo "history-validate: run $r: $files raw runs, added+skipped: ${added:-no --history line}"
+    cat "$out/run$r.log" "$out/run$r.err"; echo "history-validate: run $r: $files raw runs, added+skipped: ${added:-no --history line}"
     exit 1
   }
-  grep -h "skipped (" "$out/run$r.log"
+  grep -h "skipped (" "$out/run$r.err"
   [ "$(grep -c '^ccbench_accept_node_pass{check="links",host="emu-h[1-4]"} 1$' "$out/run$r.prom")" = 4 ] ||
     { cat "$out/run$r.prom"; echo "history-validate: run $r: --prom must say 4 nodes passed"; exit 1; }
 done

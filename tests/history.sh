@@ -4,6 +4,8 @@
 #                                       once, refused databases left byte-identical, a locked one
 #   history.sh CCBENCH FIXTURES changes a generated step in one host's series: exit 1, that host, that run
 #   history.sh CCBENCH FIXTURES sweep   mpirun sweeps (3 and 2 ranks) with --history and --prom
+#   history.sh CCBENCH FIXTURES accept  baseline: history: not judged without a past, rejected against a
+#                                       past 1000x faster, passed against one 1000x slower; needs --history
 set -uo pipefail
 ccbench=$1 fx=$2 case=$3
 out=$(mktemp -d /tmp/ccbench-history.XXXXXX)
@@ -177,6 +179,67 @@ PY
     [ $rc = 2 ] && grep -q 'not a readable SQLite database' "$out/bad.err" || { cat "$out/bad.err"; fail "sweep --history on a text file: exit $rc"; }
     grep -q '^ *1024 ' "$out/bad.txt" && fail "the sweep ran before the database was checked"
     [ "$(cat "$out/text.db")" = "not sqlite" ] || fail "the text file was changed"
+    ;;
+  accept)
+    # One host, 2 ranks: a per-node group whose series is this host's. Its
+    # past is the first run's raw record, copied with older times and every
+    # bandwidth x FACTOR (times / FACTOR) into a database of its own.
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    cat > "$out/own.yaml" <<'YAML'
+name: its own past
+timeout_s: 120
+checks:
+  - name: node
+    collective: all_reduce
+    sizes: [64K]
+    iterations: 20
+    warmup: 2
+    repeats: 1
+    pattern: per-node
+    gates:
+      - {metric: busbw, at: 64K, baseline: history, max_drop: 0.5, runs: 4}
+YAML
+    mpirun -np 2 "$ccbench" accept "$out/own.yaml" --out "$out/a0" --color never > "$out/a0.log" 2>&1
+    rc=$?
+    [ $rc = 2 ] && grep -q 'own.yaml line 12 (check node): baseline: history reads the database --history DB names' \
+      "$out/a0.log" || { cat "$out/a0.log"; fail "baseline: history without --history: exit $rc"; }
+    mpirun -np 2 "$ccbench" accept "$out/own.yaml" --out "$out/a1" --color never --history "$db" > "$out/a1.log" 2>&1 ||
+      { cat "$out/a1.log"; fail "the first run (no past): exit $?"; }
+    grep -q 'history gate not judged: fewer than 3 past runs' "$out/a1/verdict.json" || fail "the first run: no note"
+    past() {  # FACTOR DB: three older copies of a1's raw run, bandwidths x FACTOR
+      for day in 1 2 3; do
+        python3 - "$out"/a1/raw/node/*.jsonl "$1" "$day" > "$out/past-$1-$day.jsonl" <<'PY'
+import json, sys
+src, factor, day = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+for line in open(src):
+    r = json.loads(line)
+    if "started_at" in r:
+        r["started_at"] = f"2026-01-0{day}T00:00:00.000Z"
+    for part in ("out_of_place", "in_place"):
+        if isinstance(r.get(part), dict):
+            m = r[part]
+            for k in ("busbw_gbps", "algbw_gbps"):
+                m[k] *= factor
+            for k in ("time_us", "pipelined_us"):
+                if m.get(k) is not None:
+                    m[k] /= factor
+    print(json.dumps(r))
+PY
+      done
+      cp "$db" "$2"
+      "$ccbench" history add --db "$2" "$out"/past-"$1"-*.jsonl > /dev/null || fail "history add of the past x $1"
+    }
+    past 1000 "$out/fast.db"
+    mpirun -np 2 "$ccbench" accept "$out/own.yaml" --out "$out/a2" --color never --history "$out/fast.db" \
+      > "$out/a2.log" 2>&1
+    rc=$?
+    [ $rc = 1 ] && grep -q "$(hostname) is \(defective\|a suspect\)" "$out/a2/verdict.md" &&
+      grep -q "x the median of this group's last 4 runs in the history" "$out/a2/verdict.md" ||
+      { cat "$out/a2.log"; fail "a past 1000x faster: exit $rc, expected 1 (rejected) naming $(hostname)"; }
+    past 0.001 "$out/slow.db"
+    mpirun -np 2 "$ccbench" accept "$out/own.yaml" --out "$out/a3" --color never --history "$out/slow.db" \
+      > "$out/a3.log" 2>&1 || { cat "$out/a3.log"; fail "a past 1000x slower: exit $?"; }
+    grep -q 'not judged' "$out/a3/verdict.json" && fail "a past of 4 runs: judged, not noted"
     ;;
   *) fail "unknown case $case" ;;
 esac

@@ -43,18 +43,44 @@ const BaselineEntry* Baseline::find(const std::string& collective, const std::st
   return nullptr;
 }
 
+bool operator<(const PastKey& a, const PastKey& b) {
+  return std::tie(a.check, a.gate, a.ranks, a.nodes, a.hosts) < std::tie(b.check, b.gate, b.ranks, b.nodes, b.hosts);
+}
+
 GateBaselines load_gate_baselines(const AcceptSpec& spec) {
   GateBaselines loaded;
   for (const Check& c : spec.checks)
     for (const Gate& g : c.gates)
-      if (!g.baseline.empty() && !loaded.count(g.baseline)) loaded.emplace(g.baseline, load_baseline(g.baseline));
+      if (!g.baseline.empty() && !loaded.files.count(g.baseline))
+        loaded.files.emplace(g.baseline, load_baseline(g.baseline));
   return loaded;
 }
 
-std::optional<double> baseline_median(const GateBaselines& loaded, const Check& c, const Gate& g, int ranks,
-                                      int nodes) {
-  const auto it = loaded.find(g.baseline);
-  if (it == loaded.end()) return std::nullopt;
+namespace {
+
+std::optional<double> history_median(const HistoryPast& past, const Check& c, const Gate& g, int ranks, int nodes,
+                                     const std::string& hosts) {
+  std::size_t index = 0;
+  while (index < c.gates.size() && &c.gates[index] != &g) ++index;
+  const auto it = past.runs.find(PastKey{c.name, index, ranks, nodes, hosts});
+  if (it == past.runs.end()) return std::nullopt;
+  std::vector<double> last;  // newest first, finite values only
+  for (auto r = it->second.rbegin(); r != it->second.rend() && last.size() < static_cast<std::size_t>(g.history_runs);
+       ++r) {
+    const double v = g.metric == Metric::busbw ? r->busbw_gbps : g.metric == Metric::algbw ? r->algbw_gbps : r->time_us;
+    if (std::isfinite(v) && v > 0) last.push_back(v);
+  }
+  if (last.size() < static_cast<std::size_t>(kHistoryMinRuns)) return std::nullopt;
+  return median_of(last);
+}
+
+}  // namespace
+
+std::optional<double> baseline_median(const GateBaselines& loaded, const Check& c, const Gate& g, int ranks, int nodes,
+                                      const std::string& hosts) {
+  if (g.history) return history_median(loaded.history, c, g, ranks, nodes, hosts);
+  const auto it = loaded.files.find(g.baseline);
+  if (it == loaded.files.end()) return std::nullopt;
   const BaselineEntry* e = it->second.find(c.series(), c.io ? "-" : std::string(info(c.dtype).name),
                                            c.reduces() ? std::string(name(c.op)) : "-", ranks, nodes, g.at_bytes);
   if (!e) return std::nullopt;

@@ -59,12 +59,38 @@ std::string baseline_to_json(const Baseline& b);
 // Throws UsageError "FILE: what" for a file that is not a baseline.
 Baseline load_baseline(const std::string& path);
 
+// What `baseline: history` gates compare with: per check, gate and group
+// (its ranks, nodes and hosts, comma-joined and sorted as the history keys
+// series), the group's past runs, oldest first, read from the --history
+// database before the run measures (so a run never judges against itself).
+struct PastRun {
+  std::string started_at;
+  double busbw_gbps = 0, algbw_gbps = 0, time_us = 0;  // NaN when not recorded
+};
+struct PastKey {
+  std::string check;
+  std::size_t gate = 0;  // index in the check's gates
+  int ranks = 0, nodes = 0;
+  std::string hosts;
+  friend bool operator<(const PastKey& a, const PastKey& b);
+};
+struct HistoryPast {
+  std::string db;  // the database it was read from
+  std::map<PastKey, std::vector<PastRun>> runs;
+};
+
 // The baselines a spec's gates name, by path, each loaded once (a real run
-// and a simulation read the same files).
-using GateBaselines = std::map<std::string, Baseline>;
+// and a simulation read the same files), and the history gates' past.
+struct GateBaselines {
+  std::map<std::string, Baseline> files;
+  HistoryPast history;
+};
 GateBaselines load_gate_baselines(const AcceptSpec& spec);
 // The median a baseline gate compares with: the entry of the check's series,
-// dtype, op, ranks, nodes and the gate's size; none when there is none.
-std::optional<double> baseline_median(const GateBaselines& loaded, const Check& c, const Gate& g, int ranks, int nodes);
+// dtype, op, ranks, nodes and the gate's size; for a history gate, the median
+// of the group's last history_runs past runs (kHistoryMinRuns at least);
+// none when there is none.
+std::optional<double> baseline_median(const GateBaselines& loaded, const Check& c, const Gate& g, int ranks, int nodes,
+                                      const std::string& hosts);
 
 }  // namespace ccb

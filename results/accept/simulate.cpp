@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <set>
 
@@ -20,6 +21,14 @@ struct Healthy {
   double busbw_gbps = kDefaultBusbw, time_us = 0;
 };
 
+// A group of `ranks` nodes, one rank each, for a baseline file's entry (it
+// keys by counts; which nodes does not matter).
+NodeGroup first_nodes(int ranks) {
+  NodeGroup g(static_cast<std::size_t>(std::max(ranks, 0)));
+  std::iota(g.begin(), g.end(), 0);
+  return g;
+}
+
 // What a healthy group of `ranks` measures at `bytes`: each absolute gate's
 // bar, or a baseline gate's median, x (1 + margin) (a time: divided by it).
 Healthy healthy(const Check& c, const ClusterModel& m, std::size_t bytes, int ranks, const BaselineLookup& baseline) {
@@ -27,10 +36,10 @@ Healthy healthy(const Check& c, const ClusterModel& m, std::size_t bytes, int ra
   const double factor = ranks > 1 && c.collective ? bus_factor(*c.collective, ranks) : 1.0;
   bool time_gate = false;
   for (const Gate& g : c.gates) {
-    if (g.at_bytes != bytes || g.population) continue;
+    if (g.at_bytes != bytes || g.population || g.history) continue;
     double bar = g.bar();
     if (!g.baseline.empty()) {
-      const std::optional<double> base = baseline ? baseline(c, g, ranks, ranks) : std::nullopt;
+      const std::optional<double> base = baseline ? baseline(c, g, ranks, first_nodes(ranks)) : std::nullopt;
       if (!base) continue;  // no entry: the gate fails the group, as in a real run
       bar = *base;
     }
@@ -48,9 +57,9 @@ Healthy healthy(const Check& c, const ClusterModel& m, std::size_t bytes, int ra
 // (population gates, no baseline entry).
 double healthy_miss_probability(const Check& c, const ClusterModel& m, const Gate& g, int ranks,
                                 const BaselineLookup& baseline) {
-  if (g.population) return std::nan("");
+  if (g.population || g.history) return std::nan("");
   const std::optional<double> base = g.baseline.empty() ? std::optional<double>(0)
-                                     : baseline         ? baseline(c, g, ranks, ranks)
+                                     : baseline         ? baseline(c, g, ranks, first_nodes(ranks))
                                                         : std::nullopt;
   if (!base) return std::nan("");
   const Healthy h = healthy(c, m, g.at_bytes, ranks, baseline);

@@ -31,6 +31,10 @@ std::string Gate::describe() const {
         "{} {} {:g} x the median of this check's groups of the same size (or 3 MADs, whichever is "
         "further) {}",
         name(metric), cmp, higher_is_better(metric) ? 1 - max_drop : 1 + max_drop, at);
+  if (history)
+    return fmt::format("{} {} {:g} x the median of this group's last {} runs in the history ({} {:g}%) {}",
+                       name(metric), cmp, higher_is_better(metric) ? 1 - max_drop : 1 + max_drop, history_runs,
+                       higher_is_better(metric) ? "-" : "+", max_drop * 100, at);
   if (relative())
     return fmt::format("{} {} {:g} x baseline median ({} {:g}%) {}", name(metric), cmp,
                        higher_is_better(metric) ? 1 - max_drop : 1 + max_drop, higher_is_better(metric) ? "-" : "+",
@@ -57,7 +61,8 @@ std::size_t size_value(const std::string& file, const YAML::Node& n, const std::
 
 Gate parse_gate(const std::string& file, const YAML::Node& g, const std::string& where, const Check& c,
                 const std::filesystem::path& folder) {
-  yamlf::check_keys(file, g, where, {"metric", "at", "min", "max", "tolerance", "baseline", "max_drop", "population"});
+  yamlf::check_keys(file, g, where,
+                    {"metric", "at", "min", "max", "tolerance", "baseline", "max_drop", "population", "runs"});
   Gate gate;
   gate.line = g.Mark().line + 1;
   const std::string metric = yamlf::text(file, g, where, "metric", true);
@@ -81,10 +86,16 @@ Gate parse_gate(const std::string& file, const YAML::Node& g, const std::string&
     const std::string b = yamlf::text(file, g, where, "baseline", true);
     if (b.empty()) fail(file, g["baseline"], key_path(where, "baseline"), "empty path");
     const std::filesystem::path p(b);
-    gate.baseline = p.is_absolute() ? b : (folder / p).lexically_normal().string();
+    if (b == "history")  // a file of that name: ./history
+      gate.history = true;
+    else gate.baseline = p.is_absolute() ? b : (folder / p).lexically_normal().string();
     gate.max_drop = yamlf::number(file, g, where, "max_drop", 0, 0.99, true);
   } else if (g["max_drop"]) {
-    fail(file, g["max_drop"], key_path(where, "max_drop"), "needs baseline: FILE");
+    fail(file, g["max_drop"], key_path(where, "max_drop"), "needs baseline: FILE (or baseline: history)");
+  }
+  if (g["runs"]) {
+    if (!gate.history) fail(file, g["runs"], key_path(where, "runs"), "needs baseline: history (the runs it reads)");
+    gate.history_runs = static_cast<int>(yamlf::number(file, g, where, "runs", kHistoryMinRuns, 1000, true, true));
   }
   if (g["population"]) {
     if (g["baseline"])

@@ -28,6 +28,8 @@ CCB_SETTING_NAMES(Metric, 3, {Metric::busbw, "busbw"}, {Metric::algbw, "algbw"},
 inline std::string_view name(Metric m) { return setting_name(m); }
 inline bool higher_is_better(Metric m) { return m != Metric::time; }
 
+inline constexpr int kHistoryMinRuns = 3;  // past runs a history gate needs to judge
+
 struct Gate {
   Metric metric = Metric::busbw;
   std::size_t at_bytes = 0;  // the size it judges (a size of the check)
@@ -45,9 +47,15 @@ struct Gate {
   // 1.4826 x MAD below it (whichever is further); judged once 3 or more
   // such groups were measured, passed with a note before that.
   bool population = false;
+  // History (`baseline: history`): no worse than `max_drop` below the median
+  // of the same group's last `history_runs` runs in the --history database
+  // (the same hosts, collective, dtype, op, path, memory, ranks and size);
+  // judged once kHistoryMinRuns such runs are there, passed with a note before.
+  bool history = false;
+  int history_runs = 5;
   int line = 0;  // in the spec
 
-  bool relative() const { return !baseline.empty() || population; }
+  bool relative() const { return !baseline.empty() || population || history; }
   // The bar a measured value must reach (absolute gates ignore `base`).
   double bar(double base = 0) const;
   bool passes(double value, double base = 0) const;

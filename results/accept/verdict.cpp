@@ -72,9 +72,12 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
   for (const Gate& g : check.gates) {
     GateResult gr;
     if (g.relative()) {
-      gr.base = baseline ? baseline(check, g, run.ranks, nodes) : std::nullopt;
+      gr.base = baseline ? baseline(check, g, run.ranks, run.nodes) : std::nullopt;
       if (!gr.base && g.population)
         gr.note = fmt::format("population gate not judged: fewer than 3 groups of {} nodes measured so far", nodes);
+      else if (!gr.base && g.history)
+        gr.note = fmt::format("history gate not judged: fewer than {} past runs of this group in the history",
+                              kHistoryMinRuns);
       else if (!gr.base)
         gr.note = fmt::format("{}: no baseline entry for {} {} {} ranks {} nodes {} at {} B", g.baseline,
                               check.series(), check.io ? "-" : info(check.dtype).name,
@@ -96,7 +99,8 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
         for (const MeasuredPoint& p : r.points)
           if (p.requested_bytes == g.at_bytes && p.noisy) v.noisy = true;
     }
-    gr.pass = gr.passed >= check.pass_repeats || (g.population && !gr.base);  // no peers yet: not judged
+    // No peers or no past yet: not judged.
+    gr.pass = gr.passed >= check.pass_repeats || ((g.population || g.history) && !gr.base);
     v.gates.push_back(gr);
   }
   v.headline = v.gates.empty() ? kNaNv : median_of(v.gates.front().values);
@@ -165,9 +169,10 @@ std::optional<double> Population::base(const Check& check, const Gate& g, int no
 std::vector<GroupVerdict> judge_round(const Check& check, const std::vector<GroupRun>& runs, Population& population,
                                       const BaselineLookup& baseline) {
   for (const GroupRun& r : runs) population.add(check, r);
-  const BaselineLookup lookup = [&](const Check& c, const Gate& g, int ranks, int nodes) -> std::optional<double> {
-    if (g.population) return population.base(c, g, nodes);
-    return baseline ? baseline(c, g, ranks, nodes) : std::nullopt;
+  const BaselineLookup lookup = [&](const Check& c, const Gate& g, int ranks,
+                                    const NodeGroup& group) -> std::optional<double> {
+    if (g.population) return population.base(c, g, static_cast<int>(group.size()));
+    return baseline ? baseline(c, g, ranks, group) : std::nullopt;
   };
   std::vector<GroupVerdict> out;
   for (const GroupRun& r : runs) out.push_back(judge_group(check, r, lookup));

@@ -51,8 +51,9 @@ struct GroupRun {
 };
 
 // The baseline median for a gate: collective/dtype/op of the check, the
-// group's ranks and nodes, the gate's size and metric. nullopt: none.
-using BaselineLookup = std::function<std::optional<double>(const Check&, const Gate&, int ranks, int nodes)>;
+// group's ranks and nodes (a history gate: its hosts too), the gate's size
+// and metric. nullopt: none.
+using BaselineLookup = std::function<std::optional<double>(const Check&, const Gate&, int ranks, const NodeGroup&)>;
 
 struct GateResult {
   std::vector<double> values;  // per repeat (NaN: not measured)

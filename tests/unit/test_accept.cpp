@@ -72,6 +72,30 @@ TEST(AcceptSpec, RelativeGateResolvesTheBaselineNextToTheSpec) {
   EXPECT_FALSE(g.passes(94.9, 100));
 }
 
+TEST(AcceptSpec, HistoryGateReadsTheGroupsLastRuns) {
+  std::string t = kSpec;
+  t += "      - {metric: busbw, at: 1M, baseline: history, max_drop: 0.2}\n";
+  t += "      - {metric: time, at: 8, baseline: history, max_drop: 0.5, runs: 8}\n";
+  t += "      - {metric: time, at: 8, baseline: ./history, max_drop: 0.5}\n";
+  const AcceptSpec s = parse_spec(t, "dir/s.yaml");
+  const Gate& g = s.checks[0].gates[2];
+  EXPECT_TRUE(g.history && g.relative() && g.baseline.empty());
+  EXPECT_EQ(g.history_runs, 5);
+  EXPECT_DOUBLE_EQ(g.bar(100), 80);
+  EXPECT_EQ(g.describe(), "busbw >= 0.8 x the median of this group's last 5 runs in the history (- 20%) at 1 MiB");
+  EXPECT_EQ(s.checks[0].gates[3].history_runs, 8);
+  EXPECT_DOUBLE_EQ(s.checks[0].gates[3].bar(10), 15);
+  EXPECT_FALSE(s.checks[0].gates[4].history);  // a file named history
+  EXPECT_EQ(s.checks[0].gates[4].baseline, "dir/history");
+  const auto error = [](const std::string& gate) { return spec_error(std::string(kSpec) + "      - " + gate + "\n"); };
+  EXPECT_EQ(error("{metric: busbw, at: 1M, baseline: history, max_drop: 0.2, runs: 2}"),
+            "s.yaml:12: checks[0].gates[2].runs: 2 is out of range [3, 1000]");
+  EXPECT_EQ(error("{metric: busbw, at: 1M, min: 10, runs: 4}"),
+            "s.yaml:12: checks[0].gates[2].runs: needs baseline: history (the runs it reads)");
+  EXPECT_EQ(error("{metric: busbw, at: 1M, max_drop: 0.1}"),
+            "s.yaml:12: checks[0].gates[2].max_drop: needs baseline: FILE (or baseline: history)");
+}
+
 // Each error names the file, the line and the key.
 TEST(AcceptSpec, ErrorsNameFileLineAndKey) {
   const auto with = [](const std::string& from, const std::string& to) {
@@ -251,14 +275,48 @@ TEST(AcceptVerdict, RelativeGateWithoutABaselineEntryFails) {
   c.gates[0].at_bytes = 1 << 20;
   c.gates[0].baseline = "b.json";
   c.gates[0].max_drop = 0.05;
-  const auto none = [](const Check&, const Gate&, int, int) { return std::optional<double>{}; };
+  const auto none = [](const Check&, const Gate&, int, const NodeGroup&) { return std::optional<double>{}; };
   const GroupVerdict v = judge_group(c, run_of({0, 1}, {12, 12, 12}), none);
   EXPECT_FALSE(v.pass);
   EXPECT_NE(v.reason.find("b.json: no baseline entry for all_reduce float sum ranks 2 nodes 2 at 1048576 B"),
             std::string::npos);
-  const auto hundred = [](const Check&, const Gate&, int, int) { return std::optional<double>{100}; };
+  const auto hundred = [](const Check&, const Gate&, int, const NodeGroup&) { return std::optional<double>{100}; };
   EXPECT_TRUE(judge_group(c, run_of({0, 1}, {96, 94, 95}), hundred).pass);
   EXPECT_FALSE(judge_group(c, run_of({0, 1}, {96, 94, 94}), hundred).pass);
+}
+
+// A history gate: the median of the group's last N past runs (newest by
+// started_at, values that were not recorded skipped); fewer than 3: not
+// judged, passed with a note.
+TEST(AcceptVerdict, HistoryGateJudgesAgainstTheGroupsOwnPast) {
+  Check c = pair_check();
+  c.gates[0] = Gate{};
+  c.gates[0].at_bytes = 1 << 20;
+  c.gates[0].history = true;
+  c.gates[0].history_runs = 3;
+  c.gates[0].max_drop = 0.1;
+  GateBaselines loaded;
+  const auto lookup = [&](const Check& ch, const Gate& g, int ranks, const NodeGroup& group) {
+    return baseline_median(loaded, ch, g, ranks, static_cast<int>(group.size()), "h1,h2");
+  };
+  const GroupVerdict first = judge_group(c, run_of({0, 1}, {1, 1, 1}), lookup);
+  EXPECT_TRUE(first.pass);
+  EXPECT_EQ(first.gates[0].note, "history gate not judged: fewer than 3 past runs of this group in the history");
+  const double nan = std::nan("");
+  std::vector<PastRun>& past = loaded.history.runs[PastKey{c.name, 0, 2, 2, "h1,h2"}];
+  past = {{"2026-01-01", 40, 40, 1}, {"2026-01-02", 100, 100, 1}, {"2026-01-03", nan, nan, 1}};
+  EXPECT_FALSE(lookup(c, c.gates[0], 2, {0, 1}));  // two values recorded
+  past.push_back({"2026-01-04", 20, 20, 1});
+  past.push_back({"2026-01-05", 200, 200, 1});
+  EXPECT_DOUBLE_EQ(*lookup(c, c.gates[0], 2, {0, 1}), 100);  // median of 100, 20, 200 (40 is older)
+  EXPECT_FALSE(lookup(c, c.gates[0], 4, {0, 1, 2, 3}));      // another group: no past
+  EXPECT_TRUE(judge_group(c, run_of({0, 1}, {90, 90, 95}), lookup).pass);
+  const GroupVerdict slow = judge_group(c, run_of({0, 1}, {89, 89, 89}), lookup);
+  EXPECT_FALSE(slow.pass);
+  EXPECT_NE(slow.reason.find("against a bar of 90 at 1 MiB"), std::string::npos) << slow.reason;
+  c.gates[0].metric = Metric::time;  // time: lower is better, the past's time_us
+  past.back().time_us = 7;
+  EXPECT_DOUBLE_EQ(*lookup(c, c.gates[0], 2, {0, 1}), 1);
 }
 
 // Four nodes, node 2 slow: every pair with it fails; the cover names it, the
