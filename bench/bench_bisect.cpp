@@ -1,5 +1,5 @@
 // Finding bad nodes: pattern bisect vs pairwise, through the real schedule and
-// verdict code (CheckPlan via simulate_check) on simulated clusters.
+// verdict code (CheckRounds via simulate_check) on simulated clusters.
 // For n nodes, k defective (bandwidth factor 0.5), noise 0-10% (coefficient of
 // variation of every measurement), S seeds each: rounds, simulated cluster
 // time (30 s per round), false defective verdicts per healthy node, missed

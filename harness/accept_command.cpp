@@ -35,7 +35,7 @@
 #endif
 #include "results/accept/accept_report.hpp"
 #include "results/accept/baseline.hpp"
-#include "results/accept/plan.hpp"
+#include "results/accept/check_rounds.hpp"
 #include "results/accept/simulate.hpp"
 #include "results/history/history_run.hpp"
 #include "results/import/importer.hpp"
@@ -627,7 +627,7 @@ namespace {
 // verdict to `outcome` and writes what is known so far (it survives a later hang).
 void run_check(const Check& c, AcceptanceRun& s, AcceptOutcome& outcome) {
   const Comm& world = s.world;
-  std::optional<CheckPlan> plan;  // rank 0 decides every round
+  std::optional<CheckRounds> plan;  // rank 0 decides every round
   s.population = Population{};
   if (world.rank() == 0) plan.emplace(c, static_cast<int>(s.hosts.size()), switch_labels(s.args.spec, s.hosts));
   // Every step between sweeps is bounded by the check's timeout_s, as its

@@ -12,7 +12,7 @@
 #include "harness/io_command.hpp"
 #include "results/accept/accept_report.hpp"
 #include "results/accept/baseline.hpp"
-#include "results/accept/plan.hpp"
+#include "results/accept/check_rounds.hpp"
 
 namespace ccb {
 

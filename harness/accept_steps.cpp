@@ -1,5 +1,5 @@
 // `ccbench accept` inside a Slurm allocation: this one process plans the
-// rounds (CheckPlan) and starts every group of a round as its own job step
+// rounds (CheckRounds) and starts every group of a round as its own job step
 // (srun ... ccbench accept SPEC --run-group CHECK), all at once; a step that
 // does not finish within the check's step_timeout_s is cancelled and its
 // nodes failed that group ("timed out"), so a hang is a verdict and the
@@ -349,7 +349,7 @@ int run_accept_steps(const AcceptArgs& args) {
                alloc.job_id, alloc.hosts.size(), alloc.tasks_per_node, alloc.tasks_per_node == 1 ? "" : "s");
     for (const Check& c : args.spec.checks) {
       if (steps.interrupted()) break;
-      CheckPlan plan(c, static_cast<int>(alloc.hosts.size()), switches);
+      CheckRounds plan(c, static_cast<int>(alloc.hosts.size()), switches);
       Population population;
       const double started = seconds_now();
       while (!steps.interrupted()) {

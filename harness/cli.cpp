@@ -9,7 +9,7 @@
 #include <cmath>
 #include <limits>
 
-#include "harness/sizes.hpp"
+#include "harness/sweep_sizes.hpp"
 #include "harness/topo/binding.hpp"
 #if CCBENCH_HAVE_CUDA
 #include "kernels/cuda/gpu_info.hpp"

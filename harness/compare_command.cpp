@@ -170,14 +170,10 @@ CompareArgs parse(int argc, const char* const* argv) {
   return a;
 }
 
-int compare(const CompareArgs& a) {
-  if (a.help) {
-    return print_or_fail(kCompareHelp);
-  }
-  for (const auto& r : a.references)
-    if (r == "list") {
-      return print_or_fail(reference_list());
-    }
+using Assignments = std::vector<std::pair<std::string, std::string>>;
+
+// --alpha, --ignore-key and --color, checked.
+ComparisonOptions comparison_options(const CompareArgs& a) {
   ComparisonOptions options;
   if (!a.alpha.empty()) {
     const auto v = parse_double(a.alpha);
@@ -196,19 +192,26 @@ int compare(const CompareArgs& a) {
   }
   if (a.color != "auto" && a.color != "always" && a.color != "never")
     throw UsageError(fmt::format("--color '{}': unknown (allowed: auto, always, never)", terminal_safe(a.color)));
-  std::vector<std::pair<std::string, std::string>> runs, inputs;
-  for (const auto& r : a.runs) runs.push_back(split_assignment("--run", r));
+  return options;
+}
+
+// No output file names an input, and each output can be written.
+void check_compare_paths(const CompareArgs& a, const Assignments& runs) {
+  Assignments inputs;
   for (const auto& [label, path] : runs) inputs.emplace_back("--run " + label, path);
   for (const auto& c : a.costs) {
     const auto [label, path] = split_assignment("--cost", c);
     inputs.emplace_back("--cost " + label, path);
   }
   if (!a.workload.empty()) inputs.emplace_back("--workload", a.workload);
-  const std::vector<std::pair<std::string, std::string>> outputs{
-      {"--md", a.md}, {"--csv", a.csv}, {"--json", a.json}, {"--html", a.html}};
+  const Assignments outputs{{"--md", a.md}, {"--csv", a.csv}, {"--json", a.json}, {"--html", a.html}};
   check_distinct_paths(outputs, inputs);
   for (const auto& [flag, path] : outputs)
     if (!path.empty()) check_output_writable(flag, path);
+}
+
+// --ranks LABEL=N: the rank count of a file that does not record it.
+std::map<std::string, int> rank_overrides(const CompareArgs& a) {
   std::map<std::string, int> ranks;
   for (const auto& r : a.ranks) {
     const auto [label, value] = split_assignment("--ranks", r);
@@ -219,6 +222,11 @@ int compare(const CompareArgs& a) {
       throw UsageError(fmt::format("--ranks {}: '{}' is not a rank count", terminal_safe(label), terminal_safe(value)));
     ranks[label] = static_cast<int>(*n);
   }
+  return ranks;
+}
+
+// --collective LABEL=NAME: the collective of a file that does not name it.
+std::map<std::string, std::string> collective_overrides(const CompareArgs& a, const Assignments& runs) {
   std::map<std::string, std::string> named;
   for (const auto& c : a.collectives) {
     const auto [label, value] = split_assignment("--collective", c);
@@ -234,13 +242,19 @@ int compare(const CompareArgs& a) {
     if (!known) throw UsageError(fmt::format("--collective {}: no --run has that label", terminal_safe(label)));
     named[label] = value;
   }
+  return named;
+}
+
+// One result set per --run (a file, a folder or @history:...), each with points.
+std::vector<ResultSet> load_runs(const Assignments& runs, const std::map<std::string, int>& ranks,
+                                 const std::map<std::string, std::string>& named) {
   std::vector<ResultSet> sets;
   for (const auto& [label, path] : runs) {
     for (const ResultSet& s : sets)
       if (s.label == label) throw UsageError(fmt::format("--run {}: the label is used twice", terminal_safe(label)));
     ImportOptions io;
-    if (ranks.count(label)) io.ranks = ranks[label];
-    if (named.count(label)) io.collective = named[label];
+    if (ranks.count(label)) io.ranks = ranks.at(label);
+    if (named.count(label)) io.collective = named.at(label);
     try {
       if (is_history_reference(path)) {
         try {
@@ -270,51 +284,64 @@ int compare(const CompareArgs& a) {
     for (const auto& s : sets) known = known || s.label == label;
     if (!known) throw UsageError(fmt::format("--ranks {}: no --run has that label", terminal_safe(label)));
   }
-  const std::string peer_time_note = match_peer_time_definition(sets);  // before --scale projects the times
-  std::vector<std::string> notes;
-  // Per set: the measured set it comes from, and with --scale the model that projected it.
-  std::vector<std::size_t> source(sets.size());
-  for (std::size_t i = 0; i < sets.size(); ++i) source[i] = i;
-  std::vector<std::optional<Model>> models(sets.size());
+  return sets;
+}
+
+// The sets compared: each --run's (with --scale RxN: its projection, and
+// what it measured at that scale), then the --reference figures.
+struct ComparedSets {
+  std::vector<ResultSet> sets;
+  std::vector<std::size_t> source;           // per set: the --run it comes from
+  std::vector<std::optional<Model>> models;  // with --scale: the model that projected it
   int scale_ranks = 0, scale_nodes = 0;
-  std::string baseline_label = !a.baseline.empty() ? a.baseline : sets.empty() ? "" : sets.front().label;
-  if (!a.scale.empty()) {
-    std::tie(scale_ranks, scale_nodes) = parse_scale(a.scale);
-    std::vector<ResultSet> scaled;
-    source.clear(), models.clear();
-    const auto keep = [&](ResultSet set, std::size_t from, std::optional<Model> model) {
-      scaled.push_back(std::move(set)), source.push_back(from), models.push_back(std::move(model));
-    };
-    for (std::size_t i = 0; i < sets.size(); ++i) {
-      std::string why;
-      std::optional<Projection> p = project_set(sets[i], scale_ranks, scale_nodes, &why);
-      if (sets[i].label == baseline_label) {
-        if (!p)
-          throw UsageError(
-              fmt::format("--scale: the baseline '{}' cannot be projected: {}", terminal_safe(sets[i].label), why));
-        baseline_label = p->set.label;
-      }
-      if (p) keep(std::move(p->set), i, std::move(p->model));
-      else
-        notes.push_back(fmt::format("'{}' cannot be projected to {} ranks on {} nodes: {}", sets[i].label, scale_ranks,
-                                    scale_nodes, why));
-      ResultSet at_scale = std::move(sets[i]);
-      std::erase_if(at_scale.points, [&](const ImportedPoint& q) {
-        return q.ranks != scale_ranks || (q.nodes != 0 && q.nodes != scale_nodes);
-      });
-      if (!at_scale.points.empty()) {
-        at_scale.label += " (measured)";
-        keep(std::move(at_scale), i, std::nullopt);
-      }
-    }
-    // With fewer than two sets left (and no --reference to add one) the
-    // projection's reason is the one error, not a note and then another.
-    if (scaled.size() + a.references.size() < 2 && !notes.empty())
-      throw UsageError(
-          fmt::format("--scale {}: {}; compare needs two result sets", a.scale, terminal_safe(notes.front())));
-    for (const auto& n : notes) fmt::print(stderr, "ccbench compare: {}\n", terminal_safe(n));
-    sets = std::move(scaled);
+  std::string baseline_label;
+};
+
+ComparedSets scaled_sets(const CompareArgs& a, std::vector<ResultSet> sets, std::vector<std::string>& notes) {
+  ComparedSets out;
+  out.baseline_label = !a.baseline.empty() ? a.baseline : sets.empty() ? "" : sets.front().label;
+  if (a.scale.empty()) {
+    for (std::size_t i = 0; i < sets.size(); ++i) out.source.push_back(i);
+    out.models.resize(sets.size());
+    out.sets = std::move(sets);
+    return out;
   }
+  std::tie(out.scale_ranks, out.scale_nodes) = parse_scale(a.scale);
+  const auto keep = [&](ResultSet set, std::size_t from, std::optional<Model> model) {
+    out.sets.push_back(std::move(set)), out.source.push_back(from), out.models.push_back(std::move(model));
+  };
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    std::string why;
+    std::optional<Projection> p = project_set(sets[i], out.scale_ranks, out.scale_nodes, &why);
+    if (sets[i].label == out.baseline_label) {
+      if (!p)
+        throw UsageError(
+            fmt::format("--scale: the baseline '{}' cannot be projected: {}", terminal_safe(sets[i].label), why));
+      out.baseline_label = p->set.label;
+    }
+    if (p) keep(std::move(p->set), i, std::move(p->model));
+    else
+      notes.push_back(fmt::format("'{}' cannot be projected to {} ranks on {} nodes: {}", sets[i].label,
+                                  out.scale_ranks, out.scale_nodes, why));
+    ResultSet at_scale = std::move(sets[i]);
+    std::erase_if(at_scale.points, [&](const ImportedPoint& q) {
+      return q.ranks != out.scale_ranks || (q.nodes != 0 && q.nodes != out.scale_nodes);
+    });
+    if (!at_scale.points.empty()) {
+      at_scale.label += " (measured)";
+      keep(std::move(at_scale), i, std::nullopt);
+    }
+  }
+  // With fewer than two sets left (and no --reference to add one) the
+  // projection's reason is the one error, not a note and then another.
+  if (out.sets.size() + a.references.size() < 2 && !notes.empty())
+    throw UsageError(
+        fmt::format("--scale {}: {}; compare needs two result sets", a.scale, terminal_safe(notes.front())));
+  for (const auto& n : notes) fmt::print(stderr, "ccbench compare: {}\n", terminal_safe(n));
+  return out;
+}
+
+void add_references(const CompareArgs& a, std::vector<ResultSet>& sets) {
   const auto figures = published_figures();
   for (const auto& id : a.references) {
     bool found = false;
@@ -322,26 +349,24 @@ int compare(const CompareArgs& a) {
       if (id == "all" || id == f.id) sets.push_back(published_set(f)), found = true;
     if (!found) throw UsageError(fmt::format("--reference '{}': unknown (see --reference list)", terminal_safe(id)));
   }
-  if (sets.size() < 2)
-    throw UsageError("compare: needs at least two result sets (--run LABEL=PATH twice, or one and --reference)");
-  if (!a.baseline.empty() || !a.scale.empty()) {
-    bool found = false;
-    for (std::size_t i = 0; i < sets.size(); ++i)
-      if (sets[i].label == baseline_label) options.baseline = i, found = true;
-    if (!found) throw UsageError(fmt::format("--baseline {}: no result set has that label", terminal_safe(a.baseline)));
-  }
+}
+
+// --cost LABEL=FILE per set (one currency), --workload, and the notes.
+CostInputs cost_inputs(const CompareArgs& a, const ComparedSets& c, const Assignments& runs,
+                       std::vector<std::string> notes) {
   CostInputs cost;
-  cost.profiles.resize(sets.size());
+  cost.profiles.resize(c.sets.size());
   std::set<std::string> costed;
-  for (const auto& c : a.costs)
-    if (const std::string label = split_assignment("--cost", c).first; !costed.insert(label).second)
+  for (const auto& p : a.costs)
+    if (const std::string label = split_assignment("--cost", p).first; !costed.insert(label).second)
       throw UsageError(
           fmt::format("--cost {}: given twice for that label (one cost profile per result set)", terminal_safe(label)));
-  for (const auto& c : a.costs) {
-    const auto [label, file] = split_assignment("--cost", c);
+  for (const auto& p : a.costs) {
+    const auto [label, file] = split_assignment("--cost", p);
     bool found = false;
-    for (std::size_t i = 0; i < sets.size(); ++i)
-      if (i < source.size() && runs[source[i]].first == label) cost.profiles[i] = load_cost_profile(file), found = true;
+    for (std::size_t i = 0; i < c.sets.size(); ++i)
+      if (i < c.source.size() && runs[c.source[i]].first == label)
+        cost.profiles[i] = load_cost_profile(file), found = true;
     if (!found) throw UsageError(fmt::format("--cost {}: no result set has that label", terminal_safe(label)));
   }
   // Prices in different currencies cannot be compared without a rate, and ccbench has none.
@@ -355,18 +380,19 @@ int compare(const CompareArgs& a) {
     if (!first_priced) first_priced = &*p;
   }
   if (!a.workload.empty()) cost.workload = load_workload(a.workload);
-  if (cost.workload && scale_ranks > 0 && cost.workload->gpus != scale_ranks) {
+  if (cost.workload && c.scale_ranks > 0 && cost.workload->gpus != c.scale_ranks) {
     notes.push_back(fmt::format("the workload names {} GPUs; --scale {} decides at {} GPUs", cost.workload->gpus,
-                                a.scale, scale_ranks));
-    cost.workload->gpus = scale_ranks;
+                                a.scale, c.scale_ranks));
+    cost.workload->gpus = c.scale_ranks;
   }
-  if (!peer_time_note.empty()) notes.insert(notes.begin(), peer_time_note);
-  cost.notes = notes;
+  cost.notes = std::move(notes);
+  return cost;
+}
 
-  const Comparison comparison = compare_sets(std::move(sets), options);
-  if (cost.workload) cost.decision = decide_workload(comparison, cost, models, source, scale_ranks, scale_nodes);
-  const Report report = build_report(comparison, cost, ReportLimits{});
-  std::string stdout_error;  // reported after the files are written
+// The report on stdout (unless --quiet) and in the files asked for; a
+// stdout that fails is said after the files are written (exit 5).
+int write_compare_outputs(const CompareArgs& a, const Comparison& comparison, const Report& report) {
+  std::string stdout_error;
   if (!a.quiet) {
     write_stdout(render_terminal(report, use_color(a.color)), &stdout_error);
   }
@@ -388,6 +414,41 @@ int compare(const CompareArgs& a) {
     return kExitOutput;
   }
   return kExitOk;
+}
+
+int compare(const CompareArgs& a) {
+  if (a.help) {
+    return print_or_fail(kCompareHelp);
+  }
+  for (const auto& r : a.references)
+    if (r == "list") {
+      return print_or_fail(reference_list());
+    }
+  ComparisonOptions options = comparison_options(a);
+  Assignments runs;
+  for (const auto& r : a.runs) runs.push_back(split_assignment("--run", r));
+  check_compare_paths(a, runs);
+  const std::map<std::string, int> ranks = rank_overrides(a);
+  const std::map<std::string, std::string> named = collective_overrides(a, runs);
+  std::vector<ResultSet> measured = load_runs(runs, ranks, named);
+  const std::string peer_time_note = match_peer_time_definition(measured);  // before --scale projects the times
+  std::vector<std::string> notes;
+  ComparedSets c = scaled_sets(a, std::move(measured), notes);
+  add_references(a, c.sets);
+  if (c.sets.size() < 2)
+    throw UsageError("compare: needs at least two result sets (--run LABEL=PATH twice, or one and --reference)");
+  if (!a.baseline.empty() || !a.scale.empty()) {
+    bool found = false;
+    for (std::size_t i = 0; i < c.sets.size(); ++i)
+      if (c.sets[i].label == c.baseline_label) options.baseline = i, found = true;
+    if (!found) throw UsageError(fmt::format("--baseline {}: no result set has that label", terminal_safe(a.baseline)));
+  }
+  if (!peer_time_note.empty()) notes.insert(notes.begin(), peer_time_note);
+  CostInputs cost = cost_inputs(a, c, runs, notes);
+  const Comparison comparison = compare_sets(std::move(c.sets), options);
+  if (cost.workload)
+    cost.decision = decide_workload(comparison, cost, c.models, c.source, c.scale_ranks, c.scale_nodes);
+  return write_compare_outputs(a, comparison, build_report(comparison, cost, ReportLimits{}));
 }
 
 }  // namespace

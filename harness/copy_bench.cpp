@@ -15,7 +15,7 @@
 
 #include "harness/comm.hpp"
 #include "harness/run_info.hpp"
-#include "harness/sizes.hpp"
+#include "harness/sweep_sizes.hpp"
 #include "harness/topo/bind_rank.hpp"
 #include "common/errors.hpp"
 #include "kernels/cuda/device_kernels.hpp"

@@ -16,6 +16,7 @@
 #include "results/history/change_points.hpp"
 #include "results/history/history_db.hpp"
 #include "results/history/history_run.hpp"
+#include "results/history/verdict_record.hpp"
 #include "results/history/prometheus_text.hpp"
 #include "results/import/importer.hpp"
 #include "results/import/text_input.hpp"
@@ -34,10 +35,12 @@ ccbench history show [--db DB] [FILTERS] [--csv | --json]
 ccbench history changes [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--window N] [--json]
 ccbench history trend --html FILE [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--window N]
 ccbench history export --prom FILE [--db DB] [FILTERS]
+ccbench history verdicts [--db DB] [--node HOST] [--since ISO8601] [--csv | --json]
 
 Every run kept (docs/history.md). add: each file (RUN: a file, or every file
 under a folder: ccbench JSON Lines / CSV / table, nccl-tests, OSU, IMB,
-ccbench io, an accept --out folder's raw/ runs) becomes a run, keyed by its
+ccbench io, an accept --out folder's raw/ runs and verdict) becomes a run
+(a verdict.json: a verdict, one row per node and check), keyed by its
 content's SHA-256 (adding it again adds nothing); its time is the record's
 started_at, else the file's modification time, else --time. Each measured
 point joins its series: collective, dtype, op, path, memory, ranks, nodes,
@@ -57,6 +60,9 @@ trend --html: one chart per series over its runs (the value changes judges),
 its change points marked; at most 500 series per file.
 export --prom: each series' newest run as Prometheus text (the metrics of a
 sweep's --prom), written to a temporary file and renamed.
+verdicts: the kept acceptance verdicts, one row per node and check, oldest
+first: started_at, verdict id, outcome (accepted, rejected), check, host,
+status (pass, DEFECTIVE, suspect, cleared, ...), margin to the gate, why.
 FILTERS: --collective NAME, --size SIZE, --node HOST (a series naming it),
 --link A,B (exactly these hosts), --since ISO8601 (runs from then on).
 --db: default $CCBENCH_HISTORY_DB, else $XDG_DATA_HOME/ccbench/history.db,
@@ -108,6 +114,18 @@ std::string read_whole(const std::string& path) {
 // What happened to one file, as its line says.
 std::string add_file(HistoryDb& db, const std::string& file, const HistoryAddRequest& r, HistoryAddResult& tally) {
   const std::string text = read_whole(file);
+  if (std::optional<VerdictRecord> verdict = verdict_record_of(text, file)) {
+    verdict->label = r.label;
+    const HistoryDb::Added added = db.add_verdict(*verdict);
+    if (!added.added) {
+      ++tally.present;
+      return fmt::format("history: {}: already there (verdict {}, same content)\n", terminal_safe(file), added.run);
+    }
+    ++tally.added, ++tally.verdicts;
+    return fmt::format("history: {}: verdict {} ({}, {}, {}): {} node verdict{}\n", terminal_safe(file), added.run,
+                       terminal_safe(verdict->spec), verdict->verdict, verdict->started_at, added.values,
+                       added.values == 1 ? "" : "s");
+  }
   std::string why;
   const auto run = history_run_of(text, HistoryRunSource{file, file_mtime_utc(file), r.time, r.label}, &why);
   if (!run) {
@@ -130,8 +148,9 @@ int add(const HistoryArgs& a) {
   if (!a.time.empty() && !std::isfinite(iso_utc_seconds(a.time)))
     throw UsageError(fmt::format("history add: --time '{}': expected ISO 8601 UTC, e.g. 2026-12-03T14:00:00Z", a.time));
   const HistoryAddResult r = add_runs_to_history({a.db, a.runs, a.label, a.time, a.wait_s, false});
-  fmt::print("history: {}: {} added, {} already there, {} skipped; it holds {} run{}\n", terminal_safe(a.db), r.added,
-             r.present, r.skipped, r.runs, r.runs == 1 ? "" : "s");
+  fmt::print("history: {}: {} added, {} already there, {} skipped; it holds {} run{}{}\n", terminal_safe(a.db), r.added,
+             r.present, r.skipped, r.runs, r.runs == 1 ? "" : "s",
+             r.verdicts_held ? fmt::format(" and {} verdict{}", r.verdicts_held, r.verdicts_held == 1 ? "" : "s") : "");
   return kExitOk;
 }
 
@@ -238,6 +257,7 @@ HistoryAddResult add_runs_to_history(const HistoryAddRequest& r) {
     }
   }
   tally.runs = db->run_count();
+  tally.verdicts_held = db->verdict_count();
   if (tally.added + tally.present == 0) {
     db.reset();
     if (!existed)  // the database this command created holds nothing: not left behind
@@ -288,8 +308,9 @@ int run_history(int argc, char** argv) {
       fmt::print("{}", history_help());
       return help ? kExitOk : kExitUsage;
     }
-    if (a.verb != "add" && a.verb != "show" && a.verb != "changes" && a.verb != "trend" && a.verb != "export")
-      throw UsageError(fmt::format("history: verb '{}': unknown (allowed: add, show, changes, trend, export)",
+    if (a.verb != "add" && a.verb != "show" && a.verb != "changes" && a.verb != "trend" && a.verb != "export" &&
+        a.verb != "verdicts")
+      throw UsageError(fmt::format("history: verb '{}': unknown (allowed: add, show, changes, trend, export, verdicts)",
                                    terminal_safe(a.verb)));
     if (a.db.empty()) a.db = default_history_db();
     if (a.verb != "add" && !a.runs.empty())
@@ -297,11 +318,20 @@ int run_history(int argc, char** argv) {
     if (a.verb != "add" && (!a.label.empty() || !a.time.empty()))
       throw UsageError(fmt::format("history {}: --label and --time are add's", a.verb));
     if (a.csv && a.json) throw UsageError("history: --csv and --json: give one");
-    if ((a.csv && a.verb != "show") || (a.json && a.verb != "show" && a.verb != "changes"))
-      throw UsageError(fmt::format("history {}: --csv is show's, --json show's and changes'", a.verb));
+    const bool tabular = a.verb == "show" || a.verb == "verdicts";
+    if ((a.csv && !tabular) || (a.json && !tabular && a.verb != "changes"))
+      throw UsageError(
+          fmt::format("history {}: --csv is show's and verdicts', --json show's, verdicts' and changes'", a.verb));
+    if (a.verb == "verdicts" && (!a.collective.empty() || !a.size.empty() || !a.link.empty()))
+      throw UsageError(
+          "history verdicts: --collective, --size and --link select series; verdicts take --node, --since");
     if (a.verb == "add") return add(a);
     const SeriesFilter filter = filter_of(a);  // its errors before the database's
     if (a.verb == "show") return show(a, filter);
+    if (a.verb == "verdicts") {
+      HistoryDb db(a.db, HistoryDb::Access::read, static_cast<int>(a.wait_s * 1000));
+      return history_verdicts(db, a.node, a.since, a.csv, a.json);
+    }
     if ((a.verb == "export") != !a.prom.empty())
       throw UsageError(a.prom.empty() ? "history export: give --prom FILE" : "history: --prom is export's");
     if ((a.verb == "trend") != !a.html.empty())

@@ -35,7 +35,8 @@ struct HistoryAddRequest {
 };
 struct HistoryAddResult {
   std::size_t added = 0, present = 0, skipped = 0;
-  std::int64_t runs = 0;  // in the database afterwards
+  std::size_t verdicts = 0;                  // of `added`: accept verdicts
+  std::int64_t runs = 0, verdicts_held = 0;  // in the database afterwards
 };
 HistoryAddResult add_runs_to_history(const HistoryAddRequest& request);
 

@@ -12,6 +12,7 @@
 #include "results/history/prometheus_text.hpp"
 #include "results/output_file.hpp"
 #include "results/report/render.hpp"
+#include "results/writers.hpp"
 
 namespace ccb {
 namespace {
@@ -200,6 +201,44 @@ int history_export_prom(HistoryDb& db, const SeriesFilter& filter, const std::st
   for (const auto& [hosts, set] : groups) series += set.points.size();
   fmt::print("history: {}: {} series' newest runs\n", terminal_safe(out_path), series);
   return kExitOk;
+}
+
+int history_verdicts(HistoryDb& db, const std::string& host, const std::string& since, bool csv, bool json) {
+  const std::vector<StoredNodeVerdict> rows = db.node_verdicts(host, since);
+  const auto margin = [](double m) { return std::isfinite(m) ? fmt::format("{:+.0f}%", m * 100) : std::string("-"); };
+  std::string text;
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const StoredNodeVerdict& v : rows)
+      out.push_back({{"verdict", v.verdict},
+                     {"started_at", v.started_at},
+                     {"spec", v.spec},
+                     {"outcome", v.outcome},
+                     {"source", v.source},
+                     {"check", v.row.check},
+                     {"host", v.row.host},
+                     {"status", v.row.status},
+                     {"margin", std::isfinite(v.row.margin) ? nlohmann::json(v.row.margin) : nlohmann::json(nullptr)},
+                     {"reason", v.row.reason}});
+    text = out.dump(1) + "\n";
+  } else if (csv) {
+    text = "verdict,started_at,spec,outcome,check,host,status,margin,reason\n";
+    for (const StoredNodeVerdict& v : rows)
+      text +=
+          fmt::format("{},{},{},{},{},{},{},{},{}\n", v.verdict, v.started_at, csv_field(v.spec), csv_field(v.outcome),
+                      csv_field(v.row.check), csv_field(v.row.host), csv_field(v.row.status),
+                      std::isfinite(v.row.margin) ? fmt::format("{:.6g}", v.row.margin) : "", csv_field(v.row.reason));
+  } else if (rows.empty()) {
+    text = "history: no verdict matches\n";
+  } else {
+    text = fmt::format("{:<25} {:>7} {:<10} {:<14} {:<16} {:<12} {:>7}  {}\n", "started_at", "verdict", "outcome",
+                       "check", "host", "status", "margin", "why");
+    for (const StoredNodeVerdict& v : rows)
+      text += fmt::format("{:<25} {:>7} {:<10} {:<14} {:<16} {:<12} {:>7}  {}\n", v.started_at, v.verdict,
+                          terminal_safe(v.outcome), terminal_safe(v.row.check), terminal_safe(v.row.host),
+                          terminal_safe(v.row.status), margin(v.row.margin), terminal_safe(v.row.reason));
+  }
+  return print_or_fail(text);
 }
 
 }  // namespace ccb

@@ -1,5 +1,5 @@
-// history changes and history export (harness/history_verbs.cpp): the verbs
-// that read series back out of the database.
+// history changes, trend, export and verdicts (harness/history_verbs.cpp):
+// the verbs that read series and verdicts back out of the database.
 #pragma once
 #include <string>
 
@@ -20,5 +20,9 @@ int history_trend_html(HistoryDb& db, const SeriesFilter& filter, const ChangePo
 
 // Each series' newest run as Prometheus text at out_path (temporary + rename).
 int history_export_prom(HistoryDb& db, const SeriesFilter& filter, const std::string& out_path);
+
+// The kept acceptance verdicts, one row per node and check, oldest first
+// (host "" every node; since "" all): a table, CSV or JSON on stdout.
+int history_verdicts(HistoryDb& db, const std::string& host, const std::string& since, bool csv, bool json);
 
 }  // namespace ccb

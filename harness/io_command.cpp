@@ -19,7 +19,7 @@
 #include "harness/every_rank_passes.hpp"
 #include "harness/faults.hpp"
 #include "harness/run_info.hpp"
-#include "harness/sizes.hpp"
+#include "harness/sweep_sizes.hpp"
 #include "harness/stop_signals.hpp"
 #include "io/engine.hpp"
 #include "io/io_memory.hpp"

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "harness/comm.hpp"
-#include "io/io_plan.hpp"
+#include "io/io_options.hpp"
 
 namespace ccb {
 

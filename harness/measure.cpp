@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "harness/sampling.hpp"
-#include "harness/sizes.hpp"
+#include "harness/sweep_sizes.hpp"
 #include "harness/verify.hpp"
 
 namespace ccb {

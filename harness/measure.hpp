@@ -30,7 +30,7 @@ struct PointBuffers {
 
 // --warmup-order sizes-first (nccl-tests' TimeTest): -w out-of-place
 // operations of `task`'s collective, dtype and op at each of warm_up_points
-// (harness/sizes.hpp), each size waited for before the next.
+// (harness/sweep_sizes.hpp), each size waited for before the next.
 void warm_up_every_size(Backend& backend, const Config& cfg, const OpArgs& task, std::size_t largest_bytes,
                         std::span<const PointBuffers> buffers, Watchdog& watchdog);
 

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "harness/sizes.hpp"
+#include "harness/sweep_sizes.hpp"
 #include "common/errors.hpp"
 #include "kernels/dtype.hpp"
 #include "results/import/importer.hpp"

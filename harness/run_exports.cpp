@@ -121,6 +121,13 @@ void export_accept(const RunExports& e, const AcceptOutcome& outcome, [[maybe_un
       fmt::print(stderr, "ccbench: --history {}: {} raw run{} added, {} already there, {} skipped\n",
                  terminal_safe(e.history_db), r.added, r.added == 1 ? "" : "s", r.present, r.skipped);
     }
+    // The verdict too (written just before): history verdicts lists it.
+    const std::string verdict = (std::filesystem::path(out_dir) / "verdict.json").string();
+    if (std::filesystem::is_regular_file(verdict, ec)) {
+      const HistoryAddResult r = add_runs_to_history({e.history_db, {verdict}, e.label, "", 30, true});
+      fmt::print(stderr, "ccbench: --history {}: the verdict {}\n", terminal_safe(e.history_db),
+                 r.verdicts ? "added" : "already there");
+    }
   }
 #endif
   if (!e.prom_path.empty()) write_file_atomically("--prom", e.prom_path, accept_prometheus_text(outcome));

@@ -24,9 +24,9 @@ std::unique_ptr<Writer> make_export_writer(const RunExports& e);
 
 struct AcceptOutcome;
 // ccbench accept --history / --prom, after the verdicts are written: the
-// raw runs under OUT/raw added, and per check and node ccbench_accept_node_pass
-// (1 pass or cleared, 0 otherwise) with its margin, and the verdict.
-// One line on stderr says what was done.
+// raw runs under OUT/raw and OUT/verdict.json added, and per check and node
+// ccbench_accept_node_pass (1 pass or cleared, 0 otherwise) with its margin,
+// and the verdict. A line on stderr says what was added.
 void export_accept(const RunExports& e, const AcceptOutcome& outcome, const std::string& out_dir);
 std::string accept_prometheus_text(const AcceptOutcome& outcome);
 

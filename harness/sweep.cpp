@@ -29,7 +29,7 @@
 #include "harness/progress.hpp"
 #include "harness/run_info.hpp"
 #include "harness/run_exports.hpp"
-#include "harness/sizes.hpp"
+#include "harness/sweep_sizes.hpp"
 #include "harness/topo/bind_rank.hpp"
 #include "harness/topo/topology.hpp"
 #include "common/errors.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "io/io_plan.hpp"
+#include "io/io_options.hpp"
 #include "kernels/pattern.hpp"
 
 namespace ccb {

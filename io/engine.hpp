@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/io_plan.hpp"
+#include "io/io_options.hpp"
 
 namespace ccb {
 

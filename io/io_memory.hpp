@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "io/io_plan.hpp"
+#include "io/io_options.hpp"
 
 namespace ccb {
 

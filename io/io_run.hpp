@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "io/io_plan.hpp"
+#include "io/io_options.hpp"
 #include "io/latency_histogram.hpp"
 #include "io/workspace.hpp"
 

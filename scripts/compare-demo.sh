@@ -2,7 +2,7 @@
 # Two real ccbench runs on this machine, compared: MPI ranks talking over
 # shared memory vs over TCP (loopback), with per-iteration samples for the
 # significance test and the example cost profiles. Writes report.html/.md/
-# .csv/.json under OUTDIR (default results/compare-demo/<UTC time>), then,
+# .csv/.json under OUTDIR (default runs/compare-demo/<UTC time>), then,
 # when Chromium is installed, opens the HTML headless, takes a screenshot and
 # checks that every chart was drawn.
 #   CCBENCH=path/to/ccbench (default build/ccbench; built by setup.sh if missing)
@@ -11,19 +11,25 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ccbench=${CCBENCH:-build/ccbench}
 [ -x "$ccbench" ] || scripts/setup.sh
-out=${1:-results/compare-demo/$(date -u +%Y%m%dT%H%M%SZ)}
+out=${1:-runs/compare-demo/$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$out/shm" "$out/tcp"
 export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
+# TCP over loopback only: an emulated cluster's bridge (tests running beside
+# this one) can vanish under a connection that chose its address, and hang it.
+export OMPI_MCA_btl_tcp_if_include=${OMPI_MCA_btl_tcp_if_include:-lo}
+export OMPI_MCA_oob_tcp_if_include=${OMPI_MCA_oob_tcp_if_include:-lo}
 sweep=(-b 8 -e 4M -f 4 -n 30 -w 3 --samples)
 for path in shm tcp; do
   for coll in all_reduce all_gather alltoall; do
-    scripts/mpirun.sh -np 2 "$ccbench" "$coll" "${sweep[@]}" --path "$path" -J "$out/$path/$coll.jsonl" >/dev/null
+    timeout -k 10 120 scripts/mpirun.sh -np 2 "$ccbench" "$coll" "${sweep[@]}" --path "$path" \
+      -J "$out/$path/$coll.jsonl" >/dev/null ||
+      { echo "compare-demo: the $path $coll sweep failed or ran past 120 s (exit $?)" >&2; exit 1; }
   done
 done
 "$ccbench" compare --run shared-memory="$out/shm" --run tcp="$out/tcp" --ignore-key path \
-  --cost shared-memory=results/profiles/bare-metal-h100.yaml --cost tcp=results/profiles/cloud-h100.yaml \
-  --workload results/profiles/workload-llama-70b.yaml \
+  --cost shared-memory=examples/profiles/bare-metal-h100.yaml --cost tcp=examples/profiles/cloud-h100.yaml \
+  --workload examples/profiles/workload-llama-70b.yaml \
   --html "$out/report.html" --md "$out/report.md" --csv "$out/report.csv" --json "$out/report.json"
 echo "report: $out/report.html"
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The main job on its embedded default: installs and builds, then sweeps the
 # main collectives with one MPI rank per core on this machine (at least 2),
-# printing each table and writing JSON Lines and CSV under results/runs/<UTC time>/.
+# printing each table and writing JSON Lines and CSV under runs/<UTC time>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 ranks=${CCBENCH_RANKS:-$(nproc)}
 [ "$ranks" -lt 2 ] && ranks=2
-out=results/runs/$(date -u +%Y%m%dT%H%M%SZ)
+out=runs/$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$out"
 sweep=(-b 8 -e 64M -f 4 -n 20 -w 2)
 status=0

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/ccbench ] || scripts/setup.sh
 np=${1:-4} precision=${2:-1%}
-out=results/runs/precision-$(date -u +%Y%m%dT%H%M%SZ)
+out=runs/precision-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$out"
 sweep=(all_reduce -b 8 -e 64M -f 8 --timing per_iteration -c 0 -w 5)
 max_count() { grep -o '"per_iteration_count":[0-9]*' "$1" | cut -d: -f2 | sort -n | tail -1; }

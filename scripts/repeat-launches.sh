@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 launches=$1 np=$2
 shift 2
 [ -x build/bench/launch_variation ] || scripts/setup.sh
-out=results/runs/repeat-$(date -u +%Y%m%dT%H%M%SZ)
+out=runs/repeat-$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$out"
 files=()
 for i in $(seq 1 "$launches"); do

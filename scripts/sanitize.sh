@@ -41,7 +41,7 @@ findings=build-sanitize/fuzz-findings
 mkdir -p "$findings"
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
-find tests/fixtures/compare tests/fixtures/accept tests/fixtures/model results/acceptance -type f | LC_ALL=C sort |
+find tests/fixtures/compare tests/fixtures/accept tests/fixtures/model examples/acceptance -type f | LC_ALL=C sort |
   paste -sd, >"$corpus/seeds"
 # One fuzzer per core at a time (each is one process, one thread); the
 # results are read in name order once all have ended.

@@ -72,7 +72,7 @@ printf 'nodes: 512\nnoise_cv: 0.05\nseed: 2\n' >"$dir/ok.yaml"
 # never finished before), the terminal stays under 200 lines, the all-nodes
 # check fails as a group (no node marked) and its advice names bisect.
 printf 'nodes: 1024\ndefective: {nodes: [node0017, node0042], factor: 0.3}\nseed: 1\n' >"$dir/p.yaml"
-"$ccbench" accept "$(dirname "$spec")/../../../results/acceptance/ib-multinode.yaml" --simulate "$dir/p.yaml" --out "$dir/p" \
+"$ccbench" accept "$(dirname "$spec")/../../../examples/acceptance/ib-multinode.yaml" --simulate "$dir/p.yaml" --out "$dir/p" \
   --color never >"$dir/out" 2>"$dir/err"
 [ $? = 1 ] || fail "pairwise 1024: expected exit 1"
 lines=$(wc -l <"$dir/out")

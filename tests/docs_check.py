@@ -97,7 +97,7 @@ def check_paths(root, md):
     # Prose: what stands in `code`; code blocks: every line.
     for i, span in [(i, s) for i, line in text for s in re.findall(r"`([^`]+)`", line)] + code:
         for m in re.finditer(r"(?<![\w./-])((?:%s)/[\w./*{},+-]*)" % "|".join(re.escape(t) for t in TOP), span):
-            if span[m.end():m.end() + 1] == "<":  # results/runs/<UTC time>/...: made at run time
+            if span[m.end():m.end() + 1] == "<":  # runs/<UTC time>/...: made at run time
                 continue
             word = m.group(1).rstrip(".,:;").rstrip("/")  # a folder is named with or without its slash
             if not word or re.search(r"[A-Z]{3,}", word):  # a placeholder (DIR, FILE, N...)

@@ -203,9 +203,11 @@ YAML
     rc=$?
     [ $rc = 2 ] && grep -q 'own.yaml line 12 (check node): baseline: history reads the database --history DB names' \
       "$out/a0.log" || { cat "$out/a0.log"; fail "baseline: history without --history: exit $rc"; }
-    mpirun -np 2 "$ccbench" accept "$out/own.yaml" --out "$out/a1" --color never --history "$db" > "$out/a1.log" 2>&1 ||
-      { cat "$out/a1.log"; fail "the first run (no past): exit $?"; }
+    mpirun -np 2 "$ccbench" accept "$out/own.yaml" --out "$out/a1" --color never --history "$db" > "$out/a1.log" 2> "$out/a1.err" ||
+      { cat "$out/a1.log" "$out/a1.err"; fail "the first run (no past): exit $?"; }
     grep -q 'history gate not judged: fewer than 3 past runs' "$out/a1/verdict.json" || fail "the first run: no note"
+    # (stderr apart: mpirun interleaves the two streams mid-line in one file)
+    grep -q "^ccbench: --history $db: the verdict added$" "$out/a1.err" || { cat "$out/a1.err"; fail "the verdict not added"; }
     past() {  # FACTOR DB: three older copies of a1's raw run, bandwidths x FACTOR
       for day in 1 2 3; do
         python3 - "$out"/a1/raw/node/*.jsonl "$1" "$day" > "$out/past-$1-$day.jsonl" <<'PY'
@@ -240,6 +242,18 @@ PY
     mpirun -np 2 "$ccbench" accept "$out/own.yaml" --out "$out/a3" --color never --history "$out/slow.db" \
       > "$out/a3.log" 2>&1 || { cat "$out/a3.log"; fail "a past 1000x slower: exit $?"; }
     grep -q 'not judged' "$out/a3/verdict.json" && fail "a past of 4 runs: judged, not noted"
+    # The verdicts kept: a2's node defective (or a suspect), a3's passed; an
+    # --out folder added again adds nothing, a new one adds its verdict.
+    "$ccbench" history verdicts --db "$out/fast.db" --node "$(hostname)" --csv > "$out/v.csv" || fail "history verdicts"
+    [ "$(grep -c ",rejected,node,$(hostname),\(DEFECTIVE\|suspect\)," "$out/v.csv")" = 1 ] &&
+      [ "$(grep -c ",accepted,node,$(hostname),pass," "$out/v.csv")" = 1 ] || { cat "$out/v.csv"; fail "verdicts of fast.db"; }
+    "$ccbench" history add --db "$out/fast.db" "$out/a2" > "$out/again.txt" &&
+      grep -q "verdict.json: already there (verdict 2, same content)" "$out/again.txt" || { cat "$out/again.txt"; fail "a2 again"; }
+    "$ccbench" history add --db "$out/fast.db" "$out/a3" > "$out/a3add.txt" &&
+      grep -q "a3/verdict.json: verdict 3 (its own past, accepted, .*): 1 node verdict$" "$out/a3add.txt" &&
+      grep -q "it holds [0-9]* runs and 3 verdicts$" "$out/a3add.txt" || { cat "$out/a3add.txt"; fail "a3 added"; }
+    "$ccbench" history verdicts --db "$out/fast.db" --json | python3 -c "import json,sys; v=json.load(sys.stdin); assert [r['outcome'] for r in v] == ['accepted', 'rejected', 'accepted'], v" ||
+      fail "history verdicts --json: oldest first"
     ;;
   *) fail "unknown case $case" ;;
 esac

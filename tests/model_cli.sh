@@ -126,7 +126,7 @@ mkdir "$out/fast" "$out/slow"
 cp "$(fast 2)" "$(fast 3)" "$(fast 4)" "$out/fast/"
 cp "$fx"/emu-100mbit-*.jsonl "$out/slow/"
 "$ccbench" compare --run owned="$out/fast" --run rented="$out/slow" --scale 16x16 --workload "$out/wl.yaml" \
-  --cost owned="$fx/../../../results/profiles/bare-metal-h100.yaml" --cost rented="$out/cloud.yaml" \
+  --cost owned="$fx/../../../examples/profiles/bare-metal-h100.yaml" --cost rented="$out/cloud.yaml" \
   --md "$out/r.md" --color never > "$out/compare.txt" || { cat "$out/compare.txt"; fail "compare --scale"; }
 head -3 "$out/r.md" | grep -q '^## Summary' || { head "$out/r.md"; fail "the summary must be the first section"; }
 # 4x beyond the largest fitted count the 90% intervals are too wide to name
@@ -136,7 +136,7 @@ grep -q "At 16 GPUs on 16 nodes, the communication of 3.81 MiB per step takes .*
 grep -q "Cannot tell whether owning ('owned (predicted 16x16)') ever costs less per step than renting" "$out/r.md" || fail "break-even at 16x16: expected 'cannot tell'"
 # Measured at the target scale (4 hosts): the measured sets decide, not their predictions.
 "$ccbench" compare --run owned="$out/fast" --run rented="$out/slow" --scale 4x4 --workload "$out/wl.yaml" \
-  --cost owned="$fx/../../../results/profiles/bare-metal-h100.yaml" --cost rented="$out/cloud.yaml" \
+  --cost owned="$fx/../../../examples/profiles/bare-metal-h100.yaml" --cost rented="$out/cloud.yaml" \
   --md "$out/r4.md" --color never > "$out/compare4.txt" || { cat "$out/compare4.txt"; fail "compare --scale 4x4"; }
 grep -q "'owned (measured)' is faster by [0-9.]*x (range the curves allow " "$out/r4.md" || { sed -n 1,12p "$out/r4.md"; fail "faster sentence at 4x4"; }
 grep -q "'owned (measured)' is cheaper by [0-9]*% (range " "$out/r4.md" || fail "cheaper sentence at 4x4"

@@ -54,7 +54,7 @@ std::vector<Round> schedule(GroupPattern p, int nodes) {
     case GroupPattern::pairwise: return nodes < 2 ? std::vector<Round>{} : round_robin(nodes);
     case GroupPattern::ring: return nodes < 2 ? std::vector<Round>{} : ring(nodes);
     case GroupPattern::bisect:
-      return schedule(GroupPattern::all, nodes);  // its first round; later ones depend on results (plan.hpp)
+      return schedule(GroupPattern::all, nodes);  // its first round; later ones depend on results (check_rounds.hpp)
   }
   return {};
 }

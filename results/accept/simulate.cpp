@@ -283,7 +283,7 @@ GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& 
 }
 
 CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng, const SimulatedSpec& spec) {
-  CheckPlan plan(c, m.nodes(), spec.switch_of.empty() ? m.switch_of : spec.switch_of);
+  CheckRounds plan(c, m.nodes(), spec.switch_of.empty() ? m.switch_of : spec.switch_of);
   double wall = 0;
   Population population;
   while (const auto round = plan.next()) {

@@ -1,5 +1,5 @@
 // `ccbench accept SPEC --simulate CLUSTER.yaml`: the real schedule and verdict
-// code (CheckPlan, judge_group, judge_nodes) run against a model of a cluster
+// code (CheckRounds, judge_group, judge_nodes) run against a model of a cluster
 // instead of MPI. The model and its file format: docs/acceptance.md.
 #pragma once
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "results/accept/plan.hpp"
+#include "results/accept/check_rounds.hpp"
 #include "results/accept/spec.hpp"
 
 namespace ccb {
@@ -59,7 +59,7 @@ struct SimulatedSpec {
 GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& g, std::mt19937_64& rng,
                         const BaselineLookup& baseline = {});
 
-// One check through CheckPlan and judge_round against the model, as a real
+// One check through CheckRounds and judge_round against the model, as a real
 // run judges it; wall_s is simulated.
 CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng,
                             const SimulatedSpec& spec = {});

@@ -161,7 +161,7 @@ struct CheckVerdict {
 };
 
 // Node verdicts and findings from both passes (pairwise, ring, per-node,
-// all; bisect judges in CheckPlan). per-node: a failing node whose re-test
+// all; bisect judges in CheckRounds). per-node: a failing node whose re-test
 // also fails is defective. all: a failure is the whole group's (no node is
 // named). pairwise/ring: a suspect that fails with every reference it was
 // paired with (confirm, re-confirm) is defective, one that passes with one is

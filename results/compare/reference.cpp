@@ -6,7 +6,7 @@
 
 namespace ccb {
 
-extern const char* const kPublishedJson;  // generated from results/reference/published.json
+extern const char* const kPublishedJson;  // generated from results/compare/published.json
 
 std::vector<PublishedFigure> published_figures() {
   std::vector<PublishedFigure> out;

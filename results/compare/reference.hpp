@@ -1,4 +1,4 @@
-// Published figures (results/reference/published.json, compiled in): public
+// Published figures (results/compare/published.json, compiled in): public
 // busbw numbers with their sources, usable as comparison columns. They are
 // labelled "published", never mixed with measurements.
 #pragma once

@@ -40,8 +40,23 @@ CREATE TABLE points(
   PRIMARY KEY(series_id, run_id)) WITHOUT ROWID;
 )";
 
+// Version 2: acceptance verdicts, one row per node and check.
+constexpr const char* kSchema2 = R"(
+CREATE TABLE verdicts(
+  id INTEGER PRIMARY KEY,
+  content_sha256 TEXT NOT NULL UNIQUE,
+  source TEXT NOT NULL, spec TEXT NOT NULL, started_at TEXT NOT NULL, added_at TEXT NOT NULL,
+  verdict TEXT NOT NULL, exit_code INTEGER NOT NULL, label TEXT NOT NULL);
+CREATE INDEX verdicts_started_at ON verdicts(started_at);
+CREATE TABLE node_verdicts(
+  verdict_id INTEGER NOT NULL REFERENCES verdicts(id),
+  check_name TEXT NOT NULL, host TEXT NOT NULL, status TEXT NOT NULL, margin REAL, reason TEXT NOT NULL,
+  PRIMARY KEY(verdict_id, check_name, host)) WITHOUT ROWID;
+CREATE INDEX node_verdicts_host ON node_verdicts(host);
+)";
+
 // Migrations: [k] takes a database from version k to k + 1 (0: empty).
-constexpr const char* kMigrations[] = {kSchema1};
+constexpr const char* kMigrations[] = {kSchema1, kSchema2};
 static_assert(std::size(kMigrations) == kHistorySchemaVersion);
 
 std::string utc_now() {
@@ -160,6 +175,13 @@ std::int64_t pragma_int(sqlite3* db, const std::string& path, const char* sql) {
   return s.step() ? s.integer(0) : 0;
 }
 
+// The id of the row holding this content (0: none; ids start at 1).
+std::int64_t id_by_content(sqlite3* db, const std::string& path, const char* sql, const std::string& sha256) {
+  Statement q(db, sql, path);
+  q.bind(1, sha256);
+  return q.step() ? q.integer(0) : 0;
+}
+
 }  // namespace
 
 HistoryDb::HistoryDb(const std::string& path, Access access, int busy_timeout_ms) : path_(path), access_(access) {
@@ -220,6 +242,7 @@ void HistoryDb::check_schema(bool may_create) {
                    path_);
     if (head.step()) app = head.integer(0), version = head.integer(1), tables = head.integer(2);
   }
+  version_ = version;
   if ((app != 0 && app != kHistoryApplicationId) || (app == 0 && tables > 0))
     throw UsageError(fmt::format(
         "history: {}: not a ccbench history database (application_id {:#x}, {} schema object{}); nothing was changed",
@@ -232,10 +255,7 @@ void HistoryDb::check_schema(bool may_create) {
   if (!may_create) {
     if (app == 0 && tables == 0)
       throw UsageError(fmt::format("history: {}: an empty database (add runs first: ccbench history add)", path_));
-    throw UsageError(
-        fmt::format("history: {}: schema version {} needs migrating to {}: run ccbench history add "
-                    "--db {} (it migrates), then read it",
-                    path_, version, kHistorySchemaVersion, path_));
+    return;  // an older schema reads as it is (what it lacks reads as empty); a writer migrates it
   }
   {
     Transaction t(db_, path_);  // another writer may have created or migrated it meanwhile
@@ -244,6 +264,7 @@ void HistoryDb::check_schema(bool may_create) {
     exec(db_, path_, fmt::format("PRAGMA application_id = {}", kHistoryApplicationId).c_str());
     exec(db_, path_, fmt::format("PRAGMA user_version = {}", kHistorySchemaVersion).c_str());
     t.commit();
+    version_ = kHistorySchemaVersion;
   }
   // WAL: readers do not block the writer. Switching needs the file alone;
   // another process may hold it for a moment.
@@ -258,14 +279,8 @@ HistoryDb::Added HistoryDb::add(const HistoryRun& run) {
   if (access_ != Access::write) throw UsageError(fmt::format("history: {}: opened for reading", path_));
   Added out;
   Transaction t(db_, path_, in_batch_);
-  {
-    Statement q(db_, "SELECT id FROM runs WHERE content_sha256 = ?", path_);
-    q.bind(1, run.sha256);
-    if (q.step()) {
-      out.run = q.integer(0);
-      return out;  // rolled back: nothing written
-    }
-  }
+  if ((out.run = id_by_content(db_, path_, "SELECT id FROM runs WHERE content_sha256 = ?", run.sha256)))
+    return out;  // rolled back: nothing written
   Statement ins(db_,
                 "INSERT INTO runs(content_sha256, source, format, started_at, time_basis, added_at, tool, hosts, "
                 "versions, label) VALUES(?,?,?,?,?,?,?,?,?,?)",
@@ -377,5 +392,54 @@ std::vector<StoredPoint> HistoryDb::points(std::int64_t series, const std::strin
 }
 
 std::int64_t HistoryDb::run_count() { return pragma_int(db_, path_, "SELECT count(*) FROM runs"); }
+
+HistoryDb::Added HistoryDb::add_verdict(const VerdictRecord& v) {
+  if (access_ != Access::write) throw UsageError(fmt::format("history: {}: opened for reading", path_));
+  Added out;
+  Transaction t(db_, path_, in_batch_);
+  if ((out.run = id_by_content(db_, path_, "SELECT id FROM verdicts WHERE content_sha256 = ?", v.sha256))) return out;
+  Statement ins(db_,
+                "INSERT INTO verdicts(content_sha256, source, spec, started_at, added_at, verdict, exit_code, label) "
+                "VALUES(?,?,?,?,?,?,?,?)",
+                path_);
+  ins.bind(1, v.sha256).bind(2, v.source).bind(3, v.spec).bind(4, v.started_at).bind(5, utc_now());
+  ins.bind(6, v.verdict).bind(7, std::int64_t{v.exit_code}).bind(8, v.label);
+  ins.step();
+  out.run = sqlite3_last_insert_rowid(db_);
+  Statement node(db_,
+                 "INSERT OR IGNORE INTO node_verdicts(verdict_id, check_name, host, status, margin, reason) "
+                 "VALUES(?,?,?,?,?,?)",
+                 path_);
+  for (const NodeVerdictRow& n : v.nodes) {
+    node.bind(1, out.run).bind(2, n.check).bind(3, n.host).bind(4, n.status).bind_real(5, n.margin);
+    node.bind(6, n.reason);
+    node.step();
+    out.values += static_cast<std::size_t>(sqlite3_changes(db_));
+    node.reset();
+  }
+  t.commit();
+  out.added = true;
+  return out;
+}
+
+std::vector<StoredNodeVerdict> HistoryDb::node_verdicts(const std::string& host, const std::string& since) {
+  std::vector<StoredNodeVerdict> out;
+  if (version_ < 2) return out;
+  Statement q(db_,
+              "SELECT v.id, v.started_at, v.spec, v.verdict, v.source, n.check_name, n.host, n.status, n.reason, "
+              "n.margin FROM node_verdicts n JOIN verdicts v ON v.id = n.verdict_id "
+              "WHERE (?1 = '' OR n.host = ?1) AND (?2 = '' OR v.started_at >= ?2) "
+              "ORDER BY v.started_at, v.id, n.check_name, n.host",
+              path_);
+  q.bind(1, host).bind(2, since);
+  while (q.step())
+    out.push_back(StoredNodeVerdict{q.integer(0), q.text(1), q.text(2), q.text(3), q.text(4),
+                                    NodeVerdictRow{q.text(5), q.text(6), q.text(7), q.text(8), q.real(9)}});
+  return out;
+}
+
+std::int64_t HistoryDb::verdict_count() {
+  return version_ < 2 ? 0 : pragma_int(db_, path_, "SELECT count(*) FROM verdicts");
+}
 
 }  // namespace ccb

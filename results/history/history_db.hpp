@@ -13,8 +13,9 @@ struct sqlite3;
 
 namespace ccb {
 
-// PRAGMA user_version of the schema this ccbench writes; it reads 1 to this.
-inline constexpr int kHistorySchemaVersion = 1;
+// PRAGMA user_version of the schema this ccbench writes (2: verdicts kept);
+// it reads 1 to this and migrates older ones when it writes.
+inline constexpr int kHistorySchemaVersion = 2;
 // PRAGMA application_id that marks a ccbench history ("ccbh").
 inline constexpr int kHistoryApplicationId = 0x63636268;
 
@@ -39,6 +40,24 @@ struct HistoryRun {
   std::string sha256, source, format, started_at, time_basis;  // time_basis: record, file mtime, --time
   std::string tool, hosts, versions, label;
   std::vector<HistoryValue> values;
+};
+
+// An acceptance run's verdict (accept --out's verdict.json): each node's
+// status per check ("pass", "defective", "suspect", "cleared", ...).
+struct NodeVerdictRow {
+  std::string check, host, status, reason;
+  double margin = 0;  // NaN when the verdict gives none
+};
+struct VerdictRecord {
+  std::string sha256, source, spec, started_at, verdict, label;  // verdict: accepted, rejected, ...
+  int exit_code = 0;
+  std::vector<NodeVerdictRow> nodes;
+};
+
+struct StoredNodeVerdict {
+  std::int64_t verdict = 0;  // its id
+  std::string started_at, spec, outcome, source;
+  NodeVerdictRow row;
 };
 
 struct StoredSeries {
@@ -76,6 +95,8 @@ class HistoryDb {
     std::size_t values = 0, new_series = 0;
   };
   Added add(const HistoryRun& run);
+  // The same for a verdict, idempotent by its SHA-256 (values: node rows).
+  Added add_verdict(const VerdictRecord& verdict);
 
   // Adds between begin_batch() and commit_batch() share one transaction (one
   // write of each touched page instead of one per run): `history add` of many
@@ -86,11 +107,16 @@ class HistoryDb {
   std::vector<StoredSeries> series(const SeriesFilter& filter);
   std::vector<StoredPoint> points(std::int64_t series, const std::string& since = "");
   std::int64_t run_count();
+  // Node verdicts, oldest first; host "" every host, since "" every time. A
+  // schema 1 database (before verdicts were kept) has none.
+  std::vector<StoredNodeVerdict> node_verdicts(const std::string& host, const std::string& since);
+  std::int64_t verdict_count();
 
   const std::string& path() const { return path_; }
 
  private:
   void check_schema(bool may_create);
+  std::int64_t version_ = 0;  // the schema version of the file
   sqlite3* db_ = nullptr;
   std::string path_;
   Access access_;

@@ -205,42 +205,49 @@ Section verdict_section(const Comparison& c) {
   return s;
 }
 
-Section pair_section(const Comparison& c, const PairComparison& pc, const ReportLimits& limits) {
+// What was aligned, left out, merged and tested, for one pair of sets.
+std::vector<std::string> pair_paragraphs(const Comparison& c, const PairComparison& pc) {
   const std::string& base = c.baseline().label;
   const std::string& other = c.sets[pc.other].label;
-  Section s;
-  s.heading = fmt::format("{} vs {} (baseline)", other, base);
+  std::vector<std::string> out;
   std::size_t only_base_pts = 0, only_other_pts = 0;
   for (const Series* x : pc.only_base) only_base_pts += x->points.size();
   for (const Series* x : pc.only_other) only_other_pts += x->points.size();
   for (const SeriesComparison& sc : pc.series)
     only_base_pts += sc.only_base.size(), only_other_pts += sc.only_other.size();
-  s.paragraphs.push_back(fmt::format(
-      "Aligned on {}. {} sizes in {} series line up; {} points only in {}, {} only in {}.", key_fields_text(pc.fields),
-      pc.aligned, pc.series.size(), only_base_pts, base, only_other_pts, other));
+  out.push_back(fmt::format("Aligned on {}. {} sizes in {} series line up; {} points only in {}, {} only in {}.",
+                            key_fields_text(pc.fields), pc.aligned, pc.series.size(), only_base_pts, base,
+                            only_other_pts, other));
   if ((pc.fields | c.options.ignored) != kKeyAll)
-    s.paragraphs.push_back(fmt::format("Left out of the key (not recorded by one of the sets, or --ignore-key): {}.",
-                                       key_field_list(kKeyAll & ~pc.fields)));
+    out.push_back(fmt::format("Left out of the key (not recorded by one of the sets, or --ignore-key): {}.",
+                              key_field_list(kKeyAll & ~pc.fields)));
   if (pc.base_table->merged_points || pc.other_table->merged_points)
-    s.paragraphs.push_back(
+    out.push_back(
         fmt::format("Repeated points of one key were merged (median time and busbw, samples pooled): "
                     "{} in {}, {} in {}.",
                     pc.base_table->merged_points, base, pc.other_table->merged_points, other));
   if (pc.tested == 0)
-    s.paragraphs.push_back(
+    out.push_back(
         "No significance test: per-iteration samples are missing on one side or both "
         "(ccbench records them in every run since this release; nccl-tests with -J and per-iteration "
         "timing; OSU and IMB print none); differences may be noise.");
   else
-    s.paragraphs.push_back(
+    out.push_back(
         fmt::format("Mann-Whitney U test on per-iteration times, two-sided, alpha {}: {} of {} aligned "
                     "sizes tested, {} not significant (marked n.s.; no correction for multiple tests).",
                     c.options.alpha, pc.tested, pc.aligned, pc.not_significant));
   if (!pc.hint.empty())
-    s.paragraphs.push_back(
+    out.push_back(
         fmt::format("Nothing lines up. Key fields with no common value: {}. Drop a field from the key "
                     "with --ignore-key FIELD to compare across it.",
                     pc.hint));
+  return out;
+}
+
+// "Per collective": each aligned series' ratios and curve facts.
+Table per_collective_table(const Comparison& c, const PairComparison& pc) {
+  const std::string& base = c.baseline().label;
+  const std::string& other = c.sets[pc.other].label;
   Table summary;
   summary.title = "Per collective";
   summary.header = {"series",
@@ -254,18 +261,18 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
                     fmt::format("half-peak size {}", base),
                     fmt::format("half-peak size {}", other),
                     "crossovers"};
-  for (const SeriesComparison& sc : pc.series) {
-    const auto peak = [](const CurveFacts& f) {
-      return std::isnan(f.peak_busbw_gbps) ? std::string("-")
-                                           : fmt::format("{} @{}", format_gbps(f.peak_busbw_gbps),
-                                                         format_size(static_cast<double>(f.peak_bytes)));
-    };
-    const auto lat = [](const CurveFacts& f) {
-      return fmt::format("{} us @{}", format_us(f.small_time_us), format_size(static_cast<double>(f.small_bytes)));
-    };
-    const auto half = [](const CurveFacts& f) {
-      return std::isnan(f.half_peak_bytes) ? std::string("-") : format_size(f.half_peak_bytes);
-    };
+  const auto peak = [](const CurveFacts& f) {
+    return std::isnan(f.peak_busbw_gbps)
+               ? std::string("-")
+               : fmt::format("{} @{}", format_gbps(f.peak_busbw_gbps), format_size(static_cast<double>(f.peak_bytes)));
+  };
+  const auto lat = [](const CurveFacts& f) {
+    return fmt::format("{} us @{}", format_us(f.small_time_us), format_size(static_cast<double>(f.small_bytes)));
+  };
+  const auto half = [](const CurveFacts& f) {
+    return std::isnan(f.half_peak_bytes) ? std::string("-") : format_size(f.half_peak_bytes);
+  };
+  for (const SeriesComparison& sc : pc.series)
     summary.rows.push_back(
         {{sc.base->label()},
          {std::to_string(sc.points.size())},
@@ -278,15 +285,20 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
          {half(sc.base_facts)},
          {half(sc.other_facts)},
          {crossovers_text(sc, other, base)}});
-  }
-  if (!summary.rows.empty()) {
-    summary.note =
+  if (!summary.rows.empty())
+    summary.note = fmt::format(
         "Ratios are other / baseline: busbw ratio > 1 and time ratio < 1 mean the compared set is faster. "
         "Latency: time at the smallest size each measured. Half-peak size: the smallest size reaching half "
-        "the peak busbw (interpolated in log2 size). Crossovers: where the faster side changes (ties within 2% and "
-        "differences the test calls not significant ignored).";
-    s.tables.push_back(std::move(summary));
-  }
+        "the peak busbw (interpolated in log2 size). Crossovers: where the faster side changes (ties within {:g}% "
+        "and differences the test calls not significant ignored).",
+        c.options.tie_band * 100);
+  return summary;
+}
+
+// One table per series, size by size, within the report's row limits.
+void add_point_tables(const Comparison& c, const PairComparison& pc, const ReportLimits& limits, Section& s) {
+  const std::string& base = c.baseline().label;
+  const std::string& other = c.sets[pc.other].label;
   std::size_t rows_left = limits.point_rows_per_pair, series_left_out = 0;
   for (const SeriesComparison& sc : pc.series) {
     if (sc.points.empty()) continue;
@@ -327,6 +339,12 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
         fmt::format("Per-size tables of {} more series are left out of this report (over {} rows): "
                     "the CSV and JSON outputs have every point.",
                     series_left_out, limits.point_rows_per_pair));
+}
+
+// Series, and sizes of a series, that only one side measured.
+void add_one_side_tables(const Comparison& c, const PairComparison& pc, Section& s) {
+  const std::string& base = c.baseline().label;
+  const std::string& other = c.sets[pc.other].label;
   Table only;
   only.title = "Series in one set only";
   only.header = {"series", "measured by", "sizes"};
@@ -351,6 +369,15 @@ Section pair_section(const Comparison& c, const PairComparison& pc, const Report
     if (!sc.only_other.empty()) sizes.rows.push_back({{sc.base->label()}, {other}, {list(sc.only_other)}});
   }
   if (!sizes.rows.empty()) s.tables.push_back(std::move(sizes));
+}
+
+Section pair_section(const Comparison& c, const PairComparison& pc, const ReportLimits& limits) {
+  Section s;
+  s.heading = fmt::format("{} vs {} (baseline)", c.sets[pc.other].label, c.baseline().label);
+  s.paragraphs = pair_paragraphs(c, pc);
+  if (Table summary = per_collective_table(c, pc); !summary.rows.empty()) s.tables.push_back(std::move(summary));
+  add_point_tables(c, pc, limits, s);
+  add_one_side_tables(c, pc, s);
   return s;
 }
 

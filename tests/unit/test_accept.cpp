@@ -141,10 +141,10 @@ TEST(AcceptSpec, ErrorsNameFileLineAndKey) {
             "s.yaml:5: checks[0].op: all_gather does not reduce");
 }
 
-// The example specs shipped under results/acceptance parse.
+// The example specs shipped under examples/acceptance parse.
 TEST(AcceptSpec, ExampleSpecsParse) {
   for (const char* f : {"h100-h200-8gpu-node.yaml", "ib-multinode.yaml", "cloud-a3-instance.yaml"}) {
-    const AcceptSpec s = load_spec(std::string(CCBENCH_FIXTURES) + "/../../results/acceptance/" + f);
+    const AcceptSpec s = load_spec(std::string(CCBENCH_FIXTURES) + "/../../examples/acceptance/" + f);
     EXPECT_FALSE(s.checks.empty()) << f;
   }
 }

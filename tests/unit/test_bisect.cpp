@@ -1,7 +1,7 @@
 // Group testing (pattern bisect) and the cluster simulator: the verdicts name
 // exactly the defective nodes, links and switches; a one-off failure is noise,
 // not a verdict; rounds grow as log2(n); the cluster file's errors name
-// file:line:key. Pure logic through CheckPlan, the code `ccbench accept` runs.
+// file:line:key. Pure logic through CheckRounds, the code `ccbench accept` runs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <set>
 
 #include "common/errors.hpp"
-#include "results/accept/plan.hpp"
+#include "results/accept/check_rounds.hpp"
 #include "results/accept/simulate.hpp"
 #include "results/accept/verdict.hpp"
 

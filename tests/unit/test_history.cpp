@@ -17,6 +17,8 @@
 #include "results/history/prometheus_text.hpp"
 #include "results/history/series_generator.hpp"
 #include "results/history/student_t_test.hpp"
+#include "results/history/verdict_record.hpp"
+#include "results/import/text_input.hpp"
 
 namespace ccb {
 namespace {
@@ -228,7 +230,90 @@ TEST(HistoryDb, ReadingAMissingDatabaseSaysHowToStart) {
   }
 }
 
+// The schema 1 database of tests/fixtures/history/schema-v1.sql (two OSU
+// runs, 20 points) is read as it is and migrated to 2 by the first writer:
+// its runs and points kept, verdicts added after.
+TEST(HistoryDb, MigratesASchemaOneDatabaseKeepingItsRuns) {
+  const std::string path = temp_db("h-v1.db");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, bytes_of(std::string(CCBENCH_FIXTURES) + "/history/schema-v1.sql").c_str(), nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  const auto points_of = [](HistoryDb& db) {
+    std::size_t n = 0;
+    for (const StoredSeries& s : db.series({})) n += db.points(s.id).size();
+    return n;
+  };
+  const std::string before = bytes_of(path);
+  {
+    HistoryDb db(path, HistoryDb::Access::read);
+    EXPECT_EQ(db.run_count(), 2);
+    EXPECT_EQ(points_of(db), 20u);
+    EXPECT_TRUE(db.node_verdicts("", "").empty());  // schema 1 kept none
+    EXPECT_EQ(db.verdict_count(), 0);
+  }
+  EXPECT_EQ(bytes_of(path), before);  // a reader migrates nothing
+  VerdictRecord v;
+  v.sha256 = "v1", v.source = "out/verdict.json", v.spec = "s", v.started_at = "2026-12-02T00:00:00Z";
+  v.verdict = "rejected", v.exit_code = 1;
+  v.nodes = {{"links", "h1", "pass", "passed every pair", NAN}, {"links", "h2", "defective", "slow", -0.4}};
+  {
+    HistoryDb db(path, HistoryDb::Access::write);
+    const HistoryDb::Added added = db.add_verdict(v);
+    EXPECT_TRUE(added.added);
+    EXPECT_EQ(added.values, 2u);
+    EXPECT_FALSE(db.add_verdict(v).added);  // by content
+  }
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), kHistorySchemaVersion);
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+  HistoryDb db(path, HistoryDb::Access::read);
+  EXPECT_EQ(db.run_count(), 2);
+  EXPECT_EQ(points_of(db), 20u);
+  const auto h2 = db.node_verdicts("h2", "");
+  ASSERT_EQ(h2.size(), 1u);
+  EXPECT_EQ(h2[0].row.status, "defective");
+  EXPECT_DOUBLE_EQ(h2[0].row.margin, -0.4);
+  EXPECT_EQ(h2[0].outcome, "rejected");
+  EXPECT_TRUE(std::isnan(db.node_verdicts("h1", "")[0].row.margin));
+  EXPECT_TRUE(db.node_verdicts("", "2026-12-03").empty());
+}
+
 #endif  // CCBENCH_HAVE_SQLITE
+
+TEST(VerdictRecord, ReadsEachNodesStatusPerCheck) {
+  const std::string text = R"({"ccbench_accept": 1, "started_at": "2026-12-02T01:00:00.000Z", "verdict": "accepted",
+    "exit_code": 0, "spec": {"name": "every link"}, "checks": [
+      {"name": "links", "node_verdicts": [{"node": "a", "status": "pass", "reason": "ok", "margin": null},
+                                          {"node": "b", "status": "cleared", "reason": "re-test", "margin": 0.25}]},
+      {"name": "io", "node_verdicts": [{"node": "a", "status": "pass", "reason": "ok"}]}]})";
+  const std::optional<VerdictRecord> v = verdict_record_of(text, "verdict.json");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->spec, "every link");
+  EXPECT_EQ(v->verdict, "accepted");
+  EXPECT_EQ(v->sha256, sha256_hex(text));
+  ASSERT_EQ(v->nodes.size(), 3u);
+  EXPECT_EQ(v->nodes[1].check, "links");
+  EXPECT_EQ(v->nodes[1].status, "cleared");
+  EXPECT_DOUBLE_EQ(v->nodes[1].margin, 0.25);
+  EXPECT_TRUE(std::isnan(v->nodes[0].margin));
+  EXPECT_EQ(v->nodes[2].check, "io");
+  EXPECT_FALSE(verdict_record_of(R"({"type": "run", "argv": []})", "run.jsonl"));  // a result, not a verdict
+  EXPECT_FALSE(verdict_record_of("# nccl-tests\n", "log.txt"));
+  EXPECT_THROW(verdict_record_of(R"({"ccbench_accept": 1, "started_at": "x", "verdict": "accepted"})", "v.json"),
+               ImportError);  // no checks
+  EXPECT_THROW(verdict_record_of(R"({"ccbench_accept": 1, "started_at": "x", "verdict": "accepted", "checks": [
+    {"name": "c", "node_verdicts": [{"status": "pass"}]}]})",
+                                 "v.json"),
+               ImportError);  // a node without its name
+}
 
 TEST(HistoryRun, NcclTestsTextGivesHostsAndTheFileTime) {
   const std::string text =

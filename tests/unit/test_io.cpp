@@ -15,7 +15,7 @@
 #include "io/block_content.hpp"
 #include "io/block_order.hpp"
 #include "io/engine.hpp"
-#include "io/io_plan.hpp"
+#include "io/io_options.hpp"
 #include "io/latency_histogram.hpp"
 #include "io/workspace.hpp"
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "collectives/collective.hpp"
-#include "harness/sizes.hpp"
+#include "harness/sweep_sizes.hpp"
 #include "common/errors.hpp"
 
 namespace ccb {

@@ -1,4 +1,4 @@
-#include "results/accept/plan.hpp"
+#include "results/accept/check_rounds.hpp"
 
 #include <fmt/format.h>
 
@@ -33,7 +33,7 @@ void pack(std::vector<Round>& rounds, const NodeGroup& g) {
 
 }  // namespace
 
-CheckPlan::CheckPlan(const Check& c, int nodes, std::vector<std::string> switches)
+CheckRounds::CheckRounds(const Check& c, int nodes, std::vector<std::string> switches)
     : check_(c), nodes_(nodes), switches_(std::move(switches)) {
   verdict_.check = &c;
   if (switches_.size() != static_cast<std::size_t>(nodes)) switches_.clear();
@@ -44,7 +44,7 @@ CheckPlan::CheckPlan(const Check& c, int nodes, std::vector<std::string> switche
 
 // ---- all, per-node, pairwise, ring --------------------------------------
 
-std::optional<PlannedRound> CheckPlan::next() {
+std::optional<PlannedRound> CheckRounds::next() {
   if (check_.pattern == GroupPattern::bisect) return next_bisect();
   const bool pairs = check_.pattern == GroupPattern::pairwise || check_.pattern == GroupPattern::ring;
   if (phase_ == Phase::first && first_next_ == first_rounds_.size()) {
@@ -116,7 +116,7 @@ std::optional<PlannedRound> CheckPlan::next() {
   return r;
 }
 
-void CheckPlan::record(const std::vector<GroupVerdict>& judged) {
+void CheckRounds::record(const std::vector<GroupVerdict>& judged) {
   if (check_.pattern == GroupPattern::bisect) {
     record_bisect(judged);
     return;
@@ -128,7 +128,7 @@ void CheckPlan::record(const std::vector<GroupVerdict>& judged) {
   }
 }
 
-CheckVerdict CheckPlan::finish(const std::vector<std::string>& hosts) {
+CheckVerdict CheckRounds::finish(const std::vector<std::string>& hosts) {
   if (check_.pattern == GroupPattern::bisect) return finish_bisect(hosts);
   const auto order = [](const GroupVerdict& a, const GroupVerdict& b) {
     return std::tie(a.run.round, a.run.nodes) < std::tie(b.run.round, b.run.nodes);
@@ -155,7 +155,7 @@ CheckVerdict CheckPlan::finish(const std::vector<std::string>& hosts) {
 // whose members all pass with references is re-tested as the same group
 // before the link between them is named.
 
-std::vector<NodeGroup> CheckPlan::split(const NodeGroup& g) const {
+std::vector<NodeGroup> CheckRounds::split(const NodeGroup& g) const {
   if (!switches_.empty()) {
     std::map<std::string, NodeGroup> by;
     for (int n : g) by[switches_[static_cast<std::size_t>(n)]].push_back(n);
@@ -178,7 +178,7 @@ std::vector<NodeGroup> CheckPlan::split(const NodeGroup& g) const {
           NodeGroup(g.begin() + static_cast<long>(half), g.end())};
 }
 
-int CheckPlan::reference_for(int subject, const std::set<int>& busy, int skip) const {
+int CheckRounds::reference_for(int subject, const std::set<int>& busy, int skip) const {
   if (cleared_.empty()) return -1;
   // Spread references: start at a place that depends on the subject.
   auto it = cleared_.lower_bound(static_cast<int>((static_cast<long long>(subject) * 7919) % std::max(1, nodes_)));
@@ -190,7 +190,7 @@ int CheckPlan::reference_for(int subject, const std::set<int>& busy, int skip) c
   return -1;
 }
 
-void CheckPlan::confirm_members(const NodeGroup& g, std::size_t source) {
+void CheckRounds::confirm_members(const NodeGroup& g, std::size_t source) {
   pending_pairs_.push_back(source);
   // A node is confirmed once: not again when it is already defective,
   // cleared by a reference, or has a confirmation queued or running (it can
@@ -212,7 +212,7 @@ void CheckPlan::confirm_members(const NodeGroup& g, std::size_t source) {
 
 // Every pair of `nodes` as search groups (round-robin order), at the front
 // of the queue or its end.
-void CheckPlan::queue_pairs_of(const std::vector<int>& nodes, bool front) {
+void CheckRounds::queue_pairs_of(const std::vector<int>& nodes, bool front) {
   std::vector<Item> pairs;
   for (const Round& round : schedule(GroupPattern::pairwise, static_cast<int>(nodes.size())))
     for (const NodeGroup& local : round) {
@@ -224,7 +224,7 @@ void CheckPlan::queue_pairs_of(const std::vector<int>& nodes, bool front) {
   queue_.insert(front ? queue_.begin() : queue_.end(), pairs.begin(), pairs.end());
 }
 
-void CheckPlan::after_search_failure(std::size_t index) {
+void CheckRounds::after_search_failure(std::size_t index) {
   const NodeGroup g = tested_[index].item.nodes;
   if (g.size() >= 4) {
     const auto parts = split(g);
@@ -241,7 +241,7 @@ void CheckPlan::after_search_failure(std::size_t index) {
   }
 }
 
-void CheckPlan::after_children(std::size_t parent) {
+void CheckRounds::after_children(std::size_t parent) {
   Tested& t = tested_[parent];
   if (t.children_passed < t.children) return;  // a failing half carries the search
   Item it = t.item;
@@ -250,7 +250,7 @@ void CheckPlan::after_children(std::size_t parent) {
   queue_.push_back(it);
 }
 
-std::optional<PlannedRound> CheckPlan::next_bisect() {
+std::optional<PlannedRound> CheckRounds::next_bisect() {
   if (!started_) {
     started_ = true;
     Item all;
@@ -315,7 +315,7 @@ std::optional<PlannedRound> CheckPlan::next_bisect() {
   return r;
 }
 
-void CheckPlan::record_bisect(const std::vector<GroupVerdict>& judged) {
+void CheckRounds::record_bisect(const std::vector<GroupVerdict>& judged) {
   for (const Item& it : running_) {
     const GroupVerdict* g = nullptr;
     for (const GroupVerdict& j : judged)
@@ -398,7 +398,7 @@ void CheckPlan::record_bisect(const std::vector<GroupVerdict>& judged) {
   pending_pairs_ = still;
 }
 
-CheckVerdict CheckPlan::finish_bisect(const std::vector<std::string>& hosts) {
+CheckVerdict CheckRounds::finish_bisect(const std::vector<std::string>& hosts) {
   CheckVerdict& v = verdict_;
   v.rounds = rounds_;
   v.nodes.assign(hosts.size(), {});

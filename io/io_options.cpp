@@ -1,4 +1,4 @@
-#include "io/io_plan.hpp"
+#include "io/io_options.hpp"
 
 #include "common/checked_math.hpp"
 

@@ -1,4 +1,4 @@
-// The sweep plan: requested sizes and the rows each collective measures
+// The sweep's sizes: requested sizes and the rows each collective measures
 // (parsing and printing sizes: common/sizes.hpp).
 #pragma once
 #include <cstddef>

@@ -1,4 +1,4 @@
-#include "harness/sizes.hpp"
+#include "harness/sweep_sizes.hpp"
 
 #include <fmt/format.h>
 

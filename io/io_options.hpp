@@ -57,10 +57,10 @@ inline constexpr std::size_t kIoSector = 512;
 // share within 0-100. Throws UsageError naming the flag.
 void validate(const IoOptions& o);
 
-// Bytes the plan writes on the target at its largest (what must be free
+// Bytes the run writes on the target at its largest (what must be free
 // before anything is written), for `ranks` ranks.
 std::uint64_t bytes_needed(const IoOptions& o, int ranks);  // saturates (common/checked_math.hpp): never wraps
-// Files and folders the plan creates on `ranks` ranks (checked against free inodes).
+// Files and folders the run creates on `ranks` ranks (checked against free inodes).
 std::uint64_t inodes_needed(const IoOptions& o, int ranks);
 
 // Blocks of `block` bytes in one rank's region: file_bytes / block.

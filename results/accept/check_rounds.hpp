@@ -20,10 +20,10 @@ struct PlannedRound {
   int round = 0;  // within its pass
 };
 
-class CheckPlan {
+class CheckRounds {
  public:
   // `switches`: the switch (leaf, rack) of each node, or empty when unknown.
-  CheckPlan(const Check& c, int nodes, std::vector<std::string> switches = {});
+  CheckRounds(const Check& c, int nodes, std::vector<std::string> switches = {});
 
   std::optional<PlannedRound> next();
   void record(const std::vector<GroupVerdict>& judged);
