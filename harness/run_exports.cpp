@@ -114,19 +114,21 @@ std::string accept_prometheus_text(const AcceptOutcome& o) {
 void export_accept(const RunExports& e, const AcceptOutcome& outcome, [[maybe_unused]] const std::string& out_dir) {
 #if CCBENCH_HAVE_SQLITE
   if (!e.history_db.empty()) {
-    const std::string raw = (std::filesystem::path(out_dir) / "raw").string();
+    // The raw runs and the verdict (written just before) in one opening.
+    const std::filesystem::path out(out_dir);
+    std::vector<std::string> paths;
     std::error_code ec;
-    if (std::filesystem::is_directory(raw, ec)) {
-      const HistoryAddResult r = add_runs_to_history({e.history_db, {raw}, e.label, "", 30, true});
+    if (std::filesystem::is_directory(out / "raw", ec)) paths.push_back((out / "raw").string());
+    const bool verdict = std::filesystem::is_regular_file(out / "verdict.json", ec);
+    if (verdict) paths.push_back((out / "verdict.json").string());
+    if (!paths.empty()) {
+      const HistoryAddResult r = add_runs_to_history({e.history_db, paths, e.label, "", 30, true});
+      const std::size_t raw = r.added - r.verdicts;
       fmt::print(stderr, "ccbench: --history {}: {} raw run{} added, {} already there, {} skipped\n",
-                 terminal_safe(e.history_db), r.added, r.added == 1 ? "" : "s", r.present, r.skipped);
-    }
-    // The verdict too (written just before): history verdicts lists it.
-    const std::string verdict = (std::filesystem::path(out_dir) / "verdict.json").string();
-    if (std::filesystem::is_regular_file(verdict, ec)) {
-      const HistoryAddResult r = add_runs_to_history({e.history_db, {verdict}, e.label, "", 30, true});
-      fmt::print(stderr, "ccbench: --history {}: the verdict {}\n", terminal_safe(e.history_db),
-                 r.verdicts ? "added" : "already there");
+                 terminal_safe(e.history_db), raw, raw == 1 ? "" : "s", r.present, r.skipped);
+      if (verdict)
+        fmt::print(stderr, "ccbench: --history {}: the verdict {}\n", terminal_safe(e.history_db),
+                   r.verdicts ? "added" : "already there");
     }
   }
 #endif

@@ -60,8 +60,7 @@ namespace {
 
 std::optional<double> history_median(const HistoryPast& past, const Check& c, const Gate& g, int ranks, int nodes,
                                      const std::string& hosts) {
-  std::size_t index = 0;
-  while (index < c.gates.size() && &c.gates[index] != &g) ++index;
+  const std::size_t index = c.gate_index(g);
   const auto it = past.runs.find(PastKey{c.name, index, ranks, nodes, hosts});
   if (it == past.runs.end()) return std::nullopt;
   std::vector<double> last;  // newest first, finite values only

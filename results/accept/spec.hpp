@@ -80,6 +80,12 @@ struct Check {
   // The series the check measures: the collective's name, or io_PATTERN.
   std::string series() const { return io ? "io_" + io->pattern : std::string(collective->name); }
   bool reduces() const { return collective && collective->reduces; }
+  // The index of one of this check's gates (gates.size() for another's).
+  std::size_t gate_index(const Gate& g) const {
+    std::size_t i = 0;
+    while (i < gates.size() && &gates[i] != &g) ++i;
+    return i;
+  }
   BackendKind backend = BackendKind::mpi;
   MemoryKind memory = MemoryKind::host;  // mpi backend only
   PathRequest path = PathRequest::automatic;

@@ -151,8 +151,7 @@ void Population::add(const Check& check, const GroupRun& run) {
 }
 
 std::optional<double> Population::base(const Check& check, const Gate& g, int nodes) const {
-  std::size_t index = 0;
-  while (index < check.gates.size() && &check.gates[index] != &g) ++index;
+  const std::size_t index = check.gate_index(g);
   const auto it = medians_.find({index, nodes});
   if (it == medians_.end() || it->second.size() < 3) return std::nullopt;
   const double median = median_of(it->second);
