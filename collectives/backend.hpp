@@ -56,10 +56,17 @@ class Backend {
   virtual std::vector<int> devices() const { return {}; }  // GPUs of the local ranks
   // One operation: args[j] for local rank j, issued together.
   virtual void run(std::span<const OpArgs> args) = 0;
+  // Called before a timed run() of these arguments: what run() would first
+  // build for new arguments (the nccl backend's -G graph: a capture and an
+  // instantiation) is built here, outside the timed region.
+  virtual void prepare(std::span<const OpArgs> args) { (void)args; }
   // Waits until every issued operation has completed (before verification).
   virtual void synchronize() {}
   // Where the result sits in the in-place buffer (the row's layout is MPI's).
   virtual Offset in_place_recv(const Collective& c) const { return c.in_place_recv; }
+  // Whether an out-of-place root keeps its result in the send buffer (the
+  // row's value is MPI's: MPI_Bcast at the root has one buffer).
+  virtual bool root_result_in_send(const Collective& c) const { return c.root_result_in_send; }
   // Timing: start_clock(), issue operations, stop_clock() waits for every
   // issued operation to complete and returns the seconds since start_clock().
   virtual void start_clock() = 0;

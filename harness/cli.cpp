@@ -1,5 +1,7 @@
 #include "harness/cli_errors.hpp"
 #include "harness/cli.hpp"
+
+#include "collectives/nccl/nccl_env.hpp"
 #include "harness/cli_options.hpp"
 
 #include <fmt/format.h>
@@ -81,9 +83,10 @@ double parse_precision(const std::string& text) {
 // The nccl-tests flags ccbench takes (listed together, not one by one).
 constexpr const char* kCompatibilityFlags =
     R"(nccl-tests flags taken for compatibility (other values: one line saying why and what to use):
-  -t 1, -m 1, -N 1, -y 0, -C 0, -u 0, -x 0 (what ccbench does anyway); -p 0|1 (no effect: one
-  thread per process); -I 1 adds the per-iteration p50/p99 columns (--stats). Not supported:
-  -r -1 (every root: run once per root), -R 2 (symmetric registration: -R 1 is local))";
+  -t 1, -m 1, -N 1, -y 0, -C 0, -I 0, -u 0, -x 0 (what ccbench does anyway); -p 0|1 (no effect:
+  one thread per process). Not supported: -I 1 (nccl-tests' in-loop per-iteration timing: ccbench's
+  samples are barrier-separated, --timing both --stats), -r -1 (every root: run once per root),
+  -R 2 (symmetric registration: -R 1 is local))";
 
 std::string help_text() {
   return fmt::format(R"(ccbench {0} - collective-communication benchmark
@@ -187,9 +190,14 @@ std::string list_text() {
   s += "Ops:    " + joined_ops() + "\n";
   s += "Paths (mpi):  auto (Open MPI chooses), shm (pml ob1, btl self,vader), tcp (pml ob1, btl "
        "self,tcp), rdma (pml ucx)\n";
-  s += "Paths (nccl): auto, nvlink (NCCL_P2P_LEVEL=NVL), pcie (NCCL_P2P_LEVEL=PHB, NCCL_NVLS_ENABLE=0),\n"
-       "              shm (NCCL_P2P_DISABLE=1, NCCL_NVLS_ENABLE=0), rdma (NCCL_NET=IB), tcp (NCCL_NET=Socket, "
-       "NCCL_IB_DISABLE=1)\n";
+  s += "Paths (nccl): auto";
+  for (PathRequest p :
+       {PathRequest::nvlink, PathRequest::pcie, PathRequest::shm, PathRequest::rdma, PathRequest::tcp}) {
+    std::string vars;
+    for (const auto& [name, value] : nccl_path_environment(p)) vars += (vars.empty() ? "" : ", ") + name + "=" + value;
+    s += fmt::format(",{}{} ({})", p == PathRequest::shm ? "\n              " : " ", setting_name(p), vars);
+  }
+  s += "\n";
   return s;
 }
 
@@ -249,7 +257,7 @@ void resolve_backend(Config& cfg, const std::vector<std::pair<const char*, const
 
 // The nccl-tests flags ccbench has no own use for: each is taken where it
 // means what ccbench does anyway, and otherwise refused with what to use.
-void nccl_tests_flags(const std::vector<std::pair<const char*, std::string>>& flags, Config& cfg) {
+void nccl_tests_flags(const std::vector<std::pair<const char*, std::string>>& flags) {
   struct Rule {
     const char* flag;
     long lo, hi;      // values accepted
@@ -267,7 +275,10 @@ void nccl_tests_flags(const std::vector<std::pair<const char*, std::string>>& fl
        "ccbench runs NCCL on its own non-blocking stream; the legacy default stream is not supported"},
       {"-C/--report_cputime", 0, 0,
        "ccbench times to completion; the host time to enqueue (nccl-tests -C 1) is not reported"},
-      {"-I/--per_iter_timing", 0, 1, ""},
+      {"-I/--per_iter_timing", 0, 0,
+       "nccl-tests times each of the -n back-to-back iterations with CUDA events inside its pipelined loop; "
+       "ccbench's per-iteration samples are barrier-separated operations: --timing both --stats shows their "
+       "p50/p99"},
       {"-x/--cta_policy", 0, 0, "ccbench does not set NCCL's CTA policy: only 0, NCCL's default, which it uses"},
       {"-u/--unalign", 0, 0, "misaligned buffers are not supported; ccbench's buffers are page-aligned"},
   };
@@ -282,9 +293,6 @@ void nccl_tests_flags(const std::vector<std::pair<const char*, std::string>>& fl
         throw UsageError(fmt::format("{} '{}': not a number", flag, value));
       }
       if (v < r.lo || v > r.hi) throw UsageError(fmt::format("{} {}: {}", flag, value, r.why));
-      // -I 1: per-iteration CUDA-event statistics in nccl-tests; here the
-      // per-iteration p50/p99 columns (--stats).
-      if (std::string_view(flag) == "-I/--per_iter_timing" && v == 1) cfg.stats_columns = true;
     }
   }
 }
@@ -463,7 +471,8 @@ void parse_backend(const RawArgs& raw, Command command, Config& cfg) {
 
 // Per-iteration sampling, buffers and progress.
 void parse_sampling(const RawArgs& raw, Config& cfg) {
-  cfg.buffer_shift = !raw.fixed_buffers;
+  if (raw.buffer_shift && raw.fixed_buffers) throw UsageError("--buffer-shift and --fixed-buffers: choose one");
+  if (raw.buffer_shift || raw.fixed_buffers) cfg.buffer_shift = raw.buffer_shift;
   if (!raw.precision.empty()) cfg.precision = parse_precision(raw.precision);
   if (!raw.time_per_size.empty()) cfg.time_per_size = parse_seconds("--time-per-size", raw.time_per_size);
   if (!raw.max_time.empty()) cfg.max_time_per_size = parse_seconds("--max-time-per-size", raw.max_time);
@@ -482,6 +491,8 @@ void check_combinations(const Config& cfg) {
     throw UsageError(
         "-G/--cudagraph with --rotate-buffers: a graph is captured for one set of buffers, so every slot would be "
         "captured again inside the timed loop; choose one");
+  if (cfg.buffer_shift.value_or(false) && cfg.rotate_buffers)
+    throw UsageError("--buffer-shift with --rotate-buffers: both move every iteration's buffers; choose one");
   if (cfg.precision > 0 && cfg.time_per_size > 0)
     throw UsageError("--precision and --time-per-size: choose one (precision stops at a CI width, time at a duration)");
   if ((cfg.precision > 0 || cfg.time_per_size > 0 || cfg.sync == SyncMode::window) &&
@@ -501,6 +512,12 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
   const RawArgs raw = read_command_line(argc, argv, cfg);
   if (parse_command(raw, out)) return out;
   parse_measurement(raw, cfg);
+  // copy's latency test chases 8-byte pointers through buffers of -e bytes (fewer: uninitialised reads).
+  if (out.command == Command::copy && cfg.max_bytes < 8)
+    throw UsageError(
+        fmt::format("-e/--maxbytes {}: ccbench copy's latency test chases 8-byte pointers through "
+                    "buffers of -e bytes; give -e 8 or more",
+                    cfg.max_bytes));
   parse_backend(raw, out.command, cfg);
   nccl_tests_flags({{"-t/--nthreads", raw.nthreads},
                     {"-m/--agg_iters", raw.agg_iters},
@@ -510,8 +527,7 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
                     {"-C/--report_cputime", raw.cputime},
                     {"-I/--per_iter_timing", raw.per_iter},
                     {"-x/--cta_policy", raw.cta_policy},
-                    {"-u/--unalign", raw.unalign}},
-                   cfg);
+                    {"-u/--unalign", raw.unalign}});
   parse_sampling(raw, cfg);
   check_combinations(cfg);
   return out;

@@ -138,11 +138,13 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
        "rank 0's clock (offsets measured by ping-pong), so barrier exit skew does not inflate it; late starts and the "
        "start spread are recorded",
        &raw.sync},
+      {sampling, "--buffer-shift", nullptr,
+       "iteration k runs k mod (-e / this size) sizes into buffers of -e bytes, so that middle sizes do not stay in "
+       "the cache (nccl-tests' shift; the nccl default; IMB's -off_cache users want it on mpi)",
+       nullptr, &raw.buffer_shift},
       {sampling, "--fixed-buffers", nullptr,
-       "nccl: every iteration on the same buffers. Default, as nccl-tests: iteration k runs k mod (largest/this size) "
-       "sizes into buffers of the largest size, so that middle sizes do not stay in L2 (mpi always uses fixed "
-       "buffers)",
-       nullptr, &raw.fixed_buffers},
+       "every iteration on the same buffers (the mpi default; on nccl it turns the buffer shift off)", nullptr,
+       &raw.fixed_buffers},
       {sampling, "--rotate-buffers", nullptr,
        "each iteration on another slot of buffers twice the size of the last-level cache (host L3, GPU L2): no "
        "warm-cache reuse",

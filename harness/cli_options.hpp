@@ -13,7 +13,7 @@ namespace ccb {
 
 // Every option as typed ("" = not given), before any is interpreted.
 struct RawArgs {
-  bool help = false, version = false, fixed_buffers = false, json_given = false;
+  bool help = false, version = false, fixed_buffers = false, buffer_shift = false, json_given = false;
   std::string collective, minb, maxb, stepb, factor, iters, warmup, check, op, dtype, root, block, avg, timeout, timing,
       warmup_order, window, path, backend, memory, ngpus, graph, reg, bind, plan, precision, time_per_size, max_time,
       max_iters, sync, progress;

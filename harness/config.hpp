@@ -1,5 +1,6 @@
 // Everything one invocation asked for, after parsing and before MPI starts.
 #pragma once
+#include <optional>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -36,7 +37,9 @@ struct Config {
   long max_iters = 1000000;           // --max-iters
   SyncMode sync = SyncMode::barrier;  // --sync: how per-iteration starts are aligned
   bool rotate_buffers = false;        // --rotate-buffers: each iteration on buffers out of the cache
-  bool buffer_shift = true;           // nccl: nccl-tests' per-iteration buffer shift (--fixed-buffers: off)
+  // nccl-tests' per-iteration buffer shift: --buffer-shift on, --fixed-buffers
+  // off, unset: the backend's default (on for nccl, as nccl-tests; off for mpi).
+  std::optional<bool> buffer_shift;
   // ccbench topo
   bool topo_json = false;  // --json
   std::string topo_xml;    // --xml FILE: an hwloc XML topology instead of this machine

@@ -70,6 +70,10 @@ double time_case(const Case& c, const Gpu& g, std::size_t bytes, int iters, int 
     c.on_a(bytes);
     if (c.on_b) c.on_b(bytes);
   }
+  // Both streams' warm-up ends before the clock starts: the start event only
+  // orders stream a, and b's warm-up would otherwise overlap the timed copies.
+  check(cudaStreamSynchronize(g.a), "copy warm-up");
+  check(cudaStreamSynchronize(g.b), "copy warm-up");
   check(cudaEventRecord(g.start, g.a), "cudaEventRecord");
   if (c.on_b) check(cudaStreamWaitEvent(g.b, g.start), "cudaStreamWaitEvent");
   for (int k = 0; k < iters; ++k) {

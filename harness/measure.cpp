@@ -24,14 +24,15 @@ int ops_per_iteration(const Collective& c, int window) {
 namespace {
 
 // The OpArgs of every local rank for this placement, with every buffer moved
-// `shift` bytes into its arena (--rotate-buffers).
-std::vector<OpArgs> local_args(const Backend& backend, const OpArgs& args, std::span<const PointBuffers> buffers,
-                               std::size_t shift) {
+// `shift` bytes in (the slot of one iteration), written over `out`.
+void local_args(const Backend& backend, const OpArgs& args, std::span<const PointBuffers> buffers, std::size_t shift,
+                std::vector<OpArgs>& out) {
   const Collective& c = *args.coll;
   const std::size_t elem = info(args.dtype).size;
-  std::vector<OpArgs> out;
+  out.resize(buffers.size());
   for (std::size_t j = 0; j < buffers.size(); ++j) {
-    OpArgs a = args;
+    OpArgs& a = out[j];
+    a = args;
     a.rank = backend.first_rank() + static_cast<int>(j);
     auto* send = static_cast<unsigned char*>(buffers[j].send) + shift;
     auto* recv = static_cast<unsigned char*>(buffers[j].recv) + shift;
@@ -42,9 +43,14 @@ std::vector<OpArgs> local_args(const Backend& backend, const OpArgs& args, std::
       a.send = send;
       a.recv = recv;
     }
-    out.push_back(a);
   }
-  return out;
+}
+
+// Bytes of the larger of the point's two buffers.
+std::size_t point_bytes(const OpArgs& a) {
+  const Collective& c = *a.coll;
+  return std::max(elements(c.send_extent, a.count, a.chunk), elements(c.recv_extent, a.count, a.chunk)) *
+         info(a.dtype).size;
 }
 
 // Iteration k was issued: a heartbeat where run() returns on completion
@@ -101,20 +107,23 @@ void warm_up_every_size(Backend& backend, const Config& cfg, const OpArgs& task,
     a.count = p.count;
     a.chunk = p.chunk;
     a.in_place = false;
-    const std::vector<OpArgs> locals = local_args(backend, a, buffers, 0);
+    const BufferSlots slots = buffer_slots(buffers.front(), point_bytes(a));  // shifted as the timed loop is
+    std::vector<OpArgs> locals;
     for (int w = 0; w < cfg.warmup; ++w) {
+      local_args(backend, a, buffers, slots.offset(w), locals);
+      // This size's first use may connect.
+      const bool setup = w == 0 && backend.asynchronous() && watchdog.first_use_begins(point_bytes(a));
       backend.run(locals);
+      if (setup) {
+        backend.synchronize();
+        watchdog.setup_ends();
+      }
       if (cfg.blocking >= 1) backend.synchronize();
       issued(backend, watchdog, w);
     }
     backend.synchronize();  // as nccl-tests: each size's warm-up completes before the next
     watchdog.heartbeat(cfg.warmup);
   }
-}
-
-std::size_t rotation_slots(const PointBuffers& b, std::size_t slot_bytes) {
-  if (b.arena_bytes == 0 || slot_bytes == 0) return 1;
-  return std::max<std::size_t>(1, b.arena_bytes / slot_bytes);
 }
 
 void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, const OpArgs& args,
@@ -124,34 +133,32 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
   const Collective& c = *args.coll;
   Memory& mem = backend.memory();
   const std::size_t elem = info(args.dtype).size;
-  // --rotate-buffers: iteration k uses slot k mod slots of each arena, a page-aligned
-  // slot big enough for this point, so that the cache holds none of it when it comes round.
-  // nccl-tests' buffer shift (nccl default): slot k starts k x the point's size
-  // into buffers of the largest size; only slot 0 holds data (it is checked).
-  constexpr std::size_t kPage = 4096;
-  const std::size_t need =
-      std::max(elements(c.send_extent, args.count, args.chunk), elements(c.recv_extent, args.count, args.chunk)) * elem;
-  const bool rotate = buffers.front().arena_bytes > 0;
-  const bool shift = !rotate && buffers.front().shift_bytes > 0 && need > 0;
-  const std::size_t slot_bytes = shift ? need : (need + kPage - 1) / kPage * kPage;
-  const std::size_t slots = shift ? std::max<std::size_t>(1, buffers.front().shift_bytes / need)
-                                  : rotation_slots(buffers.front(), slot_bytes);
-  std::vector<std::vector<OpArgs>> by_slot;
-  for (std::size_t k = 0; k < slots; ++k) by_slot.push_back(local_args(backend, args, buffers, k * slot_bytes));
-  const std::vector<OpArgs>& locals = by_slot.front();
-  const auto next = [&](long k) { return std::span<const OpArgs>(by_slot[static_cast<std::size_t>(k) % slots]); };
+  // Iteration k's arguments are computed when it is issued, into one vector
+  // (harness/buffer_slots.hpp): a sweep to -e 8G has 2^30 slots at 8 B.
+  const BufferSlots slots = buffer_slots(buffers.front(), point_bytes(args));
+  std::vector<OpArgs> locals, current;
+  local_args(backend, args, buffers, 0, locals);
+  const auto next = [&](long k) {
+    local_args(backend, args, buffers, slots.offset(k), current);
+    return std::span<const OpArgs>(current);
+  };
   if (const std::string why = backend.unsupported(locals.front()); !why.empty()) {
     out.note = "not measured: " + why;
     return;
   }
+  // Fills the first `count` slots (the buffer shift fills and checks slot 0 only).
   const auto prepare = [&](std::size_t count) {
-    for (std::size_t k = 0; k < count; ++k)
-      for (std::size_t j = 0; j < locals.size(); ++j) {
-        const std::size_t recv_base_count = args.in_place ? std::min(buffers[j].recv_capacity_count, slot_bytes / elem)
-                                                          : elements(c.recv_extent, args.count, args.chunk);
-        auto* base = static_cast<unsigned char*>(buffers[j].recv) + k * slot_bytes;
-        prepare_buffers(mem, by_slot[k][j], by_slot[k][j].rank, n, base, recv_base_count);
+    std::vector<OpArgs> slot;
+    for (std::size_t k = 0; k < count; ++k) {
+      local_args(backend, args, buffers, slots.offset(static_cast<long>(k)), slot);
+      for (std::size_t j = 0; j < slot.size(); ++j) {
+        const std::size_t recv_base_count = args.in_place
+                                                ? std::min(buffers[j].recv_capacity_count, slots.slot_bytes / elem)
+                                                : elements(c.recv_extent, args.count, args.chunk);
+        auto* base = static_cast<unsigned char*>(buffers[j].recv) + slots.offset(static_cast<long>(k));
+        prepare_buffers(mem, slot[j], slot[j].rank, n, base, recv_base_count);
       }
+    }
   };
 
   // Same count everywhere: rank 0's decides.
@@ -161,18 +168,25 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
   bool active = !c.point_to_point;
   for (const auto& a : locals) active = active || pair_partner(a.rank, n).has_value();
 
-  prepare(shift ? 1 : slots);
+  prepare(slots.shifted ? 1 : slots.slots);
   watchdog.touch();  // filling is not an operation: the timeout starts now
   const int warmup = cfg.warmup_order == WarmUpOrder::per_point ? cfg.warmup : 0;  // else warmed before the sweep
   for (int w = 0; w < warmup; ++w) {
+    const bool setup = w == 0 && backend.asynchronous() && watchdog.first_use_begins(point_bytes(args));  // may connect
     backend.run(next(w));
+    if (setup) {
+      backend.synchronize();
+      watchdog.setup_ends();
+    }
     if (cfg.blocking >= 1) backend.synchronize();  // -z: each operation waited for, warm-up too
     issued(backend, watchdog, w);
   }
   // nccl-tests: one synchronised operation and a barrier before each placement
   // (with -w 0 this is where connections are set up, outside the timed loop).
+  if (backend.asynchronous()) watchdog.first_use_begins(point_bytes(args));
   backend.run(locals);
   backend.synchronize();
+  watchdog.setup_ends();
   watchdog.heartbeat(0);
 
   out.measured = true;
@@ -188,6 +202,7 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
     out.note += (out.note.empty() ? "" : "; ") + std::string("not checked: ") + why;
   } else if (cfg.check > 0) {
     uint64_t wrong = 0;
+    const bool root_in_send = backend.root_result_in_send(c);
     for (int k = 0; k < cfg.check; ++k) {
       prepare(1);
       watchdog.heartbeat(k);
@@ -197,10 +212,10 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
       watchdog.heartbeat(k);
       for (const auto& a : locals) {
         if (faults.corrupts(a.rank)) {
-          const ResultRegion r = result_region(a, a.rank, n);
+          const ResultRegion r = result_region(a, a.rank, n, root_in_send);
           if (r.data && r.count > 0) mem.corrupt(r.data, elem, r.count / 2);
         }
-        wrong += count_wrong(mem, a, a.rank, n);
+        wrong += count_wrong(mem, a, a.rank, n, root_in_send);
       }
     }
     out.wrong = comm.sum(wrong);

@@ -4,6 +4,7 @@
 #include <span>
 
 #include "collectives/backend.hpp"
+#include "harness/buffer_slots.hpp"
 #include "harness/comm.hpp"
 #include "harness/config.hpp"
 #include "harness/faults.hpp"
@@ -16,26 +17,11 @@ namespace ccb {
 // pingpong 2 (half a round trip), uni_bw/bi_bw the window, else 1.
 int ops_per_iteration(const Collective& c, int window);
 
-// One local rank's buffers.
-struct PointBuffers {
-  void* send = nullptr;
-  void* recv = nullptr;  // also the single buffer of in-place runs
-  std::size_t recv_capacity_count = 0;
-  std::size_t arena_bytes = 0;  // --rotate-buffers: each buffer's size, rotated through (0: off)
-  // nccl-tests' buffer shift (the nccl backend's default): iteration k runs
-  // k mod (shift_bytes / size) sizes into both buffers, each shift_bytes long,
-  // so that middle sizes are not served from L2 (0: off).
-  std::size_t shift_bytes = 0;
-};
-
 // --warmup-order sizes-first (nccl-tests' TimeTest): -w out-of-place
 // operations of `task`'s collective, dtype and op at each of warm_up_points
 // (harness/sweep_sizes.hpp), each size waited for before the next.
 void warm_up_every_size(Backend& backend, const Config& cfg, const OpArgs& task, std::size_t largest_bytes,
                         std::span<const PointBuffers> buffers, Watchdog& watchdog);
-
-// Slots of `slot_bytes` the arenas hold (1 without --rotate-buffers).
-std::size_t rotation_slots(const PointBuffers& b, std::size_t slot_bytes);
 
 // Fills `out` (one placement); buffers[j] belong to local rank j. The
 // iteration count is decided by rank 0 and broadcast.

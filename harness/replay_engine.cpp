@@ -156,7 +156,8 @@ std::uint64_t ReplayEngine::check(const Started& s) {
     return mem_.count_wrong_input(prog_.dtype, pat, from, s.recv, st.count, 0);
   }
   const int me = group_rank_[static_cast<std::size_t>(op.dim)];
-  return count_wrong(mem_, args_of(prog_, op, st.send, s.recv, st.count, st.chunk, me), me, prog_.group_size(op.dim));
+  const OpArgs a = args_of(prog_, op, st.send, s.recv, st.count, st.chunk, me);
+  return count_wrong(mem_, a, me, prog_.group_size(op.dim), a.coll->root_result_in_send);  // MPI's layout
 }
 
 void ReplayEngine::finish(Started& s, bool verify, ReplayStepTimes& t) {

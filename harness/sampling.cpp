@@ -29,6 +29,7 @@ void barrier_batch(Backend& backend, const Comm& comm, long from, long to, doubl
                    const std::function<std::span<const OpArgs>(long)>& next, std::vector<double>& out) {
   for (long k = from; k < to; ++k) {
     const auto args = next(k);
+    backend.prepare(args);
     comm.barrier();
     backend.start_clock();
     backend.run(args);
@@ -54,6 +55,7 @@ void window_batch(Backend& backend, const Comm& comm, long from, long to, double
   long late = 0;
   for (long k = from; k < to; ++k) {
     const auto args = next(k);
+    backend.prepare(args);
     const double target = start + static_cast<double>(k - from) * window;  // rank 0's clock
     while (comm.now() + clock.offset_s < target) {}
     const double actual = comm.now() + clock.offset_s;

@@ -122,12 +122,14 @@ void fill_time_and_bandwidth(const Config& cfg, const Collective& c, int n, Poin
 struct Buffers {
   Memory& mem;
   std::vector<PointBuffers> local;
-  ~Buffers() {
+  void release() {
     for (auto& b : local) {
       if (b.send) mem.release(b.send);
       if (b.recv) mem.release(b.recv);
     }
+    local.clear();
   }
+  ~Buffers() { release(); }
 };
 
 // The plan and the largest buffers it needs; throws UsageError.
@@ -165,10 +167,10 @@ Plan make_plan(const Config& cfg, const Comm& comm, Backend& backend) {
     }
     plan.arena = std::max(plan.send_max, plan.recv_max) + 2 * cache;
     plan.send_max = plan.recv_max = plan.arena;
-  } else if (cfg.buffer_shift && backend.name() == "nccl") {
-    // nccl-tests allocates both buffers at the largest size and shifts each
-    // iteration's buffers by its size: the same here.
-    plan.shift = std::max(plan.send_max, plan.recv_max);
+  } else if (cfg.buffer_shift.value_or(backend.name() == "nccl")) {
+    // nccl-tests allocates both buffers at -e and shifts each iteration's
+    // buffers by its size (steps = maxbytes / size): the same here.
+    plan.shift = std::max({plan.send_max, plan.recv_max, cfg.sizes.empty() ? cfg.max_bytes : std::size_t{0}});
     plan.send_max = plan.recv_max = plan.shift;
   }
   if (cfg.sync == SyncMode::window && backend.name() != "mpi")
@@ -216,7 +218,7 @@ std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank) {
 }
 
 RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, const std::string& nccl_log,
-                     const RankPlacement& me, const std::string& topo_json, std::size_t arena) {
+                     const RankPlacement& me, const std::string& topo_json, const Plan& plan) {
   const Collective& c = *cfg.collective;
   RunInfo run;
   run.argv = cfg.argv;
@@ -242,7 +244,8 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
   run.max_iters = cfg.max_iters;
   run.sync = std::string(setting_name(cfg.sync));
   run.rotate_buffers = cfg.rotate_buffers;
-  run.rotate_arena_bytes = arena;
+  run.rotate_arena_bytes = plan.arena;
+  run.buffer_shift_bytes = plan.shift;
   run.ranks_per_process = backend.local_ranks();
   run.cuda_graph = cfg.cuda_graph;
   run.register_buffers = cfg.register_buffers;
@@ -390,7 +393,7 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
                                          chosen[r].substr(0, chosen[r].find('\n'))));
       }))
     return kExitUsage;
-  const std::unique_ptr<Backend> backend_ptr = make_backend(cfg, comm, nccl_log);
+  std::unique_ptr<Backend> backend_ptr = make_backend(cfg, comm, nccl_log);
   if (!backend_ptr) return kExitUsage;
   Backend& backend = *backend_ptr;
   const int n = backend.ranks(), rank = comm.rank();
@@ -424,7 +427,7 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
   for (auto& w : writers) outputs.push_back(w.get());
   if (extra && rank == 0) outputs.push_back(extra);
 
-  RunInfo run = describe_run(cfg, comm, backend, nccl_log, me, placed.topo_json, plan.arena);
+  RunInfo run = describe_run(cfg, comm, backend, nccl_log, me, placed.topo_json, plan);
   // What threatens the numbers, before the first point (results/noise.hpp).
   const CpuSample cpu_before = sample_cpu();
   run.noise = oversubscription(run.placement);
@@ -478,6 +481,20 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
   });
   watchdog.set_exit_code(cfg.timeout_exit_code);
   install_stop_signals();
+  // However the sweep ends, the buffers and the backend (graphs, then
+  // communicators: collectives/nccl/nccl_lifecycle.hpp) go while the watchdog
+  // still runs: a teardown that hangs is bounded by -T (at least
+  // Watchdog::kSetupSeconds) and by stop signals, as every operation is.
+  struct Teardown {
+    Watchdog& watchdog;
+    Buffers& buffers;
+    std::unique_ptr<Backend>& backend;
+    ~Teardown() {
+      watchdog.teardown_begins();
+      buffers.release();
+      backend.reset();
+    }
+  } teardown{watchdog, buffers, backend_ptr};
 
   // Rank 0: the first output that could not be written (its writer is done).
   const auto output_error = [&outputs] {

@@ -16,17 +16,17 @@ void prepare_buffers(Memory& mem, const OpArgs& a, int rank, int nranks, void* r
   mem.fill_input(a.dtype, input_pattern(a, nranks), rank, const_cast<void*>(a.send), send_count, 0);
 }
 
-ResultRegion result_region(const OpArgs& a, int rank, int nranks) {
+ResultRegion result_region(const OpArgs& a, int rank, int nranks, bool root_result_in_send) {
   const Collective& c = *a.coll;
   if (!holds_result(c, rank, nranks, a.root)) return {};
   void* data = a.recv;
-  if (!a.in_place && c.root_result_in_send && rank == a.root) data = const_cast<void*>(a.send);
+  if (!a.in_place && root_result_in_send && rank == a.root) data = const_cast<void*>(a.send);
   return {data, elements(c.recv_extent, a.count, a.chunk)};
 }
 
-uint64_t count_wrong(Memory& mem, const OpArgs& a, int rank, int nranks) {
+uint64_t count_wrong(Memory& mem, const OpArgs& a, int rank, int nranks, bool root_result_in_send) {
   const Collective& c = *a.coll;
-  const ResultRegion region = result_region(a, rank, nranks);
+  const ResultRegion region = result_region(a, rank, nranks, root_result_in_send);
   if (!region.data) return 0;
   const Pattern p = input_pattern(a, nranks);
   const uint64_t first = offset_elements(c.source_offset, rank, a.chunk);

@@ -15,13 +15,16 @@ Pattern input_pattern(const OpArgs& a, int nranks);
 void prepare_buffers(Memory& mem, const OpArgs& a, int rank, int nranks, void* recv_base, std::size_t recv_base_count);
 
 // Wrong elements in the result this rank holds (0 when it holds none).
-uint64_t count_wrong(Memory& mem, const OpArgs& a, int rank, int nranks);
+// root_result_in_send: Backend::root_result_in_send(collective) - where an
+// out-of-place root's result lies (MPI_Bcast: its send buffer; NCCL copies
+// it into the receive buffer, which is then what is checked).
+uint64_t count_wrong(Memory& mem, const OpArgs& a, int rank, int nranks, bool root_result_in_send);
 
 // Where this rank's result lives and how long it is (elements); nullptr when none.
 struct ResultRegion {
   void* data = nullptr;
   std::size_t count = 0;
 };
-ResultRegion result_region(const OpArgs& a, int rank, int nranks);
+ResultRegion result_region(const OpArgs& a, int rank, int nranks, bool root_result_in_send);
 
 }  // namespace ccb

@@ -7,37 +7,10 @@
 #include <cstdio>
 #include <memory>
 
+#include "common/deadline.hpp"
 #include "harness/stop_signals.hpp"
 
 namespace ccb {
-namespace {
-
-// Runs `f` on a thread of its own and waits for it at most `seconds`: an
-// abort that does not return (ncclCommAbort on a communicator whose rank is
-// stuck on the host) must not keep the process alive. The thread is left
-// behind when it overruns; the process exits right after.
-std::string run_with_deadline(const std::function<std::string()>& f, int seconds) {
-  struct Shared {
-    std::mutex mu;
-    std::condition_variable cv;
-    bool done = false;
-    std::string result;
-  };
-  auto shared = std::make_shared<Shared>();
-  std::thread([shared, f] {
-    std::string r = f();
-    std::lock_guard<std::mutex> lock(shared->mu);
-    shared->result = std::move(r);
-    shared->done = true;
-    shared->cv.notify_all();
-  }).detach();
-  std::unique_lock<std::mutex> lock(shared->mu);
-  if (shared->cv.wait_for(lock, std::chrono::seconds(seconds), [&] { return shared->done; })) return shared->result;
-  return fmt::format("the abort did not return within {} s; exiting without it", seconds);
-}
-
-}  // namespace
-
 Watchdog::Watchdog(double timeout_s, int rank, std::string host, std::function<std::string()> on_timeout,
                    Watches watches)
     : timeout_ns_(static_cast<long long>(timeout_s * 1e9)),
@@ -62,6 +35,16 @@ void Watchdog::set_activity(std::string what) {
   activity_ = std::move(what);
   iteration_.store(-1, std::memory_order_relaxed);
   touch();
+}
+
+void Watchdog::teardown_begins() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    last_words_ = {};
+    on_timeout_ = {};
+  }
+  set_activity("the teardown (buffers, graphs, communicators)");
+  setup_.store(true, std::memory_order_relaxed);
 }
 
 void Watchdog::set_last_words(std::function<void(const std::string&, int)> f) {
@@ -96,22 +79,26 @@ void Watchdog::loop() {
       continue;
     }
     const long long idle = now_ns() - changed_at;
-    if (idle < timeout_ns_) continue;
+    const bool setup = setup_.load(std::memory_order_relaxed);
+    if (idle < setup_bound_ns(timeout_ns_, setup)) continue;
     const long it = iteration_.load();
     const std::string where = it < 0                 ? std::string("before its first operation")
                               : asynchronous_.load() ? fmt::format("with iteration {} issued", it)
                                                      : fmt::format("after iteration {}", it);
     const std::string reason =
         watches_ == Watches::sweep
-            ? fmt::format("timeout: no operation completed for {:.1f} s during {} {}", static_cast<double>(idle) / 1e9,
-                          activity_, where)
+            ? fmt::format("timeout: no operation completed for {:.1f} s during {}{} {}",
+                          static_cast<double>(idle) / 1e9, activity_, setup ? " (connection set-up)" : "", where)
             : fmt::format("timeout: {} did not finish within {:.1f} s", activity_, static_cast<double>(idle) / 1e9);
     fmt::print(stderr, "ccbench: rank {} ({}): {}; aborting (exit {})\n", rank_, host_, reason, exit_code_.load());
     std::fflush(stderr);
     // The end record first: an abort may not return, or take the process down.
     if (last_words_) last_words_("failed: " + reason, exit_code_.load());
     if (on_timeout_)
-      if (const std::string done = run_with_deadline(on_timeout_, kAbortSeconds); !done.empty())
+      if (const std::string done =
+              run_with_deadline(on_timeout_, kAbortSeconds)
+                  .value_or(fmt::format("the abort did not return within {} s; exiting without it", kAbortSeconds));
+          !done.empty())
         fmt::print(stderr, "ccbench: rank {} ({}): {}\n", rank_, host_, done);
     std::fflush(stderr);
     std::fflush(stdout);

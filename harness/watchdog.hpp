@@ -10,11 +10,13 @@
 // (tests/fault.sh stuck).
 #pragma once
 #include "common/errors.hpp"
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -69,6 +71,31 @@ class Watchdog {
       progress_.store(progress_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     }
   }
+  // Connection set-up: NCCL connects lazily, on the first operation of each
+  // size and algorithm (NVLS, inter-node IB), which may take far longer than
+  // -T on a big job without anything being hung. first_use_begins(bytes)
+  // grants the first operation of each size in this run (later ones get -T)
+  // the bound setup_bound_ns, at least kSetupSeconds, until setup_ends.
+  // Called for asynchronous backends only (MPI connects in MPI_Init or within
+  // one call); from the measuring thread only.
+  static constexpr int kSetupSeconds = 120;
+  static long long setup_bound_ns(long long timeout_ns, bool setup) {
+    return setup ? std::max(timeout_ns, kSetupSeconds * 1'000'000'000LL) : timeout_ns;
+  }
+  bool first_use_begins(std::size_t bytes) {
+    if (!used_sizes_.insert(bytes).second) return false;
+    setup_.store(true, std::memory_order_relaxed);
+    touch();
+    return true;
+  }
+  // The backend's teardown (after the last words were written): bounded as a
+  // set-up is; a timeout now reports and exits with neither last words nor
+  // an abort (the backend is being destroyed).
+  void teardown_begins();
+  void setup_ends() {
+    setup_.store(false, std::memory_order_relaxed);
+    touch();
+  }
   // An asynchronous backend (NCCL) enqueued this iteration: no progress by
   // itself; its completions come through touch().
   void issued(long iteration) {
@@ -92,6 +119,8 @@ class Watchdog {
   std::atomic<long> iteration_{0};
   std::atomic<bool> asynchronous_{false};  // iteration_ counts issued operations
   std::atomic<bool> paused_{false};
+  std::atomic<bool> setup_{false};
+  std::set<std::size_t> used_sizes_;  // first_use_begins'; the measuring thread's
   Watches watches_;
   std::mutex mu_;
   std::condition_variable cv_;

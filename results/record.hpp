@@ -101,6 +101,7 @@ struct RunInfo {
   std::string warmup_order;  // sizes-first (nccl-tests) or per-point (OSU, IMB)
   bool rotate_buffers = false;
   std::size_t rotate_arena_bytes = 0;
+  std::size_t buffer_shift_bytes = 0;  // the buffer shift's span (0: off)
   bool blocking = true;
   int blocking_requested = 0;  // -z
   std::size_t min_bytes = 0, max_bytes = 0, step_bytes = 0;

@@ -13,6 +13,13 @@
 #   5. bench_gpu: fill/verify kernels vs cudaMemcpy, NCCL timing overhead.
 # Then it prints a summary; logs and JSON Lines go to build-gpu/check/.
 #
+# Every step ends within its bound whatever hangs (timeout -k: SIGTERM, then
+# SIGKILL 10 s later), and the whole script within GPU_CHECK_BUDGET seconds
+# (default 290: one device call of under 5 minutes; a step that would start
+# with less than its bound left is cut to what is left). Exit 1 when any step
+# failed, was skipped for want of a binary, ran out of budget, or a check of
+# its output found nothing; each such step is one "FAILED" line.
+#
 # MPI, hwloc and GoogleTest are optional (without GoogleTest step 1 is skipped).
 # fmt, CLI11 and nlohmann-json are needed as headers at least: from Debian
 # packages, or staged on another machine with
@@ -48,18 +55,7 @@ nvidia-smi -L > "$OUT/gpus.txt" 2>&1 || die "no NVIDIA GPU visible: $(cat "$OUT/
 NGPUS=$(grep -c '^GPU ' "$OUT/gpus.txt")
 GEN=$(command -v ninja >/dev/null && echo Ninja || echo "Unix Makefiles")
 
-declare -a SUMMARY
-step() {  # step NAME TIMEOUT CMD...: runs, logs, records ok/FAILED
-  local name=$1 limit=$2; shift 2
-  local start=$SECONDS
-  timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
-  local rc=$?
-  local verdict=ok
-  [ $rc -eq 0 ] || verdict="FAILED (exit $rc)"
-  SUMMARY+=("$(printf '%-28s %-18s %4ds' "$name" "$verdict" $((SECONDS - start)))")
-  echo "== $name: $verdict"
-  return $rc
-}
+. scripts/gpu-check-steps.sh  # step, built, expect_in: bounded steps and their summary
 
 step configure 300 cmake -S . -B build-gpu -G "$GEN" -DCMAKE_BUILD_TYPE=Release -DCCBENCH_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=native || { cat "$OUT/configure.log"; exit 1; }
@@ -67,8 +63,13 @@ step build 600 cmake --build build-gpu -j "$(nproc)" || { tail -40 "$OUT/build.l
 grep -E "ccbench: (MPI|CUDA)" "$OUT/configure.log"
 
 CCB=build-gpu/ccbench
-[ -x build-gpu/tests/ccbench_gpu_tests ] && step gpu_unit_tests 300 build-gpu/tests/ccbench_gpu_tests
-step copy 300 $CCB copy -b 1M -e 256M -f 16 -n 10 -J "$OUT/copy.jsonl"
+built ccbench "$CCB" || { printf '%s\n' "${SUMMARY[@]}"; exit 1; }
+if command -v pkg-config >/dev/null && { [ -d /usr/include/gtest ] || [ -d deps/include/gtest ]; }; then
+  built gpu_unit_tests build-gpu/tests/ccbench_gpu_tests && step gpu_unit_tests 120 build-gpu/tests/ccbench_gpu_tests
+else
+  record gpu_unit_tests "FAILED (no GoogleTest: --stage)" 0
+fi
+step copy 120 $CCB copy -b 1M -e 256M -f 16 -n 10 -J "$OUT/copy.jsonl"
 
 G="--backend nccl -g $NGPUS -T 120"
 for coll in all_reduce all_gather reduce_scatter alltoall broadcast reduce gather scatter sendrecv; do
@@ -98,7 +99,14 @@ fi
 # must be reported and its communicator aborted (ncclCommAbort), exit 4.
 step nccl_watchdog 60 bash -c "CCBENCH_FAULT=hang:rank=0:bytes=4096 $CCB all_reduce --backend nccl -g 1 -T 3 \
   -b 1K -e 16K -f 2 -n 5 -J $OUT/watchdog.jsonl; rc=\$?; echo exit \$rc; [ \$rc -eq 4 ]"
-grep -q ncclCommAbort "$OUT/nccl_watchdog.log" || echo "== nccl_watchdog: no ncclCommAbort in the log"
+expect_in nccl_watchdog_abort "$OUT/nccl_watchdog.log" ncclCommAbort "ncclCommAbort in the log"
+# Every -G run ends (NCCL >= 2.26: destroy waits for the graphs, which now go first).
+step nccl_graph_exit 60 $CCB all_reduce --backend nccl -g 1 -G 10 --timing both -b 1M -e 1M -n 20 -w 2
+# The buffer shift's memory: -b 8 -e 8G once held 2^30 argument sets (110 GB).
+step nccl_shift_memory 120 bash -c "python3 -c 'import resource,subprocess,sys; rc=subprocess.call(sys.argv[1:]); \
+  print(\"maxrss_kib\", resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(rc)' \
+  $CCB all_reduce --backend nccl -g 1 -b 8 -e 8G -f 1024 -n 4 -w 1 -c 1; rc=\$?; [ \$rc -eq 0 ]"
+expect_in nccl_shift_rss "$OUT/nccl_shift_memory.log" '^maxrss_kib [0-9]{1,7}$' "peak host RSS under 10 GB"
 # A GPU-side hang (a kernel that never ends ahead of the 1 MiB point): the
 # watchdog must end the process within -T + 10 s with the end record written.
 step nccl_gpu_hang 60 bash -c "s=\$(date +%s); CCBENCH_FAULT=gpu_hang:rank=0:bytes=1048576 $CCB all_reduce --backend nccl \
@@ -108,18 +116,24 @@ step nccl_gpu_hang 60 bash -c "s=\$(date +%s); CCBENCH_FAULT=gpu_hang:rank=0:byt
 # must not time out. 8 GiB all_reduces (milliseconds each), 1500 of them,
 # -T 1: the host enqueues far ahead of the GPU, so heartbeats from enqueues
 # would stop seconds before the queue drains.
-step nccl_long_n 120 $CCB all_reduce --backend nccl -g 1 -T 1 -b 8G -e 8G -n 1500 -w 0 -c 0 --timing pipelined
+step nccl_long_n 90 $CCB all_reduce --backend nccl -g 1 -T 1 -b 8G -e 8G -n 1500 -w 0 -c 0 --timing pipelined
 # ccbench accept with the NCCL backend on this node's GPUs (one process).
 # Storage -> GPU (ccbench io): pageable, pinned and device destinations side by side.
+# O_DIRECT needs a real filesystem: $OUT is on the checkout's disk; a tmpfs drops --direct.
+mkdir -p "$OUT/io-data"
+direct=--direct
+[ "$(stat -f -c %T "$OUT")" = tmpfs ] && direct=""
 for mem in pageable pinned device; do
-  step "io_$mem" 300 $CCB io /tmp -p seq_read,rand_read,dataset -b 64K -e 4M -f 64 --file-size 1G --files 256 \
-    --direct --qd 8 --memory $mem -J "$OUT/io_$mem.jsonl"
+  step "io_$mem" 60 $CCB io "$OUT/io-data" -p seq_read,rand_read,dataset -b 64K -e 4M -f 64 --file-size 256M \
+    --files 64 $direct --qd 8 --memory $mem -J "$OUT/io_$mem.jsonl"
 done
-step accept_nccl 300 $CCB accept tests/fixtures/accept/gpu-one-node.yaml --out "$OUT/accept" --color never
-[ -x build-gpu/bench/bench_gpu ] && step bench_gpu 300 build-gpu/bench/bench_gpu
+step accept_nccl 120 $CCB accept tests/fixtures/accept/gpu-one-node.yaml --out "$OUT/accept" --color never
+built bench_gpu build-gpu/bench/bench_gpu && step bench_gpu 60 build-gpu/bench/bench_gpu
 
+expect_in sweep_avg_busbw "$OUT/nccl_all_reduce_sweep.log" 'Avg bus bandwidth' "the sweep's average busbw"
+expect_in sweep_verified "$OUT/nccl_all_reduce_sweep.log" 'Out of bounds values : 0 OK' "a verified sweep"
 echo
-echo "== gpu-check summary ($NGPUS GPU(s): $(head -1 "$OUT/gpus.txt"))"
+echo "== gpu-check summary ($NGPUS GPU(s): $(head -1 "$OUT/gpus.txt"), ${SECONDS} s of a ${BUDGET} s budget)"
 printf '%s\n' "${SUMMARY[@]}"
 echo "-- all_reduce sweep (largest sizes):"
 grep -v '^#' "$OUT/nccl_all_reduce_sweep.log" | tail -4

@@ -16,7 +16,9 @@
 #     --graph N       also run all_reduce with -G N on both (default 10; 0: skip)
 #     --ccbench PATH  default build-gpu/ccbench (scripts/gpu-check.sh's build), else build/ccbench
 #     FLAGS           the sweep, passed to both (default: -b 8 -e 1G -f 2)
-# Exit: 0 targets met, 1 missed, 77 no GPU or no nvcc here, 2 bad options.
+# Every run (and the build) ends within its bound whatever hangs: timeout -k,
+# PARITY_RUN_SECONDS each (default 120; the build 300), SIGKILL 10 s after SIGTERM.
+# Exit: 0 targets met, 1 missed (or a run over its bound), 77 no GPU or no nvcc here, 2 bad options.
 set -uo pipefail
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }  # paths given are the caller's
 ccbench="" archive=""
@@ -47,8 +49,16 @@ if [ -z "$ccbench" ]; then
   ccbench=$root/build-gpu/ccbench
   [ -x "$ccbench" ] || ccbench=$root/build/ccbench
 fi
-[ -x "$ccbench" ] || { echo "nccl-tests-parity: build ccbench first (scripts/gpu-check.sh), or give --ccbench PATH" >&2; exit 2; }
 . scripts/nccl-home.sh  # NCCL for nccl-tests' build, and libnccl.so.2 for both when they run
+if [ ! -x "$ccbench" ]; then  # a fresh machine: build it as scripts/gpu-check.sh does
+  echo "nccl-tests-parity: building ccbench into build-gpu ..." >&2
+  export PATH=/usr/local/cuda/bin:$PATH
+  gen=$(command -v ninja >/dev/null && echo Ninja || echo "Unix Makefiles")
+  { timeout -k 10 120 cmake -S . -B build-gpu -G "$gen" -DCMAKE_BUILD_TYPE=Release -DCCBENCH_CUDA=ON \
+      -DCMAKE_CUDA_ARCHITECTURES=native && timeout -k 10 300 cmake --build build-gpu -j "$(nproc)" --target ccbench; } \
+    > /tmp/ccbench-parity-build.log 2>&1 || { tail -20 /tmp/ccbench-parity-build.log >&2; exit 2; }
+  ccbench=$root/build-gpu/ccbench
+fi
 [ -n "$gpus" ] || gpus=$(nvidia-smi -L | wc -l)
 if [ -z "$out" ]; then out=$(mktemp -d /tmp/ccbench-parity.XXXXXX); fi
 mkdir -p "$out"
@@ -66,22 +76,23 @@ if [ -z "$nt" ]; then
   targets=""
   for c in $collectives; do targets="$targets $out/nt/${c}_perf"; done
   echo "nccl-tests-parity: building $(basename "$archive") for sm_$cc ..." >&2
-  make -C "$src" -j "$(nproc)" MPI=0 CUDA_HOME="$cuda" NCCL_HOME="$nccl" \
+  timeout -k 10 300 make -C "$src" -j "$(nproc)" MPI=0 CUDA_HOME="$cuda" NCCL_HOME="$nccl" \
     NVCC_GENCODE="-gencode=arch=compute_$cc,code=sm_$cc" BUILDDIR="$out/nt" $targets > "$out/build.log" 2>&1 ||
     { tail -20 "$out/build.log" >&2; echo "nccl-tests-parity: nccl-tests did not build" >&2; exit 1; }
   nt=$out/nt
   echo "nccl-tests-parity: nccl-tests from $(basename "$archive")" >&2
 fi
 
+bound=${PARITY_RUN_SECONDS:-120}
 runs() {  # runs NAME COLLECTIVE EXTRA...: the alternating rounds of one case
   local name=$1 coll=$2; shift 2
   mkdir -p "$out/$name/nccl-tests" "$out/$name/ccbench"
   for r in $(seq 1 "$rounds"); do
-    "$nt/${coll}_perf" -g "$gpus" "${sweep[@]}" "$@" > "$out/$name/nccl-tests/$r.txt" 2>&1 ||
-      { tail -5 "$out/$name/nccl-tests/$r.txt" >&2; echo "nccl-tests-parity: ${coll}_perf failed" >&2; exit 1; }
-    "$ccbench" "$coll" --backend nccl -g "$gpus" "${sweep[@]}" "$@" --timing pipelined -J "$out/$name/ccbench/$r.jsonl" \
+    timeout -k 10 "$bound" "$nt/${coll}_perf" -g "$gpus" "${sweep[@]}" "$@" > "$out/$name/nccl-tests/$r.txt" 2>&1 ||
+      { tail -5 "$out/$name/nccl-tests/$r.txt" >&2; echo "nccl-tests-parity: ${coll}_perf $* failed (exit $?; 124/137: over ${bound} s)" >&2; exit 1; }
+    timeout -k 10 "$bound" "$ccbench" "$coll" --backend nccl -g "$gpus" "${sweep[@]}" "$@" --timing pipelined -J "$out/$name/ccbench/$r.jsonl" \
       > "$out/$name/ccbench/$r.txt" 2>&1 ||
-      { tail -5 "$out/$name/ccbench/$r.txt" >&2; echo "nccl-tests-parity: ccbench $coll failed" >&2; exit 1; }
+      { tail -5 "$out/$name/ccbench/$r.txt" >&2; echo "nccl-tests-parity: ccbench $coll $* failed (exit $?; 124/137: over ${bound} s)" >&2; exit 1; }
   done
   "$ccbench" compare --run nccl-tests="$out/$name/nccl-tests" --run ccbench="$out/$name/ccbench" \
     --ignore-key path,memory,nodes --csv "$out/$name/compare.csv" -q --color never ||

@@ -6,7 +6,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include "collectives/nccl/nccl_lifecycle.hpp"
 #include "collectives/nccl/nccl_version.hpp"
+#include "common/deadline.hpp"
 #include "kernels/cuda/device_kernels.hpp"
 
 namespace ccb {
@@ -83,7 +85,7 @@ void* device_alloc(std::size_t bytes) {
 
 void deregister(ncclComm_t comm, void* handle) {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0)
-  if (handle) ncclCommDeregister(comm, handle);
+  if (handle && comm) ncclCommDeregister(comm, handle);  // an aborted communicator (nullptr) took its registrations
 #else
   (void)comm, (void)handle;
 #endif
@@ -185,21 +187,45 @@ NcclBackend::NcclBackend(const NcclOptions& options) : options_(options) {
   settle(ncclGroupEnd(), "ncclCommInitRankConfig (group)");
 }
 
+// In nccl_teardown_steps' order (collectives/nccl/nccl_lifecycle.hpp). An
+// abort that did not return in time leaves everything as it is: each step
+// would wait on the communicator the abort still holds.
 NcclBackend::~NcclBackend() {
-  drop_graphs();
-  for (auto& l : locals_) {
-    cudaSetDevice(l.device);
-    if (l.stream && !aborted_) cudaStreamSynchronize(l.stream);  // after an abort the stream may never drain
+  if (abort_stuck_.load()) return;
+  bool aborted = false;
+  {
+    std::lock_guard<std::mutex> lock(comm_mu_);
+    aborted = aborted_;
   }
-  memory_.release_all();  // buffers go before their communicators
-  for (auto& l : locals_) {
-    cudaSetDevice(l.device);
-    if (l.comm) ncclCommDestroy(l.comm);
-    if (l.start) cudaEventDestroy(l.start);
-    if (l.stop) cudaEventDestroy(l.stop);
-    if (l.loop) cudaGraphExecDestroy(l.loop);
-    for (cudaEvent_t e : l.marks) cudaEventDestroy(e);
-    if (l.stream) cudaStreamDestroy(l.stream);
+  for (const TeardownStep step : nccl_teardown_steps(aborted)) {
+    switch (step) {
+      case TeardownStep::graphs: {
+        std::lock_guard<std::mutex> lock(comm_mu_);
+        destroy_graphs();
+        break;
+      }
+      case TeardownStep::drain_streams:
+        for (auto& l : locals_)
+          if (l.stream && cudaSetDevice(l.device) == cudaSuccess) cudaStreamSynchronize(l.stream);
+        break;
+      case TeardownStep::buffers: memory_.release_all(); break;
+      case TeardownStep::communicators:
+        for (auto& l : locals_)
+          if (l.comm && cudaSetDevice(l.device) == cudaSuccess) {
+            ncclCommDestroy(l.comm);
+            l.comm = nullptr;
+          }
+        break;
+      case TeardownStep::events_streams:
+        for (auto& l : locals_) {
+          cudaSetDevice(l.device);
+          if (l.start) cudaEventDestroy(l.start);
+          if (l.stop) cudaEventDestroy(l.stop);
+          for (cudaEvent_t e : l.marks) cudaEventDestroy(e);
+          if (l.stream) cudaStreamDestroy(l.stream);
+        }
+        break;
+    }
   }
 }
 
@@ -401,6 +427,7 @@ void NcclBackend::wait_until(Local& l, Query done, const char* what) {
     if (e == cudaSuccess) return;
     if (e != cudaErrorNotReady) check(e, what);
     check_async(l);
+    std::this_thread::yield();  // NCCL's proxy thread may share this core (a --bind core)
   }
 }
 
@@ -412,27 +439,30 @@ unsigned long NcclBackend::mark_stride(const OpArgs& a) {
   return bytes >= (std::size_t{64} << 20) ? 1 : bytes >= (std::size_t{1} << 20) ? 8 : 64;
 }
 
+// A full ring waits for its oldest mark (MarkRing::claim): the host stays at
+// most kMarks marks ahead, and every heartbeat is completed work.
 void NcclBackend::mark(unsigned long stride) {
   if (++issued_ % stride != 0) return;
   for (auto& l : locals_) {
     if (l.marks.empty()) {
       check(cudaSetDevice(l.device), "cudaSetDevice");
-      l.marks.resize(kMarks);
+      l.marks.resize(l.ring.capacity());
       for (auto& e : l.marks) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
     }
     reap(l);
-    if (l.pending_marks == kMarks) continue;  // the ring is full: the next mark will do
-    check(cudaEventRecord(l.marks[(l.first_mark + l.pending_marks) % kMarks], l.stream), "cudaEventRecord");
-    ++l.pending_marks;
+    const auto done = [&](std::size_t slot) { return cudaEventQuery(l.marks[slot]) == cudaSuccess; };
+    const std::size_t slot = l.ring.claim(
+        done, [this] { completed_(); },
+        [&](std::size_t oldest) {
+          wait_until(
+              l, [&] { return cudaEventQuery(l.marks[oldest]); }, "NCCL operation");
+        });
+    check(cudaEventRecord(l.marks[slot], l.stream), "cudaEventRecord");
   }
 }
 
 void NcclBackend::reap(Local& l) {
-  while (l.pending_marks > 0 && cudaEventQuery(l.marks[l.first_mark]) == cudaSuccess) {
-    l.first_mark = (l.first_mark + 1) % kMarks;
-    --l.pending_marks;
-    completed_();
-  }
+  l.ring.reap([&](std::size_t slot) { return cudaEventQuery(l.marks[slot]) == cudaSuccess; }, [this] { completed_(); });
 }
 
 bool NcclBackend::stall(int j) {
@@ -442,13 +472,29 @@ bool NcclBackend::stall(int j) {
   return true;
 }
 
-void NcclBackend::drop_graphs() {
-  for (auto& l : locals_)
-    if (l.graph) {
-      cudaGraphExecDestroy(l.graph);
-      l.graph = nullptr;
-    }
+// Every graph holding NCCL kernels (under comm_mu_): a graph destroyed while
+// it runs is freed when it completes (cudaGraphExecDestroy).
+void NcclBackend::destroy_graphs() {
+  for (auto& l : locals_) {
+    cudaSetDevice(l.device);
+    for (cudaGraphExec_t* g : {&l.graph, &l.loop})
+      if (*g) {
+        cudaGraphExecDestroy(*g);
+        *g = nullptr;
+      }
+  }
   graph_args_.clear();
+}
+
+// Launches l's graph unless the watchdog thread aborted (and destroyed it).
+void NcclBackend::launch_graph(Local& l, cudaGraphExec_t Local::*exec) {
+  std::unique_lock<std::mutex> lock(comm_mu_);
+  if (aborted_) {
+    lock.unlock();
+    park();
+  }
+  check(cudaSetDevice(l.device), "cudaSetDevice");
+  check(cudaGraphLaunch(l.*exec, l.stream), "cudaGraphLaunch");
 }
 
 // Every local rank's part of one operation (pingpong: both phases).
@@ -477,20 +523,42 @@ void NcclBackend::end_capture(cudaGraphExec_t Local::*exec) {
   }
 }
 
-void NcclBackend::run_graph(std::span<const OpArgs> args) {
-  if (!same_args(graph_args_, args)) {
-    // New arguments: this call runs directly (NCCL may connect peers on first
-    // use, which cannot happen inside a capture), then the operation is captured.
-    drop_graphs();
-    issue_all(args);
-    synchronize();
-    begin_capture();
-    issue_all(args);
-    end_capture(&Local::graph);
-    graph_args_.assign(args.begin(), args.end());
-    return;
+// New arguments: the operation runs directly (NCCL may connect peers on
+// first use, which cannot happen inside a capture), then it is captured.
+void NcclBackend::capture_graph(std::span<const OpArgs> args) {
+  drop_graph();
+  issue_all(args);
+  synchronize();
+  begin_capture();
+  issue_all(args);
+  end_capture(&Local::graph);
+  graph_args_.assign(args.begin(), args.end());
+}
+
+// run() and prepare() per the capture plan (graph_action): an operation
+// never runs twice, and a timed run() after prepare() is a graph launch.
+void NcclBackend::act(std::span<const OpArgs> args, bool preparing) {
+  switch (graph_action(options_.graph, capturing_, same_args(graph_args_, args), preparing)) {
+    case GraphAction::issue: issue_all(args); break;
+    case GraphAction::capture: capture_graph(args); break;
+    case GraphAction::launch:
+      for (auto& l : locals_) launch_graph(l, &Local::graph);
+      break;
+    case GraphAction::nothing: break;
   }
-  for (auto& l : locals_) check(cudaGraphLaunch(l.graph, l.stream), "cudaGraphLaunch");
+}
+
+void NcclBackend::prepare(std::span<const OpArgs> args) { act(args, true); }
+
+void NcclBackend::drop_graph() {
+  std::lock_guard<std::mutex> lock(comm_mu_);
+  for (auto& l : locals_)
+    if (l.graph) {
+      cudaSetDevice(l.device);
+      cudaGraphExecDestroy(l.graph);
+      l.graph = nullptr;
+    }
+  graph_args_.clear();
 }
 
 void NcclBackend::synchronize() {
@@ -505,13 +573,8 @@ Offset NcclBackend::in_place_recv(const Collective& c) const {
 }
 
 void NcclBackend::run(std::span<const OpArgs> args) {
-  if (capturing_) return issue_all(args);  // the timed loop of -G: captured as it is issued
-  if (options_.graph) {
-    run_graph(args);
-  } else {
-    issue_all(args);
-  }
-  if (completed_) mark(mark_stride(args.front()));
+  act(args, false);
+  if (completed_ && !capturing_) mark(mark_stride(args.front()));  // no event in the -G loop's capture
 }
 
 // ncclAlltoAll, ncclGather and ncclScatter exist from NCCL 2.28 (the library
@@ -525,11 +588,15 @@ bool NcclBackend::native_rooted_and_alltoall() const {
 }
 
 bool NcclBackend::capture_begin() {
-  for (auto& l : locals_)
-    if (l.loop) {
-      cudaGraphExecDestroy(l.loop);
-      l.loop = nullptr;
-    }
+  {
+    std::lock_guard<std::mutex> lock(comm_mu_);
+    for (auto& l : locals_)
+      if (l.loop) {
+        cudaSetDevice(l.device);
+        cudaGraphExecDestroy(l.loop);
+        l.loop = nullptr;
+      }
+  }
   begin_capture();
   capturing_ = true;
   return true;
@@ -542,10 +609,7 @@ void NcclBackend::capture_end() {
 
 void NcclBackend::capture_launch(int times) {
   for (int t = 0; t < times; ++t) {
-    for (auto& l : locals_) {
-      check(cudaSetDevice(l.device), "cudaSetDevice");
-      check(cudaGraphLaunch(l.loop, l.stream), "cudaGraphLaunch");
-    }
+    for (auto& l : locals_) launch_graph(l, &Local::loop);
     if (completed_) mark(1);  // each launch is the -n operations
   }
 }
@@ -567,16 +631,32 @@ double NcclBackend::stop_clock() {
   return most_ms * 1e-3;
 }
 
+// Graphs first (NCCL >= 2.26 waits for them), then ncclCommAbort, the whole
+// bounded by kAbortSeconds: an abort that does not return is reported and left
+// behind (the destructor then touches nothing). Called by the watchdog thread
+// or by the thread that saw an asynchronous error; the first call aborts.
 std::string NcclBackend::abort() {
-  std::lock_guard<std::mutex> lock(comm_mu_);
-  aborted_ = true;
-  int aborted = 0;
-  for (auto& l : locals_)
-    if (l.comm && ncclCommAbort(l.comm) == ncclSuccess) {
-      l.comm = nullptr;
-      ++aborted;
-    }
-  return "ncclCommAbort on " + std::to_string(aborted) + " communicator(s)";
+  {
+    std::lock_guard<std::mutex> lock(comm_mu_);
+    if (aborted_) return "already aborted";
+    aborted_ = true;
+  }
+  const auto done = run_with_deadline(
+      [this] {
+        std::lock_guard<std::mutex> lock(comm_mu_);
+        destroy_graphs();
+        int aborted = 0;
+        for (auto& l : locals_)
+          if (l.comm && ncclCommAbort(l.comm) == ncclSuccess) {
+            l.comm = nullptr;
+            ++aborted;
+          }
+        return "ncclCommAbort on " + std::to_string(aborted) + " communicator(s)";
+      },
+      kAbortSeconds);
+  if (done) return *done;
+  abort_stuck_.store(true);
+  return "ncclCommAbort did not return within " + std::to_string(kAbortSeconds) + " s; left behind";
 }
 
 // The lines NCCL added to this process's log since the last read.

@@ -16,6 +16,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "collectives/backend.hpp"
+#include "collectives/nccl/nccl_lifecycle.hpp"
 #include "collectives/nccl/nccl_log.hpp"
 #include "kernels/cuda/device_memory.hpp"
 
@@ -76,8 +78,11 @@ class NcclBackend final : public Backend {
   int local_ranks() const override { return static_cast<int>(locals_.size()); }
   std::vector<int> devices() const override { return options_.devices; }
   void run(std::span<const OpArgs> args) override;
+  void prepare(std::span<const OpArgs> args) override;
   void synchronize() override;
   Offset in_place_recv(const Collective& c) const override;
+  // ncclBroadcast copies the root's send buffer into its receive buffer: that copy is checked.
+  bool root_result_in_send(const Collective&) const override { return false; }
   void start_clock() override;
   double stop_clock() override;
   bool capture_begin() override;
@@ -86,6 +91,8 @@ class NcclBackend final : public Backend {
   double clock_resolution_s() const override { return 0.5e-6; }  // cudaEventElapsedTime's, per the CUDA docs
   std::size_t max_count() const override { return std::size_t{1} << 40; }
   std::string abort() override;
+  static constexpr double kAbortSeconds = 5;  // how long abort() waits for ncclCommAbort
+  static constexpr std::size_t kMarks = 64;
   bool asynchronous() const override { return true; }
   void on_completion(std::function<void()> f) override { completed_ = std::move(f); }
   bool stall(int j) override;
@@ -116,16 +123,18 @@ class NcclBackend final : public Backend {
     // Completion marks for the watchdog: a ring of events recorded after
     // every few operations, reaped (one heartbeat each) as they complete.
     std::vector<cudaEvent_t> marks;
-    std::size_t first_mark = 0, pending_marks = 0;
+    MarkRing ring{kMarks};
   };
-  static constexpr std::size_t kMarks = 64;
   void issue(std::span<const OpArgs> args, int phase);
   void enqueue(const OpArgs& a, const Local& l, int phase);
   void issue_all(std::span<const OpArgs> args);
   void begin_capture();
   void end_capture(cudaGraphExec_t Local::*exec);
-  void run_graph(std::span<const OpArgs> args);
-  void drop_graphs();
+  void act(std::span<const OpArgs> args, bool preparing);
+  void capture_graph(std::span<const OpArgs> args);
+  void drop_graph();      // the per-operation graph (new arguments)
+  void destroy_graphs();  // every graph, under comm_mu_
+  void launch_graph(Local& l, cudaGraphExec_t Local::*exec);
   ncclResult_t async_state(const Local& l);
   void check_async(Local& l);
   template <class Query>
@@ -142,11 +151,12 @@ class NcclBackend final : public Backend {
   bool capturing_ = false;          // run() issues into the loop's capture
   NcclTransports seen_;
   std::streamoff log_offset_ = 0;
-  std::string log_carry_;            // a partial last line
-  std::function<void()> completed_;  // the watchdog's heartbeat ("" = no marks)
-  unsigned long issued_ = 0;         // operations run(), for the mark stride
-  std::mutex comm_mu_;               // abort() (watchdog thread) vs polling (the sweep's)
-  bool aborted_ = false;             // under comm_mu_
+  std::string log_carry_;                 // a partial last line
+  std::function<void()> completed_;       // the watchdog's heartbeat ("" = no marks)
+  unsigned long issued_ = 0;              // operations run(), for the mark stride
+  std::mutex comm_mu_;                    // abort() (watchdog thread) vs polling (the sweep's)
+  bool aborted_ = false;                  // under comm_mu_
+  std::atomic<bool> abort_stuck_{false};  // ncclCommAbort overran its deadline: teardown touches nothing
 };
 
 }  // namespace ccb

@@ -14,7 +14,12 @@ std::vector<std::pair<std::string, std::string>> nccl_path_environment(PathReque
     case PathRequest::nvlink: return {{"NCCL_P2P_LEVEL", "NVL"}};
     case PathRequest::pcie: return {{"NCCL_P2P_LEVEL", "PHB"}, {"NCCL_NVLS_ENABLE", "0"}};
     case PathRequest::shm: return {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_NVLS_ENABLE", "0"}};
-    case PathRequest::rdma: return {{"NCCL_NET", "IB"}};
+    // Not NCCL_NET=IB: that name excludes the network plugins clusters run
+    // (aws-ofi-nccl's Libfabric, HPC-X's IBext, GCP's gIB) and init fails
+    // there. NCCL prefers a plugin, then IB verbs, and falls back to sockets
+    // only when neither initialises: that fallback is seen in the log
+    // (path_mismatch: "requested rdma, but NCCL used tcp").
+    case PathRequest::rdma: return {{"NCCL_IB_DISABLE", "0"}};
     case PathRequest::tcp: return {{"NCCL_NET", "Socket"}, {"NCCL_IB_DISABLE", "1"}};
     case PathRequest::automatic: break;
   }

@@ -12,7 +12,8 @@ namespace ccb {
 //   nvlink  NCCL_P2P_LEVEL=NVL                          (peer access over NVLink only)
 //   pcie    NCCL_P2P_LEVEL=PHB, NCCL_NVLS_ENABLE=0      (peer access across PCIe)
 //   shm     NCCL_P2P_DISABLE=1, NCCL_NVLS_ENABLE=0      (through host shared memory)
-//   rdma    NCCL_NET=IB                                 (InfiniBand / RoCE verbs)
+//   rdma    NCCL_IB_DISABLE=0                           (IB verbs or the cluster's RDMA
+//                                                        plugin; a socket fallback is a path warning)
 //   tcp     NCCL_NET=Socket, NCCL_IB_DISABLE=1          (sockets)
 std::vector<std::pair<std::string, std::string>> nccl_path_environment(PathRequest path);
 

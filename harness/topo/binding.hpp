@@ -34,8 +34,11 @@ BindPlan plan_binding(const NodeTopology& t, BindPolicy policy, int local, const
 // (-1: not bound) and that uses GPU `gpu` (-1: none): one sentence each.
 std::vector<std::string> binding_warnings(const NodeTopology& t, const std::vector<int>& cpus, int mem_numa, int gpu);
 
-// This process, on this machine (hwloc): its CPU binding, and binding to a
-// plan (CPUs, and memory to the plan's NUMA node). Returns "" or what failed.
+// The calling thread (the one that measures), on this machine (hwloc): its
+// CPU binding, and binding to a plan (CPUs, and memory to the plan's NUMA
+// node). Returns "" or what failed. Only this thread moves: the binding comes
+// after the backend's init, and a process-wide one would pile NCCL's proxy
+// threads (and MPI's) onto the measuring core, where they starve.
 std::vector<int> current_cpu_binding();
 std::string apply_binding(const BindPlan& plan);
 

@@ -18,7 +18,7 @@ std::vector<int> current_cpu_binding() {
   if (hwloc_topology_init(&topo) != 0) return out;
   if (hwloc_topology_load(topo) == 0) {
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
+    if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD) == 0) {
       for (int c = hwloc_bitmap_first(set); c >= 0; c = hwloc_bitmap_next(set, c)) out.push_back(c);
     }
     hwloc_bitmap_free(set);
@@ -36,13 +36,13 @@ std::string apply_binding(const BindPlan& plan) {
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   if (error.empty()) {
     hwloc_bitmap_list_sscanf(set, plan.cpus.c_str());
-    if (hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) != 0)
+    if (hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD) != 0)
       error = fmt::format("cannot bind to cpus {} ({})", plan.cpus, std::strerror(errno));
   }
   if (error.empty() && plan.numa >= 0) {
     hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
     hwloc_bitmap_only(nodes, static_cast<unsigned>(plan.numa));
-    if (hwloc_set_membind(topo, nodes, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET) != 0)
+    if (hwloc_set_membind(topo, nodes, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_THREAD | HWLOC_MEMBIND_BYNODESET) != 0)
       error = fmt::format("cannot bind memory to NUMA node {} ({})", plan.numa, std::strerror(errno));
     hwloc_bitmap_free(nodes);
   }

@@ -13,7 +13,7 @@ TEST(NcclEnv, PathTable) {
   EXPECT_EQ(nccl_path_environment(PathRequest::nvlink), (V{{"NCCL_P2P_LEVEL", "NVL"}}));
   EXPECT_EQ(nccl_path_environment(PathRequest::pcie), (V{{"NCCL_P2P_LEVEL", "PHB"}, {"NCCL_NVLS_ENABLE", "0"}}));
   EXPECT_EQ(nccl_path_environment(PathRequest::shm), (V{{"NCCL_P2P_DISABLE", "1"}, {"NCCL_NVLS_ENABLE", "0"}}));
-  EXPECT_EQ(nccl_path_environment(PathRequest::rdma), (V{{"NCCL_NET", "IB"}}));
+  EXPECT_EQ(nccl_path_environment(PathRequest::rdma), (V{{"NCCL_IB_DISABLE", "0"}}));  // no plugin named
   EXPECT_EQ(nccl_path_environment(PathRequest::tcp), (V{{"NCCL_NET", "Socket"}, {"NCCL_IB_DISABLE", "1"}}));
 }
 

@@ -53,6 +53,7 @@ TEST(NcclLog, TransportClasses) {
   EXPECT_EQ(transport_class("NET/IBext_v8/1"), "rdma");
   EXPECT_EQ(transport_class("NET/Socket/0"), "tcp");
   EXPECT_EQ(transport_class("NET/AWS Libfabric/0"), "rdma");
+  EXPECT_EQ(transport_class("NET/gIB/0/GDRDMA"), "rdma");
   EXPECT_EQ(transport_class("NET/FastSock/1"), "net");
   EXPECT_EQ(transport_class("something"), "other");
 }
@@ -145,6 +146,9 @@ TEST(NcclLog, PathMismatch) {
   EXPECT_EQ(path_mismatch(PathRequest::rdma, {"tcp", "p2p"}, 2),
             "requested rdma, but NCCL used tcp (observed: p2p, tcp)");
   EXPECT_EQ(path_mismatch(PathRequest::rdma, {"p2p"}, 1), "requested rdma, but no connection used it (observed: p2p)");
+  // A plugin of unknown name is allowed, and no evidence of RDMA.
+  EXPECT_EQ(path_mismatch(PathRequest::rdma, {"net", "p2p"}, 2),
+            "requested rdma, but no connection used it (observed: net, p2p)");
   EXPECT_EQ(path_mismatch(PathRequest::nvlink, {"p2p", "nvls"}, 1), "");
   EXPECT_EQ(path_mismatch(PathRequest::nvlink, {"shm"}, 1), "requested nvlink, but NCCL used shm (observed: shm)");
   EXPECT_EQ(path_mismatch(PathRequest::nvlink, {"p2p", "rdma"}, 2), "");  // across nodes a network is expected

@@ -1,0 +1,79 @@
+// The parts of the NCCL backend's life that are pure logic, kept apart from
+// CUDA so that they are unit-tested on a machine without a GPU: the order of
+// teardown, and the ring of completion marks that feeds the watchdog.
+#pragma once
+#include <cstddef>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+namespace ccb {
+
+// What NcclBackend releases, in this order (nccl_teardown_steps):
+//   graphs          every CUDA graph holding NCCL kernels (the per-operation
+//                   graph and the -G timed loop): since NCCL 2.26
+//                   ncclCommDestroy and ncclCommAbort wait until those graphs
+//                   are destroyed, so they go first or the process hangs;
+//   drain_streams   wait for issued work (skipped after an abort: an aborted
+//                   communicator's stream may never drain);
+//   buffers         deregistered from and freed before their communicators;
+//   communicators   ncclCommDestroy (not after an abort, which freed them);
+//   events_streams  CUDA events and streams.
+enum class TeardownStep { graphs, drain_streams, buffers, communicators, events_streams };
+std::vector<TeardownStep> nccl_teardown_steps(bool aborted);
+std::string_view teardown_step_name(TeardownStep s);
+
+// The capture plan of -G: what run() (or prepare(), before a timed run) does
+// with one operation's arguments.
+//   issue    enqueue it (no -G; or the -G timed loop being captured)
+//   capture  new arguments: run once directly (NCCL connects peers on first
+//            use, which a capture cannot hold), then capture it as a graph
+//   launch   replay the graph captured for these arguments
+//   nothing  prepare() with nothing to build
+// prepare() captures new arguments so that the timed run() is a launch: a
+// per-iteration sample never times a capture and an instantiation.
+enum class GraphAction { issue, capture, launch, nothing };
+GraphAction graph_action(bool graph_mode, bool capturing_loop, bool captured_these_args, bool preparing);
+
+// Completion marks: an event recorded on a GPU's stream after every few
+// operations, reaped in order as they complete, one heartbeat each. When
+// every slot is pending the next mark waits for the oldest (it never skips):
+// the host is then at most capacity x stride operations ahead of completed
+// work, so the watchdog sees progress every stride operations however far
+// ahead the host ran (a skipped mark left (D - capacity) operations with no
+// heartbeat, and -T fired on work that was running).
+class MarkRing {
+ public:
+  explicit MarkRing(std::size_t capacity) : capacity_(capacity) {}
+  std::size_t capacity() const { return capacity_; }
+  std::size_t pending() const { return pending_; }
+  // Reaps completed marks oldest first: done(slot) says whether the mark in
+  // `slot` completed; beat() runs once per reaped mark.
+  template <class Done, class Beat>
+  void reap(Done done, Beat beat) {
+    while (pending_ > 0 && done(first_)) {
+      first_ = (first_ + 1) % capacity_;
+      --pending_;
+      beat();
+    }
+  }
+  // The slot for the next mark. With every slot pending, wait(slot) first
+  // blocks until the oldest mark completed, which is then reaped.
+  template <class Done, class Beat, class Wait>
+  std::size_t claim(Done done, Beat beat, Wait wait) {
+    if (pending_ == capacity_) {
+      wait(first_);
+      reap(done, beat);
+      if (pending_ == capacity_) throw std::logic_error("MarkRing::claim: the oldest mark did not complete");
+    }
+    const std::size_t slot = (first_ + pending_) % capacity_;
+    ++pending_;
+    return slot;
+  }
+
+ private:
+  std::size_t capacity_;
+  std::size_t first_ = 0, pending_ = 0;
+};
+
+}  // namespace ccb

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# scripts/gpu-check-steps.sh without a GPU: every step of the GPU check ends
+# within its bound whatever hangs (a step that ignores SIGTERM is killed), a
+# missing binary, an exhausted budget and a check that finds nothing each fail
+# with one line, and a passing step passes.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$(mktemp -d /tmp/ccbench-gpusteps.XXXXXX)
+trap 'rm -rf "$OUT"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+export STEP_KILL_AFTER=1 GPU_CHECK_BUDGET=30
+. "$root/scripts/gpu-check-steps.sh"
+
+step passes 5 true || fail "a passing step failed"
+start=$SECONDS
+step ignores_sigterm 1 bash -c 'trap "" TERM; sleep 60' && fail "a hung step passed"
+[ $((SECONDS - start)) -le 5 ] || fail "a step that ignores SIGTERM ran $((SECONDS - start)) s past a 1 s bound"
+step exits_3 5 bash -c 'exit 3' && fail "a failing step passed"
+built missing "$OUT/no-such-binary" && fail "a missing binary passed"
+echo "nothing here" > "$OUT/log"
+expect_in empty_check "$OUT/log" 'ncclCommAbort' "ncclCommAbort in the log" && fail "a check that found nothing passed"
+expect_in found "$OUT/log" 'nothing' "the word" || fail "a check that found its line failed"
+BUDGET=$SECONDS
+step no_budget 5 true && fail "a step without budget passed"
+
+summary=$(printf '%s\n' "${SUMMARY[@]}")
+echo "$summary"
+for want in "passes +ok" "ignores_sigterm +FAILED \\(over its 1 s\\)" "exits_3 +FAILED \\(exit 3\\)" \
+            "missing +FAILED \\(not built" "empty_check +FAILED \\(ncclCommAbort in the log not found\\)" \
+            "no_budget +FAILED \\(no budget left\\)"; do
+  echo "$summary" | grep -Eq "^$want" || fail "no summary line '$want'"
+done
+[ "$(echo "$summary" | grep -c FAILED)" -eq 5 ] || fail "expected 5 FAILED lines"
+echo PASS
