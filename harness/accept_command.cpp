@@ -213,17 +213,37 @@ RepeatResult parse_repeat(int code, const std::string& jsonl) {
 
 }  // namespace
 
+// Every repeat of one group's check. A sweep's repeats share one backend
+// (one set of NCCL communicators: ncclCommInitRank costs seconds to tens of
+// seconds at 1,000 GPUs), torn down after the last repeat under a watchdog
+// of the check's timeout.
 nlohmann::json group_repeats(const AcceptArgs& args, const Check& c, Config& cfg, const Comm& group,
                              const std::string& nccl_log) {
   nlohmann::json repeats = nlohmann::json::array();
+  std::unique_ptr<Backend> backend;
+  if (!c.io) {
+    backend = agreed_backend(cfg, group, nccl_log);
+    if (!backend) {
+      if (group.rank() == 0) repeats.push_back({{"code", kExitUsage}, {"jsonl", ""}});
+      return repeats;
+    }
+  }
   for (int k = 0; k < c.repeats; ++k) {
     cfg.observe_path = k == 0;
     cfg.observe_path_note = "observed on the first repeat of this group (raw file rep1)";
     CollectingWriter collect;
-    const int code =
-        c.io ? run_io(io_check_args(c, args.spec.file), group, &collect) : run_sweep(cfg, group, nccl_log, &collect);
+    const int code = c.io ? run_io(io_check_args(c, args.spec.file), group, &collect)
+                          : run_sweep_on(*backend, cfg, group, nccl_log, &collect);
     if (group.rank() == 0) repeats.push_back({{"code", code}, {"jsonl", collect.text}});
     if (code == kExitSignal + SIGINT || code == kExitSignal + SIGTERM || code == kExitSignal + SIGHUP) break;
+  }
+  if (backend) {  // signals stay with the accept loop, which writes the verdicts
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    Watchdog teardown(cfg.timeout_s, group.rank(), host, {}, Watchdog::Watches::control_plane);
+    teardown.set_exit_code(cfg.timeout_exit_code);
+    teardown.teardown_begins();
+    backend.reset();
   }
   return repeats;
 }

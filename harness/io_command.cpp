@@ -1,5 +1,6 @@
 #include "harness/cli_errors.hpp"
 #include "harness/io_command.hpp"
+#include "harness/run_outputs.hpp"
 #include "harness/run_exports.hpp"
 
 #include <fmt/format.h>
@@ -289,72 +290,62 @@ std::optional<IoArgs> parse_io(int argc, const char* const* argv) {
   return a;
 }
 
-int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
-  const IoOptions& o = args.options;
-  const int rank = comm.rank();
-  FreeSpace space;
-  Faults faults;
-  // Everything that can be refused is checked before the first byte is written.
-  if (!every_rank_passes(comm, [&] {
-        check_target_dir(o.dir);
-        space = free_space(o.dir);
-        const std::uint64_t needed = bytes_needed(o, space.shared ? comm.size() : comm.local_size());
-        if (space.available < needed) {
-          const int ranks = space.shared ? comm.size() : comm.local_size();
-          throw UsageError(
-              fmt::format("io {}: the plan needs {} bytes free ({} {} rank{}), {} are available on this {} "
-                          "file system: use a smaller --file-size or --files",
-                          o.dir, needed == kSaturated ? std::string("more than 2^64") : std::to_string(needed),
-                          space.shared ? "the whole job's" : "this node's", ranks, ranks == 1 ? "" : "s",
-                          space.available, space.fs_type));
-        }
-        const std::uint64_t inodes = inodes_needed(o, space.shared ? comm.size() : comm.local_size());
-        if (space.inodes_available < inodes)
-          throw UsageError(
-              fmt::format("io {}: the plan creates {} files and folders, {} inodes are free on this {} file "
-                          "system: use fewer --files",
-                          o.dir, inodes, space.inodes_available, space.fs_type));
-        if (o.memory != IoMemory::pageable)
-          if (const std::string why = io_gpu_unavailable(); !why.empty())
-            throw UsageError(fmt::format("--memory {}: needs a GPU: {}", name(o.memory), why));
-        try {
-          make_engine(o.engine, o.queue_depth);
-        } catch (const std::runtime_error& e) {
-          throw UsageError(fmt::format("--engine {}: {}", name(o.engine), e.what()));
-        }
-        faults = faults_from_environment();
-      }))
-    return kExitUsage;
+namespace {
 
+// Everything that can be refused, checked on every rank before the first
+// byte is written (throws UsageError): room and inodes for the plan, a GPU
+// for --memory pinned/device, the engine.
+void check_io_plan(const IoOptions& o, const Comm& comm, FreeSpace& space, Faults& faults) {
+  check_target_dir(o.dir);
+  space = free_space(o.dir);
+  const int ranks = space.shared ? comm.size() : comm.local_size();
+  const std::uint64_t needed = bytes_needed(o, ranks);
+  if (space.available < needed)
+    throw UsageError(
+        fmt::format("io {}: the plan needs {} bytes free ({} {} rank{}), {} are available on this {} "
+                    "file system: use a smaller --file-size or --files",
+                    o.dir, needed == kSaturated ? std::string("more than 2^64") : std::to_string(needed),
+                    space.shared ? "the whole job's" : "this node's", ranks, ranks == 1 ? "" : "s", space.available,
+                    space.fs_type));
+  const std::uint64_t inodes = inodes_needed(o, ranks);
+  if (space.inodes_available < inodes)
+    throw UsageError(
+        fmt::format("io {}: the plan creates {} files and folders, {} inodes are free on this {} file "
+                    "system: use fewer --files",
+                    o.dir, inodes, space.inodes_available, space.fs_type));
+  if (o.memory != IoMemory::pageable)
+    if (const std::string why = io_gpu_unavailable(); !why.empty())
+      throw UsageError(fmt::format("--memory {}: needs a GPU: {}", name(o.memory), why));
+  try {
+    make_engine(o.engine, o.queue_depth);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(fmt::format("--engine {}: {}", name(o.engine), e.what()));
+  }
+  faults = faults_from_environment();
+}
+
+// Rank 0's writers, every output checked before any is created.
+std::vector<std::unique_ptr<Writer>> open_io_writers(const IoArgs& args) {
   std::vector<std::unique_ptr<Writer>> writers;
-  if (!every_rank_passes(comm, [&] {
-        if (rank != 0) return;
-        check_distinct_paths({{"-J/--json", args.json_path},
-                              {"--csv", args.csv_path},
-                              {"--history", args.history_db},
-                              {"--prom", args.prom_path}},
-                             {});
-        if (!args.json_path.empty()) check_output_writable("-J/--json", args.json_path);
-        if (!args.csv_path.empty()) check_output_writable("--csv", args.csv_path);
-        const RunExports exports{args.history_db, args.prom_path, ""};
-        check_run_exports(exports);
-        if (exports.any()) writers.push_back(make_export_writer(exports));
-        if (args.table) writers.push_back(make_io_table_writer(stdout));
-        if (!args.json_path.empty()) writers.push_back(make_jsonl_writer(args.json_path));
-        if (!args.csv_path.empty()) writers.push_back(make_io_csv_writer(args.csv_path));
-      }))
-    return kExitUsage;
-  std::vector<Writer*> outputs;
-  for (auto& w : writers) outputs.push_back(w.get());
-  if (extra && rank == 0) outputs.push_back(extra);
+  check_distinct_paths({{"-J/--json", args.json_path},
+                        {"--csv", args.csv_path},
+                        {"--history", args.history_db},
+                        {"--prom", args.prom_path}},
+                       {});
+  if (!args.json_path.empty()) check_output_writable("-J/--json", args.json_path);
+  if (!args.csv_path.empty()) check_output_writable("--csv", args.csv_path);
+  const RunExports exports{args.history_db, args.prom_path, ""};
+  check_run_exports(exports);
+  if (exports.any()) writers.push_back(make_export_writer(exports));
+  if (args.table) writers.push_back(make_io_table_writer(stdout));
+  if (!args.json_path.empty()) writers.push_back(make_jsonl_writer(args.json_path));
+  if (!args.csv_path.empty()) writers.push_back(make_io_csv_writer(args.csv_path));
+  return writers;
+}
 
-  std::string stamp = utc_now_iso8601().substr(0, 19);
-  stamp.erase(std::remove_if(stamp.begin(), stamp.end(), [](char c) { return c == '-' || c == ':'; }), stamp.end());
-  const std::string folder = comm.all_strings(fmt::format("ccbench-io-{}-{}", stamp, getpid())).front();
-  std::unique_ptr<Workspace> ws;
-  if (!every_rank_passes(comm, [&] { ws = std::make_unique<Workspace>(o.dir, folder, o.keep); })) return kExitUsage;
-
-  install_stop_signals();
+// The run record of an io run.
+RunInfo describe_io_run(const IoArgs& args, const Comm& comm, const FreeSpace& space, const Workspace& ws) {
+  const IoOptions& o = args.options;
   RunInfo run;
   run.argv = args.argv;
   run.collective = "io";
@@ -367,12 +358,12 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
   run.check_iterations = o.check_passes;
   run.min_bytes = o.blocks.front();
   run.max_bytes = o.blocks.back();
-  const RankPlacement me = this_process(comm, {rank, comm.size(), {}});
+  const RankPlacement me = this_process(comm, {comm.rank(), comm.size(), {}});
   collect_run_info(comm, me, comm.size(), "", run);
   run.started_at = utc_now_iso8601();
   IoRunInfo info;
   info.target_dir = o.dir;
-  info.workspace = ws->path();
+  info.workspace = ws.path();
   info.fs_type = space.fs_type;
   info.engine = run.backend;
   info.memory = run.memory_kind;
@@ -389,53 +380,85 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
   info.dataset_files = o.dataset_files;
   info.time_per_size = o.time_per_size;
   run.io = info;
-  for (Writer* w : outputs) w->begin(run);
+  return run;
+}
 
-  IoRank io(o, *ws, rank, comm.local_rank(), faults.corrupts(rank), stop_requested);
-  EndInfo end;
-  end.status = "completed";
-  // A phase that fails on any rank (an I/O error) ends the run on every rank:
-  // the error is printed once, the files are removed, the exit code is 1.
-  constexpr std::string_view kStopped = "\x01stopped";  // a signal in setup: no rank reports it as a failure
-  const auto phase = [&](auto&& step) {
+// A step of every rank (create, prepare, time, finish, remove): one that
+// fails on any rank ends the run on every rank, the error printed once; a
+// signal during it is an interruption, not a failure. False: stop.
+class IoPhases {
+ public:
+  IoPhases(const Comm& comm, EndInfo& end) : comm_(comm), end_(end) {}
+  template <class Step>
+  bool operator()(Step&& step) {
     std::string error;
     try {
       step();
     } catch (const IoSetupStopped&) {
       error = kStopped;
-    } catch (const UsageError& e) {
-      error = e.what();
     } catch (const std::exception& e) {
       error = e.what();
     }
+    const int rank = comm_.rank();
     if (!error.empty() && rank != 0 && error != kStopped) error = fmt::format("on rank {}: {}", rank, error);
-    error = comm.agree_error(error);
+    error = comm_.agree_error(error);
+    if (error.empty()) return true;
+    std::vector<double> sig{static_cast<double>(stop_signal())};
+    comm_.max_inplace(sig);
     if (error == kStopped) {
-      std::vector<double> sig{static_cast<double>(stop_signal())};
-      comm.max_inplace(sig);
       const int s = std::max(1, static_cast<int>(sig[0]));
-      end.status = fmt::format("interrupted: {} during setup (files removed)", signal_name(s));
-      end.exit_code = kExitSignal + s;
-      if (rank == 0) fmt::print(stderr, "ccbench: io {}\n", terminal_safe(end.status));
+      end_.status = fmt::format("interrupted: {} during setup (files removed)", signal_name(s));
+      end_.exit_code = kExitSignal + s;
+    } else if (sig[0] > 0) {  // an error while a stop signal is pending is the signal's doing (a request it cut)
+      end_.status = fmt::format("interrupted: {} ({})", signal_name(static_cast<int>(sig[0])), error);
+      end_.exit_code = kExitSignal + static_cast<int>(sig[0]);
+    } else {
+      if (rank == 0) fmt::print(stderr, "ccbench: io failed: {}\n", terminal_safe(error));
+      end_.status = "failed: " + error;
+      end_.exit_code = kExitInternal;
       return false;
     }
-    if (!error.empty()) {
-      // An error while a stop signal is pending is the signal's doing (a
-      // request it cut): the run was interrupted, not failed.
-      std::vector<double> sig{static_cast<double>(stop_signal())};
-      comm.max_inplace(sig);
-      if (sig[0] > 0) {
-        end.status = fmt::format("interrupted: {} ({})", signal_name(static_cast<int>(sig[0])), error);
-        end.exit_code = kExitSignal + static_cast<int>(sig[0]);
-        if (rank == 0) fmt::print(stderr, "ccbench: io {}\n", terminal_safe(end.status));
-        return false;
-      }
-      if (rank == 0) fmt::print(stderr, "ccbench: io failed: {}\n", terminal_safe(error));
-      end.status = "failed: " + error;
-      end.exit_code = kExitInternal;
-    }
-    return error.empty();
-  };
+    if (rank == 0) fmt::print(stderr, "ccbench: io {}\n", terminal_safe(end_.status));
+    return false;
+  }
+
+ private:
+  static constexpr std::string_view kStopped = "\x01stopped";  // a signal in setup: no rank reports a failure
+  const Comm& comm_;
+  EndInfo& end_;
+};
+
+}  // namespace
+
+int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
+  const IoOptions& o = args.options;
+  const int rank = comm.rank();
+  FreeSpace space;
+  Faults faults;
+  if (!every_rank_passes(comm, [&] { check_io_plan(o, comm, space, faults); })) return kExitUsage;
+  std::vector<std::unique_ptr<Writer>> writers;
+  if (!every_rank_passes(comm, [&] {
+        if (rank == 0) writers = open_io_writers(args);
+      }))
+    return kExitUsage;
+  // The same outputs and end record as a sweep's (harness/run_outputs.hpp):
+  // an output that cannot be written stops the run at the next point.
+  RunOutputs outputs(rank, std::move(writers), extra);
+
+  std::string stamp = utc_now_iso8601().substr(0, 19);
+  stamp.erase(std::remove_if(stamp.begin(), stamp.end(), [](char c) { return c == '-' || c == ':'; }), stamp.end());
+  const std::string folder = comm.all_strings(fmt::format("ccbench-io-{}-{}", stamp, getpid())).front();
+  std::unique_ptr<Workspace> ws;
+  if (!every_rank_passes(comm, [&] { ws = std::make_unique<Workspace>(o.dir, folder, o.keep); })) return kExitUsage;
+
+  install_stop_signals();
+  outputs.begin(describe_io_run(args, comm, space, *ws));
+
+  IoRank io(o, *ws, rank, comm.local_rank(), faults.corrupts(rank), stop_requested);
+  EndInfo end;
+  end.status = "completed";
+  IoPhases phase(comm, end);
+  bool output_failed = false;
   for (IoPattern p : o.patterns) {
     for (std::size_t block : o.blocks) {
       IoRankResult mine;
@@ -449,31 +472,30 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
       if (rank == 0) {
         const PointRecord rec = make_record(o, p, block, all, comm.nodes());
         if (rec.out_of_place.wrong) end.wrong_total += *rec.out_of_place.wrong;
-        ++end.points;
-        for (Writer* w : outputs) w->point(rec);
+        outputs.point(rec);
       }
+      if ((output_failed = outputs.stop_for_output(comm))) break;
       if (sig[0] > 0) {
         end.status = fmt::format("interrupted: {}", signal_name(static_cast<int>(sig[0])));
         end.exit_code = kExitSignal + static_cast<int>(sig[0]);
         break;
       }
     }
-    if (end.exit_code != 0) break;
+    if (end.exit_code != 0 || output_failed) break;
   }
   ws->clean();
+  if (output_failed) return rank == 0 ? outputs.fail() : kExitOutput;
   if (end.exit_code == 0 && comm.sum(end.wrong_total) > 0) {
     end.exit_code = kExitWrongData;
     end.status = "wrong_data";
   }
-  end.ended_at = utc_now_iso8601();
-  end.avg_busbw_gbps = -1;
-  std::string output_error;
-  for (Writer* w : outputs) {
-    w->end(end);
-    if (output_error.empty()) output_error = w->error();
+  {
+    std::lock_guard<std::mutex> lock(outputs.lock());
+    end.points = outputs.end().points;
+    outputs.finish(end);
   }
-  if (rank == 0 && !output_error.empty()) {
-    fmt::print(stderr, "ccbench: output {}: results may be incomplete\n", terminal_safe(output_error));
+  if (rank == 0 && !outputs.error().empty()) {
+    fmt::print(stderr, "ccbench: cannot write {} (at the end record)\n", terminal_safe(outputs.error()));
     return kExitOutput;
   }
   return end.exit_code;

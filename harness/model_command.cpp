@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -400,32 +401,29 @@ struct Checked {
   bool fitted = true;        // false: the rules choose an algorithm the model has no fit of
 };
 
-int check_cmd(int argc, const char* const* argv) {
-  std::vector<std::string> args;
-  std::string targets = "15,30,70";
-  parse_subcommand("check", argc, argv, [&](CLI::App& app) {
-    app.add_option("args", args);
-    app.add_option("--targets", targets);
-  });
-  if (args.size() < 2) throw UsageError("model check: give the model file and one or more measured runs");
-  double target[3];
-  {
-    std::stringstream in(targets);
-    std::string item;
-    int i = 0;
-    while (std::getline(in, item, ',')) {
-      const auto v = parse_double(item);
-      if (i >= 3 || !v || *v < 0 || *v > 1000) i = 9;
-      else target[i++] = *v;
-    }
-    if (!targets.empty() && targets.back() == ',') i = 9;  // "15,30,70,": a fourth, empty target
-    if (i != 3)
-      throw UsageError(fmt::format("model check: --targets '{}': expected LARGE,SMALL,COVER in percent (15,30,70)",
-                                   terminal_safe(targets)));
+// --targets LARGE,SMALL,COVER in percent: median |error| at >= 1 MiB and
+// below, and the share of measurements the 90% intervals must hold.
+using CheckTargets = std::array<double, 3>;
+CheckTargets parse_check_targets(const std::string& targets) {
+  CheckTargets target{};
+  std::stringstream in(targets);
+  std::string item;
+  int i = 0;
+  while (std::getline(in, item, ',')) {
+    const auto v = parse_double(item);
+    if (i >= 3 || !v || *v < 0 || *v > 1000) i = 9;
+    else target[static_cast<std::size_t>(i++)] = *v;
   }
-  const std::string file = args.front();
-  const Model m = model_from_json(read_model_file(file), file);
-  const std::vector<ResultSet> runs = load_measured_runs({args.begin() + 1, args.end()}, "model check");
+  if (!targets.empty() && targets.back() == ',') i = 9;  // "15,30,70,": a fourth, empty target
+  if (i != 3)
+    throw UsageError(fmt::format("model check: --targets '{}': expected LARGE,SMALL,COVER in percent (15,30,70)",
+                                 terminal_safe(targets)));
+  return target;
+}
+
+// Every measured point of `runs` a series of `m` predicts, with its prediction.
+std::vector<Checked> checked_rows(const Model& m, const std::vector<ResultSet>& runs,
+                                  std::set<std::string>& forced_fits) {
   // Measured points by scale, then each scale predicted at its sizes.
   std::map<std::pair<int, int>, std::vector<const ImportedPoint*>> by_scale;
   for (const ResultSet& r : runs)
@@ -433,7 +431,6 @@ int check_cmd(int argc, const char* const* argv) {
       if (p.ranks >= 2 && p.time_us > 0 && p.bytes > 0)
         by_scale[{p.ranks, p.nodes}].push_back(&p);  // 0 B: nothing to score
   std::vector<Checked> rows;
-  std::set<std::string> forced_fits;  // the forced algorithms whose fits predicted rows (said once, not per row)
   for (const auto& [scale, points] : by_scale) {
     std::vector<std::uint64_t> sizes;
     for (const ImportedPoint* p : points) sizes.push_back(p->bytes);
@@ -455,10 +452,12 @@ int check_cmd(int argc, const char* const* argv) {
       }
     }
   }
-  if (rows.empty())
-    throw UsageError(
-        "model check: no measured point matches a series of the model (collective, dtype, op, path, memory, in-place, "
-        "forced algorithm)");
+  return rows;
+}
+
+// The table and its summary against the targets; met: every target held.
+std::string check_report(const std::string& file, const std::vector<Checked>& rows,
+                         const std::set<std::string>& forced_fits, const CheckTargets& target, bool& met) {
   std::string out = fmt::format("# ccbench model check: {} against {} measured point(s)\n", file, rows.size());
   if (!forced_fits.empty())
     out += fmt::format("# predicted from the fits of runs that forced {}\n", fmt::join(forced_fits, ", "));
@@ -487,7 +486,6 @@ int check_cmd(int argc, const char* const* argv) {
                        r.series, r.switched.empty() ? "" : " [switch]");
     if (!r.switched.empty()) ++switches[r.switched];
   }
-  bool met = true;
   const auto median_line = [&](const char* what, std::vector<double> v, double limit) {
     if (v.empty()) return fmt::format("#   {}: no points\n", what);
     std::sort(v.begin(), v.end());
@@ -516,6 +514,29 @@ int check_cmd(int argc, const char* const* argv) {
   for (const auto& [what, n] : switches)
     out += fmt::format("#   [switch] {} point{}: NCCL ran {} (a switch the model does not know)\n", n,
                        n == 1 ? "" : "s", terminal_safe(what));
+  return out;
+}
+
+int check_cmd(int argc, const char* const* argv) {
+  std::vector<std::string> args;
+  std::string targets = "15,30,70";
+  parse_subcommand("check", argc, argv, [&](CLI::App& app) {
+    app.add_option("args", args);
+    app.add_option("--targets", targets);
+  });
+  if (args.size() < 2) throw UsageError("model check: give the model file and one or more measured runs");
+  const CheckTargets target = parse_check_targets(targets);
+  const std::string file = args.front();
+  const Model m = model_from_json(read_model_file(file), file);
+  const std::vector<ResultSet> runs = load_measured_runs({args.begin() + 1, args.end()}, "model check");
+  std::set<std::string> forced_fits;  // the forced algorithms whose fits predicted rows (said once, not per row)
+  const std::vector<Checked> rows = checked_rows(m, runs, forced_fits);
+  if (rows.empty())
+    throw UsageError(
+        "model check: no measured point matches a series of the model (collective, dtype, op, path, memory, in-place, "
+        "forced algorithm)");
+  bool met = true;
+  const std::string out = check_report(file, rows, forced_fits, target, met);
   const int code = print_or_fail(terminal_safe_lines(out));
   return code != kExitOk ? code : met ? kExitOk : kExitRejected;
 }

@@ -37,6 +37,7 @@
 #include "harness/watchdog.hpp"
 #include "results/writers.hpp"
 #include "harness/cpu_load.hpp"
+#include "harness/run_outputs.hpp"
 
 namespace ccb {
 namespace {
@@ -377,11 +378,243 @@ void inject_faults(const Faults& faults, Backend& backend, std::size_t bytes) {
   }
 }
 
+// One sweep from its plan to its end record: the state the steps share.
+// Its destructor is the teardown, written once for every way a sweep ends:
+// the buffers, then (when the sweep owns it) the backend, while the watchdog
+// still runs (Watchdog::teardown_begins), so that a teardown that hangs is
+// bounded as an operation is.
+class Sweep {
+ public:
+  Sweep(const Config& requested, const Comm& comm, Backend& backend, std::unique_ptr<Backend>* owned,
+        const std::string& nccl_log)
+      : cfg_(requested), comm_(comm), backend_(backend), owned_(owned), nccl_log_(nccl_log), rank_(comm.rank()) {
+    if (cfg_.warmup_order == WarmUpOrder::automatic)  // nccl-tests' order on nccl, OSU's and IMB's on mpi
+      cfg_.warmup_order = backend.name() == "nccl" ? WarmUpOrder::sizes_first : WarmUpOrder::per_point;
+  }
+  ~Sweep() {
+    if (watchdog_) watchdog_->teardown_begins();
+    buffers_.release();
+    backend_.on_completion({});  // a kept backend must not call this sweep's watchdog
+    if (owned_) owned_->reset();
+  }
+  Sweep(const Sweep&) = delete;
+  Sweep& operator=(const Sweep&) = delete;
+
+  // Plan, faults, binding, buffers, outputs: kExitOk, or kExitUsage on every rank.
+  int prepare(Writer* extra);
+  // Every point, then the end record; the exit code.
+  int run();
+
+ private:
+  void start_watchdog();
+  int stop_at_boundary();
+  void measure(const Task& t, const SizePoint& p);
+  int end();
+
+  Config cfg_;
+  const Comm& comm_;
+  Backend& backend_;
+  std::unique_ptr<Backend>* owned_;
+  const std::string& nccl_log_;
+  const int rank_;
+  Plan plan_;
+  Faults faults_;
+  PlacedProcess placed_;
+  Comm::ClockOffset clock_;
+  RunInfo run_;
+  std::string nvlink_note_;
+  CpuSample cpu_before_;
+  std::unique_ptr<RunOutputs> outputs_;  // outlives the watchdog: its last words write here
+  std::unique_ptr<Progress> progress_;
+  std::size_t noisy_points_ = 0;
+  std::unique_ptr<Watchdog> watchdog_;
+  Buffers buffers_{backend_.memory(), {}};
+};
+
+int Sweep::prepare(Writer* extra) {
+  const Comm& comm = comm_;
+  if (!every_rank_passes(comm, [&] { plan_ = make_plan(cfg_, comm, backend_); })) return kExitUsage;
+  if (!every_rank_passes(comm, [&] {
+        faults_ = faults_from_environment();
+        if (faults_.kind == Faults::Kind::gpu_hang && backend_.name() != "nccl")
+          throw UsageError(
+              fmt::format("CCBENCH_FAULT gpu_hang: needs the nccl backend (a GPU stream to hang); this run uses {}",
+                          backend_.name()));
+      }))
+    return kExitUsage;
+  // --bind before the buffers are touched, so that memory lands on the chosen node.
+  placed_ = place_process(cfg_.bind, comm, {backend_.first_rank(), backend_.ranks(), backend_.devices()});
+  clock_ = cfg_.sync == SyncMode::window ? comm.clock_offset(20) : Comm::ClockOffset{};
+  placed_.me.clock_offset_us = clock_.offset_s * 1e6;
+  placed_.me.clock_offset_rtt_us = clock_.rtt_s * 1e6;
+  if (!every_rank_passes(comm, [&] { allocate_buffers(cfg_, backend_, plan_, buffers_); })) return kExitUsage;
+  std::vector<std::unique_ptr<Writer>> writers;
+  if (!every_rank_passes(comm, [&] { writers = open_writers(cfg_, rank_); })) return kExitUsage;
+  outputs_ = std::make_unique<RunOutputs>(rank_, std::move(writers), extra);
+  return kExitOk;
+}
+
+// The watchdog's abort is the backend's; its last words are the end record.
+void Sweep::start_watchdog() {
+  Backend& backend = backend_;
+  const Faults& faults = faults_;
+  watchdog_ = std::make_unique<Watchdog>(cfg_.timeout_s, rank_, run_.placement[static_cast<std::size_t>(rank_)].host,
+                                         [&backend, &faults] {
+                                           if (faults.abort_hangs(backend.first_rank(), backend.local_ranks())) {
+                                             fmt::print(stderr,
+                                                        "ccbench: rank {}: CCBENCH_FAULT: the abort does not return "
+                                                        "(test-only)\n",
+                                                        faults.rank);
+                                             for (;;) pause();
+                                           }
+                                           return backend.abort();
+                                         });
+  Watchdog& watchdog = *watchdog_;
+  if (watchdog.enabled()) backend_.on_completion([&watchdog] { watchdog.touch(); });
+  else backend_.on_completion({});
+  RunOutputs& outputs = *outputs_;
+  watchdog.set_last_words([&outputs](const std::string& status, int code) { outputs.last_words(status, code); });
+  watchdog.set_exit_code(cfg_.timeout_exit_code);
+  install_stop_signals();
+}
+
+// At a point boundary: SIGINT/SIGTERM/SIGHUP, or an output rank 0 cannot
+// write, stop every rank at the same point. -1: go on; else the exit code.
+int Sweep::stop_at_boundary() {
+  std::vector<double> stop{static_cast<double>(stop_signal())};
+  comm_.max_inplace(stop);
+  if (outputs_->stop_for_output(comm_)) {
+    progress_->finish();
+    return rank_ == 0 ? outputs_->fail() : kExitOutput;
+  }
+  if (stop[0] == 0) return -1;
+  const int sig = static_cast<int>(stop[0]);
+  progress_->finish();
+  std::lock_guard<std::mutex> lock(outputs_->lock());
+  EndInfo& end = outputs_->end();
+  end.status = fmt::format("interrupted: {}", signal_name(sig));
+  end.exit_code = kExitSignal + sig;
+  if (rank_ == 0)
+    fmt::print(stderr, "ccbench: {} after {} points; results so far are written\n", end.status, end.points);
+  outputs_->finish(end);
+  return end.exit_code;
+}
+
+// One point: both placements measured, its record written. A failure of the
+// library or the GPU (an NCCL async error, a CUDA error) ends the record with
+// what and where, then throws.
+void Sweep::measure(const Task& t, const SizePoint& p) {
+  const Collective& c = *cfg_.collective;
+  PointRecord rec = new_record(cfg_, comm_, backend_, t, p);
+  backend_.chosen_algorithms();  // what the warm-ups of other sizes chose is not this point's
+  OpArgs args{&c,      0,     t.dtype,    t.op.value_or(ReduceOp::sum), cfg_.root, p.count, p.chunk, nullptr,
+              nullptr, false, cfg_.window};
+  for (auto& b : buffers_.local) b.recv_capacity_count = plan_.recv_max / info(t.dtype).size;
+  for (bool in_place : {false, true}) {
+    if (in_place && c.point_to_point) continue;
+    args.in_place = in_place;
+    Measurement& pl = in_place ? rec.in_place : rec.out_of_place;
+    const std::string doing = fmt::format("{} {} {} {} B {}", c.name, rec.dtype, rec.op.empty() ? "none" : rec.op,
+                                          p.bytes, in_place ? "in-place" : "out-of-place");
+    watchdog_->set_activity(doing);
+    try {
+      if (!in_place) inject_faults(faults_, backend_, p.bytes);
+      measure_placement(backend_, comm_, cfg_, args, buffers_.local, faults_, *watchdog_, clock_, pl);
+    } catch (const std::exception& e) {
+      progress_->finish();
+      const std::string what = fmt::format("{} during {}", e.what(), doing);
+      std::lock_guard<std::mutex> lock(outputs_->lock());
+      EndInfo& end = outputs_->end();
+      end.status = "failed: " + what;
+      end.exit_code = kExitInternal;
+      outputs_->finish(end);
+      throw std::runtime_error(fmt::format("rank {}: {}", rank_, what));
+    }
+    fill_time_and_bandwidth(cfg_, c, backend_.ranks(), rec, pl);
+    if (!pl.measured) continue;
+    pl.noise = measurement_noise(pl);
+    noisy_points_ += pl.noise.empty() ? 0 : 1;
+    {
+      std::lock_guard<std::mutex> lock(outputs_->lock());  // the watchdog's last words read these
+      outputs_->end().wrong_total += pl.wrong.value_or(0);
+    }
+    outputs_->measured(pl.busbw_gbps);
+  }
+  record_transports(cfg_, comm_, backend_, nvlink_note_, rec);
+  outputs_->point(rec);
+  progress_->update(fmt::format("{} {}{}", c.name, rec.dtype, rec.op.empty() ? "" : " " + rec.op), p.bytes);
+}
+
+int Sweep::run() {
+  const Collective& c = *cfg_.collective;
+  run_ = describe_run(cfg_, comm_, backend_, nccl_log_, placed_.me, placed_.topo_json, plan_);
+  // What threatens the numbers, before the first point (results/noise.hpp).
+  cpu_before_ = sample_cpu();
+  run_.noise = oversubscription(run_.placement);
+  for (std::string& f : host_load_flags(comm_, cpu_before_, false)) run_.noise.push_back(std::move(f));
+  nvlink_note_ = nvlink_under_pcie(cfg_, comm_, backend_, placed_.topo_json);
+  if (!nvlink_note_.empty()) run_.path_evidence += "; " + nvlink_note_;
+  if (rank_ == 0) {
+    if (!nvlink_note_.empty()) fmt::print(stderr, "ccbench: warning: {}\n", nvlink_note_);
+    for (const auto& p : run_.placement)
+      for (const auto& w : p.warnings) fmt::print(stderr, "ccbench: warning: rank {} ({}): {}\n", p.rank, p.host, w);
+    for (const auto& d : run_.node_differences) fmt::print(stderr, "ccbench: warning: nodes differ: {}\n", d);
+  }
+  outputs_->begin(run_);
+  progress_ = std::make_unique<Progress>(
+      rank_ == 0 ? Progress::choose(cfg_.progress, isatty(2), launcher_rank_variable() != nullptr)
+                 : Progress::Style::off,
+      plan_.points, plan_.weight);
+  start_watchdog();
+
+  for (const auto& t : plan_.tasks) {
+    if (cfg_.warmup_order == WarmUpOrder::sizes_first && cfg_.warmup > 0 && !t.points.empty()) {
+      const OpArgs task{&c,      0,     t.dtype,    t.op.value_or(ReduceOp::sum), cfg_.root, 0, 0, nullptr,
+                        nullptr, false, cfg_.window};
+      std::size_t largest = 0;
+      for (const auto& p : t.points) largest = std::max(largest, p.bytes);
+      watchdog_->set_activity(fmt::format("the warm-up of every size ({} {}{})", c.name, info(t.dtype).name,
+                                          t.op ? " " + std::string(name(*t.op)) : ""));
+      warm_up_every_size(backend_, cfg_, task, largest, buffers_.local, *watchdog_);
+    }
+    for (const auto& p : t.points) {
+      if (const int code = stop_at_boundary(); code >= 0) return code;
+      measure(t, p);
+    }
+  }
+  return end();
+}
+
+// The end record of a sweep that measured every point.
+int Sweep::end() {
+  if (rank_ == 0 && !outputs_->error().empty()) return outputs_->fail();
+  progress_->finish();
+  std::vector<std::string> noise = run_.noise;
+  for (std::string& f : host_load_flags(comm_, cpu_before_, true)) noise.push_back(std::move(f));
+  std::lock_guard<std::mutex> lock(outputs_->lock());
+  EndInfo& end = outputs_->end();
+  end.noise = std::move(noise);
+  end.noisy_measurements = noisy_points_;
+  end.exit_code = end.wrong_total > 0 ? kExitWrongData : kExitOk;
+  end.status = end.wrong_total > 0 ? "wrong_data" : "completed";
+  outputs_->finish(end);
+  if (rank_ == 0 && !outputs_->error().empty()) {
+    fmt::print(stderr, "ccbench: cannot write {} (at the end record)\n", outputs_->error());
+    return kExitOutput;
+  }
+  return end.exit_code;
+}
+
+int sweep_with(Backend& backend, std::unique_ptr<Backend>* owned, const Config& cfg, const Comm& comm,
+               const std::string& nccl_log, Writer* extra) {
+  Sweep sweep(cfg, comm, backend, owned, nccl_log);
+  if (const int code = sweep.prepare(extra); code != kExitOk) return code;
+  return sweep.run();
+}
+
 }  // namespace
 
-int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl_log, Writer* extra) {
-  Config cfg = requested;
-  const Collective& c = *cfg.collective;
+std::unique_ptr<Backend> agreed_backend(const Config& cfg, const Comm& comm, const std::string& nccl_log) {
   // The default backend is chosen per process (does it see a GPU?): all must agree.
   const std::vector<std::string> chosen =
       comm.all_strings(std::string(setting_name(cfg.backend)) + "\n" + cfg.backend_reason);
@@ -392,217 +625,19 @@ int run_sweep(const Config& requested, const Comm& comm, const std::string& nccl
                                          chosen.front().substr(0, chosen.front().find('\n')), r,
                                          chosen[r].substr(0, chosen[r].find('\n'))));
       }))
-    return kExitUsage;
-  std::unique_ptr<Backend> backend_ptr = make_backend(cfg, comm, nccl_log);
-  if (!backend_ptr) return kExitUsage;
-  Backend& backend = *backend_ptr;
-  const int n = backend.ranks(), rank = comm.rank();
-  if (cfg.warmup_order == WarmUpOrder::automatic)  // nccl-tests' order on nccl, OSU's and IMB's on mpi
-    cfg.warmup_order = backend.name() == "nccl" ? WarmUpOrder::sizes_first : WarmUpOrder::per_point;
+    return nullptr;
+  return make_backend(cfg, comm, nccl_log);
+}
 
-  Plan plan;
-  std::vector<std::unique_ptr<Writer>> writers;
-  if (!every_rank_passes(comm, [&] { plan = make_plan(cfg, comm, backend); })) return kExitUsage;
-  Faults faults;
-  if (!every_rank_passes(comm, [&] {
-        faults = faults_from_environment();
-        if (faults.kind == Faults::Kind::gpu_hang && backend.name() != "nccl")
-          throw UsageError(
-              fmt::format("CCBENCH_FAULT gpu_hang: needs the nccl backend (a GPU stream to hang); this run uses {}",
-                          backend.name()));
-      }))
-    return kExitUsage;
+int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, Writer* extra) {
+  std::unique_ptr<Backend> backend = agreed_backend(cfg, comm, nccl_log);
+  if (!backend) return kExitUsage;
+  Backend& b = *backend;
+  return sweep_with(b, &backend, cfg, comm, nccl_log, extra);
+}
 
-  // --bind before the buffers are touched, so that memory lands on the chosen node.
-  PlacedProcess placed = place_process(cfg.bind, comm, {backend.first_rank(), backend.ranks(), backend.devices()});
-  RankPlacement& me = placed.me;
-  const Comm::ClockOffset clock = cfg.sync == SyncMode::window ? comm.clock_offset(20) : Comm::ClockOffset{};
-  me.clock_offset_us = clock.offset_s * 1e6;
-  me.clock_offset_rtt_us = clock.rtt_s * 1e6;
-
-  Buffers buffers{backend.memory(), {}};
-  if (!every_rank_passes(comm, [&] { allocate_buffers(cfg, backend, plan, buffers); })) return kExitUsage;
-  if (!every_rank_passes(comm, [&] { writers = open_writers(cfg, rank); })) return kExitUsage;
-  std::vector<Writer*> outputs;
-  for (auto& w : writers) outputs.push_back(w.get());
-  if (extra && rank == 0) outputs.push_back(extra);
-
-  RunInfo run = describe_run(cfg, comm, backend, nccl_log, me, placed.topo_json, plan);
-  // What threatens the numbers, before the first point (results/noise.hpp).
-  const CpuSample cpu_before = sample_cpu();
-  run.noise = oversubscription(run.placement);
-  for (std::string& f : host_load_flags(comm, cpu_before, false)) run.noise.push_back(std::move(f));
-  const std::string nvlink_note = nvlink_under_pcie(cfg, comm, backend, placed.topo_json);
-  if (!nvlink_note.empty()) run.path_evidence += "; " + nvlink_note;
-  if (rank == 0) {
-    if (!nvlink_note.empty()) fmt::print(stderr, "ccbench: warning: {}\n", nvlink_note);
-    for (const auto& p : run.placement)
-      for (const auto& w : p.warnings) fmt::print(stderr, "ccbench: warning: rank {} ({}): {}\n", p.rank, p.host, w);
-    for (const auto& d : run.node_differences) fmt::print(stderr, "ccbench: warning: nodes differ: {}\n", d);
-  }
-  for (Writer* w : outputs) w->begin(run);
-
-  Progress progress(
-      rank == 0 ? Progress::choose(cfg.progress, isatty(2), launcher_rank_variable() != nullptr) : Progress::Style::off,
-      plan.points, plan.weight);
-  // Points and the end record go out under one lock: the watchdog thread may
-  // write the end record of a run that hangs.
-  std::mutex output_mu;
-  EndInfo end;
-  double busbw_sum = 0;
-  std::size_t busbw_count = 0, noisy_points = 0;
-  bool ended = false;  // under output_mu
-  const auto finish = [&](EndInfo e) {
-    if (ended) return;
-    ended = true;
-    // nccl-tests: the mean busbw over every row and placement measured.
-    e.avg_busbw_gbps = busbw_count > 0 ? busbw_sum / static_cast<double>(busbw_count) : -1.0;
-    e.ended_at = utc_now_iso8601();
-    for (Writer* w : outputs) w->end(e);
-  };
-  // Declared after the state its last words use, so that it stops first.
-  Watchdog watchdog(cfg.timeout_s, rank, run.placement[static_cast<std::size_t>(rank)].host, [&backend, &faults] {
-    if (faults.abort_hangs(backend.first_rank(), backend.local_ranks())) {
-      fmt::print(stderr, "ccbench: rank {}: CCBENCH_FAULT: the abort does not return (test-only)\n", faults.rank);
-      for (;;) pause();
-    }
-    return backend.abort();
-  });
-  if (watchdog.enabled()) backend.on_completion([&watchdog] { watchdog.touch(); });
-  watchdog.set_last_words([&](const std::string& status, int code) {
-    std::unique_lock<std::mutex> lock(output_mu, std::defer_lock);
-    for (int tries = 0; tries < 100 && !lock.try_lock(); ++tries)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (!lock.owns_lock()) return;  // the sweep thread is stuck while writing: leave the file as it is
-    EndInfo e = end;
-    e.status = status;
-    e.exit_code = code;
-    finish(e);
-  });
-  watchdog.set_exit_code(cfg.timeout_exit_code);
-  install_stop_signals();
-  // However the sweep ends, the buffers and the backend (graphs, then
-  // communicators: collectives/nccl/nccl_lifecycle.hpp) go while the watchdog
-  // still runs: a teardown that hangs is bounded by -T (at least
-  // Watchdog::kSetupSeconds) and by stop signals, as every operation is.
-  struct Teardown {
-    Watchdog& watchdog;
-    Buffers& buffers;
-    std::unique_ptr<Backend>& backend;
-    ~Teardown() {
-      watchdog.teardown_begins();
-      buffers.release();
-      backend.reset();
-    }
-  } teardown{watchdog, buffers, backend_ptr};
-
-  // Rank 0: the first output that could not be written (its writer is done).
-  const auto output_error = [&outputs] {
-    for (Writer* w : outputs)
-      if (const std::string e = w->error(); !e.empty()) return e;
-    return std::string();
-  };
-  const auto output_failed = [&] {
-    const std::string error = output_error();
-    progress.finish();
-    std::lock_guard<std::mutex> lock(output_mu);
-    end.status = fmt::format("failed: output {}", error);
-    end.exit_code = kExitOutput;
-    fmt::print(stderr,
-               "ccbench: cannot write {}; stopped after {} points (the other outputs end here; the file keeps "
-               "its whole records)\n",
-               error, end.points);
-    finish(end);
-    return kExitOutput;
-  };
-
-  for (const auto& t : plan.tasks) {
-    if (cfg.warmup_order == WarmUpOrder::sizes_first && cfg.warmup > 0 && !t.points.empty()) {
-      const OpArgs task{&c,      0,     t.dtype,   t.op.value_or(ReduceOp::sum), cfg.root, 0, 0, nullptr,
-                        nullptr, false, cfg.window};
-      std::size_t largest = 0;
-      for (const auto& p : t.points) largest = std::max(largest, p.bytes);
-      watchdog.set_activity(fmt::format("the warm-up of every size ({} {}{})", c.name, info(t.dtype).name,
-                                        t.op ? " " + std::string(name(*t.op)) : ""));
-      warm_up_every_size(backend, cfg, task, largest, buffers.local, watchdog);
-    }
-    for (const auto& p : t.points) {
-      // SIGINT/SIGTERM/SIGHUP, or an output rank 0 cannot write: every rank
-      // stops at the same point boundary.
-      std::vector<double> stop{static_cast<double>(stop_signal()), rank == 0 && !output_error().empty() ? 1.0 : 0.0};
-      comm.max_inplace(stop);
-      if (stop[1] > 0) {
-        if (rank != 0) return kExitOutput;
-        return output_failed();
-      }
-      if (stop[0] > 0) {
-        const int sig = static_cast<int>(stop[0]);
-        progress.finish();
-        std::lock_guard<std::mutex> lock(output_mu);
-        end.status = fmt::format("interrupted: {}", signal_name(sig));
-        end.exit_code = kExitSignal + sig;
-        if (rank == 0)
-          fmt::print(stderr, "ccbench: {} after {} points; results so far are written\n", end.status, end.points);
-        finish(end);
-        return end.exit_code;
-      }
-      PointRecord rec = new_record(cfg, comm, backend, t, p);
-      backend.chosen_algorithms();  // what the warm-ups of other sizes chose is not this point's
-      OpArgs args{&c,      0,     t.dtype,   t.op.value_or(ReduceOp::sum), cfg.root, p.count, p.chunk, nullptr,
-                  nullptr, false, cfg.window};
-      for (auto& b : buffers.local) b.recv_capacity_count = plan.recv_max / info(t.dtype).size;
-      for (bool in_place : {false, true}) {
-        if (in_place && c.point_to_point) continue;
-        args.in_place = in_place;
-        Measurement& pl = in_place ? rec.in_place : rec.out_of_place;
-        const std::string doing = fmt::format("{} {} {} {} B {}", c.name, rec.dtype, rec.op.empty() ? "none" : rec.op,
-                                              p.bytes, in_place ? "in-place" : "out-of-place");
-        watchdog.set_activity(doing);
-        try {
-          if (!in_place) inject_faults(faults, backend, p.bytes);
-          measure_placement(backend, comm, cfg, args, buffers.local, faults, watchdog, clock, pl);
-        } catch (const std::exception& e) {
-          // A failure of the library or the GPU (an NCCL async error, a CUDA
-          // error): the end record says what and where, then the job ends.
-          progress.finish();
-          const std::string what = fmt::format("{} during {}", e.what(), doing);
-          std::lock_guard<std::mutex> lock(output_mu);
-          end.status = "failed: " + what;
-          end.exit_code = kExitInternal;
-          finish(end);
-          throw std::runtime_error(fmt::format("rank {}: {}", rank, what));
-        }
-        fill_time_and_bandwidth(cfg, c, n, rec, pl);
-        if (!pl.measured) continue;
-        pl.noise = measurement_noise(pl);
-        noisy_points += pl.noise.empty() ? 0 : 1;
-        std::lock_guard<std::mutex> lock(output_mu);  // the watchdog's last words read these
-        end.wrong_total += pl.wrong.value_or(0);
-        busbw_sum += pl.busbw_gbps;
-        ++busbw_count;
-      }
-      record_transports(cfg, comm, backend, nvlink_note, rec);
-      std::lock_guard<std::mutex> lock(output_mu);
-      ++end.points;
-      for (Writer* w : outputs) w->point(rec);
-      progress.update(fmt::format("{} {}{}", c.name, rec.dtype, rec.op.empty() ? "" : " " + rec.op), p.bytes);
-    }
-  }
-  if (rank == 0 && !output_error().empty()) return output_failed();
-  progress.finish();
-  std::vector<std::string> noise = run.noise;
-  for (std::string& f : host_load_flags(comm, cpu_before, true)) noise.push_back(std::move(f));
-  std::lock_guard<std::mutex> lock(output_mu);
-  end.noise = std::move(noise);
-  end.noisy_measurements = noisy_points, end.measurements = busbw_count;
-  end.exit_code = end.wrong_total > 0 ? kExitWrongData : kExitOk;
-  end.status = end.wrong_total > 0 ? "wrong_data" : "completed";
-  finish(end);
-  if (rank == 0 && !output_error().empty()) {
-    fmt::print(stderr, "ccbench: cannot write {} (at the end record)\n", output_error());
-    return kExitOutput;
-  }
-  return end.exit_code;
+int run_sweep_on(Backend& backend, const Config& cfg, const Comm& comm, const std::string& nccl_log, Writer* extra) {
+  return sweep_with(backend, nullptr, cfg, comm, nccl_log, extra);
 }
 
 }  // namespace ccb

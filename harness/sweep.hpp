@@ -1,7 +1,10 @@
 // The whole run once the processes are up (MPI_Init, or one process alone): validate against the world, open outputs,
 // record provenance, measure every point, write every record.
 #pragma once
+#include <memory>
 #include <string>
+
+#include "collectives/backend.hpp"
 
 #include "harness/comm.hpp"
 #include "harness/config.hpp"
@@ -13,5 +16,13 @@ namespace ccb {
 // nccl_log: this process's NCCL INFO log file ("" when not captured).
 // extra: one more writer on rank 0 (ccbench accept collects the records with it).
 int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, Writer* extra = nullptr);
+
+// The backend every rank agreed on (nullptr: refused, the reason printed; exit 2).
+std::unique_ptr<Backend> agreed_backend(const Config& cfg, const Comm& comm, const std::string& nccl_log);
+// A sweep on a backend the caller keeps: ccbench accept runs every repeat of
+// a group on one backend, so on one set of NCCL communicators
+// (ncclCommInitRank costs seconds to tens of seconds at 1,000 GPUs).
+int run_sweep_on(Backend& backend, const Config& cfg, const Comm& comm, const std::string& nccl_log,
+                 Writer* extra = nullptr);
 
 }  // namespace ccb

@@ -97,6 +97,19 @@ for line in text.splitlines(): json.loads(line)
 EOF
     [ "$(tail -c 1 "$mnt/out.csv" | od -An -c | tr -d ' ')" = '\n' ] || fail "the CSV ends in the middle of a row"
     rm -f "$mnt"/*
+    # ccbench io fails the same way (harness/run_outputs.hpp): it stops at the next point, not at its end.
+    mkdir -p "$dir/io"
+    "$ccbench" io "$dir/io" -p seq_read,rand_read,seq_write,rand_write -b 4K -e 4M -f 2 --file-size 4M -c 0 -q \
+      -J "$mnt/out.jsonl" >/dev/null 2>"$dir/err"
+    code=$?
+    [ $code = 5 ] || fail "io: exit $code on a full disk, expected 5"
+    one_line "cannot write $mnt/out\.jsonl: No space left on device; stopped after [0-9]+ points"
+    points=$(grep -Eo 'stopped after [0-9]+' "$dir/err" | grep -Eo '[0-9]+$')
+    [ "$points" -lt 44 ] || fail "io wrote all its 44 points before it stopped"
+    python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$mnt/out.jsonl" ||
+      fail "io's JSON Lines file is not valid up to its last record"
+    [ -z "$(ls -A "$dir/io")" ] || fail "io left its files behind after the output failed"
+    rm -f "$mnt"/*
     head -c 15000 /dev/zero > "$mnt/filler"
     if "$ccbench" topo --help >/dev/null 2>&1; then :; fi
     "$ccbench" topo --json "$mnt/topo.json" >/dev/null 2>"$dir/err"

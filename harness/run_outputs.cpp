@@ -1,0 +1,81 @@
+#include "harness/run_outputs.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <thread>
+
+#include "common/errors.hpp"
+#include "harness/run_info.hpp"
+#include "results/report/render.hpp"
+
+namespace ccb {
+
+RunOutputs::RunOutputs(int rank, std::vector<std::unique_ptr<Writer>> writers, Writer* extra)
+    : rank_(rank), owned_(std::move(writers)) {
+  for (auto& w : owned_) outputs_.push_back(w.get());
+  if (extra && rank == 0) outputs_.push_back(extra);
+}
+
+void RunOutputs::begin(const RunInfo& run) {
+  for (Writer* w : outputs_) w->begin(run);
+}
+
+void RunOutputs::point(const PointRecord& rec) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++end_.points;
+  for (Writer* w : outputs_) w->point(rec);
+}
+
+void RunOutputs::measured(double busbw_gbps) {
+  std::lock_guard<std::mutex> lock(mu_);
+  busbw_sum_ += busbw_gbps;
+  ++busbw_count_;
+}
+
+std::string RunOutputs::error() const {
+  for (Writer* w : outputs_)
+    if (std::string e = w->error(); !e.empty()) return e;
+  return "";
+}
+
+bool RunOutputs::stop_for_output(const Comm& comm) const {
+  std::vector<double> failed{rank_ == 0 && !error().empty() ? 1.0 : 0.0};
+  comm.max_inplace(failed);
+  return failed[0] > 0;
+}
+
+int RunOutputs::fail() {
+  const std::string error = this->error();
+  std::lock_guard<std::mutex> lock(mu_);
+  end_.status = fmt::format("failed: output {}", error);
+  end_.exit_code = kExitOutput;
+  fmt::print(stderr,
+             "ccbench: cannot write {}; stopped after {} points (the other outputs end here; the file keeps "
+             "its whole records)\n",
+             terminal_safe(error), end_.points);
+  finish(end_);
+  return kExitOutput;
+}
+
+void RunOutputs::finish(EndInfo e) {
+  if (ended_) return;
+  ended_ = true;
+  e.avg_busbw_gbps = busbw_count_ > 0 ? busbw_sum_ / static_cast<double>(busbw_count_) : -1.0;
+  e.measurements = busbw_count_;
+  e.ended_at = utc_now_iso8601();
+  for (Writer* w : outputs_) w->end(e);
+}
+
+void RunOutputs::last_words(const std::string& status, int code) {
+  std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
+  for (int tries = 0; tries < 100 && !lock.try_lock(); ++tries)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (!lock.owns_lock()) return;  // the measuring thread is stuck while writing: leave the files as they are
+  EndInfo e = end_;
+  e.status = status;
+  e.exit_code = code;
+  finish(e);
+}
+
+}  // namespace ccb
