@@ -467,17 +467,17 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
       if (!phase([&] { mine = io.timed(p, block); }) || !phase([&] { io.finish(p, block, mine); })) break;
       if (!phase([&] { io.remove_shared(p); })) break;
       const std::vector<std::string> all = comm.gather_strings(encode(mine));
-      std::vector<double> sig{static_cast<double>(stop_signal())};
-      comm.max_inplace(sig);
+      const int my_signal = stop_signal();
       if (rank == 0) {
         const PointRecord rec = make_record(o, p, block, all, comm.nodes());
         if (rec.out_of_place.wrong) end.wrong_total += *rec.out_of_place.wrong;
         outputs.point(rec);
       }
-      if ((output_failed = outputs.stop_for_output(comm))) break;
-      if (sig[0] > 0) {
-        end.status = fmt::format("interrupted: {}", signal_name(static_cast<int>(sig[0])));
-        end.exit_code = kExitSignal + static_cast<int>(sig[0]);
+      const RunOutputs::Boundary stop = outputs.at_boundary(comm, my_signal);
+      if ((output_failed = stop.output_failed)) break;
+      if (stop.signal > 0) {
+        end.status = fmt::format("interrupted: {}", signal_name(stop.signal));
+        end.exit_code = kExitSignal + stop.signal;
         break;
       }
     }

@@ -39,10 +39,10 @@ std::string RunOutputs::error() const {
   return "";
 }
 
-bool RunOutputs::stop_for_output(const Comm& comm) const {
-  std::vector<double> failed{rank_ == 0 && !error().empty() ? 1.0 : 0.0};
-  comm.max_inplace(failed);
-  return failed[0] > 0;
+RunOutputs::Boundary RunOutputs::at_boundary(const Comm& comm, int my_signal) const {
+  std::vector<double> v{static_cast<double>(my_signal), rank_ == 0 && !error().empty() ? 1.0 : 0.0};
+  comm.max_inplace(v);
+  return {static_cast<int>(v[0]), v[1] > 0};
 }
 
 int RunOutputs::fail() {

@@ -3,7 +3,7 @@
 //   - rank 0 holds the writers (the other ranks none), written under one
 //     lock: the watchdog thread may write the end record of a run that hangs;
 //   - an output that cannot be written stops the run at the next point
-//     boundary on every rank (stop_for_output), its end record saying why, and
+//     boundary on every rank (at_boundary), its end record saying why, and
 //     the other outputs keep their whole records; exit 5;
 //   - the end record is written once (finish), by whichever comes first.
 #pragma once
@@ -29,9 +29,15 @@ class RunOutputs {
   void measured(double busbw_gbps);
   // Rank 0: the first output that could not be written ("" while all are fine).
   std::string error() const;
-  // Collective: whether rank 0 has an output it cannot write. Then every rank
-  // stops: rank 0 ends the record (fail) and the others return kExitOutput.
-  bool stop_for_output(const Comm& comm) const;
+  // Collective, at a point boundary, in one reduction: the highest stop
+  // signal any rank received (0: none), and whether rank 0 has an output it
+  // cannot write (then every rank stops: rank 0 ends the record with fail(),
+  // the others return kExitOutput).
+  struct Boundary {
+    int signal = 0;
+    bool output_failed = false;
+  };
+  Boundary at_boundary(const Comm& comm, int my_signal) const;
   // Rank 0: "cannot write X; stopped after N points", the end record
   // "failed: output X". Returns kExitOutput.
   int fail();

@@ -481,14 +481,13 @@ void Sweep::start_watchdog() {
 // At a point boundary: SIGINT/SIGTERM/SIGHUP, or an output rank 0 cannot
 // write, stop every rank at the same point. -1: go on; else the exit code.
 int Sweep::stop_at_boundary() {
-  std::vector<double> stop{static_cast<double>(stop_signal())};
-  comm_.max_inplace(stop);
-  if (outputs_->stop_for_output(comm_)) {
+  const RunOutputs::Boundary stop = outputs_->at_boundary(comm_, stop_signal());
+  if (stop.output_failed) {
     progress_->finish();
     return rank_ == 0 ? outputs_->fail() : kExitOutput;
   }
-  if (stop[0] == 0) return -1;
-  const int sig = static_cast<int>(stop[0]);
+  if (stop.signal == 0) return -1;
+  const int sig = stop.signal;
   progress_->finish();
   std::lock_guard<std::mutex> lock(outputs_->lock());
   EndInfo& end = outputs_->end();

@@ -475,15 +475,20 @@ bool NcclBackend::stall(int j) {
 // Every graph holding NCCL kernels (under comm_mu_): a graph destroyed while
 // it runs is freed when it completes (cudaGraphExecDestroy).
 void NcclBackend::destroy_graphs() {
-  for (auto& l : locals_) {
-    cudaSetDevice(l.device);
-    for (cudaGraphExec_t* g : {&l.graph, &l.loop})
-      if (*g) {
-        cudaGraphExecDestroy(*g);
-        *g = nullptr;
-      }
-  }
-  graph_args_.clear();
+  destroy_graph(&Local::graph);
+  destroy_graph(&Local::loop);
+}
+
+// One graph of every local GPU (under comm_mu_); the per-operation one
+// forgets its arguments.
+void NcclBackend::destroy_graph(cudaGraphExec_t Local::*exec) {
+  for (auto& l : locals_)
+    if (l.*exec) {
+      cudaSetDevice(l.device);
+      cudaGraphExecDestroy(l.*exec);
+      l.*exec = nullptr;
+    }
+  if (exec == &Local::graph) graph_args_.clear();
 }
 
 // Launches l's graph unless the watchdog thread aborted (and destroyed it).
@@ -552,13 +557,7 @@ void NcclBackend::prepare(std::span<const OpArgs> args) { act(args, true); }
 
 void NcclBackend::drop_graph() {
   std::lock_guard<std::mutex> lock(comm_mu_);
-  for (auto& l : locals_)
-    if (l.graph) {
-      cudaSetDevice(l.device);
-      cudaGraphExecDestroy(l.graph);
-      l.graph = nullptr;
-    }
-  graph_args_.clear();
+  destroy_graph(&Local::graph);
 }
 
 void NcclBackend::synchronize() {
@@ -590,12 +589,7 @@ bool NcclBackend::native_rooted_and_alltoall() const {
 bool NcclBackend::capture_begin() {
   {
     std::lock_guard<std::mutex> lock(comm_mu_);
-    for (auto& l : locals_)
-      if (l.loop) {
-        cudaSetDevice(l.device);
-        cudaGraphExecDestroy(l.loop);
-        l.loop = nullptr;
-      }
+    destroy_graph(&Local::loop);
   }
   begin_capture();
   capturing_ = true;

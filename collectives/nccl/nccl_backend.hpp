@@ -134,6 +134,7 @@ class NcclBackend final : public Backend {
   void capture_graph(std::span<const OpArgs> args);
   void drop_graph();      // the per-operation graph (new arguments)
   void destroy_graphs();  // every graph, under comm_mu_
+  void destroy_graph(cudaGraphExec_t Local::*exec);
   void launch_graph(Local& l, cudaGraphExec_t Local::*exec);
   ncclResult_t async_state(const Local& l);
   void check_async(Local& l);
