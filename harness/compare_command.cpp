@@ -26,6 +26,8 @@
 #include "results/import/text_input.hpp"
 #include "results/report/charts_gnuplot.hpp"
 #include "results/report/render.hpp"
+#include "results/workload/model_curves.hpp"
+#include "results/workload/training_step.hpp"
 #include "results/writers.hpp"
 
 namespace ccb {
@@ -45,8 +47,11 @@ or -J JSON, OSU micro-benchmarks, IMB-MPI1.
   --baseline LABEL     compare against this set instead
   --reference ID|all   add a published figure as a column (--reference list)
   --cost LABEL=FILE    cost profile (YAML) of a set: cloud or bare_metal
-  --workload FILE      data-parallel training profile (YAML): cost per step and
-                       the decision at scale (summary sentences at the top)
+  --workload FILE      the decision at scale (summary sentences at the top):
+                       a training step (ccbench workload --help: each set's
+                       step predicted from its curves, tokens/s, goodput, cost
+                       per million useful tokens, break-even), or a one-
+                       collective profile (parameters, gpus: cost per step)
   --scale RxN          project every set to R ranks on N nodes through the
                        model (ccbench model --help): the report compares the
                        predictions (marked "predicted", 90% intervals on the
@@ -291,6 +296,7 @@ std::vector<ResultSet> load_runs(const Assignments& runs, const std::map<std::st
 // what it measured at that scale), then the --reference figures.
 struct ComparedSets {
   std::vector<ResultSet> sets;
+  std::vector<ResultSet> measured;           // with a training step: each --run as read (its curves)
   std::vector<std::size_t> source;           // per set: the --run it comes from
   std::vector<std::optional<Model>> models;  // with --scale: the model that projected it
   int scale_ranks = 0, scale_nodes = 0;
@@ -300,6 +306,7 @@ struct ComparedSets {
 ComparedSets scaled_sets(const CompareArgs& a, std::vector<ResultSet> sets, std::vector<std::string>& notes) {
   ComparedSets out;
   out.baseline_label = !a.baseline.empty() ? a.baseline : sets.empty() ? "" : sets.front().label;
+  if (!a.workload.empty() && is_training_step_file(a.workload)) out.measured = sets;
   if (a.scale.empty()) {
     for (std::size_t i = 0; i < sets.size(); ++i) out.source.push_back(i);
     out.models.resize(sets.size());
@@ -351,6 +358,62 @@ void add_references(const CompareArgs& a, std::vector<ResultSet>& sets) {
   }
 }
 
+// A training step's decision: every --run is an option, its step predicted
+// from its own curves (with --scale, its scale model fills the groups no
+// sweep measured) at --scale or the workload's target.
+Decision decide_training_step_at(const std::string& path, const ComparedSets& c, const CostInputs& cost) {
+  const TrainingWorkload w = load_training_workload(path);
+  int ranks = c.scale_ranks, per_node = c.scale_ranks > 0 ? c.scale_ranks / c.scale_nodes : 0;
+  if (ranks == 0) ranks = w.target_ranks, per_node = w.target_ranks_per_node;
+  if (ranks == 0)
+    throw UsageError(fmt::format(
+        "--workload {}: a training step is decided at a scale: give --scale RANKSxNODES or target: {{ranks, "
+        "ranks_per_node}} in the file",
+        terminal_safe(path)));
+  const StepProgram prog = derive_step(w, ranks, per_node);
+  StepFacts f;
+  f.name = w.name, f.file = path, f.ranks = ranks, f.ranks_per_node = per_node;
+  f.shape = fmt::format("tp {} x pp {} x dp {}{}, zero {}", prog.group_size(Dim::tp), prog.group_size(Dim::pp),
+                        prog.group_size(Dim::dp),
+                        prog.group_size(Dim::ep) > 1 ? fmt::format(", ep {}", prog.group_size(Dim::ep)) : "", w.zero);
+  f.tokens_per_step = prog.tokens_per_step, f.compute_s = prog.compute_per_step_s();
+  f.node_mtbf_hours = w.node_mtbf_hours, f.checkpoint_s = w.checkpoint_s, f.restart_s = w.restart_s;
+  std::vector<StepAtScale> sets;
+  for (std::size_t j = 0; j < c.measured.size(); ++j) {
+    StepAtScale s;
+    s.label = c.measured[j].label;
+    const Model* model = nullptr;
+    for (std::size_t i = 0; i < c.source.size(); ++i) {  // c.sets has gone to the comparison
+      if (c.source[i] != j) continue;
+      if (i < cost.profiles.size() && cost.profiles[i] && !s.cost) s.cost = &*cost.profiles[i];
+      if (i < c.models.size() && c.models[i]) model = &*c.models[i];
+    }
+    s.predicted = true;
+    if (c.measured[j].oversubscribed) {
+      s.refused =
+          "it was measured oversubscribed (more ranks than CPUs on a host): its times include waiting for a CPU";
+      sets.push_back(std::move(s));
+      continue;
+    }
+    try {
+      const OptionStep os = predict_option_step(w, prog, c.measured[j], model);
+      s.step = os.step, s.bubble_s = os.detail.bubble_s, s.modelled = os.modelled;
+      for (const PhaseTime& ph : os.detail.phases) s.extrapolated = s.extrapolated || ph.extrapolated;
+      s.basis = os.modelled.empty()
+                    ? "predicted: measured curves"
+                    : fmt::format("predicted: measured curves, {} from the scale model",
+                                  os.modelled.size() == 1 ? std::string("1 curve")
+                                                          : fmt::format("{} curves", os.modelled.size()));
+      if (s.extrapolated) s.basis += " (a size beyond a curve's largest: its bandwidth held)";
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("--workload {}: set '{}': {}", terminal_safe(path), terminal_safe(s.label),
+                                   terminal_safe(e.what())));
+    }
+    sets.push_back(std::move(s));
+  }
+  return decide_training_step(f, std::move(sets), (ranks + per_node - 1) / per_node, c.scale_ranks > 0);
+}
+
 // --cost LABEL=FILE per set (one currency), --workload, and the notes.
 CostInputs cost_inputs(const CompareArgs& a, const ComparedSets& c, const Assignments& runs,
                        std::vector<std::string> notes) {
@@ -379,7 +442,7 @@ CostInputs cost_inputs(const CompareArgs& a, const ComparedSets& c, const Assign
                                    p->currency));
     if (!first_priced) first_priced = &*p;
   }
-  if (!a.workload.empty()) cost.workload = load_workload(a.workload);
+  if (!a.workload.empty() && c.measured.empty()) cost.workload = load_workload(a.workload);
   if (cost.workload && c.scale_ranks > 0 && cost.workload->gpus != c.scale_ranks) {
     notes.push_back(fmt::format("the workload names {} GPUs; --scale {} decides at {} GPUs", cost.workload->gpus,
                                 a.scale, c.scale_ranks));
@@ -448,6 +511,7 @@ int compare(const CompareArgs& a) {
   const Comparison comparison = compare_sets(std::move(c.sets), options);
   if (cost.workload)
     cost.decision = decide_workload(comparison, cost, c.models, c.source, c.scale_ranks, c.scale_nodes);
+  else if (!c.measured.empty()) cost.decision = decide_training_step_at(a.workload, c, cost);
   return write_compare_outputs(a, comparison, build_report(comparison, cost, ReportLimits{}));
 }
 

@@ -27,7 +27,7 @@ namespace ccb {
 namespace {
 
 const char* workload_help() {
-  return R"(ccbench workload show WORKLOAD.yaml --ranks R --ranks-per-node K
+  return R"(ccbench workload show WORKLOAD.yaml [--ranks R --ranks-per-node K]
 ccbench workload predict WORKLOAD.yaml --ranks R --ranks-per-node K --curves RUN... [--json FILE]
 ccbench workload predict WORKLOAD.yaml --ranks R --ranks-per-node K --curves A=RUN... --curves B=RUN...
                          [--cost A=PROFILE --cost B=PROFILE] [--model A=MODEL.json]
@@ -35,7 +35,7 @@ ccbench workload predict WORKLOAD.yaml --ranks R --ranks-per-node K --curves A=R
 A workload file describes one training step (docs/workload.md): the model's
 shape, its parallelism (tp, pp, dp, ep, ZeRO stage, gradient buckets) and
 its compute time. show prints the communication ccbench derives from it for
-R ranks, K per node: per phase its group, collective, size of one call and
+R ranks, K per node (default: the file's target:): per phase its group, collective, size of one call and
 calls per step. predict reads each phase's time off measured sweeps (RUN:
 ccbench JSON Lines, nccl-tests, OSU or IMB files or folders holding a curve
 for each phase's collective at its group's ranks and nodes) and simulates
@@ -198,13 +198,9 @@ PredictedStep predict_option(const Option& o, const TrainingWorkload& w, const S
   if (!o.curves.empty())
     for (const ResultSet& s : load_measured_runs(o.curves, "workload predict"))
       all.points.insert(all.points.end(), s.points.begin(), s.points.end());
-  SeriesTable table = build_series(all, kKeyRanks | kKeyNodes | kKeyInPlace);
-  std::vector<std::string> modelled;
-  if (o.model) {
-    modelled = add_model_curves(prog, *o.model, table, all);
-    table = build_series(all, kKeyRanks | kKeyNodes | kKeyInPlace);
-  }
-  const StepPrediction p = predict_step(prog, table);
+  const OptionStep os = predict_option_step(w, prog, std::move(all), o.model ? &*o.model : nullptr);
+  const StepPrediction& p = os.detail;
+  const std::vector<std::string>& modelled = os.modelled;
   if (!o.label.empty()) fmt::print("## {}\n", o.label);
   for (const std::string& m : modelled) fmt::print("# not measured, from the scale model: {}\n", m);
   fmt::print("{:<38} {:<4} {:<18} {:>10} {:>6} {:>3} {:>10} {:>19}  {}\n", "phase", "dim", "group", "size", "calls",
@@ -216,7 +212,7 @@ PredictedStep predict_option(const Option& o, const TrainingWorkload& w, const S
                fmt::format("{}-{}", format_ms(ph.lo_s), format_ms(ph.hi_s)), ph.curve,
                ph.extrapolated ? " (beyond)" : "");
   }
-  const PredictedStep sum = summarize_prediction(w, prog, p);
+  const PredictedStep& sum = os.step;
   fmt::print("# step: {} ms ({}-{}), compute {} ms, exposed communication {} ms ({}-{})\n", format_ms(sum.step_s.mid),
              format_ms(sum.step_s.lo), format_ms(sum.step_s.hi), format_ms(sum.compute_s), format_ms(sum.exposed_s.mid),
              format_ms(sum.exposed_s.lo), format_ms(sum.exposed_s.hi));
@@ -323,8 +319,6 @@ int run_workload(int argc, char** argv) {
       return help ? kExitOk : kExitUsage;
     }
     if (a.workload.empty()) throw UsageError(fmt::format("workload {}: give the workload file", a.verb));
-    if (a.ranks == 0 || a.per_node == 0)
-      throw UsageError(fmt::format("workload {}: give --ranks and --ranks-per-node", a.verb));
     if (a.verb == "show" && (!a.curves.empty() || !a.json_path.empty() || !a.costs.empty() || !a.models.empty()))
       throw UsageError("workload show: --curves, --model, --cost and --json are predict's");
     if (!a.json_path.empty()) {
@@ -335,6 +329,9 @@ int run_workload(int argc, char** argv) {
       check_distinct_paths({{"--json", a.json_path}}, inputs);
     }
     const TrainingWorkload w = load_training_workload(a.workload);
+    if (a.ranks == 0 && a.per_node == 0) a.ranks = w.target_ranks, a.per_node = w.target_ranks_per_node;
+    if (a.ranks == 0 || a.per_node == 0)
+      throw UsageError(fmt::format("workload {}: give --ranks and --ranks-per-node (or target: in the file)", a.verb));
     const StepProgram prog = derive_step(w, a.ranks, a.per_node);
     return a.verb == "show" ? show(w, prog) : predict(a, w, prog);
   } catch (const UsageError& e) {

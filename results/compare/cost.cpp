@@ -42,9 +42,10 @@ std::string text(const std::string& file, const YAML::Node& root, const char* ke
 }  // namespace
 
 CostProfile load_cost_profile(const std::string& path) {
-  const YAML::Node root = load_mapping(
-      path, {"kind", "name", "currency", "price_per_gpu_hour", "price_per_node_hour", "gpus_per_node", "capital_cost",
-             "amortisation_years", "yearly_operating_cost", "utilisation", "gpus", "transfer_cost_per_tb"});
+  const YAML::Node root =
+      load_mapping(path, {"kind", "name", "currency", "price_per_gpu_hour", "price_per_node_hour", "gpus_per_node",
+                          "capital_cost", "amortisation_years", "yearly_operating_cost", "utilisation", "gpus",
+                          "transfer_cost_per_tb", "node_mtbf_hours"});
   CostProfile c;
   c.file = path;
   c.kind = text(path, root, "kind");
@@ -62,6 +63,7 @@ CostProfile load_cost_profile(const std::string& path) {
       throw UsageError(fmt::format("{}:{}: {}: a key of {} profiles; this one is kind {}", path, line_of(k), k,
                                    c.kind == "cloud" ? "bare_metal" : "cloud", c.kind));
   c.transfer_per_tb = number(path, root, "transfer_cost_per_tb", 0, 1e9, false);
+  c.node_mtbf_hours = number(path, root, "node_mtbf_hours", 1e-3, 1e9, false);
   if (c.kind == "cloud") {
     c.per_gpu_hour = number(path, root, "price_per_gpu_hour", 0, 1e6, false);
     c.per_node_hour = number(path, root, "price_per_node_hour", 0, 1e8, false);

@@ -27,6 +27,7 @@ struct CostProfile {
   double per_node_hour = kNaN;
   int gpus = 0, gpus_per_node = 0;
   double transfer_per_tb = kNaN;  // moving data in or out (egress, ingress), per TB (1e12 B)
+  double node_mtbf_hours = kNaN;  // a training step's goodput on this option (else the workload's)
   std::string derivation;         // how per_gpu_hour was computed
 };
 

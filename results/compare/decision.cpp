@@ -7,6 +7,7 @@
 
 #include "common/sizes.hpp"
 #include "results/compare/plateau.hpp"
+#include "results/workload/goodput.hpp"
 
 namespace ccb {
 namespace {
@@ -17,7 +18,7 @@ void fill_costs(StepAtScale& s, const Workload& w) {
   s.step_hi_s = w.compute_s + s.comm_hi_s;
   if (!s.cost) return;
   const double k = 1000.0 * w.gpus * s.cost->per_gpu_hour / 3600;
-  s.cost_per_1000 = k * s.step_s, s.cost_lo = k * s.step_lo_s, s.cost_hi = k * s.step_hi_s;
+  s.unit_cost = k * s.step_s, s.cost_lo = k * s.step_lo_s, s.cost_hi = k * s.step_hi_s;
 }
 
 std::optional<BreakEven> break_even(const Decision& d) {
@@ -32,11 +33,14 @@ std::optional<BreakEven> break_even(const Decision& d) {
   BreakEven b;
   b.own = own->label, b.rent = rent->label;
   const double yearly = o.capital_cost / o.amortisation_years + o.yearly_operating_cost;
-  const double speed = rent->step_s / own->step_s;  // > 1: renting needs more GPU-hours for the same work
+  // The time per useful step (step / goodput's useful share; 1 outside a training step):
+  // speed > 1: renting needs more GPU-hours for the same work.
+  const double own_per = 1 / own->useful, rent_per = 1 / rent->useful;
+  const double speed = rent->step_s * rent_per / (own->step_s * own_per);
   const auto u_at = [&](double sp) { return yearly / (o.gpus * 8760.0 * r.per_gpu_hour * sp); };
   b.utilisation = u_at(speed);
-  b.utilisation_lo = u_at(rent->step_hi_s / own->step_lo_s);
-  b.utilisation_hi = u_at(rent->step_lo_s / own->step_hi_s);
+  b.utilisation_lo = u_at(rent->step_hi_s * rent_per / (own->step_lo_s * own_per));
+  b.utilisation_hi = u_at(rent->step_lo_s * rent_per / (own->step_hi_s * own_per));
   b.owner_utilisation = o.utilisation;
   b.amortisation_months = o.amortisation_years * 12;
   const double rent_month = r.per_gpu_hour * o.gpus * 730.0 * o.utilisation * speed;
@@ -130,7 +134,7 @@ Decision decide(const Workload& w, std::vector<StepAtScale> sets, int nodes, boo
   for (StepAtScale& s : sets) fill_costs(s, w);
   d.sets = std::move(sets);
   d.faster = call_lowest(d.sets, &StepAtScale::comm_s, &StepAtScale::comm_lo_s, &StepAtScale::comm_hi_s);
-  d.cheaper = call_lowest(d.sets, &StepAtScale::cost_per_1000, &StepAtScale::cost_lo, &StepAtScale::cost_hi);
+  d.cheaper = call_lowest(d.sets, &StepAtScale::unit_cost, &StepAtScale::cost_lo, &StepAtScale::cost_hi);
   d.break_even = break_even(d);
   if (std::isfinite(w.dataset_tb)) {
     DataMove m;
@@ -143,6 +147,69 @@ Decision decide(const Workload& w, std::vector<StepAtScale> sets, int nodes, boo
       }
     d.data = std::move(m);
   }
+  return d;
+}
+
+namespace {
+
+// Goodput's useful share of a set at the job's nodes, its inputs scaled by the factors.
+double useful_share(const StepFacts& f, const StepAtScale& s, int nodes, double mtbf_factor, double ckpt_factor) {
+  const double mtbf = s.cost && std::isfinite(s.cost->node_mtbf_hours) ? s.cost->node_mtbf_hours : f.node_mtbf_hours;
+  if (!(mtbf > 0) || !(f.checkpoint_s > 0)) return 1;
+  return young_goodput(mtbf * mtbf_factor, nodes, f.checkpoint_s * ckpt_factor, std::max(0.0, f.restart_s)).useful;
+}
+
+// Cost per million useful tokens of a step of `step_s` at a useful share.
+double per_million_tokens(const StepFacts& f, const StepAtScale& s, double step_s, double useful) {
+  if (!s.cost || !(useful > 0)) return kNaN;
+  return step_s * f.ranks * s.cost->per_gpu_hour / 3600 / (f.tokens_per_step * useful) * 1e6;
+}
+
+void fill_step(StepAtScale& s, const StepFacts& f, int nodes) {
+  if (!s.refused.empty() || !s.step) return;
+  s.step_s = s.step->step_s.mid, s.step_lo_s = s.step->step_s.lo, s.step_hi_s = s.step->step_s.hi;
+  s.comm_s = s.step->exposed_s.mid, s.comm_lo_s = s.step->exposed_s.lo, s.comm_hi_s = s.step->exposed_s.hi;
+  const bool from_profile = s.cost && std::isfinite(s.cost->node_mtbf_hours);
+  s.node_mtbf_hours = from_profile ? s.cost->node_mtbf_hours : f.node_mtbf_hours > 0 ? f.node_mtbf_hours : kNaN;
+  s.mtbf_basis = from_profile ? "input: cost profile" : "input: workload";
+  s.useful = useful_share(f, s, nodes, 1, 1);
+  s.unit_cost = per_million_tokens(f, s, s.step_s, s.useful);
+  s.cost_lo = per_million_tokens(f, s, s.step_lo_s, s.useful);
+  s.cost_hi = per_million_tokens(f, s, s.step_hi_s, s.useful);
+}
+
+}  // namespace
+
+Decision decide_training_step(const StepFacts& f, std::vector<StepAtScale> sets, int nodes, bool at_scale) {
+  Decision d;
+  d.gpus = f.ranks;
+  d.nodes = nodes;
+  d.at_scale = at_scale;
+  d.cost_unit = "million useful tokens";
+  d.training = f;
+  for (StepAtScale& s : sets) fill_step(s, f, nodes);
+  d.sets = std::move(sets);
+  d.faster = call_lowest(d.sets, &StepAtScale::step_s, &StepAtScale::step_lo_s, &StepAtScale::step_hi_s);
+  d.cheaper = call_lowest(d.sets, &StepAtScale::unit_cost, &StepAtScale::cost_lo, &StepAtScale::cost_hi);
+  d.break_even = break_even(d);
+  if (!(f.checkpoint_s > 0)) return d;
+  for (double m : {0.25, 0.5, 1.0, 2.0})
+    for (double c : {0.5, 1.0, 2.0, 4.0}) {
+      GoodputCase g{m, c, {}, {}, {}};
+      std::vector<StepAtScale> at = d.sets;
+      for (StepAtScale& s : at) {
+        if (!s.refused.empty() || !std::isfinite(s.step_s)) {
+          g.useful.push_back(kNaN), g.cost.push_back(kNaN);
+          continue;
+        }
+        const double u = useful_share(f, s, nodes, m, c);
+        g.useful.push_back(u), g.cost.push_back(per_million_tokens(f, s, s.step_s, u));
+        s.unit_cost = g.cost.back();
+        s.cost_lo = per_million_tokens(f, s, s.step_lo_s, u), s.cost_hi = per_million_tokens(f, s, s.step_hi_s, u);
+      }
+      g.cheaper = call_lowest(at, &StepAtScale::unit_cost, &StepAtScale::cost_lo, &StepAtScale::cost_hi);
+      d.goodput_cases.push_back(std::move(g));
+    }
   return d;
 }
 

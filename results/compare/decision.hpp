@@ -21,6 +21,7 @@
 //   sensitivity: owning / renting cost per step for u = 30..100% and cloud
 //     price x 0.7, 1, 1.3
 //   data set move: TB x 8e12 / (Gbit/s x 1e9) seconds; cost TB x transfer_cost_per_tb
+// A training step (compare --workload STEP.yaml): decide_training_step below.
 #pragma once
 #include <optional>
 #include <string>
@@ -29,6 +30,7 @@
 
 #include "results/compare/comparison.hpp"
 #include "results/compare/cost.hpp"
+#include "results/workload/prediction_file.hpp"
 
 namespace ccb {
 
@@ -40,9 +42,18 @@ struct StepAtScale {
   bool predicted = false, extrapolated = false;
   std::string basis;    // which curve or model series
   std::string refused;  // non-empty: this set has no estimate at the workload's size, and why
-  // Filled by decide():
+  // A training step (decide_training_step): its prediction from this set's
+  // curves (and its scale model for groups no sweep measured).
+  std::optional<PredictedStep> step;
+  double bubble_s = 0;
+  std::vector<std::string> modelled;  // curves from the scale model, one line each
+  // Filled by decide() / decide_training_step():
   double step_s = kNaN, step_lo_s = kNaN, step_hi_s = kNaN;
-  double cost_per_1000 = kNaN, cost_lo = kNaN, cost_hi = kNaN;
+  double unit_cost = kNaN, cost_lo = kNaN, cost_hi = kNaN;  // per Decision::cost_unit
+  // Goodput (training step with goodput inputs): the useful share of the job's
+  // time, the node MTBF it assumed (the cost profile's, else the workload's).
+  double useful = 1, node_mtbf_hours = kNaN;
+  std::string mtbf_basis;
 };
 
 // Which of two sets is lower (faster, cheaper), said only when the evidence
@@ -93,6 +104,23 @@ struct DataMove {
   std::string currency;
 };
 
+// What a training-step decision knows of its workload (compare --workload
+// STEP.yaml; docs/workload.md).
+struct StepFacts {
+  std::string name, file, shape;  // shape: "tp 8 x pp 4 x dp 32, zero 3"
+  int ranks = 0, ranks_per_node = 0;
+  double tokens_per_step = 0, compute_s = 0;
+  double node_mtbf_hours = -1, checkpoint_s = -1, restart_s = -1;  // the workload's goodput inputs (< 0: none)
+};
+
+// The cheaper call when node MTBF and checkpoint time are off by these
+// factors (the least certain inputs of the decision).
+struct GoodputCase {
+  double mtbf_factor = 1, checkpoint_factor = 1;
+  std::vector<double> useful, cost;  // per set of the decision
+  RatioCall cheaper;
+};
+
 struct Decision {
   int gpus = 0, nodes = 0;
   bool at_scale = false;  // from the model (--scale), not the measured curves
@@ -101,8 +129,22 @@ struct Decision {
   RatioCall faster, cheaper;  // over the two lowest sets with an estimate
   std::optional<BreakEven> break_even;
   std::optional<DataMove> data;
+  std::string cost_unit = "1,000 steps";
+  std::optional<StepFacts> training;       // decide_training_step
+  std::vector<GoodputCase> goodput_cases;  // with goodput inputs: node MTBF x 0.25..2, checkpoint x 0.5..4
 };
 
 Decision decide(const Workload& w, std::vector<StepAtScale> sets, int nodes, bool at_scale);
+
+// The decision for a training step (sets with `step` filled, or refused):
+//   step time        = the predicted step (compute, exposed communication, bubble)
+//   useful share     = Young's goodput (results/workload/goodput.hpp) at the
+//                      job's nodes, node MTBF of the set's cost profile or else
+//                      the workload's; 1 without goodput inputs
+//   cost per million useful tokens = step x ranks x price per GPU-hour / 3600
+//                      / (tokens per step x useful share) x 1e6
+//   faster: on step time; cheaper: on that cost; break-even as decide()'s with
+//   the time per useful step (step / useful share) in place of the step time.
+Decision decide_training_step(const StepFacts& f, std::vector<StepAtScale> sets, int nodes, bool at_scale);
 
 }  // namespace ccb

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "results/report/decision_words.hpp"
 #include "results/report/report.hpp"
 
 namespace ccb {
@@ -57,8 +58,8 @@ std::string cheaper_sentence(const Decision& d) {
   const StepAtScale &a = *find_set(d, c.lower), &b = *find_set(d, c.higher);
   if (a.cost->currency != b.cost->currency)
     return fmt::format("Per 1,000 steps, '{}' costs {} and '{}' {}: different currencies, not compared.", a.label,
-                       format_money(a.cost_per_1000, a.cost->currency), b.label,
-                       format_money(b.cost_per_1000, b.cost->currency));
+                       format_money(a.unit_cost, a.cost->currency), b.label,
+                       format_money(b.unit_cost, b.cost->currency));
   std::string util;
   for (const StepAtScale* s : {&a, &b})
     if (s->cost->kind == "bare_metal")
@@ -71,27 +72,28 @@ std::string cheaper_sentence(const Decision& d) {
                             : "")
           : cannot_tell(c, "cheaper");
   return fmt::format("Per 1,000 steps{}, '{}' costs {} and '{}' {}: {}{}.", util, a.label,
-                     format_money(a.cost_per_1000, a.cost->currency), b.label,
-                     format_money(b.cost_per_1000, b.cost->currency), verdict,
-                     a.predicted || b.predicted ? " (from predicted step times)" : "");
+                     format_money(a.unit_cost, a.cost->currency), b.label, format_money(b.unit_cost, b.cost->currency),
+                     verdict, a.predicted || b.predicted ? " (from predicted step times)" : "");
 }
 
 std::string percent(double u) { return fmt::format("{:.3g}%", 100 * u); }
 
-std::string break_even_sentence(const BreakEven& b) {
+}  // namespace
+
+std::string break_even_sentence(const BreakEven& b, const std::string& per) {
   const double lo = std::isfinite(b.utilisation_lo) ? b.utilisation_lo : b.utilisation;
   const double hi = std::isfinite(b.utilisation_hi) ? b.utilisation_hi : b.utilisation;
   const std::string range = lo < hi ? fmt::format(" (range {} to {})", percent(lo), percent(hi)) : "";
   if (!std::isfinite(b.utilisation) || lo > 1)
     return fmt::format(
-        "Owning ('{}') never costs less per step than renting ('{}'): it would need {} utilisation{}, "
+        "Owning ('{}') never costs less {} than renting ('{}'): it would need {} utilisation{}, "
         "more than 100%.",
-        b.own, b.rent, std::isfinite(b.utilisation) ? percent(b.utilisation) : "infinite", range);
+        b.own, per, b.rent, std::isfinite(b.utilisation) ? percent(b.utilisation) : "infinite", range);
   if (hi > 1)
     return fmt::format(
-        "Cannot tell whether owning ('{}') ever costs less per step than renting ('{}'): the break-even "
+        "Cannot tell whether owning ('{}') ever costs less {} than renting ('{}'): the break-even "
         "utilisation lies between {} and {}, beyond 100%.",
-        b.own, b.rent, percent(lo), percent(hi));
+        b.own, per, b.rent, percent(lo), percent(hi));
   const std::string months =
       !std::isfinite(b.months) ? "never pays back"
       : b.months > b.amortisation_months
@@ -99,10 +101,12 @@ std::string break_even_sentence(const BreakEven& b) {
                         b.amortisation_months)
           : fmt::format("pays back after {:.3g} months (amortisation {:.0f})", b.months, b.amortisation_months);
   return fmt::format(
-      "Owning ('{}') costs the same per step as renting ('{}') at {} utilisation{}, and less above it; at the stated "
+      "Owning ('{}') costs the same {} as renting ('{}') at {} utilisation{}, and less above it; at the stated "
       "{:.0f}% the purchase {}.",
-      b.own, b.rent, percent(b.utilisation), range, 100 * b.owner_utilisation, months);
+      b.own, per, b.rent, percent(b.utilisation), range, 100 * b.owner_utilisation, months);
 }
+
+namespace {
 
 std::string data_sentence(const DataMove& m) {
   std::string costs;
@@ -117,9 +121,12 @@ std::string data_sentence(const DataMove& m) {
 Section summary_section(const Decision& d) {
   Section s;
   s.heading = "Summary";
-  for (std::string x : {faster_sentence(d), cheaper_sentence(d)})
+  const std::vector<std::string> first =
+      d.training ? step_summary(d) : std::vector<std::string>{faster_sentence(d), cheaper_sentence(d)};
+  for (std::string x : first)
     if (!x.empty()) s.paragraphs.push_back(std::move(x));
-  if (d.break_even) s.paragraphs.push_back(break_even_sentence(*d.break_even));
+  if (d.break_even)
+    s.paragraphs.push_back(break_even_sentence(*d.break_even, d.training ? "per useful token" : "per step"));
   if (d.data) s.paragraphs.push_back(data_sentence(*d.data));
   if (s.paragraphs.empty())
     s.paragraphs.push_back("Nothing to decide: fewer than two sets have the workload's collective.");
@@ -165,25 +172,26 @@ Section decision_section(const Decision& d, const Workload& w) {
          {format_seconds(x.comm_s)},
          {interval ? format_seconds(x.comm_lo_s) + " - " + format_seconds(x.comm_hi_s) : "-"},
          {format_seconds(x.step_s)},
-         {x.cost ? format_money(x.cost_per_1000, cur) : "no cost profile"},
+         {x.cost ? format_money(x.unit_cost, cur) : "no cost profile"},
          {interval && x.cost ? format_money(x.cost_lo, cur) + " - " + format_money(x.cost_hi, cur) : "-"}});
   }
   s.tables.push_back(std::move(t));
-  if (d.break_even) {
-    const BreakEven& b = *d.break_even;
-    Table sens;
-    sens.title = fmt::format("Sensitivity: cost per step owning '{}' / renting '{}' (below 1: owning is cheaper)",
-                             b.own, b.rent);
-    sens.header = {"utilisation"};
-    for (double f : b.price_factors) sens.header.push_back(fmt::format("cloud price {:+.0f}%", 100 * (f - 1)));
-    for (std::size_t i = 0; i < b.utilisations.size(); ++i) {
-      std::vector<Cell> row{{fmt::format("{:.0f}%", 100 * b.utilisations[i])}};
-      for (double r : b.own_over_rent[i]) row.push_back({fmt::format("{:.2f}", r), r < 1 ? Tone::better : Tone::worse});
-      sens.rows.push_back(std::move(row));
-    }
-    s.tables.push_back(std::move(sens));
-  }
+  if (d.break_even) s.tables.push_back(break_even_table(*d.break_even, "per step"));
   return s;
+}
+
+Table break_even_table(const BreakEven& b, const std::string& per) {
+  Table sens;
+  sens.title =
+      fmt::format("Sensitivity: cost {} owning '{}' / renting '{}' (below 1: owning is cheaper)", per, b.own, b.rent);
+  sens.header = {"utilisation"};
+  for (double f : b.price_factors) sens.header.push_back(fmt::format("cloud price {:+.0f}%", 100 * (f - 1)));
+  for (std::size_t i = 0; i < b.utilisations.size(); ++i) {
+    std::vector<Cell> row{{fmt::format("{:.0f}%", 100 * b.utilisations[i])}};
+    for (double r : b.own_over_rent[i]) row.push_back({fmt::format("{:.2f}", r), r < 1 ? Tone::better : Tone::worse});
+    sens.rows.push_back(std::move(row));
+  }
+  return sens;
 }
 
 }  // namespace ccb

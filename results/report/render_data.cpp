@@ -150,7 +150,8 @@ std::string render_json(const Comparison& c, const Report& r) {
   }
   doc["pairs"] = std::move(pairs);
   for (const Section& s : r.sections) {
-    if (s.heading != "Cost" && s.heading != "Environment") continue;
+    const bool decision = s.heading.rfind("The decision at scale", 0) == 0;
+    if (s.heading != "Cost" && s.heading != "Environment" && !decision) continue;
     json tables = json::array();
     for (const Table& t : s.tables) {
       json rows = json::array();
@@ -161,7 +162,9 @@ std::string render_json(const Comparison& c, const Report& r) {
       }
       tables.push_back({{"title", t.title}, {"header", t.header}, {"rows", rows}});
     }
-    doc[s.heading == "Cost" ? "cost" : "environment"] = {{"notes", s.paragraphs}, {"tables", tables}};
+    doc[decision              ? "decision"
+        : s.heading == "Cost" ? "cost"
+                              : "environment"] = {{"notes", s.paragraphs}, {"tables", tables}};
   }
   return doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
 }

@@ -589,7 +589,7 @@ Report build_report(const Comparison& c, const CostInputs& cost, const ReportLim
   r.sections.push_back(std::move(charts));
   for (const PairComparison& pc : c.pairs) r.sections.push_back(pair_section(c, pc, limits));
   r.sections.push_back(environment_section(c));
-  bool any_cost = cost.workload.has_value();
+  bool any_cost = cost.workload.has_value() || cost.decision.has_value();
   for (const auto& p : cost.profiles) any_cost = any_cost || p.has_value();
   if (any_cost) r.sections.push_back(cost_section(c, cost));
   if (cost.decision) {
@@ -597,7 +597,8 @@ Report build_report(const Comparison& c, const CostInputs& cost, const ReportLim
     Section d = summary_section(*cost.decision);
     Section& first = r.sections.front();
     first.paragraphs.insert(first.paragraphs.begin(), d.paragraphs.begin(), d.paragraphs.end());
-    r.sections.push_back(decision_section(*cost.decision, *cost.workload));
+    r.sections.push_back(cost.decision->training ? step_decision_section(*cost.decision)
+                                                 : decision_section(*cost.decision, *cost.workload));
   }
   return r;
 }

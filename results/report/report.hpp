@@ -84,5 +84,7 @@ std::string format_seconds(double s);  // "1.23 s", "45.6 ms", "2.5 h"
 // report), and its tables (results/report/decision_section.cpp).
 Section summary_section(const Decision& d);
 Section decision_section(const Decision& d, const Workload& w);
+// The same for a training step (Decision::training; results/report/step_decision_section.cpp).
+Section step_decision_section(const Decision& d);
 
 }  // namespace ccb

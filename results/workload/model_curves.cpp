@@ -62,4 +62,18 @@ std::vector<std::string> add_model_curves(const StepProgram& prog, const Model& 
   return lines;
 }
 
+OptionStep predict_option_step(const TrainingWorkload& w, const StepProgram& prog, ResultSet points,
+                               const Model* model) {
+  constexpr unsigned fields = kKeyRanks | kKeyNodes | kKeyInPlace;
+  OptionStep out;
+  SeriesTable table = build_series(points, fields);
+  if (model) {
+    out.modelled = add_model_curves(prog, *model, table, points);
+    table = build_series(points, fields);
+  }
+  out.detail = predict_step(prog, table);
+  out.step = summarize_prediction(w, prog, out.detail);
+  return out;
+}
+
 }  // namespace ccb

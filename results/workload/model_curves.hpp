@@ -10,6 +10,7 @@
 
 #include "results/import/result_set.hpp"
 #include "results/model/comm_model.hpp"
+#include "results/workload/prediction_file.hpp"
 #include "results/workload/step_prediction.hpp"
 
 namespace ccb {
@@ -18,5 +19,16 @@ namespace ccb {
 // UsageError when the model has no series of a needed collective.
 std::vector<std::string> add_model_curves(const StepProgram& prog, const Model& m, const SeriesTable& measured,
                                           ResultSet& into);
+
+// One option's step (a cluster, an instance type): its measured points, and
+// its scale model (may be null) for the groups no sweep measured, read and
+// simulated (predict_step). UsageError as predict_step's when a phase has no curve.
+struct OptionStep {
+  StepPrediction detail;
+  PredictedStep step;
+  std::vector<std::string> modelled;  // add_model_curves' lines
+};
+OptionStep predict_option_step(const TrainingWorkload& w, const StepProgram& prog, ResultSet points,
+                               const Model* model);
 
 }  // namespace ccb

@@ -36,7 +36,7 @@ int whole(const std::string& file, const YAML::Node& map, const char* where, con
 
 TrainingWorkload load_training_workload(const std::string& path) {
   const YAML::Node root = yamlf::load_file(path);
-  yamlf::check_keys(path, root, "", {"name", "source", "model", "parallelism", "compute", "goodput"});
+  yamlf::check_keys(path, root, "", {"name", "source", "model", "parallelism", "compute", "goodput", "target"});
   TrainingWorkload w;
   w.file = path;
   w.name = yamlf::text(path, root, "", "name", true);
@@ -109,9 +109,21 @@ TrainingWorkload load_training_workload(const std::string& path) {
   w.node_mtbf_hours = opt("node_mtbf_hours", 1e9);
   w.checkpoint_s = opt("checkpoint_s", 1e7);
   w.restart_s = opt("restart_s", 1e7);
+
+  const YAML::Node t = section(path, root, "target", {"ranks", "ranks_per_node"});
+  w.target_ranks = whole(path, t, "target", "ranks", 1, 1e7, 0);
+  w.target_ranks_per_node = whole(path, t, "target", "ranks_per_node", 1, 1e5, 0);
+  if ((w.target_ranks == 0) != (w.target_ranks_per_node == 0))
+    yamlf::fail(path, t, "target", "give both ranks and ranks_per_node (the scale the step is decided at)");
   return w;
 }
+
+bool is_training_step_file(const std::string& path) {
+  const YAML::Node root = yamlf::load_file(path);
+  return root.IsMap() && root["parallelism"];
+}
 #else
+bool is_training_step_file(const std::string&) { return false; }
 TrainingWorkload load_training_workload(const std::string& path) {
   throw UsageError(fmt::format("{}: workload files need yaml-cpp; this ccbench was built without it", path));
 }

@@ -62,10 +62,16 @@ struct TrainingWorkload {
   double forward_s = 0, backward_ratio = 2, mfu = 0, peak_tflops = 0;
   // Goodput inputs (results/workload/goodput.hpp); negative: not given.
   double node_mtbf_hours = -1, checkpoint_s = -1, restart_s = -1;
+  // The scale the step is meant for (`target:`; 0: not given): the default of
+  // --ranks / --ranks-per-node, and where compare --workload decides.
+  int target_ranks = 0, target_ranks_per_node = 0;
 };
 
 // Throws UsageError "FILE:LINE: KEY: what is wrong" on bad content.
 TrainingWorkload load_training_workload(const std::string& path);
+// Whether a YAML file is a training step (it has `parallelism:`), not one of
+// compare's one-collective workload profiles. False without yaml-cpp.
+bool is_training_step_file(const std::string& path);
 
 // One kind of communication in the step.
 enum class P2p { none, send, recv };

@@ -260,7 +260,7 @@ TEST(Decision, BreakEvenAndCostsFollowTheFormulas) {
   b.label = "rented", b.cost = &rent, b.comm_s = b.comm_lo_s = b.comm_hi_s = 1.0;
   const Decision d = decide(w, {a, b}, 8, true);
   EXPECT_DOUBLE_EQ(d.sets[0].step_s, 1.5);
-  EXPECT_NEAR(d.sets[1].cost_per_1000, 1000 * 2.0 * 64 * 4 / 3600, 1e-9);
+  EXPECT_NEAR(d.sets[1].unit_cost, 1000 * 2.0 * 64 * 4 / 3600, 1e-9);
   ASSERT_TRUE(d.break_even);
   const double yearly = 1.2e6 / 4 + 1e5, speed = 2.0 / 1.5;
   EXPECT_NEAR(d.break_even->utilisation, yearly / (64 * 8760.0 * 4 * speed), 1e-12);

@@ -6,7 +6,9 @@
 #include <cmath>
 
 #include "common/errors.hpp"
+#include "results/compare/decision.hpp"
 #include "results/compare/series.hpp"
+#include "results/report/decision_words.hpp"
 #include "results/workload/goodput.hpp"
 #include "results/workload/prediction_file.hpp"
 #include "results/workload/step_prediction.hpp"
@@ -273,6 +275,87 @@ TEST(Goodput, YoungsIntervalAndTheShareLost) {
   EXPECT_NEAR(g.lost_restart, 300 / 36000.0, 1e-12);
   EXPECT_NEAR(g.useful, 1 - 2 * 60 / g.interval_s - 300 / 36000.0, 1e-12);  // C / tau = tau / 2M at Young's tau
   EXPECT_EQ(young_goodput(1, 10000, 600, 600).useful, 0);                   // failures faster than checkpoints
+}
+
+// compare --workload STEP.yaml: two options' predicted steps priced per
+// useful token, the break-even on the time per useful step.
+struct TwoOptions {
+  CostProfile own, rent;
+  StepFacts f;
+  StepAtScale a, b;
+  TwoOptions(double own_step, double rent_step) {
+    own.kind = "bare_metal", own.currency = rent.currency = "USD";
+    own.capital_cost = 1.2e6, own.amortisation_years = 4, own.yearly_operating_cost = 1e5, own.utilisation = 0.7;
+    own.gpus = 64;
+    own.per_gpu_hour = (own.capital_cost / 4 + own.yearly_operating_cost) / (64 * 8760.0 * 0.7);
+    rent.kind = "cloud", rent.per_gpu_hour = 4;
+    f.name = "w", f.ranks = 64, f.ranks_per_node = 8, f.tokens_per_step = 1e6, f.compute_s = 1;
+    f.node_mtbf_hours = 1000, f.checkpoint_s = 60, f.restart_s = 300;
+    const auto step = [](double t) {
+      PredictedStep p;
+      p.step_s = {t, t * 0.9, t * 1.1};
+      p.exposed_s = {t - 1, (t - 1) * 0.9, (t - 1) * 1.1};
+      p.compute_s = 1;
+      return p;
+    };
+    a.label = "own", a.cost = &own, a.step = step(own_step);
+    b.label = "rent", b.cost = &rent, b.step = step(rent_step);
+  }
+  Decision decide() const { return decide_training_step(f, {a, b}, 8, true); }
+};
+
+TEST(StepDecision, CostPerUsefulTokenAndBreakEvenFollowTheFormulas) {
+  TwoOptions t(2, 3);
+  const Decision d = t.decide();
+  const double useful = young_goodput(1000, 8, 60, 300).useful;
+  EXPECT_EQ(d.cost_unit, "million useful tokens");
+  EXPECT_DOUBLE_EQ(d.sets[0].useful, useful);
+  EXPECT_NEAR(d.sets[1].unit_cost, 3.0 * 64 * 4 / 3600 / (1e6 * useful) * 1e6, 1e-12);
+  EXPECT_NEAR(d.sets[1].cost_hi, 3.3 * 64 * 4 / 3600 / (1e6 * useful) * 1e6, 1e-12);
+  EXPECT_DOUBLE_EQ(d.sets[0].comm_s, 1);  // the exposed communication
+  EXPECT_EQ(d.faster.kind, RatioCall::winner);
+  EXPECT_EQ(d.faster.lower, "own");
+  EXPECT_NEAR(d.faster.ratio, 1.5, 1e-12);
+  ASSERT_TRUE(d.break_even);
+  const double yearly = 1.2e6 / 4 + 1e5;
+  EXPECT_NEAR(d.break_even->utilisation, yearly / (64 * 8760.0 * 4 * 1.5), 1e-12);
+  ASSERT_EQ(d.goodput_cases.size(), 16u);
+  // The same MTBF for both: goodput scales both costs alike, the call holds.
+  for (const GoodputCase& g : d.goodput_cases) EXPECT_EQ(g.cheaper.lower, d.cheaper.lower);
+  const std::vector<std::string> words = step_summary(d);
+  EXPECT_NE(words[0].find("'own' is faster by 1.50x"), std::string::npos) << words[0];
+  EXPECT_NE(words[1].find("Per million useful tokens"), std::string::npos) << words[1];
+  EXPECT_NE(words[2].find("holds in all 16 cases"), std::string::npos) << words[2];
+}
+
+TEST(StepDecision, AProfilesNodeMtbfChangesItsGoodputAndTheBreakEven) {
+  TwoOptions t(2, 2);
+  t.rent.node_mtbf_hours = 20;  // a cloud whose nodes fail far more often
+  const Decision d = t.decide();
+  EXPECT_LT(d.sets[1].useful, d.sets[0].useful);
+  EXPECT_EQ(d.sets[1].mtbf_basis, "input: cost profile");
+  EXPECT_EQ(d.sets[0].mtbf_basis, "input: workload");
+  // Equal steps: renting needs more GPU-hours only through its lower useful share.
+  const double speed = d.sets[0].useful / d.sets[1].useful;
+  EXPECT_NEAR(d.break_even->utilisation, (1.2e6 / 4 + 1e5) / (64 * 8760.0 * 4 * speed), 1e-12);
+  EXPECT_EQ(d.faster.kind, RatioCall::contains_equal);  // equal steps, +-10% each
+  // Without goodput inputs every step is useful and no sensitivity is computed.
+  t.f.checkpoint_s = -1;
+  const Decision none = t.decide();
+  EXPECT_DOUBLE_EQ(none.sets[1].useful, 1);
+  EXPECT_TRUE(none.goodput_cases.empty());
+}
+
+TEST(StepDecision, ARefusedSetIsNamedNotDropped) {
+  TwoOptions t(2, 3);
+  t.b.step.reset();
+  t.b.refused = "it was measured oversubscribed";
+  const Decision d = t.decide();
+  EXPECT_EQ(d.faster.kind, RatioCall::none);
+  EXPECT_FALSE(d.break_even);
+  const std::string first = step_summary(d)[0];
+  EXPECT_NE(first.find("nothing can be decided"), std::string::npos) << first;
+  EXPECT_NE(first.find("'rent' has no prediction: it was measured oversubscribed"), std::string::npos) << first;
 }
 
 }  // namespace ccb::workload_tests

@@ -1,0 +1,20 @@
+// Pieces of the decision's report shared by the one-collective workload
+// (decision_section.cpp) and the training step (step_decision_section.cpp).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "results/report/report.hpp"
+
+namespace ccb {
+
+// "Owning ('a') costs the same PER as renting ('b') at 41% utilisation ...":
+// PER names the unit of work ("per step", "per useful token").
+std::string break_even_sentence(const BreakEven& b, const std::string& per);
+// Owning / renting cost per unit of work for utilisation x cloud price.
+Table break_even_table(const BreakEven& b, const std::string& per);
+// The Summary's sentences for a training step: step times, cost per useful
+// token, and whether the cheaper call survives the goodput inputs' uncertainty.
+std::vector<std::string> step_summary(const Decision& d);
+
+}  // namespace ccb
