@@ -96,12 +96,12 @@ void print_header(const TrainingWorkload& w, const StepProgram& prog) {
 
 int show(const TrainingWorkload& w, const StepProgram& prog) {
   print_header(w, prog);
-  fmt::print("{:<38} {:<4} {:<18} {:<15} {:>10} {:>6} {:>10}\n", "phase", "dim", "group", "collective", "size", "calls",
+  fmt::print("{:<48} {:<4} {:<18} {:<15} {:>10} {:>6} {:>10}\n", "phase", "dim", "group", "collective", "size", "calls",
              "per step");
   for (const PhaseTime& ph : phase_shapes(prog)) {
     const CommOp& op = prog.ops[static_cast<std::size_t>(ph.op)];
     const int calls = ph.calls;
-    fmt::print("{:<38} {:<4} {:<18} {:<15} {:>10} {:>6} {:>10}\n", op.phase, setting_name(op.dim), group_text(prog, op),
+    fmt::print("{:<48} {:<4} {:<18} {:<15} {:>10} {:>6} {:>10}\n", op.phase, setting_name(op.dim), group_text(prog, op),
                collective(op.coll).name, format_size(static_cast<double>(op.bytes)), calls,
                format_size(static_cast<double>(op.bytes) * calls));
   }
@@ -203,11 +203,11 @@ PredictedStep predict_option(const Option& o, const TrainingWorkload& w, const S
   const std::vector<std::string>& modelled = os.modelled;
   if (!o.label.empty()) fmt::print("## {}\n", o.label);
   for (const std::string& m : modelled) fmt::print("# not measured, from the scale model: {}\n", m);
-  fmt::print("{:<38} {:<4} {:<18} {:>10} {:>6} {:>3} {:>10} {:>19}  {}\n", "phase", "dim", "group", "size", "calls",
+  fmt::print("{:<48} {:<4} {:<18} {:>10} {:>6} {:>3} {:>10} {:>19}  {}\n", "phase", "dim", "group", "size", "calls",
              "k", "call_ms", "low-high_ms", "curve");
   for (const PhaseTime& ph : p.phases) {
     const CommOp& op = prog.ops[static_cast<std::size_t>(ph.op)];
-    fmt::print("{:<38} {:<4} {:<18} {:>10} {:>6} {:>3} {:>10} {:>19}  {}{}\n", op.phase, setting_name(op.dim),
+    fmt::print("{:<48} {:<4} {:<18} {:>10} {:>6} {:>3} {:>10} {:>19}  {}{}\n", op.phase, setting_name(op.dim),
                group_text(prog, op), format_size(static_cast<double>(op.bytes)), ph.calls, ph.sharing, format_ms(ph.s),
                fmt::format("{}-{}", format_ms(ph.lo_s), format_ms(ph.hi_s)), ph.curve,
                ph.extrapolated ? " (beyond)" : "");

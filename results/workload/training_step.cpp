@@ -69,7 +69,9 @@ TrainingWorkload load_training_workload(const std::string& path) {
   if (w.expert_parameters > 0 && w.experts == 0)
     yamlf::fail(path, m["expert_parameters"], "model.expert_parameters", "needs model.experts (a MoE model)");
 
-  const YAML::Node p = section(path, root, "parallelism", {"tp", "pp", "dp", "ep", "zero", "bucket", "dp_overlap"});
+  const YAML::Node p =
+      section(path, root, "parallelism",
+              {"tp", "pp", "dp", "ep", "zero", "bucket", "dp_overlap", "schedule", "sequence_parallel"});
   w.tp = whole(path, p, "parallelism", "tp", 1, 1e5, 1);
   w.pp = whole(path, p, "parallelism", "pp", 1, 1e5, 1);
   w.dp = whole(path, p, "parallelism", "dp", 1, 1e7, 0);
@@ -86,6 +88,20 @@ TrainingWorkload load_training_workload(const std::string& path) {
     if (o != "backward" && o != "none")
       yamlf::fail(path, p["dp_overlap"], "parallelism.dp_overlap", fmt::format("'{}': expected backward or none", o));
     w.dp_overlap = o == "backward";
+  }
+  if (p["schedule"]) {
+    const std::string v = yamlf::text(path, p, "parallelism", "schedule");
+    const auto sched = parse_setting<PipelineSchedule>(v);
+    if (!sched)
+      yamlf::fail(path, p["schedule"], "parallelism.schedule", fmt::format("'{}': expected gpipe or 1f1b", v));
+    w.schedule = *sched;
+  }
+  if (p["sequence_parallel"]) {
+    const std::string v = yamlf::text(path, p, "parallelism", "sequence_parallel");
+    if (v != "true" && v != "false")
+      yamlf::fail(path, p["sequence_parallel"], "parallelism.sequence_parallel",
+                  fmt::format("'{}': expected true or false", v));
+    w.sequence_parallel = v == "true";
   }
   if (w.experts == 0 && w.ep > 1)
     yamlf::fail(path, p["ep"], "parallelism.ep", "expert parallelism needs model.experts (a MoE model)");
@@ -199,7 +215,10 @@ std::string fail_fit(const std::string& file, const std::string& what) {
 
 }  // namespace
 
-StepProgram derive_step(const TrainingWorkload& w, int ranks, int ranks_per_node) {
+namespace {
+
+// The data-parallel size, or UsageError when the parallelism does not fit the ranks.
+int check_fit(const TrainingWorkload& w, int ranks, int ranks_per_node) {
   const auto bad = [&](const std::string& what) { throw UsageError(fail_fit(w.file, what)); };
   if (ranks < 1 || ranks_per_node < 1) bad("no ranks");
   if (ranks % (w.tp * w.pp) != 0)
@@ -218,114 +237,167 @@ StepProgram derive_step(const TrainingWorkload& w, int ranks, int ranks_per_node
                     w.global_batch, w.micro_batch, dp));
   if (dp % w.ep != 0) bad(fmt::format("ep {} does not divide dp {}", w.ep, dp));
   if (w.experts > 0 && w.experts % w.ep != 0) bad(fmt::format("ep {} does not divide the {} experts", w.ep, w.experts));
+  return dp;
+}
 
+// Everything but the stages' programs: group sizes, micro-batches, compute, tokens, notes.
+StepProgram program_shape(const TrainingWorkload& w, int ranks, int ranks_per_node, int dp) {
   StepProgram prog;
   prog.ranks = ranks, prog.ranks_per_node = ranks_per_node, prog.dtype = w.dtype;
   prog.size = {w.tp, w.pp, dp, w.ep};
   prog.micro_batches = w.global_batch / (w.micro_batch * dp);
-  const std::size_t elem = info(w.dtype).size;
-  // This rank's parameters: the dense ones split by tp x pp, the experts' by ep too.
-  const double share = (w.parameters - w.expert_parameters + w.expert_parameters / w.ep) / (w.tp * w.pp);
   const double tokens = static_cast<double>(w.micro_batch) * w.sequence;
   prog.tokens_per_step = tokens * w.global_batch / w.micro_batch;
   const double active = (w.active_parameters > 0 ? w.active_parameters : w.parameters) / (w.tp * w.pp);
   prog.forward_s = w.forward_s > 0 ? w.forward_s : 2 * active * tokens / (w.peak_tflops * 1e12 * w.mfu);
   prog.backward_s = prog.forward_s * w.backward_ratio;
-  const int m = prog.micro_batches, ls = w.layers / w.pp;
-  const double act = tokens * w.hidden * static_cast<double>(elem);
-  const double grads = share * static_cast<double>(elem);
-  const double layer_grads = grads / ls;
   if (w.experts > 0 && w.ep == 1) prog.notes.push_back("experts with ep 1: every rank holds every expert, no alltoall");
   prog.notes.push_back(
-      fmt::format("dp traffic is this rank's parameter share ({:.4g}); embeddings are not told apart{}", share,
+      fmt::format("dp traffic is this rank's parameter share ({:.4g}); embeddings are not told apart{}",
+                  (w.parameters - w.expert_parameters + w.expert_parameters / w.ep) / (w.tp * w.pp),
                   w.experts > 0 ? ", and expert gradients reduce over the whole dp group (not dp / ep)" : ""));
+  return prog;
+}
 
-  const auto comm = [&](std::string phase, Dim d, CollectiveId c, double bytes, P2p p = P2p::none, int dir = 0) {
-    return CommOp{std::move(phase), d, c, round_bytes(bytes, c, prog.group_size(d), elem), p, dir};
-  };
-  const bool moe = w.experts > 0 && w.ep > 1;
+// One pipeline stage's program: forward and backward passes of a micro-batch
+// in the order the schedule asks, then what ends the step.
+class StageProgram {
+ public:
+  StageProgram(const TrainingWorkload& w, StepProgram& prog, int stage)
+      : w_(w), prog_(prog), b_(prog, prog.stages.emplace_back()), stage_(stage) {
+    elem_ = info(w.dtype).size;
+    ls_ = w.layers / w.pp;
+    act_ = static_cast<double>(w.micro_batch) * w.sequence * w.hidden * static_cast<double>(elem_);
+    const double share = (w.parameters - w.expert_parameters + w.expert_parameters / w.ep) / (w.tp * w.pp);
+    grads_ = share * static_cast<double>(elem_);
+    layer_grads_ = grads_ / ls_;
+    dp_ = prog.group_size(Dim::dp);
+    if (w.zero == 3 && dp_ > 1) {
+      fsdp_ag_f_ = b_.op(comm("dp all_gather (forward, FSDP)", Dim::dp, CollectiveId::all_gather, layer_grads_));
+      fsdp_ag_b_ = b_.op(comm("dp all_gather (backward, FSDP)", Dim::dp, CollectiveId::all_gather, layer_grads_));
+      fsdp_rs_ = b_.op(comm("dp reduce_scatter (FSDP)", Dim::dp, CollectiveId::reduce_scatter, layer_grads_));
+    }
+  }
+
+  void forward() {
+    if (stage_ > 0) b_.blocking(b_.op(comm("pp recv (forward)", Dim::pp, CollectiveId::sendrecv, act_, P2p::recv, -1)));
+    int next_gather = fsdp_ag_f_ >= 0 ? b_.start(fsdp_ag_f_) : -1;
+    for (int l = 0; l < ls_; ++l) {
+      if (next_gather >= 0) {
+        const int g = next_gather;
+        next_gather = l + 1 < ls_ ? b_.start(fsdp_ag_f_) : -1;  // prefetch the next layer's
+        b_.wait(g);
+      }
+      layer("forward", l, prog_.forward_s / ls_);
+    }
+    if (stage_ + 1 < w_.pp)
+      b_.start(b_.op(comm("pp send (forward)", Dim::pp, CollectiveId::sendrecv, act_, P2p::send, +1)));
+  }
+
+  // `last`: the step's last backward, whose gradients go to dp.
+  void backward(bool last) {
+    if (stage_ + 1 < w_.pp)
+      b_.blocking(b_.op(comm("pp recv (backward)", Dim::pp, CollectiveId::sendrecv, act_, P2p::recv, +1)));
+    int next_gather = fsdp_ag_b_ >= 0 ? b_.start(fsdp_ag_b_) : -1;
+    double bucket = 0;
+    std::vector<double> deferred;  // buckets when dp does not overlap backward
+    for (int l = ls_ - 1; l >= 0; --l) {
+      if (next_gather >= 0) {
+        const int g = next_gather;
+        next_gather = l > 0 ? b_.start(fsdp_ag_b_) : -1;
+        b_.wait(g);
+      }
+      layer("backward", l, prog_.backward_s / ls_);
+      if (fsdp_rs_ >= 0) b_.start(fsdp_rs_);
+      if (!last || dp_ == 1 || w_.zero == 3) continue;
+      bucket += layer_grads_;
+      if (bucket >= w_.bucket_bytes || l == 0) {
+        if (w_.dp_overlap) gradient_bucket(bucket);
+        else deferred.push_back(bucket);
+        bucket = 0;
+      }
+    }
+    for (double d : deferred) gradient_bucket(d);
+    if (stage_ > 0) b_.start(b_.op(comm("pp send (backward)", Dim::pp, CollectiveId::sendrecv, act_, P2p::send, -1)));
+  }
+
+  void end_step() {
+    b_.wait_all();
+    if ((w_.zero == 1 || w_.zero == 2) && dp_ > 1)
+      b_.blocking(b_.op(comm("dp all_gather (updated parameters)", Dim::dp, CollectiveId::all_gather, grads_)));
+  }
+
+ private:
+  CommOp comm(std::string phase, Dim d, CollectiveId c, double bytes, P2p p = P2p::none, int dir = 0) const {
+    return CommOp{std::move(phase), d, c, round_bytes(bytes, c, prog_.group_size(d), elem_), p, dir};
+  }
+
+  void gradient_bucket(double bytes) {
+    const bool ddp = w_.zero == 0;
+    b_.start(b_.op(comm(ddp ? "dp all_reduce (gradient buckets)" : "dp reduce_scatter (gradient buckets)", Dim::dp,
+                        ddp ? CollectiveId::all_reduce : CollectiveId::reduce_scatter, bytes)));
+  }
+
+  // A tensor-parallel block's output: an all_reduce, or with sequence
+  // parallelism an all_gather before the block and a reduce_scatter after it.
+  void tp_before(const char* pass) {
+    if (w_.tp > 1 && w_.sequence_parallel)
+      b_.blocking(b_.op(
+          comm(fmt::format("tp all_gather ({}, sequence parallel)", pass), Dim::tp, CollectiveId::all_gather, act_)));
+  }
+  void tp_after(const char* pass) {
+    if (w_.tp <= 1) return;
+    if (w_.sequence_parallel)
+      b_.blocking(b_.op(comm(fmt::format("tp reduce_scatter ({}, sequence parallel)", pass), Dim::tp,
+                             CollectiveId::reduce_scatter, act_)));
+    else b_.blocking(b_.op(comm(fmt::format("tp all_reduce ({})", pass), Dim::tp, CollectiveId::all_reduce, act_)));
+  }
+
+  // Attention, then the MLP (or the experts, between dispatch and combine).
+  void layer(const char* pass, int l, double compute_s) {
+    const bool moe_layer = w_.experts > 0 && w_.ep > 1 && (l + 1) % w_.moe_every == 0;
+    const int a2a =
+        moe_layer ? b_.op(comm(fmt::format("ep alltoall ({})", pass), Dim::ep, CollectiveId::alltoall, act_ * w_.top_k))
+                  : -1;
+    tp_before(pass);
+    b_.compute(compute_s / 2);
+    tp_after(pass);
+    if (a2a >= 0) b_.blocking(a2a);
+    tp_before(pass);
+    b_.compute(compute_s / 2);
+    if (a2a >= 0) b_.blocking(a2a);
+    tp_after(pass);
+  }
+
+  const TrainingWorkload& w_;
+  StepProgram& prog_;
+  ProgramBuilder b_;
+  int stage_ = 0, ls_ = 1, dp_ = 1;
+  std::size_t elem_ = 1;
+  double act_ = 0, grads_ = 0, layer_grads_ = 0;
+  int fsdp_ag_f_ = -1, fsdp_ag_b_ = -1, fsdp_rs_ = -1;
+};
+
+}  // namespace
+
+StepProgram derive_step(const TrainingWorkload& w, int ranks, int ranks_per_node) {
+  const int dp = check_fit(w, ranks, ranks_per_node);
+  StepProgram prog = program_shape(w, ranks, ranks_per_node, dp);
+  prog.stages.reserve(static_cast<std::size_t>(w.pp));  // StageProgram keeps a reference to its stage
+  const int m = prog.micro_batches;
   for (int s = 0; s < w.pp; ++s) {
-    std::vector<Action>& out = prog.stages.emplace_back();
-    ProgramBuilder b(prog, out);
-    const auto layer_comm = [&](const char* pass, int layer, double compute_s) {
-      const int ar =
-          w.tp > 1 ? b.op(comm(fmt::format("tp all_reduce ({})", pass), Dim::tp, CollectiveId::all_reduce, act)) : -1;
-      const bool moe_layer = moe && (layer + 1) % w.moe_every == 0;
-      const int a2a =
-          moe_layer ? b.op(comm(fmt::format("ep alltoall ({})", pass), Dim::ep, CollectiveId::alltoall, act * w.top_k))
-                    : -1;
-      // Attention, then the MLP (or the experts, between dispatch and combine).
-      b.compute(compute_s / 2);
-      if (ar >= 0) b.blocking(ar);
-      if (a2a >= 0) b.blocking(a2a);
-      b.compute(compute_s / 2);
-      if (a2a >= 0) b.blocking(a2a);
-      if (ar >= 0) b.blocking(ar);
-    };
-    const int fsdp_ag_f =
-        w.zero == 3 && dp > 1
-            ? b.op(comm("dp all_gather (forward, FSDP)", Dim::dp, CollectiveId::all_gather, layer_grads))
-            : -1;
-    const int fsdp_ag_b =
-        w.zero == 3 && dp > 1
-            ? b.op(comm("dp all_gather (backward, FSDP)", Dim::dp, CollectiveId::all_gather, layer_grads))
-            : -1;
-    const int fsdp_rs = w.zero == 3 && dp > 1
-                            ? b.op(comm("dp reduce_scatter (FSDP)", Dim::dp, CollectiveId::reduce_scatter, layer_grads))
-                            : -1;
-    // Forward, every micro-batch.
-    for (int mb = 0; mb < m; ++mb) {
-      if (s > 0) b.blocking(b.op(comm("pp recv (forward)", Dim::pp, CollectiveId::sendrecv, act, P2p::recv, -1)));
-      int next_gather = fsdp_ag_f >= 0 ? b.start(fsdp_ag_f) : -1;
-      for (int l = 0; l < ls; ++l) {
-        if (next_gather >= 0) {
-          const int g = next_gather;
-          next_gather = l + 1 < ls ? b.start(fsdp_ag_f) : -1;  // prefetch the next layer's
-          b.wait(g);
-        }
-        layer_comm("forward", l, prog.forward_s / ls);
-      }
-      if (s + 1 < w.pp) b.start(b.op(comm("pp send (forward)", Dim::pp, CollectiveId::sendrecv, act, P2p::send, +1)));
+    StageProgram stage(w, prog, s);
+    // GPipe: every forward, then every backward. 1F1B: pp - 1 - s forwards
+    // to fill the pipeline, then one forward and one backward in turn, then
+    // the backwards left.
+    const int warm_up = w.schedule == PipelineSchedule::gpipe ? m : std::min(m, w.pp - 1 - s);
+    for (int mb = 0; mb < warm_up; ++mb) stage.forward();
+    for (int mb = warm_up; mb < m; ++mb) {
+      stage.forward();
+      stage.backward(mb - warm_up + 1 == m);  // backward mb - warm_up
     }
-    // Backward, every micro-batch; the last one's gradients go to dp.
-    for (int mb = 0; mb < m; ++mb) {
-      const bool last = mb + 1 == m;
-      if (s + 1 < w.pp)
-        b.blocking(b.op(comm("pp recv (backward)", Dim::pp, CollectiveId::sendrecv, act, P2p::recv, +1)));
-      int next_gather = fsdp_ag_b >= 0 ? b.start(fsdp_ag_b) : -1;
-      double bucket = 0;
-      std::vector<double> deferred;  // buckets when dp does not overlap backward
-      for (int l = ls - 1; l >= 0; --l) {
-        if (next_gather >= 0) {
-          const int g = next_gather;
-          next_gather = l > 0 ? b.start(fsdp_ag_b) : -1;
-          b.wait(g);
-        }
-        layer_comm("backward", l, prog.backward_s / ls);
-        if (fsdp_rs >= 0) b.start(fsdp_rs);
-        if (!last || dp == 1 || w.zero == 3) continue;
-        bucket += layer_grads;
-        if (bucket >= w.bucket_bytes || l == 0) {
-          if (w.dp_overlap) {
-            const CollectiveId c = w.zero == 0 ? CollectiveId::all_reduce : CollectiveId::reduce_scatter;
-            b.start(b.op(comm(w.zero == 0 ? "dp all_reduce (gradient buckets)" : "dp reduce_scatter (gradient buckets)",
-                              Dim::dp, c, bucket)));
-          } else {
-            deferred.push_back(bucket);
-          }
-          bucket = 0;
-        }
-      }
-      for (double d : deferred) {
-        const CollectiveId c = w.zero == 0 ? CollectiveId::all_reduce : CollectiveId::reduce_scatter;
-        b.start(b.op(comm(w.zero == 0 ? "dp all_reduce (gradient buckets)" : "dp reduce_scatter (gradient buckets)",
-                          Dim::dp, c, d)));
-      }
-      if (s > 0) b.start(b.op(comm("pp send (backward)", Dim::pp, CollectiveId::sendrecv, act, P2p::send, -1)));
-    }
-    b.wait_all();
-    if ((w.zero == 1 || w.zero == 2) && dp > 1)
-      b.blocking(b.op(comm("dp all_gather (updated parameters)", Dim::dp, CollectiveId::all_gather, grads)));
+    for (int mb = m - warm_up; mb < m; ++mb) stage.backward(mb + 1 == m);
+    stage.end_step();
   }
   return prog;
 }

@@ -12,8 +12,11 @@
 // the gradients or parameters):
 //   tp all_reduce of A: 2 per layer forward, 2 backward (Megatron-LM's
 //     row-parallel attention and MLP outputs; their gradients), each micro-batch
+//     (sequence parallel: an all_gather of A before and a reduce_scatter
+//     after each of those blocks instead)
 //   pp sendrecv of A: per micro-batch one to the next stage forward, one to
-//     the previous backward (GPipe order: every forward, then every backward)
+//     the previous backward (GPipe: every forward, then every backward; 1F1B:
+//     pp - 1 - stage forwards, then a forward and a backward in turn)
 //   ep alltoall of A * top_k: dispatch and combine, forward and backward, on
 //     every moe_every-th layer
 //   dp, zero 0 (DDP): all_reduce of G in buckets of `bucket` bytes, started as
@@ -46,6 +49,12 @@ enum class Dim { tp, pp, dp, ep };
 inline constexpr int kDims = 4;
 CCB_SETTING_NAMES(Dim, 4, {Dim::tp, "tp"}, {Dim::pp, "pp"}, {Dim::dp, "dp"}, {Dim::ep, "ep"});
 
+// The pipeline's order of micro-batches (docs/workload.md): GPipe, every
+// forward then every backward; 1F1B (Megatron-LM's default), pp - 1 - stage
+// forwards, then one forward and one backward in turn.
+enum class PipelineSchedule { gpipe, one_f_one_b };
+CCB_SETTING_NAMES(PipelineSchedule, 2, {PipelineSchedule::gpipe, "gpipe"}, {PipelineSchedule::one_f_one_b, "1f1b"});
+
 struct TrainingWorkload {
   std::string file, name, source;
   // The model.
@@ -58,6 +67,8 @@ struct TrainingWorkload {
   int tp = 1, pp = 1, dp = 0, ep = 1, zero = 0;
   double bucket_bytes = 25.0 * (1 << 20);  // PyTorch DDP's default bucket_cap_mb
   bool dp_overlap = true;                  // dp buckets start during backward (false: after it)
+  PipelineSchedule schedule = PipelineSchedule::gpipe;
+  bool sequence_parallel = false;  // tp: all_gather before and reduce_scatter after each block, not all_reduce
   // Compute: forward_s per micro-batch and stage, or mfu x peak.
   double forward_s = 0, backward_ratio = 2, mfu = 0, peak_tflops = 0;
   // Goodput inputs (results/workload/goodput.hpp); negative: not given.

@@ -169,6 +169,67 @@ TEST(WorkloadSimulation, PipelineWaitsForTheOtherStage) {
   EXPECT_NEAR(s.stages[0].exposed_s[static_cast<int>(Dim::pp)], 3.4, 1e-9);
 }
 
+// The pipeline messages of a stage in program order: F a forward send or
+// receive, B a backward one.
+std::string pipeline_order(const StepProgram& p, int stage) {
+  std::string out;
+  for (const Action& a : p.stages[static_cast<std::size_t>(stage)])
+    if (a.kind == Action::Kind::start && p.ops[static_cast<std::size_t>(a.op)].dim == Dim::pp)
+      out += p.ops[static_cast<std::size_t>(a.op)].phase.find("forward") != std::string::npos ? 'F' : 'B';
+  return out;
+}
+
+TEST(WorkloadSimulation, OneFOneBInterleavesAfterFillingThePipeline) {
+  TrainingWorkload w = tiny();
+  w.tp = 1, w.pp = 3, w.layers = 3, w.micro_batch = 1, w.global_batch = 4, w.forward_s = 1;
+  EXPECT_EQ(pipeline_order(derive_step(w, 3, 1), 0), "FFFFBBBB");  // GPipe
+  w.schedule = PipelineSchedule::one_f_one_b;
+  const StepProgram p = derive_step(w, 3, 1);
+  EXPECT_EQ(pipeline_order(p, 0), "FFFBFBBB");          // 2 forwards to fill, then 1F1B, then the rest
+  EXPECT_EQ(pipeline_order(p, 1), "FFFFBBFFBBFFBBBB");  // a receive and a send per pass
+  EXPECT_EQ(pipeline_order(p, 2), "FBFBFBFB");          // the last stage: one forward, one backward
+  // Both schedules end in the same time when messages cost nothing (the same bubble).
+  const auto step = [&](const StepProgram& q) {
+    return simulate_step(q, std::vector<double>(q.ops.size(), 0.0), std::vector<bool>(q.ops.size(), true), false)
+        .step_s;
+  };
+  w.schedule = PipelineSchedule::gpipe;
+  EXPECT_NEAR(step(p), step(derive_step(w, 3, 1)), 1e-9);
+  // The gradients go to dp during the last backward, in the same buckets as GPipe's.
+  const StepProgram gpipe = derive_step(w, 6, 1);
+  w.schedule = PipelineSchedule::one_f_one_b;
+  const StepProgram dp = derive_step(w, 6, 1);
+  const std::string buckets = "dp all_reduce (gradient buckets)";
+  EXPECT_GT(calls(dp, buckets, 0), 0);
+  EXPECT_EQ(calls(dp, buckets, 0), calls(gpipe, buckets, 0));
+  const auto& prog = dp.stages[0];
+  std::size_t last_pp = 0, first_dp = prog.size();
+  for (std::size_t i = 0; i < prog.size(); ++i) {
+    if (prog[i].kind != Action::Kind::start) continue;
+    const Dim d = dp.ops[static_cast<std::size_t>(prog[i].op)].dim;
+    if (d == Dim::pp) last_pp = i;
+    if (d == Dim::dp && first_dp == prog.size()) first_dp = i;
+  }
+  EXPECT_GT(first_dp, last_pp);  // stage 0's last backward begins with its last pipeline message
+}
+
+TEST(Workload, SequenceParallelSplitsEachTensorParallelAllReduce) {
+  TrainingWorkload w = tiny();
+  const StepProgram ar = derive_step(w, 8, 2);
+  w.sequence_parallel = true;
+  const StepProgram sp = derive_step(w, 8, 2);
+  const CommOp* all_reduce = find_op(ar, "tp all_reduce (forward)");
+  const CommOp* gather = find_op(sp, "tp all_gather (forward, sequence parallel)");
+  const CommOp* scatter = find_op(sp, "tp reduce_scatter (backward, sequence parallel)");
+  ASSERT_TRUE(all_reduce && gather && scatter);
+  EXPECT_EQ(find_op(sp, "tp all_reduce (forward)"), nullptr);
+  // The same bytes on the wire: the size column of all_gather / reduce_scatter is the whole buffer.
+  EXPECT_EQ(gather->bytes, all_reduce->bytes);
+  EXPECT_EQ(gather->coll, CollectiveId::all_gather);
+  EXPECT_EQ(calls(sp, "tp all_gather (forward, sequence parallel)", 0), calls(ar, "tp all_reduce (forward)", 0));
+  EXPECT_EQ(calls(sp, "tp reduce_scatter (forward, sequence parallel)", 0), calls(ar, "tp all_reduce (forward)", 0));
+}
+
 TEST(WorkloadSimulation, SharedNetworkQueuesDifferentPhases) {
   TrainingWorkload w = tiny();
   w.tp = 1, w.pp = 1, w.layers = 2, w.global_batch = 4, w.micro_batch = 2, w.forward_s = 1, w.zero = 2;
