@@ -20,6 +20,7 @@
 #include "results/compare/comparison.hpp"
 #include "results/compare/peer_time.hpp"
 #include "results/compare/reference.hpp"
+#include "results/compare/replay_comparison.hpp"
 #include "results/history/history_set.hpp"
 #include "results/model/projection.hpp"
 #include "results/import/importer.hpp"
@@ -38,7 +39,9 @@ constexpr const char* kCompareHelp = R"(usage: ccbench compare --run LABEL=PATH 
 Reads two or more result sets, lines them up point by point and reports how
 each compares with the baseline. PATH is a file or a folder (every file in
 it, recursively). Formats are detected: ccbench JSON Lines, nccl-tests stdout
-or -J JSON, OSU micro-benchmarks, IMB-MPI1.
+or -J JSON, OSU micro-benchmarks, IMB-MPI1. Replay records (ccbench replay
+-J) are compared with each other: median step time, exposed communication
+per dimension, the ratio's interval and a Mann-Whitney test on the steps.
 
   --run LABEL=PATH     a result set (repeat); the first is the baseline. PATH
                        @history[:KEY=VALUE,...]: past runs out of the history
@@ -479,6 +482,62 @@ int write_compare_outputs(const CompareArgs& a, const Comparison& comparison, co
   return kExitOk;
 }
 
+// Replay records (ccbench replay -J) are compared with replays only: null
+// when no --run is one, UsageError when some are and some are not, or when an
+// option of sweeps is given.
+std::optional<std::vector<ReplayRun>> replay_runs(const CompareArgs& a, const Assignments& runs) {
+  std::vector<ReplayRun> out;
+  std::string sweep;
+  for (const auto& [label, path] : runs) {
+    if (!is_replay_file(path)) {
+      if (sweep.empty()) sweep = label;
+      continue;
+    }
+    for (const ReplayRun& r : out)
+      if (r.label == label) throw UsageError(fmt::format("--run {}: the label is used twice", terminal_safe(label)));
+    out.push_back(read_replay(label, path));
+  }
+  if (out.empty()) return std::nullopt;
+  if (!sweep.empty())
+    throw UsageError(
+        fmt::format("--run {}: a replay record and --run {} is not: compare replays with replays, sweeps with sweeps",
+                    terminal_safe(out.front().label), terminal_safe(sweep)));
+  const std::pair<const char*, bool> sweep_only[] = {
+      {"--workload", !a.workload.empty()},      {"--scale", !a.scale.empty()},      {"--cost", !a.costs.empty()},
+      {"--reference", !a.references.empty()},   {"--csv", !a.csv.empty()},          {"--ranks", !a.ranks.empty()},
+      {"--collective", !a.collectives.empty()}, {"--ignore-key", !a.ignore.empty()}};
+  for (const auto& [flag, given] : sweep_only)
+    if (given) throw UsageError(fmt::format("{}: applies to sweeps, not to replay records", flag));
+  if (out.size() < 2) throw UsageError("compare: needs at least two replay records (--run LABEL=FILE twice)");
+  return out;
+}
+
+int compare_replay_runs(const CompareArgs& a, std::vector<ReplayRun> runs, double alpha) {
+  std::size_t baseline = 0;
+  if (!a.baseline.empty()) {
+    baseline = runs.size();
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      if (runs[i].label == a.baseline) baseline = i;
+    if (baseline == runs.size())
+      throw UsageError(fmt::format("--baseline {}: no result set has that label", terminal_safe(a.baseline)));
+  }
+  const ReplayComparison c = compare_replays(std::move(runs), baseline, alpha);
+  const Report report = replay_report(c);
+  std::string stdout_error;
+  if (!a.quiet) write_stdout(render_terminal(report, use_color(a.color)), &stdout_error);
+  const auto text = [](std::string s) {
+    return [s = std::move(s)](std::FILE* f) { std::fwrite(s.data(), 1, s.size(), f); };
+  };
+  if (!a.md.empty()) write_file_atomically("--md", a.md, text(render_markdown(report)));
+  if (!a.json.empty()) write_file_atomically("--json", a.json, text(replay_comparison_json(c)));
+  if (!a.html.empty()) write_file_atomically("--html", a.html, text(render_html(report, ChartImages{})));
+  if (!stdout_error.empty()) {
+    fmt::print(stderr, "ccbench: cannot write the report to {} (the report files are written)\n", stdout_error);
+    return kExitOutput;
+  }
+  return kExitOk;
+}
+
 int compare(const CompareArgs& a) {
   if (a.help) {
     return print_or_fail(kCompareHelp);
@@ -491,6 +550,7 @@ int compare(const CompareArgs& a) {
   Assignments runs;
   for (const auto& r : a.runs) runs.push_back(split_assignment("--run", r));
   check_compare_paths(a, runs);
+  if (auto replays = replay_runs(a, runs)) return compare_replay_runs(a, std::move(*replays), options.alpha);
   const std::map<std::string, int> ranks = rank_overrides(a);
   const std::map<std::string, std::string> named = collective_overrides(a, runs);
   std::vector<ResultSet> measured = load_runs(runs, ranks, named);

@@ -10,6 +10,7 @@
 #include "results/compare/comparison.hpp"
 #include "results/compare/cost.hpp"
 #include "results/compare/decision.hpp"
+#include "results/compare/replay_comparison.hpp"
 
 namespace ccb {
 
@@ -86,5 +87,8 @@ Section summary_section(const Decision& d);
 Section decision_section(const Decision& d, const Workload& w);
 // The same for a training step (Decision::training; results/report/step_decision_section.cpp).
 Section step_decision_section(const Decision& d);
+
+// Replayed training steps side by side (results/report/replay_report.cpp).
+Report replay_report(const ReplayComparison& c);
 
 }  // namespace ccb
