@@ -147,6 +147,57 @@ void print_check(const PredictedStep& p, const StepRow& med, double med_exposed)
 
 }  // namespace
 
+// The run's first record (results/SCHEMA.md "replay").
+json replay_record(const TrainingWorkload& w, const StepProgram& prog, const std::string& file, int nodes,
+                   const std::vector<std::string>& hosts) {
+  return json({{"type", "replay"},
+               {"schema_version", 1},
+               {"workload", w.name},
+               {"workload_file", file},
+               {"ranks", prog.ranks},
+               {"nodes", nodes},
+               {"ranks_per_node", prog.ranks_per_node},
+               {"parallelism",
+                {{"tp", prog.group_size(Dim::tp)},
+                 {"pp", prog.group_size(Dim::pp)},
+                 {"dp", prog.group_size(Dim::dp)},
+                 {"ep", prog.group_size(Dim::ep)},
+                 {"zero", w.zero}}},
+               {"micro_batches", prog.micro_batches},
+               {"compute_per_step_s", prog.compute_per_step_s()},
+               {"hosts", hosts},
+               {"started_at", utc_now_iso8601()}});
+}
+
+// The medians over the steps of each column, and of the exposed total.
+std::pair<StepRow, double> medians_of(const std::vector<StepRow>& rows) {
+  const auto median = [&](auto get) {
+    std::vector<double> v;
+    for (const StepRow& r : rows) v.push_back(get(r));
+    return median_of(v);
+  };
+  StepRow med;
+  med.step_s = median([](const StepRow& r) { return r.step_s; });
+  med.compute_s = median([](const StepRow& r) { return r.compute_s; });
+  for (std::size_t d = 0; d < kDims; ++d) med.exposed_s[d] = median([d](const StepRow& r) { return r.exposed_s[d]; });
+  return {med, median([](const StepRow& r) { return r.exposed(); })};
+}
+
+// The workload's programs for this world and the prediction --check compares with; UsageError when they do not fit.
+void plan_replay(const ReplayArgs& args, const Comm& world, const std::vector<std::string>& hosts, TrainingWorkload& w,
+                 StepProgram& prog, std::optional<PredictedStep>& prediction) {
+  w = load_training_workload(args.workload);
+  const std::string problem = placement_problem(hosts, world.local_size());
+  if (!problem.empty()) throw UsageError(problem);
+  prog = derive_step(w, world.size(), world.local_size());
+  if (args.check_path.empty()) return;
+  prediction = read_prediction(args.check_path);
+  if (prediction->ranks != prog.ranks || prediction->ranks_per_node != prog.ranks_per_node)
+    throw UsageError(
+        fmt::format("replay --check {}: the prediction is for {} ranks, {} per node; this run has {}, {} per node",
+                    args.check_path, prediction->ranks, prediction->ranks_per_node, prog.ranks, prog.ranks_per_node));
+}
+
 int run_replay(const ReplayArgs& args, const Comm& world) {
   const auto* mpi = dynamic_cast<const MpiComm*>(&world);
   if (!mpi) throw UsageError("replay: needs MPI");
@@ -154,21 +205,7 @@ int run_replay(const ReplayArgs& args, const Comm& world) {
   StepProgram prog;
   std::optional<PredictedStep> prediction;
   const std::vector<std::string> hosts = world.all_strings(this_process(world, {}).host);
-  if (!every_rank_passes(world, [&] {
-        w = load_training_workload(args.workload);
-        const std::string problem = placement_problem(hosts, world.local_size());
-        if (!problem.empty()) throw UsageError(problem);
-        prog = derive_step(w, world.size(), world.local_size());
-        if (!args.check_path.empty()) {
-          prediction = read_prediction(args.check_path);
-          if (prediction->ranks != prog.ranks || prediction->ranks_per_node != prog.ranks_per_node)
-            throw UsageError(fmt::format(
-                "replay --check {}: the prediction is for {} ranks, {} per node; this run has "
-                "{}, {} per node",
-                args.check_path, prediction->ranks, prediction->ranks_per_node, prog.ranks, prog.ranks_per_node));
-        }
-      }))
-    return kExitUsage;
+  if (!every_rank_passes(world, [&] { plan_replay(args, world, hosts, w, prog, prediction); })) return kExitUsage;
   std::optional<ReplayEngine> engine;
   if (!every_rank_passes(world, [&] { engine.emplace(prog, mpi->handle(), args.max_buffer_bytes); })) return kExitUsage;
   const bool root = world.rank() == 0;
@@ -185,26 +222,7 @@ int run_replay(const ReplayArgs& args, const Comm& world) {
         "# compute per step {} ms (forward {} ms + backward {} ms per micro-batch, waits); buffers {} per rank\n",
         format_ms(prog.compute_per_step_s()), format_ms(prog.forward_s), format_ms(prog.backward_s),
         format_size(static_cast<double>(engine->buffer_bytes())));
-    if (out)
-      out->write(json({{"type", "replay"},
-                       {"schema_version", 1},
-                       {"workload", w.name},
-                       {"workload_file", args.workload},
-                       {"ranks", prog.ranks},
-                       {"nodes", nodes},
-                       {"ranks_per_node", prog.ranks_per_node},
-                       {"parallelism",
-                        {{"tp", prog.group_size(Dim::tp)},
-                         {"pp", prog.group_size(Dim::pp)},
-                         {"dp", prog.group_size(Dim::dp)},
-                         {"ep", prog.group_size(Dim::ep)},
-                         {"zero", w.zero}}},
-                       {"micro_batches", prog.micro_batches},
-                       {"compute_per_step_s", prog.compute_per_step_s()},
-                       {"hosts", hosts},
-                       {"started_at", utc_now_iso8601()}})
-                     .dump() +
-                 "\n");
+    if (out) out->write(replay_record(w, prog, args.workload, nodes, hosts).dump() + "\n");
   }
   for (int i = 0; i < args.warmup; ++i) {
     MPI_Barrier(mpi->handle());
@@ -228,16 +246,7 @@ int run_replay(const ReplayArgs& args, const Comm& world) {
     if (out) out->write(row_json(r, i + 1).dump() + "\n");
   }
   if (!root) return wrong ? kExitWrongData : kExitOk;
-  const auto median = [&](auto get) {
-    std::vector<double> v;
-    for (const StepRow& r : rows) v.push_back(get(r));
-    return median_of(v);
-  };
-  StepRow med;
-  med.step_s = median([](const StepRow& r) { return r.step_s; });
-  med.compute_s = median([](const StepRow& r) { return r.compute_s; });
-  for (std::size_t d = 0; d < kDims; ++d) med.exposed_s[d] = median([d](const StepRow& r) { return r.exposed_s[d]; });
-  const double med_exposed = median([](const StepRow& r) { return r.exposed(); });
+  const auto [med, med_exposed] = medians_of(rows);
   fmt::print(
       "# median of {} steps: step {} ms, compute {} ms, exposed {} ms (tp {}, pp {}, dp {}, ep {}); {:.0f} "
       "tokens/s\n",

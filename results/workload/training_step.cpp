@@ -32,15 +32,8 @@ int whole(const std::string& file, const YAML::Node& map, const char* where, con
   return std::isnan(v) ? absent : static_cast<int>(v);
 }
 
-}  // namespace
-
-TrainingWorkload load_training_workload(const std::string& path) {
-  const YAML::Node root = yamlf::load_file(path);
-  yamlf::check_keys(path, root, "", {"name", "source", "model", "parallelism", "compute", "goodput", "target"});
-  TrainingWorkload w;
-  w.file = path;
-  w.name = yamlf::text(path, root, "", "name", true);
-  w.source = yamlf::text(path, root, "", "source");
+// model: the shape (parameters, layers, hidden, sequence, batches, dtype, experts).
+void read_model(const std::string& path, const YAML::Node& root, TrainingWorkload& w) {
   if (!root["model"]) yamlf::fail(path, root, "model", "missing");
   const YAML::Node m = section(path, root, "model",
                                {"parameters", "active_parameters", "layers", "hidden", "sequence", "micro_batch",
@@ -68,7 +61,10 @@ TrainingWorkload load_training_workload(const std::string& path) {
   w.expert_parameters = std::isnan(expert) ? 0 : expert;
   if (w.expert_parameters > 0 && w.experts == 0)
     yamlf::fail(path, m["expert_parameters"], "model.expert_parameters", "needs model.experts (a MoE model)");
+}
 
+// parallelism: tp, pp, dp, ep, ZeRO stage, buckets, overlap, schedule, sequence parallelism.
+void read_parallelism(const std::string& path, const YAML::Node& root, TrainingWorkload& w) {
   const YAML::Node p =
       section(path, root, "parallelism",
               {"tp", "pp", "dp", "ep", "zero", "bucket", "dp_overlap", "schedule", "sequence_parallel"});
@@ -105,7 +101,10 @@ TrainingWorkload load_training_workload(const std::string& path) {
   }
   if (w.experts == 0 && w.ep > 1)
     yamlf::fail(path, p["ep"], "parallelism.ep", "expert parallelism needs model.experts (a MoE model)");
+}
 
+// compute: forward_ms, or mfu x peak_tflops; backward_ratio.
+void read_compute(const std::string& path, const YAML::Node& root, TrainingWorkload& w) {
   const YAML::Node c = section(path, root, "compute", {"forward_ms", "backward_ratio", "mfu", "peak_tflops"});
   const double fwd_ms = number(path, c, "compute", "forward_ms", 0, 1e7, false);
   w.mfu = number(path, c, "compute", "mfu", 1e-4, 1, false);
@@ -116,7 +115,10 @@ TrainingWorkload load_training_workload(const std::string& path) {
     yamlf::fail(path, root["compute"] ? root["compute"] : root, "compute",
                 "give forward_ms (per micro-batch and pipeline stage) or both mfu and peak_tflops, not both");
   if (!std::isnan(fwd_ms)) w.forward_s = fwd_ms / 1e3, w.mfu = w.peak_tflops = 0;
+}
 
+// goodput: and target: (both optional).
+void read_goodput_and_target(const std::string& path, const YAML::Node& root, TrainingWorkload& w) {
   const YAML::Node g = section(path, root, "goodput", {"node_mtbf_hours", "checkpoint_s", "restart_s"});
   const auto opt = [&](const char* k, double hi) {
     const double v = number(path, g, "goodput", k, 1e-6, hi, false);
@@ -131,6 +133,21 @@ TrainingWorkload load_training_workload(const std::string& path) {
   w.target_ranks_per_node = whole(path, t, "target", "ranks_per_node", 1, 1e5, 0);
   if ((w.target_ranks == 0) != (w.target_ranks_per_node == 0))
     yamlf::fail(path, t, "target", "give both ranks and ranks_per_node (the scale the step is decided at)");
+}
+
+}  // namespace
+
+TrainingWorkload load_training_workload(const std::string& path) {
+  const YAML::Node root = yamlf::load_file(path);
+  yamlf::check_keys(path, root, "", {"name", "source", "model", "parallelism", "compute", "goodput", "target"});
+  TrainingWorkload w;
+  w.file = path;
+  w.name = yamlf::text(path, root, "", "name", true);
+  w.source = yamlf::text(path, root, "", "source");
+  read_model(path, root, w);
+  read_parallelism(path, root, w);
+  read_compute(path, root, w);
+  read_goodput_and_target(path, root, w);
   return w;
 }
 
