@@ -23,9 +23,15 @@ std::string replay_dims(const ReplayMedians& m) {
 std::string pair_sentence(const ReplayComparison& c, const ReplayPair& p) {
   const ReplayRun &b = c.runs[c.baseline], &o = c.runs[p.other];
   const ReplayMedians &bm = c.medians[c.baseline], &om = c.medians[p.other];
-  const std::string verdict = p.call.kind == RatioCall::winner
-                                  ? fmt::format("'{}' is faster by {:.2f}x", p.call.lower, p.call.ratio)
-                                  : cannot_tell(p.call, "faster");
+  // In words that do not restate the interval in the other orientation.
+  const std::string verdict =
+      p.call.kind == RatioCall::winner   ? fmt::format("'{}' is faster by {:.2f}x", p.call.lower, p.call.ratio)
+      : p.call.kind == RatioCall::on_par ? std::string("they are on par (the interval within 2% of equal)")
+      : p.call.kind == RatioCall::contains_equal
+          ? std::string("cannot tell which is faster: the interval contains equal")
+      : p.call.kind == RatioCall::too_wide
+          ? fmt::format("cannot tell which is faster: the interval spans more than {:g}x", kMaxIntervalSpan)
+          : cannot_tell(p.call, "faster");
   const std::string test = p.p_value ? fmt::format("Mann-Whitney p = {:.3g} over {} and {} steps", *p.p_value,
                                                    b.steps.size(), o.steps.size())
                                      : "no significance test (fewer than 2 steps on a side)";
