@@ -102,13 +102,17 @@ struct StepRow {
   double step_s = 0, compute_s = 0;
   std::array<double, kDims> exposed_s{};
   int slowest = 0;
-  double exposed() const { return exposed_s[0] + exposed_s[1] + exposed_s[2] + exposed_s[3]; }
+  double exposed() const {
+    double sum = 0;
+    for (double e : exposed_s) sum += e;
+    return sum;
+  }
 };
 
 // Every rank's times to rank 0: the slowest rank's row.
 StepRow gather_step(const ReplayStepTimes& t, MPI_Comm world, int ranks) {
-  std::array<double, 2 + kDims> mine{t.step_s,       t.compute_s,    t.exposed_s[0],
-                                     t.exposed_s[1], t.exposed_s[2], t.exposed_s[3]};
+  std::array<double, 2 + kDims> mine{t.step_s, t.compute_s};
+  for (std::size_t d = 0; d < kDims; ++d) mine[2 + d] = t.exposed_s[d];
   std::vector<double> all(mine.size() * static_cast<std::size_t>(ranks));
   MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), static_cast<int>(mine.size()),
              MPI_DOUBLE, 0, world);
@@ -231,8 +235,11 @@ int run_replay(const ReplayArgs& args, const Comm& world) {
   const uint64_t wrong = world.sum(engine->wrong());
   if (root) {
     fmt::print("# data: every result of the first step checked, {} wrong element{}\n", wrong, wrong == 1 ? "" : "s");
-    fmt::print("# {:>5} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8}\n", "step", "step_ms", "compute_ms",
-               "exposed_ms", "tp_ms", "pp_ms", "dp_ms", "ep_ms", "slowest");
+    std::string dims;
+    for (std::size_t d = 0; d < kDims; ++d)
+      dims += fmt::format(" {:>9}", fmt::format("{}_ms", setting_name(static_cast<Dim>(d))));
+    fmt::print("# {:>5} {:>10} {:>10} {:>10}{} {:>8}\n", "step", "step_ms", "compute_ms", "exposed_ms", dims,
+               "slowest");
   }
   std::vector<StepRow> rows;
   for (int i = 0; i < args.steps; ++i) {
@@ -240,19 +247,20 @@ int run_replay(const ReplayArgs& args, const Comm& world) {
     const StepRow r = gather_step(engine->run_step(false), mpi->handle(), world.size());
     if (!root) continue;
     rows.push_back(r);
-    fmt::print("  {:>5} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8}\n", i + 1, format_ms(r.step_s),
-               format_ms(r.compute_s), format_ms(r.exposed()), format_ms(r.exposed_s[0]), format_ms(r.exposed_s[1]),
-               format_ms(r.exposed_s[2]), format_ms(r.exposed_s[3]), r.slowest);
+    std::string dims;
+    for (double e : r.exposed_s) dims += fmt::format(" {:>9}", format_ms(e));
+    fmt::print("  {:>5} {:>10} {:>10} {:>10}{} {:>8}\n", i + 1, format_ms(r.step_s), format_ms(r.compute_s),
+               format_ms(r.exposed()), dims, r.slowest);
     if (out) out->write(row_json(r, i + 1).dump() + "\n");
   }
   if (!root) return wrong ? kExitWrongData : kExitOk;
   const auto [med, med_exposed] = medians_of(rows);
-  fmt::print(
-      "# median of {} steps: step {} ms, compute {} ms, exposed {} ms (tp {}, pp {}, dp {}, ep {}); {:.0f} "
-      "tokens/s\n",
-      rows.size(), format_ms(med.step_s), format_ms(med.compute_s), format_ms(med_exposed), format_ms(med.exposed_s[0]),
-      format_ms(med.exposed_s[1]), format_ms(med.exposed_s[2]), format_ms(med.exposed_s[3]),
-      prog.tokens_per_step / med.step_s);
+  std::string dims;
+  for (std::size_t d = 0; d < kDims; ++d)
+    dims += fmt::format("{}{} {}", d ? ", " : "", setting_name(static_cast<Dim>(d)), format_ms(med.exposed_s[d]));
+  fmt::print("# median of {} steps: step {} ms, compute {} ms, exposed {} ms ({}); {:.0f} tokens/s\n", rows.size(),
+             format_ms(med.step_s), format_ms(med.compute_s), format_ms(med_exposed), dims,
+             prog.tokens_per_step / med.step_s);
   if (prediction) print_check(*prediction, med, med_exposed);
   if (out) {
     out->write(json({{"type", "end"},

@@ -50,9 +50,9 @@ std::string pair_sentence(const ReplayComparison& c, const ReplayPair& p) {
 Table replay_sets_table(const ReplayComparison& c) {
   Table t;
   t.title = "Per set (medians over the steps; the slowest rank's step)";
-  t.header = {"label", "workload",  "parallelism", "ranks (nodes)", "steps", "status",
-              "step",  "10th-90th", "compute",     "exposed",       "tp",    "pp",
-              "dp",    "ep"};
+  t.header = {"label",  "workload", "parallelism", "ranks (nodes)", "steps",
+              "status", "step",     "10th-90th",   "compute",       "exposed"};
+  for (std::size_t d = 0; d < kDims; ++d) t.header.emplace_back(setting_name(static_cast<Dim>(d)));
   t.left_columns = 3;
   for (std::size_t i = 0; i < c.runs.size(); ++i) {
     const ReplayRun& r = c.runs[i];

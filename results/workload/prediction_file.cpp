@@ -80,7 +80,8 @@ PredictedStep read_prediction(const std::string& path) {
   const json by = j.value("exposed_by_dim_s", json::object());
   for (std::size_t d = 0; d < kDims; ++d) {
     const std::string name(setting_name(static_cast<Dim>(d)));
-    p.by_dim[d] = read_estimate(by.value(name, json()), path, "exposed_by_dim_s." + name);
+    // A dimension the file does not name had nothing exposed (files before edp was one).
+    if (by.contains(name)) p.by_dim[d] = read_estimate(by[name], path, "exposed_by_dim_s." + name);
   }
   return p;
 }

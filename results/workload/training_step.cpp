@@ -179,6 +179,7 @@ RankPlace place_rank(const StepProgram& prog, int rank) {
   for (int d = 0; d < dp; ++d) pl.groups[static_cast<int>(Dim::dp)].push_back(at(pl.t, d, pl.p));
   for (int d = pl.d / ep * ep; d < pl.d / ep * ep + ep; ++d)
     pl.groups[static_cast<int>(Dim::ep)].push_back(at(pl.t, d, pl.p));
+  for (int d = pl.d % ep; d < dp; d += ep) pl.groups[static_cast<int>(Dim::edp)].push_back(at(pl.t, d, pl.p));
   return pl;
 }
 
@@ -261,7 +262,7 @@ int check_fit(const TrainingWorkload& w, int ranks, int ranks_per_node) {
 StepProgram program_shape(const TrainingWorkload& w, int ranks, int ranks_per_node, int dp) {
   StepProgram prog;
   prog.ranks = ranks, prog.ranks_per_node = ranks_per_node, prog.dtype = w.dtype;
-  prog.size = {w.tp, w.pp, dp, w.ep};
+  prog.size = {w.tp, w.pp, dp, w.ep, dp / w.ep};
   prog.micro_batches = w.global_batch / (w.micro_batch * dp);
   const double tokens = static_cast<double>(w.micro_batch) * w.sequence;
   prog.tokens_per_step = tokens * w.global_batch / w.micro_batch;
@@ -269,10 +270,14 @@ StepProgram program_shape(const TrainingWorkload& w, int ranks, int ranks_per_no
   prog.forward_s = w.forward_s > 0 ? w.forward_s : 2 * active * tokens / (w.peak_tflops * 1e12 * w.mfu);
   prog.backward_s = prog.forward_s * w.backward_ratio;
   if (w.experts > 0 && w.ep == 1) prog.notes.push_back("experts with ep 1: every rank holds every expert, no alltoall");
+  const bool sharded = w.ep > 1 && w.expert_parameters > 0;
   prog.notes.push_back(
-      fmt::format("dp traffic is this rank's parameter share ({:.4g}); embeddings are not told apart{}",
-                  (w.parameters - w.expert_parameters + w.expert_parameters / w.ep) / (w.tp * w.pp),
-                  w.experts > 0 ? ", and expert gradients reduce over the whole dp group (not dp / ep)" : ""));
+      sharded ? fmt::format("dp traffic is this rank's dense parameters ({:.4g}), edp's its experts' ({:.4g}, over the "
+                            "{} dp ranks that hold them); embeddings are not told apart",
+                            (w.parameters - w.expert_parameters) / (w.tp * w.pp),
+                            w.expert_parameters / w.ep / (w.tp * w.pp), dp / w.ep)
+              : fmt::format("dp traffic is this rank's parameter share ({:.4g}); embeddings are not told apart",
+                            w.parameters / (w.tp * w.pp)));
   return prog;
 }
 
@@ -285,24 +290,33 @@ class StageProgram {
     elem_ = info(w.dtype).size;
     ls_ = w.layers / w.pp;
     act_ = static_cast<double>(w.micro_batch) * w.sequence * w.hidden * static_cast<double>(elem_);
-    const double share = (w.parameters - w.expert_parameters + w.expert_parameters / w.ep) / (w.tp * w.pp);
-    grads_ = share * static_cast<double>(elem_);
-    layer_grads_ = grads_ / ls_;
-    dp_ = prog.group_size(Dim::dp);
-    if (w.zero == 3 && dp_ > 1) {
-      fsdp_ag_f_ = b_.op(comm("dp all_gather (forward, FSDP)", Dim::dp, CollectiveId::all_gather, layer_grads_));
-      fsdp_ag_b_ = b_.op(comm("dp all_gather (backward, FSDP)", Dim::dp, CollectiveId::all_gather, layer_grads_));
-      fsdp_rs_ = b_.op(comm("dp reduce_scatter (FSDP)", Dim::dp, CollectiveId::reduce_scatter, layer_grads_));
+    // This rank's parameters: the dense ones split by tp x pp, reduced over dp;
+    // with experts sharded over ep, their share reduced over edp (the dp ranks
+    // holding the same experts).
+    const bool sharded = w.ep > 1 && w.expert_parameters > 0;
+    const double dense = (w.parameters - (sharded ? w.expert_parameters : 0)) / (w.tp * w.pp);
+    const double experts = sharded ? w.expert_parameters / w.ep / (w.tp * w.pp) : 0;
+    for (const auto& [d, params] : {std::pair{Dim::dp, dense}, std::pair{Dim::edp, experts}}) {
+      Reduced& r = reduced_[d == Dim::dp ? 0 : 1];
+      r.dim = d, r.name = std::string(setting_name(d));
+      r.grads = params * static_cast<double>(elem_), r.layer = r.grads / ls_;
+      r.active = r.grads > 0 && prog.group_size(d) > 1;
+      if (w.zero != 3 || !r.active) continue;
+      r.ag_f = b_.op(comm(r.name + " all_gather (forward, FSDP)", d, CollectiveId::all_gather, r.layer));
+      r.ag_b = b_.op(comm(r.name + " all_gather (backward, FSDP)", d, CollectiveId::all_gather, r.layer));
+      r.rs = b_.op(comm(r.name + " reduce_scatter (FSDP)", d, CollectiveId::reduce_scatter, r.layer));
     }
   }
 
   void forward() {
     if (stage_ > 0) b_.blocking(b_.op(comm("pp recv (forward)", Dim::pp, CollectiveId::sendrecv, act_, P2p::recv, -1)));
-    int next_gather = fsdp_ag_f_ >= 0 ? b_.start(fsdp_ag_f_) : -1;
+    std::array<int, 2> next{};
+    for (std::size_t k = 0; k < 2; ++k) next[k] = reduced_[k].ag_f >= 0 ? b_.start(reduced_[k].ag_f) : -1;
     for (int l = 0; l < ls_; ++l) {
-      if (next_gather >= 0) {
-        const int g = next_gather;
-        next_gather = l + 1 < ls_ ? b_.start(fsdp_ag_f_) : -1;  // prefetch the next layer's
+      for (std::size_t k = 0; k < 2; ++k) {
+        if (next[k] < 0) continue;
+        const int g = next[k];
+        next[k] = l + 1 < ls_ ? b_.start(reduced_[k].ag_f) : -1;  // prefetch the next layer's
         b_.wait(g);
       }
       layer("forward", l, prog_.forward_s / ls_);
@@ -315,33 +329,41 @@ class StageProgram {
   void backward(bool last) {
     if (stage_ + 1 < w_.pp)
       b_.blocking(b_.op(comm("pp recv (backward)", Dim::pp, CollectiveId::sendrecv, act_, P2p::recv, +1)));
-    int next_gather = fsdp_ag_b_ >= 0 ? b_.start(fsdp_ag_b_) : -1;
-    double bucket = 0;
-    std::vector<double> deferred;  // buckets when dp does not overlap backward
+    std::array<int, 2> next{};
+    for (std::size_t k = 0; k < 2; ++k) next[k] = reduced_[k].ag_b >= 0 ? b_.start(reduced_[k].ag_b) : -1;
+    std::array<double, 2> bucket{};
+    std::vector<std::pair<std::size_t, double>> deferred;  // buckets when dp does not overlap backward
     for (int l = ls_ - 1; l >= 0; --l) {
-      if (next_gather >= 0) {
-        const int g = next_gather;
-        next_gather = l > 0 ? b_.start(fsdp_ag_b_) : -1;
+      for (std::size_t k = 0; k < 2; ++k) {
+        if (next[k] < 0) continue;
+        const int g = next[k];
+        next[k] = l > 0 ? b_.start(reduced_[k].ag_b) : -1;
         b_.wait(g);
       }
       layer("backward", l, prog_.backward_s / ls_);
-      if (fsdp_rs_ >= 0) b_.start(fsdp_rs_);
-      if (!last || dp_ == 1 || w_.zero == 3) continue;
-      bucket += layer_grads_;
-      if (bucket >= w_.bucket_bytes || l == 0) {
-        if (w_.dp_overlap) gradient_bucket(bucket);
-        else deferred.push_back(bucket);
-        bucket = 0;
+      for (const Reduced& r : reduced_)
+        if (r.rs >= 0) b_.start(r.rs);
+      if (!last || w_.zero == 3) continue;
+      for (std::size_t k = 0; k < 2; ++k) {
+        if (!reduced_[k].active) continue;
+        bucket[k] += reduced_[k].layer;
+        if (bucket[k] >= w_.bucket_bytes || l == 0) {
+          if (w_.dp_overlap) gradient_bucket(reduced_[k], bucket[k]);
+          else deferred.emplace_back(k, bucket[k]);
+          bucket[k] = 0;
+        }
       }
     }
-    for (double d : deferred) gradient_bucket(d);
+    for (const auto& [k, bytes] : deferred) gradient_bucket(reduced_[k], bytes);
     if (stage_ > 0) b_.start(b_.op(comm("pp send (backward)", Dim::pp, CollectiveId::sendrecv, act_, P2p::send, -1)));
   }
 
   void end_step() {
     b_.wait_all();
-    if ((w_.zero == 1 || w_.zero == 2) && dp_ > 1)
-      b_.blocking(b_.op(comm("dp all_gather (updated parameters)", Dim::dp, CollectiveId::all_gather, grads_)));
+    if (w_.zero != 1 && w_.zero != 2) return;
+    for (const Reduced& r : reduced_)
+      if (r.active)
+        b_.blocking(b_.op(comm(r.name + " all_gather (updated parameters)", r.dim, CollectiveId::all_gather, r.grads)));
   }
 
  private:
@@ -349,9 +371,18 @@ class StageProgram {
     return CommOp{std::move(phase), d, c, round_bytes(bytes, c, prog_.group_size(d), elem_), p, dir};
   }
 
-  void gradient_bucket(double bytes) {
+  // What one data-parallel group reduces: dp the dense parameters, edp the experts'.
+  struct Reduced {
+    Dim dim = Dim::dp;
+    std::string name;
+    double grads = 0, layer = 0;        // bytes per step, per layer
+    bool active = false;                // something to reduce, on a group of more than one
+    int ag_f = -1, ag_b = -1, rs = -1;  // FSDP's per-layer ops
+  };
+
+  void gradient_bucket(const Reduced& r, double bytes) {
     const bool ddp = w_.zero == 0;
-    b_.start(b_.op(comm(ddp ? "dp all_reduce (gradient buckets)" : "dp reduce_scatter (gradient buckets)", Dim::dp,
+    b_.start(b_.op(comm(r.name + (ddp ? " all_reduce (gradient buckets)" : " reduce_scatter (gradient buckets)"), r.dim,
                         ddp ? CollectiveId::all_reduce : CollectiveId::reduce_scatter, bytes)));
   }
 
@@ -389,10 +420,10 @@ class StageProgram {
   const TrainingWorkload& w_;
   StepProgram& prog_;
   ProgramBuilder b_;
-  int stage_ = 0, ls_ = 1, dp_ = 1;
+  int stage_ = 0, ls_ = 1;
   std::size_t elem_ = 1;
-  double act_ = 0, grads_ = 0, layer_grads_ = 0;
-  int fsdp_ag_f_ = -1, fsdp_ag_b_ = -1, fsdp_rs_ = -1;
+  double act_ = 0;
+  std::array<Reduced, 2> reduced_;  // dp, edp
 };
 
 }  // namespace

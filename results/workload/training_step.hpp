@@ -24,6 +24,9 @@
 //     accumulate locally)
 //   dp, zero 1/2: reduce_scatter of G in buckets the same way, then
 //     all_gather of G (the updated parameters) after the step's backward
+//   edp (ep > 1 with expert_parameters): the experts' share G_e =
+//     expert_parameters / ep / (tp * pp) * d_B reduced as dp's below over the
+//     dp / ep ranks holding the same experts; G is then the dense share only
 //   dp, zero 3 (FSDP): per layer and micro-batch all_gather of G / L_s
 //     forward (the next layer's prefetched while this one computes) and
 //     backward, reduce_scatter of G / L_s after each layer's backward
@@ -44,10 +47,12 @@
 
 namespace ccb {
 
-// The parallel dimension a collective runs in (the group it runs on).
-enum class Dim { tp, pp, dp, ep };
-inline constexpr int kDims = 4;
-CCB_SETTING_NAMES(Dim, 4, {Dim::tp, "tp"}, {Dim::pp, "pp"}, {Dim::dp, "dp"}, {Dim::ep, "ep"});
+// The parallel dimension a collective runs in (the group it runs on). edp:
+// the expert-data-parallel group, the dp ranks that hold the same experts
+// (dp / ep of them), over which the experts' gradients are reduced.
+enum class Dim { tp, pp, dp, ep, edp };
+inline constexpr int kDims = 5;
+CCB_SETTING_NAMES(Dim, 5, {Dim::tp, "tp"}, {Dim::pp, "pp"}, {Dim::dp, "dp"}, {Dim::ep, "ep"}, {Dim::edp, "edp"});
 
 // The pipeline's order of micro-batches (docs/workload.md): GPipe, every
 // forward then every backward; 1F1B (Megatron-LM's default), pp - 1 - stage
@@ -107,7 +112,7 @@ struct Action {
 struct StepProgram {
   int ranks = 0, ranks_per_node = 0;
   DType dtype = DType::bfloat16;
-  std::array<int, kDims> size{};  // group size per Dim (tp, pp, dp, ep)
+  std::array<int, kDims> size{};  // group size per Dim (tp, pp, dp, ep, edp)
   int micro_batches = 0;
   double forward_s = 0, backward_s = 0;  // per micro-batch and stage
   double tokens_per_step = 0;

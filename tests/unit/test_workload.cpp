@@ -90,6 +90,15 @@ TEST(Workload, ExpertsAddAlltoallOnTheirLayers) {
   const RankPlace pl = place_rank(p, 3);
   EXPECT_EQ(pl.groups[static_cast<int>(Dim::ep)], (std::vector<int>{2, 3}));
   EXPECT_EQ(pl.groups[static_cast<int>(Dim::dp)], (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(pl.groups[static_cast<int>(Dim::edp)], (std::vector<int>{1, 3}));  // the same experts as rank 3
+  EXPECT_EQ(find_op(p, "edp all_reduce (gradient buckets)"), nullptr);         // no expert_parameters given
+  // With the experts' parameters given: they are reduced over edp (dp / ep ranks), the rest over dp.
+  w.expert_parameters = 6e6, w.bucket_bytes = 1e12;  // one bucket each
+  const StepProgram e = derive_step(w, 4, 2);
+  EXPECT_EQ(e.group_size(Dim::edp), 2);
+  ASSERT_NE(find_op(e, "edp all_reduce (gradient buckets)"), nullptr);
+  EXPECT_EQ(find_op(e, "edp all_reduce (gradient buckets)")->bytes, 6e6 / 2 * 2);  // experts / ep, bfloat16
+  EXPECT_EQ(find_op(e, "dp all_reduce (gradient buckets)")->bytes, (8e6 - 6e6) * 2);
 }
 
 TEST(Workload, RanksAreLaidOutTensorFirstThenDataThenPipeline) {
