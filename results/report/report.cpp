@@ -106,10 +106,82 @@ void append_facts(std::vector<Cell>& row, const SeriesComparison& sc) {
 // The verdict first: per compared set and series, which is faster, by how much
 // (geomean of the time ratio over the aligned sizes), at the sizes that matter
 // (smallest size, peak busbw) and whether the difference is significant.
+// One pair's series in the at-a-glance table, and how they were called.
+struct PairTally {
+  std::size_t base_wins = 0, other_wins = 0, ties = 0, tested = 0, significant = 0, noisy = 0;
+  double lo = INFINITY, hi = 0;  // the range of "by" over the series called
+  std::size_t called() const { return base_wins + other_wins + ties; }
+};
+
+PairTally glance_rows(const Comparison& c, const PairComparison& pc, Table& t) {
+  const std::string &base = c.baseline().label, &other = c.sets[pc.other].label;
+  PairTally n;
+  const bool oversubscribed = c.baseline().oversubscribed || c.sets[pc.other].oversubscribed;
+  for (const SeriesComparison& sc : pc.series) {
+    const double r = sc.geomean_time_ratio;
+    if (std::isnan(r)) continue;
+    std::size_t flagged = 0;
+    for (const AlignedPoint& a : sc.points) flagged += (a.base->first->noise || a.other->first->noise) ? 1 : 0;
+    if (oversubscribed || 2 * flagged > sc.points.size()) {
+      ++n.noisy;
+      t.rows.push_back({{sc.base->label()},
+                        {other},
+                        {"cannot tell", Tone::muted},
+                        {oversubscribed ? "noise: oversubscribed"
+                                        : fmt::format("noise: {} of {} sizes flagged", flagged, sc.points.size()),
+                         Tone::muted}});
+      append_facts(t.rows.back(), sc);
+      continue;
+    }
+    const bool tie = std::fabs(r - 1) < c.options.tie_band;
+    const double by = r < 1 ? 1 / r : r;
+    (tie ? n.ties : r < 1 ? n.other_wins : n.base_wins)++;
+    if (!tie) n.lo = std::min(n.lo, by), n.hi = std::max(n.hi, by);
+    n.tested += sc.tested, n.significant += sc.tested - sc.not_significant;
+    t.rows.push_back({{sc.base->label()},
+                      {other},
+                      {tie     ? "on par"
+                       : r < 1 ? other
+                               : base},
+                      {tie ? fmt::format("within {:.0f}%", 100 * c.options.tie_band) : fmt::format("{:.2f}x", by),
+                       tie     ? Tone::plain
+                       : r < 1 ? Tone::better
+                               : Tone::worse}});
+    append_facts(t.rows.back(), sc);
+  }
+  return n;
+}
+
+// The Summary's sentence for one pair.
+std::string pair_verdict(const Comparison& c, const PairComparison& pc, const PairTally& t) {
+  const std::string &base = c.baseline().label, &other = c.sets[pc.other].label;
+  const std::size_t n = t.called();
+  if (n == 0)
+    return t.noisy > 0 ? fmt::format(
+                             "'{}' vs '{}': {} series, none called: noise explains the differences "
+                             "(see the flags above and in the at-a-glance table).",
+                             other, base, t.noisy)
+                       : fmt::format("'{}' vs '{}': no series lines up (see that pair below for why).", other, base);
+  const std::string range = t.hi == 0      ? ""
+                            : t.lo == t.hi ? fmt::format(" by {:.2f}x", t.lo)
+                                           : fmt::format(" by {:.2f}x to {:.2f}x", t.lo, t.hi);
+  const std::string winner = t.other_wins == n  ? fmt::format("'{}' is faster in every series", other)
+                             : t.base_wins == n ? fmt::format("'{}' is faster in every series", base)
+                             : t.ties == n      ? std::string("they are on par in every series")
+                                                : fmt::format("'{}' is faster in {}, '{}' in {}, on par in {}", other,
+                                                              t.other_wins, base, t.base_wins, t.ties);
+  return fmt::format("'{}' vs '{}' (baseline), {} series: {}{} (geomean of the time ratio per series){}{}.", other,
+                     base, n, winner, range,
+                     t.tested == 0
+                         ? "; no significance test (no per-iteration samples on both sides)"
+                         : fmt::format("; {} of {} tested sizes differ significantly (Mann-Whitney, alpha {})",
+                                       t.significant, t.tested, c.options.alpha),
+                     t.noisy == 0 ? "" : fmt::format("; {} more series not called: noise", t.noisy));
+}
+
 Section verdict_section(const Comparison& c) {
   Section s;
   s.heading = "Summary";
-  const std::string& base = c.baseline().label;
   Table t;
   t.title = "At a glance";
   t.header = {"series", "compared", "faster", "by (geomean time)", "smallest size", "peak busbw", "significant sizes"};
@@ -124,70 +196,10 @@ Section verdict_section(const Comparison& c) {
                                          r.oversubscribed ? ": its differences are not called" : ""));
   std::vector<std::string> unaligned_references;  // published figures no measured series lines up with
   for (const PairComparison& pc : c.pairs) {
-    const std::string& other = c.sets[pc.other].label;
-    std::size_t base_wins = 0, other_wins = 0, ties = 0, tested = 0, significant = 0, noisy = 0;
-    double lo = INFINITY, hi = 0;
-    const bool oversubscribed = c.baseline().oversubscribed || c.sets[pc.other].oversubscribed;
-    for (const SeriesComparison& sc : pc.series) {
-      const double r = sc.geomean_time_ratio;
-      if (std::isnan(r)) continue;
-      std::size_t flagged = 0;
-      for (const AlignedPoint& a : sc.points) flagged += (a.base->first->noise || a.other->first->noise) ? 1 : 0;
-      if (oversubscribed || 2 * flagged > sc.points.size()) {
-        ++noisy;
-        t.rows.push_back({{sc.base->label()},
-                          {other},
-                          {"cannot tell", Tone::muted},
-                          {oversubscribed ? "noise: oversubscribed"
-                                          : fmt::format("noise: {} of {} sizes flagged", flagged, sc.points.size()),
-                           Tone::muted}});
-        append_facts(t.rows.back(), sc);
-        continue;
-      }
-      const bool tie = std::fabs(r - 1) < c.options.tie_band;
-      const double by = r < 1 ? 1 / r : r;
-      (tie ? ties : r < 1 ? other_wins : base_wins)++;
-      if (!tie) lo = std::min(lo, by), hi = std::max(hi, by);
-      tested += sc.tested, significant += sc.tested - sc.not_significant;
-      t.rows.push_back({{sc.base->label()},
-                        {other},
-                        {tie     ? "on par"
-                         : r < 1 ? other
-                                 : base},
-                        {tie ? fmt::format("within {:.0f}%", 100 * c.options.tie_band) : fmt::format("{:.2f}x", by),
-                         tie     ? Tone::plain
-                         : r < 1 ? Tone::better
-                                 : Tone::worse}});
-      append_facts(t.rows.back(), sc);
-    }
-    const std::size_t n = base_wins + other_wins + ties;
-    if (n == 0 && noisy == 0 && !c.sets[pc.other].published_source.empty()) {
-      unaligned_references.push_back(other);  // one line for all of them, below
-      continue;
-    }
-    if (n == 0) {
-      s.paragraphs.push_back(
-          noisy > 0 ? fmt::format("'{}' vs '{}': {} series, none called: noise explains the differences "
-                                  "(see the flags above and in the at-a-glance table).",
-                                  other, base, noisy)
-                    : fmt::format("'{}' vs '{}': no series lines up (see that pair below for why).", other, base));
-      continue;
-    }
-    const std::string range = hi == 0    ? ""
-                              : lo == hi ? fmt::format(" by {:.2f}x", lo)
-                                         : fmt::format(" by {:.2f}x to {:.2f}x", lo, hi);
-    const std::string winner = other_wins == n  ? fmt::format("'{}' is faster in every series", other)
-                               : base_wins == n ? fmt::format("'{}' is faster in every series", base)
-                               : ties == n      ? std::string("they are on par in every series")
-                                                : fmt::format("'{}' is faster in {}, '{}' in {}, on par in {}", other,
-                                                              other_wins, base, base_wins, ties);
-    s.paragraphs.push_back(
-        fmt::format("'{}' vs '{}' (baseline), {} series: {}{} (geomean of the time ratio per series){}{}.", other, base,
-                    n, winner, range,
-                    tested == 0 ? "; no significance test (no per-iteration samples on both sides)"
-                                : fmt::format("; {} of {} tested sizes differ significantly (Mann-Whitney, alpha {})",
-                                              significant, tested, c.options.alpha),
-                    noisy == 0 ? "" : fmt::format("; {} more series not called: noise", noisy)));
+    const PairTally n = glance_rows(c, pc, t);
+    if (n.called() == 0 && n.noisy == 0 && !c.sets[pc.other].published_source.empty())
+      unaligned_references.push_back(c.sets[pc.other].label);  // one line for all of them, below
+    else s.paragraphs.push_back(pair_verdict(c, pc, n));
   }
   if (!unaligned_references.empty())
     s.paragraphs.push_back(fmt::format(
