@@ -223,11 +223,11 @@ PairMatrix::PairMatrix(const CheckVerdict& v, std::size_t nodes)
   }
 }
 
-Report build_accept_report(const AcceptOutcome& o, AcceptView view) {
-  const ViewLimits lim = limits_of(view);
-  Report r;
+namespace {
+
+// The verdict, the run's facts and one row per check.
+Section verdict_top(const AcceptOutcome& o) {
   const AcceptSpec& spec = *o.spec;
-  r.title = fmt::format("ccbench accept: {}", spec.name.empty() ? spec.file : spec.name);
   Section top;
   top.heading = !o.finished ? fmt::format("Verdict: INCOMPLETE ({} of {} checks done so far)", o.checks.size(),
                                           spec.checks.size())
@@ -269,63 +269,75 @@ Report build_accept_report(const AcceptOutcome& o, AcceptView view) {
       "or group finding): a failure that a re-test took back is noise, not a verdict (docs/acceptance.md: Acceptance "
       "testing).";
   top.tables.push_back(summary);
-  r.sections.push_back(top);
+  return top;
+}
 
-  for (const CheckVerdict& v : o.checks) {
-    const Check& c = *v.check;
-    Section s;
-    s.heading = fmt::format("Check {}: {}", c.name, v.pass ? "pass" : "FAIL");
-    if (c.io)
-      s.paragraphs.push_back(fmt::format(
-          "ccbench io {} on {} ({} per rank, {} qd {}, {} thread{}{}), block sizes {}; pattern {}; {} of {} repeats "
-          "must pass; spec line {}.",
-          c.io->pattern, c.io->dir, format_size(c.io->file_bytes), c.io->direct ? "O_DIRECT" : "buffered",
-          c.io->queue_depth, c.io->threads, c.io->threads == 1 ? "" : "s", c.io->shared_file ? ", one shared file" : "",
-          sizes_text(c), name(c.pattern), c.pass_repeats, c.repeats, c.line));
+// One check: what it ran, its gates and findings, its nodes, pairs and groups.
+Section check_section(const CheckVerdict& v, const AcceptOutcome& o, const ViewLimits& lim, AcceptView view) {
+  const Check& c = *v.check;
+  Section s;
+  s.heading = fmt::format("Check {}: {}", c.name, v.pass ? "pass" : "FAIL");
+  if (c.io)
+    s.paragraphs.push_back(fmt::format(
+        "ccbench io {} on {} ({} per rank, {} qd {}, {} thread{}{}), block sizes {}; pattern {}; {} of {} repeats "
+        "must pass; spec line {}.",
+        c.io->pattern, c.io->dir, format_size(c.io->file_bytes), c.io->direct ? "O_DIRECT" : "buffered",
+        c.io->queue_depth, c.io->threads, c.io->threads == 1 ? "" : "s", c.io->shared_file ? ", one shared file" : "",
+        sizes_text(c), name(c.pattern), c.pass_repeats, c.repeats, c.line));
+  else
+    s.paragraphs.push_back(fmt::format(
+        "{} {}{}, backend {} ({} memory, path {}), sizes {}; {} iterations after {} warm-up; pattern {}; {} of {} "
+        "repeats must pass; spec line {}.",
+        c.collective->name, info(c.dtype).name, c.reduces() ? " " + std::string(name(c.op)) : "",
+        setting_name(c.backend), c.backend == BackendKind::nccl ? "device" : setting_name(c.memory),
+        setting_name(c.path), sizes_text(c), c.iterations, c.warmup, name(c.pattern), c.pass_repeats, c.repeats,
+        c.line));
+  std::string gates;
+  for (const Gate& g : c.gates)
+    gates += (gates.empty() ? "Gates: " : "; ") + g.describe() + fmt::format(" (line {})", g.line);
+  s.paragraphs.push_back(gates + ".");
+  for (std::size_t i = 0; i < v.findings.size() && i < lim.findings; ++i)
+    s.paragraphs.push_back("Finding: " + v.findings[i]);
+  if (v.findings.size() > lim.findings)
+    s.paragraphs.push_back(fmt::format("... and {} more findings (verdict.md and verdict.json have them all).",
+                                       v.findings.size() - lim.findings));
+  s.tables.push_back(nodes_table(v, o, lim, view));
+  if ((c.pattern == GroupPattern::pairwise || c.pattern == GroupPattern::ring) && !c.gates.empty()) {
+    if (o.hosts.size() <= lim.matrix_nodes)
+      s.tables.push_back(pair_matrix_table(c.gates.front(), PairMatrix(v, o.hosts.size()), o.hosts));
     else
-      s.paragraphs.push_back(fmt::format(
-          "{} {}{}, backend {} ({} memory, path {}), sizes {}; {} iterations after {} warm-up; pattern {}; {} of {} "
-          "repeats must pass; spec line {}.",
-          c.collective->name, info(c.dtype).name, c.reduces() ? " " + std::string(name(c.op)) : "",
-          setting_name(c.backend), c.backend == BackendKind::nccl ? "device" : setting_name(c.memory),
-          setting_name(c.path), sizes_text(c), c.iterations, c.warmup, name(c.pattern), c.pass_repeats, c.repeats,
-          c.line));
-    std::string gates;
-    for (const Gate& g : c.gates)
-      gates += (gates.empty() ? "Gates: " : "; ") + g.describe() + fmt::format(" (line {})", g.line);
-    s.paragraphs.push_back(gates + ".");
-    for (std::size_t i = 0; i < v.findings.size() && i < lim.findings; ++i)
-      s.paragraphs.push_back("Finding: " + v.findings[i]);
-    if (v.findings.size() > lim.findings)
-      s.paragraphs.push_back(fmt::format("... and {} more findings (verdict.md and verdict.json have them all).",
-                                         v.findings.size() - lim.findings));
-    s.tables.push_back(nodes_table(v, o, lim, view));
-    if ((c.pattern == GroupPattern::pairwise || c.pattern == GroupPattern::ring) && !c.gates.empty()) {
-      if (o.hosts.size() <= lim.matrix_nodes)
-        s.tables.push_back(pair_matrix_table(c.gates.front(), PairMatrix(v, o.hosts.size()), o.hosts));
-      else
-        s.paragraphs.push_back(
-            fmt::format("The pair matrix of {} nodes is not drawn here (over {}): verdict.json has "
-                        "it (pair_matrix).",
-                        o.hosts.size(), lim.matrix_nodes));
-    }
-    s.tables.push_back(
-        groups_table(c.pattern == GroupPattern::bisect ? "The search: every group, round by round" : "First pass", c,
-                     v.first, o.hosts, lim.group_rows));
-    if (!v.second.empty()) {
-      Table t =
-          groups_table("Second pass: suspects re-paired with reference nodes", c, v.second, o.hosts, lim.group_rows);
-      std::vector<std::string> refs;
-      for (int n : v.suspects.references) refs.push_back(o.hosts[static_cast<std::size_t>(n)]);
-      t.note = fmt::format("References ({}): {}. ",
-                           v.suspects.presumed ? "presumed good: every failing pair includes a suspect"
-                                               : "nodes in no failing pair",
-                           name_list(refs, view == AcceptView::terminal ? 8 : 64)) +
-               t.note;
-      s.tables.push_back(t);
-    }
-    r.sections.push_back(s);
+      s.paragraphs.push_back(
+          fmt::format("The pair matrix of {} nodes is not drawn here (over {}): verdict.json has "
+                      "it (pair_matrix).",
+                      o.hosts.size(), lim.matrix_nodes));
   }
+  s.tables.push_back(
+      groups_table(c.pattern == GroupPattern::bisect ? "The search: every group, round by round" : "First pass", c,
+                   v.first, o.hosts, lim.group_rows));
+  if (!v.second.empty()) {
+    Table t =
+        groups_table("Second pass: suspects re-paired with reference nodes", c, v.second, o.hosts, lim.group_rows);
+    std::vector<std::string> refs;
+    for (int n : v.suspects.references) refs.push_back(o.hosts[static_cast<std::size_t>(n)]);
+    t.note = fmt::format("References ({}): {}. ",
+                         v.suspects.presumed ? "presumed good: every failing pair includes a suspect"
+                                             : "nodes in no failing pair",
+                         name_list(refs, view == AcceptView::terminal ? 8 : 64)) +
+             t.note;
+    s.tables.push_back(t);
+  }
+  return s;
+}
+
+}  // namespace
+
+Report build_accept_report(const AcceptOutcome& o, AcceptView view) {
+  const ViewLimits lim = limits_of(view);
+  Report r;
+  const AcceptSpec& spec = *o.spec;
+  r.title = fmt::format("ccbench accept: {}", spec.name.empty() ? spec.file : spec.name);
+  r.sections.push_back(verdict_top(o));
+  for (const CheckVerdict& v : o.checks) r.sections.push_back(check_section(v, o, lim, view));
   return r;
 }
 
