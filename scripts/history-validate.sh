@@ -60,11 +60,13 @@ for r in $(seq 1 "$runs"); do
   [ "$(grep -c '^ccbench_accept_node_pass{check="links",host="emu-h[1-4]"} 1$' "$out/run$r.prom")" = 4 ] ||
     { cat "$out/run$r.prom"; echo "history-validate: run $r: --prom must say 4 nodes passed"; exit 1; }
 done
-"$ccbench" history changes --db "$db" > "$out/changes.txt"
+# The throttle (400 -> 100 Mbit/s) costs emu-h3's links about 60%; --magnitude 0.3 keeps changes of
+# 30% or more, so the noise of 2 shared cores (a -22% split on another link, seen once) is not a regression.
+"$ccbench" history changes --db "$db" --magnitude 0.3 > "$out/changes.txt"
 rc=$?
 cat "$out/changes.txt"
 [ $rc = 1 ] || { echo "history-validate: history changes exit $rc, expected 1 (a regression)"; exit 1; }
-"$ccbench" history changes --db "$db" --json > "$out/changes.json"
+"$ccbench" history changes --db "$db" --magnitude 0.3 --json > "$out/changes.json"
 python3 - "$out/changes.json" "$out/starts" "$step" <<'PY'
 import json, sys
 changes = json.load(open(sys.argv[1]))
