@@ -374,13 +374,7 @@ Decision decide_training_step_at(const std::string& path, const ComparedSets& c,
         "ranks_per_node}} in the file",
         terminal_safe(path)));
   const StepProgram prog = derive_step(w, ranks, per_node);
-  StepFacts f;
-  f.name = w.name, f.file = path, f.ranks = ranks, f.ranks_per_node = per_node;
-  f.shape = fmt::format("tp {} x pp {} x dp {}{}, zero {}", prog.group_size(Dim::tp), prog.group_size(Dim::pp),
-                        prog.group_size(Dim::dp),
-                        prog.group_size(Dim::ep) > 1 ? fmt::format(", ep {}", prog.group_size(Dim::ep)) : "", w.zero);
-  f.tokens_per_step = prog.tokens_per_step, f.compute_s = prog.compute_per_step_s();
-  f.node_mtbf_hours = w.node_mtbf_hours, f.checkpoint_s = w.checkpoint_s, f.restart_s = w.restart_s;
+  const StepFacts f = step_facts(w, prog, path);
   std::vector<StepAtScale> sets;
   for (std::size_t j = 0; j < c.measured.size(); ++j) {
     StepAtScale s;
@@ -456,8 +450,10 @@ CostInputs cost_inputs(const CompareArgs& a, const ComparedSets& c, const Assign
 }
 
 // The report on stdout (unless --quiet) and in the files asked for; a
-// stdout that fails is said after the files are written (exit 5).
-int write_compare_outputs(const CompareArgs& a, const Comparison& comparison, const Report& report) {
+// stdout that fails is said after the files are written (exit 5). `json`
+// makes --json's text; `csv` writes --csv's rows (sweeps only: null for replays).
+int write_compare_outputs(const CompareArgs& a, const Report& report, const std::function<std::string()>& json,
+                          const std::function<void(std::FILE*)>& csv) {
   std::string stdout_error;
   if (!a.quiet) {
     write_stdout(render_terminal(report, use_color(a.color)), &stdout_error);
@@ -466,8 +462,8 @@ int write_compare_outputs(const CompareArgs& a, const Comparison& comparison, co
     return [s = std::move(s)](std::FILE* f) { std::fwrite(s.data(), 1, s.size(), f); };
   };
   if (!a.md.empty()) write_file_atomically("--md", a.md, text(render_markdown(report)));
-  if (!a.csv.empty()) write_file_atomically("--csv", a.csv, [&](std::FILE* f) { write_csv(comparison, f); });
-  if (!a.json.empty()) write_file_atomically("--json", a.json, text(render_json(comparison, report)));
+  if (!a.csv.empty() && csv) write_file_atomically("--csv", a.csv, csv);
+  if (!a.json.empty()) write_file_atomically("--json", a.json, text(json()));
   if (!a.html.empty()) {
     const char* gp = std::getenv("CCBENCH_GNUPLOT");
     const ChartImages charts = render_charts(report.charts, gp && *gp ? gp : "gnuplot");
@@ -522,20 +518,8 @@ int compare_replay_runs(const CompareArgs& a, std::vector<ReplayRun> runs, doubl
       throw UsageError(fmt::format("--baseline {}: no result set has that label", terminal_safe(a.baseline)));
   }
   const ReplayComparison c = compare_replays(std::move(runs), baseline, alpha);
-  const Report report = replay_report(c);
-  std::string stdout_error;
-  if (!a.quiet) write_stdout(render_terminal(report, use_color(a.color)), &stdout_error);
-  const auto text = [](std::string s) {
-    return [s = std::move(s)](std::FILE* f) { std::fwrite(s.data(), 1, s.size(), f); };
-  };
-  if (!a.md.empty()) write_file_atomically("--md", a.md, text(render_markdown(report)));
-  if (!a.json.empty()) write_file_atomically("--json", a.json, text(replay_comparison_json(c)));
-  if (!a.html.empty()) write_file_atomically("--html", a.html, text(render_html(report, ChartImages{})));
-  if (!stdout_error.empty()) {
-    fmt::print(stderr, "ccbench: cannot write the report to {} (the report files are written)\n", stdout_error);
-    return kExitOutput;
-  }
-  return kExitOk;
+  return write_compare_outputs(
+      a, replay_report(c), [&] { return replay_comparison_json(c); }, nullptr);
 }
 
 int compare(const CompareArgs& a) {
@@ -572,7 +556,9 @@ int compare(const CompareArgs& a) {
   if (cost.workload)
     cost.decision = decide_workload(comparison, cost, c.models, c.source, c.scale_ranks, c.scale_nodes);
   else if (!c.measured.empty()) cost.decision = decide_training_step_at(a.workload, c, cost);
-  return write_compare_outputs(a, comparison, build_report(comparison, cost, ReportLimits{}));
+  const Report report = build_report(comparison, cost, ReportLimits{});
+  return write_compare_outputs(
+      a, report, [&] { return render_json(comparison, report); }, [&](std::FILE* f) { write_csv(comparison, f); });
 }
 
 }  // namespace

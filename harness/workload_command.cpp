@@ -231,57 +231,43 @@ PredictedStep predict_option(const Option& o, const TrainingWorkload& w, const S
 
 // Per option: tokens per second and, with a price, the cost of a million
 // useful tokens (goodput's share when the workload gives its inputs).
-void print_options(const std::vector<Option>& opts, const TrainingWorkload& w, const StepProgram& prog) {
-  const int nodes = (prog.ranks + prog.ranks_per_node - 1) / prog.ranks_per_node;
-  const bool good = w.node_mtbf_hours > 0 && w.checkpoint_s > 0;
-  const double useful =
-      good ? young_goodput(w.node_mtbf_hours, nodes, w.checkpoint_s, std::max(0.0, w.restart_s)).useful : 1;
+// The options side by side, and the calls: decide_training_step's (results/compare/decision.hpp),
+// as compare --workload makes them. With more than two options the calls are between the two lowest.
+void print_options(const std::vector<Option>& opts, const TrainingWorkload& w, const StepProgram& prog,
+                   const std::string& file) {
   print_goodput(w, prog, opts.front().step.step_s.mid);
-  const auto per_million = [&](const Option& o, double step_s) {
-    return o.cost ? step_s * prog.ranks * o.cost->per_gpu_hour / 3600 / (prog.tokens_per_step * useful) * 1e6 : kNaN;
-  };
+  std::vector<StepAtScale> sets;
+  for (const Option& o : opts) {
+    StepAtScale& s = sets.emplace_back();
+    s.label = o.label, s.cost = o.cost ? &*o.cost : nullptr, s.step = o.step, s.predicted = true;
+  }
+  const Decision d = decide_training_step(step_facts(w, prog, file), std::move(sets),
+                                          (prog.ranks + prog.ranks_per_node - 1) / prog.ranks_per_node, false);
   fmt::print("{:<12} {:>10} {:>21} {:>10} {:>21} {:>12}  {}\n", "option", "step_ms", "interval", "tokens/s",
              "per M useful tokens", "interval", "basis");
-  for (const Option& o : opts) {
-    const double c = per_million(o, o.step.step_s.mid);
-    fmt::print("{:<12} {:>10} {:>21} {:>10.0f} {:>21} {:>12}  {}\n", o.label.empty() ? "-" : o.label,
-               format_ms(o.step.step_s.mid),
-               fmt::format("{}-{}", format_ms(o.step.step_s.lo), format_ms(o.step.step_s.hi)),
-               prog.tokens_per_step / o.step.step_s.mid,
-               o.cost ? fmt::format("{:.4g} {}", c, o.cost->currency) : std::string("-"),
-               o.cost ? fmt::format("{:.4g}-{:.4g}", per_million(o, o.step.step_s.lo), per_million(o, o.step.step_s.hi))
-                      : std::string("-"),
-               o.cost ? "predicted step x price of " + o.cost->name : "predicted step; no --cost");
-  }
+  for (const StepAtScale& s : d.sets)
+    fmt::print("{:<12} {:>10} {:>21} {:>10.0f} {:>21} {:>12}  {}\n", s.label.empty() ? "-" : s.label,
+               format_ms(s.step_s), fmt::format("{}-{}", format_ms(s.step_lo_s), format_ms(s.step_hi_s)),
+               prog.tokens_per_step / s.step_s,
+               s.cost ? fmt::format("{:.4g} {}", s.unit_cost, s.cost->currency) : std::string("-"),
+               s.cost ? fmt::format("{:.4g}-{:.4g}", s.cost_lo, s.cost_hi) : std::string("-"),
+               s.cost ? "predicted step x price of " + s.cost->name : "predicted step; no --cost");
   if (opts.size() < 2) return;
-  // The first two options: which is faster, which is cheaper, when the interval says so.
-  const Option *a = &opts[0], *b = &opts[1];
-  if (b->step.step_s.mid < a->step.step_s.mid) std::swap(a, b);
-  const auto call = [](const std::string& lo_label, const std::string& hi_label, double lo_mid, double lo_lo,
-                       double lo_hi, double hi_mid, double hi_lo, double hi_hi) {
-    return call_ratio(lo_label, hi_label, hi_mid / lo_mid, hi_lo / lo_hi, hi_hi / lo_lo);
+  const auto said = [](const RatioCall& c, std::string_view what) {
+    if (c.kind == RatioCall::none) return std::string("not compared (fewer than two options with a step)");
+    return c.kind == RatioCall::winner
+               ? fmt::format("'{}' by {:.2f}x (interval {})", c.lower, c.ratio, interval_text(c))
+               : cannot_tell(c, what);
   };
-  const RatioCall faster = call(a->label, b->label, a->step.step_s.mid, a->step.step_s.lo, a->step.step_s.hi,
-                                b->step.step_s.mid, b->step.step_s.lo, b->step.step_s.hi);
-  fmt::print("# faster: {}\n",
-             faster.kind == RatioCall::winner
-                 ? fmt::format("'{}' by {:.2f}x (interval {})", faster.lower, faster.ratio, interval_text(faster))
-                 : cannot_tell(faster, "faster"));
-  if (!a->cost || !b->cost) return;
-  if (a->cost->currency != b->cost->currency) {
-    fmt::print("# cheaper: not compared (prices in {} and {})\n", a->cost->currency, b->cost->currency);
-    return;
-  }
-  const double ca = per_million(*a, a->step.step_s.mid), cb = per_million(*b, b->step.step_s.mid);
-  const Option *lo = ca <= cb ? a : b, *hi = ca <= cb ? b : a;
-  const RatioCall cheaper =
-      call(lo->label, hi->label, per_million(*lo, lo->step.step_s.mid), per_million(*lo, lo->step.step_s.lo),
-           per_million(*lo, lo->step.step_s.hi), per_million(*hi, hi->step.step_s.mid),
-           per_million(*hi, hi->step.step_s.lo), per_million(*hi, hi->step.step_s.hi));
-  fmt::print("# cheaper per useful token: {}\n",
-             cheaper.kind == RatioCall::winner
-                 ? fmt::format("'{}' by {:.2f}x (interval {})", cheaper.lower, cheaper.ratio, interval_text(cheaper))
-                 : cannot_tell(cheaper, "cheaper"));
+  fmt::print("# faster: {}\n", said(d.faster, "faster"));
+  std::vector<std::string> currencies;
+  for (const Option& o : opts)
+    if (o.cost && std::find(currencies.begin(), currencies.end(), o.cost->currency) == currencies.end())
+      currencies.push_back(o.cost->currency);
+  if (currencies.size() > 1)
+    fmt::print("# cheaper: not compared (prices in {} and {})\n", currencies[0], currencies[1]);
+  else if (d.cheaper.kind != RatioCall::none)
+    fmt::print("# cheaper per useful token: {}\n", said(d.cheaper, "cheaper"));
 }
 
 int predict(const WorkloadArgs& a, const TrainingWorkload& w, const StepProgram& prog) {
@@ -290,7 +276,7 @@ int predict(const WorkloadArgs& a, const TrainingWorkload& w, const StepProgram&
   std::vector<Option> opts = options_of(a);
   print_header(w, prog);
   for (Option& o : opts) o.step = predict_option(o, w, prog);
-  print_options(opts, w, prog);
+  print_options(opts, w, prog, a.workload);
   if (!a.json_path.empty()) write_file_atomically("--json", a.json_path, prediction_json(opts.front().step));
   return kExitOk;
 }

@@ -180,6 +180,17 @@ void fill_step(StepAtScale& s, const StepFacts& f, int nodes) {
 
 }  // namespace
 
+StepFacts step_facts(const TrainingWorkload& w, const StepProgram& prog, const std::string& file) {
+  StepFacts f;
+  f.name = w.name, f.file = file, f.ranks = prog.ranks, f.ranks_per_node = prog.ranks_per_node;
+  f.shape = fmt::format("tp {} x pp {} x dp {}{}, zero {}", prog.group_size(Dim::tp), prog.group_size(Dim::pp),
+                        prog.group_size(Dim::dp),
+                        prog.group_size(Dim::ep) > 1 ? fmt::format(", ep {}", prog.group_size(Dim::ep)) : "", w.zero);
+  f.tokens_per_step = prog.tokens_per_step, f.compute_s = prog.compute_per_step_s();
+  f.node_mtbf_hours = w.node_mtbf_hours, f.checkpoint_s = w.checkpoint_s, f.restart_s = w.restart_s;
+  return f;
+}
+
 Decision decide_training_step(const StepFacts& f, std::vector<StepAtScale> sets, int nodes, bool at_scale) {
   Decision d;
   d.gpus = f.ranks;

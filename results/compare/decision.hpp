@@ -31,6 +31,7 @@
 #include "results/compare/comparison.hpp"
 #include "results/compare/cost.hpp"
 #include "results/workload/prediction_file.hpp"
+#include "results/workload/training_step.hpp"
 
 namespace ccb {
 
@@ -112,6 +113,7 @@ struct StepFacts {
   double tokens_per_step = 0, compute_s = 0;
   double node_mtbf_hours = -1, checkpoint_s = -1, restart_s = -1;  // the workload's goodput inputs (< 0: none)
 };
+StepFacts step_facts(const TrainingWorkload& w, const StepProgram& prog, const std::string& file);
 
 // The cheaper call when node MTBF and checkpoint time are off by these
 // factors (the least certain inputs of the decision).

@@ -64,13 +64,7 @@ std::string cheaper_sentence(const Decision& d) {
   for (const StepAtScale* s : {&a, &b})
     if (s->cost->kind == "bare_metal")
       util = fmt::format(" at the stated utilisation of {:.0f}% for '{}'", 100 * s->cost->utilisation, s->label);
-  const std::string verdict =
-      c.kind == RatioCall::winner
-          ? fmt::format("'{}' is cheaper by {:.0f}%{}", a.label, 100 * (1 - 1 / c.ratio),
-                        std::isfinite(c.lo)
-                            ? fmt::format(" (range {:.0f}% to {:.0f}%)", 100 * (1 - 1 / c.lo), 100 * (1 - 1 / c.hi))
-                            : "")
-          : cannot_tell(c, "cheaper");
+  const std::string verdict = cheaper_by(c);
   return fmt::format("Per 1,000 steps{}, '{}' costs {} and '{}' {}: {}{}.", util, a.label,
                      format_money(a.unit_cost, a.cost->currency), b.label, format_money(b.unit_cost, b.cost->currency),
                      verdict, a.predicted || b.predicted ? " (from predicted step times)" : "");
@@ -79,6 +73,13 @@ std::string cheaper_sentence(const Decision& d) {
 std::string percent(double u) { return fmt::format("{:.3g}%", 100 * u); }
 
 }  // namespace
+
+std::string cheaper_by(const RatioCall& c) {
+  if (c.kind != RatioCall::winner) return cannot_tell(c, "cheaper");
+  const auto pct = [](double ratio) { return 100 * (1 - 1 / ratio); };
+  return fmt::format("'{}' is cheaper by {:.0f}%{}", c.lower, pct(c.ratio),
+                     std::isfinite(c.lo) ? fmt::format(" (range {:.0f}% to {:.0f}%)", pct(c.lo), pct(c.hi)) : "");
+}
 
 std::string break_even_sentence(const BreakEven& b, const std::string& per) {
   const double lo = std::isfinite(b.utilisation_lo) ? b.utilisation_lo : b.utilisation;

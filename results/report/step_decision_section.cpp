@@ -84,10 +84,7 @@ std::string step_cheaper(const Decision& d) {
   for (const StepAtScale* s : {&a, &b})
     if (s->cost->kind == "bare_metal")
       util = fmt::format(", at the stated utilisation of {:.0f}% for '{}'", 100 * s->cost->utilisation, s->label);
-  const std::string verdict = c.kind == RatioCall::winner
-                                  ? fmt::format("'{}' is cheaper by {:.0f}% (range {:.0f}% to {:.0f}%)", a.label,
-                                                100 * (1 - 1 / c.ratio), 100 * (1 - 1 / c.lo), 100 * (1 - 1 / c.hi))
-                                  : cannot_tell(c, "cheaper");
+  const std::string verdict = cheaper_by(c);
   return fmt::format(
       "Per million useful tokens (predicted step x input price{}; {}), '{}' costs {} (interval {} - {}) and '{}' {} "
       "(interval {} - {}): {}.",
