@@ -39,7 +39,9 @@ ccbench history verdicts [--db DB] [--node HOST] [--since ISO8601] [--csv | --js
 
 Every run kept (docs/history.md). add: each file (RUN: a file, or every file
 under a folder: ccbench JSON Lines / CSV / table, nccl-tests, OSU, IMB,
-ccbench io, an accept --out folder's raw/ runs and verdict) becomes a run
+ccbench io, ccbench replay -J (series step:WORKLOAD, its exposed
+communication and each dimension's), an accept --out folder's raw/ runs
+and verdict) becomes a run
 (a verdict.json: a verdict, one row per node and check), keyed by its
 content's SHA-256 (adding it again adds nothing); its time is the record's
 started_at, else the file's modification time, else --time. Each measured

@@ -3,6 +3,7 @@
 #   history.sh CCBENCH FIXTURES cli     add (every format, idempotent), show, export --prom, 8 writers at
 #                                       once, refused databases left byte-identical, a locked one
 #   history.sh CCBENCH FIXTURES changes a generated step in one host's series: exit 1, that host, that run
+#   history.sh CCBENCH FIXTURES replays replay -J records: step series, a 30% slower step found, @history refuses them
 #   history.sh CCBENCH FIXTURES sweep   mpirun sweeps (3 and 2 ranks) with --history and --prom
 #   history.sh CCBENCH FIXTURES accept  baseline: history: not judged without a past, rejected against a
 #                                       past 1000x faster, passed against one 1000x slower; needs --history
@@ -160,6 +161,45 @@ for r in rows:
 PY
     "$ccbench" compare --run a="@history:db=$db,node=nobody" --run b="@history:db=$db" > /dev/null 2> "$out/none.err"
     [ $? = 2 ] && grep -q 'selects no run of' "$out/none.err" || { cat "$out/none.err"; fail "an empty @history selection"; }
+    ;;
+  replays)
+    # Ten copies of a replay record of the emulated 3D step; steps x1.3 from the seventh on.
+    for r in $(seq 1 10); do
+      f=1; [ "$r" -ge 7 ] && f=1.3
+      python3 - "$fx/workload/replay-emu-4-hosts.jsonl" "$f" "$r" > "$out/r$r.jsonl" <<'PY'
+import json, random, sys
+src, factor, run = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+rng = random.Random(run)
+for line in open(src):
+    rec = json.loads(line)
+    if rec["type"] == "replay":
+        rec["started_at"] = f"2026-11-{run:02d}T08:00:00Z"
+    elif rec["type"] == "step":
+        f = factor * (1 + 0.01 * rng.gauss(0, 1))
+        for k in ("step_s", "exposed_s"):
+            rec[k] *= f
+        rec["exposed_by_dim_s"] = {d: v * f for d, v in rec["exposed_by_dim_s"].items()}
+    print(json.dumps(rec))
+PY
+    done
+    "$ccbench" history add --db "$db" "$out"/r*.jsonl > "$out/add.txt" || { cat "$out/add.txt"; fail "add replays"; }
+    grep -q 'r1.jsonl: run [0-9]* (ccbench replay, 2026-11-01T08:00:00Z from record): 5 values' "$out/add.txt" ||
+      { cat "$out/add.txt"; fail "a replay: the step, exposed, and the dp, pp, tp series"; }
+    "$ccbench" history show --db "$db" --collective step:emu-3d > "$out/show.txt" || fail "show step:emu-3d"
+    grep -q '^# step:emu-3d tp2.pp2.dp2.ep1.zero0, 8 ranks, emu-h1,emu-h2,emu-h3,emu-h4 (10 runs)$' "$out/show.txt" ||
+      { cat "$out/show.txt"; fail "the step series by its workload file's name"; }
+    "$ccbench" history changes --db "$db" --collective step:emu-3d > "$out/ch.txt"
+    rc=$?
+    cat "$out/ch.txt"
+    [ $rc = 1 ] || fail "a slower step: exit $rc, expected 1"
+    grep -q '^regression: step:emu-3d tp2.pp2.dp2.ep1.zero0, 8 ranks, .*: time +[23][0-9]\.[0-9]% from run [0-9]* (2026-11-07T08:00:00Z)' \
+      "$out/ch.txt" || fail "the step 30% slower from the seventh run"
+    "$ccbench" compare --run a="@history:db=$db" --run b="@history:db=$db" > /dev/null 2> "$out/cmp.err"
+    [ $? = 2 ] && grep -q 'selects no run of .* but replayed steps' "$out/cmp.err" || { cat "$out/cmp.err"; fail "@history of steps"; }
+    # A record with a field of the wrong type is skipped with its line, not a crash.
+    sed '1s/"ranks":8/"ranks":"eight"/' "$fx/workload/replay-emu-4-hosts.jsonl" > "$out/bad.jsonl"
+    "$ccbench" history add --db "$db" "$out/bad.jsonl" > "$out/bad.txt"
+    grep -q 'bad.jsonl: skipped (.*bad.jsonl:1: .*type must be number' "$out/bad.txt" || { cat "$out/bad.txt"; fail "a bad replay record"; }
     ;;
   sweep)
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1

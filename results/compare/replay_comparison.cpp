@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
@@ -61,14 +62,24 @@ bool is_replay_file(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   std::ifstream in(path);
   std::string line;
-  if (!std::getline(in, line)) return false;
-  const json j = json::parse(line, nullptr, false);
+  return std::getline(in, line) && is_replay_text(line);
+}
+
+bool is_replay_text(std::string_view text) {
+  const json j = json::parse(text.substr(0, text.find('\n')), nullptr, false);
   return j.is_object() && j.value("type", "") == "replay";
 }
 
 ReplayRun read_replay(const std::string& label, const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(fmt::format("{}: cannot be read", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return replay_of_text(label, text.str(), path);
+}
+
+ReplayRun replay_of_text(const std::string& label, std::string_view text, const std::string& path) {
+  std::istringstream in{std::string(text)};
   ReplayRun r;
   r.label = label, r.file = path;
   std::string line;
@@ -77,21 +88,29 @@ ReplayRun read_replay(const std::string& label, const std::string& path) {
     const std::string where = fmt::format("{}:{}", path, n);
     const json j = json::parse(line, nullptr, false);
     if (!j.is_object()) throw UsageError(fmt::format("{}: not a JSON object", where));
-    const std::string type = j.value("type", "");
-    if (n == 1 && type != "replay")
-      throw UsageError(fmt::format("{}: not a ccbench replay record (ccbench replay -J writes one)", where));
-    if (type == "replay") {
-      r.workload = j.value("workload", "");
-      r.ranks = j.value("ranks", 0), r.ranks_per_node = j.value("ranks_per_node", 0), r.nodes = j.value("nodes", 0);
-      const json p = j.value("parallelism", json::object());
-      r.parallelism = fmt::format("tp {}, pp {}, dp {}, ep {}, zero {}", p.value("tp", 1), p.value("pp", 1),
-                                  p.value("dp", 1), p.value("ep", 1), p.value("zero", 0));
-    } else if (type == "step") {
-      r.steps.push_back(read_step(j, where));
-    } else if (type == "end") {
-      r.status = j.value("status", "");
-    } else {
-      throw UsageError(fmt::format("{}: record type '{}': expected replay, step or end", where, type));
+    try {
+      const std::string type = j.value("type", "");
+      if (n == 1 && type != "replay")
+        throw UsageError(fmt::format("{}: not a ccbench replay record (ccbench replay -J writes one)", where));
+      if (type == "replay") {
+        r.workload = j.value("workload", "");
+        r.ranks = j.value("ranks", 0), r.ranks_per_node = j.value("ranks_per_node", 0), r.nodes = j.value("nodes", 0);
+        r.started_at = j.value("started_at", ""), r.workload_file = j.value("workload_file", "");
+        if (const auto h = j.find("hosts"); h != j.end() && h->is_array())
+          for (const json& name : *h)
+            if (name.is_string()) r.hosts.insert(name.get<std::string>());
+        const json p = j.value("parallelism", json::object());
+        r.parallelism = fmt::format("tp {}, pp {}, dp {}, ep {}, zero {}", p.value("tp", 1), p.value("pp", 1),
+                                    p.value("dp", 1), p.value("ep", 1), p.value("zero", 0));
+      } else if (type == "step") {
+        r.steps.push_back(read_step(j, where));
+      } else if (type == "end") {
+        r.status = j.value("status", "");
+      } else {
+        throw UsageError(fmt::format("{}: record type '{}': expected replay, step or end", where, type));
+      }
+    } catch (const json::exception& e) {  // a field of another type than the record's
+      throw UsageError(fmt::format("{}: {}", where, e.what()));
     }
   }
   if (r.steps.empty()) throw UsageError(fmt::format("{}: the replay holds no step record", path));

@@ -10,7 +10,9 @@
 #pragma once
 #include <array>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "results/compare/decision.hpp"
@@ -26,15 +28,20 @@ struct ReplayStep {
 struct ReplayRun {
   std::string label, file, workload, parallelism;  // parallelism: "tp 2, pp 2, dp 2, ep 1, zero 0"
   int ranks = 0, ranks_per_node = 0, nodes = 0;
-  std::string status;  // the end record's ("completed"; "" when the run has none)
+  std::string status;           // the end record's ("completed"; "" when the run has none)
+  std::string workload_file;    // the workload file the replay ran
+  std::string started_at;       // the replay record's (ISO 8601 UTC; "" in a record without one)
+  std::set<std::string> hosts;  // the hosts its ranks ran on
   std::vector<ReplayStep> steps;
 };
 
-// Whether a file's first record is a replay record (a regular file only).
+// Whether a file's (a regular file only) or a text's first record is a replay record.
 bool is_replay_file(const std::string& path);
-// The replay in `path`; UsageError "FILE:LINE: what is wrong" when it is not
-// one or holds no step.
+bool is_replay_text(std::string_view text);
+// The replay in `path` (or in `text`, read from `path`); UsageError
+// "FILE:LINE: what is wrong" when it is not one or holds no step.
 ReplayRun read_replay(const std::string& label, const std::string& path);
+ReplayRun replay_of_text(const std::string& label, std::string_view text, const std::string& path);
 
 struct ReplayMedians {
   double step_s = kNaN, step_p10 = kNaN, step_p90 = kNaN, compute_s = kNaN, exposed_s = kNaN;

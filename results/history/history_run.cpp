@@ -3,13 +3,28 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <ctime>
+#include <filesystem>
 #include <tuple>
 
 #include "common/sha256.hpp"
+#include "common/errors.hpp"
 #include "common/sizes.hpp"
+#include "results/stats.hpp"
 
 namespace ccb {
+
+namespace {
+
+// When a run happened: --time, else the record's, else the file's mtime.
+void set_started_at(HistoryRun& run, const HistoryRunSource& source, const std::string& recorded) {
+  if (!source.given_time.empty()) run.started_at = source.given_time, run.time_basis = "--time";
+  else if (!recorded.empty()) run.started_at = recorded, run.time_basis = "record";
+  else run.started_at = source.mtime, run.time_basis = "file mtime";
+}
+
+}  // namespace
 
 bool operator<(const SeriesKey& a, const SeriesKey& b) {
   return std::tie(a.collective, a.dtype, a.op, a.path, a.memory, a.ranks, a.nodes, a.in_place, a.bytes, a.hosts,
@@ -60,6 +75,14 @@ ImportedPoint imported_point(const SeriesKey& key, const StoredPoint& point) {
 }
 
 std::optional<HistoryRun> history_run_of(std::string_view text, const HistoryRunSource& source, std::string* why) {
+  if (is_replay_text(text)) {
+    try {
+      return replay_history_run(replay_of_text(source.label, text, source.path), text, source);
+    } catch (const UsageError& e) {
+      if (why) *why = e.what();
+      return std::nullopt;
+    }
+  }
   Format f = Format::unknown;
   const ResultSet set = imported_set(text, source.path, &f);
   return history_run_of(set, f, text, source, why);
@@ -79,13 +102,7 @@ std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::st
   run.source = source.path;
   run.format = std::string(format_name(f));
   run.label = source.label;
-  if (!source.given_time.empty()) {
-    run.started_at = source.given_time, run.time_basis = "--time";
-  } else if (!set.started_at.empty()) {
-    run.started_at = set.started_at, run.time_basis = "record";
-  } else {
-    run.started_at = source.mtime, run.time_basis = "file mtime";
-  }
+  set_started_at(run, source, set.started_at);
   run.hosts = hosts_text(set.hosts);
   const auto env = [&](const char* k) {
     const auto it = set.environment.find(k);
@@ -126,7 +143,45 @@ std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::st
   return run;
 }
 
+HistoryRun replay_history_run(const ReplayRun& replay, std::string_view text, const HistoryRunSource& source) {
+  HistoryRun run;
+  run.sha256 = sha256_hex(text);
+  run.source = source.path;
+  run.format = "ccbench replay";
+  run.label = source.label;
+  run.tool = "ccbench replay";
+  set_started_at(run, source, replay.started_at);
+  run.hosts = hosts_text(replay.hosts);
+  std::string op = replay.parallelism;  // "tp 2, pp 2, dp 1, ep 1, zero 0" -> "tp2.pp2.dp1.ep1.zero0"
+  op.erase(std::remove(op.begin(), op.end(), ' '), op.end());
+  std::replace(op.begin(), op.end(), ',', '.');
+  // The series is named by the workload file's stem (emu-3d), else its name.
+  std::string workload = std::filesystem::path(replay.workload_file).stem().string();
+  if (workload.empty()) workload = replay.workload;
+  const auto add = [&](const std::string& what, auto get) {
+    std::vector<double> v;
+    for (const ReplayStep& s : replay.steps) v.push_back(get(s));
+    std::sort(v.begin(), v.end());
+    if (v.back() <= 0 && what != "") return;  // a dimension that exposed nothing
+    HistoryValue h;
+    h.key =
+        SeriesKey{"step:" + workload + what, "-", op, "-", "host", replay.ranks, replay.nodes, -1, 0, run.hosts, ""};
+    h.time_us = quantile_sorted(v, 0.5) * 1e6, h.p50_us = h.time_us, h.p90_us = quantile_sorted(v, 0.9) * 1e6;
+    h.busbw_gbps = h.algbw_gbps = kNaN;
+    run.values.push_back(std::move(h));
+  };
+  add("", [](const ReplayStep& s) { return s.step_s; });
+  add(":exposed", [](const ReplayStep& s) { return s.exposed_s; });
+  for (std::size_t d = 0; d < kDims; ++d)
+    add(fmt::format(":exposed.{}", setting_name(static_cast<Dim>(d))),
+        [d](const ReplayStep& s) { return s.by_dim[d]; });
+  return run;
+}
+
 std::string series_name(const SeriesKey& k) {
+  if (is_step_series(k))  // a replayed step: no size, no dtype
+    return fmt::format("{} {}, {} rank{}{}", k.collective, k.op, k.ranks, k.ranks == 1 ? "" : "s",
+                       k.hosts.empty() ? "" : ", " + k.hosts);
   std::string s = fmt::format("{} {}", k.collective, format_size(static_cast<double>(k.bytes)));
   if (!k.dtype.empty() && k.dtype != "-") s += " " + k.dtype;
   if (!k.op.empty() && k.op != "-") s += " " + k.op;

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "results/history/history_db.hpp"
+#include "results/compare/replay_comparison.hpp"
 #include "results/import/importer.hpp"
 #include "results/import/result_set.hpp"
 
@@ -29,8 +30,19 @@ ResultSet imported_set(std::string_view text, const std::string& path, Format* f
 // first unread line was, or that the format is unknown).
 std::optional<HistoryRun> history_run_of(const ResultSet& set, Format format, std::string_view text,
                                          const HistoryRunSource& source, std::string* why);
-// The same, importing the text first.
+// The same, importing the text first; a replay record (ccbench replay -J) is
+// read as one (replay_history_run).
 std::optional<HistoryRun> history_run_of(std::string_view text, const HistoryRunSource& source, std::string* why);
+
+// A replayed training step as a history run (docs/history.md "Replayed
+// steps"): the series "step:WORKLOAD" (the step time; WORKLOAD: the
+// workload file's name without its extension, else the workload's name),
+// "step:WORKLOAD:exposed" (the communication compute did not hide) and
+// "step:WORKLOAD:exposed.DIM" for each dimension that exposed any; op is
+// the parallelism ("tp2.pp2.dp1.ep1.zero0"), bytes 0; time_us is the
+// median over the record's steps, p50_us and p90_us its quantiles.
+HistoryRun replay_history_run(const ReplayRun& replay, std::string_view text, const HistoryRunSource& source);
+inline bool is_step_series(const SeriesKey& k) { return k.collective.starts_with("step:"); }
 
 // A series' hosts: "a,b" <-> {a, b} (sorted, comma-joined).
 std::string hosts_text(const std::set<std::string>& hosts);

@@ -82,7 +82,12 @@ ResultSet load_history_set(const std::string& label, const std::string& referenc
   set.formats.push_back("ccbench history");
   set.note_env("tool", "ccbench history (" + sel.db + ")");
   std::set<std::int64_t> run_ids;
+  bool steps = false;  // replayed steps: not a sweep's points
   for (const StoredSeries& s : db.series(sel.filter)) {
+    if (is_step_series(s.key)) {
+      steps = true;
+      continue;
+    }
     for (const StoredPoint& p : db.points(s.id, sel.filter.since)) {
       if (!sel.until.empty() && p.started_at >= sel.until) continue;
       if (sel.run != 0 && p.run != sel.run) continue;
@@ -93,7 +98,10 @@ ResultSet load_history_set(const std::string& label, const std::string& referenc
       if (set.started_at.empty() || p.started_at < set.started_at) set.started_at = p.started_at;
     }
   }
-  if (set.points.empty()) throw UsageError(fmt::format("{}: selects no run of {}", reference, sel.db));
+  if (set.points.empty())
+    throw UsageError(fmt::format(
+        "{}: selects no run of {}{}", reference, sel.db,
+        steps ? " but replayed steps (history show prints them; compare reads the replay -J records)" : ""));
   set.note_env("history.runs", std::to_string(run_ids.size()));
   return set;
 }
