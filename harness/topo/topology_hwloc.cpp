@@ -116,23 +116,8 @@ std::map<std::pair<std::string, std::string>, int> nvlinks(hwloc_topology_t topo
   return out;
 }
 
-}  // namespace
-
-NodeTopology load_topology(const std::string& xml_path) {
-  hwloc_topology_t raw = nullptr;
-  if (hwloc_topology_init(&raw) != 0) throw std::runtime_error("hwloc_topology_init failed");
-  Topo topo(raw, hwloc_topology_destroy);
-  hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-  if (!xml_path.empty() && hwloc_topology_set_xml(raw, xml_path.c_str()) != 0)
-    throw std::runtime_error(fmt::format("{}: hwloc cannot read it as an XML topology", xml_path));
-  if (hwloc_topology_load(raw) != 0)
-    throw std::runtime_error(fmt::format("{}: hwloc cannot load it", xml_path.empty() ? "this machine" : xml_path));
-
-  NodeTopology t;
-  const hwloc_obj_t root = hwloc_get_root_obj(raw);
-  t.host = info_of(root, "HostName");
-  t.source =
-      xml_path.empty() ? (hwloc_topology_is_thissystem(raw) ? "this machine" : "HWLOC_XMLFILE") : "xml:" + xml_path;
+// Packages, cores, PUs, the CPU model and the NUMA nodes.
+void read_cpus(hwloc_topology_t raw, NodeTopology& t) {
   t.packages = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_PACKAGE);
   t.cores = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_CORE);
   t.pus = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_PU);
@@ -145,7 +130,10 @@ NodeTopology load_topology(const std::string& xml_path) {
     std::free(list);
     t.memory_bytes += n->attr->numanode.local_memory;
   }
+}
 
+// GPUs and NICs on the PCI tree, and their GPU x GPU and GPU x NIC paths.
+void read_pci(hwloc_topology_t raw, NodeTopology& t) {
   std::vector<hwloc_obj_t> gpu_objs, nic_objs;
   for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_pcidev(raw, o));) {
     if (is_nvidia_gpu(o)) {
@@ -184,25 +172,52 @@ NodeTopology load_topology(const std::string& xml_path) {
     t.gpu_gpu.push_back(gg);
     t.gpu_nic.push_back(gn);
   }
+}
+
 #if CCBENCH_HAVE_CUDA
-  if (t.source == "this machine" && !t.gpus.empty()) {
-    // CUDA ordinals of the GPUs hwloc found, matched by PCI address.
-    const auto peers = gpu_peer_matrix();
-    for (const auto& g : t.gpus) {
-      int ordinal = -1;
-      for (int d = 0; d < static_cast<int>(peers.size()); ++d)
-        if (gpu_bus_id(d) == g.bus_id) ordinal = d;
-      t.cuda_ordinal.push_back(ordinal);
-    }
-    for (std::size_t i = 0; i < t.gpus.size(); ++i) {
-      std::vector<std::string> row;
-      for (std::size_t j = 0; j < t.gpus.size(); ++j) {
-        const int a = t.cuda_ordinal[i], b = t.cuda_ordinal[j];
-        row.push_back(a < 0 || b < 0 ? "?" : peers[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)]);
-      }
-      t.gpu_peer.push_back(row);
-    }
+// On this machine: CUDA ordinals of the GPUs hwloc found, matched by PCI
+// address, and CUDA's peer matrix between them.
+void add_cuda_peers(NodeTopology& t) {
+  if (t.source != "this machine" || t.gpus.empty()) return;
+  const auto peers = gpu_peer_matrix();
+  for (const auto& g : t.gpus) {
+    int ordinal = -1;
+    for (int d = 0; d < static_cast<int>(peers.size()); ++d)
+      if (gpu_bus_id(d) == g.bus_id) ordinal = d;
+    t.cuda_ordinal.push_back(ordinal);
   }
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+    std::vector<std::string> row;
+    for (std::size_t j = 0; j < t.gpus.size(); ++j) {
+      const int a = t.cuda_ordinal[i], b = t.cuda_ordinal[j];
+      row.push_back(a < 0 || b < 0 ? "?" : peers[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)]);
+    }
+    t.gpu_peer.push_back(row);
+  }
+}
+#endif
+
+}  // namespace
+
+NodeTopology load_topology(const std::string& xml_path) {
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) throw std::runtime_error("hwloc_topology_init failed");
+  Topo topo(raw, hwloc_topology_destroy);
+  hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  if (!xml_path.empty() && hwloc_topology_set_xml(raw, xml_path.c_str()) != 0)
+    throw std::runtime_error(fmt::format("{}: hwloc cannot read it as an XML topology", xml_path));
+  if (hwloc_topology_load(raw) != 0)
+    throw std::runtime_error(fmt::format("{}: hwloc cannot load it", xml_path.empty() ? "this machine" : xml_path));
+
+  NodeTopology t;
+  const hwloc_obj_t root = hwloc_get_root_obj(raw);
+  t.host = info_of(root, "HostName");
+  t.source =
+      xml_path.empty() ? (hwloc_topology_is_thissystem(raw) ? "this machine" : "HWLOC_XMLFILE") : "xml:" + xml_path;
+  read_cpus(raw, t);
+  read_pci(raw, t);
+#if CCBENCH_HAVE_CUDA
+  add_cuda_peers(t);
 #endif
   return t;
 }

@@ -350,28 +350,38 @@ void CheckRounds::record_bisect(const std::vector<GroupVerdict>& judged) {
         fabric_problem_ = true;
       }
     } else if (it.role == GroupRole::confirm || it.role == GroupRole::reconfirm) {
-      const std::size_t s = static_cast<std::size_t>(it.subject);
-      if (g->pass) {
-        cleared_.insert(it.subject);
-        confirm_pass_[s] = static_cast<int>(index);
-      } else {
-        confirm_fail_[s].push_back(index);
-        if (it.role == GroupRole::confirm) {
-          Item again;
-          again.role = GroupRole::reconfirm;
-          again.subject = it.subject;
-          queue_.push_back(again);
-        } else if (std::find(defective_.begin(), defective_.end(), it.subject) == defective_.end()) {
-          defective_.push_back(it.subject);
-        }
-      }
+      after_confirm(it, g->pass, index);
     } else if (it.role == GroupRole::pair_retest) {
       if (g->pass) noise_.push_back(index);
       else links_.emplace_back(it.nodes.front(), it.nodes.back());
     }
   }
-  // Failing small groups whose members all passed with references: the same
-  // group once more, before anything between them is named.
+  retest_cleared_groups();
+}
+
+// A confirmation: a pass clears the node; a first failure confirms again, a
+// second names it defective.
+void CheckRounds::after_confirm(const Item& it, bool pass, std::size_t index) {
+  const std::size_t s = static_cast<std::size_t>(it.subject);
+  if (pass) {
+    cleared_.insert(it.subject);
+    confirm_pass_[s] = static_cast<int>(index);
+    return;
+  }
+  confirm_fail_[s].push_back(index);
+  if (it.role == GroupRole::confirm) {
+    Item again;
+    again.role = GroupRole::reconfirm;
+    again.subject = it.subject;
+    queue_.push_back(again);
+  } else if (std::find(defective_.begin(), defective_.end(), it.subject) == defective_.end()) {
+    defective_.push_back(it.subject);
+  }
+}
+
+// Failing small groups whose members all passed with references: the same
+// group once more, before anything between them is named.
+void CheckRounds::retest_cleared_groups() {
   std::vector<std::size_t> still;
   for (std::size_t src : pending_pairs_) {
     const NodeGroup& g = tested_[src].item.nodes;
@@ -429,6 +439,35 @@ CheckVerdict CheckRounds::finish_bisect(const std::vector<std::string>& hosts) {
                               margin_text(g.margin));
     }
   }
+  name_defective(v, hosts);
+  for (int u : unconfirmed_) {
+    NodeVerdict& nv = v.nodes[static_cast<std::size_t>(u)];
+    nv.status = NodeStatus::suspect;
+    nv.reason = "in failing groups; no node passed that could serve as a reference";
+    v.findings.push_back(fmt::format("{} is a suspect: {}", host(u), nv.reason));
+  }
+  v.links = links_;
+  for (const auto& [a, b] : links_) {
+    v.findings.push_back(
+        fmt::format("link {} - {}: the pair fails, again when re-tested, while both nodes pass with "
+                    "references: suspect the link or path between them",
+                    host(a), host(b)));
+  }
+  for (std::size_t idx : noise_) {
+    const Tested& t = tested_[idx];
+    ++v.noise_findings;
+    v.findings.push_back(fmt::format("{}: {} failed once and passed when re-tested ({})", kNoiseFinding,
+                                     group_hosts(t.item.nodes, hosts), margin_text(v.first[idx].margin)));
+  }
+  name_switches(v, hosts.size());
+  v.pass = defective_.empty() && unconfirmed_.empty() && links_.empty() && !fabric_problem_;
+  return v;
+}
+
+// Each defective node's verdict: the references it failed with, the closest
+// miss; a node whose every confirmation was noisy is a suspect instead.
+void CheckRounds::name_defective(CheckVerdict& v, const std::vector<std::string>& hosts) const {
+  const auto host = [&](int n) { return hosts[static_cast<std::size_t>(n)]; };
   for (int d : defective_) {
     NodeVerdict& nv = v.nodes[static_cast<std::size_t>(d)];
     nv.status = NodeStatus::defective;
@@ -454,39 +493,19 @@ CheckVerdict CheckRounds::finish_bisect(const std::vector<std::string>& hosts) {
     }
     v.findings.push_back(fmt::format("{} is defective: {}", host(d), nv.reason));
   }
-  for (int u : unconfirmed_) {
-    NodeVerdict& nv = v.nodes[static_cast<std::size_t>(u)];
-    nv.status = NodeStatus::suspect;
-    nv.reason = "in failing groups; no node passed that could serve as a reference";
-    v.findings.push_back(fmt::format("{} is a suspect: {}", host(u), nv.reason));
-  }
-  v.links = links_;
-  for (const auto& [a, b] : links_) {
-    v.findings.push_back(
-        fmt::format("link {} - {}: the pair fails, again when re-tested, while both nodes pass with "
-                    "references: suspect the link or path between them",
-                    host(a), host(b)));
-  }
-  for (std::size_t idx : noise_) {
-    const Tested& t = tested_[idx];
-    ++v.noise_findings;
-    v.findings.push_back(fmt::format("{}: {} failed once and passed when re-tested ({})", kNoiseFinding,
-                                     group_hosts(t.item.nodes, hosts), margin_text(v.first[idx].margin)));
-  }
-  // A switch whose nodes all failed is named as the switch.
-  if (!switches_.empty()) {
-    std::map<std::string, std::pair<int, int>> per;  // switch -> (nodes, defective)
-    for (std::size_t n = 0; n < hosts.size(); ++n) ++per[switches_[n]].first;
-    for (int d : defective_) ++per[switches_[static_cast<std::size_t>(d)]].second;
-    for (const auto& [sw, c] : per)
-      if (c.first >= 2 && c.second == c.first)
-        v.findings.insert(v.findings.begin(),
-                          fmt::format("switch {}: all its {} nodes are defective: suspect the switch "
-                                      "(or its uplink), not the nodes",
-                                      sw, c.first));
-  }
-  v.pass = defective_.empty() && unconfirmed_.empty() && links_.empty() && !fabric_problem_;
-  return v;
+}
+
+// A switch whose nodes all failed is named as the switch.
+void CheckRounds::name_switches(CheckVerdict& v, std::size_t hosts) const {
+  if (switches_.empty()) return;
+  std::map<std::string, std::pair<int, int>> per;  // switch -> (nodes, defective)
+  for (std::size_t n = 0; n < hosts; ++n) ++per[switches_[n]].first;
+  for (int d : defective_) ++per[switches_[static_cast<std::size_t>(d)]].second;
+  for (const auto& [sw, c] : per)
+    if (c.first >= 2 && c.second == c.first)
+      v.findings.insert(v.findings.begin(), fmt::format("switch {}: all its {} nodes are defective: suspect the switch "
+                                                        "(or its uplink), not the nodes",
+                                                        sw, c.first));
 }
 
 }  // namespace ccb

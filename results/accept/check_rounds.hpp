@@ -52,7 +52,11 @@ class CheckRounds {
   std::vector<NodeGroup> split(const NodeGroup& g) const;
   std::optional<PlannedRound> next_bisect();
   void record_bisect(const std::vector<GroupVerdict>& judged);
+  void after_confirm(const Item& it, bool pass, std::size_t index);
+  void retest_cleared_groups();
   CheckVerdict finish_bisect(const std::vector<std::string>& hosts);
+  void name_defective(CheckVerdict& v, const std::vector<std::string>& hosts) const;
+  void name_switches(CheckVerdict& v, std::size_t hosts) const;
 
   const Check& check_;
   int nodes_;

@@ -161,30 +161,12 @@ ClusterModel make_cluster(int nodes, const std::vector<int>& bad, double factor,
 }
 
 #if CCBENCH_HAVE_YAML
-ClusterModel parse_cluster(const std::string& text, const std::string& file) {
+namespace {
+
+// defective:, defective_links:, defective_switches: into the model (after
+// nodes_per_switch: has named the switches).
+void read_defects(const std::string& file, const YAML::Node& root, ClusterModel& m) {
   using yamlf::fail;
-  using yamlf::key_path;
-  const YAML::Node root = yamlf::parse_text(text, file);
-  if (!root.IsMap()) fail(file, root, "(top level)", "expected a mapping (nodes: N, defective: ..., noise_cv: ...)");
-  yamlf::check_keys(file, root, "",
-                    {"nodes", "defective", "defective_links", "defective_switches", "nodes_per_switch", "noise_cv",
-                     "healthy_margin", "test_time_s", "seed"});
-  if (!root["nodes"]) fail(file, root, "nodes", "missing (how many nodes the cluster has)");
-  const int n = static_cast<int>(yamlf::number(file, root, "", "nodes", 2, 1 << 17, true, true));
-  const double seed = yamlf::number(file, root, "", "seed", 0, 9007199254740991.0, false, true);
-  ClusterModel m = make_cluster(n, {}, 1, 0, std::isnan(seed) ? 1 : static_cast<std::uint64_t>(seed));
-  m.file = file;
-  const double cv = yamlf::number(file, root, "", "noise_cv", 0, 1, false);
-  m.noise_cv = std::isnan(cv) ? 0 : cv;
-  const double margin = yamlf::number(file, root, "", "healthy_margin", 0, 10, false);
-  if (!std::isnan(margin)) m.healthy_margin = margin;
-  if (const YAML::Node t = root["test_time_s"]) {
-    yamlf::check_keys(file, t, "test_time_s", {"fixed", "per_doubling"});
-    const double fixed = yamlf::number(file, t, "test_time_s", "fixed", 0, 86400, false);
-    const double per = yamlf::number(file, t, "test_time_s", "per_doubling", 0, 86400, false);
-    if (!std::isnan(fixed)) m.test_fixed_s = fixed;
-    if (!std::isnan(per)) m.test_per_doubling_s = per;
-  }
   std::unordered_map<std::string, int> index_of;  // one lookup per name: 75,000 defective names took minutes linearly
   index_of.reserve(m.names.size());
   for (std::size_t i = 0; i < m.names.size(); ++i) index_of.emplace(m.names[i], static_cast<int>(i));
@@ -200,11 +182,6 @@ ClusterModel parse_cluster(const std::string& text, const std::string& file) {
     const double f = yamlf::number(file, map, where, "factor", 1e-9, 1, true);
     return f;
   };
-  if (const YAML::Node nps = root["nodes_per_switch"]) {
-    const int per = static_cast<int>(yamlf::number(file, root, "", "nodes_per_switch", 1, n, true, true));
-    const int width = std::max(2, static_cast<int>(std::to_string((n + per - 1) / per).size()));
-    for (int i = 0; i < n; ++i) m.switch_of.push_back(fmt::format("switch{:0{}}", i / per + 1, width));
-  }
   if (const YAML::Node d = root["defective"]) {
     yamlf::check_keys(file, d, "defective", {"nodes", "factor"});
     const double f = factor_of(d, "defective");
@@ -244,6 +221,40 @@ ClusterModel parse_cluster(const std::string& text, const std::string& file) {
       m.switch_factor[list[i].Scalar()] = f;
     }
   }
+}
+
+}  // namespace
+
+ClusterModel parse_cluster(const std::string& text, const std::string& file) {
+  using yamlf::fail;
+  using yamlf::key_path;
+  const YAML::Node root = yamlf::parse_text(text, file);
+  if (!root.IsMap()) fail(file, root, "(top level)", "expected a mapping (nodes: N, defective: ..., noise_cv: ...)");
+  yamlf::check_keys(file, root, "",
+                    {"nodes", "defective", "defective_links", "defective_switches", "nodes_per_switch", "noise_cv",
+                     "healthy_margin", "test_time_s", "seed"});
+  if (!root["nodes"]) fail(file, root, "nodes", "missing (how many nodes the cluster has)");
+  const int n = static_cast<int>(yamlf::number(file, root, "", "nodes", 2, 1 << 17, true, true));
+  const double seed = yamlf::number(file, root, "", "seed", 0, 9007199254740991.0, false, true);
+  ClusterModel m = make_cluster(n, {}, 1, 0, std::isnan(seed) ? 1 : static_cast<std::uint64_t>(seed));
+  m.file = file;
+  const double cv = yamlf::number(file, root, "", "noise_cv", 0, 1, false);
+  m.noise_cv = std::isnan(cv) ? 0 : cv;
+  const double margin = yamlf::number(file, root, "", "healthy_margin", 0, 10, false);
+  if (!std::isnan(margin)) m.healthy_margin = margin;
+  if (const YAML::Node t = root["test_time_s"]) {
+    yamlf::check_keys(file, t, "test_time_s", {"fixed", "per_doubling"});
+    const double fixed = yamlf::number(file, t, "test_time_s", "fixed", 0, 86400, false);
+    const double per = yamlf::number(file, t, "test_time_s", "per_doubling", 0, 86400, false);
+    if (!std::isnan(fixed)) m.test_fixed_s = fixed;
+    if (!std::isnan(per)) m.test_per_doubling_s = per;
+  }
+  if (const YAML::Node nps = root["nodes_per_switch"]) {
+    const int per = static_cast<int>(yamlf::number(file, root, "", "nodes_per_switch", 1, n, true, true));
+    const int width = std::max(2, static_cast<int>(std::to_string((n + per - 1) / per).size()));
+    for (int i = 0; i < n; ++i) m.switch_of.push_back(fmt::format("switch{:0{}}", i / per + 1, width));
+  }
+  read_defects(file, root, m);
   return m;
 }
 #else

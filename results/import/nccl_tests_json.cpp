@@ -34,6 +34,83 @@ std::uint32_t line_of_byte(std::string_view text, std::size_t byte) {
                                     std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
 }
 
+// What the document says of the whole run: the collective (args[0]), the
+// ranks and hosts (config.devices); NCCL's version and the GPU noted.
+struct RunFacts {
+  std::string collective;
+  int ranks = 0, nodes = 0;
+};
+RunFacts run_facts(const json& doc, ImportContext& ctx) {
+  ctx.set.note_env("tool", "nccl-tests");
+  if (const auto v = number(doc, "nccl_version"); v && *v > 0 && *v < 1e9) {  // NCCL's code: 22703 for 2.27.3
+    const auto code = static_cast<long>(*v);
+    ctx.set.note_env("versions.nccl", code >= 20900
+                                          ? fmt::format("{}.{}.{}", code / 10000, code / 100 % 100, code % 100)
+                                          : std::to_string(code));
+  }
+  RunFacts f;
+  if (const auto args = doc.find("args");
+      args != doc.end() && args->is_array() && !args->empty() && (*args)[0].is_string())
+    f.collective = collective_from_program((*args)[0].get<std::string>());
+  std::set<std::string> hosts;
+  const auto config = doc.find("config");
+  if (config != doc.end() && config->is_object()) {
+    if (const auto devs = config->find("devices"); devs != config->end() && devs->is_array()) {
+      f.ranks = static_cast<int>(devs->size());
+      for (const json& d : *devs) {
+        if (!d.is_object()) continue;
+        hosts.insert(text_of(d, "hostname"));
+        ctx.set.note_env("hardware.gpu", text_of(d, "device_info"));
+      }
+    }
+    if (const auto g = number(*config, "graph")) ctx.set.note_env("config.cuda_graph", fmt::format("{}", *g));
+  }
+  f.nodes = static_cast<int>(hosts.size());
+  return f;
+}
+
+// results[index]: its out-of-place and in-place points.
+void read_result(const json& r, std::size_t index, const RunFacts& f, ImportContext& ctx) {
+  const auto size = number(r, "size");
+  if (!size || *size < 0 || *size > 1.8e19) {
+    ctx.unread(1, fmt::format("results[{}]: size missing or not a byte count", index));
+    return;
+  }
+  for (int in_place = 0; in_place < 2; ++in_place) {
+    const auto pl = r.find(in_place ? "in_place" : "out_of_place");
+    if (pl == r.end() || !pl->is_object()) continue;
+    ImportedPoint p;
+    p.collective = f.collective;
+    p.dtype = text_of(r, "type");
+    const std::string op = text_of(r, "redop");
+    p.op = op.empty() || op == "none" ? "-" : op;
+    p.path = "auto";
+    p.memory = "device";
+    p.ranks = f.ranks;
+    p.nodes = f.nodes;
+    p.in_place = in_place;
+    p.bytes = static_cast<std::uint64_t>(*size);
+    auto time = number(*pl, "time");
+    if (!time) time = number(*pl, "cpu_time");
+    if (!time || !(*time > 0)) {
+      ctx.unread(1, fmt::format("results[{}].{}: time missing or not positive (\"nan\"?)", index,
+                                in_place ? "in_place" : "out_of_place"));
+      continue;
+    }
+    p.time_us = *time;
+    if (const auto a = number(*pl, "alg_bw"); a && *a >= 0) p.algbw_gbps = *a;
+    if (const auto b = number(*pl, "bus_bw"); b && *b >= 0) p.busbw_gbps = *b;
+    if (const auto w = number(*pl, "nwrong")) p.wrong = count_from_double(*w);
+    const auto iters = r.find(in_place ? "in_place_per_iter" : "out_of_place_per_iter");
+    if (iters != r.end() && iters->is_object())
+      if (const auto t = iters->find("times_us"); t != iters->end() && t->is_array())
+        for (const json& v : *t)
+          if (v.is_number() && v.get<double>() > 0) p.samples_us.push_back(v.get<double>());
+    p.line = 1;
+    ctx.add(std::move(p));
+  }
+}
+
 }  // namespace
 
 void import_nccl_tests_json(std::string_view text, ImportContext& ctx) {
@@ -48,80 +125,16 @@ void import_nccl_tests_json(std::string_view text, ImportContext& ctx) {
     return;
   }
   if (!doc.is_object()) return ctx.unread(1, "nccl-tests JSON: top level is not an object");
-  ctx.set.note_env("tool", "nccl-tests");
-  if (const auto v = number(doc, "nccl_version"); v && *v > 0 && *v < 1e9) {  // NCCL's code: 22703 for 2.27.3
-    const auto code = static_cast<long>(*v);
-    ctx.set.note_env("versions.nccl", code >= 20900
-                                          ? fmt::format("{}.{}.{}", code / 10000, code / 100 % 100, code % 100)
-                                          : std::to_string(code));
-  }
-  std::string collective;
-  if (const auto args = doc.find("args");
-      args != doc.end() && args->is_array() && !args->empty() && (*args)[0].is_string())
-    collective = collective_from_program((*args)[0].get<std::string>());
-  int ranks = 0;
-  std::set<std::string> hosts;
-  const auto config = doc.find("config");
-  if (config != doc.end() && config->is_object()) {
-    if (const auto devs = config->find("devices"); devs != config->end() && devs->is_array()) {
-      ranks = static_cast<int>(devs->size());
-      for (const json& d : *devs) {
-        if (!d.is_object()) continue;
-        hosts.insert(text_of(d, "hostname"));
-        ctx.set.note_env("hardware.gpu", text_of(d, "device_info"));
-      }
-    }
-    if (const auto g = number(*config, "graph")) ctx.set.note_env("config.cuda_graph", fmt::format("{}", *g));
-  }
-  if (collective.empty()) {
+  const RunFacts f = run_facts(doc, ctx);
+  if (f.collective.empty()) {
     ctx.unread(1, "cannot tell which collective this nccl-tests JSON measured: args[0] does not name one");
     return;
   }
   const auto results = doc.find("results");
   if (results == doc.end() || !results->is_array()) return ctx.unread(1, "nccl-tests JSON without a results list");
   std::size_t index = 0;
-  for (const json& r : *results) {
-    ++index;
-    if (!r.is_object()) continue;
-    const auto size = number(r, "size");
-    if (!size || *size < 0 || *size > 1.8e19) {
-      ctx.unread(1, fmt::format("results[{}]: size missing or not a byte count", index - 1));
-      continue;
-    }
-    for (int in_place = 0; in_place < 2; ++in_place) {
-      const auto pl = r.find(in_place ? "in_place" : "out_of_place");
-      if (pl == r.end() || !pl->is_object()) continue;
-      ImportedPoint p;
-      p.collective = collective;
-      p.dtype = text_of(r, "type");
-      const std::string op = text_of(r, "redop");
-      p.op = op.empty() || op == "none" ? "-" : op;
-      p.path = "auto";
-      p.memory = "device";
-      p.ranks = ranks;
-      p.nodes = static_cast<int>(hosts.size());
-      p.in_place = in_place;
-      p.bytes = static_cast<std::uint64_t>(*size);
-      auto time = number(*pl, "time");
-      if (!time) time = number(*pl, "cpu_time");
-      if (!time || !(*time > 0)) {
-        ctx.unread(1, fmt::format("results[{}].{}: time missing or not positive (\"nan\"?)", index - 1,
-                                  in_place ? "in_place" : "out_of_place"));
-        continue;
-      }
-      p.time_us = *time;
-      if (const auto a = number(*pl, "alg_bw"); a && *a >= 0) p.algbw_gbps = *a;
-      if (const auto b = number(*pl, "bus_bw"); b && *b >= 0) p.busbw_gbps = *b;
-      if (const auto w = number(*pl, "nwrong")) p.wrong = count_from_double(*w);
-      const auto iters = r.find(in_place ? "in_place_per_iter" : "out_of_place_per_iter");
-      if (iters != r.end() && iters->is_object())
-        if (const auto t = iters->find("times_us"); t != iters->end() && t->is_array())
-          for (const json& v : *t)
-            if (v.is_number() && v.get<double>() > 0) p.samples_us.push_back(v.get<double>());
-      p.line = 1;
-      ctx.add(std::move(p));
-    }
-  }
+  for (const json& r : *results)
+    if (const std::size_t i = index++; r.is_object()) read_result(r, i, f, ctx);
 }
 
 }  // namespace ccb

@@ -183,6 +183,64 @@ void import_osu(std::string_view text, ImportContext& ctx) {
   }
 }
 
+namespace {
+
+// IMB's column line (#bytes #repetitions t_min[usec] ...): which columns hold the time and the bandwidth.
+void imb_columns(std::string_view l, PeerTable& t) {
+  std::string_view tok[16];
+  const std::size_t n = std::min<std::size_t>(split_tokens(l, tok), 16);
+  t.time_col = -1;
+  t.bw_col = -1;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (tok[i] == "t_avg[usec]" || (tok[i] == "t[usec]" && t.time_col < 0)) t.time_col = static_cast<int>(i);
+    if (tok[i] == "Mbytes/sec" && t.bw_col < 0) t.bw_col = static_cast<int>(i);
+  }
+}
+
+// The datatypes and op the file's header set, for the blocks after it.
+struct HeaderTypes {
+  const std::string &dtype, &reduce_dtype, &op;
+};
+
+// A "# Benchmarking NAME" block: its collective, and the header's datatype and op where it reduces.
+PeerTable imb_block(const std::string& name, const HeaderTypes& r, std::uint32_t line, bool& multi_said,
+                    ImportContext& ctx) {
+  static const std::pair<std::string_view, std::string_view> names[] = {{"PingPong", "pingpong"},
+                                                                        {"Sendrecv", "sendrecv"},
+                                                                        {"Allreduce", "all_reduce"},
+                                                                        {"Reduce", "reduce"},
+                                                                        {"Reduce_scatter", "reduce_scatter"},
+                                                                        {"Allgather", "all_gather"},
+                                                                        {"Alltoall", "alltoall"},
+                                                                        {"Bcast", "broadcast"},
+                                                                        {"Gather", "gather"},
+                                                                        {"Scatter", "scatter"},
+                                                                        {"Uniband", "uni_bw"},
+                                                                        {"Biband", "bi_bw"}};
+  PeerTable t;
+  t.test = name;
+  for (const auto& [imb, ours] : names)
+    if (name == imb) t.collective = std::string(ours);
+  // Uniband, Biband: Mbytes/sec = directions x window x (num_procs/2) x size / time.
+  t.summed_over_pairs = t.collective == "uni_bw" || t.collective == "bi_bw";
+  if (t.collective == "bi_bw") t.directions = 2;
+  if (name.starts_with("Multi-")) {  // several groups at once: said once per file
+    if (!multi_said)
+      ctx.unread(line,
+                 "IMB Multi-* benchmarks (several groups at once) are not compared; "
+                 "their rows are skipped (said once per file)");
+    multi_said = true;
+    t.complained = true;
+  }
+  const bool reduces = t.collective == "all_reduce" || t.collective == "reduce" || t.collective == "reduce_scatter";
+  t.dtype = reduces ? r.reduce_dtype : r.dtype;
+  t.op = reduces ? r.op : "-";
+  ctx.set.note_env("tool", "IMB-MPI1");
+  return t;
+}
+
+}  // namespace
+
 void import_imb(std::string_view text, ImportContext& ctx) {
   LineReader lines(text);
   std::string_view raw;
@@ -194,14 +252,7 @@ void import_imb(std::string_view text, ImportContext& ctx) {
     const std::string_view l = trim(strip_mpirun_tag(raw));
     if (l.empty()) continue;
     if (l.starts_with("#bytes")) {  // column line
-      std::string_view tok[16];
-      const std::size_t n = std::min<std::size_t>(split_tokens(l, tok), 16);
-      t.time_col = -1;
-      t.bw_col = -1;
-      for (std::size_t i = 0; i < n; ++i) {
-        if (tok[i] == "t_avg[usec]" || (tok[i] == "t[usec]" && t.time_col < 0)) t.time_col = static_cast<int>(i);
-        if (tok[i] == "Mbytes/sec" && t.bw_col < 0) t.bw_col = static_cast<int>(i);
-      }
+      imb_columns(l, t);
       continue;
     }
     if (l.front() != '#') {
@@ -211,38 +262,8 @@ void import_imb(std::string_view text, ImportContext& ctx) {
     const std::string_view h = trim(l.substr(1));
     const auto value_after_colon = [&] { return std::string(trim(h.substr(h.find(':') + 1))); };
     if (h.starts_with("Benchmarking ")) {
-      const std::string name(trim(h.substr(13)));
-      static const std::pair<std::string_view, std::string_view> names[] = {{"PingPong", "pingpong"},
-                                                                            {"Sendrecv", "sendrecv"},
-                                                                            {"Allreduce", "all_reduce"},
-                                                                            {"Reduce", "reduce"},
-                                                                            {"Reduce_scatter", "reduce_scatter"},
-                                                                            {"Allgather", "all_gather"},
-                                                                            {"Alltoall", "alltoall"},
-                                                                            {"Bcast", "broadcast"},
-                                                                            {"Gather", "gather"},
-                                                                            {"Scatter", "scatter"},
-                                                                            {"Uniband", "uni_bw"},
-                                                                            {"Biband", "bi_bw"}};
-      t = PeerTable{};
-      t.test = name;
-      for (const auto& [imb, ours] : names)
-        if (name == imb) t.collective = std::string(ours);
-      // Uniband, Biband: Mbytes/sec = directions x window x (num_procs/2) x size / time.
-      t.summed_over_pairs = t.collective == "uni_bw" || t.collective == "bi_bw";
-      if (t.collective == "bi_bw") t.directions = 2;
-      if (name.starts_with("Multi-")) {  // several groups at once: said once per file
-        if (!multi_said)
-          ctx.unread(lines.number(),
-                     "IMB Multi-* benchmarks (several groups at once) are not compared; "
-                     "their rows are skipped (said once per file)");
-        multi_said = true;
-        t.complained = true;
-      }
-      const bool reduces = t.collective == "all_reduce" || t.collective == "reduce" || t.collective == "reduce_scatter";
-      t.dtype = reduces ? reduce_dtype : dtype;
-      t.op = reduces ? op : "-";
-      ctx.set.note_env("tool", "IMB-MPI1");
+      t = imb_block(std::string(trim(h.substr(13))), HeaderTypes{dtype, reduce_dtype, op}, lines.number(), multi_said,
+                    ctx);
     } else if (h.starts_with("#processes = ")) {
       const std::string_view value = trim(h.substr(13));
       const auto n = parse_uint(value);

@@ -70,6 +70,64 @@ bool usable(double x, double y, bool log_y) {
   return std::isfinite(x) && x > 0 && std::isfinite(y) && (!log_y || y > 0);
 }
 
+// One curve of a chart (kind 0 busbw, 1 time, 2 ratio): its points written
+// to `data`, and its gnuplot plot clause ("" when no point is usable). A
+// ratio chart's points widen [lowest, highest].
+std::string curve_plot(const ChartGroup::Curve& curve, const std::string& data, int kind, const char* color,
+                       double& lowest, double& highest) {
+  const bool log_y = kind == 1;
+  const std::vector<double>& ys = kind == 0 ? curve.busbw_gbps : kind == 1 ? curve.time_us : curve.ratio;
+  const std::size_t step = std::max<std::size_t>(1, curve.bytes.size() / kMaxChartPoints);
+  std::ofstream out(data);
+  std::size_t rows = 0;
+  // Predicted curves carry their 90% interval (time, and busbw = bytes / time): error bars.
+  const bool bars = curve.predicted && kind != 2 && curve.time_lo.size() == curve.bytes.size();
+  bool clipped = false;
+  for (std::size_t i = 0; i < curve.bytes.size(); i += step) {
+    if (!usable(curve.bytes[i], ys[i], log_y || kind == 2)) continue;
+    if (kind == 2) lowest = std::min(lowest, ys[i]), highest = std::max(highest, ys[i]);
+    if (bars) {
+      const double scale = kind == 0 ? ys[i] * curve.time_us[i] : 1;
+      double lo = kind == 0 ? scale / curve.time_hi[i] : curve.time_lo[i];
+      double hi = kind == 0 ? scale / curve.time_lo[i] : curve.time_hi[i];
+      // An interval wider than the chart can say (1e-58 .. 1e58) would flatten the
+      // measured curves to a line: bars are cut at kBarClip times the value.
+      if (!(lo >= ys[i] / kBarClip)) lo = ys[i] / kBarClip, clipped = true;
+      if (!(hi <= ys[i] * kBarClip)) hi = ys[i] * kBarClip, clipped = true;
+      out << fmt::format("{} {} {} {}\n", curve.bytes[i], ys[i], lo, hi);
+    } else {
+      out << fmt::format("{} {}\n", curve.bytes[i], ys[i]);
+    }
+    ++rows;
+  }
+  if (rows == 0) return "";
+  const char* style = curve.published   ? "points pt 7 ps 1.6"
+                      : bars            ? "yerrorlines pt 6 ps 0.8 lw 2 dt 2"
+                      : curve.predicted ? "linespoints pt 6 ps 0.8 lw 2 dt 2"
+                                        : "linespoints pt 7 ps 0.6 lw 2";
+  return fmt::format(
+      "'{}' using {} with {} lc rgb '{}' title '{}{}'", data, bars ? "1:2:3:4" : "1:2", style, color,
+      gnuplot_label(curve.label),
+      curve.published ? " (published)"
+      : bars ? clipped ? fmt::format(" (90% interval, cut at {:g}x)", kBarClip) : std::string(" (90% interval)")
+             : "");
+}
+
+// The script for one chart written to `svg`: its axes, and its plots.
+std::string chart_script(const std::string& svg, int kind, const std::string& plots, double lowest, double highest) {
+  const double margin = std::max(0.05 * (highest - lowest), 0.02 * highest);
+  return fmt::format(
+      "reset\nset output '{}'\nset logscale x 2\nset format x '%.0b%B'\nset xlabel 'message size (bytes, binary "
+      "prefixes)' noenhanced\nset ylabel '{}' noenhanced\nset key outside bottom center horizontal noenhanced\n"
+      "set grid\n{}{}plot {}\nunset output\n",
+      svg, kKinds[kind], kind == 1 ? "set logscale y 10\n" : "",
+      kind == 2 ? fmt::format("set yrange [{}:{}]\nset arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc "
+                              "rgb '#888888'\n",
+                              lowest - margin, highest + margin)
+                : "",
+      plots);
+}
+
 }  // namespace
 
 std::string gnuplot_label(std::string_view s) {
@@ -99,64 +157,16 @@ ChartImages render_charts(const std::vector<ChartGroup>& groups, const std::stri
   std::string script = "set terminal svg size 520,360 dynamic background '#ffffff' font 'sans,18'\n";
   for (std::size_t g = 0; g < n; ++g) {
     for (int kind = 0; kind < 3; ++kind) {
-      const bool log_y = kind == 1;
       std::string plots;
       double lowest = 1, highest = 1;  // ratio charts always show the line at 1.0
       for (std::size_t c = 0; c < groups[g].curves.size(); ++c) {
-        const ChartGroup::Curve& curve = groups[g].curves[c];
         if (kind == 2 && c == 0) continue;  // the baseline against itself
-        const std::vector<double>& ys = kind == 0 ? curve.busbw_gbps : kind == 1 ? curve.time_us : curve.ratio;
-        const std::size_t step = std::max<std::size_t>(1, curve.bytes.size() / kMaxChartPoints);
-        const std::string data = fmt::format("{}/g{}k{}c{}.dat", dir, g, kind, c);
-        std::ofstream out(data);
-        std::size_t rows = 0;
-        // Predicted curves carry their 90% interval (time, and busbw = bytes / time): error bars.
-        const bool bars = curve.predicted && kind != 2 && curve.time_lo.size() == curve.bytes.size();
-        bool clipped = false;
-        for (std::size_t i = 0; i < curve.bytes.size(); i += step) {
-          if (!usable(curve.bytes[i], ys[i], log_y || kind == 2)) continue;
-          if (kind == 2) lowest = std::min(lowest, ys[i]), highest = std::max(highest, ys[i]);
-          if (bars) {
-            const double scale = kind == 0 ? ys[i] * curve.time_us[i] : 1;
-            double lo = kind == 0 ? scale / curve.time_hi[i] : curve.time_lo[i];
-            double hi = kind == 0 ? scale / curve.time_lo[i] : curve.time_hi[i];
-            // An interval wider than the chart can say (1e-58 .. 1e58) would flatten the
-            // measured curves to a line: bars are cut at kBarClip times the value.
-            if (!(lo >= ys[i] / kBarClip)) lo = ys[i] / kBarClip, clipped = true;
-            if (!(hi <= ys[i] * kBarClip)) hi = ys[i] * kBarClip, clipped = true;
-            out << fmt::format("{} {} {} {}\n", curve.bytes[i], ys[i], lo, hi);
-          } else {
-            out << fmt::format("{} {}\n", curve.bytes[i], ys[i]);
-          }
-          ++rows;
-        }
-        if (rows == 0) continue;
-        const char* style = curve.published   ? "points pt 7 ps 1.6"
-                            : bars            ? "yerrorlines pt 6 ps 0.8 lw 2 dt 2"
-                            : curve.predicted ? "linespoints pt 6 ps 0.8 lw 2 dt 2"
-                                              : "linespoints pt 7 ps 0.6 lw 2";
-        plots += fmt::format(
-            "{}'{}' using {} with {} lc rgb '{}' title '{}{}'", plots.empty() ? "" : ", ", data,
-            bars ? "1:2:3:4" : "1:2", style, kColors[c % 8], gnuplot_label(curve.label),
-            curve.published ? " (published)"
-            : bars ? clipped ? fmt::format(" (90% interval, cut at {:g}x)", kBarClip) : std::string(" (90% interval)")
-                   : "");
+        const std::string clause = curve_plot(groups[g].curves[c], fmt::format("{}/g{}k{}c{}.dat", dir, g, kind, c),
+                                              kind, kColors[c % 8], lowest, highest);
+        if (!clause.empty()) plots += (plots.empty() ? "" : ", ") + clause;
       }
-      if (plots.empty()) continue;
-      script += fmt::format(
-          "reset\nset output '{}/g{}k{}.svg'\nset logscale x 2\nset format x '%.0b%B'\nset xlabel 'message size "
-          "(bytes, "
-          "binary prefixes)' noenhanced\nset ylabel '{}' noenhanced\nset key outside bottom center horizontal "
-          "noenhanced\n"
-          "set grid\n{}{}plot {}\nunset output\n",
-          dir, g, kind, kKinds[kind], log_y ? "set logscale y 10\n" : "",
-          kind == 2 ? fmt::format(
-                          "set yrange [{}:{}]\nset arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "
-                          "'#888888'\n",
-                          lowest - std::max(0.05 * (highest - lowest), 0.02 * highest),
-                          highest + std::max(0.05 * (highest - lowest), 0.02 * highest))
-                    : "",
-          plots);
+      if (!plots.empty())
+        script += chart_script(fmt::format("{}/g{}k{}.svg", dir, g, kind), kind, plots, lowest, highest);
     }
   }
   const std::string script_path = dir + "/charts.gp";

@@ -81,6 +81,42 @@ void write_csv(const Comparison& c, std::FILE* out) {
   }
 }
 
+namespace {
+
+// One series of a pair: its aligned points, crossovers and facts.
+nlohmann::json series_json(const SeriesComparison& sc) {
+  using nlohmann::json;
+  json points = json::array();
+  for (const AlignedPoint& a : sc.points)
+    points.push_back({{"bytes", a.bytes},
+                      {"baseline_time_us", num_json(a.base->time_us)},
+                      {"other_time_us", num_json(a.other->time_us)},
+                      {"baseline_busbw_gbps", num_json(a.base->busbw_gbps)},
+                      {"other_busbw_gbps", num_json(a.other->busbw_gbps)},
+                      {"busbw_ratio", num_json(a.busbw_ratio)},
+                      {"time_ratio", num_json(a.time_ratio)},
+                      {"p_value", a.p_value ? num_json(*a.p_value) : json()},
+                      {"significant", a.p_value ? json(a.significant()) : json()}});
+  json crossovers = json::array();
+  for (const Crossover& x : sc.crossovers)
+    crossovers.push_back(
+        {{"below_bytes", x.below_bytes}, {"above_bytes", x.above_bytes}, {"other_faster_above", x.other_wins_above}});
+  return json{{"key", key_json(*sc.base)},
+              {"label", sc.base->label()},
+              {"geomean_busbw_ratio", num_json(sc.geomean_busbw_ratio)},
+              {"geomean_time_ratio", num_json(sc.geomean_time_ratio)},
+              {"baseline", facts_json(sc.base_facts)},
+              {"other", facts_json(sc.other_facts)},
+              {"crossovers", crossovers},
+              {"only_baseline_bytes", sc.only_base},
+              {"only_other_bytes", sc.only_other},
+              {"tested", sc.tested},
+              {"not_significant", sc.not_significant},
+              {"points", points}};
+}
+
+}  // namespace
+
 std::string render_json(const Comparison& c, const Report& r) {
   using nlohmann::json;
   json doc = {{"type", "ccbench_compare"},
@@ -104,36 +140,7 @@ std::string render_json(const Comparison& c, const Report& r) {
   json pairs = json::array();
   for (const PairComparison& pc : c.pairs) {
     json series = json::array();
-    for (const SeriesComparison& sc : pc.series) {
-      json points = json::array();
-      for (const AlignedPoint& a : sc.points)
-        points.push_back({{"bytes", a.bytes},
-                          {"baseline_time_us", num_json(a.base->time_us)},
-                          {"other_time_us", num_json(a.other->time_us)},
-                          {"baseline_busbw_gbps", num_json(a.base->busbw_gbps)},
-                          {"other_busbw_gbps", num_json(a.other->busbw_gbps)},
-                          {"busbw_ratio", num_json(a.busbw_ratio)},
-                          {"time_ratio", num_json(a.time_ratio)},
-                          {"p_value", a.p_value ? num_json(*a.p_value) : json()},
-                          {"significant", a.p_value ? json(a.significant()) : json()}});
-      json crossovers = json::array();
-      for (const Crossover& x : sc.crossovers)
-        crossovers.push_back({{"below_bytes", x.below_bytes},
-                              {"above_bytes", x.above_bytes},
-                              {"other_faster_above", x.other_wins_above}});
-      series.push_back({{"key", key_json(*sc.base)},
-                        {"label", sc.base->label()},
-                        {"geomean_busbw_ratio", num_json(sc.geomean_busbw_ratio)},
-                        {"geomean_time_ratio", num_json(sc.geomean_time_ratio)},
-                        {"baseline", facts_json(sc.base_facts)},
-                        {"other", facts_json(sc.other_facts)},
-                        {"crossovers", crossovers},
-                        {"only_baseline_bytes", sc.only_base},
-                        {"only_other_bytes", sc.only_other},
-                        {"tested", sc.tested},
-                        {"not_significant", sc.not_significant},
-                        {"points", points}});
-    }
+    for (const SeriesComparison& sc : pc.series) series.push_back(series_json(sc));
     json only_base = json::array(), only_other = json::array();
     for (const Series* s : pc.only_base) only_base.push_back(s->label());
     for (const Series* s : pc.only_other) only_other.push_back(s->label());
