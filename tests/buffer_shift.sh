@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The buffer shift (--buffer-shift, harness/buffer_slots.hpp) on the mpi
 # backend: iteration k's arguments are computed when it is issued, so a sweep
-# from 8 B (2^25 slots of a 256 MiB span) holds no per-slot state. Side by
+# from 16 B (2^24 slots of a 256 MiB span; -f 4: 13 sizes) holds no per-slot state. Side by
 # side in one run: peak RSS per rank with the shift stays within that of
 # --fixed-buffers on the same buffers + 64 MiB; both verify; the run record
 # gives the span; 3 ranks verify a split collective under the shift.
@@ -22,7 +22,7 @@ peak() {  # NAME ARGS...
 import resource, subprocess, sys
 rc = subprocess.call(sys.argv[1:])
 print("maxrss_kib", resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)
-sys.exit(rc)' "$ccbench" all_reduce -b 8 -e 256M -f 2 -n 4 -w 1 -c 1 "$@" -J "$out/$name.jsonl" \
+sys.exit(rc)' "$ccbench" all_reduce -b 16 -e 256M -f 4 -n 4 -w 1 -c 1 "$@" -J "$out/$name.jsonl" \
     > "$out/$name.out" 2> "$out/$name.err" || fail "$name: exit $? ($(tail -3 "$out/$name.err"))"
   grep -q "Out of bounds values : 0 OK" "$out/$name.out" || fail "$name: did not verify"
   sort -n -k2 <(grep '^maxrss_kib' "$out/$name.err") | tail -1 | awk '{print $2}'
