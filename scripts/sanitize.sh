@@ -11,7 +11,7 @@
 #     ASan, whose shadow memory makes RSS meaningless; mpi.np2.buffer_shift_small
 #     runs the shift) or check sources, not code (format.*, floors.*); leak
 #     checking is off (Open MPI keeps its allocations until exit);
-#  2. runs every fuzzer, seeded with the importer fixtures: 20,000 inputs from
+#  2. runs every fuzzer, seeded with the importer fixtures: 10,000 inputs from
 #     a fixed seed (FUZZ_RUNS), or FUZZ_SECONDS each for a longer search.
 # Installs clang and its runtime when missing. Fails on any finding.
 set -euo pipefail
@@ -38,7 +38,7 @@ export CCBENCH_HOSTILE_VMEM_KB=unlimited  # ASan reserves terabytes of shadow ad
 # prints its input in base64 for the log: `base64 -d > crash; fuzz_X crash`
 # replays it anywhere. A longer search: FUZZ_SECONDS=N (random seed, N s each).
 if [ -n "${FUZZ_SECONDS:-}" ]; then budget=(-max_total_time="$FUZZ_SECONDS"); what="$FUZZ_SECONDS s"
-else budget=(-runs="${FUZZ_RUNS:-20000}" -seed=1); what="${FUZZ_RUNS:-20000} runs, seed 1"; fi
+else budget=(-runs="${FUZZ_RUNS:-10000}" -seed=1); what="${FUZZ_RUNS:-10000} runs, seed 1"; fi
 fixed=(); if setarch -R true 2>/dev/null; then fixed=(setarch -R); fi
 findings=build-sanitize/fuzz-findings
 mkdir -p "$findings"

@@ -4,7 +4,7 @@
 # ccbench compare on fixtures and on two real runs (headless Chromium screenshot),
 # --prom read back through a real node_exporter and Prometheus;
 # then the same unit tests in a build without MPI, hwloc or fmt's library;
-# then scripts/sanitize.sh (ASan + UBSan build and tests, 20,000 runs per fuzzer).
+# then scripts/sanitize.sh (ASan + UBSan build and tests, 10,000 runs per fuzzer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage() { echo "== test.sh: $1 done at $((SECONDS / 60)) min $((SECONDS % 60)) s"; }  # docs/development.md "CI"

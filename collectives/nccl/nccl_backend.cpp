@@ -280,6 +280,29 @@ std::string NcclBackend::unverifiable(const OpArgs& a) const {
   return "";
 }
 
+namespace {
+
+// pingpong, uni_bw, bi_bw between a rank and its pair partner (none: the odd rank out).
+void enqueue_pair(const OpArgs& a, int n, int phase, ncclDataType_t type, ncclComm_t comm, cudaStream_t stream) {
+  const auto partner = pair_partner(a.rank, n);
+  if (!partner) return;
+  const bool lower = a.rank < *partner;
+  if (a.coll->id == CollectiveId::pingpong) {
+    // Phase 0: the lower rank sends; phase 1: it receives the reply.
+    if (lower == (phase == 0)) check_nccl(ncclSend(a.send, a.count, type, *partner, comm, stream), "ncclSend");
+    else check_nccl(ncclRecv(a.recv, a.count, type, *partner, comm, stream), "ncclRecv");
+    return;
+  }
+  const bool sends = a.coll->id == CollectiveId::bi_bw || lower;
+  const bool receives = a.coll->id == CollectiveId::bi_bw || !lower;
+  for (int w = 0; w < a.window; ++w) {
+    if (sends) check_nccl(ncclSend(a.send, a.count, type, *partner, comm, stream), "ncclSend");
+    if (receives) check_nccl(ncclRecv(a.recv, a.count, type, *partner, comm, stream), "ncclRecv");
+  }
+}
+
+}  // namespace
+
 void NcclBackend::enqueue(const OpArgs& a, const Local& l, int phase) {
   const ncclDataType_t type = nccl_type(a.dtype);
   const ncclRedOp_t op = nccl_op(a.op);
@@ -350,24 +373,7 @@ void NcclBackend::enqueue(const OpArgs& a, const Local& l, int phase) {
       break;
     case CollectiveId::pingpong:
     case CollectiveId::uni_bw:
-    case CollectiveId::bi_bw: {
-      const auto partner = pair_partner(r, n);
-      if (!partner) break;
-      const bool lower = r < *partner;
-      if (a.coll->id == CollectiveId::pingpong) {
-        // Phase 0: the lower rank sends; phase 1: it receives the reply.
-        if (lower == (phase == 0)) check_nccl(ncclSend(a.send, a.count, type, *partner, l.comm, l.stream), "ncclSend");
-        else check_nccl(ncclRecv(a.recv, a.count, type, *partner, l.comm, l.stream), "ncclRecv");
-        break;
-      }
-      const bool sends = a.coll->id == CollectiveId::bi_bw || lower;
-      const bool receives = a.coll->id == CollectiveId::bi_bw || !lower;
-      for (int w = 0; w < a.window; ++w) {
-        if (sends) check_nccl(ncclSend(a.send, a.count, type, *partner, l.comm, l.stream), "ncclSend");
-        if (receives) check_nccl(ncclRecv(a.recv, a.count, type, *partner, l.comm, l.stream), "ncclRecv");
-      }
-      break;
-    }
+    case CollectiveId::bi_bw: enqueue_pair(a, n, phase, type, l.comm, l.stream); break;
   }
 }
 
