@@ -200,6 +200,10 @@ PY
     sed '1s/"ranks":8/"ranks":"eight"/' "$fx/workload/replay-emu-4-hosts.jsonl" > "$out/bad.jsonl"
     "$ccbench" history add --db "$db" "$out/bad.jsonl" > "$out/bad.txt"
     grep -q 'bad.jsonl: skipped (.*bad.jsonl:1: .*type must be number' "$out/bad.txt" || { cat "$out/bad.txt"; fail "a bad replay record"; }
+    # A first record whose type is not a string is no replay (and no exception).
+    printf '{"type":5,"note":"replay"}\n' > "$out/t5.jsonl"
+    "$ccbench" history add --db "$db" "$out/t5.jsonl" > "$out/t5.txt" 2>&1
+    grep -q 't5.jsonl: skipped' "$out/t5.txt" || { cat "$out/t5.txt"; fail "a record of type 5"; }
     ;;
   sweep)
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1

@@ -66,8 +66,11 @@ bool is_replay_file(const std::string& path) {
 }
 
 bool is_replay_text(std::string_view text) {
-  const json j = json::parse(text.substr(0, text.find('\n')), nullptr, false);
-  return j.is_object() && j.value("type", "") == "replay";
+  const std::string_view first = text.substr(0, text.find('\n'));
+  if (first.find("\"replay\"") == std::string_view::npos) return false;  // most files: no parse
+  const json j = json::parse(first, nullptr, false);
+  const auto type = j.is_object() ? j.find("type") : j.end();
+  return j.is_object() && type != j.end() && type->is_string() && *type == "replay";
 }
 
 ReplayRun read_replay(const std::string& label, const std::string& path) {
