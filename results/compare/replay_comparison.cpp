@@ -82,11 +82,13 @@ ReplayRun read_replay(const std::string& label, const std::string& path) {
 }
 
 ReplayRun replay_of_text(const std::string& label, std::string_view text, const std::string& path) {
-  std::istringstream in{std::string(text)};
   ReplayRun r;
   r.label = label, r.file = path;
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
+  int n = 0;
+  for (std::size_t at = 0; at < text.size();) {  // one record per line, read in place
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, end - at);
+    at = end + 1, ++n;
     if (line.empty()) continue;
     const std::string where = fmt::format("{}:{}", path, n);
     const json j = json::parse(line, nullptr, false);
