@@ -399,6 +399,21 @@ bool parse_command(const RawArgs& raw, ParsedArgs& out) {
   return false;
 }
 
+// --split, else nccl-tests' NCCL_TESTS_SPLIT_MASK or NCCL_TESTS_SPLIT (the
+// precedence of nccl-tests' own reading: the mask first).
+void parse_split_option(const std::string& given, Config& cfg) {
+  if (!given.empty()) {
+    cfg.split = parse_split(given, "--split");
+    cfg.split_source = "--split";
+  } else if (const char* mask = std::getenv("NCCL_TESTS_SPLIT_MASK"); mask && *mask) {
+    cfg.split = parse_split_mask(mask);
+    cfg.split_source = "NCCL_TESTS_SPLIT_MASK";
+  } else if (const char* rule = std::getenv("NCCL_TESTS_SPLIT"); rule && *rule) {
+    cfg.split = parse_split(rule, "NCCL_TESTS_SPLIT");
+    cfg.split_source = "NCCL_TESTS_SPLIT";
+  }
+}
+
 // What is measured and how: sizes, iterations, root, dtypes, ops, timing.
 void parse_measurement(const RawArgs& raw, Config& cfg) {
   if (!raw.minb.empty()) cfg.min_bytes = parse_bytes("-b/--minbytes", raw.minb);
@@ -416,6 +431,7 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
   if (!raw.block.empty()) cfg.blocking = static_cast<int>(parse_long("-z/--blocking", raw.block, 0, 3));
   if (!raw.avg.empty()) cfg.aggregation = static_cast<int>(parse_long("-a/--average", raw.avg, 0, 3));
   if (!raw.timeout.empty()) cfg.timeout_s = parse_seconds("-T/--timeout", raw.timeout);
+  parse_split_option(raw.split, cfg);
   if (!raw.window.empty()) cfg.window = static_cast<int>(parse_long("--window", raw.window, 1, 1 << 16));
   if (!raw.dtype.empty()) cfg.dtypes = parse_one_or_all("-d/--datatype", raw.dtype, all_dtypes(), parse_dtype);
   if (!raw.op.empty()) cfg.ops = parse_one_or_all("-o/--op", raw.op, all_ops(), parse_op);

@@ -90,6 +90,14 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
        &raw.root},
       {sweep, "--window", "N", fmt::format("messages per iteration of uni_bw and bi_bw (default {})", d.window),
        &raw.window},
+      {sweep, "--split", "RULE",
+       "run the collective in groups side by side, as nccl-tests' NCCL_TESTS_SPLIT (which is read when --split is "
+       "not given; NCCL_TESTS_SPLIT_MASK=V is AND V): ranks whose world rank gives the same colour by RULE = AND, "
+       "OR, MOD or DIV and a value (e.g. 'MOD 2': even and odd ranks) form a group; every group must have as many "
+       "ranks. Each row is one group's (ranks, nodes, busbw of one group), timed between common barriers of all "
+       "groups and combined over every rank of every group by -a; the header and each record say how many groups "
+       "ran",
+       &raw.split},
 
       {timing, "-n,--iters", "N", fmt::format("timed iterations per size and mode (default {})", d.iters), &raw.iters},
       {timing, "-w,--warmup_iters", "N", fmt::format("untimed iterations first (default {})", d.warmup), &raw.warmup},

@@ -8,6 +8,7 @@
 #include "collectives/collective.hpp"
 #include "common/errors.hpp"
 #include "common/settings.hpp"
+#include "harness/split_rule.hpp"
 #include "kernels/dtype.hpp"
 
 namespace ccb {
@@ -57,6 +58,9 @@ struct Config {
   WarmUpOrder warmup_order = WarmUpOrder::automatic;  // automatic: sizes_first on nccl, per_point on mpi
   int check = 1;                                      // verification iterations per point; 0 = no check
   int root = 0;
+  // --split, or NCCL_TESTS_SPLIT(_MASK) when not given (split_source names which).
+  std::optional<SplitRule> split;
+  std::string split_source;
   int aggregation = 1;                   // -a: 0 rank 0, 1 average, 2 min, 3 max
   int blocking = 0;                      // -z: nccl waits for each operation; MPI calls always block
   double timeout_s = 0;                  // -T, 0 = no watchdog

@@ -1,5 +1,6 @@
 #include "harness/sweep.hpp"
 
+#include <cstdio>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -218,8 +219,9 @@ std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank) {
   return writers;
 }
 
-RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, const std::string& nccl_log,
-                     const RankPlacement& me, const std::string& topo_json, const Plan& plan) {
+RunInfo describe_run(const Config& cfg, const Comm& comm, const SplitInfo& split, Backend& backend,
+                     const std::string& nccl_log, const RankPlacement& me, const std::string& topo_json,
+                     const Plan& plan) {
   const Collective& c = *cfg.collective;
   RunInfo run;
   run.argv = cfg.argv;
@@ -269,6 +271,11 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
   run.clock_resolution_s = backend.clock_resolution_s();
   run.path_requested = std::string(setting_name(cfg.path));
   collect_run_info(comm, me, backend.ranks(), topo_json, run);
+  if (split.groups > 1 || !split.rule.empty()) {  // the header's ranks and nodes are one group's, as every row's
+    run.nodes = split.group_nodes;
+    run.groups = split.groups;
+    run.split = split.rule;
+  }
   if (backend.name() == "nccl") {
     run.path_observed = "per point";
     std::string set;
@@ -294,7 +301,8 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, Backend& backend, cons
   return run;
 }
 
-PointRecord new_record(const Config& cfg, const Comm& comm, const Backend& backend, const Task& t, const SizePoint& p) {
+PointRecord new_record(const Config& cfg, const SplitInfo& split, const Backend& backend, const Task& t,
+                       const SizePoint& p) {
   const Collective& c = *cfg.collective;
   PointRecord rec;
   rec.collective = std::string(c.name);
@@ -302,7 +310,8 @@ PointRecord new_record(const Config& cfg, const Comm& comm, const Backend& backe
   rec.op = t.op ? std::string(name(*t.op)) : "";
   rec.root = c.rooted ? cfg.root : -1;
   rec.ranks = backend.ranks();
-  rec.nodes = comm.nodes();
+  rec.nodes = split.group_nodes;
+  rec.groups = split.groups;
   rec.requested_bytes = p.requested_bytes;
   rec.bytes = p.bytes;
   rec.count = p.shown_count();
@@ -363,9 +372,9 @@ void record_transports(const Config& cfg, const Comm& comm, Backend& backend, co
 
 // Test-only faults that strike before a point (CCBENCH_FAULT: hang, exit,
 // stuck, error on the host; gpu_hang on the GPU).
-void inject_faults(const Faults& faults, Backend& backend, std::size_t bytes) {
+void inject_faults(const Faults& faults, Backend& backend, int first_rank, std::size_t bytes) {
   for (int j = 0; j < backend.local_ranks(); ++j) {
-    const int r = backend.first_rank() + j;
+    const int r = first_rank + j;
     inject_before_point(faults, r, bytes);
     if (faults.hangs_gpu(r, bytes)) {
       fmt::print(stderr,
@@ -378,6 +387,36 @@ void inject_faults(const Faults& faults, Backend& backend, std::size_t bytes) {
   }
 }
 
+// --split: this process's group (nullptr without one). Every rank must read
+// the same rule (an environment variable can differ between hosts), and
+// every group must have as many ranks: a row is one group's size. Throws
+// UsageError; collective over comm.
+std::unique_ptr<Comm> split_into_groups(const Config& cfg, const Comm& comm, SplitInfo& split) {
+  const std::string mine = cfg.split ? fmt::format("{} ({})", cfg.split->text, cfg.split_source) : "none";
+  const std::vector<std::string> rules = comm.all_strings(mine);
+  for (std::size_t r = 1; r < rules.size(); ++r)
+    if (rules[r] != rules.front())
+      throw UsageError(fmt::format("ranks read different splits (rank 0: {}; rank {}: {}): give --split to all",
+                                   rules.front(), r, rules[r]));
+  if (!cfg.split) return nullptr;
+  std::unique_ptr<Comm> group = comm.split(cfg.split->color(comm.rank()));
+  const std::vector<std::string> sizes =
+      comm.all_strings(fmt::format("{} {} {}", group->rank() == 0 ? 1 : 0, group->size(), group->nodes()));
+  int groups = 0;
+  for (std::size_t r = 0; r < sizes.size(); ++r) {
+    int first = 0, size = 0, nodes = 0;
+    std::sscanf(sizes[r].c_str(), "%d %d %d", &first, &size, &nodes);
+    groups += first;
+    if (size != group->size())
+      throw UsageError(
+          fmt::format("{} {}: groups of different sizes ({} ranks with rank {}, {} with rank {}): every "
+                      "group needs as many ranks",
+                      cfg.split_source, cfg.split->text, group->size(), comm.rank(), size, r));
+  }
+  split = {groups, group->nodes(), mine};
+  return group;
+}
+
 // One sweep from its plan to its end record: the state the steps share.
 // Its destructor is the teardown, written once for every way a sweep ends:
 // the buffers, then (when the sweep owns it) the backend, while the watchdog
@@ -385,9 +424,16 @@ void inject_faults(const Faults& faults, Backend& backend, std::size_t bytes) {
 // bounded as an operation is.
 class Sweep {
  public:
-  Sweep(const Config& requested, const Comm& comm, Backend& backend, std::unique_ptr<Backend>* owned,
-        const std::string& nccl_log)
-      : cfg_(requested), comm_(comm), backend_(backend), owned_(owned), nccl_log_(nccl_log), rank_(comm.rank()) {
+  Sweep(const Config& requested, const Comm& comm, const SplitInfo& split, Backend& backend,
+        std::unique_ptr<Backend>* owned, const std::string& nccl_log)
+      : cfg_(requested),
+        comm_(comm),
+        split_(split),
+        backend_(backend),
+        owned_(owned),
+        nccl_log_(nccl_log),
+        rank_(comm.rank()),
+        first_rank_(comm.rank() * backend.local_ranks()) {
     if (cfg_.warmup_order == WarmUpOrder::automatic)  // nccl-tests' order on nccl, OSU's and IMB's on mpi
       cfg_.warmup_order = backend.name() == "nccl" ? WarmUpOrder::sizes_first : WarmUpOrder::per_point;
   }
@@ -413,10 +459,12 @@ class Sweep {
 
   Config cfg_;
   const Comm& comm_;
+  const SplitInfo split_;
   Backend& backend_;
   std::unique_ptr<Backend>* owned_;
   const std::string& nccl_log_;
   const int rank_;
+  const int first_rank_;  // this process's first rank in the world (backend_.first_rank(): in its group)
   Plan plan_;
   Faults faults_;
   PlacedProcess placed_;
@@ -443,7 +491,7 @@ int Sweep::prepare(Writer* extra) {
       }))
     return kExitUsage;
   // --bind before the buffers are touched, so that memory lands on the chosen node.
-  placed_ = place_process(cfg_.bind, comm, {backend_.first_rank(), backend_.ranks(), backend_.devices()});
+  placed_ = place_process(cfg_.bind, comm, {first_rank_, backend_.ranks() * split_.groups, backend_.devices()});
   clock_ = cfg_.sync == SyncMode::window ? comm.clock_offset(20) : Comm::ClockOffset{};
   placed_.me.clock_offset_us = clock_.offset_s * 1e6;
   placed_.me.clock_offset_rtt_us = clock_.rtt_s * 1e6;
@@ -458,9 +506,10 @@ int Sweep::prepare(Writer* extra) {
 void Sweep::start_watchdog() {
   Backend& backend = backend_;
   const Faults& faults = faults_;
+  const int first = first_rank_;
   watchdog_ = std::make_unique<Watchdog>(cfg_.timeout_s, rank_, run_.placement[static_cast<std::size_t>(rank_)].host,
-                                         [&backend, &faults] {
-                                           if (faults.abort_hangs(backend.first_rank(), backend.local_ranks())) {
+                                         [&backend, &faults, first] {
+                                           if (faults.abort_hangs(first, backend.local_ranks())) {
                                              fmt::print(stderr,
                                                         "ccbench: rank {}: CCBENCH_FAULT: the abort does not return "
                                                         "(test-only)\n",
@@ -504,7 +553,7 @@ int Sweep::stop_at_boundary() {
 // what and where, then throws.
 void Sweep::measure(const Task& t, const SizePoint& p) {
   const Collective& c = *cfg_.collective;
-  PointRecord rec = new_record(cfg_, comm_, backend_, t, p);
+  PointRecord rec = new_record(cfg_, split_, backend_, t, p);
   backend_.chosen_algorithms();  // what the warm-ups of other sizes chose is not this point's
   OpArgs args{&c,      0,     t.dtype,    t.op.value_or(ReduceOp::sum), cfg_.root, p.count, p.chunk, nullptr,
               nullptr, false, cfg_.window};
@@ -517,7 +566,7 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
                                           p.bytes, in_place ? "in-place" : "out-of-place");
     watchdog_->set_activity(doing);
     try {
-      if (!in_place) inject_faults(faults_, backend_, p.bytes);
+      if (!in_place) inject_faults(faults_, backend_, first_rank_, p.bytes);
       measure_placement(backend_, comm_, cfg_, args, buffers_.local, faults_, *watchdog_, clock_, pl);
     } catch (const std::exception& e) {
       progress_->finish();
@@ -546,7 +595,7 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
 
 int Sweep::run() {
   const Collective& c = *cfg_.collective;
-  run_ = describe_run(cfg_, comm_, backend_, nccl_log_, placed_.me, placed_.topo_json, plan_);
+  run_ = describe_run(cfg_, comm_, split_, backend_, nccl_log_, placed_.me, placed_.topo_json, plan_);
   // What threatens the numbers, before the first point (results/noise.hpp).
   cpu_before_ = sample_cpu();
   run_.noise = oversubscription(run_.placement);
@@ -605,15 +654,16 @@ int Sweep::end() {
 }
 
 int sweep_with(Backend& backend, std::unique_ptr<Backend>* owned, const Config& cfg, const Comm& comm,
-               const std::string& nccl_log, Writer* extra) {
-  Sweep sweep(cfg, comm, backend, owned, nccl_log);
+               const SplitInfo& split, const std::string& nccl_log, Writer* extra) {
+  Sweep sweep(cfg, comm, split, backend, owned, nccl_log);
   if (const int code = sweep.prepare(extra); code != kExitOk) return code;
   return sweep.run();
 }
 
 }  // namespace
 
-std::unique_ptr<Backend> agreed_backend(const Config& cfg, const Comm& comm, const std::string& nccl_log) {
+std::unique_ptr<Backend> agreed_backend(const Config& cfg, const Comm& comm, const std::string& nccl_log,
+                                        const Comm* group) {
   // The default backend is chosen per process (does it see a GPU?): all must agree.
   const std::vector<std::string> chosen =
       comm.all_strings(std::string(setting_name(cfg.backend)) + "\n" + cfg.backend_reason);
@@ -625,18 +675,24 @@ std::unique_ptr<Backend> agreed_backend(const Config& cfg, const Comm& comm, con
                                          chosen[r].substr(0, chosen[r].find('\n'))));
       }))
     return nullptr;
-  return make_backend(cfg, comm, nccl_log);
+  if (!group) return make_backend(cfg, comm, nccl_log);
+  std::unique_ptr<Backend> backend = make_backend(cfg, *group, nccl_log);  // its group printed why
+  if (!comm.agree_error(backend ? "" : "no backend").empty()) return nullptr;
+  return backend;
 }
 
 int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, Writer* extra) {
-  std::unique_ptr<Backend> backend = agreed_backend(cfg, comm, nccl_log);
+  SplitInfo split{1, comm.nodes(), ""};
+  std::unique_ptr<Comm> group;
+  if (!every_rank_passes(comm, [&] { group = split_into_groups(cfg, comm, split); })) return kExitUsage;
+  std::unique_ptr<Backend> backend = agreed_backend(cfg, comm, nccl_log, group.get());
   if (!backend) return kExitUsage;
   Backend& b = *backend;
-  return sweep_with(b, &backend, cfg, comm, nccl_log, extra);
+  return sweep_with(b, &backend, cfg, comm, split, nccl_log, extra);
 }
 
 int run_sweep_on(Backend& backend, const Config& cfg, const Comm& comm, const std::string& nccl_log, Writer* extra) {
-  return sweep_with(backend, nullptr, cfg, comm, nccl_log, extra);
+  return sweep_with(backend, nullptr, cfg, comm, SplitInfo{1, comm.nodes(), ""}, nccl_log, extra);
 }
 
 }  // namespace ccb

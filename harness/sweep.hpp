@@ -12,13 +12,22 @@
 
 namespace ccb {
 
+// --split's groups: how many ran side by side, each group's nodes, the rule
+// and where it came from ("" without --split).
+struct SplitInfo {
+  int groups = 1, group_nodes = 1;
+  std::string rule;
+};
+
 // Returns the process exit code (see usage_error.hpp).
 // nccl_log: this process's NCCL INFO log file ("" when not captured).
 // extra: one more writer on rank 0 (ccbench accept collects the records with it).
 int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, Writer* extra = nullptr);
 
 // The backend every rank agreed on (nullptr: refused, the reason printed; exit 2).
-std::unique_ptr<Backend> agreed_backend(const Config& cfg, const Comm& comm, const std::string& nccl_log);
+// group: --split's group of this process; the backend is built on it.
+std::unique_ptr<Backend> agreed_backend(const Config& cfg, const Comm& comm, const std::string& nccl_log,
+                                        const Comm* group = nullptr);
 // A sweep on a backend the caller keeps: ccbench accept runs every repeat of
 // a group on one backend, so on one set of NCCL communicators
 // (ncclCommInitRank costs seconds to tens of seconds at 1,000 GPUs).

@@ -55,7 +55,9 @@ Columns of show (per rank): phase, dim (tp, pp, dp, ep), group (its ranks
 and nodes), collective, size (the size column of a sweep: nccl-tests'
 convention), calls (per step, busiest stage), per step (size x calls).
 Columns of predict: the same with k (groups of the phase side by side on a
-node, sharing its links: the curve is read at k x the size), one call's time (ms, the curve's median
+node, sharing its links: the curve is read at k x the size; a curve of k groups
+measured side by side, `ccbench --split`, is read at the size and named
+"k groups side by side"), one call's time (ms, the curve's median
 read at that size; low-high: its 10th-90th percentiles) and the curve it
 came from; "beyond" marks a size above the curve's largest (bandwidth held).
 The step: middle = median times, phases side by side; interval = low times

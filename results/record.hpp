@@ -84,7 +84,9 @@ struct RunInfo {
   std::string collective, backend, memory_kind, path_requested, path_observed, path_evidence;
   std::string backend_reason;  // "--backend given", "default: 1 GPU visible and NCCL built in", ...
   std::vector<std::string> dtypes, ops;
-  int ranks = 1, nodes = 1;
+  int ranks = 1, nodes = 1;  // with --split: one group's
+  int groups = 1;            // --split: groups side by side (1 without)
+  std::string split;         // --split's rule and source ("MOD 2 (--split)"), "" without
   std::vector<RankPlacement> placement;
   std::vector<NodeRecord> node_topologies;         // one per distinct node
   std::vector<std::string> node_differences;       // how nodes differ where it matters
@@ -147,7 +149,8 @@ struct Measurement {
 struct PointRecord {
   std::string collective, dtype, op;  // op empty when the collective does not reduce
   int root = -1;                      // -1 when not rooted
-  int ranks = 1, nodes = 1;
+  int ranks = 1, nodes = 1;           // the group's (--split) or the world's
+  int groups = 1;                     // groups that ran this point side by side (--split)
   std::size_t requested_bytes = 0, bytes = 0, count = 0;
   int iterations = 0;
   double bus_factor = 1;

@@ -82,8 +82,14 @@ class TableWriter final : public Writer, private TextSink {
          r.memory_kind);
     if (!r.backend_reason.empty() && r.backend_reason != "--backend given")
       emit("{}", comment_lines("#  backend: ", r.backend_reason));
-    emit("#  ranks {} nodes {} iters {} warmup iters {} ({}) check {} timing {} agg {} window {}\n", r.ranks, r.nodes,
-         r.iterations, r.warmup, r.warmup_order, r.check_iterations, r.timing_modes, r.aggregation, r.window);
+    emit("#  ranks {} nodes {}{} iters {} warmup iters {} ({}) check {} timing {} agg {} window {}\n", r.ranks, r.nodes,
+         r.split.empty() ? "" : fmt::format(" groups {}", r.groups), r.iterations, r.warmup, r.warmup_order,
+         r.check_iterations, r.timing_modes, r.aggregation, r.window);
+    if (!r.split.empty())
+      emit(
+          "#  split {}: {} group{} of {} ranks side by side; each row is one group's size and bandwidth, its time "
+          "over every rank of every group (agg)\n",
+          r.split, r.groups, r.groups == 1 ? "" : "s", r.ranks);
     emit("{}", comment_lines("#  clock: ", r.clock));
     emit("#  path requested {} observed {}\n", r.path_requested, r.path_observed);
     if (r.path_observed == "per point")
@@ -212,7 +218,7 @@ class CsvWriter final : public Writer {
         "collective,backend,path_requested,path_observed,memory_kind,dtype,op,root,ranks,nodes,"
         "placement,bytes,count,iterations,time_us,time_source,algbw_gbps,busbw_gbps,pipelined_us,"
         "p50_us,p90_us,p99_us,min_us,max_us,mean_us,stddev_us,ci95_lo_us,ci95_hi_us,wrong,"
-        "rank_mean_min_us,rank_mean_avg_us,rank_mean_max_us\n");
+        "rank_mean_min_us,rank_mean_avg_us,rank_mean_max_us,groups\n");
   }
   void point(const PointRecord& p) override {
     std::string rows;
@@ -223,7 +229,7 @@ class CsvWriter final : public Writer {
       const std::optional<RankMeans>& rm = pl->rank_means;
       const auto means = [&rm](double RankMeans::*f) { return rm ? fmt::format("{}", (*rm).*f) : std::string(); };
       rows += fmt::format(
-          "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+          "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
           csv_field(p.collective), csv_field(run_.backend), csv_field(run_.path_requested),
           csv_field(run_.path_observed), csv_field(run_.memory_kind), csv_field(p.dtype), csv_field(p.op),
           p.root < 0 ? "" : std::to_string(p.root), p.ranks, p.nodes, label, p.bytes, p.count, p.iterations,
@@ -232,7 +238,7 @@ class CsvWriter final : public Writer {
           s ? num(s->p90) : "", s ? num(s->p99) : "", s ? num(s->min) : "", s ? num(s->max) : "", s ? num(s->mean) : "",
           s ? num(s->stddev) : "", s ? num(s->ci95_lo) : "", s ? num(s->ci95_hi) : "",
           pl->wrong ? std::to_string(*pl->wrong) : "", means(&RankMeans::min_us), means(&RankMeans::avg_us),
-          means(&RankMeans::max_us));
+          means(&RankMeans::max_us), p.groups);
     }
     file_.write(rows);  // a point's rows are one record: all or none
   }

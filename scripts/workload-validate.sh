@@ -2,7 +2,8 @@
 # Validation of ccbench's training-step prediction on the emulated cluster
 # (docs/workload.md "Validation"): single-collective curves measured on 1-4
 # hosts (tp's all_reduce at 2 ranks in a host, dp's all_reduce at 2, 3 and 4
-# hosts, pp's sendrecv between 2 hosts), `ccbench workload predict` from
+# hosts, pp's sendrecv between 2 hosts; and dp's two groups per host side by
+# side, --split "MOD 2", with --sharing measured), `ccbench workload predict` from
 # them, then `ccbench replay` of the same step on 4, 6 and 8 hosts (2 ranks
 # per host: tp 2 x pp 2 x dp hosts/2) with --check. Prints, per host count,
 # the median exposed communication measured and predicted, the error, and how
@@ -19,6 +20,9 @@
 #     --measured LIST    of those, the ones whose dp group size was measured
 #                        on as many hosts as the curve (default 4: its dp
 #                        group of 2 hosts is the 2-host curve's own scale)
+#     --sharing HOW      measured: the dp curves of two groups side by
+#                        side are measured too (--split); model: left out, so
+#                        predict models the sharing (k x the bytes; the default)
 #     --steps N          timed replay steps (default 10)
 #     --min-inside F     the share of steps inside the interval to meet (default 0.7)
 #     --max-error PCT    the median |error| to meet on every host count (default 20;
@@ -27,7 +31,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ccbench="$here/../build/ccbench" workload="$here/../tests/fixtures/workload/emu-3d.yaml" rate=200mbit
-hosts_list=4,6,8 measured=4 steps=10 min_inside=0.7 max_error=20 out=""
+hosts_list=4,6,8 measured=4 sharing=model steps=10 min_inside=0.7 max_error=20 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --ccbench) ccbench=$2; shift 2 ;;
@@ -36,13 +40,15 @@ while [ $# -gt 0 ]; do
     --hosts) hosts_list=$2; shift 2 ;;
     --measured) measured=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
+    --sharing) sharing=$2; shift 2 ;;
     --min-inside) min_inside=$2; shift 2 ;;
     --max-error) max_error=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "workload-validate: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+case "$sharing" in measured|model) ;; *) echo "workload-validate: --sharing '$sharing': measured or model" >&2; exit 2 ;; esac
 [ -x "$ccbench" ] || { echo "workload-validate: $ccbench: not an executable (build first or give --ccbench)" >&2; exit 2; }
 [ -r "$workload" ] || { echo "workload-validate: $workload: cannot read" >&2; exit 2; }
 if [ -z "$out" ]; then
@@ -68,8 +74,12 @@ dps=$(for h in ${hosts_list//,/ }; do echo $((h / 2)); done | sort -un)
 for d in $dps; do
   emu "curve-dp$d" "$d" 1 -np "$d" "$ccbench" all_reduce -b 256K -e 4M -f 2 $sweep -J "$out/curve-dp$d.jsonl"
   curves+=("$out/curve-dp$d.jsonl")
+  [ "$sharing" = measured ] || continue
+  emu "curve-dp$d-x2" "$d" 2 -np $((2 * d)) "$ccbench" all_reduce -b 256K -e 4M -f 2 $sweep --split "MOD 2" \
+    -J "$out/curve-dp$d-x2.jsonl"
+  curves+=("$out/curve-dp$d-x2.jsonl")
 done
-echo "workload-validate: curves measured at $rate (tp: 2 ranks in a host; pp: 2 hosts; dp: $(echo $dps | tr ' ' ,) hosts)" >&2
+echo "workload-validate: curves measured at $rate (tp: 2 ranks in a host; pp: 2 hosts; dp: $(echo $dps | tr ' ' ,) hosts; sharing $sharing)" >&2
 
 printf '%-6s %12s %12s %9s %s\n' hosts measured_ms predicted_ms error steps_inside
 fail=0 inside_all=0 steps_all=0

@@ -53,8 +53,10 @@ struct Series {
   // The key values that count (others are empty / 0 / -1).
   Symbol collective, dtype, op, path, memory;
   int ranks = 0, nodes = 0, in_place = -1;
+  int groups = 1;                   // side by side (--split): always part of the key
   std::vector<SeriesPoint> points;  // ascending bytes, one per size
-  std::string label() const;        // "all_reduce float sum, 8 ranks, 1 node, out-of-place, path auto, host"
+  // "all_reduce float sum, 8 ranks, 1 node, out-of-place, path auto, host" (", 2 groups side by side" after the nodes)
+  std::string label() const;
 };
 
 // Orders series keys (collective first); used to join two tables.

@@ -97,6 +97,14 @@ std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::st
                                   : "no measured point (" + set.unread.front() + ")";
     return std::nullopt;
   }
+  if (const auto split =
+          std::find_if(set.points.begin(), set.points.end(), [](const ImportedPoint& p) { return p.groups > 1; });
+      split != set.points.end()) {
+    if (why)
+      *why = fmt::format("a --split run ({} groups side by side): not kept (its series would mix with single groups')",
+                         split->groups);
+    return std::nullopt;
+  }
   HistoryRun run;
   run.sha256 = sha256_hex(text);
   run.source = source.path;

@@ -233,6 +233,8 @@ void read_point(const json& j, const RunContext& run, std::uint32_t line, Import
   }
   p.ranks = static_cast<int>(*ranks);
   p.nodes = nodes && *nodes >= 1 && *nodes <= 1e7 ? static_cast<int>(*nodes) : 0;
+  const auto groups = num_at(j, "groups");
+  p.groups = groups && *groups >= 1 && *groups <= 1e7 ? static_cast<int>(*groups) : 1;
   p.bytes = static_cast<std::uint64_t>(*bytes);
   const auto requested = num_at(j, "requested_bytes");
   p.requested_bytes =

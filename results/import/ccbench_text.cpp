@@ -83,6 +83,7 @@ void import_ccbench_csv(std::string_view text, ImportContext& ctx) {
     }
     p.ranks = static_cast<int>(*ranks);
     p.nodes = nodes && *nodes <= 10000000 ? static_cast<int>(*nodes) : 0;
+    if (const auto g = parse_uint(at("groups")); g && *g >= 1 && *g <= 10000000) p.groups = static_cast<int>(*g);
     p.bytes = *bytes;
     p.in_place = placement == "in_place" ? 1 : 0;
     p.time_us = *time;
@@ -106,7 +107,7 @@ void import_ccbench_table(std::string_view text, ImportContext& ctx) {
   LineReader lines(text);
   std::string_view l;
   std::string version, collective, backend, memory = "host", path = "auto", observed;
-  int nodes = 0;
+  int nodes = 0, ranks = 0, groups = 1;
   while (lines.next(l)) {
     const std::string_view h = trim(l);
     if (!h.starts_with("#")) continue;
@@ -128,6 +129,10 @@ void import_ccbench_table(std::string_view text, ImportContext& ctx) {
       const auto kv = pairs(body);
       if (const auto it = kv.find("nodes"); it != kv.end())
         if (const auto v = parse_uint(it->second); v && *v <= 10000000) nodes = static_cast<int>(*v);
+      if (const auto it = kv.find("groups"); it != kv.end())  // --split: the rows are one group's
+        if (const auto v = parse_uint(it->second); v && *v >= 1 && *v <= 10000000) groups = static_cast<int>(*v);
+      if (const auto it = kv.find("ranks"); it != kv.end())
+        if (const auto v = parse_uint(it->second); v && *v >= 1 && *v <= 10000000) ranks = static_cast<int>(*v);
     } else if (body.starts_with("path requested ")) {
       const auto kv = pairs(body.substr(5));
       if (kv.count("requested")) path = kv.at("requested");
@@ -146,6 +151,7 @@ void import_ccbench_table(std::string_view text, ImportContext& ctx) {
     p.memory = memory;
     p.path = path;
     if (nodes > 0) p.nodes = nodes;
+    if (groups > 1) p.groups = groups, p.ranks = ranks;  // the rank lines list every group's ranks
   }
   ctx.set.note_env("tool", "ccbench " + version + " (table text)");
   if (!backend.empty()) ctx.set.note_env("config.backend", backend);

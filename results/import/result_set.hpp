@@ -25,6 +25,8 @@ struct ImportedPoint {
   Symbol path;        // requested path: auto, nvlink, pcie, shm, rdma, tcp
   Symbol memory;      // host, device
   int ranks = 0, nodes = 0;
+  int groups =
+      1;  // groups that ran side by side (ccbench --split, nccl-tests' NCCL_TESTS_SPLIT): ranks and nodes are one group's
   int in_place = -1;        // 0 out-of-place, 1 in-place, -1 not recorded
   std::uint64_t bytes = 0;  // nccl-tests' size column: the whole buffer (count * type * ranks for split collectives)
   std::uint64_t requested_bytes = 0;  // the size the sweep asked for (ccbench records it; else = bytes)

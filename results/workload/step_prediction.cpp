@@ -65,10 +65,12 @@ bool has_points(const Series& s) {
                      [](const SeriesPoint& p) { return p.bytes > 0 && std::isfinite(p.time_us) && p.time_us > 0; });
 }
 
-const Series* find_curve(const SeriesTable& t, std::string_view coll, int ranks, int nodes) {
+const Series* find_curve(const SeriesTable& t, std::string_view coll, int ranks, int nodes, int groups = 1) {
   const Series* best = nullptr;
   for (const Series& s : t.series) {
-    if (s.collective != coll || s.ranks != ranks || (s.nodes > 0 && s.nodes != nodes) || !has_points(s)) continue;
+    if (s.collective != coll || s.ranks != ranks || (s.nodes > 0 && s.nodes != nodes) || s.groups != groups ||
+        !has_points(s))
+      continue;
     if (!best || (best->in_place != 0 && s.in_place == 0)) best = &s;
   }
   return best;
@@ -78,7 +80,8 @@ std::string curves_available(const SeriesTable& t, std::string_view coll) {
   std::set<std::string> have;
   for (const Series& s : t.series)
     if (s.collective == coll && has_points(s))
-      have.insert(fmt::format("{} ranks on {} node{}", s.ranks, s.nodes, s.nodes == 1 ? "" : "s"));
+      have.insert(fmt::format("{} ranks on {} node{}{}", s.ranks, s.nodes, s.nodes == 1 ? "" : "s",
+                              s.groups > 1 ? fmt::format(" ({} groups side by side)", s.groups) : ""));
   std::string list;
   for (const auto& h : have) list += (list.empty() ? "" : ", ") + h;
   return list.empty() ? fmt::format("no {} at all", coll) : list;
@@ -118,7 +121,9 @@ std::vector<CurveNeed> curves_needed(const StepProgram& prog, const SeriesTable&
   for (const PhaseTime& ph : phase_shapes(prog)) {
     const CommOp& op = prog.ops[static_cast<std::size_t>(ph.op)];
     const std::string coll(collective(op.coll).name);
-    if (find_curve(have, coll, ph.group_ranks, ph.group_nodes)) continue;
+    if (find_curve(have, coll, ph.group_ranks, ph.group_nodes) ||
+        (ph.sharing > 1 && find_curve(have, coll, ph.group_ranks, ph.group_nodes, ph.sharing)))
+      continue;
     auto it = std::find_if(out.begin(), out.end(), [&](const CurveNeed& n) {
       return n.collective == coll && n.ranks == ph.group_ranks && n.nodes == ph.group_nodes;
     });
@@ -140,13 +145,18 @@ StepPrediction predict_step(const StepProgram& prog, const SeriesTable& curves) 
   for (PhaseTime& ph : phase_shapes(prog)) {
     const CommOp& op = prog.ops[static_cast<std::size_t>(ph.op)];
     const std::string_view coll = collective(op.coll).name;
-    const Series* s = find_curve(curves, coll, ph.group_ranks, ph.group_nodes);
+    const Series* alone_curve = find_curve(curves, coll, ph.group_ranks, ph.group_nodes);
+    // k groups measured side by side (--split): the sharing is measured, read at the call's own bytes.
+    const Series* shared_curve =
+        ph.sharing > 1 ? find_curve(curves, coll, ph.group_ranks, ph.group_nodes, ph.sharing) : nullptr;
+    const Series* s = shared_curve ? shared_curve : alone_curve;
     if (!s)
       throw UsageError(fmt::format("no measured curve for '{}': {} at {} ranks on {} node{} (the runs have: {})",
                                    op.phase, coll, ph.group_ranks, ph.group_nodes, ph.group_nodes == 1 ? "" : "s",
                                    curves_available(curves, coll)));
-    const CurveTime t = read_curve(*s, op.bytes * static_cast<std::uint64_t>(ph.sharing));
-    const CurveTime alone = read_curve(*s, op.bytes);
+    ph.sharing_measured = shared_curve != nullptr;
+    const CurveTime t = read_curve(*s, op.bytes * static_cast<std::uint64_t>(shared_curve ? 1 : ph.sharing));
+    const CurveTime alone = read_curve(alone_curve ? *alone_curve : *s, op.bytes);
     ph.s = t.s, ph.lo_s = alone.lo, ph.hi_s = t.hi, ph.extrapolated = t.extrapolated;
     ph.predicted = std::isfinite(s->points.front().first->time_lo_us);
     ph.curve = (ph.predicted ? "scale model: " : "") + s->label();

@@ -19,8 +19,13 @@
 // and are read off the curve at k x the call's bytes (k transfers through
 // one link take about as long as one of k times the size: the link is the
 // bottleneck), bounded below by no sharing at all (a single transfer that
-// leaves the link idle part of the time lets the others use it). Different
-// phases at the same time on the same links are bounded, not modelled.
+// leaves the link idle part of the time lets the others use it). Measured
+// instead when the curves have the collective at the group's ranks and nodes
+// with k groups side by side (`ccbench --split`, nccl-tests'
+// NCCL_TESTS_SPLIT): the median and high times are read off it at the
+// call's own bytes, the low time off the single group's curve (the shared
+// curve's when there is none). Different phases at the same time on the
+// same links are bounded, not modelled.
 //
 // The interval of the step: low = low times read at the call's own bytes (no
 // sharing), phases side by side; high = high times with sharing and every
@@ -39,6 +44,7 @@ struct PhaseTime {
   int op = 0;                                       // index into the program's ops
   int group_ranks = 0, group_nodes = 0, calls = 0;  // calls per step on the busiest stage
   int sharing = 1;                                  // groups of this phase side by side on a node
+  bool sharing_measured = false;                    // read off a curve of `sharing` groups side by side (--split)
   double s = 0, lo_s = 0, hi_s = 0;                 // one call: median shared, 10th alone, 90th shared
   bool extrapolated = false;                        // beyond the curve's largest size
   bool predicted = false;                           // the curve is the scale model's (model_curves.hpp)

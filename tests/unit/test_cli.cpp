@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "harness/cli.hpp"
+#include "harness/split_rule.hpp"
 #include "common/errors.hpp"
 
 namespace ccb {
@@ -181,6 +182,41 @@ TEST(Cli, NcclFlagsImplyTheNcclBackend) {
   EXPECT_TRUE(a.nccl_algorithms);
   EXPECT_EQ(a.backend, BackendKind::nccl);
   EXPECT_EQ(a.backend_reason, "implied by --nccl-algorithms");
+}
+
+// nccl-tests' NCCL_TESTS_SPLIT syntax: the colour of each world rank.
+TEST(Split, ColoursAsNcclTestsComputesThem) {
+  const auto colours = [](const SplitRule& r, int n) {
+    std::vector<int> c;
+    for (int i = 0; i < n; ++i) c.push_back(r.color(i));
+    return c;
+  };
+  EXPECT_EQ(colours(parse_split("MOD 2", "--split"), 6), (std::vector<int>{0, 1, 0, 1, 0, 1}));
+  EXPECT_EQ(colours(parse_split("%3", "--split"), 6), (std::vector<int>{0, 1, 2, 0, 1, 2}));
+  EXPECT_EQ(colours(parse_split("div 4", "--split"), 8), (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}));
+  EXPECT_EQ(colours(parse_split("AND 0x7", "--split"), 10), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 0, 1}));
+  EXPECT_EQ(colours(parse_split("OR 0b11", "--split"), 8), (std::vector<int>{3, 3, 3, 3, 7, 7, 7, 7}));
+  EXPECT_EQ(colours(parse_split_mask("1"), 4), (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_EQ(parse_split(" mod 8 ", "--split").text, "MOD 8");
+  EXPECT_EQ(parse_split_mask("0x3").text, "AND 3");
+}
+
+TEST(Split, RefusesWhatIsNotARule) {
+  const auto why = [](const char* text) {
+    try {
+      parse_split(text, "NCCL_TESTS_SPLIT");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(why("XOR 2").find("NCCL_TESTS_SPLIT 'XOR 2': no operation"), std::string::npos);
+  EXPECT_NE(why("MOD 0").find("MOD by 0"), std::string::npos);
+  EXPECT_NE(why("DIV").find("not a number"), std::string::npos);
+  EXPECT_NE(why("AND 0x").find("not a number"), std::string::npos);
+  EXPECT_NE(why("MOD -2").find("not a number"), std::string::npos);
+  EXPECT_NE(why("MOD 2x").find("not a number"), std::string::npos);
+  EXPECT_THROW(parse_split_mask("zz"), UsageError);
 }
 
 }  // namespace ccb

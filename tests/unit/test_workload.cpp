@@ -317,6 +317,45 @@ TEST(WorkloadPrediction, GroupsSideBySideShareTheLinks) {
   }
 }
 
+// A curve of the two dp groups measured side by side (--split) replaces the
+// sharing model: read at the call's own bytes; the low time stays alone.
+TEST(WorkloadPrediction, GroupsMeasuredSideBySideAreReadAtTheirOwnBytes) {
+  TrainingWorkload w = tiny();
+  w.pp = 1;
+  const StepProgram p = derive_step(w, 4, 2);
+  ResultSet set = curves();
+  ResultSet one_node = synthetic::sweep(
+      {2}, [](int, double b) { return 10 + b / 1e3; }, synthetic::Shape{1024, 1 << 24, 4, {0}, 0, "mpi", "", ""});
+  set.points.insert(set.points.end(), one_node.points.begin(), one_node.points.end());
+  const StepPrediction modelled = predict_step(p, build_series(set, kKeyRanks | kKeyNodes | kKeyInPlace));
+  // Two groups side by side at 2 ranks on 2 nodes: 0.6 GB/s each (the model says 0.5).
+  ResultSet shared = synthetic::sweep(
+      {2}, [](int, double b) { return 10 + b / 600; }, synthetic::Shape{1024, 1 << 24, 4, {0}, 0, "mpi", "", ""});
+  for (ImportedPoint& pt : shared.points) pt.nodes = 2, pt.groups = 2;
+  set.points.insert(set.points.end(), shared.points.begin(), shared.points.end());
+  const StepPrediction measured = predict_step(p, build_series(set, kKeyRanks | kKeyNodes | kKeyInPlace));
+  int dp = 0;
+  for (std::size_t i = 0; i < measured.phases.size(); ++i) {
+    const PhaseTime& m = measured.phases[i];
+    const PhaseTime& model = modelled.phases[i];
+    if (p.ops[static_cast<std::size_t>(m.op)].dim != Dim::dp) {
+      EXPECT_FALSE(m.sharing_measured);
+      EXPECT_DOUBLE_EQ(m.s, model.s);
+      continue;
+    }
+    ++dp;
+    const double b = static_cast<double>(p.ops[static_cast<std::size_t>(m.op)].bytes);
+    EXPECT_TRUE(m.sharing_measured);
+    EXPECT_FALSE(model.sharing_measured);
+    EXPECT_NE(m.curve.find("2 groups side by side"), std::string::npos) << m.curve;
+    EXPECT_NEAR(m.s * 1e6, 10 + b / 600, 0.03 * (10 + b / 600));              // the shared curve at b
+    EXPECT_NEAR(model.s * 1e6, 10 + 2 * b / 1e3, 0.03 * (10 + 2 * b / 1e3));  // the model: 2 x b alone
+    EXPECT_DOUBLE_EQ(m.lo_s, model.lo_s);                                     // alone at b either way
+  }
+  EXPECT_GT(dp, 0);
+  EXPECT_LT(measured.mid.step_s, modelled.mid.step_s);
+}
+
 TEST(WorkloadPrediction, TheFileReadsBackWhatWasWritten) {
   PredictedStep p;
   p.workload = "w", p.ranks = 8, p.ranks_per_node = 2, p.compute_s = 0.1;
