@@ -238,9 +238,9 @@ TEST(Writers, RankMeansAsOsuAndImbPrintThem) {
     w->point(p);
   }
   const std::string text = read_file(path);
-  EXPECT_NE(text.find(",wrong,rank_mean_min_us,rank_mean_avg_us,rank_mean_max_us\n"), std::string::npos) << text;
-  EXPECT_NE(text.find(",0,13.5,14.25,15\n"), std::string::npos) << text;  // out-of-place
-  EXPECT_NE(text.find(",0,,,\n"), std::string::npos) << text;             // in-place: none
+  EXPECT_NE(text.find(",wrong,rank_mean_min_us,rank_mean_avg_us,rank_mean_max_us,groups\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(",0,13.5,14.25,15,1\n"), std::string::npos) << text;  // out-of-place
+  EXPECT_NE(text.find(",0,,,,1\n"), std::string::npos) << text;             // in-place: none
 }
 
 TEST(Writers, CsvQuotesFieldsWithCommas) {
