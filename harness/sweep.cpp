@@ -1,6 +1,5 @@
 #include "harness/sweep.hpp"
 
-#include <cstdio>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -271,7 +270,7 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, const SplitInfo& split
   run.clock_resolution_s = backend.clock_resolution_s();
   run.path_requested = std::string(setting_name(cfg.path));
   collect_run_info(comm, me, backend.ranks(), topo_json, run);
-  if (split.groups > 1 || !split.rule.empty()) {  // the header's ranks and nodes are one group's, as every row's
+  if (!split.rule.empty()) {  // the header's ranks and nodes are one group's, as every row's
     run.nodes = split.group_nodes;
     run.groups = split.groups;
     run.split = split.rule;
@@ -400,19 +399,14 @@ std::unique_ptr<Comm> split_into_groups(const Config& cfg, const Comm& comm, Spl
                                    rules.front(), r, rules[r]));
   if (!cfg.split) return nullptr;
   std::unique_ptr<Comm> group = comm.split(cfg.split->color(comm.rank()));
-  const std::vector<std::string> sizes =
-      comm.all_strings(fmt::format("{} {} {}", group->rank() == 0 ? 1 : 0, group->size(), group->nodes()));
-  int groups = 0;
-  for (std::size_t r = 0; r < sizes.size(); ++r) {
-    int first = 0, size = 0, nodes = 0;
-    std::sscanf(sizes[r].c_str(), "%d %d %d", &first, &size, &nodes);
-    groups += first;
-    if (size != group->size())
+  const std::vector<std::string> sizes = comm.all_strings(std::to_string(group->size()));
+  for (std::size_t r = 0; r < sizes.size(); ++r)
+    if (sizes[r] != sizes[static_cast<std::size_t>(comm.rank())])
       throw UsageError(
           fmt::format("{} {}: groups of different sizes ({} ranks with rank {}, {} with rank {}): every "
                       "group needs as many ranks",
-                      cfg.split_source, cfg.split->text, group->size(), comm.rank(), size, r));
-  }
+                      cfg.split_source, cfg.split->text, group->size(), comm.rank(), sizes[r], r));
+  const int groups = static_cast<int>(comm.sum(group->rank() == 0 ? 1 : 0));
   split = {groups, group->nodes(), mine};
   return group;
 }
