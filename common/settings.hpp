@@ -1,5 +1,5 @@
 // The settings that are words on the command line and in specs (--backend,
-// --memory, --path, --sync, --progress, --bind, --timing, --warmup-order):
+// --memory, --mpi-calls, --path, --sync, --progress, --bind, --timing, --warmup-order):
 // each an enum with one table of its names, parsed and printed through that
 // table, so that a word is spelled in one place.
 #pragma once
@@ -21,6 +21,10 @@ enum class TimingMode { pipelined, per_iteration, both };
 // nccl-tests warms every size (doubling from -b to -e) before the first
 // point; OSU and IMB warm each size just before it is timed.
 enum class WarmUpOrder { automatic, sizes_first, per_point };
+// mpi: each operation as MPI's blocking call (MPI_Allreduce) or its
+// nonblocking one waited for (MPI_Iallreduce + MPI_Wait), which Open MPI runs
+// with other algorithms (libnbc's, not coll/tuned's).
+enum class MpiCalls { blocking, nonblocking };
 
 // Each enum's names, in the order `allowed` lists them (other headers add
 // tables of their own words the same way: results/accept/spec.hpp).
@@ -43,6 +47,7 @@ CCB_SETTING_NAMES(BindPolicy, 4, {BindPolicy::automatic, "auto"}, {BindPolicy::n
                   {BindPolicy::numa, "numa"}, {BindPolicy::core, "core"});
 CCB_SETTING_NAMES(TimingMode, 3, {TimingMode::pipelined, "pipelined"}, {TimingMode::per_iteration, "per_iteration"},
                   {TimingMode::both, "both"});
+CCB_SETTING_NAMES(MpiCalls, 2, {MpiCalls::blocking, "blocking"}, {MpiCalls::nonblocking, "nonblocking"});
 CCB_SETTING_NAMES(WarmUpOrder, 3, {WarmUpOrder::automatic, "auto"}, {WarmUpOrder::sizes_first, "sizes-first"},
                   {WarmUpOrder::per_point, "per-point"});
 

@@ -40,7 +40,7 @@ int visible_gpus(const char* what) {
 #if CCBENCH_HAVE_MPI
 std::unique_ptr<Backend> make_mpi(const Config& cfg, const Comm& comm) {
   const auto& mpi = dynamic_cast<const MpiComm&>(comm);  // MPI builds always run over MPI
-  if (cfg.memory == MemoryKind::host) return std::make_unique<MpiBackend>(mpi.handle());
+  if (cfg.memory == MemoryKind::host) return std::make_unique<MpiBackend>(mpi.handle(), nullptr, cfg.mpi_calls);
   std::vector<int> devices;
   if (!every_rank_passes(comm, [&] {
         const int aware = MpiBackend::cuda_aware();
@@ -60,6 +60,10 @@ std::unique_ptr<Backend> make_mpi(const Config& cfg, const Comm& comm) {
         for (ReduceOp o : cfg.ops)
           if (cfg.collective->reduces && o == ReduceOp::avg)
             throw UsageError("--memory device: avg is MPI_SUM plus a division on the host; use --backend nccl");
+        if (cfg.mpi_calls == MpiCalls::nonblocking && cfg.collective->id == CollectiveId::sendrecv)
+          throw UsageError(
+              "--memory device with --mpi-calls nonblocking: sendrecv in place receives into a host copy first; "
+              "use --memory host or blocking calls");
 #if CCBENCH_HAVE_CUDA
         devices = choose_devices(comm.local_rank(), comm.local_size(), 1, visible_gpus("--memory device"), host_name());
 #else
@@ -69,7 +73,7 @@ std::unique_ptr<Backend> make_mpi(const Config& cfg, const Comm& comm) {
     return nullptr;
 #if CCBENCH_HAVE_CUDA
   cudaSetDevice(devices.front());
-  return std::make_unique<MpiBackend>(mpi.handle(), std::make_unique<DeviceMemory>());
+  return std::make_unique<MpiBackend>(mpi.handle(), std::make_unique<DeviceMemory>(), cfg.mpi_calls);
 #else
   return nullptr;
 #endif

@@ -357,7 +357,7 @@ void parse_copy(const RawArgs& raw, Config& cfg) {
       {&raw.root, "-r/--root"},       {&raw.backend, "--backend"},
       {&raw.path, "--path"},          {&raw.ngpus, "-g/--ngpus"},
       {&raw.graph, "-G/--cudagraph"}, {&raw.reg, "-R/--registerbuffers"},
-      {&raw.memory, "--memory"}};
+      {&raw.memory, "--memory"},      {&raw.mpi_calls, "--mpi-calls"}};
   for (const auto& [value, flag] : not_for_copy)
     if (!value->empty()) throw UsageError(fmt::format("{}: does not apply to ccbench copy", flag));
   if (raw.minb.empty() && raw.maxb.empty()) {
@@ -469,6 +469,9 @@ void parse_backend(const RawArgs& raw, Command command, Config& cfg) {
   set_choice(cfg.memory, "--memory", raw.memory);
   if (!raw.memory.empty() && cfg.backend != BackendKind::mpi)
     throw UsageError("--memory: applies to --backend mpi (nccl always uses device memory)");
+  set_choice(cfg.mpi_calls, "--mpi-calls", raw.mpi_calls);
+  if (!raw.mpi_calls.empty() && cfg.backend != BackendKind::mpi)
+    throw UsageError("--mpi-calls: applies to --backend mpi (NCCL's calls are always asynchronous on a stream)");
   if (!raw.ngpus.empty()) cfg.gpus_per_process = static_cast<int>(parse_long("-g/--ngpus", raw.ngpus, 1, 64));
   if (!raw.graph.empty()) cfg.cuda_graph = static_cast<int>(parse_long("-G/--cudagraph", raw.graph, 0, kIntMax));
   if (!raw.reg.empty()) cfg.register_buffers = static_cast<int>(parse_long("-R/--registerbuffers", raw.reg, 0, 1));

@@ -182,6 +182,13 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
                    "the MPI is not)",
                    setting_name(d.memory)),
        &raw.memory},
+      {backend, "--mpi-calls", "HOW",
+       "mpi backend: blocking (default): each operation is MPI's blocking call (MPI_Allreduce, ...); nonblocking: "
+       "its nonblocking one, waited for at once (MPI_Iallreduce + MPI_Wait; sendrecv: MPI_Irecv + MPI_Isend, in "
+       "place through a copy as MPI_Sendrecv_replace). MPI libraries run the two with different algorithms (Open "
+       "MPI: coll/tuned's and libnbc's), and `ccbench replay` issues nonblocking ones, so its curves want this. "
+       "pingpong, uni_bw and bi_bw are unchanged. The record's mpi_calls says which",
+       &raw.mpi_calls},
       {backend, "-g,--ngpus", "N",
        fmt::format("nccl: GPUs driven by each process (default {}); without mpirun one process runs N ranks, no MPI "
                    "needed",

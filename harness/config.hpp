@@ -24,6 +24,7 @@ struct Config {
 #endif
   std::string backend_reason = "--backend given";
   MemoryKind memory = MemoryKind::host;     // mpi backend: host, or device (CUDA-aware MPI)
+  MpiCalls mpi_calls = MpiCalls::blocking;  // mpi backend: --mpi-calls
   int gpus_per_process = 1;                 // -g
   int cuda_graph = 0;                       // -G: > 0 captures each operation as a CUDA graph and replays it
   int register_buffers = 0;                 // -R: 1 registers buffers with ncclCommRegister

@@ -239,6 +239,7 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, const SplitInfo& split
   run.aggregation = cfg.aggregation;
   run.blocking = backend.blocking();
   run.blocking_requested = cfg.blocking;
+  if (run.backend == "mpi") run.mpi_calls = std::string(setting_name(cfg.mpi_calls));
   run.window = cfg.window;
   run.precision = cfg.precision;
   run.time_per_size = cfg.time_per_size;

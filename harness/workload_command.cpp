@@ -57,10 +57,11 @@ convention), calls (per step, busiest stage), per step (size x calls).
 Columns of predict: the same with k (groups of the phase side by side on a
 node, sharing its links: the curve is read at k x the size; a curve of k groups
 measured side by side, `ccbench --split`, is read at the size and named
-"k groups side by side"), one call's time (ms, the curve's median
-read at that size; low-high: its 10th-90th percentiles) and the curve it
-came from; "beyond" marks a size above the curve's largest (bandwidth held).
-The step: middle = median times, phases side by side; interval = low times
+"k groups side by side"), one call's time (ms, the mean of the curve's
+per-iteration samples, its reported time where it has none, read at that
+size: a step sums many calls; low-high: its 10th-90th percentiles) and the
+curve it came from; "beyond" marks a size above the curve's largest
+(bandwidth held). The step: middle = mean times, phases side by side; interval = low times
 side by side .. high times with every inter-node phase queued behind the
 others (contention bound).
 Exit codes: 0 fine, 2 bad input (a parallelism that does not fit, a phase
@@ -214,6 +215,14 @@ PredictedStep predict_option(const Option& o, const TrainingWorkload& w, const S
                fmt::format("{}-{}", format_ms(ph.lo_s), format_ms(ph.hi_s)), ph.curve,
                ph.extrapolated ? " (beyond)" : "");
   }
+  const auto blocking =
+      std::count_if(p.phases.begin(), p.phases.end(), [](const PhaseTime& ph) { return ph.blocking_mpi; });
+  if (blocking > 0)
+    fmt::print(
+        "# note: {} of {} phases read off curves of MPI's blocking calls; a step (and ccbench replay) issues "
+        "nonblocking ones, which MPI may run with another algorithm (docs/workload.md \"Validation\"): sweep with "
+        "--mpi-calls nonblocking\n",
+        blocking, p.phases.size());
   const PredictedStep& sum = os.step;
   fmt::print("# step: {} ms ({}-{}), compute {} ms, exposed communication {} ms ({}-{})\n", format_ms(sum.step_s.mid),
              format_ms(sum.step_s.lo), format_ms(sum.step_s.hi), format_ms(sum.compute_s), format_ms(sum.exposed_s.mid),

@@ -114,6 +114,7 @@ json run_to_json(const RunInfo& r) {
         {"rank_combine", r.aggregation},
         {"blocking", r.blocking},
         {"blocking_requested", r.blocking_requested},
+        {"mpi_calls", r.mpi_calls.empty() ? json(nullptr) : json(r.mpi_calls)},
         {"window", r.window},
         {"ranks_per_process", r.ranks_per_process},
         {"cuda_graph", r.cuda_graph},

@@ -105,6 +105,7 @@ struct RunInfo {
   std::size_t rotate_arena_bytes = 0;
   std::size_t buffer_shift_bytes = 0;  // the buffer shift's span (0: off)
   bool blocking = true;
+  std::string mpi_calls;       // mpi backend: blocking or nonblocking (--mpi-calls); "" on nccl
   int blocking_requested = 0;  // -z
   std::size_t min_bytes = 0, max_bytes = 0, step_bytes = 0;
   long step_factor = 1;

@@ -78,8 +78,8 @@ class TableWriter final : public Writer, private TextSink {
     std::string dtypes, ops;
     for (const auto& d : r.dtypes) dtypes += (dtypes.empty() ? "" : ",") + d;
     for (const auto& o : r.ops) ops += (ops.empty() ? "" : ",") + o;
-    emit("# ccbench {} ({}): {} backend {} memory {}\n", r.ccbench_version, r.git_revision, r.collective, r.backend,
-         r.memory_kind);
+    emit("# ccbench {} ({}): {} backend {} memory {}{}\n", r.ccbench_version, r.git_revision, r.collective, r.backend,
+         r.memory_kind, r.mpi_calls == "nonblocking" ? " calls nonblocking" : "");
     if (!r.backend_reason.empty() && r.backend_reason != "--backend given")
       emit("{}", comment_lines("#  backend: ", r.backend_reason));
     emit("#  ranks {} nodes {}{} iters {} warmup iters {} ({}) check {} timing {} agg {} window {}\n", r.ranks, r.nodes,

@@ -23,6 +23,8 @@
 #     --sharing HOW      measured: the dp curves of two groups side by
 #                        side are measured too (--split); model: left out, so
 #                        predict models the sharing (k x the bytes; the default)
+#     --mpi-calls HOW    the curves' MPI calls: nonblocking (default: the
+#                        replay's own, MPI_Iallreduce ...) or blocking
 #     --steps N          timed replay steps (default 10)
 #     --min-inside F     the share of steps inside the interval to meet (default 0.7)
 #     --max-error PCT    the median |error| to meet on every host count (default 20;
@@ -31,7 +33,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ccbench="$here/../build/ccbench" workload="$here/../tests/fixtures/workload/emu-3d.yaml" rate=200mbit
-hosts_list=4,6,8 measured=4 sharing=model steps=10 min_inside=0.7 max_error=20 out=""
+hosts_list=4,6,8 measured=4 sharing=model calls=nonblocking steps=10 min_inside=0.7 max_error=20 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --ccbench) ccbench=$2; shift 2 ;;
@@ -41,14 +43,16 @@ while [ $# -gt 0 ]; do
     --measured) measured=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
     --sharing) sharing=$2; shift 2 ;;
+    --mpi-calls) calls=$2; shift 2 ;;
     --min-inside) min_inside=$2; shift 2 ;;
     --max-error) max_error=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "workload-validate: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$sharing" in measured|model) ;; *) echo "workload-validate: --sharing '$sharing': measured or model" >&2; exit 2 ;; esac
+case "$calls" in nonblocking|blocking) ;; *) echo "workload-validate: --mpi-calls '$calls': nonblocking or blocking" >&2; exit 2 ;; esac
 [ -x "$ccbench" ] || { echo "workload-validate: $ccbench: not an executable (build first or give --ccbench)" >&2; exit 2; }
 [ -r "$workload" ] || { echo "workload-validate: $workload: cannot read" >&2; exit 2; }
 if [ -z "$out" ]; then
@@ -66,7 +70,7 @@ emu() {  # emu NAME HOSTS SLOTS MPIRUN-ARGS...: one run on the emulated cluster,
 }
 
 # The curves: every group the steps below use, measured alone.
-sweep="-n 12 -w 2 --timing per_iteration"
+sweep="-n 12 -w 2 --timing per_iteration --mpi-calls $calls"
 emu curve-tp 1 2 -np 2 "$ccbench" all_reduce -b 32K -e 512K -f 2 $sweep -J "$out/curve-tp.jsonl"
 emu curve-pp 2 1 -np 2 "$ccbench" sendrecv -b 32K -e 512K -f 2 $sweep -J "$out/curve-pp.jsonl"
 curves=("$out/curve-tp.jsonl" "$out/curve-pp.jsonl")
@@ -79,7 +83,7 @@ for d in $dps; do
     -J "$out/curve-dp$d-x2.jsonl"
   curves+=("$out/curve-dp$d-x2.jsonl")
 done
-echo "workload-validate: curves measured at $rate (tp: 2 ranks in a host; pp: 2 hosts; dp: $(echo $dps | tr ' ' ,) hosts; sharing $sharing)" >&2
+echo "workload-validate: curves measured at $rate (tp: 2 ranks in a host; pp: 2 hosts; dp: $(echo $dps | tr ' ' ,) hosts; sharing $sharing; $calls MPI calls)" >&2
 
 printf '%-6s %12s %12s %9s %s\n' hosts measured_ms predicted_ms error steps_inside
 fail=0 inside_all=0 steps_all=0

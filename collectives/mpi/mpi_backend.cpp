@@ -4,6 +4,8 @@
 #include <mpi-ext.h>
 #endif
 
+#include <cstring>
+
 #include "collectives/mpi/mpi_types.hpp"
 #include "kernels/host_reduce.hpp"
 
@@ -12,8 +14,8 @@ namespace {
 void* in_place_or(bool in_place, const void* send) { return in_place ? MPI_IN_PLACE : const_cast<void*>(send); }
 }  // namespace
 
-MpiBackend::MpiBackend(MPI_Comm comm, std::unique_ptr<Memory> memory)
-    : comm_(comm), memory_(memory ? std::move(memory) : std::make_unique<HostMemory>()) {
+MpiBackend::MpiBackend(MPI_Comm comm, std::unique_ptr<Memory> memory, MpiCalls calls)
+    : comm_(comm), calls_(calls), memory_(memory ? std::move(memory) : std::make_unique<HostMemory>()) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   mpi::init_types();
@@ -35,6 +37,21 @@ void MpiBackend::run(std::span<const OpArgs> args) {
   const OpArgs& a = args.front();  // one rank per process
   const MPI_Datatype type = mpi::datatype(a.dtype);
   const MPI_Op op = mpi::reduce_op(a.dtype, a.op);
+  const CollectiveId id = a.coll->id;
+  const bool is_root = rank_ == a.root;
+  if (id == CollectiveId::pingpong || id == CollectiveId::uni_bw || id == CollectiveId::bi_bw)
+    run_point_to_point(a, type, static_cast<int>(a.count));
+  else if (calls_ == MpiCalls::nonblocking) run_nonblocking(a, type, op);
+  else run_blocking(a, type, op);
+  if (a.coll->reduces && a.op == ReduceOp::avg) {
+    // The second half of avg: divide the result this rank holds.
+    if (a.coll->id == CollectiveId::all_reduce) divide_by_ranks(a.dtype, a.recv, a.count, size_);
+    if (a.coll->id == CollectiveId::reduce_scatter) divide_by_ranks(a.dtype, a.recv, a.chunk, size_);
+    if (a.coll->id == CollectiveId::reduce && is_root) divide_by_ranks(a.dtype, a.recv, a.count, size_);
+  }
+}
+
+void MpiBackend::run_blocking(const OpArgs& a, MPI_Datatype type, MPI_Op op) {
   const int count = static_cast<int>(a.count);
   const int chunk = static_cast<int>(a.chunk);
   const bool is_root = rank_ == a.root;
@@ -69,16 +86,57 @@ void MpiBackend::run(std::span<const OpArgs> args) {
       else MPI_Sendrecv(a.send, count, type, next, 0, a.recv, count, type, prev, 0, comm_, MPI_STATUS_IGNORE);
       break;
     }
-    case CollectiveId::pingpong:
-    case CollectiveId::uni_bw:
-    case CollectiveId::bi_bw: run_point_to_point(a, type, count); break;
+    default: break;  // point to point: run()
   }
-  if (a.coll->reduces && a.op == ReduceOp::avg) {
-    // The second half of avg: divide the result this rank holds.
-    if (a.coll->id == CollectiveId::all_reduce) divide_by_ranks(a.dtype, a.recv, a.count, size_);
-    if (a.coll->id == CollectiveId::reduce_scatter) divide_by_ranks(a.dtype, a.recv, a.chunk, size_);
-    if (a.coll->id == CollectiveId::reduce && is_root) divide_by_ranks(a.dtype, a.recv, a.count, size_);
+}
+
+void MpiBackend::run_nonblocking(const OpArgs& a, MPI_Datatype type, MPI_Op op) {
+  const int count = static_cast<int>(a.count);
+  const int chunk = static_cast<int>(a.chunk);
+  const bool is_root = rank_ == a.root;
+  MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  switch (a.coll->id) {
+    case CollectiveId::all_reduce:
+      MPI_Iallreduce(in_place_or(a.in_place, a.send), a.recv, count, type, op, comm_, req);
+      break;
+    case CollectiveId::all_gather:
+      MPI_Iallgather(in_place_or(a.in_place, a.send), chunk, type, a.recv, chunk, type, comm_, req);
+      break;
+    case CollectiveId::reduce_scatter:
+      MPI_Ireduce_scatter_block(in_place_or(a.in_place, a.send), a.recv, chunk, type, op, comm_, req);
+      break;
+    case CollectiveId::alltoall:
+      MPI_Ialltoall(in_place_or(a.in_place, a.send), chunk, type, a.recv, chunk, type, comm_, req);
+      break;
+    case CollectiveId::broadcast:
+      MPI_Ibcast(is_root ? const_cast<void*>(a.send) : a.recv, count, type, a.root, comm_, req);
+      break;
+    case CollectiveId::reduce:
+      MPI_Ireduce(in_place_or(a.in_place && is_root, a.send), a.recv, count, type, op, a.root, comm_, req);
+      break;
+    case CollectiveId::gather:
+      MPI_Igather(in_place_or(a.in_place && is_root, a.send), chunk, type, a.recv, chunk, type, a.root, comm_, req);
+      break;
+    case CollectiveId::scatter:
+      MPI_Iscatter(a.send, chunk, type, a.in_place && is_root ? MPI_IN_PLACE : a.recv, chunk, type, a.root, comm_, req);
+      break;
+    case CollectiveId::sendrecv: {
+      // In place: what arrives lands in a copy first (MPI_Sendrecv_replace does the same inside).
+      const int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+      int elem = 0;
+      MPI_Type_size(type, &elem);
+      const std::size_t bytes = a.count * static_cast<std::size_t>(elem);
+      if (a.in_place && replace_.size() < bytes) replace_.resize(bytes);
+      void* into = a.in_place ? static_cast<void*>(replace_.data()) : a.recv;
+      MPI_Irecv(into, count, type, prev, 0, comm_, &req[0]);
+      MPI_Isend(a.in_place ? a.recv : a.send, count, type, next, 0, comm_, &req[1]);
+      MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+      if (a.in_place) std::memcpy(a.recv, replace_.data(), bytes);  // host memory (harness/backends.cpp)
+      return;
+    }
+    default: return;  // point to point: run()
   }
+  MPI_Wait(req, MPI_STATUS_IGNORE);
 }
 
 void MpiBackend::run_point_to_point(const OpArgs& a, MPI_Datatype type, int n) {

@@ -1,6 +1,8 @@
 // Backend over MPI with host buffers (or device buffers through a CUDA-aware
-// MPI). Every call is blocking; avg is MPI_SUM followed by a local division on
-// the host, both inside the timed region.
+// MPI). Every operation has completed when run() returns: MPI's blocking call,
+// or (MpiCalls::nonblocking) its nonblocking one and MPI_Wait, which Open MPI
+// runs with other algorithms (libnbc). avg is MPI_SUM followed by a local
+// division on the host, both inside the timed region.
 #pragma once
 #include <mpi.h>
 
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "collectives/backend.hpp"
+#include "common/settings.hpp"
 #include "kernels/host_memory.hpp"
 
 namespace ccb {
@@ -15,7 +18,7 @@ namespace ccb {
 class MpiBackend final : public Backend {
  public:
   // Host buffers, or those of `memory` (device buffers for a CUDA-aware MPI).
-  explicit MpiBackend(MPI_Comm comm, std::unique_ptr<Memory> memory = nullptr);
+  explicit MpiBackend(MPI_Comm comm, std::unique_ptr<Memory> memory = nullptr, MpiCalls calls = MpiCalls::blocking);
   ~MpiBackend() override;
   std::string_view name() const override { return "mpi"; }
   std::string_view clock_name() const override { return "per_iteration: MPI_Wtime"; }
@@ -34,8 +37,12 @@ class MpiBackend final : public Backend {
   static int cuda_aware();
 
  private:
+  void run_blocking(const OpArgs& a, MPI_Datatype type, MPI_Op op);
+  void run_nonblocking(const OpArgs& a, MPI_Datatype type, MPI_Op op);
   void run_point_to_point(const OpArgs& a, MPI_Datatype type, int n);
   MPI_Comm comm_;
+  MpiCalls calls_;
+  std::vector<char> replace_;  // nonblocking sendrecv in place: what arrives, copied into the buffer after
   int rank_ = 0;
   int size_ = 1;
   double start_ = 0;

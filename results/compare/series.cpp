@@ -87,6 +87,7 @@ std::string Series::label() const {
   if (groups > 1) out += fmt::format(", {} groups side by side", groups);
   const bool io = collective.str().starts_with("io_");  // ccbench io: no placement; path = the I/O settings
   if (in_place >= 0 && !io) out += in_place ? ", in-place" : ", out-of-place";
+  if (mpi_calls == "nonblocking") out += ", nonblocking MPI calls";
   if (!path.empty()) out += io ? ", " + path : ", path " + path;
   if (!memory.empty()) out += ", " + memory + " memory";
   return out;
@@ -99,6 +100,7 @@ int compare_keys(const Series& a, const Series& b) {
   if (a.ranks != b.ranks) return a.ranks < b.ranks ? -1 : 1;
   if (a.nodes != b.nodes) return a.nodes < b.nodes ? -1 : 1;
   if (a.groups != b.groups) return a.groups < b.groups ? -1 : 1;
+  if (const int c = a.mpi_calls.str().compare(b.mpi_calls.str())) return c;
   if (a.in_place != b.in_place) return a.in_place < b.in_place ? -1 : 1;
   if (const int c = a.path.str().compare(b.path.str())) return c;
   return a.memory.str().compare(b.memory.str());
@@ -120,8 +122,9 @@ SeriesTable build_series(const ResultSet& set, unsigned fields) {
     const std::uint64_t n = fields & kKeyNodes ? static_cast<std::uint32_t>(p.nodes) : 0;
     const std::uint64_t ip = fields & kKeyInPlace ? static_cast<std::uint64_t>(p.in_place + 1) : 0;
     const std::uint64_t g = static_cast<std::uint64_t>(std::clamp(p.groups, 1, (1 << 17) - 1));
+    const std::uint64_t calls = p.mpi_calls.empty() ? 0 : p.mpi_calls == "nonblocking" ? 2 : 1;
     const PackedKey key{(static_cast<std::uint64_t>(p.collective.id()) << 40) | (d << 20) | o,
-                        (pa << 40) | (m << 20) | (g << 2) | ip, (r << 32) | n};
+                        (pa << 40) | (m << 20) | (g << 2) | ip, (calls << 60) | (r << 32) | n};
     if (key != last) {
       const auto [it, fresh] = index.emplace(key, table.series.size());
       if (fresh) {
@@ -135,6 +138,7 @@ SeriesTable build_series(const ResultSet& set, unsigned fields) {
         if (fields & kKeyNodes) s.nodes = p.nodes;
         if (fields & kKeyInPlace) s.in_place = p.in_place;
         s.groups = static_cast<int>(g);
+        s.mpi_calls = p.mpi_calls;
         table.series.push_back(std::move(s));
         members.emplace_back();
       }

@@ -54,8 +54,10 @@ struct Series {
   Symbol collective, dtype, op, path, memory;
   int ranks = 0, nodes = 0, in_place = -1;
   int groups = 1;                   // side by side (--split): always part of the key
+  Symbol mpi_calls;                 // blocking, nonblocking (--mpi-calls), "" (not ccbench's mpi): always part of it
   std::vector<SeriesPoint> points;  // ascending bytes, one per size
-  // "all_reduce float sum, 8 ranks, 1 node, out-of-place, path auto, host" (", 2 groups side by side" after the nodes)
+  // "all_reduce float sum, 8 ranks, 1 node, out-of-place, path auto, host" (", 2 groups side by side" after the
+  // nodes, ", nonblocking MPI calls" after the placement)
   std::string label() const;
 };
 

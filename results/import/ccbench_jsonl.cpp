@@ -51,7 +51,7 @@ bool tunes_communication(std::string_view name) {
 }
 
 struct RunContext {
-  std::string collective, memory = "host", path = "auto";
+  std::string collective, memory = "host", path = "auto", mpi_calls;
   std::map<std::string, std::string> tuning;  // the run's OMPI_MCA_coll_tuned_* and NCCL_ALGO
   bool seen = false;
 };
@@ -220,6 +220,7 @@ void read_point(const json& j, const RunContext& run, std::uint32_t line, Import
   p.op = j.contains("op") && j["op"].is_string() ? j["op"].get<std::string>() : "-";
   p.memory = run.memory;
   p.path = run.path;
+  p.mpi_calls = run.mpi_calls;
   if (const auto io = j.find("io"); io != j.end() && io->is_object()) {
     // ccbench io: no element type; the I/O settings (direct, engine, queue
     // depth, threads, layout) key the series where a collective has its path.
@@ -276,6 +277,11 @@ void import_ccbench_jsonl(std::string_view text, ImportContext& ctx) {
       run.path = str_at(obj_at(j, "path"), "requested");
       if (run.memory.empty()) run.memory = "host";
       if (run.path.empty()) run.path = "auto";
+      // Records before --mpi-calls have no field: the mpi backend's calls were blocking.
+      const std::string calls = str_at(config, "mpi_calls");
+      run.mpi_calls = calls == "nonblocking"                                ? calls
+                      : calls.empty() && str_at(config, "backend") != "mpi" ? ""
+                                                                            : "blocking";
       run.tuning.clear();
       for (const auto& [k, v] : obj_at(j, "environment").items())
         if (v.is_string() && (k.starts_with("OMPI_MCA_coll_tuned_") || k == "NCCL_ALGO"))

@@ -106,7 +106,7 @@ void import_ccbench_table(std::string_view text, ImportContext& ctx) {
   // "#  ranks N nodes M ...", "#  path requested P observed O".
   LineReader lines(text);
   std::string_view l;
-  std::string version, collective, backend, memory = "host", path = "auto", observed;
+  std::string version, collective, backend, memory = "host", path = "auto", observed, calls;
   int nodes = 0, ranks = 0, groups = 1;
   while (lines.next(l)) {
     const std::string_view h = trim(l);
@@ -124,6 +124,7 @@ void import_ccbench_table(std::string_view text, ImportContext& ctx) {
       for (std::size_t i = 1; i + 1 < std::min<std::size_t>(m, 32); ++i) {
         if (rt[i] == "backend") backend = std::string(rt[i + 1]);
         if (rt[i] == "memory") memory = std::string(rt[i + 1]);
+        if (rt[i] == "calls") calls = std::string(rt[i + 1]);  // --mpi-calls nonblocking
       }
     } else if (body.starts_with("ranks ")) {
       const auto kv = pairs(body);
@@ -150,6 +151,7 @@ void import_ccbench_table(std::string_view text, ImportContext& ctx) {
     ImportedPoint& p = ctx.set.points[i];
     p.memory = memory;
     p.path = path;
+    if (backend == "mpi") p.mpi_calls = calls == "nonblocking" ? "nonblocking" : "blocking";
     if (nodes > 0) p.nodes = nodes;
     if (groups > 1) p.groups = groups, p.ranks = ranks;  // the rank lines list every group's ranks
   }

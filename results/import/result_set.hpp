@@ -24,6 +24,7 @@ struct ImportedPoint {
   Symbol op;          // sum, prod, max, min, avg; "-" when the collective does not reduce
   Symbol path;        // requested path: auto, nvlink, pcie, shm, rdma, tcp
   Symbol memory;      // host, device
+  Symbol mpi_calls;   // ccbench's mpi backend: blocking or nonblocking (--mpi-calls); empty otherwise
   int ranks = 0, nodes = 0;
   int groups =
       1;  // groups that ran side by side (ccbench --split, nccl-tests' NCCL_TESTS_SPLIT): ranks and nodes are one group's

@@ -230,7 +230,8 @@ Model fit_model(const std::vector<ResultSet>& runs) {
   using SeriesKey = std::tuple<std::string, std::string, std::string, std::string, std::string, int, int, std::string>;
   std::set<std::string> libraries;
   std::map<SeriesKey, PointsBySize> groups;
-  std::size_t one_rank = 0;
+  std::size_t one_rank = 0, side_by_side = 0;
+  std::set<std::string> calls;  // MPI's blocking or nonblocking calls (--mpi-calls)
   for (const ResultSet& set : runs) {
     m.inputs.insert(m.inputs.end(), set.files.begin(), set.files.end());
     if (const auto lib = set.environment.find("versions.mpi_library"); lib != set.environment.end())
@@ -241,6 +242,11 @@ Model fit_model(const std::vector<ResultSet>& runs) {
         one_rank += p.ranks < 2;
         continue;
       }
+      if (p.groups > 1) {  // a --split run: its groups share links, which the model's costs do not hold
+        ++side_by_side;
+        continue;
+      }
+      if (!p.mpi_calls.empty()) calls.insert(p.mpi_calls.str());
       const int rpn = p.nodes > 1 ? std::max(1, p.ranks / p.nodes) : 0;
       groups[{p.collective.str(), p.dtype.str(), p.op.str(), p.path.str(), p.memory.str(), p.in_place, rpn,
               p.forced_algorithm}][{p.bytes, p.ranks}]
@@ -252,10 +258,18 @@ Model fit_model(const std::vector<ResultSet>& runs) {
     for (const auto& b : backends) list += (list.empty() ? "" : ", ") + b;
     throw UsageError(fmt::format("model fit: the runs mix backends ({}): fit one backend at a time", list));
   }
+  if (calls.size() > 1)
+    throw UsageError(
+        "model fit: the runs mix MPI's blocking and nonblocking calls (--mpi-calls), which MPI runs with different "
+        "algorithms: fit one at a time");
   if (!backends.empty()) m.backend = *backends.begin();
   // One library version's decision rules: runs of several versions have none.
   if (libraries.size() == 1) m.library = *libraries.begin();
   if (one_rank) m.notes.push_back(fmt::format("{} points at 1 rank left out (no communication to model)", one_rank));
+  if (side_by_side)
+    m.notes.push_back(
+        fmt::format("{} points of groups side by side (--split) left out (they share links; the model is of one group)",
+                    side_by_side));
   for (auto& [key, by_size] : groups) {
     ModelSeries s;
     std::tie(s.collective, s.dtype, s.op, s.path, s.memory, s.in_place, s.ranks_per_node, s.forced) = key;

@@ -18,16 +18,20 @@ struct CurveTime {
   bool extrapolated = false;
 };
 
-// Median, 10th and 90th percentile of a point, in seconds.
+// Mean, 10th and 90th percentile of a point, in seconds: a step sums many calls, and the
+// expected sum is the sum of the means (a bimodal point's median jumps between its modes).
+// A point without samples: its reported time for all three.
 std::array<double, 3> point_times(const SeriesPoint& p) {
   if (std::isfinite(p.first->time_lo_us) && std::isfinite(p.first->time_hi_us))  // predicted: its 90% interval
     return {p.time_us * 1e-6, std::min(p.time_us, p.first->time_lo_us) * 1e-6,
             std::max(p.time_us, p.first->time_hi_us) * 1e-6};
   std::vector<double> v(p.samples().begin(), p.samples().end());
   std::erase_if(v, [](double x) { return !std::isfinite(x) || x <= 0; });
-  const double mid = p.time_us * 1e-6;
-  if (v.size() < 3) return {mid, mid, mid};
+  if (v.size() < 3) return {p.time_us * 1e-6, p.time_us * 1e-6, p.time_us * 1e-6};
   std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  const double mid = sum / static_cast<double>(v.size()) * 1e-6;
   return {mid, std::min(mid, quantile_sorted(v, 0.1) * 1e-6), std::max(mid, quantile_sorted(v, 0.9) * 1e-6)};
 }
 
@@ -65,13 +69,21 @@ bool has_points(const Series& s) {
                      [](const SeriesPoint& p) { return p.bytes > 0 && std::isfinite(p.time_us) && p.time_us > 0; });
 }
 
+// How well a curve's calls stand for a step's: MPI's nonblocking calls (the
+// replay's, a framework's), then calls of a library with no such choice
+// (NCCL), then MPI's blocking ones; out of place before in place.
+int curve_rank(const Series& s) {
+  const int calls = s.mpi_calls == "nonblocking" ? 0 : s.mpi_calls.empty() ? 1 : 2;
+  return calls * 2 + (s.in_place == 0 ? 0 : 1);
+}
+
 const Series* find_curve(const SeriesTable& t, std::string_view coll, int ranks, int nodes, int groups = 1) {
   const Series* best = nullptr;
   for (const Series& s : t.series) {
     if (s.collective != coll || s.ranks != ranks || (s.nodes > 0 && s.nodes != nodes) || s.groups != groups ||
         !has_points(s))
       continue;
-    if (!best || (best->in_place != 0 && s.in_place == 0)) best = &s;
+    if (!best || curve_rank(s) < curve_rank(*best)) best = &s;
   }
   return best;
 }
@@ -159,6 +171,7 @@ StepPrediction predict_step(const StepProgram& prog, const SeriesTable& curves) 
     const CurveTime alone = read_curve(alone_curve ? *alone_curve : *s, op.bytes);
     ph.s = t.s, ph.lo_s = alone.lo, ph.hi_s = t.hi, ph.extrapolated = t.extrapolated;
     ph.predicted = std::isfinite(s->points.front().first->time_lo_us);
+    ph.blocking_mpi = s->mpi_calls == "blocking";
     ph.curve = (ph.predicted ? "scale model: " : "") + s->label();
     mid.push_back(ph.s), lo.push_back(ph.lo_s), hi.push_back(ph.hi_s);
     cross.push_back(ph.group_nodes > 1);

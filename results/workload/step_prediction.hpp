@@ -3,13 +3,17 @@
 // rank and node count, then the step's programs simulated (step_simulation.hpp).
 //
 // Reading a curve: the series of the collective with exactly the group's
-// ranks and nodes (out-of-place preferred; dtype, op and path ignored: the
-// time of a size depends on its bytes), time interpolated linearly in
-// log(bytes) / log(time) between the two measured sizes around the call's;
+// ranks and nodes (dtype, op and path ignored: the time of a size depends on
+// its bytes); of several, MPI's nonblocking calls (`--mpi-calls nonblocking`:
+// a step issues its collectives so, and MPI may run them with another
+// algorithm than the blocking ones), then a library's without that choice
+// (NCCL), then MPI's blocking ones; out-of-place before in-place. A point's
+// time is the mean of its per-iteration samples (a step sums many calls:
+// the expected sum is the sum of the means), interpolated linearly in log(bytes) / log(time) between the two measured sizes around the call's;
 // below the smallest size the smallest's time; above the largest the
 // largest's time scaled by bytes (its bandwidth held), flagged. The low and
 // high times are the per-iteration 10th and 90th percentiles read the same
-// way (the median's when a point has no samples; a predicted point's 90%
+// way (a point without samples: its reported time; a predicted point's 90%
 // interval: results/workload/model_curves.hpp). A pipeline message is read
 // off `sendrecv` at 2 ranks on the nodes of two neighbouring stages.
 //
@@ -22,7 +26,7 @@
 // leaves the link idle part of the time lets the others use it). Measured
 // instead when the curves have the collective at the group's ranks and nodes
 // with k groups side by side (`ccbench --split`, nccl-tests'
-// NCCL_TESTS_SPLIT): the median and high times are read off it at the
+// NCCL_TESTS_SPLIT): the middle and high times are read off it at the
 // call's own bytes, the low time off the single group's curve (the shared
 // curve's when there is none). Different phases at the same time on the
 // same links are bounded, not modelled.
@@ -30,7 +34,7 @@
 // The interval of the step: low = low times read at the call's own bytes (no
 // sharing), phases side by side; high = high times with sharing and every
 // inter-node collective of a stage on one queue (step_simulation.hpp); the
-// middle = median times with sharing, phases side by side.
+// middle = middle times with sharing, phases side by side.
 #pragma once
 #include <string>
 #include <vector>
@@ -45,9 +49,10 @@ struct PhaseTime {
   int group_ranks = 0, group_nodes = 0, calls = 0;  // calls per step on the busiest stage
   int sharing = 1;                                  // groups of this phase side by side on a node
   bool sharing_measured = false;                    // read off a curve of `sharing` groups side by side (--split)
-  double s = 0, lo_s = 0, hi_s = 0;                 // one call: median shared, 10th alone, 90th shared
+  double s = 0, lo_s = 0, hi_s = 0;                 // one call: mean shared, 10th alone, 90th shared
   bool extrapolated = false;                        // beyond the curve's largest size
   bool predicted = false;                           // the curve is the scale model's (model_curves.hpp)
+  bool blocking_mpi = false;                        // the curve timed MPI's blocking calls (no nonblocking one given)
   std::string curve;                                // the series' label
 };
 

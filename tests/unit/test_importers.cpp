@@ -422,6 +422,48 @@ TEST(Importers, CcbenchCsvAndTableTextAreReadAsCcbench) {
   std::filesystem::remove_all(dir);
 }
 
+// --mpi-calls: which MPI calls the mpi backend timed keys the series; records
+// written before the option were of the blocking calls.
+TEST(Importers, WhichMpiCallsWereTimed) {
+  const std::string dir = ::testing::TempDir() + "ccbench-mpi-calls";
+  std::filesystem::remove_all(dir);
+  const auto jsonl = [&](const std::string& name, const std::string& config) {
+    return write_temp(dir, name,
+                      R"({"type":"run","schema_version":3,"config":{"collective":"all_reduce",)" + config +
+                          R"(},"ranks":2,"nodes":1})"
+                          "\n"
+                          R"({"type":"point","collective":"all_reduce","dtype":"float","op":"sum","ranks":2,)"
+                          R"("nodes":1,"bytes":1024,"out_of_place":{"time_us":5},"in_place":null})"
+                          "\n");
+  };
+  const std::pair<std::string, std::string> cases[] = {
+      {R"("backend":"mpi","mpi_calls":"nonblocking")", "nonblocking"},
+      {R"("backend":"mpi","mpi_calls":"blocking")", "blocking"},
+      {R"("backend":"mpi")", "blocking"},  // before --mpi-calls
+      {R"("backend":"nccl","mpi_calls":null)", ""},
+  };
+  int n = 0;
+  for (const auto& [config, want] : cases) {
+    const ResultSet s = load_result_set("t", jsonl(fmt::format("r{}.jsonl", n++), config), {});
+    ASSERT_EQ(s.points.size(), 1u) << config << (s.unread.empty() ? "" : s.unread[0]);
+    EXPECT_EQ(s.points[0].mpi_calls, want) << config;
+  }
+  const std::string head =
+      "# ccbench 0.1.0 (abc): all_reduce backend mpi memory host{}\n"
+      "#  ranks 2 nodes 1 iters 20 warmup iters 1 check 1 timing both clock x agg 1 window 64\n"
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong\n"
+      "        1024           256     float     sum      -1     2.50    0.41    0.41       0\n";
+  for (const auto& [suffix, want] :
+       {std::pair<std::string, std::string>{" calls nonblocking", "nonblocking"}, {"", "blocking"}}) {
+    const std::string file = write_temp(dir, fmt::format("t{}.txt", n++), fmt::format(fmt::runtime(head), suffix));
+    ResultSet t;
+    EXPECT_EQ(import_text(std::string(read_head(file, 1 << 16)), file, t, {}), Format::ccbench_table);
+    ASSERT_FALSE(t.points.empty());
+    EXPECT_EQ(t.points[0].mpi_calls, want) << suffix;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Importers, CollectiveGivenForTextThatNamesNone) {
   const std::string dir = ::testing::TempDir() + "ccbench-named";
   std::filesystem::remove_all(dir);

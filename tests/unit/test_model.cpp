@@ -119,6 +119,31 @@ std::string message(const std::function<void()>& f) {
   return "no error";
 }
 
+// The model is of one group on its own, of one kind of MPI call.
+TEST(Model, LeavesOutGroupsSideBySideAndRefusesMixedMpiCalls) {
+  const Model alone = fit_model({sweep({2, 3, 4}, ring)});
+  ResultSet with_split = sweep({2, 3, 4}, ring);
+  ResultSet split = sweep({2, 3, 4}, [](int n, double s) { return 5 * ring(n, s); });  // shared links: slower
+  for (ImportedPoint& p : split.points) p.groups = 2;
+  with_split.points.insert(with_split.points.end(), split.points.begin(), split.points.end());
+  const Model m = fit_model({with_split});
+  ASSERT_EQ(m.series.size(), alone.series.size());
+  const Prediction a = out_of_place(predict(alone, 16, 16, {})), b = out_of_place(predict(m, 16, 16, {}));
+  ASSERT_EQ(a.points.size(), b.points.size());
+  for (std::size_t i = 0; i < a.points.size(); ++i) EXPECT_DOUBLE_EQ(a.points[i].time_us, b.points[i].time_us);
+  bool noted = false;
+  for (const std::string& n : m.notes) noted |= n.find("groups side by side (--split) left out") != std::string::npos;
+  EXPECT_TRUE(noted);
+
+  ResultSet blocking = sweep({2, 3}, ring), nonblocking = sweep({4}, ring);
+  for (ImportedPoint& p : blocking.points) p.mpi_calls = "blocking";
+  for (ImportedPoint& p : nonblocking.points) p.mpi_calls = "nonblocking";
+  EXPECT_NE(message([&] {
+              fit_model({blocking, nonblocking});
+            }).find("mix MPI's blocking and nonblocking calls"),
+            std::string::npos);
+}
+
 TEST(Model, BadInputIsOneLine) {
   EXPECT_NE(message([] { fit_model({sweep({4}, ring)}); }).find("two or more rank counts"), std::string::npos);
   EXPECT_NE(message([] {

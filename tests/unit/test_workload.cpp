@@ -285,6 +285,23 @@ TEST(WorkloadPrediction, ReadsEachPhaseOffItsGroupsCurve) {
   EXPECT_NEAR(sum.exposed_s.mid, pred.mid.step_s - p.compute_per_step_s(), 1e-9);
 }
 
+// A step sums many calls: each is read at its curve's mean time (a bimodal
+// point's median flips between its modes from one sweep to the next).
+TEST(WorkloadPrediction, ReadsTheMeanOfACallsSamples) {
+  TrainingWorkload w = tiny();
+  w.tp = 1, w.pp = 2, w.hidden = 64, w.sequence = 64, w.micro_batch = 1, w.global_batch = 2;  // 8 KiB messages
+  const StepProgram p = derive_step(w, 2, 1);
+  ResultSet set = curves();
+  for (ImportedPoint& pt : set.points) pt.samples_us = {pt.time_us, pt.time_us, pt.time_us, 3 * pt.time_us};
+  const StepPrediction pred = predict_step(p, build_series(set, kKeyRanks | kKeyNodes | kKeyInPlace));
+  ASSERT_FALSE(pred.phases.empty());
+  for (const PhaseTime& ph : pred.phases) {
+    EXPECT_NEAR(ph.s * 1e6, 1.5 * std::sqrt((10 + 4.096) * (10 + 16.384)), 1e-9);  // the mean: 1.5 x the median
+    EXPECT_LE(ph.lo_s, ph.s);
+    EXPECT_GE(ph.hi_s, ph.s);
+  }
+}
+
 TEST(WorkloadPrediction, SaysWhichCurveIsMissing) {
   TrainingWorkload w = tiny();
   w.tp = 1, w.pp = 1, w.global_batch = 8, w.micro_batch = 2;
@@ -354,6 +371,38 @@ TEST(WorkloadPrediction, GroupsMeasuredSideBySideAreReadAtTheirOwnBytes) {
   }
   EXPECT_GT(dp, 0);
   EXPECT_LT(measured.mid.step_s, modelled.mid.step_s);
+}
+
+TEST(WorkloadPrediction, PrefersCurvesOfNonblockingMpiCalls) {
+  // The replay issues MPI's nonblocking calls; a sweep of the blocking ones times another algorithm.
+  TrainingWorkload w = tiny();
+  w.tp = 1, w.pp = 2, w.hidden = 64, w.sequence = 64, w.micro_batch = 1, w.global_batch = 2;
+  const StepProgram p = derive_step(w, 2, 1);
+  ResultSet blocking = curves();
+  for (ImportedPoint& pt : blocking.points) pt.mpi_calls = "blocking";
+  const StepPrediction only_blocking = predict_step(p, build_series(blocking, kKeyRanks | kKeyNodes | kKeyInPlace));
+  ASSERT_FALSE(only_blocking.phases.empty());
+  for (const PhaseTime& ph : only_blocking.phases) EXPECT_TRUE(ph.blocking_mpi) << ph.curve;
+
+  ResultSet both = blocking;
+  ResultSet nonblocking = synthetic::sweep(
+      {2}, [](int, double b) { return 5 + b / 2e3; }, synthetic::Shape{1024, 1 << 20, 4, {0}, 1, "mpi", "", ""});
+  ResultSet pp = nonblocking;
+  for (ImportedPoint& pt : pp.points) pt.collective = "sendrecv";
+  nonblocking.points.insert(nonblocking.points.end(), pp.points.begin(), pp.points.end());
+  for (ImportedPoint& pt : nonblocking.points) pt.mpi_calls = "nonblocking";
+  // Either order of the runs: the nonblocking curve is read.
+  for (const bool first : {true, false}) {
+    ResultSet set = first ? nonblocking : both;
+    const ResultSet& rest = first ? both : nonblocking;
+    set.points.insert(set.points.end(), rest.points.begin(), rest.points.end());
+    const StepPrediction pred = predict_step(p, build_series(set, kKeyRanks | kKeyNodes | kKeyInPlace));
+    for (const PhaseTime& ph : pred.phases) {
+      EXPECT_FALSE(ph.blocking_mpi) << ph.curve;
+      EXPECT_NE(ph.curve.find("nonblocking MPI calls"), std::string::npos) << ph.curve;
+    }
+    EXPECT_LT(pred.mid.step_s, only_blocking.mid.step_s);
+  }
 }
 
 TEST(WorkloadPrediction, TheFileReadsBackWhatWasWritten) {
