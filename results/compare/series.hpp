@@ -53,8 +53,9 @@ struct Series {
   // The key values that count (others are empty / 0 / -1).
   Symbol collective, dtype, op, path, memory;
   int ranks = 0, nodes = 0, in_place = -1;
-  int groups = 1;                   // side by side (--split): always part of the key
-  Symbol mpi_calls;                 // blocking, nonblocking (--mpi-calls), "" (not ccbench's mpi): always part of it
+  int groups = 1;  // side by side (--split): always part of the key
+  Symbol
+      mpi_calls;  // nonblocking (--mpi-calls) is a key of its own; blocking and "" (OSU, IMB, NCCL) share one: the first point's
   std::vector<SeriesPoint> points;  // ascending bytes, one per size
   // "all_reduce float sum, 8 ranks, 1 node, out-of-place, path auto, host" (", 2 groups side by side" after the
   // nodes, ", nonblocking MPI calls" after the placement)
