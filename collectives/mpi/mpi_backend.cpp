@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "collectives/mpi/mpi_types.hpp"
+#include "kernels/dtype.hpp"
 #include "kernels/host_reduce.hpp"
 
 namespace ccb {
@@ -45,9 +46,9 @@ void MpiBackend::run(std::span<const OpArgs> args) {
   else run_blocking(a, type, op);
   if (a.coll->reduces && a.op == ReduceOp::avg) {
     // The second half of avg: divide the result this rank holds.
-    if (a.coll->id == CollectiveId::all_reduce) divide_by_ranks(a.dtype, a.recv, a.count, size_);
-    if (a.coll->id == CollectiveId::reduce_scatter) divide_by_ranks(a.dtype, a.recv, a.chunk, size_);
-    if (a.coll->id == CollectiveId::reduce && is_root) divide_by_ranks(a.dtype, a.recv, a.count, size_);
+    if (id == CollectiveId::all_reduce) divide_by_ranks(a.dtype, a.recv, a.count, size_);
+    if (id == CollectiveId::reduce_scatter) divide_by_ranks(a.dtype, a.recv, a.chunk, size_);
+    if (id == CollectiveId::reduce && is_root) divide_by_ranks(a.dtype, a.recv, a.count, size_);
   }
 }
 
@@ -123,9 +124,7 @@ void MpiBackend::run_nonblocking(const OpArgs& a, MPI_Datatype type, MPI_Op op) 
     case CollectiveId::sendrecv: {
       // In place: what arrives lands in a copy first (MPI_Sendrecv_replace does the same inside).
       const int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
-      int elem = 0;
-      MPI_Type_size(type, &elem);
-      const std::size_t bytes = a.count * static_cast<std::size_t>(elem);
+      const std::size_t bytes = a.count * info(a.dtype).size;
       if (a.in_place && replace_.size() < bytes) replace_.resize(bytes);
       void* into = a.in_place ? static_cast<void*>(replace_.data()) : a.recv;
       MPI_Irecv(into, count, type, prev, 0, comm_, &req[0]);
