@@ -12,6 +12,8 @@
 #include "harness/cli_errors.hpp"
 #include "harness/every_rank_passes.hpp"
 #include "harness/run_info.hpp"
+#include "results/json_records.hpp"
+#include "results/noise.hpp"
 #include "results/output_file.hpp"
 #include "results/stats.hpp"
 #include "results/workload/prediction_file.hpp"
@@ -50,6 +52,9 @@ MPI_Wtime from the step's start, after a barrier, to its last wait):
               for the previous stage's compute)
   slowest     that rank
 The summary line gives the median over the timed steps of each column.
+A "# note:" names ranks that outnumber their CPUs: on one host, or across
+hosts that share one machine's kernel (containers, network namespaces);
+their waits include waiting for a CPU (the -J replay record's "noise").
 Exit codes: 0 fine, 2 bad input, 3 wrong data, 1 MPI failed.
 )";
 }
@@ -133,8 +138,12 @@ json row_json(const StepRow& r, int step) {
           {"exposed_s", r.exposed()}, {"exposed_by_dim_s", by}, {"slowest_rank", r.slowest}};
 }
 
-void print_check(const PredictedStep& p, const StepRow& med, double med_exposed) {
+void print_check(const PredictedStep& p, const StepRow& med, double med_exposed, bool shared_cpus) {
   fmt::print("# check against the prediction ({} ranks, {} per node):\n", p.ranks, p.ranks_per_node);
+  if (shared_cpus)
+    fmt::print(
+        "# note: the replay's ranks outnumber their machine's CPUs (above): its waits include waiting for a "
+        "CPU, which curves measured with fewer ranks per CPU do not hold\n");
   fmt::print("#   {:<10} {:>10} {:>10} {:>21} {:>8}  {}\n", "", "measured", "predicted", "interval", "error", "inside");
   const auto line = [](const char* what, double meas, const Estimate& e) {
     const bool inside = meas >= e.lo * (1 - 1e-9) && meas <= e.hi * (1 + 1e-9);
@@ -153,7 +162,7 @@ void print_check(const PredictedStep& p, const StepRow& med, double med_exposed)
 
 // The run's first record (results/SCHEMA.md "replay").
 json replay_record(const TrainingWorkload& w, const StepProgram& prog, const std::string& file, int nodes,
-                   const std::vector<std::string>& hosts) {
+                   const std::vector<std::string>& hosts, const std::vector<std::string>& noise) {
   return json({{"type", "replay"},
                {"schema_version", 1},
                {"workload", w.name},
@@ -170,6 +179,7 @@ json replay_record(const TrainingWorkload& w, const StepProgram& prog, const std
                {"micro_batches", prog.micro_batches},
                {"compute_per_step_s", prog.compute_per_step_s()},
                {"hosts", hosts},
+               {"noise", noise},
                {"started_at", utc_now_iso8601()}});
 }
 
@@ -208,7 +218,14 @@ int run_replay(const ReplayArgs& args, const Comm& world) {
   TrainingWorkload w;
   StepProgram prog;
   std::optional<PredictedStep> prediction;
-  const std::vector<std::string> hosts = world.all_strings(this_process(world, {}).host);
+  std::vector<std::string> hosts;
+  std::vector<RankPlacement> placement;
+  for (const std::string& text : world.all_strings(placement_to_json(this_process(world, {})))) {
+    placement.push_back(placement_from_json(text));
+    hosts.push_back(placement.back().host);
+  }
+  std::vector<std::string> noise = oversubscription(placement);
+  for (std::string& s : shared_machines(placement)) noise.push_back(std::move(s));
   if (!every_rank_passes(world, [&] { plan_replay(args, world, hosts, w, prog, prediction); })) return kExitUsage;
   std::optional<ReplayEngine> engine;
   if (!every_rank_passes(world, [&] { engine.emplace(prog, mpi->handle(), args.max_buffer_bytes); })) return kExitUsage;
@@ -226,7 +243,8 @@ int run_replay(const ReplayArgs& args, const Comm& world) {
         "# compute per step {} ms (forward {} ms + backward {} ms per micro-batch, waits); buffers {} per rank\n",
         format_ms(prog.compute_per_step_s()), format_ms(prog.forward_s), format_ms(prog.backward_s),
         format_size(static_cast<double>(engine->buffer_bytes())));
-    if (out) out->write(replay_record(w, prog, args.workload, nodes, hosts).dump() + "\n");
+    for (const std::string& s : noise) fmt::print("# note: {}: the waits include waiting for a CPU\n", s);
+    if (out) out->write(replay_record(w, prog, args.workload, nodes, hosts, noise).dump() + "\n");
   }
   for (int i = 0; i < args.warmup; ++i) {
     MPI_Barrier(mpi->handle());
@@ -261,7 +279,7 @@ int run_replay(const ReplayArgs& args, const Comm& world) {
   fmt::print("# median of {} steps: step {} ms, compute {} ms, exposed {} ms ({}); {:.0f} tokens/s\n", rows.size(),
              format_ms(med.step_s), format_ms(med.compute_s), format_ms(med_exposed), dims,
              prog.tokens_per_step / med.step_s);
-  if (prediction) print_check(*prediction, med, med_exposed);
+  if (prediction) print_check(*prediction, med, med_exposed, !noise.empty());
   if (out) {
     out->write(json({{"type", "end"},
                      {"status", "completed"},

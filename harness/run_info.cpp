@@ -76,6 +76,15 @@ std::string utc_now_iso8601() {
 
 namespace {
 std::string bound_cpus() { return format_cpu_list(current_cpu_binding()); }
+
+// The kernel's boot id: processes in containers or network namespaces with
+// their own host names still share this machine's CPUs.
+std::string machine_id() {
+  std::ifstream f("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(f, id);
+  return id;
+}
 }  // namespace
 
 RankPlacement this_process(const Comm& comm, const ProcessRanks& mine) {
@@ -88,6 +97,7 @@ RankPlacement this_process(const Comm& comm, const ProcessRanks& mine) {
   me.local_rank = comm.local_rank();
   me.cpu = sched_getcpu();
   me.bound_cpus = bound_cpus();
+  me.machine = machine_id();
   me.devices = mine.devices;
 #if CCBENCH_HAVE_CUDA
   const GpuInfo g = query_gpus();

@@ -207,6 +207,7 @@ std::string placement_to_json(const RankPlacement& p) {
               {"local_rank", p.local_rank},
               {"cpu", p.cpu},
               {"bound_cpus", p.bound_cpus},
+              {"machine", p.machine},
               {"devices", p.devices},
               {"bind", {{"policy", p.bind_policy}, {"reason", p.bind_reason}}},
               {"cpu_numa", p.cpu_numa},
@@ -232,6 +233,7 @@ RankPlacement placement_from_json(const std::string& text) {
   p.local_rank = j.at("local_rank");
   p.cpu = j.at("cpu");
   p.bound_cpus = j.at("bound_cpus");
+  p.machine = j.value("machine", "");  // absent before 2026-12-04
   p.devices = j.at("devices").get<std::vector<int>>();
   p.bind_policy = j.at("bind").at("policy");
   p.bind_reason = j.at("bind").at("reason");

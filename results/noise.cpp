@@ -3,6 +3,7 @@
 #include "common/cpu_list.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <set>
@@ -42,6 +43,34 @@ std::vector<std::string> oversubscription(const std::vector<RankPlacement>& plac
     if (!unknown.count(host) && static_cast<std::size_t>(h.first) > h.second.size())
       out.push_back(fmt::format("{}: {} ranks on {} CPU{} of {}", kOversubscribedFlag, h.first, h.second.size(),
                                 h.second.size() == 1 ? "" : "s", host));
+  return out;
+}
+
+std::vector<std::string> shared_machines(const std::vector<RankPlacement>& placement) {
+  struct Machine {
+    int ranks = 0;
+    std::set<int> cpus;
+    std::set<std::string> hosts;
+    bool known = true;
+  };
+  std::map<std::string, Machine> machines;
+  for (const RankPlacement& p : placement) {
+    if (p.machine.empty()) continue;
+    Machine& m = machines[p.machine];
+    const std::vector<int> cpus = parse_cpu_list(p.bound_cpus);
+    m.known = m.known && !cpus.empty();
+    ++m.ranks;
+    m.cpus.insert(cpus.begin(), cpus.end());
+    m.hosts.insert(p.host);
+  }
+  std::vector<std::string> out;
+  for (const auto& [id, m] : machines) {
+    if (!m.known || m.hosts.size() < 2 || static_cast<std::size_t>(m.ranks) <= m.cpus.size()) continue;
+    const std::string hosts = m.hosts.size() <= 3 ? fmt::format("{}", fmt::join(m.hosts, ", "))
+                                                  : fmt::format("{}, ..., {}", *m.hosts.begin(), *m.hosts.rbegin());
+    out.push_back(fmt::format("{} ranks of {} hosts ({}) share {} CPU{} of one machine", m.ranks, m.hosts.size(), hosts,
+                              m.cpus.size(), m.cpus.size() == 1 ? "" : "s"));
+  }
   return out;
 }
 

@@ -31,6 +31,12 @@ std::vector<std::string> measurement_noise(const Measurement& m);
 // with an unknown cpuset.
 std::vector<std::string> oversubscription(const std::vector<RankPlacement>& placement);
 
+// Ranks of several hosts on one machine (the same `machine`: containers or
+// network namespaces sharing a kernel) that outnumber the CPUs they are
+// bound to: "16 ranks of 8 hosts (emu-h1, ..., emu-h8) share 2 CPUs of one
+// machine", one per machine. Per-host oversubscription does not see them.
+std::vector<std::string> shared_machines(const std::vector<RankPlacement>& placement);
+
 // A host's CPU counters at one moment (/proc/loadavg, /proc/stat's cpu line).
 struct CpuSample {
   bool ok = false;

@@ -34,6 +34,7 @@ struct RankPlacement {
   int local_rank = 0;
   int cpu = -1;              // CPU the rank ran on when sampled
   std::string bound_cpus;    // cpuset it is bound to (hwloc list syntax)
+  std::string machine;       // its kernel's boot id: hosts with the same one share one machine's CPUs
   std::vector<int> devices;  // CUDA ordinals of its ranks' GPUs (empty: host memory)
   // Binding (--bind) and what is near: see harness/topo/binding.hpp.
   std::string bind_policy, bind_reason;

@@ -2,8 +2,9 @@
 # Validation of ccbench's training-step prediction on the emulated cluster
 # (docs/workload.md "Validation"): single-collective curves measured on 1-4
 # hosts (tp's all_reduce at 2 ranks in a host, dp's all_reduce at 2, 3 and 4
-# hosts, pp's sendrecv between 2 hosts; and dp's two groups per host side by
-# side, --split "MOD 2", with --sharing measured), `ccbench workload predict` from
+# hosts, pp's pingpong (one way) and sendrecv (both ways) between 2 hosts;
+# and dp's two groups per host side by side, --split "MOD 2", with --sharing
+# measured), `ccbench workload predict` from
 # them, then `ccbench replay` of the same step on 4, 6 and 8 hosts (2 ranks
 # per host: tp 2 x pp 2 x dp hosts/2) with --check. Prints, per host count,
 # the median exposed communication measured and predicted, the error, and how
@@ -47,7 +48,7 @@ while [ $# -gt 0 ]; do
     --min-inside) min_inside=$2; shift 2 ;;
     --max-error) max_error=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "workload-validate: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -72,8 +73,9 @@ emu() {  # emu NAME HOSTS SLOTS MPIRUN-ARGS...: one run on the emulated cluster,
 # The curves: every group the steps below use, measured alone.
 sweep="-n 12 -w 2 --timing per_iteration --mpi-calls $calls"
 emu curve-tp 1 2 -np 2 "$ccbench" all_reduce -b 32K -e 512K -f 2 $sweep -J "$out/curve-tp.jsonl"
-emu curve-pp 2 1 -np 2 "$ccbench" sendrecv -b 32K -e 512K -f 2 $sweep -J "$out/curve-pp.jsonl"
-curves=("$out/curve-tp.jsonl" "$out/curve-pp.jsonl")
+emu curve-pp 2 1 -np 2 "$ccbench" pingpong -b 32K -e 512K -f 2 $sweep -J "$out/curve-pp.jsonl"
+emu curve-pp2 2 1 -np 2 "$ccbench" sendrecv -b 32K -e 512K -f 2 $sweep -J "$out/curve-pp2.jsonl"
+curves=("$out/curve-tp.jsonl" "$out/curve-pp.jsonl" "$out/curve-pp2.jsonl")
 dps=$(for h in ${hosts_list//,/ }; do echo $((h / 2)); done | sort -un)
 for d in $dps; do
   emu "curve-dp$d" "$d" 1 -np "$d" "$ccbench" all_reduce -b 256K -e 4M -f 2 $sweep -J "$out/curve-dp$d.jsonl"
@@ -83,7 +85,7 @@ for d in $dps; do
     -J "$out/curve-dp$d-x2.jsonl"
   curves+=("$out/curve-dp$d-x2.jsonl")
 done
-echo "workload-validate: curves measured at $rate (tp: 2 ranks in a host; pp: 2 hosts; dp: $(echo $dps | tr ' ' ,) hosts; sharing $sharing; $calls MPI calls)" >&2
+echo "workload-validate: curves measured at $rate (tp: 2 ranks in a host; pp: 2 hosts, one way and both; dp: $(echo $dps | tr ' ' ,) hosts; sharing $sharing; $calls MPI calls)" >&2
 
 printf '%-6s %12s %12s %9s %s\n' hosts measured_ms predicted_ms error steps_inside
 fail=0 inside_all=0 steps_all=0

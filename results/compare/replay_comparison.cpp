@@ -104,6 +104,9 @@ ReplayRun replay_of_text(const std::string& label, std::string_view text, const 
         if (const auto h = j.find("hosts"); h != j.end() && h->is_array())
           for (const json& name : *h)
             if (name.is_string()) r.hosts.insert(name.get<std::string>());
+        if (const auto z = j.find("noise"); z != j.end() && z->is_array())
+          for (const json& flag : *z)
+            if (flag.is_string()) r.noise.push_back(flag.get<std::string>());
         const json p = j.value("parallelism", json::object());
         r.parallelism = fmt::format("tp {}, pp {}, dp {}, ep {}, zero {}", p.value("tp", 1), p.value("pp", 1),
                                     p.value("dp", 1), p.value("ep", 1), p.value("zero", 0));

@@ -28,10 +28,11 @@ struct ReplayStep {
 struct ReplayRun {
   std::string label, file, workload, parallelism;  // parallelism: "tp 2, pp 2, dp 2, ep 1, zero 0"
   int ranks = 0, ranks_per_node = 0, nodes = 0;
-  std::string status;           // the end record's ("completed"; "" when the run has none)
-  std::string workload_file;    // the workload file the replay ran
-  std::string started_at;       // the replay record's (ISO 8601 UTC; "" in a record without one)
-  std::set<std::string> hosts;  // the hosts its ranks ran on
+  std::string status;              // the end record's ("completed"; "" when the run has none)
+  std::string workload_file;       // the workload file the replay ran
+  std::string started_at;          // the replay record's (ISO 8601 UTC; "" in a record without one)
+  std::set<std::string> hosts;     // the hosts its ranks ran on
+  std::vector<std::string> noise;  // the replay record's: ranks outnumbering their CPUs (results/noise.hpp)
   std::vector<ReplayStep> steps;
 };
 

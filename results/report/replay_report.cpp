@@ -35,16 +35,19 @@ std::string pair_sentence(const ReplayComparison& c, const ReplayPair& p) {
   const std::string test = p.p_value ? fmt::format("Mann-Whitney p = {:.3g} over {} and {} steps", *p.p_value,
                                                    b.steps.size(), o.steps.size())
                                      : "no significance test (fewer than 2 steps on a side)";
-  std::string diff;
+  std::string diff, noise;
   for (const std::string& d : p.differences) diff += (diff.empty() ? "" : "; ") + d;
+  for (const ReplayRun* r : {&o, &b})
+    for (const std::string& n : r->noise)
+      noise += fmt::format(" Noise: '{}': {}: its steps include waiting for a CPU.", r->label, n);
   return fmt::format(
       "'{}' vs '{}' (baseline), the replayed step of {} (measured): median {} against {} (10th-90th percentile {} - "
       "{} and {} - {}), ratio {:.3g}x (interval {:.3g}x to {:.3g}x), {}: {}. Exposed communication {} against {} "
-      "({} / {}).{}",
+      "({} / {}).{}{}",
       o.label, b.label, b.workload, format_seconds(om.step_s), format_seconds(bm.step_s), format_seconds(om.step_p10),
       format_seconds(om.step_p90), format_seconds(bm.step_p10), format_seconds(bm.step_p90), p.ratio, p.lo, p.hi, test,
       verdict, format_seconds(om.exposed_s), format_seconds(bm.exposed_s), replay_dims(om), replay_dims(bm),
-      diff.empty() ? "" : " The replays differ: " + diff + ".");
+      diff.empty() ? "" : " The replays differ: " + diff + ".", noise);
 }
 
 Table replay_sets_table(const ReplayComparison& c) {

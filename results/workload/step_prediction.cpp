@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
@@ -88,11 +89,13 @@ const Series* find_curve(const SeriesTable& t, std::string_view coll, int ranks,
   return best;
 }
 
-std::string curves_available(const SeriesTable& t, std::string_view coll) {
+// `named`: each prefixed with the collective ("sendrecv at 2 ranks on 1 node").
+std::string curves_available(const SeriesTable& t, std::string_view coll, bool named = false) {
   std::set<std::string> have;
   for (const Series& s : t.series)
     if (s.collective == coll && has_points(s))
-      have.insert(fmt::format("{} ranks on {} node{}{}", s.ranks, s.nodes, s.nodes == 1 ? "" : "s",
+      have.insert(fmt::format("{}{} ranks on {} node{}{}", named ? fmt::format("{} at ", coll) : "", s.ranks, s.nodes,
+                              s.nodes == 1 ? "" : "s",
                               s.groups > 1 ? fmt::format(" ({} groups side by side)", s.groups) : ""));
   std::string list;
   for (const auto& h : have) list += (list.empty() ? "" : ", ") + h;
@@ -133,9 +136,11 @@ std::vector<CurveNeed> curves_needed(const StepProgram& prog, const SeriesTable&
   for (const PhaseTime& ph : phase_shapes(prog)) {
     const CommOp& op = prog.ops[static_cast<std::size_t>(ph.op)];
     const std::string coll(collective(op.coll).name);
-    if (find_curve(have, coll, ph.group_ranks, ph.group_nodes) ||
-        (ph.sharing > 1 && find_curve(have, coll, ph.group_ranks, ph.group_nodes, ph.sharing)))
-      continue;
+    const auto has = [&](std::string_view c) {
+      return find_curve(have, c, ph.group_ranks, ph.group_nodes) ||
+             (ph.sharing > 1 && find_curve(have, c, ph.group_ranks, ph.group_nodes, ph.sharing));
+    };
+    if (has(coll) || (op.p2p != P2p::none && has("pingpong"))) continue;
     auto it = std::find_if(out.begin(), out.end(), [&](const CurveNeed& n) {
       return n.collective == coll && n.ranks == ph.group_ranks && n.nodes == ph.group_nodes;
     });
@@ -150,29 +155,68 @@ std::vector<CurveNeed> curves_needed(const StepProgram& prog, const SeriesTable&
   return out;
 }
 
+namespace {
+
+// The curves a phase is read off: its collective's, alone and with its k
+// groups side by side; a pipeline message one way (`pingpong` at 2 ranks:
+// half a round trip) and both ways at once (`sendrecv`, its high end).
+struct PhaseCurves {
+  const Series* alone = nullptr;   // the phase's low time (and middle without `shared`)
+  const Series* shared = nullptr;  // k groups side by side, measured
+  const Series* high = nullptr;    // a pipeline message's high time: both ways at once
+};
+
+PhaseCurves phase_curves(const PhaseTime& ph, const CommOp& op, const SeriesTable& curves) {
+  const auto both = [&](std::string_view coll) {
+    return std::pair{find_curve(curves, coll, ph.group_ranks, ph.group_nodes),
+                     ph.sharing > 1 ? find_curve(curves, coll, ph.group_ranks, ph.group_nodes, ph.sharing) : nullptr};
+  };
+  PhaseCurves c;
+  if (op.p2p == P2p::none) {
+    std::tie(c.alone, c.shared) = both(collective(op.coll).name);
+    if (!c.alone && !c.shared)
+      throw UsageError(fmt::format("no measured curve for '{}': {} at {} ranks on {} node{} (the runs have: {})",
+                                   op.phase, collective(op.coll).name, ph.group_ranks, ph.group_nodes,
+                                   ph.group_nodes == 1 ? "" : "s", curves_available(curves, collective(op.coll).name)));
+    return c;
+  }
+  const auto [one_way, one_way_shared] = both("pingpong");
+  const auto [two_way, two_way_shared] = both("sendrecv");
+  if (!one_way && !one_way_shared && !two_way && !two_way_shared)
+    throw UsageError(fmt::format(
+        "no measured curve for '{}': pingpong (one way) or sendrecv (both ways) at 2 ranks on {} node{} (the "
+        "runs have: {}; {})",
+        op.phase, ph.group_nodes, ph.group_nodes == 1 ? "" : "s", curves_available(curves, "pingpong", true),
+        curves_available(curves, "sendrecv", true)));
+  const bool one = one_way || one_way_shared;
+  c.alone = one ? one_way : two_way, c.shared = one ? one_way_shared : two_way_shared;
+  if (one) c.high = two_way_shared ? two_way_shared : two_way;
+  return c;
+}
+
+}  // namespace
+
 StepPrediction predict_step(const StepProgram& prog, const SeriesTable& curves) {
   StepPrediction out;
   std::vector<double> mid, lo, hi;
   std::vector<bool> cross;
   for (PhaseTime& ph : phase_shapes(prog)) {
     const CommOp& op = prog.ops[static_cast<std::size_t>(ph.op)];
-    const std::string_view coll = collective(op.coll).name;
-    const Series* alone_curve = find_curve(curves, coll, ph.group_ranks, ph.group_nodes);
+    const PhaseCurves c = phase_curves(ph, op, curves);
     // k groups measured side by side (--split): the sharing is measured, read at the call's own bytes.
-    const Series* shared_curve =
-        ph.sharing > 1 ? find_curve(curves, coll, ph.group_ranks, ph.group_nodes, ph.sharing) : nullptr;
-    const Series* s = shared_curve ? shared_curve : alone_curve;
-    if (!s)
-      throw UsageError(fmt::format("no measured curve for '{}': {} at {} ranks on {} node{} (the runs have: {})",
-                                   op.phase, coll, ph.group_ranks, ph.group_nodes, ph.group_nodes == 1 ? "" : "s",
-                                   curves_available(curves, coll)));
-    ph.sharing_measured = shared_curve != nullptr;
-    const CurveTime t = read_curve(*s, op.bytes * static_cast<std::uint64_t>(shared_curve ? 1 : ph.sharing));
-    const CurveTime alone = read_curve(alone_curve ? *alone_curve : *s, op.bytes);
-    ph.s = t.s, ph.lo_s = alone.lo, ph.hi_s = t.hi, ph.extrapolated = t.extrapolated;
+    const Series* s = c.shared ? c.shared : c.alone;
+    const std::uint64_t shared_bytes = op.bytes * static_cast<std::uint64_t>(c.shared ? 1 : ph.sharing);
+    ph.sharing_measured = c.shared != nullptr;
+    const CurveTime t = read_curve(*s, shared_bytes);
+    const CurveTime alone = read_curve(c.alone ? *c.alone : *s, op.bytes);
+    const double high =
+        c.high ? read_curve(*c.high, op.bytes * static_cast<std::uint64_t>(c.high->groups > 1 ? 1 : ph.sharing)).hi
+               : t.hi;
+    ph.s = t.s, ph.lo_s = alone.lo, ph.hi_s = std::max(t.hi, high), ph.extrapolated = t.extrapolated;
     ph.predicted = std::isfinite(s->points.front().first->time_lo_us);
     ph.blocking_mpi = s->mpi_calls == "blocking";
     ph.curve = (ph.predicted ? "scale model: " : "") + s->label();
+    if (c.high) ph.curve += "; high end both ways: " + c.high->label();
     mid.push_back(ph.s), lo.push_back(ph.lo_s), hi.push_back(ph.hi_s);
     cross.push_back(ph.group_nodes > 1);
     out.phases.push_back(std::move(ph));

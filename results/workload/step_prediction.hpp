@@ -14,8 +14,12 @@
 // largest's time scaled by bytes (its bandwidth held), flagged. The low and
 // high times are the per-iteration 10th and 90th percentiles read the same
 // way (a point without samples: its reported time; a predicted point's 90%
-// interval: results/workload/model_curves.hpp). A pipeline message is read
-// off `sendrecv` at 2 ranks on the nodes of two neighbouring stages.
+// interval: results/workload/model_curves.hpp). A pipeline message is one
+// transfer one way: read off `pingpong` at 2 ranks on the nodes of two
+// neighbouring stages (half a round trip), its high time off `sendrecv`
+// there (both ways at once, as 1F1B's sends and receives overlap; on
+// Open MPI's TCP transport that takes twice one way's time); off `sendrecv`
+// alone when the runs have no such pingpong.
 //
 // Sharing (modelled): the k groups of one phase that run side by side on a
 // node (k = ranks per node / the group's ranks on that node; a pipeline

@@ -11,7 +11,9 @@
 // Contention: `shared_network` puts every collective that crosses nodes on
 // one queue per stage (dp buckets and ep alltoall wait for each other, as on
 // one NIC), the bound for concurrent phases on the same links; without it
-// they run side by side. Pipeline messages are never queued behind others.
+// they run side by side. Pipeline messages are never queued behind others
+// (two in the same direction between the same stages cannot overlap: the
+// receiving stage posts the next only after its blocking receive of the last).
 #pragma once
 #include <array>
 #include <vector>

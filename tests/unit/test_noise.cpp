@@ -48,6 +48,33 @@ TEST(Noise, MoreRanksThanCpusIsOversubscribed) {
   EXPECT_EQ(oversubscription({on("a", "0"), on("a", "0")}).size(), 1u);              // both bound to one CPU
 }
 
+RankPlacement on_machine(const std::string& host, const std::string& cpus, const std::string& machine) {
+  RankPlacement p = on(host, cpus);
+  p.machine = machine;
+  return p;
+}
+
+// Hosts that are namespaces or containers of one machine: per host nothing
+// is oversubscribed, the machine is.
+TEST(Noise, HostsSharingOneMachineOutnumberItsCpus) {
+  std::vector<RankPlacement> emu;
+  for (int h = 1; h <= 8; ++h)
+    for (int r = 0; r < 2; ++r) emu.push_back(on_machine("emu-h" + std::to_string(h), "0-1", "boot-a"));
+  EXPECT_TRUE(oversubscription(emu).empty());
+  const auto shared = shared_machines(emu);
+  ASSERT_EQ(shared.size(), 1u);
+  EXPECT_EQ(shared[0], "16 ranks of 8 hosts (emu-h1, ..., emu-h8) share 2 CPUs of one machine");
+  // As many ranks as CPUs, one host, other machines, or a cpuset unknown: no claim.
+  EXPECT_TRUE(shared_machines({on_machine("a", "0", "m"), on_machine("b", "1", "m")}).empty());
+  EXPECT_TRUE(shared_machines({on_machine("a", "0", "m"), on_machine("a", "0", "m")}).empty());
+  EXPECT_TRUE(shared_machines({on_machine("a", "0", "m"), on_machine("b", "0", "n")}).empty());
+  EXPECT_TRUE(
+      shared_machines({on_machine("a", "0", "m"), on_machine("b", "", "m"), on_machine("c", "0", "m")}).empty());
+  EXPECT_TRUE(shared_machines({on("a", "0"), on("b", "0")}).empty());  // machine unknown (older records)
+  EXPECT_EQ(shared_machines({on_machine("a", "0", "m"), on_machine("b", "0", "m")}),
+            std::vector<std::string>{"2 ranks of 2 hosts (a, b) share 1 CPU of one machine"});
+}
+
 TEST(Noise, CpuListsNeverThrow) {
   EXPECT_EQ(parse_cpu_list("0-3,8,10-11"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
   EXPECT_EQ(parse_cpu_list("3,1-2,2"), (std::vector<int>{1, 2, 3}));

@@ -285,6 +285,37 @@ TEST(WorkloadPrediction, ReadsEachPhaseOffItsGroupsCurve) {
   EXPECT_NEAR(sum.exposed_s.mid, pred.mid.step_s - p.compute_per_step_s(), 1e-9);
 }
 
+// A pipeline message is one transfer one way: pingpong's half round trip;
+// sendrecv (both ways at once) only raises its high end.
+TEST(WorkloadPrediction, PipelineMessagesReadOneWayWithBothWaysAsTheHighEnd) {
+  TrainingWorkload w = tiny();
+  w.tp = 1, w.pp = 2, w.hidden = 64, w.sequence = 64, w.micro_batch = 1, w.global_batch = 2;  // 8 KiB messages
+  const StepProgram p = derive_step(w, 2, 1);
+  ResultSet set = curves();  // sendrecv: 10 us + bytes / 1 GB/s
+  const ResultSet two_way = set;
+  ResultSet one_way = synthetic::sweep(
+      {2}, [](int, double b) { return 5 + b / 2e3; }, synthetic::Shape{1024, 1 << 20, 4, {0}, 1, "mpi", "", ""});
+  for (ImportedPoint& pt : one_way.points) pt.collective = "pingpong";
+  set.points.insert(set.points.end(), one_way.points.begin(), one_way.points.end());
+  const StepPrediction pred = predict_step(p, build_series(set, kKeyRanks | kKeyNodes | kKeyInPlace));
+  const StepPrediction only_two_way = predict_step(p, build_series(two_way, kKeyRanks | kKeyNodes | kKeyInPlace));
+  int messages = 0;
+  for (std::size_t i = 0; i < pred.phases.size(); ++i) {
+    const PhaseTime& ph = pred.phases[i];
+    if (p.ops[static_cast<std::size_t>(ph.op)].p2p == P2p::none) continue;
+    ++messages;
+    EXPECT_NEAR(ph.s * 1e6, std::sqrt((5 + 2.048) * (5 + 8.192)), 1e-9) << ph.curve;
+    EXPECT_NEAR(ph.lo_s, ph.s, 1e-12);
+    EXPECT_NEAR(ph.hi_s * 1e6, std::sqrt((10 + 4.096) * (10 + 16.384)), 1e-9);  // sendrecv's
+    EXPECT_NE(ph.curve.find("pingpong"), std::string::npos) << ph.curve;
+    EXPECT_NE(ph.curve.find("high end both ways: sendrecv"), std::string::npos) << ph.curve;
+    EXPECT_NEAR(only_two_way.phases[i].s, ph.hi_s, 1e-12);  // without a pingpong: sendrecv throughout
+  }
+  EXPECT_EQ(messages, 4);
+  EXPECT_LT(pred.mid.step_s, only_two_way.mid.step_s);
+  EXPECT_NEAR(pred.hi.step_s, only_two_way.hi.step_s, 1e-12);
+}
+
 // A step sums many calls: each is read at its curve's mean time (a bimodal
 // point's median flips between its modes from one sweep to the next).
 TEST(WorkloadPrediction, ReadsTheMeanOfACallsSamples) {
