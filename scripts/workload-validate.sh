@@ -3,15 +3,16 @@
 # (docs/workload.md "Validation"): single-collective curves measured on 1-4
 # hosts (tp's all_reduce at 2 ranks in a host, dp's all_reduce at 2, 3 and 4
 # hosts, pp's pingpong (one way) and sendrecv (both ways) between 2 hosts;
-# and dp's two groups per host side by side, --split "MOD 2", with --sharing
-# measured), `ccbench workload predict` from
-# them, then `ccbench replay` of the same step on 4, 6 and 8 hosts (2 ranks
-# per host: tp 2 x pp 2 x dp hosts/2) with --check. Prints, per host count,
-# the median exposed communication measured and predicted, the error, and how
-# many steps fell inside the predicted interval. Exit 0 when every target is
-# met (median |error| of the exposed communication <= 20%, <= 10% on
-# --measured hosts; steps inside the interval >= 70% over all host counts),
-# 1 when one is missed, 77 when namespaces cannot be made here, 2 on bad options.
+# with --sharing measured also dp's and pp's two groups per host side by
+# side, --split "MOD 2"), `ccbench workload predict` from them, then
+# `ccbench replay` of the same step on 4, 6 and 8 hosts (2 ranks per host:
+# tp 2 x pp 2 x dp hosts/2) with --check. Prints, per host count, the median
+# exposed communication measured and predicted, the error, how many steps
+# fell inside the predicted interval, and each dimension's error. Exit 0
+# when every target is met (median |error| of the exposed communication, or
+# of --dim's, <= 20%, <= 10% on --measured hosts; steps inside the interval
+# >= 70% over all host counts), 1 when one is missed, 77 when namespaces
+# cannot be made here, 2 on bad options.
 #
 #   scripts/workload-validate.sh [options]
 #     --ccbench PATH     the binary (default build/ccbench)
@@ -21,7 +22,7 @@
 #     --measured LIST    of those, the ones whose dp group size was measured
 #                        on as many hosts as the curve (default 4: its dp
 #                        group of 2 hosts is the 2-host curve's own scale)
-#     --sharing HOW      measured: the dp curves of two groups side by
+#     --sharing HOW      measured: the dp and pp curves of two groups side by
 #                        side are measured too (--split); model: left out, so
 #                        predict models the sharing (k x the bytes; the default)
 #     --mpi-calls HOW    the curves' MPI calls: nonblocking (default: the
@@ -30,11 +31,13 @@
 #     --min-inside F     the share of steps inside the interval to meet (default 0.7)
 #     --max-error PCT    the median |error| to meet on every host count (default 20;
 #                        --measured ones: 10 or this, the smaller)
+#     --dim DIM          judge one dimension's exposed time (tp, pp, dp, ...)
+#                        instead of the whole exposed communication
 #     --out DIR          keep the curves, predictions and replays there
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ccbench="$here/../build/ccbench" workload="$here/../tests/fixtures/workload/emu-3d.yaml" rate=200mbit
-hosts_list=4,6,8 measured=4 sharing=model calls=nonblocking steps=10 min_inside=0.7 max_error=20 out=""
+hosts_list=4,6,8 measured=4 sharing=model calls=nonblocking steps=10 min_inside=0.7 max_error=20 out="" dim=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --ccbench) ccbench=$2; shift 2 ;;
@@ -48,12 +51,14 @@ while [ $# -gt 0 ]; do
     --min-inside) min_inside=$2; shift 2 ;;
     --max-error) max_error=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    --dim) dim=$2; shift 2 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "workload-validate: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$sharing" in measured|model) ;; *) echo "workload-validate: --sharing '$sharing': measured or model" >&2; exit 2 ;; esac
 case "$calls" in nonblocking|blocking) ;; *) echo "workload-validate: --mpi-calls '$calls': nonblocking or blocking" >&2; exit 2 ;; esac
+case "$dim" in ""|tp|pp|dp|ep|edp) ;; *) echo "workload-validate: --dim '$dim': tp, pp, dp, ep or edp" >&2; exit 2 ;; esac
 [ -x "$ccbench" ] || { echo "workload-validate: $ccbench: not an executable (build first or give --ccbench)" >&2; exit 2; }
 [ -r "$workload" ] || { echo "workload-validate: $workload: cannot read" >&2; exit 2; }
 if [ -z "$out" ]; then
@@ -85,9 +90,13 @@ for d in $dps; do
     -J "$out/curve-dp$d-x2.jsonl"
   curves+=("$out/curve-dp$d-x2.jsonl")
 done
+if [ "$sharing" = measured ]; then
+  emu curve-pp-x2 2 2 -np 4 "$ccbench" pingpong -b 32K -e 512K -f 2 $sweep --split "MOD 2" -J "$out/curve-pp-x2.jsonl"
+  curves+=("$out/curve-pp-x2.jsonl")
+fi
 echo "workload-validate: curves measured at $rate (tp: 2 ranks in a host; pp: 2 hosts, one way and both; dp: $(echo $dps | tr ' ' ,) hosts; sharing $sharing; $calls MPI calls)" >&2
 
-printf '%-6s %12s %12s %9s %s\n' hosts measured_ms predicted_ms error steps_inside
+printf '%-6s %12s %12s %9s %-12s %s\n' hosts measured_ms predicted_ms error steps_inside "error by dimension"
 fail=0 inside_all=0 steps_all=0
 for h in ${hosts_list//,/ }; do
   "$ccbench" workload predict "$workload" --ranks $((2 * h)) --ranks-per-node 2 --curves "${curves[@]}" \
@@ -95,18 +104,26 @@ for h in ${hosts_list//,/ }; do
   emu "replay-$h" "$h" 2 -np $((2 * h)) "$ccbench" replay "$workload" -n "$steps" --check "$out/predict-$h.json" \
     -J "$out/replay-$h.jsonl"
   # shellcheck disable=SC2046
-  read -r meas pred err inside total < <(python3 - "$out/predict-$h.json" "$out/replay-$h.jsonl" <<'EOF'
+  read -r meas pred err inside total by_dim < <(python3 - "$out/predict-$h.json" "$out/replay-$h.jsonl" "$dim" <<'EOF'
 import json, statistics, sys
 p = json.load(open(sys.argv[1]))
 steps = [json.loads(l) for l in open(sys.argv[2]) if '"type":"step"' in l]
-exposed = [s["exposed_s"] for s in steps]
-lo, mid, hi = p["exposed_s"]["lo"], p["exposed_s"]["mid"], p["exposed_s"]["hi"]
-m = statistics.median(exposed)
-inside = sum(1 for e in exposed if lo <= e <= hi)
-print(f"{m*1e3:.1f} {mid*1e3:.1f} {(mid-m)/m*100:+.1f} {inside} {len(exposed)}")
+dim = sys.argv[3]
+def error(pred, series):
+    m = statistics.median(series)
+    return m, (pred["mid"] - m) / m * 100 if m > 0 else float("nan")
+by_dim = []
+for d, pred in p["exposed_by_dim_s"].items():
+    if pred["hi"] > 0:
+        by_dim.append(f"{d}:{error(pred, [s['exposed_by_dim_s'][d] for s in steps])[1]:+.1f}%")
+pred = p["exposed_by_dim_s"][dim] if dim else p["exposed_s"]
+exposed = [s["exposed_by_dim_s"][dim] if dim else s["exposed_s"] for s in steps]
+m, err = error(pred, exposed)
+inside = sum(1 for e in exposed if pred["lo"] <= e <= pred["hi"])
+print(f"{m*1e3:.1f} {pred['mid']*1e3:.1f} {err:+.1f} {inside} {len(exposed)} {','.join(by_dim)}")
 EOF
   )
-  printf '%-6s %12s %12s %8s%% %s\n' "$h" "$meas" "$pred" "$err" "$inside/$total"
+  printf '%-6s %12s %12s %8s%% %-12s %s\n' "$h" "$meas" "$pred" "$err" "$inside/$total" "$by_dim"
   inside_all=$((inside_all + inside)) steps_all=$((steps_all + total))
   limit=$max_error
   case ",$measured," in *",$h,"*) [ "$max_error" -gt 10 ] && limit=10 ;; esac
