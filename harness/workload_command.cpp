@@ -60,7 +60,8 @@ measured side by side, `ccbench --split`, is read at the size and named
 "k groups side by side"), one call's time (ms, the mean of the curve's
 per-iteration samples, its reported time where it has none, read at that
 size: a step sums many calls; low-high: its 10th-90th percentiles) and the
-curve it came from; "beyond" marks a size above the curve's largest
+curve it came from (a pipeline message: pingpong, one way, with sendrecv,
+both ways at once, as its high end; sendrecv alone without one); "beyond" marks a size above the curve's largest
 (bandwidth held). The step: middle = mean times, phases side by side; interval = low times
 side by side .. high times with every inter-node phase queued behind the
 others (contention bound).
