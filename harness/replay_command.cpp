@@ -175,7 +175,9 @@ json replay_record(const TrainingWorkload& w, const StepProgram& prog, const std
                  {"pp", prog.group_size(Dim::pp)},
                  {"dp", prog.group_size(Dim::dp)},
                  {"ep", prog.group_size(Dim::ep)},
-                 {"zero", w.zero}}},
+                 {"zero", w.zero},
+                 {"schedule", setting_name(w.schedule)},
+                 {"virtual_stages", w.virtual_stages}}},
                {"micro_batches", prog.micro_batches},
                {"compute_per_step_s", prog.compute_per_step_s()},
                {"hosts", hosts},
@@ -236,9 +238,10 @@ int run_replay(const ReplayArgs& args, const Comm& world) {
   if (root) {
     fmt::print(
         "# ccbench replay: {} ({}) on {} ranks, {} node{}: tp {}, pp {}, dp {}, ep {}; {} micro-batches per "
-        "step\n",
+        "step{}\n",
         w.name, args.workload, prog.ranks, nodes, nodes == 1 ? "" : "s", prog.group_size(Dim::tp),
-        prog.group_size(Dim::pp), prog.group_size(Dim::dp), prog.group_size(Dim::ep), prog.micro_batches);
+        prog.group_size(Dim::pp), prog.group_size(Dim::dp), prog.group_size(Dim::ep), prog.micro_batches,
+        w.pp > 1 ? ", " + schedule_words(w) : "");
     fmt::print(
         "# compute per step {} ms (forward {} ms + backward {} ms per micro-batch, waits); buffers {} per rank\n",
         format_ms(prog.compute_per_step_s()), format_ms(prog.forward_s), format_ms(prog.backward_s),

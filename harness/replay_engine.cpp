@@ -136,7 +136,8 @@ void ReplayEngine::issue(int op_index, Started& s, bool verify) {
       return;
     case CollectiveId::alltoall: MPI_Ialltoall(st.send, chunk, type, s.recv, chunk, type, comm, &s.req); return;
     case CollectiveId::sendrecv: {
-      const int peer = group_rank_[static_cast<std::size_t>(Dim::pp)] + op.direction;
+      const int peer =
+          pp_neighbour(group_rank_[static_cast<std::size_t>(Dim::pp)], op.direction, prog_.group_size(Dim::pp));
       // Tag: the direction the message travels (1 towards later stages, 2 towards earlier ones).
       if (op.p2p == P2p::send) MPI_Isend(st.send, count, type, peer, op.direction > 0 ? 1 : 2, comm, &s.req);
       else MPI_Irecv(s.recv, count, type, peer, op.direction < 0 ? 1 : 2, comm, &s.req);
@@ -151,7 +152,8 @@ std::uint64_t ReplayEngine::check(const Started& s) {
   const OpState& st = ops_[static_cast<std::size_t>(s.op)];
   if (op.p2p == P2p::send) return 0;
   if (op.p2p == P2p::recv) {
-    const int n = prog_.group_size(Dim::pp), from = group_rank_[static_cast<std::size_t>(Dim::pp)] + op.direction;
+    const int n = prog_.group_size(Dim::pp);
+    const int from = pp_neighbour(group_rank_[static_cast<std::size_t>(Dim::pp)], op.direction, n);
     const Pattern pat = make_pattern(prog_.dtype, std::nullopt, n);
     return mem_.count_wrong_input(prog_.dtype, pat, from, s.recv, st.count, 0);
   }

@@ -87,10 +87,11 @@ std::string group_text(const StepProgram& prog, const CommOp& op) {
 void print_header(const TrainingWorkload& w, const StepProgram& prog) {
   fmt::print("# {} ({}){}\n", w.name, w.file, w.source.empty() ? "" : "; shapes: " + w.source);
   fmt::print(
-      "# {} ranks, {} per node: tp {}, pp {}, dp {}, ep {}, zero {}; {} micro-batch{} per step, {:.4g} tokens per "
+      "# {} ranks, {} per node: tp {}, pp {}, dp {}, ep {}, zero {}; {} micro-batch{} per step{}, {:.4g} tokens per "
       "step\n",
       prog.ranks, prog.ranks_per_node, prog.group_size(Dim::tp), prog.group_size(Dim::pp), prog.group_size(Dim::dp),
-      prog.group_size(Dim::ep), w.zero, prog.micro_batches, prog.micro_batches == 1 ? "" : "es", prog.tokens_per_step);
+      prog.group_size(Dim::ep), w.zero, prog.micro_batches, prog.micro_batches == 1 ? "" : "es",
+      w.pp > 1 ? " (" + schedule_words(w) + ")" : "", prog.tokens_per_step);
   fmt::print("# compute per micro-batch and stage: forward {} ms, backward {} ms ({}); per step {} ms\n",
              format_ms(prog.forward_s), format_ms(prog.backward_s),
              w.mfu > 0 ? fmt::format("mfu {} of {} TFLOP/s", w.mfu, w.peak_tflops) : std::string("given"),
@@ -235,8 +236,9 @@ PredictedStep predict_option(const Option& o, const TrainingWorkload& w, const S
                           format_ms(sum.by_dim[d].mid), format_ms(sum.by_dim[d].lo), format_ms(sum.by_dim[d].hi));
   fmt::print("# exposed by dimension (slowest stage): {}{}\n", dims.empty() ? "none" : dims,
              prog.group_size(Dim::pp) > 1
-                 ? fmt::format("; pp includes the pipeline bubble, {} ms by GPipe's (pp - 1) x (forward + backward)",
-                               format_ms(p.bubble_s))
+                 ? fmt::format("; pp includes the pipeline bubble, {} ms by (pp - 1){} x (forward + backward)",
+                               format_ms(p.bubble_s),
+                               prog.virtual_stages > 1 ? fmt::format(" / {} virtual stages", prog.virtual_stages) : "")
                  : "");
   return sum;
 }

@@ -224,7 +224,7 @@ StepPrediction predict_step(const StepProgram& prog, const SeriesTable& curves) 
   out.mid = simulate_step(prog, mid, cross, false);
   out.lo = simulate_step(prog, lo, cross, false);
   out.hi = simulate_step(prog, hi, cross, true);
-  out.bubble_s = (prog.group_size(Dim::pp) - 1) * (prog.forward_s + prog.backward_s);
+  out.bubble_s = prog.bubble_s();
   return out;
 }
 

@@ -63,7 +63,7 @@ struct PhaseTime {
 struct StepPrediction {
   std::vector<PhaseTime> phases;  // one per program op
   SimulatedStep mid, lo, hi;
-  double bubble_s = 0;  // GPipe's: (pp - 1) x (forward + backward) per micro-batch
+  double bubble_s = 0;  // (pp - 1) / virtual stages x (forward + backward) of a micro-batch
 };
 
 // Each phase's group (ranks, nodes), calls per step and sharing, without times.

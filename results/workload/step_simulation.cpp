@@ -60,7 +60,8 @@ class Simulation {
   double message_end(std::size_t s, std::size_t a) {
     const Action& act = prog_.stages[s][a];
     const CommOp& op = prog_.ops[static_cast<std::size_t>(act.op)];
-    const auto other = static_cast<std::size_t>(static_cast<int>(s) + op.direction);
+    const auto other =
+        static_cast<std::size_t>(pp_neighbour(static_cast<int>(s), op.direction, static_cast<int>(st_.size())));
     StageState& me = st_[s];
     const std::size_t k = me.message[a];
     const double mine = (op.p2p == P2p::send ? me.sends : me.recvs)[op.direction][k];

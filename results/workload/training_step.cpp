@@ -63,11 +63,11 @@ void read_model(const std::string& path, const YAML::Node& root, TrainingWorkloa
     yamlf::fail(path, m["expert_parameters"], "model.expert_parameters", "needs model.experts (a MoE model)");
 }
 
-// parallelism: tp, pp, dp, ep, ZeRO stage, buckets, overlap, schedule, sequence parallelism.
+// parallelism: tp, pp, dp, ep, ZeRO stage, buckets, overlap, schedule, virtual stages, sequence parallelism.
 void read_parallelism(const std::string& path, const YAML::Node& root, TrainingWorkload& w) {
-  const YAML::Node p =
-      section(path, root, "parallelism",
-              {"tp", "pp", "dp", "ep", "zero", "bucket", "dp_overlap", "schedule", "sequence_parallel"});
+  const YAML::Node p = section(
+      path, root, "parallelism",
+      {"tp", "pp", "dp", "ep", "zero", "bucket", "dp_overlap", "schedule", "virtual_stages", "sequence_parallel"});
   w.tp = whole(path, p, "parallelism", "tp", 1, 1e5, 1);
   w.pp = whole(path, p, "parallelism", "pp", 1, 1e5, 1);
   w.dp = whole(path, p, "parallelism", "dp", 1, 1e7, 0);
@@ -92,6 +92,10 @@ void read_parallelism(const std::string& path, const YAML::Node& root, TrainingW
       yamlf::fail(path, p["schedule"], "parallelism.schedule", fmt::format("'{}': expected gpipe or 1f1b", v));
     w.schedule = *sched;
   }
+  w.virtual_stages = whole(path, p, "parallelism", "virtual_stages", 1, 1e4, 1);
+  if (w.virtual_stages > 1 && w.schedule != PipelineSchedule::one_f_one_b)
+    yamlf::fail(path, p["virtual_stages"], "parallelism.virtual_stages",
+                fmt::format("{} needs schedule: 1f1b (Megatron-LM's interleaved 1F1B)", w.virtual_stages));
   if (p["sequence_parallel"]) {
     const std::string v = yamlf::text(path, p, "parallelism", "sequence_parallel");
     if (v != "true" && v != "false")
@@ -161,6 +165,12 @@ TrainingWorkload load_training_workload(const std::string& path) {
   throw UsageError(fmt::format("{}: workload files need yaml-cpp; this ccbench was built without it", path));
 }
 #endif
+
+std::string schedule_words(const TrainingWorkload& w) {
+  if (w.pp <= 1) return {};
+  if (w.virtual_stages > 1) return fmt::format("interleaved 1F1B, {} virtual stages", w.virtual_stages);
+  return w.schedule == PipelineSchedule::gpipe ? "GPipe" : "1F1B";
+}
 
 int nodes_of(const std::vector<int>& group, int ranks_per_node) {
   std::set<int> nodes;
@@ -249,10 +259,21 @@ int check_fit(const TrainingWorkload& w, int ranks, int ranks_per_node) {
         fmt::format("tp {}: a tensor-parallel group must lie inside a node, and {} ranks per node do not hold it "
                     "a whole number of times",
                     w.tp, ranks_per_node));
-  if (w.layers % w.pp != 0) bad(fmt::format("pp {} does not divide the model's {} layers", w.pp, w.layers));
+  const int v = w.virtual_stages;
+  if (w.layers % (w.pp * v) != 0)
+    bad(v > 1 ? fmt::format("pp {} x virtual_stages {} = {} does not divide the model's {} layers", w.pp, v, w.pp * v,
+                            w.layers)
+              : fmt::format("pp {} does not divide the model's {} layers", w.pp, w.layers));
   if (w.global_batch % (w.micro_batch * dp) != 0)
     bad(fmt::format("global_batch {} is not a whole number of micro-batches ({}) per data-parallel rank (dp {})",
                     w.global_batch, w.micro_batch, dp));
+  if (v > 1 && w.pp < 2) bad(fmt::format("virtual_stages {} needs pp 2 or more (model chunks on pipeline stages)", v));
+  const int m = w.global_batch / (w.micro_batch * dp);
+  if (v > 1 && m % w.pp != 0)
+    bad(
+        fmt::format("virtual_stages {}: interleaved 1F1B needs the micro-batches per step ({}) to be a multiple of pp "
+                    "{}, as Megatron-LM does",
+                    v, m, w.pp));
   if (dp % w.ep != 0) bad(fmt::format("ep {} does not divide dp {}", w.ep, dp));
   if (w.experts > 0 && w.experts % w.ep != 0) bad(fmt::format("ep {} does not divide the {} experts", w.ep, w.experts));
   return dp;
@@ -264,6 +285,7 @@ StepProgram program_shape(const TrainingWorkload& w, int ranks, int ranks_per_no
   prog.ranks = ranks, prog.ranks_per_node = ranks_per_node, prog.dtype = w.dtype;
   prog.size = {w.tp, w.pp, dp, w.ep, dp / w.ep};
   prog.micro_batches = w.global_batch / (w.micro_batch * dp);
+  prog.virtual_stages = w.virtual_stages;
   const double tokens = static_cast<double>(w.micro_batch) * w.sequence;
   prog.tokens_per_step = tokens * w.global_batch / w.micro_batch;
   const double active = (w.active_parameters > 0 ? w.active_parameters : w.parameters) / (w.tp * w.pp);
@@ -289,6 +311,7 @@ class StageProgram {
       : w_(w), prog_(prog), b_(prog, prog.stages.emplace_back()), stage_(stage) {
     elem_ = info(w.dtype).size;
     ls_ = w.layers / w.pp;
+    lc_ = ls_ / w.virtual_stages;
     act_ = static_cast<double>(w.micro_batch) * w.sequence * w.hidden * static_cast<double>(elem_);
     // This rank's parameters: the dense ones split by tp x pp, reduced over dp;
     // with experts sharded over ep, their share reduced over edp (the dp ranks
@@ -308,36 +331,38 @@ class StageProgram {
     }
   }
 
-  void forward() {
-    if (stage_ > 0) b_.blocking(b_.op(comm("pp recv (forward)", Dim::pp, CollectiveId::sendrecv, act_, P2p::recv, -1)));
+  // Model chunk c's forward of one micro-batch (c: 0 without virtual stages).
+  void forward(int c) {
+    if (stage_ > 0 || c > 0)
+      b_.blocking(b_.op(comm("pp recv (forward)", Dim::pp, CollectiveId::sendrecv, act_, P2p::recv, -1)));
     std::array<int, 2> next{};
     for (std::size_t k = 0; k < 2; ++k) next[k] = reduced_[k].ag_f >= 0 ? b_.start(reduced_[k].ag_f) : -1;
-    for (int l = 0; l < ls_; ++l) {
+    for (int l = c * lc_; l < (c + 1) * lc_; ++l) {
       for (std::size_t k = 0; k < 2; ++k) {
         if (next[k] < 0) continue;
         const int g = next[k];
-        next[k] = l + 1 < ls_ ? b_.start(reduced_[k].ag_f) : -1;  // prefetch the next layer's
+        next[k] = l + 1 < (c + 1) * lc_ ? b_.start(reduced_[k].ag_f) : -1;  // prefetch the next layer's
         b_.wait(g);
       }
       layer("forward", l, prog_.forward_s / ls_);
     }
-    if (stage_ + 1 < w_.pp)
+    if (stage_ + 1 < w_.pp || c + 1 < w_.virtual_stages)
       b_.start(b_.op(comm("pp send (forward)", Dim::pp, CollectiveId::sendrecv, act_, P2p::send, +1)));
   }
 
-  // `last`: the step's last backward, whose gradients go to dp.
-  void backward(bool last) {
-    if (stage_ + 1 < w_.pp)
+  // Model chunk c's backward of one micro-batch; `last`: the step's last
+  // backward of this chunk, whose gradients go to dp.
+  void backward(int c, bool last) {
+    if (stage_ + 1 < w_.pp || c + 1 < w_.virtual_stages)
       b_.blocking(b_.op(comm("pp recv (backward)", Dim::pp, CollectiveId::sendrecv, act_, P2p::recv, +1)));
     std::array<int, 2> next{};
     for (std::size_t k = 0; k < 2; ++k) next[k] = reduced_[k].ag_b >= 0 ? b_.start(reduced_[k].ag_b) : -1;
     std::array<double, 2> bucket{};
-    std::vector<std::pair<std::size_t, double>> deferred;  // buckets when dp does not overlap backward
-    for (int l = ls_ - 1; l >= 0; --l) {
+    for (int l = (c + 1) * lc_ - 1; l >= c * lc_; --l) {
       for (std::size_t k = 0; k < 2; ++k) {
         if (next[k] < 0) continue;
         const int g = next[k];
-        next[k] = l > 0 ? b_.start(reduced_[k].ag_b) : -1;
+        next[k] = l > c * lc_ ? b_.start(reduced_[k].ag_b) : -1;
         b_.wait(g);
       }
       layer("backward", l, prog_.backward_s / ls_);
@@ -347,18 +372,19 @@ class StageProgram {
       for (std::size_t k = 0; k < 2; ++k) {
         if (!reduced_[k].active) continue;
         bucket[k] += reduced_[k].layer;
-        if (bucket[k] >= w_.bucket_bytes || l == 0) {
+        if (bucket[k] >= w_.bucket_bytes || l == c * lc_) {
           if (w_.dp_overlap) gradient_bucket(reduced_[k], bucket[k]);
-          else deferred.emplace_back(k, bucket[k]);
+          else deferred_.emplace_back(k, bucket[k]);
           bucket[k] = 0;
         }
       }
     }
-    for (const auto& [k, bytes] : deferred) gradient_bucket(reduced_[k], bytes);
-    if (stage_ > 0) b_.start(b_.op(comm("pp send (backward)", Dim::pp, CollectiveId::sendrecv, act_, P2p::send, -1)));
+    if (stage_ > 0 || c > 0)
+      b_.start(b_.op(comm("pp send (backward)", Dim::pp, CollectiveId::sendrecv, act_, P2p::send, -1)));
   }
 
   void end_step() {
+    for (const auto& [k, bytes] : deferred_) gradient_bucket(reduced_[k], bytes);
     b_.wait_all();
     if (w_.zero != 1 && w_.zero != 2) return;
     for (const Reduced& r : reduced_)
@@ -420,11 +446,49 @@ class StageProgram {
   const TrainingWorkload& w_;
   StepProgram& prog_;
   ProgramBuilder b_;
-  int stage_ = 0, ls_ = 1;
+  int stage_ = 0, ls_ = 1, lc_ = 1;  // layers per stage, per model chunk
   std::size_t elem_ = 1;
   double act_ = 0;
-  std::array<Reduced, 2> reduced_;  // dp, edp
+  std::array<Reduced, 2> reduced_;                        // dp, edp
+  std::vector<std::pair<std::size_t, double>> deferred_;  // buckets when dp does not overlap backward
 };
+
+}  // namespace
+
+namespace {
+
+// One forward or backward of a micro-batch on a model chunk.
+struct PassOrder {
+  bool forward = true;
+  int chunk = 0, micro_batch = 0;
+};
+
+// A stage's passes in the order its schedule runs them. GPipe: every
+// forward, then every backward. 1F1B: pp - 1 - s forwards to fill the
+// pipeline, then one forward and one backward in turn, then the backwards
+// left. Interleaved 1F1B (Megatron-LM's, v chunks): the k-th forward runs
+// chunk k / pp mod v of micro-batch (k / (pp v)) pp + k mod pp (the k-th
+// backward the chunks in reverse); 2 (pp - 1 - s) + (v - 1) pp forwards
+// first, then one forward and one backward in turn.
+std::vector<PassOrder> stage_order(const TrainingWorkload& w, int m, int s) {
+  const int v = w.virtual_stages, pp = w.pp, units = m * v;
+  const auto unit = [&](int k, bool fwd) {
+    const int in_group = k % (pp * v), chunk = in_group / pp;
+    return PassOrder{fwd, fwd ? chunk : v - 1 - chunk, k / (pp * v) * pp + in_group % pp};
+  };
+  int warm_up = 0;
+  if (w.schedule == PipelineSchedule::gpipe) warm_up = units;
+  else if (v == 1) warm_up = std::min(m, pp - 1 - s);
+  else warm_up = m == pp ? units : std::min(units, 2 * (pp - 1 - s) + (v - 1) * pp);
+  std::vector<PassOrder> out;
+  for (int k = 0; k < warm_up; ++k) out.push_back(unit(k, true));
+  for (int k = warm_up; k < units; ++k) {
+    out.push_back(unit(k, true));
+    out.push_back(unit(k - warm_up, false));
+  }
+  for (int k = units - warm_up; k < units; ++k) out.push_back(unit(k, false));
+  return out;
+}
 
 }  // namespace
 
@@ -435,16 +499,10 @@ StepProgram derive_step(const TrainingWorkload& w, int ranks, int ranks_per_node
   const int m = prog.micro_batches;
   for (int s = 0; s < w.pp; ++s) {
     StageProgram stage(w, prog, s);
-    // GPipe: every forward, then every backward. 1F1B: pp - 1 - s forwards
-    // to fill the pipeline, then one forward and one backward in turn, then
-    // the backwards left.
-    const int warm_up = w.schedule == PipelineSchedule::gpipe ? m : std::min(m, w.pp - 1 - s);
-    for (int mb = 0; mb < warm_up; ++mb) stage.forward();
-    for (int mb = warm_up; mb < m; ++mb) {
-      stage.forward();
-      stage.backward(mb - warm_up + 1 == m);  // backward mb - warm_up
+    for (const PassOrder& p : stage_order(w, m, s)) {
+      if (p.forward) stage.forward(p.chunk);
+      else stage.backward(p.chunk, p.micro_batch + 1 == m);
     }
-    for (int mb = m - warm_up; mb < m; ++mb) stage.backward(mb + 1 == m);
     stage.end_step();
   }
   return prog;

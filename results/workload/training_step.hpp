@@ -16,7 +16,9 @@
 //     after each of those blocks instead)
 //   pp sendrecv of A: per micro-batch one to the next stage forward, one to
 //     the previous backward (GPipe: every forward, then every backward; 1F1B:
-//     pp - 1 - stage forwards, then a forward and a backward in turn)
+//     pp - 1 - stage forwards, then a forward and a backward in turn); with v
+//     virtual stages (interleaved 1F1B) per micro-batch and model chunk, the
+//     last stage's chunk c passing on to the first stage's chunk c + 1
 //   ep alltoall of A * top_k: dispatch and combine, forward and backward, on
 //     every moe_every-th layer
 //   dp, zero 0 (DDP): all_reduce of G in buckets of `bucket` bytes, started as
@@ -56,7 +58,8 @@ CCB_SETTING_NAMES(Dim, 5, {Dim::tp, "tp"}, {Dim::pp, "pp"}, {Dim::dp, "dp"}, {Di
 
 // The pipeline's order of micro-batches (docs/workload.md): GPipe, every
 // forward then every backward; 1F1B (Megatron-LM's default), pp - 1 - stage
-// forwards, then one forward and one backward in turn.
+// forwards, then one forward and one backward in turn; with virtual stages,
+// Megatron-LM's interleaved 1F1B over each stage's model chunks.
 enum class PipelineSchedule { gpipe, one_f_one_b };
 CCB_SETTING_NAMES(PipelineSchedule, 2, {PipelineSchedule::gpipe, "gpipe"}, {PipelineSchedule::one_f_one_b, "1f1b"});
 
@@ -73,6 +76,7 @@ struct TrainingWorkload {
   double bucket_bytes = 25.0 * (1 << 20);  // PyTorch DDP's default bucket_cap_mb
   bool dp_overlap = true;                  // dp buckets start during backward (false: after it)
   PipelineSchedule schedule = PipelineSchedule::gpipe;
+  int virtual_stages = 1;          // model chunks per pipeline stage (> 1: interleaved 1F1B)
   bool sequence_parallel = false;  // tp: all_gather before and reduce_scatter after each block, not all_reduce
   // Compute: forward_s per micro-batch and stage, or mfu x peak.
   double forward_s = 0, backward_ratio = 2, mfu = 0, peak_tflops = 0;
@@ -82,6 +86,10 @@ struct TrainingWorkload {
   // --ranks / --ranks-per-node, and where compare --workload decides.
   int target_ranks = 0, target_ranks_per_node = 0;
 };
+
+// The pipeline schedule in words ("GPipe", "1F1B", "interleaved 1F1B, 2
+// virtual stages"); empty without a pipeline (pp 1).
+std::string schedule_words(const TrainingWorkload& w);
 
 // Throws UsageError "FILE:LINE: KEY: what is wrong" on bad content.
 TrainingWorkload load_training_workload(const std::string& path);
@@ -98,8 +106,12 @@ struct CommOp {
   std::uint64_t bytes = 0;  // the size column (nccl-tests): all_reduce the buffer; all_gather, reduce_scatter,
                             // alltoall the whole buffer of the group; pp: one message
   P2p p2p = P2p::none;      // pp: this side of a message to or from a neighbouring stage
-  int direction = 0;        // pp: +1 the next stage, -1 the previous
+  int direction = 0;        // pp: +1 the next stage, -1 the previous (around the ring: interleaved 1F1B's
+                            // last stage passes on to the first)
 };
+
+// The stage a pipeline message of `direction` goes to or comes from (around the ring).
+inline int pp_neighbour(int stage, int direction, int pp) { return ((stage + direction) % pp + pp) % pp; }
 
 struct Action {
   enum class Kind { compute, start, wait, wait_all };
@@ -113,7 +125,7 @@ struct StepProgram {
   int ranks = 0, ranks_per_node = 0;
   DType dtype = DType::bfloat16;
   std::array<int, kDims> size{};  // group size per Dim (tp, pp, dp, ep, edp)
-  int micro_batches = 0;
+  int micro_batches = 0, virtual_stages = 1;
   double forward_s = 0, backward_s = 0;  // per micro-batch and stage
   double tokens_per_step = 0;
   std::vector<CommOp> ops;
@@ -121,6 +133,8 @@ struct StepProgram {
   std::vector<std::string> notes;           // roundings and assumptions the derivation made
 
   int group_size(Dim d) const { return size[static_cast<int>(d)]; }
+  // The pipeline bubble per step: (pp - 1) / v x (forward + backward).
+  double bubble_s() const { return (group_size(Dim::pp) - 1) * (forward_s + backward_s) / virtual_stages; }
   double compute_per_step_s() const { return micro_batches * (forward_s + backward_s); }
 };
 

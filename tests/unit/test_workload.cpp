@@ -1,5 +1,6 @@
 // The training-step workload: derivation (sizes, counts, groups, refusals),
 // the simulated clock (overlap, pipeline, queues), curve reading, goodput.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -220,6 +221,62 @@ TEST(WorkloadSimulation, OneFOneBInterleavesAfterFillingThePipeline) {
     if (d == Dim::dp && first_dp == prog.size()) first_dp = i;
   }
   EXPECT_GT(first_dp, last_pp);  // stage 0's last backward begins with its last pipeline message
+}
+
+// Megatron-LM's interleaved 1F1B: with messages that cost nothing, the
+// step is the compute plus a bubble of (pp - 1) / v x (forward + backward)
+// (Narayanan et al. 2021, section 2.2), and no stage waits on another for ever.
+TEST(WorkloadSimulation, InterleavedScheduleShrinksTheBubbleByTheVirtualStages) {
+  for (int pp : {2, 3, 4})
+    for (int v : {1, 2, 3})
+      for (int groups : {1, 2, 3}) {
+        TrainingWorkload w = tiny();
+        w.tp = 1, w.pp = pp, w.virtual_stages = v, w.layers = pp * v * 2, w.micro_batch = 1;
+        w.global_batch = pp * groups, w.forward_s = 1, w.schedule = PipelineSchedule::one_f_one_b;
+        const StepProgram p = derive_step(w, pp, 1);
+        SCOPED_TRACE(fmt::format("pp {} v {} m {}", pp, v, p.micro_batches));
+        const SimulatedStep sim =
+            simulate_step(p, std::vector<double>(p.ops.size(), 0.0), std::vector<bool>(p.ops.size(), true), false);
+        EXPECT_NEAR(p.bubble_s(), (pp - 1) * 3.0 / v, 1e-12);
+        EXPECT_NEAR(sim.step_s, p.compute_per_step_s() + p.bubble_s(), 1e-9);
+        // Each model chunk's forward goes on; the last stage's chunk c to the first stage's c + 1.
+        EXPECT_EQ(calls(p, "pp send (forward)", pp - 1), p.micro_batches * (v - 1));
+        EXPECT_EQ(calls(p, "pp recv (forward)", 0), p.micro_batches * (v - 1));
+        EXPECT_EQ(calls(p, "pp send (forward)", 0), p.micro_batches * v);
+        EXPECT_EQ(calls(p, "pp send (backward)", 0), p.micro_batches * (v - 1));
+      }
+}
+
+TEST(Workload, InterleavedScheduleReducesEachChunksGradientsOnce) {
+  TrainingWorkload w = tiny();
+  w.schedule = PipelineSchedule::one_f_one_b, w.global_batch = 16;  // m 4 at dp 2
+  const auto dp_bytes = [&](const StepProgram& p) {
+    double b = 0;
+    for (const Action& a : p.stages[1])
+      if (a.kind == Action::Kind::start && p.ops[static_cast<std::size_t>(a.op)].dim == Dim::dp)
+        b += static_cast<double>(p.ops[static_cast<std::size_t>(a.op)].bytes);
+    return b;
+  };
+  const double one = dp_bytes(derive_step(w, 8, 2));
+  w.virtual_stages = 2;
+  const StepProgram p = derive_step(w, 8, 2);
+  EXPECT_NEAR(dp_bytes(p), one, one * 1e-6);
+  EXPECT_EQ(calls(p, "tp all_reduce (forward)", 0), 2 * 4 * 4);  // 2 per layer, 4 layers per stage, 4 micro-batches
+  // Refusals: layers, micro-batches, pp.
+  const auto refused = [&](TrainingWorkload x, int ranks, const std::string& what) {
+    try {
+      derive_step(x, ranks, 2);
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  w.virtual_stages = 3;
+  refused(w, 8, "pp 2 x virtual_stages 3 = 6 does not divide the model's 8 layers");
+  w.virtual_stages = 2, w.global_batch = 6;
+  refused(w, 4, "virtual_stages 2: interleaved 1F1B needs the micro-batches per step (3) to be a multiple of pp 2");
+  w.pp = 1, w.global_batch = 16;
+  refused(w, 4, "virtual_stages 2 needs pp 2 or more");
 }
 
 TEST(Workload, SequenceParallelSplitsEachTensorParallelAllReduce) {
