@@ -52,12 +52,14 @@ model file keeps every point, score and left-out error, and NCCL's algorithm
 per point when the runs recorded it (--nccl-algorithms); a note names a
 series whose rank counts ran different algorithms at one size.
 Runs that forced the library's algorithm (mpirun --mca
-coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm N, or
+coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm N; with
+--mpi-calls nonblocking --mca coll_libnbc_iallreduce_algorithm N; or
 NCCL_ALGO: the run record's environment says so) are fitted apart, one
 series per algorithm, with that algorithm's steps when it is known (Open MPI
-all_reduce: basic_linear linear, nonoverlapping tree, recursive_doubling and
-rabenseifner with their folding of a non-power-of-two count, ring and
-segmented_ring ring).
+all_reduce: basic_linear linear, nonoverlapping and libnbc's binomial tree,
+recursive_doubling and rabenseifner with their folding of a
+non-power-of-two count, ring and segmented_ring ring). Blocking and
+nonblocking runs are fitted one kind at a time.
 
 predict: the predicted table at N ranks on M nodes (marked PREDICTED): time
 in microseconds with its 90% prediction interval [lo, hi], algbw = bytes /
@@ -81,7 +83,8 @@ with a note, and when every series is, predict exits 1 with one line;
 the measured points' field names (bytes, count, time_us, algbw_gbps,
 busbw_gbps) plus time_lo_us, time_hi_us, interval and the series' unusable.
 The library's own choice: when a series has only forced fits and the runs'
-library has tabulated fixed decision rules (Open MPI 4.1.x all_reduce), a
+library has tabulated fixed decision rules (Open MPI 4.1.x all_reduce:
+coll/tuned's for blocking calls, coll/libnbc's for nonblocking ones), a
 first table predicts what the library does unforced: each size from the fit
 of the algorithm its rules choose at N ranks, the rule printed ("# assumes
 ...") and the algorithm named at the end of each row; a size whose algorithm

@@ -12,7 +12,13 @@
 # when every target is met (median |error| of the exposed communication, or
 # of --dim's, <= 20%, <= 10% on --measured hosts; steps inside the interval
 # >= 70% over all host counts), 1 when one is missed, 77 when namespaces
-# cannot be made here, 2 on bad options.
+# cannot be made here, 2 on bad options. With --fit-hosts the dp curves are
+# measured at those host counts only, with the algorithm Open MPI's rules
+# choose for a dp bucket at 4 or more ranks forced (rabenseifner: libnbc's 3
+# for nonblocking calls, coll/tuned's 6 for blocking ones), and every dp
+# group is read off their scale model (`ccbench model fit`, `workload
+# predict --model`), which predicts the library's own choice by its rules:
+# the step predicted beyond the measured scale.
 #
 #   scripts/workload-validate.sh [options]
 #     --ccbench PATH     the binary (default build/ccbench)
@@ -33,11 +39,17 @@
 #                        --measured ones: 10 or this, the smaller)
 #     --dim DIM          judge one dimension's exposed time (tp, pp, dp, ...)
 #                        instead of the whole exposed communication
+#     --fit-hosts LIST   measure dp's all_reduce at these host counts only
+#                        (e.g. 2,3,4) and fit the scale model on them; with
+#                        tests/fixtures/workload/emu-2d.yaml (dp = hosts) and
+#                        --hosts 6,8 every dp group is beyond them (needs
+#                        --sharing model: the model is of one group)
 #     --out DIR          keep the curves, predictions and replays there
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ccbench="$here/../build/ccbench" workload="$here/../tests/fixtures/workload/emu-3d.yaml" rate=200mbit
 hosts_list=4,6,8 measured=4 sharing=model calls=nonblocking steps=10 min_inside=0.7 max_error=20 out="" dim=""
+fit_hosts=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --ccbench) ccbench=$2; shift 2 ;;
@@ -52,7 +64,8 @@ while [ $# -gt 0 ]; do
     --max-error) max_error=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --dim) dim=$2; shift 2 ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    --fit-hosts) fit_hosts=$2; shift 2 ;;
+    -h|--help) sed -n '2,47p' "$0"; exit 0 ;;
     *) echo "workload-validate: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -61,6 +74,8 @@ case "$calls" in nonblocking|blocking) ;; *) echo "workload-validate: --mpi-call
 case "$dim" in ""|tp|pp|dp|ep|edp) ;; *) echo "workload-validate: --dim '$dim': tp, pp, dp, ep or edp" >&2; exit 2 ;; esac
 [ -x "$ccbench" ] || { echo "workload-validate: $ccbench: not an executable (build first or give --ccbench)" >&2; exit 2; }
 [ -r "$workload" ] || { echo "workload-validate: $workload: cannot read" >&2; exit 2; }
+[ -z "$fit_hosts" ] || [ "$sharing" = model ] ||
+  { echo "workload-validate: --fit-hosts needs --sharing model (the scale model is of one group)" >&2; exit 2; }
 if [ -z "$out" ]; then
   out=$(mktemp -d /tmp/ccbench-workload.XXXXXX)
   trap 'rm -rf "$out"' EXIT
@@ -81,9 +96,25 @@ emu curve-tp 1 2 -np 2 "$ccbench" all_reduce -b 32K -e 512K -f 2 $sweep -J "$out
 emu curve-pp 2 1 -np 2 "$ccbench" pingpong -b 32K -e 512K -f 2 $sweep -J "$out/curve-pp.jsonl"
 emu curve-pp2 2 1 -np 2 "$ccbench" sendrecv -b 32K -e 512K -f 2 $sweep -J "$out/curve-pp2.jsonl"
 curves=("$out/curve-tp.jsonl" "$out/curve-pp.jsonl" "$out/curve-pp2.jsonl")
-dps=$(for h in ${hosts_list//,/ }; do echo $((h / 2)); done | sort -un)
+dp_of() {  # dp_of HOSTS: the workload's data-parallel group size at 2 ranks per host
+  "$ccbench" workload show "$workload" --ranks $((2 * $1)) --ranks-per-node 2 | sed -n 's/^#.* dp \([0-9]*\),.*/\1/p' | head -1
+}
+if [ -n "$fit_hosts" ]; then
+  dps=$(echo "${fit_hosts//,/ }" | tr ' ' '\n' | sort -un)
+else
+  dps=$(for h in ${hosts_list//,/ }; do dp_of "$h"; done | sort -un)
+fi
 for d in $dps; do
-  emu "curve-dp$d" "$d" 1 -np "$d" "$ccbench" all_reduce -b 256K -e 4M -f 2 $sweep -J "$out/curve-dp$d.jsonl"
+  case "$d" in ''|*[!0-9]*|0|1) echo "workload-validate: a dp group of '$d' hosts: need 2 or more (--hosts, --fit-hosts)" >&2; exit 2 ;; esac
+done
+pin=()  # the dp curves' forced algorithm (--fit-hosts), as mpirun options
+if [ -n "$fit_hosts" ]; then
+  if [ "$calls" = nonblocking ]; then pin=(--mca coll_libnbc_iallreduce_algorithm 3)
+  else pin=(--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 6); fi
+fi
+for d in $dps; do
+  emu "curve-dp$d" "$d" 1 -np "$d" "${pin[@]}" "$ccbench" all_reduce -b 256K -e 4M -f 2 $sweep -J "$out/curve-dp$d.jsonl"
+  [ -n "$fit_hosts" ] && continue  # forced: the scale model's input, not a curve of what the library chooses
   curves+=("$out/curve-dp$d.jsonl")
   [ "$sharing" = measured ] || continue
   emu "curve-dp$d-x2" "$d" 2 -np $((2 * d)) "$ccbench" all_reduce -b 256K -e 4M -f 2 $sweep --split "MOD 2" \
@@ -94,12 +125,19 @@ if [ "$sharing" = measured ]; then
   emu curve-pp-x2 2 2 -np 4 "$ccbench" pingpong -b 32K -e 512K -f 2 $sweep --split "MOD 2" -J "$out/curve-pp-x2.jsonl"
   curves+=("$out/curve-pp-x2.jsonl")
 fi
-echo "workload-validate: curves measured at $rate (tp: 2 ranks in a host; pp: 2 hosts, one way and both; dp: $(echo $dps | tr ' ' ,) hosts; sharing $sharing; $calls MPI calls)" >&2
+models=()
+if [ -n "$fit_hosts" ]; then
+  # shellcheck disable=SC2086
+  "$ccbench" model fit $(for d in $dps; do echo "$out/curve-dp$d.jsonl"; done) --out "$out/model-dp.json" \
+    > "$out/model-fit.txt" 2>&1 || { cat "$out/model-fit.txt" >&2; exit 1; }
+  models=(--model "$out/model-dp.json")
+fi
+echo "workload-validate: curves measured at $rate (tp: 2 ranks in a host; pp: 2 hosts, one way and both; dp: $(echo $dps | tr ' ' ,) hosts$([ -n "$fit_hosts" ] && echo " with ${pin[*]}, scale model fitted on them"); sharing $sharing; $calls MPI calls)" >&2
 
 printf '%-6s %12s %12s %9s %-12s %s\n' hosts measured_ms predicted_ms error steps_inside "error by dimension"
 fail=0 inside_all=0 steps_all=0
 for h in ${hosts_list//,/ }; do
-  "$ccbench" workload predict "$workload" --ranks $((2 * h)) --ranks-per-node 2 --curves "${curves[@]}" \
+  "$ccbench" workload predict "$workload" --ranks $((2 * h)) --ranks-per-node 2 --curves "${curves[@]}" "${models[@]}" \
     --json "$out/predict-$h.json" > "$out/predict-$h.txt" || { cat "$out/predict-$h.txt"; exit 1; }
   emu "replay-$h" "$h" 2 -np $((2 * h)) "$ccbench" replay "$workload" -n "$steps" --check "$out/predict-$h.json" \
     -J "$out/replay-$h.jsonl"

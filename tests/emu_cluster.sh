@@ -51,14 +51,17 @@ case "$case" in
     [ $rc = 0 ] || fail "model check: targets missed (exit $rc)"
     ;;
   workload)
-    # The training-step prediction against its replay at 4 and 6 hosts: the
-    # dp phase (the one the links dominate) within 20%. The whole exposed
-    # communication misses by 14-30% here: the 8-12 replay ranks share 2
-    # cores, and their waits for a CPU are in no curve (docs/workload.md
-    # "Validation"); it is printed, not judged. Two re-tests on a miss.
+    # The training-step prediction beyond the measured scale against its
+    # replay: dp's curves fitted at 2-4 hosts (the scale model, libnbc's
+    # rules), the tp x dp step predicted and replayed at 6 and 8 hosts, the
+    # dp phase (the one the links dominate) within 20% and inside its
+    # interval in 70% of the steps. The whole exposed communication is
+    # printed, not judged: the 12-16 replay ranks share 2 cores, and their
+    # waits for a CPU are in no curve (docs/workload.md "Validation"). Two
+    # re-tests on a miss.
     for try in 1 2 3; do
-      "$here/../scripts/workload-validate.sh" --ccbench "$ccbench" --hosts 4,6 --measured "" --dim dp --max-error 20 \
-        --min-inside 0 --steps 8
+      "$here/../scripts/workload-validate.sh" --ccbench "$ccbench" --workload "$here/fixtures/workload/emu-2d.yaml" \
+        --fit-hosts 2,3,4 --hosts 6,8 --measured "" --dim dp --max-error 20 --steps 8
       rc=$?
       [ $rc = 77 ] && exit 77
       [ $rc = 0 ] && break

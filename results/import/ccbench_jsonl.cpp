@@ -52,7 +52,7 @@ bool tunes_communication(std::string_view name) {
 
 struct RunContext {
   std::string collective, memory = "host", path = "auto", mpi_calls;
-  std::map<std::string, std::string> tuning;  // the run's OMPI_MCA_coll_tuned_* and NCCL_ALGO
+  std::map<std::string, std::string> tuning;  // the run's OMPI_MCA_coll_{tuned,libnbc}_* and NCCL_ALGO
   bool seen = false;
 };
 
@@ -73,18 +73,25 @@ bool mca_true(const std::string& v) {
   return l == "1" || l == "true" || l == "yes" || l == "t" || l == "y";
 }
 
-// "ompi:N" when the run forced Open MPI's tuned algorithm N for the
-// collective (dynamic rules on, N > 0), "nccl:NAME" for NCCL_ALGO, else "".
+// "ompi:N" when a run of blocking calls forced Open MPI's tuned algorithm N
+// for the collective (dynamic rules on, N > 0), "libnbc:N" when one of
+// nonblocking calls forced libnbc's (coll_libnbc_i<name>_algorithm N > 0: the
+// calls libnbc serves, which coll/tuned's settings do not reach),
+// "nccl:NAME" for NCCL_ALGO, else "".
 std::string forced_algorithm(const RunContext& run, std::string_view collective) {
   const auto at = [&](const std::string& k) {
     const auto it = run.tuning.find(k);
     return it == run.tuning.end() ? std::string() : it->second;
   };
   if (const std::string_view name = ompi_coll_name(collective); !name.empty()) {
-    const std::string alg = at(fmt::format("OMPI_MCA_coll_tuned_{}_algorithm", name));
-    const auto n = parse_uint(alg);
-    if (mca_true(at("OMPI_MCA_coll_tuned_use_dynamic_rules")) && n && *n > 0 && *n < 100)
-      return fmt::format("ompi:{}", *n);
+    if (run.mpi_calls == "nonblocking") {
+      const auto n = parse_uint(at(fmt::format("OMPI_MCA_coll_libnbc_i{}_algorithm", name)));
+      if (n && *n > 0 && *n < 100) return fmt::format("libnbc:{}", *n);
+    } else {
+      const auto n = parse_uint(at(fmt::format("OMPI_MCA_coll_tuned_{}_algorithm", name)));
+      if (mca_true(at("OMPI_MCA_coll_tuned_use_dynamic_rules")) && n && *n > 0 && *n < 100)
+        return fmt::format("ompi:{}", *n);
+    }
   }
   const std::string nccl = at("NCCL_ALGO");
   if (!nccl.empty() && nccl.size() <= 32 &&
@@ -284,7 +291,8 @@ void import_ccbench_jsonl(std::string_view text, ImportContext& ctx) {
                                                                             : "blocking";
       run.tuning.clear();
       for (const auto& [k, v] : obj_at(j, "environment").items())
-        if (v.is_string() && (k.starts_with("OMPI_MCA_coll_tuned_") || k == "NCCL_ALGO"))
+        if (v.is_string() &&
+            (k.starts_with("OMPI_MCA_coll_tuned_") || k.starts_with("OMPI_MCA_coll_libnbc_") || k == "NCCL_ALGO"))
           run.tuning[k] = v.get<std::string>();
       run.seen = true;
       read_environment(j, ctx.set);

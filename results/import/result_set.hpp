@@ -40,7 +40,8 @@ struct ImportedPoint {
       algorithm;  // NCCL's algorithms the point's operations chose (sorted, "+"-joined: "RING", "RING+TREE"); "" when not recorded
   // The algorithm the run forced on the library for this collective,
   // "LIBRARY:SETTING" ("ompi:6": coll_tuned_allreduce_algorithm 6 with dynamic
-  // rules on; "nccl:Ring": NCCL_ALGO); "" when the library chose
+  // rules on; "libnbc:3": coll_libnbc_iallreduce_algorithm 3 in a run of
+  // nonblocking calls; "nccl:Ring": NCCL_ALGO); "" when the library chose
   // (results/model/library_rules.hpp names them).
   std::string forced_algorithm;
   std::optional<std::uint64_t> wrong;

@@ -265,6 +265,7 @@ Model fit_model(const std::vector<ResultSet>& runs) {
   if (!backends.empty()) m.backend = *backends.begin();
   // One library version's decision rules: runs of several versions have none.
   if (libraries.size() == 1) m.library = *libraries.begin();
+  if (calls.size() == 1) m.mpi_calls = *calls.begin();
   if (one_rank) m.notes.push_back(fmt::format("{} points at 1 rank left out (no communication to model)", one_rank));
   if (side_by_side)
     m.notes.push_back(
@@ -407,7 +408,12 @@ PredictedPoint predict_point(const ModelSeries& s, const StepCost& cost, int ran
 // Whether the model's library (one version) has tabulated decision rules.
 bool rules_known(const Model& m, const std::string& collective, int ranks) {
   return !m.library.empty() && m.library.find(" | ") == std::string::npos &&
-         library_choice(m.library, collective, ranks, 1).has_value();
+         library_choice(RuleQuery{m.library, m.mpi_calls, collective, ranks, 1, 1, false}).has_value();
+}
+
+// What the library's rules are asked about one size of a series at `ranks`.
+RuleQuery rule_query(const Model& m, const ModelSeries& s, int ranks, const PlannedSize& size) {
+  return RuleQuery{m.library, m.mpi_calls, s.collective, ranks, size.bytes, size.count, s.in_place == 1};
 }
 
 // The library's own choice where the model holds only forced fits of a
@@ -426,7 +432,7 @@ std::optional<Prediction> predict_by_rules(const Model& m, const ModelSeries& li
   std::map<std::string, std::pair<const ModelSeries*, StepCost>> fits;  // forced -> its fit at this level
   std::set<const ModelSeries*> used;
   for (const PlannedSize& size : plan(like)) {
-    const auto choice = library_choice(m.library, like.collective, ranks, size.bytes);
+    const auto choice = library_choice(rule_query(m, like, ranks, size));
     auto it = fits.find(choice->forced);
     if (it == fits.end()) {
       ModelSeries want = like;
@@ -466,7 +472,7 @@ void choice_flags(const Model& m, const ModelSeries& s, int ranks, const std::ve
   if (!rules_known(m, s.collective, ranks)) return;
   std::map<std::pair<std::string, std::string>, std::pair<std::uint64_t, std::uint64_t>> other;  // -> size range
   for (const PlannedSize& size : sizes) {
-    const auto choice = library_choice(m.library, s.collective, ranks, size.bytes);
+    const auto choice = library_choice(rule_query(m, s, ranks, size));
     if (!choice || choice->forced == s.forced) continue;
     auto [it, added] = other.try_emplace({choice->forced, choice->why}, size.bytes, size.bytes);
     if (!added) it->second.second = size.bytes;
@@ -520,6 +526,7 @@ std::string model_to_json(const Model& m) {
   j["version"] = 1;
   j["backend"] = m.backend;
   if (!m.library.empty()) j["library"] = m.library;
+  if (!m.mpi_calls.empty()) j["mpi_calls"] = m.mpi_calls;
   j["validity_factor"] = Model::kValidityFactor;
   j["step_cost_bandwidth"] = StepCost::kBandwidth;
   j["inputs"] = m.inputs;
@@ -565,6 +572,9 @@ Model model_from_json(const std::string& text, const std::string& name) {
   try {
     m.backend = j.value("backend", "");
     m.library = j.value("library", "");
+    m.mpi_calls = j.value("mpi_calls", "");
+    if (!m.mpi_calls.empty() && m.mpi_calls != "blocking" && m.mpi_calls != "nonblocking")
+      throw bad("mpi_calls is neither blocking nor nonblocking");
     m.inputs = j.value("inputs", std::vector<std::string>{});
     m.notes = j.value("notes", std::vector<std::string>{});
     for (const json& o : j.at("series")) {

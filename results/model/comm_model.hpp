@@ -97,7 +97,8 @@ struct ModelSeries {
 
 struct Model {
   std::string backend;
-  std::string library;  // the runs' versions.mpi_library ("Open MPI v4.1.4, ..."): whose decision rules apply
+  std::string library;    // the runs' versions.mpi_library ("Open MPI v4.1.4, ..."): whose decision rules apply
+  std::string mpi_calls;  // the runs' blocking or nonblocking MPI calls (--mpi-calls): which of its rules; "" unknown
   std::vector<std::string> inputs;
   std::vector<ModelSeries> series;
   std::vector<std::string> notes;               // series that could not be fitted, and why

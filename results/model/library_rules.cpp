@@ -56,32 +56,69 @@ constexpr std::array<RanksRow, 11> kOmpi41Allreduce{{
 }};
 // clang-format on
 
-const OmpiAlgorithm* ompi_allreduce(std::string_view forced) {
-  if (!forced.starts_with("ompi:")) return nullptr;
-  for (const OmpiAlgorithm& a : kOmpiAllreduce)
-    if (forced.substr(5) == std::to_string(a.id)) return &a;
+// Open MPI coll/libnbc's iallreduce algorithms (coll_libnbc_iallreduce_algorithm):
+// binomial is a binomial-tree reduce to rank 0 then a binomial broadcast
+// (ceil(log2 n) levels of the whole buffer each way); rabenseifner and
+// recursive_doubling fold as coll/tuned's do (the same schedules). A forced
+// rabenseifner with fewer elements than the power of two runs ring.
+constexpr std::array<OmpiAlgorithm, 4> kLibnbcIallreduce{{
+    {1, "ring", ModelFamily::ring},
+    {2, "binomial", ModelFamily::tree},
+    {3, "rabenseifner", ModelFamily::rabenseifner},
+    {4, "recursive_doubling", ModelFamily::recursive_doubling},
+}};
+
+// The table's entry for a forced "PREFIX:N", or nullptr.
+template <std::size_t N>
+const OmpiAlgorithm* find_forced(std::string_view forced, std::string_view prefix,
+                                 const std::array<OmpiAlgorithm, N>& table) {
+  if (!forced.starts_with(prefix)) return nullptr;
+  for (const OmpiAlgorithm& a : table)
+    if (forced.substr(prefix.size()) == std::to_string(a.id)) return &a;
   return nullptr;
+}
+
+// coll/libnbc's default selection in nbc_iallreduce.c, commutative ops (4.1.4's
+// emulated-cluster curves follow it: docs/workload.md "Beyond the measured scale").
+RuleChoice libnbc_allreduce_choice(const RuleQuery& q) {
+  constexpr std::string_view kRules = "Open MPI 4.1 libnbc rules (nonblocking calls)";
+  if (q.ranks < 4) return {"libnbc:2", fmt::format("{}: ranks < 4", kRules)};
+  if (q.bytes < 65536) return {"libnbc:2", fmt::format("{}: < 65536 B", kRules)};
+  if (q.in_place) return {"libnbc:2", fmt::format("{}: in place", kRules)};
+  std::uint64_t pof2 = 1;
+  while (pof2 * 2 <= static_cast<std::uint64_t>(q.ranks)) pof2 *= 2;
+  if ((q.count == 0 ? q.bytes : q.count) >= pof2)
+    return {"libnbc:3", fmt::format("{}: ranks >= 4, >= 65536 B, out of place", kRules)};
+  return {"libnbc:1", fmt::format("{}: fewer elements than {} (a power of two <= ranks)", kRules, pof2)};
 }
 
 }  // namespace
 
 std::string algorithm_label(std::string_view forced, std::string_view collective) {
-  if (collective == "all_reduce")
-    if (const OmpiAlgorithm* a = ompi_allreduce(forced)) return fmt::format("{} (Open MPI {})", a->name, a->id);
+  if (collective == "all_reduce") {
+    if (const OmpiAlgorithm* a = find_forced(forced, "ompi:", kOmpiAllreduce))
+      return fmt::format("{} (Open MPI {})", a->name, a->id);
+    if (const OmpiAlgorithm* a = find_forced(forced, "libnbc:", kLibnbcIallreduce))
+      return fmt::format("{} (Open MPI libnbc {})", a->name, a->id);
+  }
   if (forced.starts_with("ompi:")) return fmt::format("Open MPI algorithm {}", forced.substr(5));
+  if (forced.starts_with("libnbc:")) return fmt::format("Open MPI libnbc algorithm {}", forced.substr(7));
   if (forced.starts_with("nccl:")) return fmt::format("NCCL_ALGO={}", forced.substr(5));
   return std::string(forced);
 }
 
 std::optional<ModelFamily> algorithm_family(std::string_view forced, std::string_view collective) {
-  if (collective == "all_reduce")
-    if (const OmpiAlgorithm* a = ompi_allreduce(forced)) return a->family;
+  if (collective != "all_reduce") return std::nullopt;
+  if (const OmpiAlgorithm* a = find_forced(forced, "ompi:", kOmpiAllreduce)) return a->family;
+  if (const OmpiAlgorithm* a = find_forced(forced, "libnbc:", kLibnbcIallreduce)) return a->family;
   return std::nullopt;
 }
 
-std::optional<RuleChoice> library_choice(std::string_view library, std::string_view collective, int ranks,
-                                         std::uint64_t bytes) {
-  if (collective != "all_reduce" || !library.starts_with("Open MPI v4.1.")) return std::nullopt;
+std::optional<RuleChoice> library_choice(const RuleQuery& q) {
+  if (q.collective != "all_reduce" || !q.library.starts_with("Open MPI v4.1.") || q.ranks < 1) return std::nullopt;
+  if (q.mpi_calls == "nonblocking") return libnbc_allreduce_choice(q);
+  const int ranks = q.ranks;
+  const std::uint64_t bytes = q.bytes;
   int ranks_from = 1;
   for (const RanksRow& row : kOmpi41Allreduce) {
     if (ranks < row.ranks_below) {

@@ -18,8 +18,9 @@ struct Shape {
   std::vector<int> placements{0, 1};                                    // out-of-place, in-place
   int ranks_per_node = 1;                                               // 0: one node
   std::string backend = "mpi";
-  std::string forced;   // ImportedPoint::forced_algorithm of every point
-  std::string library;  // versions.mpi_library ("" : not recorded)
+  std::string forced;     // ImportedPoint::forced_algorithm of every point
+  std::string library;    // versions.mpi_library ("" : not recorded)
+  std::string mpi_calls;  // ImportedPoint::mpi_calls of every point ("" : not recorded)
 };
 
 inline ResultSet sweep(const std::vector<int>& counts, const TimeOf& time, const Shape& shape = {}) {
@@ -43,6 +44,7 @@ inline ResultSet sweep(const std::vector<int>& counts, const TimeOf& time, const
         p.in_place = in_place;
         p.bytes = s;
         p.forced_algorithm = shape.forced;
+        if (!shape.mpi_calls.empty()) p.mpi_calls = shape.mpi_calls;
         p.time_us = time(n, static_cast<double>(s));
         set.points.push_back(p);
       }

@@ -27,22 +27,56 @@ TEST(LibraryRules, OpenMpi41AllreduceChoicesAreItsFixedRules) {
         Case{3, 262144, "ompi:6"}, Case{4, 8191, "ompi:3"}, Case{6, 8192, "ompi:6"}, Case{8, 4 << 20, "ompi:6"},
         Case{100, 262143, "ompi:3"}, Case{200, 1000, "ompi:2"}, Case{3000, 3000, "ompi:5"}, Case{5000, 20000, "ompi:3"},
         Case{5000, 1 << 20, "ompi:6"}}) {
-    const auto choice = library_choice(kOmpi, "all_reduce", c.ranks, c.bytes);
+    const auto choice = library_choice(RuleQuery{kOmpi, "blocking", "all_reduce", c.ranks, c.bytes});
     ASSERT_TRUE(choice) << c.ranks << " " << c.bytes;
     EXPECT_EQ(choice->forced, c.forced) << c.ranks << " ranks, " << c.bytes << " B";
   }
-  EXPECT_EQ(library_choice(kOmpi, "all_reduce", 6, 4 << 20)->why,
+  EXPECT_EQ(library_choice(RuleQuery{kOmpi, "blocking", "all_reduce", 6, 4 << 20})->why,
             "Open MPI 4.1 fixed rules: 4 <= ranks < 8, >= 8192 B");
-  EXPECT_EQ(library_choice(kOmpi, "all_reduce", 3, 100000)->why,
+  EXPECT_EQ(library_choice(RuleQuery{kOmpi, "", "all_reduce", 3, 100000})->why,
             "Open MPI 4.1 fixed rules: 1 <= ranks < 4, 65536 to 262143 B");
   // Not tabulated: another version, another collective, another library.
-  EXPECT_FALSE(library_choice("Open MPI v5.0.3", "all_reduce", 8, 1 << 20));
-  EXPECT_FALSE(library_choice(kOmpi, "all_gather", 8, 1 << 20));
-  EXPECT_FALSE(library_choice("MPICH 4.1", "all_reduce", 8, 1 << 20));
+  EXPECT_FALSE(library_choice(RuleQuery{"Open MPI v5.0.3", "blocking", "all_reduce", 8, 1 << 20}));
+  EXPECT_FALSE(library_choice(RuleQuery{kOmpi, "blocking", "all_gather", 8, 1 << 20}));
+  EXPECT_FALSE(library_choice(RuleQuery{"MPICH 4.1", "nonblocking", "all_reduce", 8, 1 << 20}));
   EXPECT_EQ(algorithm_label("ompi:6", "all_reduce"), "rabenseifner (Open MPI 6)");
   EXPECT_EQ(algorithm_label("ompi:2", "all_gather"), "Open MPI algorithm 2");
   EXPECT_EQ(algorithm_family("ompi:3", "all_reduce"), ModelFamily::recursive_doubling);
   EXPECT_FALSE(algorithm_family("nccl:Ring", "all_reduce"));
+}
+
+// Nonblocking calls are libnbc's (nbc_iallreduce.c, 4.1.x): binomial below 4
+// ranks, below 64 KiB or in place; rabenseifner while the count holds a power
+// of two's elements; ring below that. The measured 2-4 host iallreduce
+// curves of docs/workload.md follow it (2 and 3 hosts at binomial's 2 and 4
+// whole-buffer levels, 4 hosts out of place at rabenseifner's 1.5 s).
+TEST(LibraryRules, OpenMpi41NonblockingAllreduceChoicesAreLibnbcs) {
+  struct Case {
+    int ranks;
+    std::uint64_t bytes, count;
+    bool in_place;
+    const char* forced;
+  };
+  for (const Case& c : {Case{2, 4 << 20, 1 << 20, false, "libnbc:2"}, Case{3, 4 << 20, 1 << 20, false, "libnbc:2"},
+                        Case{4, 65535, 16383, false, "libnbc:2"}, Case{4, 65536, 16384, false, "libnbc:3"},
+                        Case{4, 4 << 20, 1 << 20, true, "libnbc:2"}, Case{6, 1 << 20, 1 << 18, false, "libnbc:3"},
+                        Case{9000, 65536, 8192, false, "libnbc:3"}, Case{20000, 65536, 8192, false, "libnbc:1"}}) {
+    const auto choice =
+        library_choice(RuleQuery{kOmpi, "nonblocking", "all_reduce", c.ranks, c.bytes, c.count, c.in_place});
+    ASSERT_TRUE(choice) << c.ranks << " " << c.bytes;
+    EXPECT_EQ(choice->forced, c.forced) << c.ranks << " ranks, " << c.bytes << " B, in place " << c.in_place;
+  }
+  EXPECT_EQ(library_choice(RuleQuery{kOmpi, "nonblocking", "all_reduce", 8, 1 << 20, 1 << 18})->why,
+            "Open MPI 4.1 libnbc rules (nonblocking calls): ranks >= 4, >= 65536 B, out of place");
+  EXPECT_EQ(library_choice(RuleQuery{kOmpi, "nonblocking", "all_reduce", 3, 1 << 20, 1 << 18})->why,
+            "Open MPI 4.1 libnbc rules (nonblocking calls): ranks < 4");
+  // The same operation blocking is coll/tuned's: rabenseifner at 3 ranks.
+  EXPECT_EQ(library_choice(RuleQuery{kOmpi, "blocking", "all_reduce", 3, 1 << 20, 1 << 18})->forced, "ompi:6");
+  EXPECT_EQ(algorithm_label("libnbc:3", "all_reduce"), "rabenseifner (Open MPI libnbc 3)");
+  EXPECT_EQ(algorithm_label("libnbc:9", "all_reduce"), "Open MPI libnbc algorithm 9");
+  EXPECT_EQ(algorithm_family("libnbc:2", "all_reduce"), ModelFamily::tree);
+  EXPECT_EQ(algorithm_family("libnbc:3", "all_reduce"), ModelFamily::rabenseifner);
+  EXPECT_FALSE(algorithm_family("libnbc:3", "all_gather"));
 }
 
 // Both fold a non-power-of-two count into the largest power of two below it.
@@ -79,6 +113,26 @@ TEST(LibraryRules, ForcedAlgorithmIsReadFromTheRunRecord) {
       forced_in(R"("OMPI_MCA_coll_tuned_use_dynamic_rules":"true","OMPI_MCA_coll_tuned_allreduce_algorithm":"0")"), "");
   EXPECT_EQ(forced_in(R"("OMPI_MCA_coll_tuned_use_dynamic_rules":"1","OMPI_MCA_coll_tuned_bcast_algorithm":"6")"), "");
   EXPECT_EQ(forced_in(R"("NCCL_ALGO":"Ring")"), "nccl:Ring");
+  // Nonblocking calls are libnbc's: its setting counts, coll/tuned's does not.
+  const auto nonblocking_forced_in = [](const std::string& env) {
+    const std::string text =
+        R"({"type":"run","schema_version":3,"config":{"collective":"all_reduce","backend":"mpi",)"
+        R"("mpi_calls":"nonblocking"},"environment":{)" +
+        env + "}}\n" +
+        R"({"type":"point","collective":"all_reduce","dtype":"float","op":"sum","ranks":4,"nodes":4,"bytes":1024,)"
+        R"("out_of_place":{"time_us":10.0}})" +
+        "\n";
+    ResultSet set;
+    set.label = "t";
+    import_text(text, "r.jsonl", set, ImportOptions{});
+    return set.points.empty() ? std::string("no point") : set.points[0].forced_algorithm;
+  };
+  EXPECT_EQ(nonblocking_forced_in(R"("OMPI_MCA_coll_libnbc_iallreduce_algorithm":"3")"), "libnbc:3");
+  EXPECT_EQ(nonblocking_forced_in(R"("OMPI_MCA_coll_libnbc_iallreduce_algorithm":"0")"), "");
+  EXPECT_EQ(nonblocking_forced_in(
+                R"("OMPI_MCA_coll_tuned_use_dynamic_rules":"1","OMPI_MCA_coll_tuned_allreduce_algorithm":"6")"),
+            "");
+  EXPECT_EQ(forced_in(R"("OMPI_MCA_coll_libnbc_iallreduce_algorithm":"3")"), "");  // blocking: tuned's call
 }
 
 // Rabenseifner's cost: each step alpha + bytes / bandwidth.
@@ -146,6 +200,49 @@ TEST(LibraryRules, TheLibrarysChoiceIsPredictedFromTheForcedFits) {
   EXPECT_FALSE(alone[0].by_rules);
   EXPECT_EQ(alone[0].flags.back(),
             "which algorithm the library chooses here is not tabulated: this table is one candidate");
+}
+
+// A step's data-parallel all_reduce issued nonblocking (ccbench replay): fits
+// of libnbc's forced rabenseifner at 2-4 ranks predict the library's own
+// choice at 6 and 8 (rabenseifner out of place, with 6's folding), and say
+// that in place the library would run binomial, which was not fitted.
+TEST(LibraryRules, NonblockingCallsArePredictedByLibnbcsRules) {
+  synthetic::Shape shape;
+  shape.from = 64 << 10, shape.to = 4u << 20, shape.factor = 2;
+  shape.forced = "libnbc:3";
+  shape.library = kOmpi;
+  shape.mpi_calls = "nonblocking";
+  const Model m = model_from_json(model_to_json(fit_model({synthetic::sweep({2, 3, 4}, rabenseifner, shape)})), "m");
+  EXPECT_EQ(m.mpi_calls, "nonblocking");
+  ASSERT_EQ(m.series.size(), 2u);
+  for (const ModelSeries& s : m.series) EXPECT_EQ(s.family, ModelFamily::rabenseifner);
+  for (int ranks : {6, 8}) {
+    const std::vector<Prediction> preds = predict(m, ranks, ranks, {1 << 20});
+    int by_rules = 0;
+    for (const Prediction& p : preds) {
+      ASSERT_NE(p.series, nullptr);
+      if (p.by_rules) {
+        ++by_rules;
+        EXPECT_EQ(p.series->in_place, 0);
+        ASSERT_EQ(p.points.size(), 1u);
+        ASSERT_NE(p.points[0].from, nullptr);
+        EXPECT_EQ(p.points[0].assumes, "rabenseifner (Open MPI libnbc 3)");
+        EXPECT_NEAR(p.points[0].time_us / rabenseifner(ranks, 1 << 20), 1.0, 0.05) << ranks;
+      } else if (p.series->in_place == 1) {  // no library's choice from it: its flags say what would run
+        ASSERT_EQ(p.flags.size(), 2u);
+        EXPECT_EQ(p.flags[0],
+                  "unforced, the library would run binomial (Open MPI libnbc 2) for 1048576 B, not this forced "
+                  "algorithm");
+        EXPECT_EQ(p.flags[1], "  (by Open MPI 4.1 libnbc rules (nonblocking calls): in place)");
+      }
+    }
+    EXPECT_EQ(by_rules, 1) << ranks;
+  }
+  // The same fits read as blocking calls would be predicted by coll/tuned's
+  // rules, whose algorithms they do not hold: nothing is claimed from them.
+  Model blocking = m;
+  blocking.mpi_calls = "blocking";
+  for (const Prediction& p : predict(blocking, 8, 8, {1 << 20})) EXPECT_FALSE(p.by_rules);
 }
 
 }  // namespace library_rules_test

@@ -351,7 +351,7 @@ TEST(WorkloadPrediction, PipelineMessagesReadOneWayWithBothWaysAsTheHighEnd) {
   ResultSet set = curves();  // sendrecv: 10 us + bytes / 1 GB/s
   const ResultSet two_way = set;
   ResultSet one_way = synthetic::sweep(
-      {2}, [](int, double b) { return 5 + b / 2e3; }, synthetic::Shape{1024, 1 << 20, 4, {0}, 1, "mpi", "", ""});
+      {2}, [](int, double b) { return 5 + b / 2e3; }, synthetic::Shape{1024, 1 << 20, 4, {0}, 1, "mpi", "", "", ""});
   for (ImportedPoint& pt : one_way.points) pt.collective = "pingpong";
   set.points.insert(set.points.end(), one_way.points.begin(), one_way.points.end());
   const StepPrediction pred = predict_step(p, build_series(set, kKeyRanks | kKeyNodes | kKeyInPlace));
@@ -413,7 +413,7 @@ TEST(WorkloadPrediction, GroupsSideBySideShareTheLinks) {
   ResultSet set = curves();
   // The tp curve: 2 ranks on 1 node.
   ResultSet one_node = synthetic::sweep(
-      {2}, [](int, double b) { return 10 + b / 1e3; }, synthetic::Shape{1024, 1 << 24, 4, {0}, 0, "mpi", "", ""});
+      {2}, [](int, double b) { return 10 + b / 1e3; }, synthetic::Shape{1024, 1 << 24, 4, {0}, 0, "mpi", "", "", ""});
   set.points.insert(set.points.end(), one_node.points.begin(), one_node.points.end());
   const StepPrediction pred = predict_step(p, build_series(set, kKeyRanks | kKeyNodes | kKeyInPlace));
   for (const PhaseTime& ph : pred.phases) {
@@ -430,12 +430,12 @@ TEST(WorkloadPrediction, GroupsMeasuredSideBySideAreReadAtTheirOwnBytes) {
   const StepProgram p = derive_step(w, 4, 2);
   ResultSet set = curves();
   ResultSet one_node = synthetic::sweep(
-      {2}, [](int, double b) { return 10 + b / 1e3; }, synthetic::Shape{1024, 1 << 24, 4, {0}, 0, "mpi", "", ""});
+      {2}, [](int, double b) { return 10 + b / 1e3; }, synthetic::Shape{1024, 1 << 24, 4, {0}, 0, "mpi", "", "", ""});
   set.points.insert(set.points.end(), one_node.points.begin(), one_node.points.end());
   const StepPrediction modelled = predict_step(p, build_series(set, kKeyRanks | kKeyNodes | kKeyInPlace));
   // Two groups side by side at 2 ranks on 2 nodes: 0.6 GB/s each (the model says 0.5).
   ResultSet shared = synthetic::sweep(
-      {2}, [](int, double b) { return 10 + b / 600; }, synthetic::Shape{1024, 1 << 24, 4, {0}, 0, "mpi", "", ""});
+      {2}, [](int, double b) { return 10 + b / 600; }, synthetic::Shape{1024, 1 << 24, 4, {0}, 0, "mpi", "", "", ""});
   for (ImportedPoint& pt : shared.points) pt.nodes = 2, pt.groups = 2;
   set.points.insert(set.points.end(), shared.points.begin(), shared.points.end());
   const StepPrediction measured = predict_step(p, build_series(set, kKeyRanks | kKeyNodes | kKeyInPlace));
@@ -474,7 +474,7 @@ TEST(WorkloadPrediction, PrefersCurvesOfNonblockingMpiCalls) {
 
   ResultSet both = blocking;
   ResultSet nonblocking = synthetic::sweep(
-      {2}, [](int, double b) { return 5 + b / 2e3; }, synthetic::Shape{1024, 1 << 20, 4, {0}, 1, "mpi", "", ""});
+      {2}, [](int, double b) { return 5 + b / 2e3; }, synthetic::Shape{1024, 1 << 20, 4, {0}, 1, "mpi", "", "", ""});
   ResultSet pp = nonblocking;
   for (ImportedPoint& pt : pp.points) pt.collective = "sendrecv";
   nonblocking.points.insert(nonblocking.points.end(), pp.points.begin(), pp.points.end());
