@@ -194,8 +194,9 @@ std::string prediction_table(const Model& m, const std::string& file, const std:
       ModelSeries group = x;
       group.forced.clear();
       s += fmt::format("# series: {}, the library's choice\n", group.key());
-      s += fmt::format("# algorithm per size: {}'s fixed decision rules; each from the fit of runs that forced it\n",
-                       terminal_safe(m.library.substr(0, m.library.find(','))));
+      s += fmt::format("# algorithm per size: {}'s fixed decision rules{}; each from the fit of runs that forced it\n",
+                       terminal_safe(m.library.substr(0, m.library.find(','))),
+                       m.mpi_calls == "nonblocking" ? " for nonblocking calls (coll/libnbc)" : "");
       std::vector<std::string> seen;
       for (const PredictedPoint& q : p.points) {
         const std::string line = fmt::format(
