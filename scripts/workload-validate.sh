@@ -13,9 +13,10 @@
 # of --dim's, <= 20%, <= 10% on --measured hosts; steps inside the interval
 # >= 70% over all host counts), 1 when one is missed, 77 when namespaces
 # cannot be made here, 2 on bad options. With --fit-hosts the dp curves are
-# measured at those host counts only, with the algorithm Open MPI's rules
-# choose for a dp bucket at 4 or more ranks forced (rabenseifner: libnbc's 3
-# for nonblocking calls, coll/tuned's 6 for blocking ones), and every dp
+# measured at those host counts only, forcing each algorithm Open MPI's
+# rules choose for a dp bucket at the targets (libnbc's rabenseifner 3 for
+# nonblocking calls, and its binomial 2 where a dp group is below 4 hosts;
+# coll/tuned's rabenseifner 6 for blocking ones), and every dp
 # group is read off their scale model (`ccbench model fit`, `workload
 # predict --model`), which predicts the library's own choice by its rules:
 # the step predicted beyond the measured scale.
@@ -65,7 +66,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --dim) dim=$2; shift 2 ;;
     --fit-hosts) fit_hosts=$2; shift 2 ;;
-    -h|--help) sed -n '2,47p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
     *) echo "workload-validate: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -107,14 +108,31 @@ fi
 for d in $dps; do
   case "$d" in ''|*[!0-9]*|0|1) echo "workload-validate: a dp group of '$d' hosts: need 2 or more (--hosts, --fit-hosts)" >&2; exit 2 ;; esac
 done
-pin=()  # the dp curves' forced algorithm (--fit-hosts), as mpirun options
+fit_algs=""  # --fit-hosts: the algorithms forced in the dp fit sweeps (what the rules choose at the targets)
 if [ -n "$fit_hosts" ]; then
-  if [ "$calls" = nonblocking ]; then pin=(--mca coll_libnbc_iallreduce_algorithm 3)
-  else pin=(--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 6); fi
+  if [ "$calls" = nonblocking ]; then
+    fit_algs=3  # libnbc's rabenseifner: >= 4 ranks, out of place, >= 64 KiB; binomial (2) below 4 ranks
+    for h in ${hosts_list//,/ }; do [ "$(dp_of "$h")" -lt 4 ] && fit_algs="2 3"; done
+  else
+    fit_algs=6  # coll/tuned's rabenseifner: 4-15 ranks >= 8 KiB (and >= 256 KiB below 4)
+  fi
 fi
+pin() {  # pin ALG: the mpirun options forcing ALG for this run's calls
+  if [ "$calls" = nonblocking ]; then echo "--mca coll_libnbc_iallreduce_algorithm $1"
+  else echo "--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm $1"; fi
+}
+fits=()
 for d in $dps; do
-  emu "curve-dp$d" "$d" 1 -np "$d" "${pin[@]}" "$ccbench" all_reduce -b 256K -e 4M -f 2 $sweep -J "$out/curve-dp$d.jsonl"
-  [ -n "$fit_hosts" ] && continue  # forced: the scale model's input, not a curve of what the library chooses
+  if [ -n "$fit_hosts" ]; then  # forced: the scale model's input, not curves of what the library chooses
+    for a in $fit_algs; do
+      # shellcheck disable=SC2046
+      emu "curve-dp$d-a$a" "$d" 1 -np "$d" $(pin "$a") "$ccbench" all_reduce -b 256K -e 4M -f 2 $sweep \
+        -J "$out/curve-dp$d-a$a.jsonl"
+      fits+=("$out/curve-dp$d-a$a.jsonl")
+    done
+    continue
+  fi
+  emu "curve-dp$d" "$d" 1 -np "$d" "$ccbench" all_reduce -b 256K -e 4M -f 2 $sweep -J "$out/curve-dp$d.jsonl"
   curves+=("$out/curve-dp$d.jsonl")
   [ "$sharing" = measured ] || continue
   emu "curve-dp$d-x2" "$d" 2 -np $((2 * d)) "$ccbench" all_reduce -b 256K -e 4M -f 2 $sweep --split "MOD 2" \
@@ -127,12 +145,11 @@ if [ "$sharing" = measured ]; then
 fi
 models=()
 if [ -n "$fit_hosts" ]; then
-  # shellcheck disable=SC2086
-  "$ccbench" model fit $(for d in $dps; do echo "$out/curve-dp$d.jsonl"; done) --out "$out/model-dp.json" \
-    > "$out/model-fit.txt" 2>&1 || { cat "$out/model-fit.txt" >&2; exit 1; }
+  "$ccbench" model fit "${fits[@]}" --out "$out/model-dp.json" > "$out/model-fit.txt" 2>&1 ||
+    { cat "$out/model-fit.txt" >&2; exit 1; }
   models=(--model "$out/model-dp.json")
 fi
-echo "workload-validate: curves measured at $rate (tp: 2 ranks in a host; pp: 2 hosts, one way and both; dp: $(echo $dps | tr ' ' ,) hosts$([ -n "$fit_hosts" ] && echo " with ${pin[*]}, scale model fitted on them"); sharing $sharing; $calls MPI calls)" >&2
+echo "workload-validate: curves measured at $rate (tp: 2 ranks in a host; pp: 2 hosts, one way and both; dp: $(echo $dps | tr ' ' ,) hosts$([ -n "$fit_hosts" ] && echo ", forcing algorithm $fit_algs, scale model fitted on them"); sharing $sharing; $calls MPI calls)" >&2
 
 printf '%-6s %12s %12s %9s %-12s %s\n' hosts measured_ms predicted_ms error steps_inside "error by dimension"
 fail=0 inside_all=0 steps_all=0
