@@ -15,9 +15,9 @@
 #include <string>
 
 #include "bench/simulated_check.hpp"
-#include "results/accept/accept_report.hpp"
-#include "results/accept/simulate.hpp"
-#include "results/report/render.hpp"
+#include "analysis/accept/accept_report.hpp"
+#include "analysis/accept/simulate.hpp"
+#include "analysis/report/render.hpp"
 
 using namespace ccb;
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "bench/simulated_check.hpp"
-#include "results/accept/simulate.hpp"
+#include "analysis/accept/simulate.hpp"
 
 using namespace ccb;
 

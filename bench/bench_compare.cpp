@@ -16,10 +16,10 @@
 #include <tuple>
 #include <vector>
 
-#include "results/compare/comparison.hpp"
+#include "analysis/compare/comparison.hpp"
 #include "results/import/importer.hpp"
-#include "results/report/render.hpp"
-#include "results/report/report.hpp"
+#include "analysis/report/render.hpp"
+#include "analysis/report/report.hpp"
 
 namespace {
 

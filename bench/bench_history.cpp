@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <string>
 
-#include "results/history/change_points.hpp"
-#include "results/history/history_db.hpp"
-#include "results/history/series_generator.hpp"
+#include "analysis/history/change_points.hpp"
+#include "analysis/history/history_db.hpp"
+#include "analysis/history/series_generator.hpp"
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <random>
 
-#include "results/compare/series.hpp"
-#include "results/model/comm_model.hpp"
+#include "analysis/compare/series.hpp"
+#include "analysis/model/comm_model.hpp"
 
 using namespace ccb;
 

@@ -2,7 +2,7 @@
 // busbw floor of 40 GB/s. The simulator's healthy groups measure 50 (margin
 // 25%); a defective node at factor 0.5 gives 25.
 #pragma once
-#include "results/accept/spec.hpp"
+#include "analysis/accept/spec.hpp"
 
 inline ccb::Check simulated_check(ccb::GroupPattern p) {
   ccb::Check c;

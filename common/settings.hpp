@@ -27,7 +27,7 @@ enum class WarmUpOrder { automatic, sizes_first, per_point };
 enum class MpiCalls { blocking, nonblocking };
 
 // Each enum's names, in the order `allowed` lists them (other headers add
-// tables of their own words the same way: results/accept/spec.hpp).
+// tables of their own words the same way: analysis/accept/spec.hpp).
 template <class E>
 struct SettingNames;
 #define CCB_SETTING_NAMES(E, N, ...)                                                     \

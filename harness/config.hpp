@@ -15,7 +15,7 @@ namespace ccb {
 
 struct Config {
   const Collective* collective = nullptr;
-  // --backend, or the default chosen by choose_default_backend (harness/cli.hpp)
+  // --backend, or the default chosen by choose_default_backend (commands/cli.hpp)
   // with the reason the header prints.
 #if CCBENCH_HAVE_MPI
   BackendKind backend = BackendKind::mpi;

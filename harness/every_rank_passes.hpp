@@ -8,7 +8,7 @@
 
 #include "harness/comm.hpp"
 #include "common/errors.hpp"
-#include "results/report/render.hpp"
+#include "common/terminal_text.hpp"
 
 namespace ccb {
 

@@ -1,4 +1,4 @@
-// Runs one rank's training-step program (results/workload/training_step.hpp)
+// Runs one rank's training-step program (analysis/workload/training_step.hpp)
 // on MPI: one communicator per parallel dimension (MPI_Comm_split of the
 // world by group), every collective non-blocking (MPI_Iallreduce, ...,
 // MPI_Isend / MPI_Irecv between pipeline stages) on its group's
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "kernels/host_memory.hpp"
-#include "results/workload/training_step.hpp"
+#include "analysis/workload/training_step.hpp"
 
 namespace ccb {
 

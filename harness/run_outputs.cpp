@@ -7,7 +7,7 @@
 
 #include "common/errors.hpp"
 #include "harness/run_info.hpp"
-#include "results/report/render.hpp"
+#include "common/terminal_text.hpp"
 
 namespace ccb {
 

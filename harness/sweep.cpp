@@ -28,9 +28,8 @@
 #include "common/launcher.hpp"
 #include "harness/progress.hpp"
 #include "harness/run_info.hpp"
-#include "harness/run_exports.hpp"
 #include "harness/sweep_sizes.hpp"
-#include "harness/topo/bind_rank.hpp"
+#include "harness/bind_rank.hpp"
 #include "harness/topo/topology.hpp"
 #include "common/errors.hpp"
 #include "harness/stop_signals.hpp"
@@ -201,7 +200,7 @@ void allocate_buffers(const Config& cfg, Backend& backend, const Plan& plan, Buf
 
 // Rank 0's writers. Every output is checked before any is created, so a bad
 // one leaves the others untouched.
-std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank) {
+std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank, const SweepExports* exports) {
   std::vector<std::unique_ptr<Writer>> writers;
   if (rank != 0) return writers;
   check_distinct_paths(
@@ -209,12 +208,11 @@ std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank) {
       {});
   if (!cfg.json_path.empty()) check_output_writable("-J/--json", cfg.json_path);
   if (!cfg.csv_path.empty()) check_output_writable("--csv", cfg.csv_path);
-  const RunExports exports{cfg.history_db, cfg.prom_path, ""};
-  check_run_exports(exports);
+  if (exports) exports->check();
   if (cfg.table) writers.push_back(make_table_writer(stdout, cfg.stats_columns));
   if (!cfg.json_path.empty()) writers.push_back(make_jsonl_writer(cfg.json_path));
   if (!cfg.csv_path.empty()) writers.push_back(make_csv_writer(cfg.csv_path));
-  if (exports.any()) writers.push_back(make_export_writer(exports));
+  if (exports) writers.push_back(exports->open());
   return writers;
 }
 
@@ -442,7 +440,7 @@ class Sweep {
   Sweep& operator=(const Sweep&) = delete;
 
   // Plan, faults, binding, buffers, outputs: kExitOk, or kExitUsage on every rank.
-  int prepare(Writer* extra);
+  int prepare(Writer* extra, const SweepExports* exports);
   // Every point, then the end record; the exit code.
   int run();
 
@@ -474,7 +472,7 @@ class Sweep {
   Buffers buffers_{backend_.memory(), {}};
 };
 
-int Sweep::prepare(Writer* extra) {
+int Sweep::prepare(Writer* extra, const SweepExports* exports) {
   const Comm& comm = comm_;
   if (!every_rank_passes(comm, [&] { plan_ = make_plan(cfg_, comm, backend_); })) return kExitUsage;
   if (!every_rank_passes(comm, [&] {
@@ -492,7 +490,7 @@ int Sweep::prepare(Writer* extra) {
   placed_.me.clock_offset_rtt_us = clock_.rtt_s * 1e6;
   if (!every_rank_passes(comm, [&] { allocate_buffers(cfg_, backend_, plan_, buffers_); })) return kExitUsage;
   std::vector<std::unique_ptr<Writer>> writers;
-  if (!every_rank_passes(comm, [&] { writers = open_writers(cfg_, rank_); })) return kExitUsage;
+  if (!every_rank_passes(comm, [&] { writers = open_writers(cfg_, rank_, exports); })) return kExitUsage;
   outputs_ = std::make_unique<RunOutputs>(rank_, std::move(writers), extra);
   return kExitOk;
 }
@@ -649,9 +647,9 @@ int Sweep::end() {
 }
 
 int sweep_with(Backend& backend, std::unique_ptr<Backend>* owned, const Config& cfg, const Comm& comm,
-               const SplitInfo& split, const std::string& nccl_log, Writer* extra) {
+               const SplitInfo& split, const std::string& nccl_log, Writer* extra, const SweepExports* exports) {
   Sweep sweep(cfg, comm, split, backend, owned, nccl_log);
-  if (const int code = sweep.prepare(extra); code != kExitOk) return code;
+  if (const int code = sweep.prepare(extra, exports); code != kExitOk) return code;
   return sweep.run();
 }
 
@@ -676,18 +674,19 @@ std::unique_ptr<Backend> agreed_backend(const Config& cfg, const Comm& comm, con
   return backend;
 }
 
-int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, Writer* extra) {
+int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, Writer* extra,
+              const SweepExports* exports) {
   SplitInfo split{1, comm.nodes(), ""};
   std::unique_ptr<Comm> group;
   if (!every_rank_passes(comm, [&] { group = split_into_groups(cfg, comm, split); })) return kExitUsage;
   std::unique_ptr<Backend> backend = agreed_backend(cfg, comm, nccl_log, group.get());
   if (!backend) return kExitUsage;
   Backend& b = *backend;
-  return sweep_with(b, &backend, cfg, comm, split, nccl_log, extra);
+  return sweep_with(b, &backend, cfg, comm, split, nccl_log, extra, exports);
 }
 
 int run_sweep_on(Backend& backend, const Config& cfg, const Comm& comm, const std::string& nccl_log, Writer* extra) {
-  return sweep_with(backend, nullptr, cfg, comm, SplitInfo{1, comm.nodes(), ""}, nccl_log, extra);
+  return sweep_with(backend, nullptr, cfg, comm, SplitInfo{1, comm.nodes(), ""}, nccl_log, extra, nullptr);
 }
 
 }  // namespace ccb

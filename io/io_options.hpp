@@ -1,6 +1,6 @@
 // ccbench io: what a storage benchmark run does (patterns, engine, queue
 // depth, file layout, destination memory) and the checks on it that need no
-// file system. The run itself: io/io_run.hpp; the command: harness/io_command.cpp.
+// file system. The run itself: io/io_run.hpp; the command: commands/io_command.cpp.
 #pragma once
 #include <cstddef>
 #include <cstdint>

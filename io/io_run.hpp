@@ -1,5 +1,5 @@
 // One rank's part of a ccbench io point, in the phases the command runs
-// with a barrier between them (harness/io_command.cpp):
+// with a barrier between them (commands/io_command.cpp):
 //   create  the point's new files (the shared file on rank 0 only)
 //   prepare lay out the data (untimed), inject a test fault, verify the
 //           data a read pattern will read (-c), drop the page cache

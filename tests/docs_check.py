@@ -21,7 +21,7 @@ import re
 import subprocess
 import sys
 
-TOP = ("kernels", "collectives", "harness", "results", "scripts", "tests", "bench", "docs", "common", "io", ".ci")
+TOP = ("kernels", "collectives", "harness", "commands", "analysis", "results", "scripts", "tests", "bench", "docs", "common", "io", ".ci")
 problems = []
 
 
@@ -108,7 +108,8 @@ def check_paths(root, md):
 
 def declared_flags(root):
     flags = set()
-    for pattern in ("harness/**/*.cpp", "harness/**/*.hpp", "results/**/*.cpp", "io/**/*.cpp"):
+    for pattern in ("harness/**/*.cpp", "harness/**/*.hpp", "commands/**/*.cpp", "commands/**/*.hpp",
+                    "results/**/*.cpp", "analysis/**/*.cpp", "io/**/*.cpp"):
         for f in glob.glob(os.path.join(root, pattern), recursive=True):
             flags.update(re.findall(r"(--[a-z][a-z0-9-]*)", open(f, encoding="utf-8", errors="replace").read()))
     return flags

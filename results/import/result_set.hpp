@@ -42,7 +42,7 @@ struct ImportedPoint {
   // "LIBRARY:SETTING" ("ompi:6": coll_tuned_allreduce_algorithm 6 with dynamic
   // rules on; "libnbc:3": coll_libnbc_iallreduce_algorithm 3 in a run of
   // nonblocking calls; "nccl:Ring": NCCL_ALGO); "" when the library chose
-  // (results/model/library_rules.hpp names them).
+  // (analysis/model/library_rules.hpp names them).
   std::string forced_algorithm;
   std::optional<std::uint64_t> wrong;
   std::uint8_t noise = 0;            // how many noise flags the record gave this placement (results/noise.hpp)

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "common/errors.hpp"
-#include "results/accept/baseline.hpp"
-#include "results/accept/simulate.hpp"
-#include "results/accept/spec.hpp"
+#include "analysis/accept/baseline.hpp"
+#include "analysis/accept/simulate.hpp"
+#include "analysis/accept/spec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

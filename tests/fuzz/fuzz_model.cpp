@@ -5,7 +5,7 @@
 #include <string>
 
 #include "common/errors.hpp"
-#include "results/model/comm_model.hpp"
+#include "analysis/model/comm_model.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/errors.hpp"
-#include "results/compare/cost.hpp"
+#include "analysis/compare/cost.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string path = "/tmp/ccbench-fuzz-profile-" + std::to_string(getpid()) + ".yaml";

@@ -9,12 +9,12 @@
 #include <set>
 
 #include "common/errors.hpp"
-#include "results/accept/accept_report.hpp"
-#include "results/accept/baseline.hpp"
-#include "results/accept/schedule.hpp"
-#include "results/accept/spec.hpp"
-#include "results/accept/verdict.hpp"
-#include "results/report/render.hpp"
+#include "analysis/accept/accept_report.hpp"
+#include "analysis/accept/baseline.hpp"
+#include "analysis/accept/schedule.hpp"
+#include "analysis/accept/spec.hpp"
+#include "analysis/accept/verdict.hpp"
+#include "analysis/report/render.hpp"
 
 namespace ccb {
 namespace {

@@ -9,9 +9,9 @@
 #include <set>
 
 #include "common/errors.hpp"
-#include "results/accept/check_rounds.hpp"
-#include "results/accept/simulate.hpp"
-#include "results/accept/verdict.hpp"
+#include "analysis/accept/check_rounds.hpp"
+#include "analysis/accept/simulate.hpp"
+#include "analysis/accept/verdict.hpp"
 
 namespace ccb {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "harness/cli.hpp"
+#include "commands/cli.hpp"
 #include "harness/split_rule.hpp"
 #include "common/errors.hpp"
 

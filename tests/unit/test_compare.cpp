@@ -5,12 +5,12 @@
 #include <fstream>
 
 #include "common/errors.hpp"
-#include "results/compare/comparison.hpp"
-#include "results/compare/cost.hpp"
-#include "results/compare/decision.hpp"
-#include "results/compare/mann_whitney.hpp"
-#include "results/compare/peer_time.hpp"
-#include "results/compare/reference.hpp"
+#include "analysis/compare/comparison.hpp"
+#include "analysis/compare/cost.hpp"
+#include "analysis/decide/decision.hpp"
+#include "analysis/compare/mann_whitney.hpp"
+#include "analysis/compare/peer_time.hpp"
+#include "analysis/compare/reference.hpp"
 
 namespace ccb {
 namespace {

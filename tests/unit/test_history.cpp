@@ -1,4 +1,4 @@
-// The history (results/history): SHA-256, Student's t-test, change points
+// The history (analysis/history): SHA-256, Student's t-test, change points
 // scored on generated series, the SQLite store's refusals, Prometheus text.
 #include <gtest/gtest.h>
 #if CCBENCH_HAVE_SQLITE
@@ -11,13 +11,13 @@
 
 #include "common/errors.hpp"
 #include "common/sha256.hpp"
-#include "results/history/change_points.hpp"
-#include "results/history/history_db.hpp"
-#include "results/history/history_run.hpp"
-#include "results/history/prometheus_text.hpp"
-#include "results/history/series_generator.hpp"
-#include "results/history/student_t_test.hpp"
-#include "results/history/verdict_record.hpp"
+#include "analysis/history/change_points.hpp"
+#include "analysis/history/history_db.hpp"
+#include "analysis/history/history_run.hpp"
+#include "analysis/history/prometheus_text.hpp"
+#include "analysis/history/series_generator.hpp"
+#include "analysis/history/student_t_test.hpp"
+#include "analysis/history/verdict_record.hpp"
 #include "results/import/text_input.hpp"
 
 namespace ccb {

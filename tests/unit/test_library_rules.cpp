@@ -1,4 +1,4 @@
-// The libraries' algorithm facts (results/model/library_rules) and the scale
+// The libraries' algorithm facts (analysis/model/library_rules) and the scale
 // model's use of them: one fit per forced algorithm, the library's own choice
 // predicted by its fixed rules from those fits.
 #include <gtest/gtest.h>
@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "results/import/importer.hpp"
-#include "results/model/comm_model.hpp"
-#include "results/model/library_rules.hpp"
+#include "analysis/model/comm_model.hpp"
+#include "analysis/model/library_rules.hpp"
 #include "tests/unit/synthetic_runs.hpp"
 
 namespace ccb {

@@ -1,16 +1,16 @@
-// The scale model (results/model) and the decision at scale
-// (results/compare/decision), on curves generated from known formulas.
+// The scale model (analysis/model) and the decision at scale
+// (analysis/compare/decision), on curves generated from known formulas.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 
 #include "common/errors.hpp"
-#include "results/compare/decision.hpp"
-#include "results/model/comm_model.hpp"
-#include "results/model/projection.hpp"
-#include "results/model/step_cost.hpp"
-#include "results/report/report.hpp"
+#include "analysis/decide/decision.hpp"
+#include "analysis/model/comm_model.hpp"
+#include "analysis/model/projection.hpp"
+#include "analysis/model/step_cost.hpp"
+#include "analysis/report/report.hpp"
 #include "tests/unit/synthetic_runs.hpp"
 
 namespace ccb {

@@ -2,9 +2,9 @@
 // charts come from gnuplot or say why not.
 #include <gtest/gtest.h>
 
-#include "results/compare/comparison.hpp"
-#include "results/report/charts_gnuplot.hpp"
-#include "results/report/render.hpp"
+#include "analysis/compare/comparison.hpp"
+#include "analysis/report/charts_gnuplot.hpp"
+#include "analysis/report/render.hpp"
 
 namespace ccb {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "harness/run_info.hpp"
 #include "harness/topo/binding.hpp"
-#include "harness/topo/topo_command.hpp"
+#include "commands/topo_command.hpp"
 #include "harness/topo/topology.hpp"
 
 namespace ccb {

@@ -7,13 +7,13 @@
 #include <cmath>
 
 #include "common/errors.hpp"
-#include "results/compare/decision.hpp"
-#include "results/compare/series.hpp"
-#include "results/report/decision_words.hpp"
-#include "results/workload/goodput.hpp"
-#include "results/workload/prediction_file.hpp"
-#include "results/workload/step_prediction.hpp"
-#include "results/workload/training_step.hpp"
+#include "analysis/decide/decision.hpp"
+#include "analysis/compare/series.hpp"
+#include "analysis/report/decision_words.hpp"
+#include "analysis/workload/goodput.hpp"
+#include "analysis/workload/prediction_file.hpp"
+#include "analysis/workload/step_prediction.hpp"
+#include "analysis/workload/training_step.hpp"
 #include "synthetic_runs.hpp"
 
 namespace ccb::workload_tests {

@@ -1,0 +1,82 @@
+// The comparison: every result set against the baseline, series by series
+// and size by size, with the per-collective facts (geometric means, peaks,
+// small-message latency, half-peak sizes, crossovers) and significance.
+// Reports render this; nothing here formats text.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/compare/series.hpp"
+#include "results/import/result_set.hpp"
+
+namespace ccb {
+
+struct ComparisonOptions {
+  std::size_t baseline = 0;  // index into the sets
+  unsigned ignored = 0;      // key fields the user asked to ignore (--ignore-key)
+  double alpha = 0.05;       // significance level of the Mann-Whitney test
+  double tie_band = 0.02;    // |ratio - 1| below this is a tie (crossovers)
+};
+
+struct AlignedPoint {
+  std::uint64_t bytes = 0;
+  const SeriesPoint* base = nullptr;
+  const SeriesPoint* other = nullptr;
+  double busbw_ratio = kNaN;      // other / baseline (> 1: other moves more)
+  double time_ratio = kNaN;       // other / baseline (< 1: other is faster)
+  std::optional<double> p_value;  // Mann-Whitney on per-iteration times, when both have samples
+  bool significant() const { return !p_value || *p_value < alpha; }
+  double alpha = 0.05;
+};
+
+// Facts of one curve (a series of one set).
+struct CurveFacts {
+  double peak_busbw_gbps = kNaN;
+  std::uint64_t peak_bytes = 0;
+  double small_time_us = kNaN;  // time at the smallest size measured
+  std::uint64_t small_bytes = 0;
+  double half_peak_bytes = kNaN;  // smallest size reaching half the peak busbw, log-interpolated
+};
+CurveFacts curve_facts(const Series& s);
+
+struct Crossover {
+  std::uint64_t below_bytes = 0, above_bytes = 0;  // the winner changes between these sizes
+  bool other_wins_above = false;
+};
+
+struct SeriesComparison {
+  const Series* base = nullptr;
+  const Series* other = nullptr;
+  std::vector<AlignedPoint> points;
+  std::vector<std::uint64_t> only_base, only_other;  // sizes measured by one side only
+  double geomean_busbw_ratio = kNaN, geomean_time_ratio = kNaN;
+  CurveFacts base_facts, other_facts;
+  std::vector<Crossover> crossovers;
+  std::size_t tested = 0, not_significant = 0;
+};
+
+struct PairComparison {
+  std::size_t other = 0;                                       // index of the compared set
+  unsigned fields = 0;                                         // key fields used for this pair
+  std::shared_ptr<const SeriesTable> base_table, other_table;  // shared with the chart tables when the keys agree
+  std::vector<SeriesComparison> series;
+  std::vector<const Series*> only_base, only_other;  // series that one side lacks entirely
+  std::size_t aligned = 0, tested = 0, not_significant = 0;
+  std::string hint;  // when nothing aligned: which key fields differ
+};
+
+struct Comparison {
+  std::vector<ResultSet> sets;
+  ComparisonOptions options;
+  std::vector<PairComparison> pairs;                             // one per set other than the baseline
+  unsigned chart_fields = 0;                                     // key fields every set records, minus ignored ones
+  std::vector<std::shared_ptr<const SeriesTable>> chart_tables;  // per set, aligned on chart_fields
+  const ResultSet& baseline() const { return sets[options.baseline]; }
+};
+
+Comparison compare_sets(std::vector<ResultSet> sets, const ComparisonOptions& options);
+
+}  // namespace ccb

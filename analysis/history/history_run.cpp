@@ -1,0 +1,215 @@
+#include "analysis/history/history_run.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <tuple>
+
+#include "common/sha256.hpp"
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+#include "results/stats.hpp"
+
+namespace ccb {
+
+namespace {
+
+// When a run happened: --time, else the record's, else the file's mtime.
+void set_started_at(HistoryRun& run, const HistoryRunSource& source, const std::string& recorded) {
+  if (!source.given_time.empty()) run.started_at = source.given_time, run.time_basis = "--time";
+  else if (!recorded.empty()) run.started_at = recorded, run.time_basis = "record";
+  else run.started_at = source.mtime, run.time_basis = "file mtime";
+}
+
+}  // namespace
+
+bool operator<(const SeriesKey& a, const SeriesKey& b) {
+  return std::tie(a.collective, a.dtype, a.op, a.path, a.memory, a.ranks, a.nodes, a.in_place, a.bytes, a.hosts,
+                  a.gpu) <
+         std::tie(b.collective, b.dtype, b.op, b.path, b.memory, b.ranks, b.nodes, b.in_place, b.bytes, b.hosts, b.gpu);
+}
+
+ResultSet imported_set(std::string_view text, const std::string& path, Format* format) {
+  ResultSet set;
+  set.label = path;
+  set.files.push_back(path);
+  const Format f = import_text(text, path, set, ImportOptions{});
+  if (format) *format = f;
+  return set;
+}
+
+std::string hosts_text(const std::set<std::string>& hosts) {
+  std::string out;
+  for (const std::string& h : hosts) out += (out.empty() ? "" : ",") + h;
+  return out;
+}
+
+std::set<std::string> hosts_of(const std::string& joined) {
+  std::set<std::string> out;
+  std::size_t at = 0;
+  for (std::size_t next; (next = joined.find(',', at)) != std::string::npos; at = next + 1)
+    if (next > at) out.insert(joined.substr(at, next - at));
+  if (at < joined.size()) out.insert(joined.substr(at));
+  return out;
+}
+
+ImportedPoint imported_point(const SeriesKey& key, const StoredPoint& point) {
+  ImportedPoint ip;
+  ip.collective = key.collective;
+  ip.dtype = key.dtype;
+  ip.op = key.op;
+  ip.path = key.path;
+  ip.memory = key.memory;
+  ip.ranks = key.ranks;
+  ip.nodes = key.nodes;
+  ip.in_place = key.in_place;
+  ip.bytes = ip.requested_bytes = key.bytes;
+  ip.time_us = point.time_us;
+  ip.busbw_gbps = point.busbw_gbps;
+  ip.algbw_gbps = point.algbw_gbps;
+  if (point.wrong) ip.wrong = point.wrong;
+  return ip;
+}
+
+std::optional<HistoryRun> history_run_of(std::string_view text, const HistoryRunSource& source, std::string* why) {
+  if (is_replay_text(text)) {
+    try {
+      return replay_history_run(replay_of_text(source.label, text, source.path), text, source);
+    } catch (const UsageError& e) {
+      if (why) *why = e.what();
+      return std::nullopt;
+    }
+  }
+  Format f = Format::unknown;
+  const ResultSet set = imported_set(text, source.path, &f);
+  return history_run_of(set, f, text, source, why);
+}
+
+std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::string_view text,
+                                         const HistoryRunSource& source, std::string* why) {
+  if (set.points.empty()) {
+    if (why)
+      *why = f == Format::unknown ? "not a result format ccbench reads"
+             : set.unread.empty() ? "no measured point"
+                                  : "no measured point (" + set.unread.front() + ")";
+    return std::nullopt;
+  }
+  if (const auto split =
+          std::find_if(set.points.begin(), set.points.end(), [](const ImportedPoint& p) { return p.groups > 1; });
+      split != set.points.end()) {
+    if (why)
+      *why = fmt::format("a --split run ({} groups side by side): not kept (its series would mix with single groups')",
+                         split->groups);
+    return std::nullopt;
+  }
+  HistoryRun run;
+  run.sha256 = sha256_hex(text);
+  run.source = source.path;
+  run.format = std::string(format_name(f));
+  run.label = source.label;
+  set_started_at(run, source, set.started_at);
+  run.hosts = hosts_text(set.hosts);
+  const auto env = [&](const char* k) {
+    const auto it = set.environment.find(k);
+    return it == set.environment.end() ? std::string() : it->second;
+  };
+  run.tool = env("tool");
+  for (const auto& [k, v] : set.environment)
+    if (k.starts_with("versions.") && !v.empty())
+      run.versions += (run.versions.empty() ? "" : "; ") + k.substr(9) + " " + v;
+  std::string gpu = env("hardware.gpu");
+  if (gpu.empty()) {
+    gpu = env("hardware.gpus_per_node");  // "8 x NVIDIA H200": the model after " x "
+    const std::size_t x = gpu.find(" x ");
+    gpu = x == std::string::npos ? "" : gpu.substr(x + 3);
+  }
+  run.values.reserve(set.points.size());
+  for (const ImportedPoint& p : set.points) {
+    HistoryValue v;
+    v.key = SeriesKey{p.collective.str(),
+                      p.dtype.str(),
+                      p.op.str(),
+                      p.path.str(),
+                      p.memory.str(),
+                      p.ranks,
+                      p.nodes,
+                      p.in_place,
+                      p.bytes,
+                      run.hosts,
+                      p.memory == "device" ? gpu : ""};
+    v.time_us = p.time_us;
+    v.busbw_gbps = p.busbw_gbps;
+    v.algbw_gbps = p.algbw_gbps;
+    v.p50_us = p.p50_us;
+    v.p90_us = p.p90_us;
+    v.wrong = p.wrong.value_or(0);
+    run.values.push_back(std::move(v));
+  }
+  return run;
+}
+
+HistoryRun replay_history_run(const ReplayRun& replay, std::string_view text, const HistoryRunSource& source) {
+  HistoryRun run;
+  run.sha256 = sha256_hex(text);
+  run.source = source.path;
+  run.format = "ccbench replay";
+  run.label = source.label;
+  run.tool = "ccbench replay";
+  set_started_at(run, source, replay.started_at);
+  run.hosts = hosts_text(replay.hosts);
+  std::string op = replay.parallelism;  // "tp 2, pp 2, dp 1, ep 1, zero 0" -> "tp2.pp2.dp1.ep1.zero0"
+  op.erase(std::remove(op.begin(), op.end(), ' '), op.end());
+  std::replace(op.begin(), op.end(), ',', '.');
+  // The series is named by the workload file's stem (emu-3d), else its name.
+  std::string workload = std::filesystem::path(replay.workload_file).stem().string();
+  if (workload.empty()) workload = replay.workload;
+  const auto add = [&](const std::string& what, auto get) {
+    std::vector<double> v;
+    for (const ReplayStep& s : replay.steps) v.push_back(get(s));
+    std::sort(v.begin(), v.end());
+    if (v.back() <= 0 && what != "") return;  // a dimension that exposed nothing
+    HistoryValue h;
+    h.key =
+        SeriesKey{"step:" + workload + what, "-", op, "-", "host", replay.ranks, replay.nodes, -1, 0, run.hosts, ""};
+    h.time_us = quantile_sorted(v, 0.5) * 1e6, h.p50_us = h.time_us, h.p90_us = quantile_sorted(v, 0.9) * 1e6;
+    h.busbw_gbps = h.algbw_gbps = kNaN;
+    run.values.push_back(std::move(h));
+  };
+  add("", [](const ReplayStep& s) { return s.step_s; });
+  add(":exposed", [](const ReplayStep& s) { return s.exposed_s; });
+  for (std::size_t d = 0; d < kDims; ++d)
+    add(fmt::format(":exposed.{}", setting_name(static_cast<Dim>(d))),
+        [d](const ReplayStep& s) { return s.by_dim[d]; });
+  return run;
+}
+
+std::string series_name(const SeriesKey& k) {
+  if (is_step_series(k))  // a replayed step: no size, no dtype
+    return fmt::format("{} {}, {} rank{}{}", k.collective, k.op, k.ranks, k.ranks == 1 ? "" : "s",
+                       k.hosts.empty() ? "" : ", " + k.hosts);
+  std::string s = fmt::format("{} {}", k.collective, format_size(static_cast<double>(k.bytes)));
+  if (!k.dtype.empty() && k.dtype != "-") s += " " + k.dtype;
+  if (!k.op.empty() && k.op != "-") s += " " + k.op;
+  if (k.in_place == 1) s += " in-place";
+  s += fmt::format(", {} rank{}", k.ranks, k.ranks == 1 ? "" : "s");
+  if (!k.path.empty() && k.path != "auto") s += " " + k.path;
+  if (!k.memory.empty() && k.memory != "host") s += " " + k.memory;
+  if (!k.gpu.empty()) s += " " + k.gpu;
+  if (!k.hosts.empty()) s += ", " + k.hosts;
+  return s;
+}
+
+std::string file_mtime_utc(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "";
+  std::tm tm{};
+  gmtime_r(&st.st_mtime, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace ccb

@@ -1,0 +1,108 @@
+#include "analysis/history/prometheus_text.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <map>
+
+#include "common/errors.hpp"
+#include "analysis/history/history_run.hpp"
+
+namespace ccb {
+
+std::string prom_label_value(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+double iso_utc_seconds(const std::string& iso) {
+  std::tm tm{};
+  int consumed = 0;
+  if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &tm.tm_sec, &consumed) != 6)
+    return NAN;
+  double frac = 0;
+  std::size_t at = static_cast<std::size_t>(consumed);
+  if (at < iso.size() && iso[at] == '.') {
+    std::size_t end = at + 1;
+    while (end < iso.size() && std::isdigit(static_cast<unsigned char>(iso[end]))) ++end;
+    frac = std::stod("0" + iso.substr(at, end - at));
+    at = end;
+  }
+  if (at + 1 != iso.size() || iso[at] != 'Z') return NAN;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<double>(timegm(&tm)) + frac;
+}
+
+namespace {
+
+// Where the run was: one host names it, two name their link; a run over more
+// nodes is labelled by its node count (bounded cardinality).
+std::string place_labels(const ResultSet& set) {
+  const std::string joined = hosts_text(set.hosts);
+  if (set.hosts.size() == 1) return fmt::format(",host=\"{}\"", prom_label_value(joined));
+  if (set.hosts.size() == 2) return fmt::format(",link=\"{}\"", prom_label_value(joined));
+  return "";
+}
+
+struct Metric {
+  const char* name;
+  const char* help;
+  std::map<std::string, double> samples;  // labels -> value (a repeated point: the last)
+};
+
+}  // namespace
+
+std::string prometheus_text(const std::vector<PromRun>& runs) {
+  Metric busbw{"ccbench_busbw_bytes_per_second",
+               "Bus bandwidth of the placement's timed operations (nccl-tests' busbw: algbw x the collective's "
+               "factor), bytes per second",
+               {}};
+  Metric algbw{"ccbench_algbw_bytes_per_second", "Algorithm bandwidth: size / time, bytes per second", {}};
+  Metric time{"ccbench_time_seconds",
+              "Time of one operation as the run reports it (ccbench: median over iterations of the slowest rank), "
+              "seconds",
+              {}};
+  Metric wrong{"ccbench_wrong_elements", "Elements verification found wrong (0: the data was right)", {}};
+  Metric started{"ccbench_run_timestamp_seconds", "When the run started, seconds since the epoch", {}};
+  for (const PromRun& run : runs) {
+    const std::string place = place_labels(*run.set);
+    for (const ImportedPoint& p : run.set->points) {
+      const std::string labels = fmt::format(
+          "collective=\"{}\",dtype=\"{}\",op=\"{}\",path=\"{}\",memory=\"{}\",size_bytes=\"{}\",in_place=\"{}\","
+          "ranks=\"{}\",nodes=\"{}\"{}",
+          prom_label_value(p.collective.str()), prom_label_value(p.dtype.str()), prom_label_value(p.op.str()),
+          prom_label_value(p.path.str()), prom_label_value(p.memory.str()), p.bytes,
+          p.in_place < 0 ? "" : std::to_string(p.in_place), p.ranks, p.nodes, place);
+      if (std::isfinite(p.busbw_gbps)) busbw.samples[labels] = p.busbw_gbps * 1e9;
+      if (std::isfinite(p.algbw_gbps)) algbw.samples[labels] = p.algbw_gbps * 1e9;
+      if (std::isfinite(p.time_us)) time.samples[labels] = p.time_us * 1e-6;
+      if (p.wrong) wrong.samples[labels] = static_cast<double>(*p.wrong);
+      if (const double t = iso_utc_seconds(run.run_time); std::isfinite(t))
+        started.samples[fmt::format("collective=\"{}\"{}", prom_label_value(p.collective.str()), place)] = t;
+    }
+  }
+  std::string out;
+  for (const Metric* m : {&busbw, &algbw, &time, &wrong, &started}) {
+    if (m->samples.size() > kMaxPromSamples)
+      throw UsageError(fmt::format("--prom: {} samples of {} (at most {} per file): write fewer sizes or split the run",
+                                   m->samples.size(), m->name, kMaxPromSamples));
+    if (m->samples.empty()) continue;
+    out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", m->name, m->help, m->name);
+    for (const auto& [labels, v] : m->samples) out += fmt::format("{}{{{}}} {:.10g}\n", m->name, labels, v);
+  }
+  return out;
+}
+
+}  // namespace ccb

@@ -1,0 +1,21 @@
+// The cost families the scale model fits (their step counts: comm_model.hpp,
+// family_steps), apart so that the library's rules (library_rules.hpp) can
+// name them without the model.
+#pragma once
+
+namespace ccb {
+
+// recursive_doubling and rabenseifner are Open MPI's algorithms of those
+// names, with their folding of a non-power-of-two count: used when a run
+// forced that algorithm (analysis/model/library_rules.hpp), not chosen from data.
+enum class ModelFamily { ring, tree, halving_doubling, linear, constant, recursive_doubling, rabenseifner };
+// The families a fit chooses among from the data (an algorithm not forced).
+inline constexpr ModelFamily kModelFamilies[] = {ModelFamily::ring, ModelFamily::tree, ModelFamily::halving_doubling,
+                                                 ModelFamily::linear, ModelFamily::constant};
+inline constexpr ModelFamily kAllFamilies[] = {
+    ModelFamily::ring,        ModelFamily::tree,     ModelFamily::halving_doubling,
+    ModelFamily::linear,      ModelFamily::constant, ModelFamily::recursive_doubling,
+    ModelFamily::rabenseifner};
+const char* family_name(ModelFamily f);
+
+}  // namespace ccb

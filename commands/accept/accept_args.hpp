@@ -1,0 +1,29 @@
+// ccbench accept's options (accept_command.cpp parses them), shared by the
+// command and its parts (accept_parts.hpp).
+#pragma once
+#include <string>
+
+#include "analysis/accept/spec.hpp"
+
+namespace ccb {
+
+struct AcceptArgs {
+  std::string spec_path;
+  std::string out_dir = "ccbench-accept";
+  std::string color = "auto";
+  std::string spec_text;  // as read by this process
+  AcceptSpec spec;
+  std::string simulate;                // --simulate CLUSTER.yaml: a cluster model instead of MPI
+  std::string launcher = "auto";       // --launcher auto|mpi|slurm
+  bool drain = false, resume = false;  // --drain, --resume (Slurm)
+  std::string run_group;    // --run-group CHECK: one group's repeats, inside a job step the controller started
+  std::string group_out;    // --group-out FILE: where that step writes them
+  bool node_check = false;  // --node-check: this node alone, as Slurm's HealthCheckProgram
+  std::string history_db;   // --history DB: the raw runs added when it ends
+  std::string prom_path;    // --prom FILE: node pass/fail and the verdict as Prometheus text
+};
+
+// --node-check ends the process (exit 1, one line) when it has not finished
+// within this bound: slurmd kills its HealthCheckProgram after 60 s.
+
+}  // namespace ccb

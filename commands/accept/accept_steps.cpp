@@ -1,0 +1,385 @@
+// `ccbench accept` inside a Slurm allocation: this one process plans the
+// rounds (CheckRounds) and starts every group of a round as its own job step
+// (srun ... ccbench accept SPEC --run-group CHECK), all at once; a step that
+// does not finish within the check's step_timeout_s is cancelled and its
+// nodes failed that group ("timed out"), so a hang is a verdict and the
+// acceptance goes on. Judging is the MPI engine's and the simulator's
+// (judge_round). Rules and commands: docs/running.md "Under Slurm".
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <set>
+#include <thread>
+
+#include "common/errors.hpp"
+#include "common/terminal_text.hpp"
+#include "commands/accept/accept_command.hpp"
+#include "commands/accept/accept_parts.hpp"
+#include "harness/slurm.hpp"
+#include "harness/stop_signals.hpp"
+#include "results/output_file.hpp"
+#include "harness/run_info.hpp"
+
+namespace ccb {
+namespace {
+
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The last line of a step's log that is not blank (why srun or the step failed).
+std::string last_line(const std::string& log) {
+  std::istringstream in(read_all(log));
+  std::string last;
+  for (std::string line; std::getline(in, line);)
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  return last.empty() ? "no output" : terminal_safe(last);
+}
+
+// One group's job step.
+struct Step {
+  NodeGroup nodes;
+  std::string hosts, out_file, log_file;
+  pid_t pid = -1;
+  double started = 0, cancel_sent = 0;
+  int sigints = 0;
+  bool running = false, timed_out = false;
+  int status = 0;
+};
+
+std::string group_file(const AcceptArgs& args, const Check& c, const PlannedRound& round, const std::string& hosts,
+                       const char* suffix) {
+  std::string safe;
+  for (char ch : hosts) safe += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' ? ch : '_';
+  return (std::filesystem::path(args.out_dir) / "raw" / c.name /
+          fmt::format("p{}-r{}-{}{}", round.pass, round.round + 1, safe.substr(0, 64), suffix))
+      .string();
+}
+
+// srun's --time: whole minutes, one more than the controller's bound (which
+// cancels the step first; Slurm's limit is the backstop when it cannot).
+std::string slurm_minutes(double seconds) { return std::to_string(static_cast<long>(std::ceil(seconds / 60)) + 1); }
+
+class StepController {
+ public:
+  StepController(const AcceptArgs& args, SlurmAllocation alloc) : args_(args), alloc_(std::move(alloc)) {
+    self_ = step_program();
+    spec_ = std::filesystem::absolute(args.spec.file).string();
+  }
+
+  const SlurmAllocation& allocation() const { return alloc_; }
+  int interrupted() const { return interrupted_; }
+  std::vector<std::string>& run_errors() { return run_errors_; }
+
+  // A round's groups, each its own step, at once; the judged groups.
+  std::vector<GroupVerdict> run_round(const Check& c, const PlannedRound& round, Population& population,
+                                      const BaselineLookup& lookup) {
+    std::vector<Step> steps;
+    std::string names;
+    for (const NodeGroup& g : round.groups) {
+      Step s;
+      s.nodes = g;
+      s.hosts = group_hosts(g, alloc_.hosts);
+      s.out_file = group_file(args_, c, round, s.hosts, ".json");
+      s.log_file = group_file(args_, c, round, s.hosts, ".log");
+      std::filesystem::remove(s.out_file);
+      names += (names.empty() ? "" : ", ") + s.hosts;
+      steps.push_back(std::move(s));
+    }
+    fmt::print(stderr, "ccbench accept: {} ({}) pass {} round {}: {} step{}: {}\n", c.name, name(c.pattern), round.pass,
+               round.round + 1, steps.size(), steps.size() == 1 ? "" : "s", names);
+    const double started = seconds_now();
+    for (Step& s : steps) start(c, s);
+    wait_for(c, steps);
+    fmt::print(stderr, "ccbench accept:   round {} took {:.1f} s\n", round.round + 1, seconds_now() - started);
+    std::vector<GroupRun> runs;
+    std::size_t failed = 0;
+    for (const Step& s : steps) {
+      runs.push_back(read_step(c, round, s));
+      failed += !s.timed_out && !interrupted_ && !std::filesystem::exists(s.out_file);
+    }
+    // Every step failing to start or to write its result is the run's
+    // problem (srun, the spec, the file system), not the nodes'.
+    if (failed == steps.size() && !steps.empty())
+      run_errors_.push_back(fmt::format("{}: every job step of pass {} round {} failed ({})", c.name, round.pass,
+                                        round.round + 1, runs.front().repeats.front().error));
+    return judge_round(c, runs, population, lookup);
+  }
+
+ private:
+  void start(const Check& c, Step& s) {
+    std::string nodelist;
+    for (int n : s.nodes) nodelist += (nodelist.empty() ? "" : ",") + alloc_.hosts[static_cast<std::size_t>(n)];
+    const std::vector<std::string> argv{"srun",
+                                        "--nodelist=" + nodelist,
+                                        fmt::format("--nodes={}", s.nodes.size()),
+                                        fmt::format("--ntasks-per-node={}", alloc_.tasks_per_node),
+                                        "--time=" + slurm_minutes(c.step_timeout_s),
+                                        "--job-name=ccbench-accept-" + c.name,
+                                        "--kill-on-bad-exit=1",
+                                        self_,
+                                        "accept",
+                                        spec_,
+                                        "--out",
+                                        args_.out_dir,
+                                        "--run-group",
+                                        c.name,
+                                        "--group-out",
+                                        s.out_file};
+    s.pid = spawn_logged(argv, s.log_file);
+    s.started = seconds_now();
+    s.running = true;
+  }
+
+  // srun cancels its step on two SIGINTs within a second; SIGKILL when srun
+  // itself does not end 20 s later (Slurm's --time ends the step then).
+  static void cancel(Step& s, double now) {
+    if (s.sigints == 0 || (s.sigints == 1 && now - s.cancel_sent > 0.3)) {
+      kill(s.pid, SIGINT);
+      if (s.sigints++ == 0) s.cancel_sent = now;
+    } else if (now - s.cancel_sent > 20) {
+      kill(s.pid, SIGKILL);
+    }
+  }
+
+  void wait_for(const Check& c, std::vector<Step>& steps) {
+    for (;;) {
+      bool any = false;
+      const double now = seconds_now();
+      if (stop_signal() && !interrupted_) interrupted_ = stop_signal();
+      for (Step& s : steps) {
+        if (!s.running) continue;
+        int status = 0;
+        const pid_t r = waitpid(s.pid, &status, WNOHANG);
+        if (r == s.pid) {
+          s.running = false;
+          s.status = status;
+          continue;
+        }
+        any = true;
+        if (!s.timed_out && !interrupted_ && now - s.started > c.step_timeout_s) {
+          s.timed_out = true;
+          fmt::print(stderr, "ccbench accept:   {}: no completion in {:.0f} s (step_timeout_s): cancelling its step\n",
+                     s.hosts, c.step_timeout_s);
+        }
+        if (s.timed_out || interrupted_) cancel(s, now);
+      }
+      if (!any) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  GroupRun read_step(const Check& c, const PlannedRound& round, const Step& s) {
+    if (!s.timed_out && std::filesystem::exists(s.out_file)) {
+      try {
+        return group_run_from_json(c, round, s.nodes, nlohmann::json::parse(read_all(s.out_file)), alloc_.hosts,
+                                   args_.out_dir, run_errors_);
+      } catch (const nlohmann::json::exception& e) {
+        run_errors_.push_back(
+            fmt::format("{}: {}: unreadable step result {} ({})", c.name, s.hosts, s.out_file, e.what()));
+      }
+    }
+    if (!s.timed_out && !interrupted_ && WIFEXITED(s.status) && WEXITSTATUS(s.status) == kExitUsage)
+      run_errors_.push_back(
+          fmt::format("{}: {}: the job step refused to run (exit 2): {}", c.name, s.hosts, last_line(s.log_file)));
+    GroupRun run;
+    run.nodes = s.nodes;
+    run.pass = round.pass;
+    run.round = round.round;
+    run.ranks = static_cast<int>(s.nodes.size()) * alloc_.tasks_per_node;
+    const std::string why =
+        s.timed_out
+            ? fmt::format("timed out: no completion in {:.0f} s (a hang: the job step was cancelled)", c.step_timeout_s)
+        : interrupted_ ? fmt::format("interrupted by {}", signal_name(interrupted_))
+                       : fmt::format("job step failed ({}): {} (log {})",
+                                     WIFEXITED(s.status) ? fmt::format("srun exit {}", WEXITSTATUS(s.status))
+                                                         : "srun killed by a signal",
+                                     last_line(s.log_file), s.log_file);
+    run.repeats.assign(static_cast<std::size_t>(c.repeats), RepeatResult{{}, why});
+    return run;
+  }
+
+  const AcceptArgs& args_;
+  SlurmAllocation alloc_;
+  std::string self_, spec_;
+  int interrupted_ = 0;
+  std::vector<std::string> run_errors_;
+};
+
+// "ccbench: pairs margin -52% (job 12)"; a node without a margin says why
+// its run failed instead ("ccbench: pairs timed out: no completion in 10 s (job 12)").
+std::string drain_reason(const CheckVerdict& v, const NodeVerdict& n, const std::string& job) {
+  std::string why = n.reason;
+  if (std::isfinite(n.margin)) why = margin_text(n.margin);
+  else if (const std::size_t at = why.find("run failed: "); at != std::string::npos) why = why.substr(at + 12);
+  why = why.substr(0, why.find(" ("));
+  return fmt::format("ccbench: {} {} (job {})", v.check->name, why.substr(0, 60), job);
+}
+
+// --drain / --resume, or the commands that would do it.
+void act_on_nodes(const AcceptArgs& args, AcceptOutcome& outcome, const std::string& job) {
+  std::map<std::string, std::string> defective;  // host -> reason
+  std::set<std::string> good(outcome.hosts.begin(), outcome.hosts.end());
+  for (const CheckVerdict& v : outcome.checks)
+    for (const NodeVerdict& n : v.nodes) {
+      if (n.status == NodeStatus::defective && !defective.count(n.host)) defective[n.host] = drain_reason(v, n, job);
+      if (n.status != NodeStatus::pass && n.status != NodeStatus::cleared) good.erase(n.host);
+    }
+  if (!outcome.run_errors.empty() || !outcome.finished) {
+    if (args.drain || args.resume) outcome.actions.push_back("no node drained or resumed: the run had errors");
+    return;
+  }
+  for (const auto& [host, reason] : defective) {
+    const std::vector<std::string> cmd = drain_command(host, reason);
+    if (!args.drain) {
+      outcome.actions.push_back("to drain " + host + " (--drain does it): " + shell_words(cmd));
+      continue;
+    }
+    try {
+      command_output(cmd, "accept: --drain");
+      outcome.actions.push_back(fmt::format("drained {}: reason \"{}\"", host, reason));
+    } catch (const UsageError& e) {
+      outcome.actions.push_back(fmt::format("could not drain {}: {}", host, e.what()));
+    }
+  }
+  if (!args.resume || good.empty()) return;
+  // Only a drain whose reason is ccbench's is undone (another tool's never).
+  for (const auto& [host, state] : slurm_node_states({good.begin(), good.end()})) {
+    if (state.state.find("drain") == std::string::npos || state.reason.rfind("ccbench:", 0) != 0) continue;
+    try {
+      command_output(resume_command(host), "accept: --resume");
+      outcome.actions.push_back(
+          fmt::format("resumed {} (passed every check; it was drained: \"{}\")", host, state.reason));
+    } catch (const UsageError& e) {
+      outcome.actions.push_back(fmt::format("could not resume {}: {}", host, e.what()));
+    }
+  }
+}
+
+std::string this_host() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+}  // namespace
+
+void start_node_check_deadline() {
+  std::thread([] {
+    std::this_thread::sleep_for(std::chrono::seconds(kNodeCheckSeconds));
+    fmt::print(stderr,
+               "ccbench node check: {}: did not finish within {} s (slurmd ends a HealthCheckProgram after 60 s): "
+               "shorten the spec\n",
+               this_host(), kNodeCheckSeconds);
+    std::fflush(stderr);
+    _exit(kExitRejected);
+  }).detach();
+}
+
+int finish_node_check(const AcceptArgs& args, const AcceptOutcome& outcome, int code) {
+  // slurmd names the node it runs a HealthCheckProgram for.
+  const char* slurmd_node = std::getenv("SLURMD_NODENAME");
+  const std::string host = slurmd_node && *slurmd_node ? slurmd_node : this_host();
+  try {
+    write_verdicts(args, outcome);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ccbench node check: {}: {}\n", host, terminal_safe(e.what()));
+  }
+  std::string first_failure;
+  for (const std::string& e : outcome.run_errors)
+    fmt::print(stderr, "ccbench node check: {}: {}\n", host, terminal_safe(e));
+  for (const CheckVerdict& v : outcome.checks) {
+    if (v.pass) continue;
+    std::string why = v.findings.empty() ? "failed" : v.findings.front();
+    for (const GroupVerdict& g : v.first)
+      if (!g.pass) {
+        why = g.reason;
+        break;
+      }
+    fmt::print(stderr, "ccbench node check: {}: {}: {}\n", host, v.check->name, terminal_safe(why));
+    if (first_failure.empty())
+      first_failure = fmt::format("ccbench: node check {}: {}", v.check->name, why).substr(0, 80);
+  }
+  try {
+    if (args.drain && !first_failure.empty() && outcome.run_errors.empty())
+      command_output(drain_command(host, first_failure), "--drain");
+    if (args.resume && code == kExitOk) {
+      const auto states = slurm_node_states({host});
+      const auto it = states.find(host);
+      if (it != states.end() && it->second.state.find("drain") != std::string::npos &&
+          it->second.reason.rfind("ccbench:", 0) == 0)
+        command_output(resume_command(host), "--resume");
+    }
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ccbench node check: {}: {}\n", host, terminal_safe(e.what()));
+  }
+  return code;
+}
+
+int run_accept_steps(const AcceptArgs& args) {
+  try {
+    install_stop_signals();
+    StepController steps(args, slurm_allocation());
+    const SlurmAllocation& alloc = steps.allocation();
+    validate_for_nodes(args.spec, std::vector<int>(alloc.hosts.size(), alloc.tasks_per_node));
+    const GateBaselines baselines = prepare_outputs(args);
+    const BaselineLookup lookup = baseline_lookup(baselines, alloc.hosts);
+    std::vector<std::string> switches = switch_labels(args.spec, alloc.hosts);
+    if (switches.empty()) switches = slurm_switches(alloc.hosts);
+    AcceptOutcome outcome;
+    outcome.spec = &args.spec;
+    outcome.hosts = alloc.hosts;
+    outcome.ranks_per_node.assign(alloc.hosts.size(), alloc.tasks_per_node);
+    outcome.engine = "Slurm job " + alloc.job_id;
+    outcome.started_at = utc_now_iso8601();
+    fmt::print(stderr, "ccbench accept: Slurm job {}: {} nodes, {} task{} each; every group its own job step\n",
+               alloc.job_id, alloc.hosts.size(), alloc.tasks_per_node, alloc.tasks_per_node == 1 ? "" : "s");
+    for (const Check& c : args.spec.checks) {
+      if (steps.interrupted()) break;
+      CheckRounds plan(c, static_cast<int>(alloc.hosts.size()), switches);
+      Population population;
+      const double started = seconds_now();
+      while (!steps.interrupted()) {
+        const std::optional<PlannedRound> round = plan.next();
+        if (!round) break;
+        std::vector<GroupVerdict> judged = steps.run_round(c, *round, population, lookup);
+        if (steps.interrupted()) break;  // a round cut short decides nothing
+        plan.record(judged);
+      }
+      CheckVerdict v = plan.finish(alloc.hosts);
+      v.wall_s = seconds_now() - started;
+      outcome.checks.push_back(std::move(v));
+      write_checks_so_far(args, outcome);
+    }
+    outcome.ended_at = utc_now_iso8601();
+    if (steps.interrupted())
+      outcome.run_errors.push_back(
+          fmt::format("interrupted by {} after {} checks", signal_name(steps.interrupted()), outcome.checks.size()));
+    outcome.run_errors.insert(outcome.run_errors.end(), steps.run_errors().begin(), steps.run_errors().end());
+    int code = steps.interrupted() ? kExitSignal + steps.interrupted() : outcome.exit_code();
+    act_on_nodes(args, outcome, alloc.job_id);
+    const int printed =
+        write_and_print(args, outcome, fmt::format("raw results and step logs: {}/raw/", args.out_dir), code);
+    if (printed != kExitOk && code == kExitOk) code = printed;
+    return code;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+    return exit_code_of(e);
+  }
+}
+
+}  // namespace ccb

@@ -1,0 +1,288 @@
+#include "commands/cli_options.hpp"
+
+#include <fmt/format.h>
+
+#include <string_view>
+#include <utility>
+
+#include "collectives/collective.hpp"
+
+namespace ccb {
+namespace {
+
+struct HelpSection {
+  const char* name;
+  const char* heading;
+};
+constexpr HelpSection kHelpSections[] = {
+    {"Sweep", "Sweep (sizes take binary suffixes K=1024, M=1024^2, G=1024^3, or KiB, MiB, GiB; 8MB is refused):"},
+    {"Timing", "Timing:"},
+    {"Per-iteration sampling", "Per-iteration sampling (the per_iteration timing):"},
+    {"Checking", "Checking:"},
+    {"Binding", "Binding:"},
+    {"Backend and path", "Backend and path:"},
+    {"Output", "Output (stdout from rank 0 only):"},
+};
+
+// A size as it is typed: 32M, 1K, 100 (binary suffixes).
+std::string as_typed(std::size_t bytes) {
+  for (const auto& [shift, suffix] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "K"}})
+    if (bytes >= (std::size_t{1} << shift) && bytes % (std::size_t{1} << shift) == 0)
+      return fmt::format("{}{}", bytes >> shift, suffix);
+  return std::to_string(bytes);
+}
+
+// "  -b, --minbytes SIZE" from "-b,--minbytes" and "SIZE".
+std::string flag_column(const OptionRow& r) {
+  const std::string_view f = r.flags;
+  const std::size_t comma = f.find(',');
+  std::string s = comma == std::string_view::npos ? fmt::format("      {}", f)
+                                                  : fmt::format("  {}, {}", f.substr(0, comma), f.substr(comma + 1));
+  if (r.value) s += fmt::format(" {}", r.value);
+  return s;
+}
+
+// The paragraph wrapped into lines of `width` at spaces.
+std::vector<std::string> wrapped(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines(1);
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(at, end - at);
+    if (!lines.back().empty() && lines.back().size() + 1 + word.size() > width) lines.emplace_back();
+    lines.back() += (lines.back().empty() ? "" : " ") + word;
+    at = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::string joined_dtypes() { return joined(all_dtypes()); }
+std::string joined_ops() { return joined(all_ops()); }
+std::string joined_collectives() { return joined(all_collectives()); }
+
+std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
+  const Config d;  // the defaults --help states
+  const char* sweep = "Sweep";
+  const char* timing = "Timing";
+  const char* sampling = "Per-iteration sampling";
+  const char* backend = "Backend and path";
+  const char* output = "Output";
+  return {
+      {sweep, "-b,--minbytes", "SIZE", fmt::format("smallest size (default {})", as_typed(d.min_bytes)), &raw.minb},
+      {sweep, "-e,--maxbytes", "SIZE", fmt::format("largest size (default {})", as_typed(d.max_bytes)), &raw.maxb},
+      {sweep, "-f,--stepfactor", "N",
+       fmt::format("multiply the size by N each step (default {}: add -i)", d.step_factor), &raw.factor},
+      {sweep, "-i,--stepbytes", "SIZE",
+       fmt::format("add SIZE each step when -f is 1 (default {})", as_typed(d.step_bytes)), &raw.stepb},
+      {sweep, "--strict-sizes", nullptr,
+       "fail instead of rounding a size down as nccl-tests does (to an element; all_gather, reduce_scatter, "
+       "alltoall, gather, scatter: to 16 bytes per rank, so sizes below 16 B x ranks give 0-byte rows, printed like "
+       "nccl-tests)",
+       nullptr, &cfg.strict_sizes},
+      {sweep, "-d,--datatype", "TYPE|all", fmt::format("{} (default {})", joined_dtypes(), info(d.dtypes.front()).name),
+       &raw.dtype},
+      {sweep, "-o,--op", "OP|all",
+       fmt::format("{} (default {}; reducing collectives only)", joined_ops(), name(d.ops.front())), &raw.op},
+      {sweep, "-r,--root", "R", fmt::format("root rank of broadcast, reduce, gather, scatter (default {})", d.root),
+       &raw.root},
+      {sweep, "--window", "N", fmt::format("messages per iteration of uni_bw and bi_bw (default {})", d.window),
+       &raw.window},
+      {sweep, "--split", "RULE",
+       "run the collective in groups side by side, as nccl-tests' NCCL_TESTS_SPLIT (which is read when --split is "
+       "not given; NCCL_TESTS_SPLIT_MASK=V is AND V): ranks whose world rank gives the same colour by RULE = AND, "
+       "OR, MOD or DIV and a value (e.g. 'MOD 2': even and odd ranks) form a group; every group must have as many "
+       "ranks. Each row is one group's (ranks, nodes, busbw of one group), timed between common barriers of all "
+       "groups and combined over every rank of every group by -a; the header and each record say how many groups "
+       "ran",
+       &raw.split},
+
+      {timing, "-n,--iters", "N", fmt::format("timed iterations per size and mode (default {})", d.iters), &raw.iters},
+      {timing, "-w,--warmup_iters", "N", fmt::format("untimed iterations first (default {})", d.warmup), &raw.warmup},
+      {timing, "--warmup-order", "ORDER",
+       "sizes-first: -w operations at every size from -b to -e (doubling) before the first point, as nccl-tests; "
+       "per-point: -w just before each point is timed, as OSU and IMB; auto (default): sizes-first on nccl, per-point "
+       "on mpi. Either way one synchronised operation precedes each timed placement",
+       &raw.warmup_order},
+      {timing, "--timing", "MODE", fmt::format("pipelined, per_iteration or both (default {})", setting_name(d.timing)),
+       &raw.timing},
+      {timing, "-a,--average", "0|1|2|3",
+       fmt::format("how the pipelined time of each rank is combined: 0 rank 0, 1 mean, 2 min, 3 max (default {})",
+                   d.aggregation),
+       &raw.avg},
+      {timing, "-z,--blocking", "0-3",
+       "as nccl-tests: 0 launches back to back; 1 waits for each operation and adds a barrier (in the time); 2 only "
+       "waits; 3 waits and adds a barrier left out of the time. MPI calls block anyway, so for mpi only the barrier "
+       "of 1 and 3 matters",
+       &raw.block},
+      {timing, "-T,--timeout", "SECONDS",
+       fmt::format("abort when no operation completes for this long (default {:g}: no watchdog): the end record is "
+                   "written, the backend aborts (nccl: ncclCommAbort, given 5 s) and the process exits {} within T "
+                   "+ 8.1 s (docs/failures.md)",
+                   d.timeout_s, d.timeout_exit_code),
+       &raw.timeout},
+      {timing, "-G,--cudagraph", "N",
+       fmt::format("nccl, as nccl-tests: the -n timed launches are captured as one CUDA graph per GPU, launched N "
+                   "times, and the time is divided by n x N (default {}: direct calls). Per-iteration samples and "
+                   "checks replay one operation's graph",
+                   d.cuda_graph),
+       &raw.graph},
+
+      {sampling, "--precision", "P",
+       "keep sampling each size until the 95% confidence interval of the median is within +-P (e.g. 1% or 0.01), "
+       "checked after batches that double the count (first batch -n); rank 0 decides and broadcasts. The record says "
+       "iterations, the precision reached and what stopped it",
+       &raw.precision},
+      {sampling, "--time-per-size", "S", "sample each size for S seconds instead (IMB's time mode)",
+       &raw.time_per_size},
+      {sampling, "--max-time-per-size", "S", fmt::format("bound on either (default {:g})", d.max_time_per_size),
+       &raw.max_time},
+      {sampling, "--max-iters", "N", fmt::format("bound on the iterations of either (default {})", d.max_iters),
+       &raw.max_iters},
+      {sampling, "--sync", "MODE",
+       "barrier (default): a barrier before each iteration; window: ranks start each iteration at a common time on "
+       "rank 0's clock (offsets measured by ping-pong), so barrier exit skew does not inflate it; late starts and the "
+       "start spread are recorded",
+       &raw.sync},
+      {sampling, "--buffer-shift", nullptr,
+       "iteration k runs k mod (-e / this size) sizes into buffers of -e bytes, so that middle sizes do not stay in "
+       "the cache (nccl-tests' shift; the nccl default; IMB's -off_cache users want it on mpi)",
+       nullptr, &raw.buffer_shift},
+      {sampling, "--fixed-buffers", nullptr,
+       "every iteration on the same buffers (the mpi default; on nccl it turns the buffer shift off)", nullptr,
+       &raw.fixed_buffers},
+      {sampling, "--rotate-buffers", nullptr,
+       "each iteration on another slot of buffers twice the size of the last-level cache (host L3, GPU L2): no "
+       "warm-cache reuse",
+       nullptr, &cfg.rotate_buffers},
+
+      {"Checking", "-c,--check", "N",
+       fmt::format("verify the result N times per size, outside the timed region (default {}; 0 = no check, #wrong "
+                   "shows N/A)",
+                   d.check),
+       &raw.check},
+
+      {"Binding", "--bind", "POLICY",
+       "auto (default): each rank's cores and memory on the NUMA node of its GPU, else of its NIC, else spread; keeps "
+       "a launcher binding already inside that node. numa: that node's cores always; core: one core of it per rank; "
+       "none: as launched. What each rank got is in the run record; a rank whose GPU or memory is on another NUMA "
+       "node than its cores is warned",
+       &raw.bind},
+
+      {backend, "--backend", "NAME",
+       "mpi: MPI over host memory; nccl: NCCL over GPU memory, one GPU per process (-g 1) or -g N GPUs per process. "
+       "Default: nccl when this build has NCCL and the process sees a GPU (or -g, -G, -R, --nccl-log-dir, "
+       "--nccl-algorithms, --path nvlink|pcie are given), else mpi; CCBENCH_BACKEND=mpi|nccl sets it. The table's "
+       "first line says which and why",
+       &raw.backend},
+      {backend, "--memory", "KIND",
+       fmt::format("mpi backend: {} (default), or device (GPU buffers through a CUDA-aware MPI; a clear error when "
+                   "the MPI is not)",
+                   setting_name(d.memory)),
+       &raw.memory},
+      {backend, "--mpi-calls", "HOW",
+       "mpi backend: blocking (default): each operation is MPI's blocking call (MPI_Allreduce, ...); nonblocking: "
+       "its nonblocking one, waited for at once (MPI_Iallreduce + MPI_Wait; sendrecv: MPI_Irecv + MPI_Isend, in "
+       "place through a copy as MPI_Sendrecv_replace). MPI libraries run the two with different algorithms (Open "
+       "MPI: coll/tuned's and libnbc's), and `ccbench replay` issues nonblocking ones, so its curves want this. "
+       "pingpong, uni_bw and bi_bw are unchanged. The record's mpi_calls says which",
+       &raw.mpi_calls},
+      {backend, "-g,--ngpus", "N",
+       fmt::format("nccl: GPUs driven by each process (default {}); without mpirun one process runs N ranks, no MPI "
+                   "needed",
+                   d.gpus_per_process),
+       &raw.ngpus},
+      {backend, "-R,--registerbuffers", "0|1",
+       fmt::format("nccl: 1 registers buffers with ncclCommRegister (default {}); buffers come from ncclMemAlloc "
+                   "either way",
+                   d.register_buffers),
+       &raw.reg},
+      {backend, "--path", "PATH",
+       "auto, nvlink, pcie, shm, rdma, tcp. mpi: sets Open MPI's pml/btl (shm, tcp, rdma); the observed path is "
+       "measured with network counters. nccl: sets NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_NVLS_ENABLE, NCCL_NET, "
+       "NCCL_IB_DISABLE; the observed transports come from NCCL's INFO log",
+       &raw.path},
+      {backend, "--nccl-log-dir", "DIR",
+       "nccl: where each process's NCCL INFO log is written (default $TMPDIR/ccbench-nccl, or /tmp/ccbench-nccl)",
+       &cfg.nccl_log_dir},
+      {backend, "--nccl-algorithms", nullptr,
+       "nccl: adds TUNING to NCCL_DEBUG_SUBSYS, so that each point records the algorithm, protocol and channels NCCL "
+       "chose and the transports of those algorithms only (else: every connection set up so far). NCCL then writes "
+       "one log line per operation on rank 0, which slows launch-bound sizes: do not compare times taken with it",
+       nullptr, &cfg.nccl_algorithms},
+
+      {output, "-J,--json", "FILE", "JSON Lines results, flushed point by point (results/SCHEMA.md)", &cfg.json_path,
+       nullptr, true},
+      {output, "--csv", "FILE",
+       "one CSV row per point and placement (per-iteration timing with one rank per process and --sync barrier: both "
+       "also carry each rank's mean over iterations combined as OSU -f and IMB print it, the minimum, average and "
+       "maximum over ranks: JSON rank_means, CSV rank_mean_min_us, _avg_us, _max_us; the last column, groups, is "
+       "--split's group count, 1 without)",
+       &cfg.csv_path},
+      {output, "--history", "DB",
+       "add the run to this history database when it ends completed (SQLite, created when missing; "
+       "docs/history.md): ccbench history show / changes read it",
+       &cfg.history_db},
+      {output, "--prom", "FILE",
+       "the run's figures as Prometheus text when it ends completed (busbw and algbw in bytes/s, time in s; a "
+       "temporary file renamed, for node_exporter's textfile collector; docs/history.md)",
+       &cfg.prom_path},
+      {output, "--stats", nullptr,
+       "extra table columns: per-iteration p50 and p99 and the 95% confidence interval of the median, in us", nullptr,
+       &cfg.stats_columns},
+      {output, "--samples", nullptr,
+       "put every per-iteration time in the JSON records (without it: every time up to 256 iterations, else 256 "
+       "quantiles, enough for compare's significance test)",
+       nullptr, &cfg.samples},
+      {output, "--progress", "MODE",
+       "auto: a live line when stderr is a terminal; under mpirun or srun (stderr is a pipe) a plain line every 10 s; "
+       "on: the live line always; off",
+       &raw.progress},
+
+      // ccbench topo and copy (their usage lines say them).
+      {nullptr, "--xml", "FILE", "", &cfg.topo_xml},
+      {nullptr, "--plan", "N", "", &raw.plan},
+      {nullptr, "--cpus", "LIST", "", &cfg.topo_cpus},
+      // nccl-tests flags taken for compatibility (one paragraph in --help).
+      {nullptr, "-t,--nthreads", "N", "", &raw.nthreads},
+      {nullptr, "-m,--agg_iters", "N", "", &raw.agg_iters},
+      {nullptr, "-N,--run_cycles", "N", "", &raw.run_cycles},
+      {nullptr, "-p,--parallel_init", "0|1", "", &raw.parallel_init},
+      {nullptr, "-y,--stream_null", "0|1", "", &raw.stream_null},
+      {nullptr, "-C,--report_cputime", "0|1", "", &raw.cputime},
+      {nullptr, "-I,--per_iter_timing", "0|1", "", &raw.per_iter},
+      {nullptr, "-x,--cta_policy", "N", "", &raw.cta_policy},
+      {nullptr, "-u,--unalign", "N", "", &raw.unalign},
+  };
+}
+
+std::string options_help(const char* after_section, const std::string& between) {
+  RawArgs raw;
+  Config cfg;
+  const std::vector<OptionRow> rows = option_rows(raw, cfg);
+  constexpr std::size_t kFlagColumn = 28, kWidth = 88;
+  std::string out;
+  for (const HelpSection& section : kHelpSections) {
+    out += fmt::format("{}\n", section.heading);
+    for (const OptionRow& r : rows) {
+      if (!r.section || std::string_view(r.section) != section.name) continue;
+      std::string flag = flag_column(r);
+      const std::vector<std::string> lines = wrapped(r.help, kWidth - kFlagColumn);
+      if (flag.size() + 1 > kFlagColumn) {  // too long for the column: the text starts on the next line
+        out += flag + "\n";
+        flag.clear();
+      }
+      for (const std::string& line : lines) {
+        out += fmt::format("{:<{}}{}\n", flag, kFlagColumn, line);
+        flag.clear();
+      }
+    }
+    out += "\n";
+    if (std::string_view(section.name) == after_section) out += between + "\n\n";
+  }
+  return out;
+}
+
+}  // namespace ccb

@@ -1,0 +1,378 @@
+#include "commands/history_command.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+#include "commands/cli_errors.hpp"
+#include "commands/history_verbs.hpp"
+#include "analysis/history/change_points.hpp"
+#include "analysis/history/history_db.hpp"
+#include "analysis/history/history_run.hpp"
+#include "analysis/history/verdict_record.hpp"
+#include "analysis/history/prometheus_text.hpp"
+#include "results/import/importer.hpp"
+#include "results/import/text_input.hpp"
+#include "results/output_file.hpp"
+#include "common/terminal_text.hpp"
+#include "results/writers.hpp"
+
+namespace ccb {
+
+#if CCBENCH_HAVE_SQLITE
+namespace {
+
+const char* history_help() {
+  return R"(ccbench history add RUN... [--db DB] [--label TEXT] [--time ISO8601] [--wait S]
+ccbench history show [--db DB] [FILTERS] [--csv | --json]
+ccbench history changes [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--window N] [--json]
+ccbench history trend --html FILE [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--window N]
+ccbench history export --prom FILE [--db DB] [FILTERS]
+ccbench history verdicts [--db DB] [--node HOST] [--since ISO8601] [--csv | --json]
+
+Every run kept (docs/history.md). add: each file (RUN: a file, or every file
+under a folder: ccbench JSON Lines / CSV / table, nccl-tests, OSU, IMB,
+ccbench io, ccbench replay -J (series step:WORKLOAD, its exposed
+communication and each dimension's), an accept --out folder's raw/ runs
+and verdict) becomes a run
+(a verdict.json: a verdict, one row per node and check), keyed by its
+content's SHA-256 (adding it again adds nothing); its time is the record's
+started_at, else the file's modification time, else --time. Each measured
+point joins its series: collective, dtype, op, path, memory, ranks, nodes,
+size, in-place, the run's hosts and GPU model.
+show: per series, one row per run: started_at, run id, time (us: the file's
+time column; ccbench's is the median per-iteration time of the slowest rank),
+busbw and algbw (GB/s = 1e9 B/s), wrong (verification failures).
+changes: per series, change points by E-Divisive means with Student's t-test
+(Otava's method): kept when p < --p-value (0.001) and the means either side
+differ by at least --magnitude (0: any), over windows of --window runs (50;
+0: the whole series). The value is busbw (higher is better) when every run
+has one, else time (lower is better), tested as log(value) (noise is
+multiplicative; the means are geometric); a change for the worse is a
+regression. Each line: the series, the change (mean after / mean before - 1)
+from which run, p, runs before and after, versions that changed there.
+trend --html: one chart per series over its runs (the value changes judges),
+its change points marked; at most 500 series per file.
+export --prom: each series' newest run as Prometheus text (the metrics of a
+sweep's --prom), written to a temporary file and renamed.
+verdicts: the kept acceptance verdicts, one row per node and check, oldest
+first: started_at, verdict id, outcome (accepted, rejected), check, host,
+status (pass, DEFECTIVE, suspect, cleared, ...), margin to the gate, why.
+FILTERS: --collective NAME, --size SIZE, --node HOST (a series naming it),
+--link A,B (exactly these hosts), --since ISO8601 (runs from then on).
+--db: default $CCBENCH_HISTORY_DB, else $XDG_DATA_HOME/ccbench/history.db,
+else ~/.local/share/ccbench/history.db. --wait S: how long to wait for
+another writer (many nodes' health checks adding at once) before giving up
+(default 30).
+Exit codes: 0 fine (changes: no regression), 1 changes found a regression,
+2 bad input (a flag, a file, a database that is not a ccbench history or was
+written by a newer one: left untouched), 5 the database or an output could
+not be written (locked past --wait, disk full: what it held is unchanged).
+)";
+}
+
+struct HistoryArgs {
+  std::string verb, db, label, time, collective, size, node, link, since, prom, html;
+  std::vector<std::string> runs;
+  bool csv = false, json = false;
+  double p_value = 0.001, magnitude = 0, wait_s = 30;
+  std::size_t window = 50;
+};
+
+SeriesFilter filter_of(const HistoryArgs& a) {
+  SeriesFilter f;
+  f.collective = a.collective;
+  f.host = a.node;
+  f.since = a.since;
+  if (!a.size.empty()) {
+    const auto b = parse_size(a.size);
+    if (!b || *b == 0) throw UsageError(fmt::format("history: --size '{}': not a size (e.g. 1M, 1GiB, 4096)", a.size));
+    f.bytes = *b;
+  }
+  if (!a.link.empty()) {
+    std::string rest = a.link;
+    for (std::size_t at; (at = rest.find(',')) != std::string::npos; rest = rest.substr(at + 1))
+      f.link.push_back(rest.substr(0, at));
+    f.link.push_back(rest);
+    std::sort(f.link.begin(), f.link.end());
+    if (f.link.size() < 2 || std::any_of(f.link.begin(), f.link.end(), [](const auto& h) { return h.empty(); }))
+      throw UsageError(fmt::format("history: --link '{}': expected two or more hosts, A,B", a.link));
+  }
+  return f;
+}
+
+std::string read_whole(const std::string& path) {
+  const MappedFile mapped(path);
+  return std::string(mapped.text());
+}
+
+// What happened to one file, as its line says.
+std::string add_file(HistoryDb& db, const std::string& file, const HistoryAddRequest& r, HistoryAddResult& tally) {
+  const std::string text = read_whole(file);
+  if (std::optional<VerdictRecord> verdict = verdict_record_of(text, file)) {
+    verdict->label = r.label;
+    const HistoryDb::Added added = db.add_verdict(*verdict);
+    if (!added.added) {
+      ++tally.present;
+      return fmt::format("history: {}: already there (verdict {}, same content)\n", terminal_safe(file), added.run);
+    }
+    ++tally.added, ++tally.verdicts;
+    return fmt::format("history: {}: verdict {} ({}, {}, {}): {} node verdict{}\n", terminal_safe(file), added.run,
+                       terminal_safe(verdict->spec), verdict->verdict, verdict->started_at, added.values,
+                       added.values == 1 ? "" : "s");
+  }
+  std::string why;
+  const auto run = history_run_of(text, HistoryRunSource{file, file_mtime_utc(file), r.time, r.label}, &why);
+  if (!run) {
+    ++tally.skipped;
+    return fmt::format("history: {}: skipped ({})\n", terminal_safe(file), terminal_safe(why));
+  }
+  const HistoryDb::Added added = db.add(*run);
+  if (!added.added) {
+    ++tally.present;
+    return fmt::format("history: {}: already there (run {}, same content)\n", terminal_safe(file), added.run);
+  }
+  ++tally.added;
+  return fmt::format("history: {}: run {} ({}, {} from {}): {} value{}, {} new series\n", terminal_safe(file),
+                     added.run, run->format, run->started_at, run->time_basis, added.values,
+                     added.values == 1 ? "" : "s", added.new_series);
+}
+
+int add(const HistoryArgs& a) {
+  if (a.runs.empty()) throw UsageError("history add: give the runs to add (files or folders)");
+  if (!a.time.empty() && !std::isfinite(iso_utc_seconds(a.time)))
+    throw UsageError(fmt::format("history add: --time '{}': expected ISO 8601 UTC, e.g. 2026-12-03T14:00:00Z", a.time));
+  const HistoryAddResult r = add_runs_to_history({a.db, a.runs, a.label, a.time, a.wait_s, false});
+  fmt::print("history: {}: {} added, {} already there, {} skipped; it holds {} run{}{}\n", terminal_safe(a.db), r.added,
+             r.present, r.skipped, r.runs, r.runs == 1 ? "" : "s",
+             r.verdicts_held ? fmt::format(" and {} verdict{}", r.verdicts_held, r.verdicts_held == 1 ? "" : "s") : "");
+  return kExitOk;
+}
+
+std::string value_text(double v, const char* format) {
+  return std::isfinite(v) ? fmt::format(fmt::runtime(format), v) : std::string("-");
+}
+
+int show(const HistoryArgs& a, const SeriesFilter& filter) {
+  HistoryDb db(a.db, HistoryDb::Access::read, static_cast<int>(a.wait_s * 1000));
+  const std::vector<StoredSeries> all = db.series(filter);
+  nlohmann::json out = nlohmann::json::array();
+  std::string text;
+  if (a.csv)
+    text =
+        "collective,dtype,op,path,memory,ranks,nodes,in_place,bytes,hosts,gpu,run,started_at,time_us,busbw_gbps,"
+        "algbw_gbps,wrong\n";
+  for (const StoredSeries& s : all) {
+    const std::vector<StoredPoint> pts = db.points(s.id, a.since);
+    if (!a.csv && !a.json) {
+      text +=
+          fmt::format("# {} ({} run{})\n{:<22} {:>6} {:>12} {:>12} {:>12} {:>6}\n", series_name(s.key), pts.size(),
+                      pts.size() == 1 ? "" : "s", "started_at", "run", "time_us", "busbw_GB/s", "algbw_GB/s", "wrong");
+    }
+    for (const StoredPoint& p : pts) {
+      const SeriesKey& k = s.key;
+      if (a.csv) {
+        text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(k.collective),
+                            csv_field(k.dtype), csv_field(k.op), csv_field(k.path), csv_field(k.memory), k.ranks,
+                            k.nodes, k.in_place, k.bytes, csv_field(k.hosts), csv_field(k.gpu), p.run, p.started_at,
+                            value_text(p.time_us, "{:.6g}"), value_text(p.busbw_gbps, "{:.6g}"),
+                            value_text(p.algbw_gbps, "{:.6g}"), p.wrong);
+      } else if (a.json) {
+        const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+        out.push_back({{"collective", k.collective},
+                       {"dtype", k.dtype},
+                       {"op", k.op},
+                       {"path", k.path},
+                       {"memory", k.memory},
+                       {"ranks", k.ranks},
+                       {"nodes", k.nodes},
+                       {"in_place", k.in_place},
+                       {"bytes", k.bytes},
+                       {"hosts", k.hosts},
+                       {"gpu", k.gpu},
+                       {"run", p.run},
+                       {"started_at", p.started_at},
+                       {"time_us", num(p.time_us)},
+                       {"busbw_gbps", num(p.busbw_gbps)},
+                       {"algbw_gbps", num(p.algbw_gbps)},
+                       {"wrong", p.wrong}});
+      } else {
+        text += fmt::format("{:<22} {:>6} {:>12} {:>12} {:>12} {:>6}\n", p.started_at, p.run,
+                            value_text(p.time_us, "{:.2f}"), value_text(p.busbw_gbps, "{:.3f}"),
+                            value_text(p.algbw_gbps, "{:.3f}"), p.wrong ? std::to_string(p.wrong) : "");
+      }
+    }
+  }
+  if (a.json) text = out.dump(1) + "\n";
+  if (!a.csv && !a.json && all.empty()) text = "history: no series matches\n";
+  return print_or_fail(text);
+}
+
+}  // namespace
+
+HistoryAddResult add_runs_to_history(const HistoryAddRequest& r) {
+  std::vector<std::string> files;
+  for (const std::string& path : r.paths) {
+    try {
+      for (std::string& f : result_files(path)) files.push_back(std::move(f));
+    } catch (const ImportError& e) {
+      throw UsageError(fmt::format("history add: {}", e.what()));
+    }
+  }
+  const std::filesystem::path parent = std::filesystem::path(r.db).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  const bool existed = std::filesystem::exists(r.db, ec);
+  auto db = std::make_unique<HistoryDb>(r.db, HistoryDb::Access::write, static_cast<int>(r.wait_s * 1000));
+  HistoryAddResult tally;
+  // Batches of files in one transaction each, their lines printed once it
+  // commits; a failure rolls back the open batch only.
+  constexpr std::size_t kFilesPerBatch = 256;
+  std::string lines;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (i % kFilesPerBatch == 0) db->begin_batch();
+    try {
+      lines += add_file(*db, files[i], r, tally);
+    } catch (const ImportError& e) {
+      ++tally.skipped;
+      lines += fmt::format("history: {}: skipped ({})\n", terminal_safe(files[i]), terminal_safe(e.what()));
+    }
+    if (i % kFilesPerBatch == kFilesPerBatch - 1 || i + 1 == files.size()) {
+      db->commit_batch();
+      if (!r.quiet) {
+        fmt::print("{}", lines);
+      } else {  // a run left out is said even then
+        for (std::size_t at = 0, end; at < lines.size(); at = end + 1) {
+          end = lines.find('\n', at);
+          const std::string_view line(lines.data() + at, end - at);
+          if (line.find(": skipped (") != std::string_view::npos) fmt::print(stderr, "{}\n", line);
+        }
+      }
+      lines.clear();
+    }
+  }
+  tally.runs = db->run_count();
+  tally.verdicts_held = db->verdict_count();
+  if (tally.added + tally.present == 0) {
+    db.reset();
+    if (!existed)  // the database this command created holds nothing: not left behind
+      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(r.db + suffix, ec);
+    throw UsageError("history add: no input held a measured point (every file was skipped)");
+  }
+  return tally;
+}
+
+void add_to_history(const std::string& db_path, const HistoryRun& run) {
+  const std::filesystem::path parent = std::filesystem::path(db_path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  HistoryDb db(db_path, HistoryDb::Access::write);
+  const HistoryDb::Added r = db.add(run);
+  fmt::print(stderr, "ccbench: --history {}: {} run {} ({} values)\n", terminal_safe(db_path),
+             r.added ? "added as" : "already there as", r.run, r.values);
+}
+
+int run_history(int argc, char** argv) {
+  try {
+    HistoryArgs a;
+    bool help = false;
+    CLI::App app{"ccbench history"};
+    app.set_help_flag();
+    app.allow_extras(false);
+    app.add_flag("-h,--help", help);
+    app.add_option("verb", a.verb);
+    app.add_option("runs", a.runs);
+    app.add_option("--db", a.db);
+    app.add_option("--label", a.label);
+    app.add_option("--time", a.time);
+    app.add_option("--collective", a.collective);
+    app.add_option("--size", a.size);
+    app.add_option("--node", a.node);
+    app.add_option("--link", a.link);
+    app.add_option("--since", a.since);
+    app.add_flag("--csv", a.csv);
+    app.add_flag("--json", a.json);
+    app.add_option("--p-value", a.p_value)->check(CLI::Range(1e-300, 0.5));
+    app.add_option("--magnitude", a.magnitude)->check(CLI::Range(0.0, 100.0));
+    app.add_option("--window", a.window)->check(CLI::Range(0, 1000000));
+    app.add_option("--prom", a.prom);
+    app.add_option("--html", a.html);
+    app.add_option("--wait", a.wait_s)->check(CLI::Range(0.0, 86400.0));
+    parse_or_usage_error(app, argc, argv, "history", "history");
+    if (help || a.verb.empty()) {
+      fmt::print("{}", history_help());
+      return help ? kExitOk : kExitUsage;
+    }
+    if (a.verb != "add" && a.verb != "show" && a.verb != "changes" && a.verb != "trend" && a.verb != "export" &&
+        a.verb != "verdicts")
+      throw UsageError(fmt::format("history: verb '{}': unknown (allowed: add, show, changes, trend, export, verdicts)",
+                                   terminal_safe(a.verb)));
+    if (a.db.empty()) a.db = default_history_db();
+    if (a.verb != "add" && !a.runs.empty())
+      throw UsageError(fmt::format("history {}: unexpected argument '{}' (files are add's)", a.verb, a.runs.front()));
+    if (a.verb != "add" && (!a.label.empty() || !a.time.empty()))
+      throw UsageError(fmt::format("history {}: --label and --time are add's", a.verb));
+    if (a.csv && a.json) throw UsageError("history: --csv and --json: give one");
+    const bool tabular = a.verb == "show" || a.verb == "verdicts";
+    if ((a.csv && !tabular) || (a.json && !tabular && a.verb != "changes"))
+      throw UsageError(
+          fmt::format("history {}: --csv is show's and verdicts', --json show's, verdicts' and changes'", a.verb));
+    if (a.verb == "verdicts" && (!a.collective.empty() || !a.size.empty() || !a.link.empty()))
+      throw UsageError(
+          "history verdicts: --collective, --size and --link select series; verdicts take --node, --since");
+    if (a.verb == "add") return add(a);
+    const SeriesFilter filter = filter_of(a);  // its errors before the database's
+    if (a.verb == "show") return show(a, filter);
+    if (a.verb == "verdicts") {
+      HistoryDb db(a.db, HistoryDb::Access::read, static_cast<int>(a.wait_s * 1000));
+      return history_verdicts(db, a.node, a.since, a.csv, a.json);
+    }
+    if ((a.verb == "export") != !a.prom.empty())
+      throw UsageError(a.prom.empty() ? "history export: give --prom FILE" : "history: --prom is export's");
+    if ((a.verb == "trend") != !a.html.empty())
+      throw UsageError(a.html.empty() ? "history trend: give --html FILE" : "history: --html is trend's");
+    const std::string out = a.prom.empty() ? a.html : a.prom;
+    if (!out.empty()) {
+      const std::string flag = a.prom.empty() ? "--html" : "--prom";
+      check_output_writable(flag, out);
+      check_distinct_paths({{flag, out}}, {{"--db", a.db}});
+    }
+    HistoryDb db(a.db, HistoryDb::Access::read, static_cast<int>(a.wait_s * 1000));
+    if (a.verb == "export") return history_export_prom(db, filter, a.prom);
+    ChangePointOptions o;
+    o.max_p = a.p_value;
+    o.min_magnitude = a.magnitude;
+    o.window = a.window;
+    o.log_scale = true;
+    if (a.verb == "trend") return history_trend_html(db, filter, o, a.since, a.html);
+    return history_changes(db, filter, o, a.json, a.since);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+    return exit_code_of(e);
+  }
+}
+
+#else
+
+int run_history(int, char**) {
+  fmt::print(stderr, "ccbench: history: {}\n", kBuiltWithoutSqlite);
+  return kExitUsage;
+}
+
+#endif
+
+std::string default_history_db() {
+  if (const char* v = std::getenv("CCBENCH_HISTORY_DB"); v && *v) return v;
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/ccbench/history.db";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + "/.local/share/ccbench/history.db";
+}
+
+}  // namespace ccb

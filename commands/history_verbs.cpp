@@ -1,0 +1,244 @@
+#include "commands/history_verbs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "common/errors.hpp"
+#include "analysis/history/history_run.hpp"
+#include "analysis/history/prometheus_text.hpp"
+#include "results/output_file.hpp"
+#include "analysis/report/render.hpp"
+#include "results/writers.hpp"
+
+namespace ccb {
+namespace {
+
+// The value a series is judged by: busbw when every run has one (higher is
+// better), else time (lower is better).
+struct SeriesValues {
+  const char* metric = "busbw";
+  bool higher_better = true;
+  std::vector<double> values;
+  std::vector<const StoredPoint*> runs;
+};
+
+SeriesValues values_of(const std::vector<StoredPoint>& pts) {
+  SeriesValues v;
+  const bool busbw = !pts.empty() && std::all_of(pts.begin(), pts.end(), [](const StoredPoint& p) {
+    return std::isfinite(p.busbw_gbps) && p.busbw_gbps > 0;
+  });
+  if (!busbw) v.metric = "time", v.higher_better = false;
+  for (const StoredPoint& p : pts) {
+    const double x = busbw ? p.busbw_gbps : p.time_us;
+    if (!std::isfinite(x) || x <= 0) continue;
+    v.values.push_back(x);
+    v.runs.push_back(&p);
+  }
+  return v;
+}
+
+std::string p_text(double p) { return p < 1e-300 ? "< 1e-300" : fmt::format("{:.2g}", p); }
+
+}  // namespace
+
+int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePointOptions& options, bool json,
+                    const std::string& since) {
+  std::size_t tested = 0, short_series = 0, regressions = 0, improvements = 0;
+  const std::size_t needed = 2 * options.min_segment;
+  nlohmann::json out = nlohmann::json::array();
+  std::string text;
+  const std::vector<StoredSeries> all = db.series(filter);
+  for (const StoredSeries& s : all) {
+    const std::vector<StoredPoint> pts = db.points(s.id, since);
+    const SeriesValues v = values_of(pts);
+    if (v.values.size() < needed) {
+      ++short_series;
+      continue;
+    }
+    ++tested;
+    for (const ChangePoint& c : change_points(v.values, options)) {
+      const bool worse = v.higher_better ? c.mean_after < c.mean_before : c.mean_after > c.mean_before;
+      ++(worse ? regressions : improvements);
+      const StoredPoint& at = *v.runs[c.index];
+      const StoredPoint& prev = *v.runs[c.index - 1];
+      const std::string versions = at.versions != prev.versions
+                                       ? fmt::format("; versions changed there: {} -> {}", prev.versions, at.versions)
+                                       : "";
+      text += fmt::format("{}: {}: {} {:+.1f}% from run {} ({}), p = {}, {} run{} before, {} after{}\n",
+                          worse ? "regression" : "improvement", series_name(s.key), v.metric, 100 * c.relative_change(),
+                          at.run, at.started_at, p_text(c.p), c.before, c.before == 1 ? "" : "s", c.after, versions);
+      out.push_back({{"series", series_name(s.key)},
+                     {"collective", s.key.collective},
+                     {"bytes", s.key.bytes},
+                     {"hosts", s.key.hosts},
+                     {"metric", v.metric},
+                     {"kind", worse ? "regression" : "improvement"},
+                     {"relative_change", c.relative_change()},
+                     {"mean_before", c.mean_before},
+                     {"mean_after", c.mean_after},
+                     {"p", c.p},
+                     {"run", at.run},
+                     {"started_at", at.started_at},
+                     {"runs_before", c.before},
+                     {"runs_after", c.after}});
+    }
+  }
+  if (json) {
+    text = out.dump(1) + "\n";
+  } else {
+    text += fmt::format(
+        "history changes: {} series tested ({} with fewer than {} runs not tested), {} regression{}, {} "
+        "improvement{} (p < {}, magnitude >= {}, window {})\n",
+        tested, short_series, needed, regressions, regressions == 1 ? "" : "s", improvements,
+        improvements == 1 ? "" : "s", options.max_p, options.min_magnitude, options.window);
+  }
+  const int printed = print_or_fail(text);
+  if (printed != kExitOk) return printed;
+  return regressions > 0 ? kExitRejected : kExitOk;
+}
+
+namespace {
+
+// One series as an SVG line chart: runs equally spaced left to right, the
+// value's range with 5% margins, each change point a dashed line and label.
+std::string trend_svg(const SeriesValues& v, const std::vector<ChangePoint>& cps) {
+  constexpr double kW = 720, kH = 180, kLeft = 70, kRight = 10, kTop = 10, kBottom = 30;
+  const auto [lo_it, hi_it] = std::minmax_element(v.values.begin(), v.values.end());
+  double lo = *lo_it, hi = *hi_it;
+  const double pad = hi > lo ? (hi - lo) * 0.05 : std::max(std::fabs(hi) * 0.05, 1e-9);
+  lo -= pad, hi += pad;
+  const std::size_t n = v.values.size();
+  const auto x = [&](std::size_t i) {
+    return kLeft + (kW - kLeft - kRight) * (n > 1 ? double(i) / double(n - 1) : 0.5);
+  };
+  const auto y = [&](double value) { return kTop + (kH - kTop - kBottom) * (hi - value) / (hi - lo); };
+  std::string svg = fmt::format(R"(<svg viewBox="0 0 {} {}" width="{}" height="{}" role="img">)", kW, kH, kW, kH);
+  svg += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#ccc"/>)", kLeft, kTop,
+                     kW - kLeft - kRight, kH - kTop - kBottom);
+  for (double value : {lo + pad, hi - pad})
+    svg += fmt::format(R"(<text x="{}" y="{:.1f}" font-size="11" text-anchor="end">{:.4g}</text>)", kLeft - 4,
+                       y(value) + 4, value);
+  svg += fmt::format(R"(<text x="{}" y="{}" font-size="11">{}</text>)", kLeft, kH - 10,
+                     html_escape(v.runs.front()->started_at));
+  svg += fmt::format(R"(<text x="{}" y="{}" font-size="11" text-anchor="end">{}</text>)", kW - kRight, kH - 10,
+                     html_escape(v.runs.back()->started_at));
+  for (const ChangePoint& c : cps) {
+    const double cx = (x(c.index - 1) + x(c.index)) / 2;
+    svg += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="{1}" y2="{2}" stroke="#c00" stroke-dasharray="4 3"/>)",
+                       cx, kTop, kH - kBottom);
+    svg += fmt::format(R"(<text x="{:.1f}" y="{}" font-size="11" fill="#c00">{:+.1f}% p={:.2g}</text>)", cx + 3,
+                       kTop + 12, 100 * c.relative_change(), c.p);
+  }
+  std::string line;
+  for (std::size_t i = 0; i < n; ++i) line += fmt::format("{:.1f},{:.1f} ", x(i), y(v.values[i]));
+  svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="#246"/>)", line);
+  for (std::size_t i = 0; i < n; ++i)
+    svg +=
+        fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.5" fill="#246"><title>run {} {}: {:.6g}</title></circle>)",
+                    x(i), y(v.values[i]), v.runs[i]->run, html_escape(v.runs[i]->started_at), v.values[i]);
+  return svg + "</svg>";
+}
+
+}  // namespace
+
+int history_trend_html(HistoryDb& db, const SeriesFilter& filter, const ChangePointOptions& options,
+                       const std::string& since, const std::string& out_path) {
+  const std::vector<StoredSeries> all = db.series(filter);
+  if (all.size() > kMaxTrendSeries)
+    throw UsageError(
+        fmt::format("history trend: {} series match (at most {} charts per file): narrow them with "
+                    "--collective, --size, --node or --link",
+                    all.size(), kMaxTrendSeries));
+  std::string body;
+  std::size_t charts = 0;
+  for (const StoredSeries& s : all) {
+    const std::vector<StoredPoint> pts = db.points(s.id, since);
+    const SeriesValues v = values_of(pts);
+    if (v.values.empty()) continue;
+    const std::vector<ChangePoint> cps =
+        v.values.size() >= 2 * options.min_segment ? change_points(v.values, options) : std::vector<ChangePoint>{};
+    body +=
+        fmt::format("<h2>{}</h2>\n<p>{} ({}), {} run{}, {} change point{}</p>\n{}\n", html_escape(series_name(s.key)),
+                    v.metric, v.higher_better ? "GB/s, higher is better" : "us, lower is better", v.values.size(),
+                    v.values.size() == 1 ? "" : "s", cps.size(), cps.size() == 1 ? "" : "s", trend_svg(v, cps));
+    ++charts;
+  }
+  if (charts == 0) throw UsageError("history trend: no series matches");
+  const std::string html = fmt::format(
+      "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>ccbench history</title>"
+      "<style>body{{font-family:sans-serif;max-width:760px;margin:auto}}h2{{font-size:15px;margin-bottom:2px}}"
+      "p{{margin:0 0 4px;color:#555;font-size:13px}}</style></head><body>\n<h1>ccbench history: {}</h1>\n"
+      "<p>One chart per series, runs in time order; red dashed lines: change points (p &lt; {}, magnitude &gt;= {}; "
+      "docs/history.md).</p>\n{}</body></html>\n",
+      html_escape(db.path()), options.max_p, options.min_magnitude, body);
+  write_file_atomically("--html", out_path, html);
+  fmt::print("history: {}: {} chart{}\n", terminal_safe(out_path), charts, charts == 1 ? "" : "s");
+  return kExitOk;
+}
+
+int history_export_prom(HistoryDb& db, const SeriesFilter& filter, const std::string& out_path) {
+  // One result set per hosts group (their place labels), its series' newest points.
+  std::map<std::string, ResultSet> groups;
+  std::map<std::string, std::string> newest;
+  for (const StoredSeries& s : db.series(filter)) {
+    const std::vector<StoredPoint> pts = db.points(s.id, filter.since);
+    if (pts.empty()) continue;
+    const StoredPoint& p = pts.back();
+    ResultSet& set = groups[s.key.hosts];
+    set.hosts = hosts_of(s.key.hosts);
+    set.points.push_back(imported_point(s.key, p));
+    std::string& t = newest[s.key.hosts];
+    t = std::max(t, p.started_at);
+  }
+  std::vector<PromRun> runs;
+  for (const auto& [hosts, set] : groups) runs.push_back(PromRun{&set, newest[hosts]});
+  write_file_atomically("--prom", out_path, prometheus_text(runs));
+  std::size_t series = 0;
+  for (const auto& [hosts, set] : groups) series += set.points.size();
+  fmt::print("history: {}: {} series' newest runs\n", terminal_safe(out_path), series);
+  return kExitOk;
+}
+
+int history_verdicts(HistoryDb& db, const std::string& host, const std::string& since, bool csv, bool json) {
+  const std::vector<StoredNodeVerdict> rows = db.node_verdicts(host, since);
+  const auto margin = [](double m) { return std::isfinite(m) ? fmt::format("{:+.0f}%", m * 100) : std::string("-"); };
+  std::string text;
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const StoredNodeVerdict& v : rows)
+      out.push_back({{"verdict", v.verdict},
+                     {"started_at", v.started_at},
+                     {"spec", v.spec},
+                     {"outcome", v.outcome},
+                     {"source", v.source},
+                     {"check", v.row.check},
+                     {"host", v.row.host},
+                     {"status", v.row.status},
+                     {"margin", std::isfinite(v.row.margin) ? nlohmann::json(v.row.margin) : nlohmann::json(nullptr)},
+                     {"reason", v.row.reason}});
+    text = out.dump(1) + "\n";
+  } else if (csv) {
+    text = "verdict,started_at,spec,outcome,check,host,status,margin,reason\n";
+    for (const StoredNodeVerdict& v : rows)
+      text +=
+          fmt::format("{},{},{},{},{},{},{},{},{}\n", v.verdict, v.started_at, csv_field(v.spec), csv_field(v.outcome),
+                      csv_field(v.row.check), csv_field(v.row.host), csv_field(v.row.status),
+                      std::isfinite(v.row.margin) ? fmt::format("{:.6g}", v.row.margin) : "", csv_field(v.row.reason));
+  } else if (rows.empty()) {
+    text = "history: no verdict matches\n";
+  } else {
+    text = fmt::format("{:<25} {:>7} {:<10} {:<14} {:<16} {:<12} {:>7}  {}\n", "started_at", "verdict", "outcome",
+                       "check", "host", "status", "margin", "why");
+    for (const StoredNodeVerdict& v : rows)
+      text += fmt::format("{:<25} {:>7} {:<10} {:<14} {:<16} {:<12} {:>7}  {}\n", v.started_at, v.verdict,
+                          terminal_safe(v.outcome), terminal_safe(v.row.check), terminal_safe(v.row.host),
+                          terminal_safe(v.row.status), margin(v.row.margin), terminal_safe(v.row.reason));
+  }
+  return print_or_fail(text);
+}
+
+}  // namespace ccb

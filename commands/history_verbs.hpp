@@ -1,0 +1,28 @@
+// history changes, trend, export and verdicts (commands/history_verbs.cpp):
+// the verbs that read series and verdicts back out of the database.
+#pragma once
+#include <string>
+
+#include "analysis/history/change_points.hpp"
+#include "analysis/history/history_db.hpp"
+
+namespace ccb {
+
+// Prints each series' change points; kExitRejected (1) when one is a regression.
+int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePointOptions& options, bool json,
+                    const std::string& since);
+
+// One SVG chart per series over its runs, change points marked, as one HTML
+// file at out_path (temporary + rename). UsageError past kMaxTrendSeries.
+inline constexpr std::size_t kMaxTrendSeries = 500;
+int history_trend_html(HistoryDb& db, const SeriesFilter& filter, const ChangePointOptions& options,
+                       const std::string& since, const std::string& out_path);
+
+// Each series' newest run as Prometheus text at out_path (temporary + rename).
+int history_export_prom(HistoryDb& db, const SeriesFilter& filter, const std::string& out_path);
+
+// The kept acceptance verdicts, one row per node and check, oldest first
+// (host "" every node; since "" all): a table, CSV or JSON on stdout.
+int history_verdicts(HistoryDb& db, const std::string& host, const std::string& since, bool csv, bool json);
+
+}  // namespace ccb
