@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The main job on its embedded default: installs and builds, then sweeps the
-# main collectives with one MPI rank per core on this machine (at least 2),
-# printing each table and writing JSON Lines and CSV under runs/<UTC time>/.
+# The main job on its embedded default: installs and builds ccbench alone (not
+# the tests), then sweeps the main collectives with one MPI rank per core on
+# this machine (at least 2), printing each table and writing JSON Lines and
+# CSV under runs/<UTC time>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --target ccbench
 ranks=${CCBENCH_RANKS:-$(nproc)}
 [ "$ranks" -lt 2 ] && ranks=2
 out=runs/$(date -u +%Y%m%dT%H%M%SZ)

@@ -23,16 +23,17 @@
 # MPI, hwloc and GoogleTest are optional (without GoogleTest step 1 is skipped).
 # fmt, CLI11 and nlohmann-json are needed as headers at least: from Debian
 # packages, or staged on another machine with
-#   scripts/gpu-check.sh --stage      (copies them, GoogleTest and the nccl-tests
-#                                      snapshot of ../shared/peers into deps/)
+#   scripts/gpu-check.sh --stage [PEERS]  (copies them and GoogleTest into deps/,
+#                                          and the nccl-tests source archive from
+#                                          the folder PEERS, when given)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 if [ "${1:-}" = "--stage" ]; then
   mkdir -p deps/include deps/lib deps/peers
-  # The nccl-tests snapshot for scripts/nccl-tests-parity.sh: ../shared does
-  # not travel to a lent GPU machine, deps/ does when it is carried.
-  cp ../shared/peers/nccl-tests-*.tar.gz deps/peers/ 2>/dev/null
+  # The nccl-tests archive for scripts/nccl-tests-parity.sh: a folder outside
+  # the checkout does not travel to a GPU machine, deps/ does when it is carried.
+  [ -n "${2:-}" ] && cp "$2"/nccl-tests-*.tar.gz deps/peers/ 2>/dev/null
   for h in fmt CLI nlohmann gtest gmock; do
     [ -d /usr/include/$h ] && cp -r /usr/include/$h deps/include/
   done

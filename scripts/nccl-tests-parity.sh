@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ccbench next to nccl-tests on this machine's GPUs, same flags, alternating:
-# builds nccl-tests from the snapshot in ../shared/peers or deps/peers (where
-# `scripts/gpu-check.sh --stage` puts it), --archive FILE, or takes
+# builds nccl-tests from its source archive in --peers DIR (default deps/peers,
+# where `scripts/gpu-check.sh --stage DIR` puts it), --archive FILE, or takes
 # --nccl-tests DIR (a built tree), runs each tool --rounds times per collective, and prints per
 # size the ratio ccbench / nccl-tests of time and algbw (medians over the
 # rounds, through ccbench compare), then the targets of issue 14: time within
@@ -9,7 +9,7 @@
 #
 #   scripts/nccl-tests-parity.sh [-g N] [--rounds R] [--collectives "all_reduce ..."]
 #                                [--graph N] [--nccl-tests DIR | --archive FILE]
-#                                [--ccbench PATH] [--out DIR] [-- FLAGS...]
+#                                [--peers DIR] [--ccbench PATH] [--out DIR] [-- FLAGS...]
 #     -g N            GPUs, one process (default: all visible)
 #     --rounds R      alternations per collective (default 3)
 #     --collectives   default "all_reduce all_gather reduce_scatter alltoall sendrecv"
@@ -21,7 +21,7 @@
 # Exit: 0 targets met, 1 missed (or a run over its bound), 77 no GPU or no nvcc here, 2 bad options.
 set -uo pipefail
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }  # paths given are the caller's
-ccbench="" archive=""
+ccbench="" archive="" peers=""
 gpus="" rounds=3 graph=10 nt="" out=""
 collectives="all_reduce all_gather reduce_scatter alltoall sendrecv"
 while [ $# -gt 0 ]; do
@@ -32,6 +32,7 @@ while [ $# -gt 0 ]; do
     --graph) graph=$2; shift 2 ;;
     --nccl-tests) nt=$(abs "$2"); shift 2 ;;
     --archive) archive=$(abs "$2"); shift 2 ;;
+    --peers) peers=$(abs "$2"); shift 2 ;;
     --ccbench) ccbench=$(abs "$2"); shift 2 ;;
     --out) out=$(abs "$2"); shift 2 ;;
     --) shift; break ;;
@@ -65,8 +66,9 @@ mkdir -p "$out"
 
 # nccl-tests: the snapshot, built without MPI (one process, -g N GPUs).
 if [ -z "$nt" ]; then
-  [ -n "$archive" ] || archive=$(ls "$root"/../shared/peers/nccl-tests-*.tar.gz "$root"/deps/peers/nccl-tests-*.tar.gz 2>/dev/null | head -1)
-  [ -f "$archive" ] || skip "no nccl-tests archive in ../shared/peers or deps/peers (give --archive FILE or --nccl-tests DIR)"
+  [ -n "$peers" ] || peers=$root/deps/peers
+  [ -n "$archive" ] || archive=$(ls "$peers"/nccl-tests-*.tar.gz 2>/dev/null | head -1)
+  [ -f "$archive" ] || skip "no nccl-tests archive in $peers (give --peers DIR, --archive FILE or --nccl-tests DIR)"
   command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || skip "no nvcc to build nccl-tests"
   cuda=${CUDA_HOME:-/usr/local/cuda}
   nccl=${NCCL_HOME:-$cuda}

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ccbench next to the real OSU Micro-Benchmarks 5.3 and IMB-MPI1 on this
 # machine's MPI: same collectives, sizes, iteration and warm-up counts, the
-# three tools alternating in every round. The peers are built from the
-# snapshots in ../shared/peers or deps/peers (or --osu-archive / --imb-archive
-# FILE), or taken as built (--osu DIR holding osu_allreduce ..., --imb FILE).
+# three tools alternating in every round. The peers are built from their
+# source archives in --peers DIR (default deps/peers; or --osu-archive /
+# --imb-archive FILE), or taken as built (--osu DIR holding osu_allreduce ...,
+# --imb FILE).
 #
 # Like is compared with like:
 #   all_reduce reduce broadcast all_gather alltoall gather scatter: OSU (-f)
@@ -41,7 +42,7 @@
 set -uo pipefail
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }  # paths given are the caller's
 np=2 rounds=5 iters=1000 warmup=200 max=1048576 tolerance=0.05 out="" ccbench=""
-osu="" imb="" osu_archive="" imb_archive=""
+osu="" imb="" osu_archive="" imb_archive="" peers=""
 cases="all_reduce reduce broadcast all_gather alltoall gather scatter pingpong uni_bw"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -58,6 +59,7 @@ while [ $# -gt 0 ]; do
     --imb) imb=$(abs "$2"); shift 2 ;;
     --osu-archive) osu_archive=$(abs "$2"); shift 2 ;;
     --imb-archive) imb_archive=$(abs "$2"); shift 2 ;;
+    --peers) peers=$(abs "$2"); shift 2 ;;
     -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     *) echo "osu-imb-parity: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -75,12 +77,13 @@ command -v mpicc >/dev/null && command -v mpirun >/dev/null || skip "no mpicc/mp
 [ -x "$ccbench" ] || { echo "osu-imb-parity: build ccbench first (scripts/test.sh or cmake), or give --ccbench PATH" >&2; exit 2; }
 [ -n "$out" ] || out=$(mktemp -d /tmp/ccbench-osu-imb.XXXXXX)
 mkdir -p "$out"
-snapshot() { ls "$root"/../shared/peers/$1 "$root"/deps/peers/$1 2>/dev/null | head -1; }
+[ -n "$peers" ] || peers=$root/deps/peers
+snapshot() { ls "$peers"/$1 2>/dev/null | head -1; }
 
-# The peers, built from their snapshots as ../shared/peers/README.md says.
+# The peers, built from their source archives.
 if [ -z "$osu" ]; then
   [ -n "$osu_archive" ] || osu_archive=$(snapshot 'osu-micro-benchmarks-*.tar.gz')
-  [ -f "$osu_archive" ] || skip "no OSU archive in ../shared/peers or deps/peers (give --osu-archive FILE or --osu DIR)"
+  [ -f "$osu_archive" ] || skip "no OSU archive in $peers (give --peers DIR, --osu-archive FILE or --osu DIR)"
   rm -rf "$out/osu-src" && mkdir -p "$out/osu-src" "$out/osu" && tar xzf "$osu_archive" -C "$out/osu-src"
   mpi=$(ls -d "$out"/osu-src/*/mpi | head -1)
   version=$(basename "$(dirname "$mpi")" | sed 's/.*-//')
@@ -99,7 +102,7 @@ if [ -z "$osu" ]; then
 fi
 if [ -z "$imb" ]; then
   [ -n "$imb_archive" ] || imb_archive=$(snapshot 'imb-*.tar.gz')
-  [ -f "$imb_archive" ] || skip "no IMB archive in ../shared/peers or deps/peers (give --imb-archive FILE or --imb FILE)"
+  [ -f "$imb_archive" ] || skip "no IMB archive in $peers (give --peers DIR, --imb-archive FILE or --imb FILE)"
   rm -rf "$out/imb-src" && mkdir -p "$out/imb-src" && tar xzf "$imb_archive" -C "$out/imb-src"
   src=$(ls -d "$out"/imb-src/* | head -1)
   make -C "$src" -j "$(nproc)" IMB-MPI1 CC=mpicc CXX=mpicxx CPPFLAGS=-DOMPI_SKIP_MPICXX=1 > "$out/imb-build.log" 2>&1 ||

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what ccbench needs from Debian packages (only what is missing),
-# then configures and builds it in ./build (not with --packages-only). Works
-# as root or with sudo.
+# then configures and builds it in ./build (not with --packages-only; only
+# target T with --target T). Works as root or with sudo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,8 +24,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 [ "${1:-}" = "--packages-only" ] && exit 0
+targets=()
+if [ "${1:-}" = "--target" ]; then
+  targets=(--target "$2")
+  shift 2
+fi
 
 cmake_args=(-S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release)
 [ "${CI:-}" = "true" ] && cmake_args+=(-DCCBENCH_WERROR=ON)
 cmake "${cmake_args[@]}" "$@" >/dev/null
-cmake --build build -j "$(nproc)"
+cmake --build build -j "$(nproc)" "${targets[@]}"
