@@ -66,8 +66,9 @@ json replay_header_json(const TrainingWorkload& w, const StepProgram& prog, cons
 json replay_step_json(const ReplayStep& s, int step, int slowest_rank) {
   json by = json::object();
   for (std::size_t d = 0; d < kDims; ++d) by[std::string(setting_name(static_cast<Dim>(d)))] = s.by_dim[d];
-  return {{"type", "step"},          {"step", step},           {"step_s", s.step_s},         {"compute_s", s.compute_s},
-          {"exposed_s", s.exposed_s}, {"exposed_by_dim_s", by}, {"slowest_rank", slowest_rank}};
+  return {
+      {"type", "step"},           {"step", step},           {"step_s", s.step_s},          {"compute_s", s.compute_s},
+      {"exposed_s", s.exposed_s}, {"exposed_by_dim_s", by}, {"slowest_rank", slowest_rank}};
 }
 
 json replay_end_json(std::uint64_t wrong, double median_step_s, double median_exposed_s, const std::string& ended_at) {
