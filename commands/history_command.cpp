@@ -1,14 +1,18 @@
 #include "commands/history_command.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "common/environment.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "commands/cli_errors.hpp"
@@ -32,8 +36,8 @@ namespace {
 const char* history_help() {
   return R"(ccbench history add RUN... [--db DB] [--label TEXT] [--time ISO8601] [--wait S]
 ccbench history show [--db DB] [FILTERS] [--csv | --json]
-ccbench history changes [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--window N] [--json]
-ccbench history trend --html FILE [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--window N]
+ccbench history changes [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--span N] [--json]
+ccbench history trend --html FILE [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--span N]
 ccbench history export --prom FILE [--db DB] [FILTERS]
 ccbench history verdicts [--db DB] [--node HOST] [--since ISO8601] [--csv | --json]
 
@@ -52,8 +56,8 @@ time column; ccbench's is the median per-iteration time of the slowest rank),
 busbw and algbw (GB/s = 1e9 B/s), wrong (verification failures).
 changes: per series, change points by E-Divisive means with Student's t-test
 (Otava's method): kept when p < --p-value (0.001) and the means either side
-differ by at least --magnitude (0: any), over windows of --window runs (50;
-0: the whole series). The value is busbw (higher is better) when every run
+differ by at least --magnitude (0: any), over spans of --span runs (50,
+half-overlapping; 0: the whole series; --window is its old spelling). The value is busbw (higher is better) when every run
 has one, else time (lower is better), tested as log(value) (noise is
 multiplicative; the means are geometric); a change for the worse is a
 regression. Each line: the series, the change (mean after / mean before - 1)
@@ -217,23 +221,14 @@ int show(const HistoryArgs& a, const SeriesFilter& filter) {
 
 }  // namespace
 
-HistoryAddResult add_runs_to_history(const HistoryAddRequest& r) {
-  std::vector<std::string> files;
-  for (const std::string& path : r.paths) {
-    try {
-      for (std::string& f : result_files(path)) files.push_back(std::move(f));
-    } catch (const ImportError& e) {
-      throw UsageError(fmt::format("history add: {}", e.what()));
-    }
-  }
-  const std::filesystem::path parent = std::filesystem::path(r.db).parent_path();
-  std::error_code ec;
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  const bool existed = std::filesystem::exists(r.db, ec);
-  auto db = std::make_unique<HistoryDb>(r.db, HistoryDb::Access::write, static_cast<int>(r.wait_s * 1000));
+namespace {
+
+// Adds `files` to the database at `path` in batches of files, one transaction
+// each, their lines printed once it commits; a failure rolls back the open
+// batch only.
+HistoryAddResult add_files(const std::string& path, const std::vector<std::string>& files, const HistoryAddRequest& r) {
+  auto db = std::make_unique<HistoryDb>(path, HistoryDb::Access::write, static_cast<int>(r.wait_s * 1000));
   HistoryAddResult tally;
-  // Batches of files in one transaction each, their lines printed once it
-  // commits; a failure rolls back the open batch only.
   constexpr std::size_t kFilesPerBatch = 256;
   std::string lines;
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -260,13 +255,63 @@ HistoryAddResult add_runs_to_history(const HistoryAddRequest& r) {
   }
   tally.runs = db->run_count();
   tally.verdicts_held = db->verdict_count();
-  if (tally.added + tally.present == 0) {
-    db.reset();
-    if (!existed)  // the database this command created holds nothing: not left behind
-      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(r.db + suffix, ec);
-    throw UsageError("history add: no input held a measured point (every file was skipped)");
-  }
   return tally;
+}
+
+void remove_database(const std::string& path) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
+}
+
+}  // namespace
+
+HistoryAddResult add_runs_to_history(const HistoryAddRequest& r) {
+  std::vector<std::string> files;
+  for (const std::string& path : r.paths) {
+    try {
+      for (std::string& f : result_files(path)) files.push_back(std::move(f));
+    } catch (const ImportError& e) {
+      throw UsageError(fmt::format("history add: {}", e.what()));
+    }
+  }
+  const std::filesystem::path parent = std::filesystem::path(r.db).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  constexpr const char* kNothing = "history add: no input held a measured point (every file was skipped)";
+  if (std::filesystem::exists(r.db, ec) || ec) {
+    const HistoryAddResult tally = add_files(r.db, files, r);
+    if (tally.added + tally.present == 0) throw UsageError(kNothing);  // the database is left as it was
+    return tally;
+  }
+  // A new database is built under a name of this process's own and published
+  // only when it holds a run: no other process can have opened it, so one
+  // that ends up empty is removed without touching anyone's runs, and a
+  // database another process creates meanwhile is never replaced.
+  const std::string fresh = fmt::format("{}.new-{}", r.db, ::getpid());
+  remove_database(fresh);
+  HistoryAddResult tally;
+  try {
+    tally = add_files(fresh, files, r);  // closed on return: its WAL checkpointed into the file
+  } catch (...) {
+    remove_database(fresh);
+    throw;
+  }
+  if (tally.added + tally.present == 0) {
+    remove_database(fresh);
+    throw UsageError(kNothing);
+  }
+  if (::link(fresh.c_str(), r.db.c_str()) == 0) {
+    remove_database(fresh);
+    return tally;
+  }
+  const int err = errno;
+  remove_database(fresh);
+  if (err != EEXIST)
+    throw OutputError(fmt::format("history: {}: cannot create ({}); nothing was added", r.db, std::strerror(err)));
+  // Another process created it meanwhile: the runs go into that one.
+  fmt::print(stderr, "history: {}: created by another process meanwhile: the runs are added there\n",
+             terminal_safe(r.db));
+  return add_runs_to_history(r);
 }
 
 void add_to_history(const std::string& db_path, const HistoryRun& run) {
@@ -301,7 +346,7 @@ int run_history(int argc, char** argv) {
     app.add_flag("--json", a.json);
     app.add_option("--p-value", a.p_value)->check(CLI::Range(1e-300, 0.5));
     app.add_option("--magnitude", a.magnitude)->check(CLI::Range(0.0, 100.0));
-    app.add_option("--window", a.window)->check(CLI::Range(0, 1000000));
+    app.add_option("--span,--window", a.window)->check(CLI::Range(0, 1000000));
     app.add_option("--prom", a.prom);
     app.add_option("--html", a.html);
     app.add_option("--wait", a.wait_s)->check(CLI::Range(0.0, 86400.0));
@@ -369,7 +414,7 @@ int run_history(int, char**) {
 #endif
 
 std::string default_history_db() {
-  if (const char* v = std::getenv("CCBENCH_HISTORY_DB"); v && *v) return v;
+  if (const char* v = env_value(EnvVar::history_db); v && *v) return v;
   if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/ccbench/history.db";
   const char* home = std::getenv("HOME");
   return std::string(home && *home ? home : ".") + "/.local/share/ccbench/history.db";

@@ -94,7 +94,19 @@ PY
     cp "$out/c.db" "$out/newer.db"
     python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA journal_mode=DELETE'); c.execute('PRAGMA user_version=7'); c.close()" "$out/newer.db"
     head -c 3000 "$out/c.db" > "$out/torn.db"
-    for bad in foreign newer torn; do
+    # Versions ccbench never writes (issue 52): negative ones indexed the migrations (exit 139, or SQL from
+    # machine code); ccbench's id with no tables; a version without ccbench's id.
+    for v in negative:-5 lowest:-9223372036854775808 minus_one:-1; do
+      cp "$out/c.db" "$out/${v%%:*}.db"
+      python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA journal_mode=DELETE'); c.execute('PRAGMA user_version=' + sys.argv[2]); c.close()" "$out/${v%%:*}.db" "${v#*:}"
+    done
+    python3 - "$out" <<'PY'
+import sqlite3, sys
+d = sys.argv[1]
+c = sqlite3.connect(d + "/forged.db"); c.execute("PRAGMA application_id = 1667457640"); c.execute("PRAGMA user_version = 2"); c.close()
+c = sqlite3.connect(d + "/versioned.db"); c.execute("PRAGMA user_version = 1"); c.close()
+PY
+    for bad in foreign newer torn negative lowest minus_one forged versioned; do
       sum=$(sha256sum < "$out/$bad.db")
       for verb in add show; do
         args=(); [ $verb = add ] && args=("$out/n1.log")
@@ -106,6 +118,27 @@ PY
       done
     done
     grep -q 'schema version 7 was written by a newer ccbench' "$out/newer.err" || fail "newer: the message"
+    grep -q 'not a ccbench history database (application_id 0x63636268, schema version -5, ' "$out/negative.err" ||
+      { cat "$out/negative.err"; fail "negative: the message"; }
+    # An add that adds nothing never removes a database (issue 52): not an existing one, and a new one is
+    # published only when it holds a run, so all-skipped adds racing real ones on a fresh database lose none.
+    sum=$(sha256sum < "$out/c.db")
+    "$ccbench" history add --db "$out/c.db" "$fx/compare/broken/unknown-format.txt" > /dev/null 2>&1
+    [ $? = 2 ] && [ -f "$out/c.db" ] && [ "$(sha256sum < "$out/c.db")" = "$sum" ] || fail "an empty add changed c.db"
+    "$ccbench" history add --db "$out/empty.db" "$fx/compare/broken/unknown-format.txt" > /dev/null 2>&1
+    [ $? = 2 ] && [ ! -e "$out/empty.db" ] && ! ls "$out"/empty.db* > /dev/null 2>&1 || fail "an empty add left a database"
+    mkdir -p "$out/junk" && cp "$fx/compare/broken/unknown-format.txt" "$fx/compare/broken/binary.bin" "$out/junk/"
+    for round in 1 2 3; do
+      pids=()
+      for i in 1 2 3 4; do
+        "$ccbench" history add --db "$out/race$round.db" "$out/junk" > /dev/null 2>&1 & pids+=($!)
+        "$ccbench" history add --db "$out/race$round.db" "$out/n$i.log" > "$out/race$round-$i.out" 2>&1 & pids+=($!)
+      done
+      for p in "${pids[@]}"; do wait "$p"; done
+      "$ccbench" history add --db "$out/race$round.db" "$out/n1.log" | grep -q 'it holds 4 runs' ||
+        { cat "$out"/race$round-*.out; fail "round $round: empty adds beside 4 real ones: 4 runs expected"; }
+      ! ls "$out"/race$round.db.new-* > /dev/null 2>&1 || fail "round $round: a database under construction was left"
+    done
     # A writer that holds the database: exit 5 after --wait, nothing changed.
     python3 - "$out/c.db" "$out/held" <<'PY' &
 import os, sqlite3, sys, time

@@ -4,7 +4,7 @@
 # temporary folder. Every case must exit with its code, print exactly one
 # line on stderr matching its pattern, and finish within 60 s and 4 GiB of
 # address space: never a crash, a hang or unbounded memory.
-# Usage: hostile.sh CCBENCH GOOD_RESULT_FILE [cli|results|specs|accept|model]
+# Usage: hostile.sh CCBENCH GOOD_RESULT_FILE [cli|results|specs|accept|model|history]
 set -u
 ccbench=$1 good=$2 only=${3:-}
 dir=$(mktemp -d)
@@ -253,6 +253,26 @@ if [ -z "$only" ] || [ "$only" = model ]; then
   # A newline in io's folder name stays on its one line.
   check cli/io_newline_in_dir 2 "io .*nonexistent\?x" -- io "$dir/nonexistent
 x" -b 4K --file-size 64K
+fi
+
+if [ "$only" = history ]; then  # a SQLite build only (tests/CMakeLists.txt)
+  # History databases with schema versions ccbench never writes (issue 52): refused, one line, exit 2.
+  # ccbench's application_id (0x63636268) with a negative version and a table; with a version and no table;
+  # a version without the id.
+  db() {  # db NAME APPLICATION_ID USER_VERSION TABLE(0|1)
+    python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA application_id=' + sys.argv[2]); c.execute('PRAGMA user_version=' + sys.argv[3]); int(sys.argv[4]) and c.execute('CREATE TABLE runs(id)'); c.commit(); c.close()" "$dir/$1.db" "$2" "$3" "$4"
+    echo "$dir/$1.db"
+  }
+  for v in -1 -5 -2147483648; do  # SQLite keeps 32 bits: -2^63 is 0, below
+    f=$(db "v$v" 1667457640 "$v" 1)
+    check "history/show_version_$v" 2 "not a ccbench history database .*schema version $v" -- history show --db "$f"
+    check "history/add_version_$v" 2 "not a ccbench history database .*schema version $v" -- history add --db "$f" "$good"
+  done
+  check history/id_with_version_0 2 "not a ccbench history database .*schema version 0" -- \
+    history add --db "$(db zero 1667457640 -9223372036854775808 1)" "$good"
+  check history/id_without_tables 2 "not a ccbench history database .*0 schema objects" -- history show --db "$(db forged 1667457640 2 0)"
+  check history/version_without_id 2 "not a ccbench history database .*application_id 0x0, schema version 1" -- \
+    history add --db "$(db versioned 0 1 0)" "$good"
 fi
 
 echo "$count cases, $failures failed"

@@ -247,6 +247,12 @@ void HistoryDb::check_schema(bool may_create) {
     throw UsageError(fmt::format(
         "history: {}: not a ccbench history database (application_id {:#x}, {} schema object{}); nothing was changed",
         path_, app, tables, tables == 1 ? "" : "s"));
+  if (version < 0 || (app == 0 && version != 0) ||  // ccbench sets its id and version together
+      (app == kHistoryApplicationId && (version == 0 || tables == 0)))
+    throw UsageError(
+        fmt::format("history: {}: not a ccbench history database (application_id {:#x}, schema version {}, {} schema "
+                    "object{}: ccbench writes none of these); nothing was changed",
+                    path_, app, version, tables, tables == 1 ? "" : "s"));
   if (version > kHistorySchemaVersion)
     throw UsageError(fmt::format(
         "history: {}: schema version {} was written by a newer ccbench (this one reads 1 to {}); nothing was changed",
@@ -260,6 +266,9 @@ void HistoryDb::check_schema(bool may_create) {
   {
     Transaction t(db_, path_);  // another writer may have created or migrated it meanwhile
     version = pragma_int(db_, path_, "PRAGMA user_version");
+    if (version < 0 || version > kHistorySchemaVersion)  // another process wrote it meanwhile: not ours to migrate
+      throw UsageError(
+          fmt::format("history: {}: schema version {} is not one ccbench writes; nothing was changed", path_, version));
     for (std::int64_t v = version; v < kHistorySchemaVersion; ++v) exec(db_, path_, kMigrations[v]);
     exec(db_, path_, fmt::format("PRAGMA application_id = {}", kHistoryApplicationId).c_str());
     exec(db_, path_, fmt::format("PRAGMA user_version = {}", kHistorySchemaVersion).c_str());
