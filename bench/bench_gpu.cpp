@@ -86,17 +86,13 @@ void nccl_timing_overhead() {
   ccb::NcclBackend backend(o);
   const std::size_t count = 2;  // 8 B: the overhead shows most at small sizes
   void* buf = backend.memory().allocate(count * 4, 0);
-  const ccb::OpArgs args{&ccb::collective(ccb::CollectiveId::all_reduce),
-                         0,
-                         ccb::DType::float32,
-                         ccb::ReduceOp::sum,
-                         0,
-                         count,
-                         count,
-                         buf,
-                         buf,
-                         true,
-                         64};
+  const ccb::OpArgs args{.coll = &ccb::collective(ccb::CollectiveId::all_reduce),
+                         .count = count,
+                         .chunk = count,
+                         .send = buf,
+                         .recv = buf,
+                         .in_place = true,
+                         .window = 64};
   cudaStream_t stream;
   check(cudaStreamCreate(&stream), "cudaStreamCreate");
   cudaEvent_t a, b;

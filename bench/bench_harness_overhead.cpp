@@ -22,17 +22,13 @@ int main(int argc, char** argv) {
     ccb::MpiBackend backend(MPI_COMM_WORLD);
     ccb::Watchdog watchdog(3600, rank, "bench");  // armed, as with -T
     float send[2] = {1, 2}, recv[2] = {0, 0};
-    const ccb::OpArgs args{&ccb::collective(ccb::CollectiveId::all_reduce),
-                           rank,
-                           ccb::DType::float32,
-                           ccb::ReduceOp::sum,
-                           0,
-                           2,
-                           2,
-                           send,
-                           recv,
-                           false,
-                           64};
+    const ccb::OpArgs args{.coll = &ccb::collective(ccb::CollectiveId::all_reduce),
+                           .rank = rank,
+                           .count = 2,
+                           .chunk = 2,
+                           .send = send,
+                           .recv = recv,
+                           .window = 64};
     std::vector<double> ratios, bare_us, harness_us;
     for (int r = 0; r < rounds + 1; ++r) {
       MPI_Barrier(MPI_COMM_WORLD);

@@ -19,6 +19,7 @@
 #if CCBENCH_HAVE_NCCL
 #include "collectives/nccl/nccl_version.hpp"
 #endif
+#include "common/environment.hpp"
 #include "common/errors.hpp"
 #include "kernels/host_kernels.hpp"
 
@@ -153,9 +154,10 @@ how many measurements were flagged. compare calls no winner on them.
 Exit codes: 0 ok, 1 internal failure, 2 bad input, 3 wrong data, 4 watchdog timeout,
 5 an output could not be written, 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM
 (docs/failures.md).
-)",
-                     CCBENCH_VERSION, joined_collectives(),
-                     options_help("Per-iteration sampling", kCompatibilityFlags));
+
+{3})",
+                     CCBENCH_VERSION, joined_collectives(), options_help("Per-iteration sampling", kCompatibilityFlags),
+                     environment_help());
 }
 
 std::string list_text() {
@@ -248,7 +250,7 @@ void resolve_backend(Config& cfg, const std::vector<std::pair<const char*, const
   error = g.error;
 #endif
   const BackendChoice c =
-      choose_default_backend(CCBENCH_HAVE_MPI, CCBENCH_HAVE_NCCL, gpus, error, std::getenv("CCBENCH_BACKEND"));
+      choose_default_backend(CCBENCH_HAVE_MPI, CCBENCH_HAVE_NCCL, gpus, error, env_value(EnvVar::backend));
   cfg.backend = c.backend;
   cfg.backend_reason = c.reason;
 }
@@ -429,7 +431,7 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
         "-r/--root -1: every root in turn (nccl-tests) is not supported; run once per root (-r 0, -r 1, ...)");
   if (!raw.root.empty()) cfg.root = static_cast<int>(parse_long("-r/--root", raw.root, 0, kIntMax));
   if (!raw.block.empty()) cfg.blocking = static_cast<int>(parse_long("-z/--blocking", raw.block, 0, 3));
-  if (!raw.avg.empty()) cfg.aggregation = static_cast<int>(parse_long("-a/--average", raw.avg, 0, 3));
+  if (!raw.avg.empty()) cfg.aggregation = static_cast<RankCombine>(parse_long("-a/--average", raw.avg, 0, 3));
   if (!raw.timeout.empty()) cfg.timeout_s = parse_seconds("-T/--timeout", raw.timeout);
   parse_split_option(raw.split, cfg);
   if (!raw.window.empty()) cfg.window = static_cast<int>(parse_long("--window", raw.window, 1, 1 << 16));

@@ -110,7 +110,7 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
        &raw.timing},
       {timing, "-a,--average", "0|1|2|3",
        fmt::format("how the pipelined time of each rank is combined: 0 rank 0, 1 mean, 2 min, 3 max (default {})",
-                   d.aggregation),
+                   static_cast<int>(d.aggregation)),
        &raw.avg},
       {timing, "-z,--blocking", "0-3",
        "as nccl-tests: 0 launches back to back; 1 waits for each operation and adds a barrier (in the time); 2 only "

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "collectives/collective.hpp"
+#include "common/environment.hpp"
 #include "common/errors.hpp"
 #include "analysis/compare/comparison.hpp"
 #include "analysis/compare/peer_time.hpp"
@@ -465,7 +466,7 @@ int write_compare_outputs(const CompareArgs& a, const Report& report, const std:
   if (!a.csv.empty() && csv) write_file_atomically("--csv", a.csv, csv);
   if (!a.json.empty()) write_file_atomically("--json", a.json, text(json()));
   if (!a.html.empty()) {
-    const char* gp = std::getenv("CCBENCH_GNUPLOT");
+    const char* gp = env_value(EnvVar::gnuplot);
     const ChartImages charts = render_charts(report.charts, gp && *gp ? gp : "gnuplot");
     if (!charts.unavailable.empty())
       fmt::print(stderr, "ccbench compare: charts unavailable: {}\n", charts.unavailable);

@@ -92,7 +92,7 @@ int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePoint
   } else {
     text += fmt::format(
         "history changes: {} series tested ({} with fewer than {} runs not tested), {} regression{}, {} "
-        "improvement{} (p < {}, magnitude >= {}, window {})\n",
+        "improvement{} (p < {}, magnitude >= {}, span {})\n",
         tested, short_series, needed, regressions, regressions == 1 ? "" : "s", improvements,
         improvements == 1 ? "" : "s", options.max_p, options.min_magnitude, options.window);
   }

@@ -40,7 +40,8 @@ Options:
   -n, --steps N        timed steps (default 10)
   -w, --warmup N       untimed steps first, the first one verified (default 2, at least 1)
   -J, --json FILE      JSON Lines: a replay record, one record per step, an end record
-  --check FILE         compare with a prediction (ccbench workload predict --json FILE)
+  --prediction FILE    compare with a prediction (ccbench workload predict --json FILE;
+                       --check is its old spelling)
   --max-buffer SIZE    refuse a step that needs more buffers per rank (default 4G)
   -h, --help           this text
 
@@ -72,7 +73,7 @@ std::optional<ReplayArgs> parse_replay(int argc, const char* const* argv) {
   app.add_option("-n,--steps", a.steps)->check(CLI::Range(1, 100000));
   app.add_option("-w,--warmup", a.warmup)->check(CLI::Range(1, 100000));
   app.add_option("-J,--json", a.json_path);
-  app.add_option("--check", a.check_path);
+  app.add_option("--prediction,--check", a.prediction_path);
   app.add_option("--max-buffer", max_buffer);
   parse_or_usage_error(app, argc, argv, "replay", "replay");
   if (help) return std::nullopt;
@@ -81,7 +82,7 @@ std::optional<ReplayArgs> parse_replay(int argc, const char* const* argv) {
   if (!mb || *mb == 0) throw UsageError("replay: --max-buffer " + size_error(max_buffer));
   a.max_buffer_bytes = *mb;
   if (!a.json_path.empty()) check_output_writable("-J/--json", a.json_path);
-  check_distinct_paths({{"-J/--json", a.json_path}}, {{"workload", a.workload}, {"--check", a.check_path}});
+  check_distinct_paths({{"-J/--json", a.json_path}}, {{"workload", a.workload}, {"--prediction", a.prediction_path}});
   return a;
 }
 
@@ -168,19 +169,19 @@ std::pair<StepRow, double> medians_of(const std::vector<StepRow>& rows) {
   return {med, median([](const StepRow& r) { return r.exposed(); })};
 }
 
-// The workload's programs for this world and the prediction --check compares with; UsageError when they do not fit.
+// The workload's programs for this world and the prediction --prediction compares with; UsageError when they do not fit.
 void plan_replay(const ReplayArgs& args, const Comm& world, const std::vector<std::string>& hosts, TrainingWorkload& w,
                  StepProgram& prog, std::optional<PredictedStep>& prediction) {
   w = load_training_workload(args.workload);
   const std::string problem = placement_problem(hosts, world.local_size());
   if (!problem.empty()) throw UsageError(problem);
   prog = derive_step(w, world.size(), world.local_size());
-  if (args.check_path.empty()) return;
-  prediction = read_prediction(args.check_path);
+  if (args.prediction_path.empty()) return;
+  prediction = read_prediction(args.prediction_path);
   if (prediction->ranks != prog.ranks || prediction->ranks_per_node != prog.ranks_per_node)
-    throw UsageError(
-        fmt::format("replay --check {}: the prediction is for {} ranks, {} per node; this run has {}, {} per node",
-                    args.check_path, prediction->ranks, prediction->ranks_per_node, prog.ranks, prog.ranks_per_node));
+    throw UsageError(fmt::format(
+        "replay --prediction {}: the prediction is for {} ranks, {} per node; this run has {}, {} per node",
+        args.prediction_path, prediction->ranks, prediction->ranks_per_node, prog.ranks, prog.ranks_per_node));
 }
 
 int run_replay(const ReplayArgs& args, const Comm& world) {

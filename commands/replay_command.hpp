@@ -10,7 +10,7 @@
 namespace ccb {
 
 struct ReplayArgs {
-  std::string workload, json_path, check_path;
+  std::string workload, json_path, prediction_path;
   int steps = 10, warmup = 2;
   std::uint64_t max_buffer_bytes = std::uint64_t{4} << 30;
 };

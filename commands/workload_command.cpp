@@ -194,7 +194,7 @@ std::vector<Option> options_of(const WorkloadArgs& a) {
     o->cost = load_cost_profile(path);
   }
   if (!a.json_path.empty() && out.size() > 1)
-    throw UsageError("workload predict: --json writes one option's prediction (the one replay --check reads)");
+    throw UsageError("workload predict: --json writes one option's prediction (the one replay --prediction reads)");
   return out;
 }
 

@@ -25,6 +25,8 @@ enum class WarmUpOrder { automatic, sizes_first, per_point };
 // nonblocking one waited for (MPI_Iallreduce + MPI_Wait), which Open MPI runs
 // with other algorithms (libnbc's, not coll/tuned's).
 enum class MpiCalls { blocking, nonblocking };
+// -a: how a time combines across ranks, numbered as nccl-tests' -a.
+enum class RankCombine { rank0 = 0, mean = 1, min = 2, max = 3 };
 
 // Each enum's names, in the order `allowed` lists them (other headers add
 // tables of their own words the same way: analysis/accept/spec.hpp).

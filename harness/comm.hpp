@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/settings.hpp"
+
 namespace ccb {
 
 class Comm {
@@ -24,7 +26,7 @@ class Comm {
   // Element-wise max over processes of a vector, result on every process.
   virtual void max_inplace(std::vector<double>& values) const = 0;
   // -a: 0 rank 0, 1 mean, 2 min, 3 max over the processes that participate.
-  virtual double combine(double value, int how, bool participate) const = 0;
+  virtual double combine(double value, RankCombine how, bool participate) const = 0;
   virtual uint64_t sum(uint64_t value) const = 0;
   // Rank 0's bytes, on every process.
   virtual void broadcast(void* data, std::size_t bytes) const = 0;
@@ -60,7 +62,7 @@ class SoloComm final : public Comm {
  public:
   void barrier() const override {}
   void max_inplace(std::vector<double>&) const override {}
-  double combine(double value, int, bool) const override { return value; }
+  double combine(double value, RankCombine, bool) const override { return value; }
   uint64_t sum(uint64_t value) const override { return value; }
   void broadcast(void*, std::size_t) const override {}
   std::string agree_error(const std::string& mine) const override { return mine; }

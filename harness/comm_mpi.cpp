@@ -53,18 +53,18 @@ void MpiComm::max_inplace(std::vector<double>& values) const {
   MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, comm_);
 }
 
-double MpiComm::combine(double value, int how, bool participate) const {
-  if (how == 0) {
+double MpiComm::combine(double value, RankCombine how, bool participate) const {
+  if (how == RankCombine::rank0) {
     double v = value;
     MPI_Bcast(&v, 1, MPI_DOUBLE, 0, comm_);
     return v;
   }
-  if (how == 1) {
+  if (how == RankCombine::mean) {
     double in[2] = {participate ? value : 0.0, participate ? 1.0 : 0.0}, out[2];
     MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_SUM, comm_);
     return out[1] > 0 ? out[0] / out[1] : 0.0;
   }
-  const bool is_min = how == 2;
+  const bool is_min = how == RankCombine::min;
   double v = participate ? value : (is_min ? 1e300 : -1e300), out;
   MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, is_min ? MPI_MIN : MPI_MAX, comm_);
   return out;

@@ -16,7 +16,7 @@ class MpiComm final : public Comm {
   MPI_Comm handle() const { return comm_; }
   void barrier() const override;
   void max_inplace(std::vector<double>& values) const override;
-  double combine(double value, int how, bool participate) const override;
+  double combine(double value, RankCombine how, bool participate) const override;
   uint64_t sum(uint64_t value) const override;
   void broadcast(void* data, std::size_t bytes) const override;
   std::string agree_error(const std::string& mine) const override;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "common/environment.hpp"
 #include "common/errors.hpp"
 
 namespace ccb {
@@ -55,7 +56,7 @@ Faults parse_faults(const std::string& spec) {
 }
 
 Faults faults_from_environment() {
-  const char* spec = std::getenv("CCBENCH_FAULT");
+  const char* spec = env_value(EnvVar::fault);
   Faults f = parse_faults(spec ? spec : "");
   char host[256] = {};
   if (!f.host.empty() && (gethostname(host, sizeof host - 1) != 0 || f.host != host)) return Faults{};

@@ -136,8 +136,9 @@ void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg,
   // A process that drives several GPUs times them together: no rank of its own.
   if (!window && backend.local_ranks() == 1 && !samples.empty()) {
     const double own_mean = own_sum_us / static_cast<double>(samples.size());
-    out.rank_means = RankMeans{comm.combine(own_mean, 2, active), comm.combine(own_mean, 1, active),
-                               comm.combine(own_mean, 3, active)};
+    out.rank_means =
+        RankMeans{comm.combine(own_mean, RankCombine::min, active), comm.combine(own_mean, RankCombine::mean, active),
+                  comm.combine(own_mean, RankCombine::max, active)};
   }
   if (cfg.precision > 0 || cfg.time_per_size > 0) {
     if (cfg.precision > 0) out.precision_target = cfg.precision;

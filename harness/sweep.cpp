@@ -16,6 +16,7 @@
 #include <set>
 #include <vector>
 
+#include "common/environment.hpp"
 #include "collectives/nccl/nccl_env.hpp"
 #include "collectives/nccl/nccl_log.hpp"
 #include "harness/every_rank_passes.hpp"
@@ -109,7 +110,7 @@ void fill_time_and_bandwidth(const Config& cfg, const Collective& c, int n, Poin
   static constexpr const char* kCombine[] = {"rank 0", "mean over ranks", "min over ranks", "max over ranks"};
   if (pl.pipelined_us) {
     pl.time_us = *pl.pipelined_us;
-    pl.time_source = fmt::format("pipelined, {}", kCombine[cfg.aggregation]);
+    pl.time_source = fmt::format("pipelined, {}", kCombine[static_cast<int>(cfg.aggregation)]);
   } else {
     pl.time_us = pl.per_iteration_us->p50;
     pl.time_source = "per_iteration p50 of the slowest rank";
@@ -159,7 +160,7 @@ Plan make_plan(const Config& cfg, const Comm& comm, Backend& backend) {
     // Twice the cache beyond the largest point, so a slot has left the cache when it comes round.
     // CCBENCH_CACHE_BYTES overrides the cache size the OS reports (VMs often report the host's).
     std::size_t cache = backend.memory().cache_bytes();
-    if (const char* env = std::getenv("CCBENCH_CACHE_BYTES")) {
+    if (const char* env = env_value(EnvVar::cache_bytes)) {
       const auto v = parse_size(env);
       if (!v || *v == 0)
         throw UsageError(fmt::format("CCBENCH_CACHE_BYTES {}", v ? "0: not a cache size" : size_error(env)));
@@ -234,7 +235,7 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, const SplitInfo& split
   run.warmup = cfg.warmup;
   run.warmup_order = std::string(setting_name(cfg.warmup_order));
   run.check_iterations = cfg.check;
-  run.aggregation = cfg.aggregation;
+  run.aggregation = static_cast<int>(cfg.aggregation);
   run.blocking = backend.blocking();
   run.blocking_requested = cfg.blocking;
   if (run.backend == "mpi") run.mpi_calls = std::string(setting_name(cfg.mpi_calls));
@@ -548,8 +549,13 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
   const Collective& c = *cfg_.collective;
   PointRecord rec = new_record(cfg_, split_, backend_, t, p);
   backend_.chosen_algorithms();  // what the warm-ups of other sizes chose is not this point's
-  OpArgs args{&c,      0,     t.dtype,    t.op.value_or(ReduceOp::sum), cfg_.root, p.count, p.chunk, nullptr,
-              nullptr, false, cfg_.window};
+  OpArgs args{.coll = &c,
+              .dtype = t.dtype,
+              .op = t.op.value_or(ReduceOp::sum),
+              .root = cfg_.root,
+              .count = p.count,
+              .chunk = p.chunk,
+              .window = cfg_.window};
   for (auto& b : buffers_.local) b.recv_capacity_count = plan_.recv_max / info(t.dtype).size;
   for (bool in_place : {false, true}) {
     if (in_place && c.point_to_point) continue;
@@ -610,8 +616,8 @@ int Sweep::run() {
 
   for (const auto& t : plan_.tasks) {
     if (cfg_.warmup_order == WarmUpOrder::sizes_first && cfg_.warmup > 0 && !t.points.empty()) {
-      const OpArgs task{&c,      0,     t.dtype,    t.op.value_or(ReduceOp::sum), cfg_.root, 0, 0, nullptr,
-                        nullptr, false, cfg_.window};
+      const OpArgs task{
+          .coll = &c, .dtype = t.dtype, .op = t.op.value_or(ReduceOp::sum), .root = cfg_.root, .window = cfg_.window};
       std::size_t largest = 0;
       for (const auto& p : t.points) largest = std::max(largest, p.bytes);
       watchdog_->set_activity(fmt::format("the warm-up of every size ({} {}{})", c.name, info(t.dtype).name,

@@ -6,6 +6,8 @@
 #include <cpuid.h>
 #endif
 
+#include "common/environment.hpp"
+
 namespace ccb {
 
 #if CCBENCH_HAVE_X86_64_V3
@@ -26,7 +28,7 @@ const HostKernels* host_kernels_x86_64_v3() {
 
 const HostKernels& host_kernels() {
   static const HostKernels& chosen = []() -> const HostKernels& {
-    const char* force = std::getenv("CCBENCH_HOST_ISA");
+    const char* force = env_value(EnvVar::host_isa);
     const bool baseline_only = force && std::string(force) == "baseline";
     const HostKernels* v3 = baseline_only ? nullptr : host_kernels_x86_64_v3();
     return v3 ? *v3 : host_kernels_baseline();

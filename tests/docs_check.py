@@ -152,6 +152,31 @@ def check_exit_codes(root, ccbench):
             problems.append(f"ccbench --help: 'Exit codes:' names {sorted(named)}, common/errors.hpp defines {sorted(codes | signals)}")
 
 
+def check_environment(root, ccbench):
+    """Every CCBENCH_* variable is declared once (common/environment.hpp), named in
+    docs/running.md and in --help, and read nowhere else."""
+    decl = os.path.join(root, "common/environment.hpp")
+    if not os.path.exists(decl):
+        return
+    names = list(dict.fromkeys(re.findall(r'"(CCBENCH_[A-Z0-9_]+)"', open(decl, encoding="utf-8").read())))
+    running = open(os.path.join(root, "docs/running.md"), encoding="utf-8").read()
+    for n in names:
+        if n not in running:
+            problems.append(f"docs/running.md: does not name {n} (common/environment.hpp declares it)")
+    for pattern in ("*/**/*.cpp", "*/**/*.hpp", "*/**/*.cu"):
+        for f in glob.glob(os.path.join(root, pattern), recursive=True):
+            rel = os.path.relpath(f, root)
+            if rel.startswith(("tests/", "build", "deps/")):
+                continue
+            for n in re.findall(r'getenv\("(CCBENCH_[A-Z0-9_]+)"\)', open(f, encoding="utf-8", errors="replace").read()):
+                problems.append(f"{rel}: reads {n} itself: declare it in common/environment.hpp, read it with env_value")
+    if ccbench:
+        out = subprocess.run([ccbench, "--help"], capture_output=True, text=True).stdout
+        for n in names:
+            if n not in out:
+                problems.append(f"ccbench --help: does not list {n}")
+
+
 def main():
     root = sys.argv[1]
     ccbench = sys.argv[2] if len(sys.argv) > 2 else None
@@ -162,6 +187,7 @@ def main():
         check_paths(root, md)
         check_flags(root, md, flags)
     check_exit_codes(root, ccbench)
+    check_environment(root, ccbench)
     for p in problems:
         print(p)
     print(f"docs check: {len(files)} files, {len(problems)} problems")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The docs check can fail: a tree with one planted fault of each kind (a link
 # to a missing file, an anchor with no heading, a path not in the tree, a flag
-# ccbench does not declare, an exit-code table that leaves out a code) gives
-# exactly those five problems and exit 1.
+# ccbench does not declare, an exit-code table that leaves out a code, an
+# environment variable the docs do not name, one read outside its declaration)
+# gives exactly those seven problems and exit 1.
 # Usage: docs_check_selftest.sh REPO_ROOT
 set -u
 root=$1
@@ -10,7 +11,9 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/common" "$dir/docs" "$dir/harness" "$dir/tests"
 cp "$root/common/errors.hpp" "$dir/common/"
-printf 'app.add_option("--out", out);\n' >"$dir/harness/cli.cpp"
+printf 'app.add_option("--out", out);\nconst char* x = getenv("CCBENCH_STRAY");\n' >"$dir/harness/cli.cpp"
+printf '{EnvVar::a, "CCBENCH_NAMED"}, {EnvVar::b, "CCBENCH_UNNAMED"}\n' >"$dir/common/environment.hpp"
+printf '# Running\n`CCBENCH_NAMED` does this.\n' >"$dir/docs/running.md"
 sed -n '/^| exit code/,/^$/p' "$root/docs/failures.md" | grep -v '^| 5 |' >"$dir/docs/failures.md"
 cat >"$dir/docs/a.md" <<'MD'
 # A page
@@ -26,5 +29,7 @@ grep -q "^docs/a.md:2: link a.md#no-such-heading: no heading 'no-such-heading' i
 grep -q '^docs/a.md:3: names tests/not-here.sh, which is not in the tree$' <<<"$out" || fail "missing path not found"
 grep -q '^docs/a.md:3: --no-such-flag is not a flag of ccbench$' <<<"$out" || fail "unknown flag not found"
 grep -q '^docs/failures.md: exit-code table names .*, common/errors.hpp defines .*5' <<<"$out" || fail "exit-code table not checked"
-[ "$(grep -c . <<<"$out")" = 6 ] || fail "expected 5 problems and the summary line"
+grep -q '^docs/running.md: does not name CCBENCH_UNNAMED' <<<"$out" || fail "undocumented variable not found"
+grep -q '^harness/cli.cpp: reads CCBENCH_STRAY itself' <<<"$out" || fail "variable read outside its declaration not found"
+[ "$(grep -c . <<<"$out")" = 8 ] || fail "expected 7 problems and the summary line"
 echo "docs check self-test: ok"

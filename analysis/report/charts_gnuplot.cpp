@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include "common/environment.hpp"
+
 extern char** environ;
 
 namespace ccb {
@@ -45,7 +47,7 @@ std::string run_gnuplot(const std::string& gnuplot, const std::string& script, c
   if (rc != 0) return fmt::format("{} could not be started ({})", gnuplot, std::strerror(rc));
   // CCBENCH_GNUPLOT_TIMEOUT (seconds, default 120) bounds a gnuplot that hangs.
   int limit_s = 120;
-  if (const char* t = std::getenv("CCBENCH_GNUPLOT_TIMEOUT"); t && std::atoi(t) > 0) limit_s = std::atoi(t);
+  if (const char* t = env_value(EnvVar::gnuplot_timeout); t && std::atoi(t) > 0) limit_s = std::atoi(t);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limit_s);
   int status = 0;
   while (waitpid(pid, &status, WNOHANG) == 0) {

@@ -281,16 +281,16 @@ struct AcceptanceRun {
   const AcceptArgs& args;
   const Comm& world;
   const std::string& nccl_log;
-  std::vector<std::string> hosts;  // node -> host
-  std::vector<int> ranks_per_node;
+  std::vector<std::string> hosts{};  // node -> host
+  std::vector<int> ranks_per_node{};
   int my_node = 0;
-  GateBaselines baselines;              // rank 0
-  std::vector<std::string> run_errors;  // rank 0
-  int interrupted = 0;                  // signal that stopped the run
-  Population population;                // rank 0: the current check's groups (population gates)
-  Watchdog* control = nullptr;          // the current check's control-plane watchdog
-  Faults faults;                        // test-only (CCBENCH_FAULT=control_hang)
-  int rounds_shared = 0;                // over the whole run
+  GateBaselines baselines{};              // rank 0
+  std::vector<std::string> run_errors{};  // rank 0
+  int interrupted = 0;                    // signal that stopped the run
+  Population population{};                // rank 0: the current check's groups (population gates)
+  Watchdog* control = nullptr;            // the current check's control-plane watchdog
+  Faults faults{};                        // test-only (CCBENCH_FAULT=control_hang)
+  int rounds_shared = 0;                  // over the whole run
 
   std::string group_name(const NodeGroup& g) const { return group_hosts(g, hosts); }
 
@@ -688,7 +688,7 @@ void run_check(const Check& c, AcceptanceRun& s, AcceptOutcome& outcome) {
 
 int run_accept(const AcceptArgs& args, const Comm& world, const std::string& nccl_log) {
   const AcceptSpec& spec = args.spec;
-  AcceptanceRun s{args, world, nccl_log, {}, {}, 0, {}, {}, 0, {}, nullptr, faults_from_environment(), 0};
+  AcceptanceRun s{.args = args, .world = world, .nccl_log = nccl_log, .faults = faults_from_environment()};
   // The steps before the first check and after the last are bounded by the
   // spec's timeout_s (each check's steps by its own).
   const std::unique_ptr<Watchdog> control = control_plane_watchdog(spec.timeout_s, world);

@@ -1,8 +1,11 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <vector>
 
 #include "commands/cli.hpp"
+#include "common/environment.hpp"
 #include "harness/split_rule.hpp"
 #include "common/errors.hpp"
 
@@ -64,7 +67,7 @@ TEST(Cli, NcclTestsShortFlags) {
   EXPECT_EQ(c.dtypes, std::vector<DType>{DType::bfloat16});
   EXPECT_EQ(c.root, 1);
   EXPECT_EQ(c.blocking, 1);
-  EXPECT_EQ(c.aggregation, 3);
+  EXPECT_EQ(c.aggregation, ccb::RankCombine::max);
   EXPECT_DOUBLE_EQ(c.timeout_s, 10);
   EXPECT_EQ(c.json_path, "x.jsonl");
 }
@@ -76,7 +79,7 @@ TEST(Cli, LongOptionsAndDefaults) {
   EXPECT_EQ(d.iters, 20);
   EXPECT_EQ(d.warmup, 1);
   EXPECT_EQ(d.check, 1);
-  EXPECT_EQ(d.aggregation, 1);
+  EXPECT_EQ(d.aggregation, ccb::RankCombine::mean);
   EXPECT_EQ(d.timing, TimingMode::both);
   const Config c = parse({"uni_bw",    "--minbytes",     "1K",       "--maxbytes", "2K",         "--iters", "7",
                           "--timing",  "per_iteration",  "--window", "16",         "--path",     "tcp",     "--stats",
@@ -220,3 +223,33 @@ TEST(Split, RefusesWhatIsNotARule) {
 }
 
 }  // namespace ccb
+
+TEST(Environment, HelpListsEveryVariableWithinEightyColumns) {
+  const std::string help = ccb::environment_help();
+  std::string unwrapped;  // the wrapped lines joined again
+  for (std::size_t i = 0; i < help.size(); ++i) {
+    if (help[i] != '\n') {
+      unwrapped += help[i];
+      continue;
+    }
+    unwrapped += ' ';
+    while (i + 1 < help.size() && help[i + 1] == ' ') ++i;
+  }
+  for (const ccb::EnvVarInfo& e : ccb::kEnvVars) {
+    EXPECT_NE(help.find(e.name), std::string::npos) << e.name;
+    EXPECT_NE(unwrapped.find(fmt::format("{} (default: {})", e.meaning, e.default_value)), std::string::npos)
+        << e.name << "'s meaning and default";
+  }
+  for (std::size_t at = 0; at < help.size();) {
+    const std::size_t end = help.find('\n', at);
+    EXPECT_LE(end - at, 80u) << help.substr(at, end - at);
+    at = end + 1;
+  }
+}
+
+TEST(Environment, ValueIsTheEnvironmentsAndNullWhenUnset) {
+  ::setenv("CCBENCH_GNUPLOT_TIMEOUT", "7", 1);
+  EXPECT_STREQ(ccb::env_value(ccb::EnvVar::gnuplot_timeout), "7");
+  ::unsetenv("CCBENCH_GNUPLOT_TIMEOUT");
+  EXPECT_EQ(ccb::env_value(ccb::EnvVar::gnuplot_timeout), nullptr);
+}
