@@ -8,6 +8,7 @@
 
 #include "common/errors.hpp"
 #include "commands/cli_errors.hpp"
+#include "commands/option_table.hpp"
 #include "analysis/accept/baseline.hpp"
 #include "results/import/importer.hpp"
 #include "results/output_file.hpp"
@@ -16,7 +17,7 @@
 namespace ccb {
 namespace {
 
-constexpr const char* kBaselineHelp = R"(usage: ccbench baseline --out FILE RUN [RUN ...]
+const std::string kBaselineHelp = R"(usage: ccbench baseline --out FILE RUN [RUN ...]
 
 Builds a baseline for acceptance gates (gates: baseline: FILE, max_drop: F)
 from several runs. RUN is a result file or folder in any format ccbench
@@ -25,24 +26,40 @@ Per (collective, dtype, op, ranks, nodes, size): each run's median, then
 the median over runs of busbw, algbw and time, after removing outlying runs:
   |value - median| > 3 x 1.4826 x MAD and > 1% of the median (3+ runs).
 Outliers are listed on stdout and in the file.
+
+Options:
 )";
+
+struct BaselineArgs {
+  std::string out;
+  std::vector<std::string> runs;
+  bool help = false;
+};
+
+// The options, declared once (commands/option_table.hpp).
+std::vector<CommandOption> baseline_options(BaselineArgs& a) {
+  return {option("--out", "FILE", "the baseline file to write (required)", a.out),
+          flag("-h,--help", "this text", a.help)};
+}
+
+std::string baseline_help() {
+  BaselineArgs defaults;
+  return kBaselineHelp + option_list(baseline_options(defaults));
+}
 
 }  // namespace
 
 int run_baseline(int argc, const char* const* argv) {
   try {
-    std::string out;
-    std::vector<std::string> runs;
-    bool help = false;
+    BaselineArgs a;
     CLI::App app{"ccbench baseline"};
     app.set_help_flag();
-    app.add_flag("-h,--help", help);
-    app.add_option("--out", out);
-    app.add_option("runs", runs);
+    app.add_option("runs", a.runs);
+    declare_options(app, baseline_options(a));
     parse_or_usage_error(app, argc, argv, "baseline", "baseline");
-    if (help) {
-      return print_or_fail(kBaselineHelp);
-    }
+    if (a.help) return print_or_fail(baseline_help());
+    const std::string& out = a.out;
+    const std::vector<std::string>& runs = a.runs;
     if (out.empty()) throw UsageError("baseline: --out FILE is required");
     if (runs.empty()) throw UsageError("baseline: give one or more runs (files or folders)");
     std::vector<std::pair<std::string, std::string>> inputs;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "collectives/collective.hpp"
+#include "common/sizes.hpp"
 
 namespace ccb {
 namespace {
@@ -23,14 +24,6 @@ constexpr HelpSection kHelpSections[] = {
     {"Backend and path", "Backend and path:"},
     {"Output", "Output (stdout from rank 0 only):"},
 };
-
-// A size as it is typed: 32M, 1K, 100 (binary suffixes).
-std::string as_typed(std::size_t bytes) {
-  for (const auto& [shift, suffix] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "K"}})
-    if (bytes >= (std::size_t{1} << shift) && bytes % (std::size_t{1} << shift) == 0)
-      return fmt::format("{}{}", bytes >> shift, suffix);
-  return std::to_string(bytes);
-}
 
 // "  -b, --minbytes SIZE" from "-b,--minbytes" and "SIZE".
 std::string flag_column(const OptionRow& r) {
@@ -71,12 +64,13 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
   const char* backend = "Backend and path";
   const char* output = "Output";
   return {
-      {sweep, "-b,--minbytes", "SIZE", fmt::format("smallest size (default {})", as_typed(d.min_bytes)), &raw.minb},
-      {sweep, "-e,--maxbytes", "SIZE", fmt::format("largest size (default {})", as_typed(d.max_bytes)), &raw.maxb},
+      {sweep, "-b,--minbytes", "SIZE", fmt::format("smallest size (default {})", size_as_typed(d.min_bytes)),
+       &raw.minb},
+      {sweep, "-e,--maxbytes", "SIZE", fmt::format("largest size (default {})", size_as_typed(d.max_bytes)), &raw.maxb},
       {sweep, "-f,--stepfactor", "N",
        fmt::format("multiply the size by N each step (default {}: add -i)", d.step_factor), &raw.factor},
       {sweep, "-i,--stepbytes", "SIZE",
-       fmt::format("add SIZE each step when -f is 1 (default {})", as_typed(d.step_bytes)), &raw.stepb},
+       fmt::format("add SIZE each step when -f is 1 (default {})", size_as_typed(d.step_bytes)), &raw.stepb},
       {sweep, "--strict-sizes", nullptr,
        "fail instead of rounding a size down as nccl-tests does (to an element; all_gather, reduce_scatter, "
        "alltoall, gather, scatter: to 16 bytes per rank, so sizes below 16 B x ranks give 0-byte rows, printed like "

@@ -1,4 +1,5 @@
 #include "commands/cli_errors.hpp"
+#include "commands/option_table.hpp"
 #include "commands/compare_command.hpp"
 #include "commands/history_command.hpp"
 
@@ -35,44 +36,69 @@
 namespace ccb {
 namespace {
 
-constexpr const char* kCompareHelp = R"(usage: ccbench compare --run LABEL=PATH [--run LABEL=PATH ...] [options]
+struct CompareArgs {
+  std::vector<std::string> runs, references, costs, ranks, collectives;
+  std::string baseline, workload, ignore, color = "auto", md, csv, json, html, alpha, scale;
+  bool quiet = false, help = false;
+};
 
-Reads two or more result sets, lines them up point by point and reports how
+// The options, declared once (commands/option_table.hpp).
+std::vector<CommandOption> compare_options(CompareArgs& a) {
+  const ComparisonOptions d;
+  return {
+      option("--run", "LABEL=PATH",
+             "a result set (repeat); the first is the baseline. PATH @history[:KEY=VALUE,...]: past runs out of the "
+             "history database (keys db, collective, size, node, link A+B, since, until, run; docs/history.md)",
+             a.runs),
+      option("--baseline", "LABEL", "compare against this set instead", a.baseline),
+      option("--reference", "ID|all", "add a published figure as a column (--reference list)", a.references),
+      option("--cost", "LABEL=FILE", "cost profile (YAML) of a set: cloud or bare_metal", a.costs),
+      option("--workload", "FILE",
+             "the decision at scale (summary sentences at the top): a training step (ccbench workload --help: each "
+             "set's step predicted from its curves, tokens/s, goodput, cost per million useful tokens, break-even), "
+             "or a one-collective profile (parameters, gpus: cost per step)",
+             a.workload),
+      option("--scale", "RxN",
+             "project every set to R ranks on N nodes through the model (ccbench model --help): the report compares "
+             "the predictions (marked \"predicted\", 90% intervals on the charts) and any points measured at exactly "
+             "that scale",
+             a.scale),
+      option("--alpha", "A", fmt::format("significance level of the Mann-Whitney U test (default {})", d.alpha),
+             a.alpha),
+      option("--ignore-key", "LIST",
+             "key fields to leave out of the alignment, comma separated: dtype,op,ranks,nodes,in_place,path,memory",
+             a.ignore),
+      option("--ranks", "LABEL=N", "rank count for files that do not record it (OSU)", a.ranks),
+      option("--collective", "LABEL=NAME",
+             "the collective of nccl-tests text files of that set whose content and file name do not say it (names "
+             "are guessed only when a file name names exactly one: allreduce.log, all-reduce.txt, AllReduce_8n.out, "
+             "ar.txt)",
+             a.collectives),
+      option("--md", "FILE", "write the Markdown report", a.md),
+      option("--csv", "FILE", "write every aligned point as CSV", a.csv),
+      option("--json", "FILE", "write the comparison as JSON", a.json),
+      option("--html", "FILE", "write the HTML report (charts with gnuplot)", a.html),
+      option(
+          "--color", "auto|always|never",
+          fmt::format("colour on the terminal (default {}: on a TTY, unless NO_COLOR or under mpirun/srun)", a.color),
+          a.color),
+      flag("-q,--quiet", "no terminal report", a.quiet),
+      flag("-h,--help", "this text", a.help),
+  };
+}
+
+std::string compare_help() {
+  CompareArgs defaults;
+  return "usage: ccbench compare --run LABEL=PATH [--run LABEL=PATH ...] [options]\n\n" +
+         std::string(R"(Reads two or more result sets, lines them up point by point and reports how
 each compares with the baseline. PATH is a file or a folder (every file in
 it, recursively). Formats are detected: ccbench JSON Lines, nccl-tests stdout
 or -J JSON, OSU micro-benchmarks, IMB-MPI1. Replay records (ccbench replay
 -J) are compared with each other: median step time, exposed communication
 per dimension, the ratio's interval and a Mann-Whitney test on the steps.
 
-  --run LABEL=PATH     a result set (repeat); the first is the baseline. PATH
-                       @history[:KEY=VALUE,...]: past runs out of the history
-                       database (keys db, collective, size, node, link A+B,
-                       since, until, run; docs/history.md)
-  --baseline LABEL     compare against this set instead
-  --reference ID|all   add a published figure as a column (--reference list)
-  --cost LABEL=FILE    cost profile (YAML) of a set: cloud or bare_metal
-  --workload FILE      the decision at scale (summary sentences at the top):
-                       a training step (ccbench workload --help: each set's
-                       step predicted from its curves, tokens/s, goodput, cost
-                       per million useful tokens, break-even), or a one-
-                       collective profile (parameters, gpus: cost per step)
-  --scale RxN          project every set to R ranks on N nodes through the
-                       model (ccbench model --help): the report compares the
-                       predictions (marked "predicted", 90% intervals on the
-                       charts) and any points measured at exactly that scale
-  --alpha A            significance level of the Mann-Whitney U test (0.05)
-  --ignore-key LIST    key fields to leave out of the alignment, comma
-                       separated: dtype,op,ranks,nodes,in_place,path,memory
-  --ranks LABEL=N      rank count for files that do not record it (OSU)
-  --collective LABEL=NAME  the collective of nccl-tests text files of that set
-                       whose content and file name do not say it (names are
-                       guessed only when a file name names exactly one:
-                       allreduce.log, all-reduce.txt, AllReduce_8n.out, ar.txt)
-  --md FILE  --csv FILE  --json FILE  --html FILE   write those reports
-  --color auto|always|never   colour on the terminal (auto: on a TTY, unless NO_COLOR
-                       or under mpirun/srun)
-  -q, --quiet          no terminal report
-
+)") + option_list(compare_options(defaults)) +
+         R"(
 Numbers: busbw in GB/s (1e9 B/s) and times in microseconds as the inputs
 report them (nccl-tests: max over ranks per -a; ccbench: see --help of a run;
 OSU/IMB: average latency, bandwidth converted to time per message). Ratios
@@ -81,6 +107,7 @@ tables within 160 (long labels cut with "...", a table that still does not
 fit printed one block per row); the files have everything. Exit codes: 0
 done, 2 bad input (one line on stderr).
 )";
+}
 
 std::string reference_list() {
   std::string out = "Published figures (--reference ID; not measured by ccbench):\n";
@@ -92,11 +119,6 @@ std::string reference_list() {
 
 // Writes `text` to `path` through a temporary file renamed into place: a
 // failure leaves no half-written report.
-struct CompareArgs {
-  std::vector<std::string> runs, references, costs, ranks, collectives;
-  std::string baseline, workload, ignore, color = "auto", md, csv, json, html, alpha, scale;
-  bool quiet = false, help = false;
-};
 
 // "1024x128" -> (1024, 128).
 std::pair<int, int> parse_scale(const std::string& v) {
@@ -158,23 +180,7 @@ CompareArgs parse(int argc, const char* const* argv) {
   CLI::App app{"ccbench compare"};
   app.set_help_flag();
   app.allow_extras(false);
-  app.add_flag("-h,--help", a.help);
-  app.add_option("--run", a.runs);
-  app.add_option("--reference", a.references);
-  app.add_option("--cost", a.costs);
-  app.add_option("--ranks", a.ranks);
-  app.add_option("--collective", a.collectives);
-  app.add_option("--baseline", a.baseline);
-  app.add_option("--workload", a.workload);
-  app.add_option("--scale", a.scale);
-  app.add_option("--ignore-key", a.ignore);
-  app.add_option("--alpha", a.alpha);
-  app.add_option("--color", a.color);
-  app.add_option("--md", a.md);
-  app.add_option("--csv", a.csv);
-  app.add_option("--json", a.json);
-  app.add_option("--html", a.html);
-  app.add_flag("-q,--quiet", a.quiet);
+  declare_options(app, compare_options(a));
   parse_or_usage_error(app, argc, argv, "compare", "compare");
   return a;
 }
@@ -525,7 +531,7 @@ int compare_replay_runs(const CompareArgs& a, std::vector<ReplayRun> runs, doubl
 
 int compare(const CompareArgs& a) {
   if (a.help) {
-    return print_or_fail(kCompareHelp);
+    return print_or_fail(compare_help());
   }
   for (const auto& r : a.references)
     if (r == "list") {

@@ -16,6 +16,7 @@
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "commands/cli_errors.hpp"
+#include "commands/option_table.hpp"
 #include "commands/history_verbs.hpp"
 #include "analysis/history/change_points.hpp"
 #include "analysis/history/history_db.hpp"
@@ -33,7 +34,55 @@ namespace ccb {
 #if CCBENCH_HAVE_SQLITE
 namespace {
 
-const char* history_help() {
+struct HistoryArgs {
+  std::string verb, db, label, time, collective, size, node, link, since, prom, html;
+  std::vector<std::string> runs;
+  bool csv = false, json = false, help = false;
+  ChangePointOptions changes{.log_scale = true};  // changes and trend: as tested
+  double wait_s = HistoryAddRequest{}.wait_s;
+};
+
+// The options, declared once (commands/option_table.hpp).
+std::vector<CommandOption> history_options(HistoryArgs& a) {
+  ChangePointOptions& c = a.changes;
+  return {
+      option("--db", "DB",
+             "the database (default $CCBENCH_HISTORY_DB, else $XDG_DATA_HOME/ccbench/history.db, else "
+             "~/.local/share/ccbench/history.db)",
+             a.db),
+      option("--label", "TEXT", "add: a label every added run carries", a.label),
+      option("--time", "ISO8601", "add: the time of a run whose record and file give none", a.time),
+      option_in("--wait", "S",
+                fmt::format("how long to wait for another writer (many nodes' health checks adding at once) before "
+                            "giving up (default {})",
+                            a.wait_s),
+                a.wait_s, 0.0, 86400.0),
+      option("--collective", "NAME", "filter: series of this collective", a.collective),
+      option("--size", "SIZE", "filter: series of this size", a.size),
+      option("--node", "HOST", "filter: series naming this host (verdicts: rows of this host)", a.node),
+      option("--link", "A,B", "filter: series of exactly these hosts", a.link),
+      option("--since", "ISO8601", "filter: runs from then on", a.since),
+      flag("--csv", "show, verdicts: CSV", a.csv),
+      flag("--json", "show, verdicts, changes: JSON", a.json),
+      option_in("--p-value", "P", fmt::format("changes, trend: keep a change point when p < P (default {})", c.max_p),
+                c.max_p, 1e-300, 0.5),
+      option_in("--magnitude", "M",
+                fmt::format("changes, trend: ... and the means either side differ by at least M (default {}: any)",
+                            c.min_magnitude),
+                c.min_magnitude, 0.0, 100.0),
+      option_in("--span,--window", "N",
+                fmt::format("changes, trend: E-Divisive over spans of N runs (default {}, half-overlapping; 0: the "
+                            "whole series; --window is its old spelling)",
+                            c.window),
+                c.window, std::size_t{0}, std::size_t{1000000}),
+      option("--prom", "FILE", "export: the Prometheus text file", a.prom),
+      option("--html", "FILE", "trend: the HTML file", a.html),
+      flag("-h,--help", "this text", a.help),
+  };
+}
+
+std::string history_help() {
+  HistoryArgs defaults;
   return R"(ccbench history add RUN... [--db DB] [--label TEXT] [--time ISO8601] [--wait S]
 ccbench history show [--db DB] [FILTERS] [--csv | --json]
 ccbench history changes [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--span N] [--json]
@@ -55,9 +104,8 @@ show: per series, one row per run: started_at, run id, time (us: the file's
 time column; ccbench's is the median per-iteration time of the slowest rank),
 busbw and algbw (GB/s = 1e9 B/s), wrong (verification failures).
 changes: per series, change points by E-Divisive means with Student's t-test
-(Otava's method): kept when p < --p-value (0.001) and the means either side
-differ by at least --magnitude (0: any), over spans of --span runs (50,
-half-overlapping; 0: the whole series; --window is its old spelling). The value is busbw (higher is better) when every run
+(Otava's method), kept by --p-value and --magnitude, over spans of --span
+runs. The value is busbw (higher is better) when every run
 has one, else time (lower is better), tested as log(value) (noise is
 multiplicative; the means are geometric); a change for the worse is a
 regression. Each line: the series, the change (mean after / mean before - 1)
@@ -69,26 +117,16 @@ sweep's --prom), written to a temporary file and renamed.
 verdicts: the kept acceptance verdicts, one row per node and check, oldest
 first: started_at, verdict id, outcome (accepted, rejected), check, host,
 status (pass, DEFECTIVE, suspect, cleared, ...), margin to the gate, why.
-FILTERS: --collective NAME, --size SIZE, --node HOST (a series naming it),
---link A,B (exactly these hosts), --since ISO8601 (runs from then on).
---db: default $CCBENCH_HISTORY_DB, else $XDG_DATA_HOME/ccbench/history.db,
-else ~/.local/share/ccbench/history.db. --wait S: how long to wait for
-another writer (many nodes' health checks adding at once) before giving up
-(default 30).
+
+Options (FILTERS: --collective, --size, --node, --link, --since):
+)" + option_list(history_options(defaults)) +
+         R"(
 Exit codes: 0 fine (changes: no regression), 1 changes found a regression,
 2 bad input (a flag, a file, a database that is not a ccbench history or was
 written by a newer one: left untouched), 5 the database or an output could
 not be written (locked past --wait, disk full: what it held is unchanged).
 )";
 }
-
-struct HistoryArgs {
-  std::string verb, db, label, time, collective, size, node, link, since, prom, html;
-  std::vector<std::string> runs;
-  bool csv = false, json = false;
-  double p_value = 0.001, magnitude = 0, wait_s = 30;
-  std::size_t window = 50;
-};
 
 SeriesFilter filter_of(const HistoryArgs& a) {
   SeriesFilter f;
@@ -327,33 +365,16 @@ void add_to_history(const std::string& db_path, const HistoryRun& run) {
 int run_history(int argc, char** argv) {
   try {
     HistoryArgs a;
-    bool help = false;
     CLI::App app{"ccbench history"};
     app.set_help_flag();
     app.allow_extras(false);
-    app.add_flag("-h,--help", help);
     app.add_option("verb", a.verb);
     app.add_option("runs", a.runs);
-    app.add_option("--db", a.db);
-    app.add_option("--label", a.label);
-    app.add_option("--time", a.time);
-    app.add_option("--collective", a.collective);
-    app.add_option("--size", a.size);
-    app.add_option("--node", a.node);
-    app.add_option("--link", a.link);
-    app.add_option("--since", a.since);
-    app.add_flag("--csv", a.csv);
-    app.add_flag("--json", a.json);
-    app.add_option("--p-value", a.p_value)->check(CLI::Range(1e-300, 0.5));
-    app.add_option("--magnitude", a.magnitude)->check(CLI::Range(0.0, 100.0));
-    app.add_option("--span,--window", a.window)->check(CLI::Range(0, 1000000));
-    app.add_option("--prom", a.prom);
-    app.add_option("--html", a.html);
-    app.add_option("--wait", a.wait_s)->check(CLI::Range(0.0, 86400.0));
+    declare_options(app, history_options(a));
     parse_or_usage_error(app, argc, argv, "history", "history");
-    if (help || a.verb.empty()) {
+    if (a.help || a.verb.empty()) {
       fmt::print("{}", history_help());
-      return help ? kExitOk : kExitUsage;
+      return a.help ? kExitOk : kExitUsage;
     }
     if (a.verb != "add" && a.verb != "show" && a.verb != "changes" && a.verb != "trend" && a.verb != "export" &&
         a.verb != "verdicts")
@@ -391,13 +412,8 @@ int run_history(int argc, char** argv) {
     }
     HistoryDb db(a.db, HistoryDb::Access::read, static_cast<int>(a.wait_s * 1000));
     if (a.verb == "export") return history_export_prom(db, filter, a.prom);
-    ChangePointOptions o;
-    o.max_p = a.p_value;
-    o.min_magnitude = a.magnitude;
-    o.window = a.window;
-    o.log_scale = true;
-    if (a.verb == "trend") return history_trend_html(db, filter, o, a.since, a.html);
-    return history_changes(db, filter, o, a.json, a.since);
+    if (a.verb == "trend") return history_trend_html(db, filter, a.changes, a.since, a.html);
+    return history_changes(db, filter, a.changes, a.json, a.since);
   } catch (const UsageError& e) {
     fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
     return exit_code_of(e);

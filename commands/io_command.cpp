@@ -1,4 +1,5 @@
 #include "commands/cli_errors.hpp"
+#include "commands/option_table.hpp"
 #include "commands/io_command.hpp"
 #include "harness/run_outputs.hpp"
 #include "commands/run_exports.hpp"
@@ -41,35 +42,7 @@ point together after a barrier). ccbench works in its own new subfolder of
 DIR and removes it at the end, after an error and on SIGINT/SIGTERM (--keep
 leaves it); it never opens a file it did not create.
 
-  -p, --pattern LIST   comma separated, or all (default seq_read):
-PATTERNS
-  -b, --minbytes S     smallest block (request) size; dataset: file size (1M)
-  -e, --maxbytes S     largest block size (default: -b)
-  -f, --stepfactor F   multiply the block size by F (2); -i S adds S instead
-  --file-size S        bytes per rank: its file, or its region of the shared
-                       file; the checkpoint shard (64M)
-  --threads N          threads per rank, each with its own requests (1)
-  --qd N               requests in flight per thread (1; io_uring only)
-  --engine E           io_uring (default when built with liburing) or psync
-  --direct             O_DIRECT: no page cache
-  --shared-file        one file for all ranks, each its own region (default:
-                       one file per rank)
-  --memory M           pageable (default), pinned (cudaHostAlloc) or device:
-                       reads go on to the rank's GPU (double-buffered copies
-                       that overlap the reads; read patterns only)
-  --read-percent P     mixed: share of reads (70)
-  --files N            dataset: files per rank (256)
-  -c, --check N        verification passes (1; 0: not checked): reads are
-                       verified before the timed pass, writes read back after
-                       it (page cache dropped first)
-  --time-per-size S    stop a pass after S seconds (0: the whole region)
-  --keep               leave the files
-  -J, --json FILE      JSON Lines (results/SCHEMA.md: the `io` objects)
-  --csv FILE           CSV, one row per point
-  --history DB         add the run to this history database when it ends (docs/history.md)
-  --prom FILE          the run's figures as Prometheus text when it ends (docs/history.md)
-  -q, --quiet          no table
-
+OPTIONS
 Columns: block = request size in bytes (dataset: the file size); moved =
 bytes all ranks moved; time = mean time per request from submission to
 completion over all ranks and threads (dataset: open, read and close of one
@@ -224,68 +197,108 @@ bool stop_requested() { return stop_signal() != 0; }
 
 }  // namespace
 
-const char* io_help() {
-  static const std::string text = [] {
-    std::string s = kIoHelp;
-    s.replace(s.find("PATTERNS\n"), 9, patterns_help() + "\n");
-    return s;
-  }();
-  return text.c_str();
+namespace {
+
+// What io's options hold as typed, before they are read into IoOptions.
+struct IoRaw {
+  std::string patterns = "seq_read", min_b = "1M", max_b, step_i, engine = have_io_uring() ? "io_uring" : "psync",
+              memory = "pageable", file_size = size_as_typed(IoOptions{}.file_bytes);
+  long factor = 2;
+  bool help = false, quiet = false;
+};
+
+// The options, declared once (commands/option_table.hpp).
+std::vector<CommandOption> io_options(IoArgs& a, IoRaw& r) {
+  IoOptions& o = a.options;
+  const CLI::Validator seconds(
+      [](std::string& v) {
+        char* end = nullptr;
+        const double d = std::strtod(v.c_str(), &end);
+        const bool ok = !v.empty() && end == v.c_str() + v.size() && std::isfinite(d) && d >= 0 && d <= 86400;
+        return ok ? std::string() : std::string("expected seconds from 0 to 86400");
+      },
+      "SECONDS");
+  return {
+      option("-p,--pattern", "LIST",
+             fmt::format("comma separated, or all (default {}):\n", r.patterns) + patterns_help(), r.patterns),
+      option("-b,--minbytes", "S",
+             fmt::format("smallest block (request) size; dataset: file size (default {})", r.min_b), r.min_b),
+      option("-e,--maxbytes", "S", "largest block size (default: -b)", r.max_b),
+      option("-f,--stepfactor", "F", fmt::format("multiply the block size by F (default {})", r.factor), r.factor),
+      option("-i,--stepbytes", "S", "add S to the block size instead of multiplying", r.step_i),
+      option("--file-size", "S",
+             fmt::format("bytes per rank: its file, or its region of the shared file; the checkpoint shard "
+                         "(default {})",
+                         r.file_size),
+             r.file_size),
+      option_in("--threads", "N", fmt::format("threads per rank, each with its own requests (default {})", o.threads),
+                o.threads, 1, 1024),
+      option_in("--qd", "N", fmt::format("requests in flight per thread (default {}; io_uring only)", o.queue_depth),
+                o.queue_depth, 1, 4096),
+      checked(option("--engine", "E", fmt::format("io_uring or psync (default {})", r.engine), r.engine),
+              CLI::IsMember({"io_uring", "psync"})),
+      flag("--direct", "O_DIRECT: no page cache", o.direct),
+      flag("--shared-file", "one file for all ranks, each its own region (default: one file per rank)", o.shared_file),
+      checked(option("--memory", "M",
+                     fmt::format("pageable, pinned (cudaHostAlloc) or device: reads go on to the rank's GPU "
+                                 "(double-buffered copies that overlap the reads; read patterns only; default {})",
+                                 r.memory),
+                     r.memory),
+              CLI::IsMember({"pageable", "pinned", "device"})),
+      option("--read-percent", "P", fmt::format("mixed: share of reads (default {})", o.read_percent), o.read_percent),
+      option_in("--files", "N", fmt::format("dataset: files per rank (default {})", o.dataset_files), o.dataset_files,
+                std::size_t{1}, std::size_t{10000000}),
+      option_in("-c,--check", "N",
+                fmt::format("verification passes (default {}; 0: not checked): reads are verified before the timed "
+                            "pass, writes read back after it (page cache dropped first)",
+                            o.check_passes),
+                o.check_passes, 0, 100),
+      checked(option("--time-per-size", "S",
+                     fmt::format("stop a pass after S seconds (default {}: the whole region)", o.time_per_size),
+                     o.time_per_size),
+              seconds),
+      flag("--keep", "leave the files", o.keep),
+      option("-J,--json", "FILE", "JSON Lines (results/SCHEMA.md: the `io` objects)", a.json_path),
+      option("--csv", "FILE", "CSV, one row per point", a.csv_path),
+      option("--history", "DB", "add the run to this history database when it ends (docs/history.md)", a.history_db),
+      option("--prom", "FILE", "the run's figures as Prometheus text when it ends (docs/history.md)", a.prom_path),
+      flag("-q,--quiet", "no table", r.quiet),
+      flag("-h,--help", "this text", r.help),
+  };
+}
+
+}  // namespace
+
+std::string io_help() {
+  IoArgs defaults;
+  IoRaw raw;
+  std::string s = kIoHelp;
+  s.replace(s.find("OPTIONS"), 7, option_list(io_options(defaults, raw)));
+  return s;
 }
 
 std::optional<IoArgs> parse_io(int argc, const char* const* argv) {
   IoArgs a;
   IoOptions& o = a.options;
   for (int i = 0; i < argc; ++i) a.argv.emplace_back(argv[i]);
-  std::string patterns = "seq_read", min_b = "1M", max_b, step_i, engine = have_io_uring() ? "io_uring" : "psync",
-              memory = "pageable", file_size = "64M";
-  long factor = 2;
-  bool help = false, quiet = false;
+  IoRaw raw;
   CLI::App app{"ccbench io"};
   app.set_help_flag();
   app.allow_extras(false);
-  app.add_flag("-h,--help", help);
   app.add_option("dir", o.dir);
-  app.add_option("-p,--pattern", patterns);
-  app.add_option("-b,--minbytes", min_b);
-  app.add_option("-e,--maxbytes", max_b);
-  app.add_option("-f,--stepfactor", factor);
-  app.add_option("-i,--stepbytes", step_i);
-  app.add_option("--file-size", file_size);
-  app.add_option("--threads", o.threads)->check(CLI::Range(1, 1024));
-  app.add_option("--qd", o.queue_depth)->check(CLI::Range(1, 4096));
-  app.add_option("--engine", engine)->check(CLI::IsMember({"io_uring", "psync"}));
-  app.add_flag("--direct", o.direct);
-  app.add_flag("--shared-file", o.shared_file);
-  app.add_option("--memory", memory)->check(CLI::IsMember({"pageable", "pinned", "device"}));
-  app.add_option("--read-percent", o.read_percent);
-  app.add_option("--files", o.dataset_files)->check(CLI::Range(1, 10000000));
-  app.add_option("-c,--check", o.check_passes)->check(CLI::Range(0, 100));
-  app.add_option("--time-per-size", o.time_per_size)
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            char* end = nullptr;
-            const double d = std::strtod(v.c_str(), &end);
-            const bool ok = !v.empty() && end == v.c_str() + v.size() && std::isfinite(d) && d >= 0 && d <= 86400;
-            return ok ? std::string() : std::string("expected seconds from 0 to 86400");
-          },
-          "SECONDS"));
-  app.add_flag("--keep", o.keep);
-  app.add_option("-J,--json", a.json_path);
-  app.add_option("--csv", a.csv_path);
-  app.add_option("--history", a.history_db);
-  app.add_option("--prom", a.prom_path);
-  app.add_flag("-q,--quiet", quiet);
+  declare_options(app, io_options(a, raw));
   parse_or_usage_error(app, argc, argv, "io", "io");
-  if (help) return std::nullopt;
+  if (raw.help) return std::nullopt;
   if (o.dir.empty()) throw UsageError("io: give the folder to measure (ccbench io DIR; see ccbench io --help)");
-  o.patterns = parse_io_patterns(patterns);
-  o.engine = parse_io_engine(engine);
-  o.memory = memory == "pinned" ? IoMemory::pinned : memory == "device" ? IoMemory::device : IoMemory::pageable;
-  o.file_bytes = size_arg("--file-size", file_size);
-  const std::size_t lo = size_arg("-b/--minbytes", min_b), hi = max_b.empty() ? lo : size_arg("-e/--maxbytes", max_b);
-  o.blocks = sweep_sizes(lo, hi, step_i.empty() ? 0 : size_arg("-i/--stepbytes", step_i), step_i.empty() ? factor : 1);
-  a.table = !quiet;
+  o.patterns = parse_io_patterns(raw.patterns);
+  o.engine = parse_io_engine(raw.engine);
+  o.memory = raw.memory == "pinned" ? IoMemory::pinned : raw.memory == "device" ? IoMemory::device : IoMemory::pageable;
+  o.file_bytes = size_arg("--file-size", raw.file_size);
+  const std::size_t lo = size_arg("-b/--minbytes", raw.min_b),
+                    hi = raw.max_b.empty() ? lo : size_arg("-e/--maxbytes", raw.max_b);
+  o.blocks = sweep_sizes(lo, hi, raw.step_i.empty() ? 0 : size_arg("-i/--stepbytes", raw.step_i),
+                         raw.step_i.empty() ? raw.factor : 1);
+  a.table = !raw.quiet;
   validate(o);
   return a;
 }

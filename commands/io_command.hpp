@@ -17,7 +17,7 @@ struct IoArgs {
   std::vector<std::string> argv;
 };
 
-const char* io_help();
+std::string io_help();
 // nullopt: --help was asked. Throws UsageError (one line).
 std::optional<IoArgs> parse_io(int argc, const char* const* argv);
 // "seq_read,dataset" or "all"; "io_uring" or "psync". UsageError otherwise.

@@ -189,7 +189,7 @@ int accept_main(int argc, char** argv, bool printer) {
 // process (nullopt: --help), then run on the world; a parse error is agreed
 // on first when launched.
 template <class Parse, class Run>
-int parsed_then_launched(int argc, char** argv, bool printer, const char* what, const char* help, Parse&& parse,
+int parsed_then_launched(int argc, char** argv, bool printer, const char* what, const std::string& help, Parse&& parse,
                          Run&& run) {
   decltype(parse(argc, argv)) args;
   std::string error;

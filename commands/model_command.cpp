@@ -1,4 +1,5 @@
 #include "commands/cli_errors.hpp"
+#include "commands/option_table.hpp"
 #include "results/json_text.hpp"
 #include "commands/model_command.hpp"
 
@@ -30,7 +31,7 @@
 namespace ccb {
 namespace {
 
-constexpr const char* kModelHelp = R"(usage: ccbench model fit RUN... --out MODEL.json [-q]
+constexpr const char* kModelText = R"(usage: ccbench model fit RUN... --out MODEL.json [-q]
        ccbench model predict MODEL.json --ranks N [--nodes M] [-b MIN -e MAX -f F] [--json FILE] [--force] [-q]
        ccbench model check MODEL.json RUN... [--targets LARGE,SMALL,COVER]
 
@@ -47,7 +48,7 @@ switches), is learned from all points: a kernel regression in log-log
 coordinates. The family is the library's usual algorithm (ring; constant for
 point-to-point) unless another predicts left-out rank counts clearly better:
 fit without one count, predict it, for each count; a median |log(predicted/
-measured)| below 0.75x the usual family's (and 0.05 lower) switches. The
+measured)| below {0}x the usual family's (and {1} lower) switches. The
 model file keeps every point, score and left-out error, and NCCL's algorithm
 per point when the runs recorded it (--nccl-algorithms); a note names a
 series whose rank counts ran different algorithms at one size.
@@ -105,10 +106,63 @@ that forced nothing is checked against the library's-choice prediction when
 the model has no unforced fit; the summary counts the points per algorithm
 and rule, and a point whose algorithm was not fitted misses the targets.
 
+Options of fit:
+{2}Options of predict:
+{3}Options of check:
+{4}
 Exit codes: 0 done, 1 model check: a target missed, model predict: every fit
 unusable; 2 bad input (one line on stderr), 5 output not written.
 docs/model.md has the formulas and the validation on the emulated cluster.
 )";
+
+// Each verb's options, declared once (commands/option_table.hpp).
+struct FitArgs {
+  std::vector<std::string> inputs;
+  std::string out;
+  bool quiet = false;
+};
+std::vector<CommandOption> fit_options(FitArgs& a) {
+  return {option("--out", "MODEL.json", "the model file (required)", a.out),
+          flag("-q,--quiet", "no table of the fits", a.quiet)};
+}
+
+struct PredictArgs {
+  std::string file, ranks, nodes, min_b, max_b, factor, json_out;
+  bool quiet = false, force = false, nodes_given = false;
+};
+std::vector<CommandOption> predict_options(PredictArgs& a) {
+  return {option("--ranks,-N", "N", "the rank count to predict at (required)", a.ranks),
+          {"--nodes", "M", "the node count (default 1: the ranks on one node)",
+           [&a](CLI::App& app) {
+             return app.add_option("--nodes", a.nodes)->each([&a](const std::string&) { a.nodes_given = true; });
+           }},
+          option("-b,--minbytes", "SIZE", "smallest size of the predicted grid", a.min_b),
+          option("-e,--maxbytes", "SIZE", "largest size of the predicted grid", a.max_b),
+          option("-f,--stepfactor", "F", "the grid's factor (default 2)", a.factor),
+          option("--json", "FILE", "the predicted points as JSON", a.json_out),
+          flag("--force", "print unusable fits too, every row marked UNUSABLE", a.force),
+          flag("-q,--quiet", "no table", a.quiet)};
+}
+
+struct CheckArgs {
+  std::vector<std::string> args;
+  std::string targets = "15,30,70";
+};
+std::vector<CommandOption> check_options(CheckArgs& a) {
+  return {option("--targets", "LARGE,SMALL,COVER",
+                 fmt::format("median |error| in percent at >= 1 MiB and below, and the share of points inside their "
+                             "interval (default {})",
+                             a.targets),
+                 a.targets)};
+}
+
+std::string model_help() {
+  FitArgs fit;
+  PredictArgs predict;
+  CheckArgs check;
+  return fmt::format(kModelText, kFamilyClearlyBetter, kFamilyMargin, option_list(fit_options(fit)),
+                     option_list(predict_options(predict)), option_list(check_options(check)));
+}
 
 std::string read_model_file(const std::string& file) {
   std::error_code ec;
@@ -155,14 +209,14 @@ void parse_subcommand(const char* name, int argc, const char* const* argv, Add&&
 }
 
 int fit(int argc, const char* const* argv) {
-  std::vector<std::string> inputs;
-  std::string out;
-  bool quiet = false;
+  FitArgs a;
   parse_subcommand("fit", argc, argv, [&](CLI::App& app) {
-    app.add_option("inputs", inputs);
-    app.add_option("--out", out);
-    app.add_flag("-q,--quiet", quiet);
+    app.add_option("inputs", a.inputs);
+    declare_options(app, fit_options(a));
   });
+  const std::vector<std::string>& inputs = a.inputs;
+  const std::string& out = a.out;
+  const bool quiet = a.quiet;
   if (inputs.empty()) throw UsageError("model fit: give the result files or folders to fit (see ccbench model --help)");
   if (out.empty()) throw UsageError("model fit: --out MODEL.json is required");
   std::vector<std::pair<std::string, std::string>> in;
@@ -320,19 +374,14 @@ std::vector<PlannedSize> planned_sizes(const ModelSeries& x, const std::vector<s
 }
 
 int predict_cmd(int argc, const char* const* argv) {
-  std::string file, ranks_s, nodes_s, b, e, f, json_out;
-  bool quiet = false, force = false, nodes_given = false;
+  PredictArgs a;
   parse_subcommand("predict", argc, argv, [&](CLI::App& app) {
-    app.add_option("model", file);
-    app.add_option("--ranks,-N", ranks_s);
-    app.add_option("--nodes", nodes_s)->each([&](const std::string&) { nodes_given = true; });
-    app.add_option("-b,--minbytes", b);
-    app.add_option("-e,--maxbytes", e);
-    app.add_option("-f,--stepfactor", f);
-    app.add_option("--json", json_out);
-    app.add_flag("-q,--quiet", quiet);
-    app.add_flag("--force", force);
+    app.add_option("model", a.file);
+    declare_options(app, predict_options(a));
   });
+  const std::string &file = a.file, &ranks_s = a.ranks, &nodes_s = a.nodes, &b = a.min_b, &e = a.max_b, &f = a.factor,
+                    &json_out = a.json_out;
+  const bool quiet = a.quiet, force = a.force, nodes_given = a.nodes_given;
   if (file.empty()) throw UsageError("model predict: give the model file (from ccbench model fit)");
   if (ranks_s.empty()) throw UsageError("model predict: --ranks N is required");
   const int ranks = count_flag("--ranks", ranks_s, 1 << 24);
@@ -522,12 +571,13 @@ std::string check_report(const std::string& file, const std::vector<Checked>& ro
 }
 
 int check_cmd(int argc, const char* const* argv) {
-  std::vector<std::string> args;
-  std::string targets = "15,30,70";
+  CheckArgs a;
   parse_subcommand("check", argc, argv, [&](CLI::App& app) {
-    app.add_option("args", args);
-    app.add_option("--targets", targets);
+    app.add_option("args", a.args);
+    declare_options(app, check_options(a));
   });
+  const std::vector<std::string>& args = a.args;
+  const std::string& targets = a.targets;
   if (args.size() < 2) throw UsageError("model check: give the model file and one or more measured runs");
   const CheckTargets target = parse_check_targets(targets);
   const std::string file = args.front();
@@ -553,7 +603,7 @@ int run_model(int argc, const char* const* argv) {
     if (sub == "fit") return fit(argc - 1, argv + 1);
     if (sub == "predict") return predict_cmd(argc - 1, argv + 1);
     if (sub == "check") return check_cmd(argc - 1, argv + 1);
-    if (sub == "-h" || sub == "--help" || sub == "help") return print_or_fail(kModelHelp);
+    if (sub == "-h" || sub == "--help" || sub == "help") return print_or_fail(model_help());
     throw UsageError(sub.empty() ? "model: give fit or predict (see ccbench model --help)"
                                  : fmt::format("model: unknown command '{}' (fit or predict; see ccbench model --help)",
                                                terminal_safe(sub)));

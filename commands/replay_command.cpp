@@ -10,6 +10,7 @@
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "commands/cli_errors.hpp"
+#include "commands/option_table.hpp"
 #include "harness/every_rank_passes.hpp"
 #include "harness/run_info.hpp"
 #include "results/json_records.hpp"
@@ -26,8 +27,32 @@
 
 namespace ccb {
 
-const char* replay_help() {
-  return R"(ccbench replay WORKLOAD.yaml [options]   (under mpirun or srun)
+namespace {
+
+// The options, declared once (commands/option_table.hpp).
+std::vector<CommandOption> replay_options(ReplayArgs& a, std::string& max_buffer, bool& help) {
+  return {
+      option_in("-n,--steps", "N", fmt::format("timed steps (default {})", a.steps), a.steps, 1, 100000),
+      option_in("-w,--warmup", "N",
+                fmt::format("untimed steps first, the first one verified (default {}, at least 1)", a.warmup), a.warmup,
+                1, 100000),
+      option("-J,--json", "FILE", "JSON Lines: a replay record, one record per step, an end record", a.json_path),
+      option("--prediction,--check", "FILE",
+             "compare with a prediction (ccbench workload predict --json FILE; --check is its old spelling)",
+             a.prediction_path),
+      option("--max-buffer", "SIZE",
+             fmt::format("refuse a step that needs more buffers per rank (default {})", max_buffer), max_buffer),
+      flag("-h,--help", "this text", help),
+  };
+}
+
+}  // namespace
+
+std::string replay_help() {
+  ReplayArgs defaults;
+  std::string max_buffer = size_as_typed(defaults.max_buffer_bytes);
+  bool help = false;
+  return fmt::format(R"(ccbench replay WORKLOAD.yaml [options]   (under mpirun or srun)
 
 Runs one training step's communication as the workload file derives it
 (docs/workload.md): tensor-parallel all_reduce inside a node, pipeline
@@ -37,14 +62,7 @@ concurrently; compute is a wait of the stated length. Every result of the
 first warm-up step is verified.
 
 Options:
-  -n, --steps N        timed steps (default 10)
-  -w, --warmup N       untimed steps first, the first one verified (default 2, at least 1)
-  -J, --json FILE      JSON Lines: a replay record, one record per step, an end record
-  --prediction FILE    compare with a prediction (ccbench workload predict --json FILE;
-                       --check is its old spelling)
-  --max-buffer SIZE    refuse a step that needs more buffers per rank (default 4G)
-  -h, --help           this text
-
+{}
 Output, per timed step, of the rank whose step took longest (milliseconds,
 MPI_Wtime from the step's start, after a barrier, to its last wait):
   step        that rank's step time: the step's time
@@ -58,23 +76,19 @@ A "# note:" names ranks that outnumber their CPUs: on one host, or across
 hosts that share one machine's kernel (containers, network namespaces);
 their waits include waiting for a CPU (the -J replay record's "noise").
 Exit codes: 0 fine, 2 bad input, 3 wrong data, 1 MPI failed.
-)";
+)",
+                     option_list(replay_options(defaults, max_buffer, help)));
 }
 
 std::optional<ReplayArgs> parse_replay(int argc, const char* const* argv) {
   ReplayArgs a;
   bool help = false;
-  std::string max_buffer = "4G";
+  std::string max_buffer = size_as_typed(a.max_buffer_bytes);
   CLI::App app{"ccbench replay"};
   app.set_help_flag();
   app.allow_extras(false);
-  app.add_flag("-h,--help", help);
   app.add_option("workload", a.workload);
-  app.add_option("-n,--steps", a.steps)->check(CLI::Range(1, 100000));
-  app.add_option("-w,--warmup", a.warmup)->check(CLI::Range(1, 100000));
-  app.add_option("-J,--json", a.json_path);
-  app.add_option("--prediction,--check", a.prediction_path);
-  app.add_option("--max-buffer", max_buffer);
+  declare_options(app, replay_options(a, max_buffer, help));
   parse_or_usage_error(app, argc, argv, "replay", "replay");
   if (help) return std::nullopt;
   if (a.workload.empty()) throw UsageError("replay: give the workload file (ccbench replay WORKLOAD.yaml)");

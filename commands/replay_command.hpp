@@ -15,7 +15,7 @@ struct ReplayArgs {
   std::uint64_t max_buffer_bytes = std::uint64_t{4} << 30;
 };
 
-const char* replay_help();
+std::string replay_help();
 // nullopt: --help was asked. Throws UsageError (one line).
 std::optional<ReplayArgs> parse_replay(int argc, const char* const* argv);
 // Collective over the world; the exit code.

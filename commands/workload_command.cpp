@@ -12,6 +12,7 @@
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "commands/cli_errors.hpp"
+#include "commands/option_table.hpp"
 #include "analysis/compare/cost.hpp"
 #include "analysis/decide/decision.hpp"
 #include "results/import/importer.hpp"
@@ -26,7 +27,28 @@
 namespace ccb {
 namespace {
 
-const char* workload_help() {
+struct WorkloadArgs {
+  std::string verb, workload, json_path;
+  int ranks = 0, per_node = 0;
+  std::vector<std::string> curves, costs, models;
+  bool help = false;
+};
+
+// The options, declared once (commands/option_table.hpp).
+std::vector<CommandOption> workload_options(WorkloadArgs& a) {
+  return {
+      option_in("--ranks", "R", "the job's ranks (default: the file's target:)", a.ranks, 1, 10000000),
+      option_in("--ranks-per-node", "K", "its ranks per node (default: the file's target:)", a.per_node, 1, 100000),
+      option("--curves", "[LABEL=]RUN", "predict: measured sweeps (repeat; a label per option side by side)", a.curves),
+      option("--cost", "LABEL=PROFILE", "predict: a cost profile (compare's) of a labelled option", a.costs),
+      option("--model", "[LABEL=]MODEL.json", "predict: the scale model for groups no sweep measured", a.models),
+      option("--json", "FILE", "predict: one option's prediction as JSON (replay --prediction reads it)", a.json_path),
+      flag("-h,--help", "this text", a.help),
+  };
+}
+
+std::string workload_help() {
+  WorkloadArgs defaults;
   return R"(ccbench workload show WORKLOAD.yaml [--ranks R --ranks-per-node K]
 ccbench workload predict WORKLOAD.yaml --ranks R --ranks-per-node K --curves RUN... [--json FILE]
 ccbench workload predict WORKLOAD.yaml --ranks R --ranks-per-node K --curves A=RUN... --curves B=RUN...
@@ -65,16 +87,13 @@ both ways at once, as its high end; sendrecv alone without one); "beyond" marks 
 (bandwidth held). The step: middle = mean times, phases side by side; interval = low times
 side by side .. high times with every inter-node phase queued behind the
 others (contention bound).
-Exit codes: 0 fine, 2 bad input (a parallelism that does not fit, a phase
+
+Options:
+)" + option_list(workload_options(defaults)) +
+         R"(Exit codes: 0 fine, 2 bad input (a parallelism that does not fit, a phase
 without a curve), 5 an output could not be written.
 )";
 }
-
-struct WorkloadArgs {
-  std::string verb, workload, json_path;
-  int ranks = 0, per_node = 0;
-  std::vector<std::string> curves, costs, models;
-};
 
 std::string group_text(const StepProgram& prog, const CommOp& op) {
   const RankPlace pl = place_rank(prog, 0);
@@ -300,23 +319,16 @@ int predict(const WorkloadArgs& a, const TrainingWorkload& w, const StepProgram&
 int run_workload(int argc, char** argv) {
   try {
     WorkloadArgs a;
-    bool help = false;
     CLI::App app{"ccbench workload"};
     app.set_help_flag();
     app.allow_extras(false);
-    app.add_flag("-h,--help", help);
     app.add_option("verb", a.verb)->check(CLI::IsMember({"show", "predict"}));
     app.add_option("workload", a.workload);
-    app.add_option("--ranks", a.ranks)->check(CLI::Range(1, 10000000));
-    app.add_option("--ranks-per-node", a.per_node)->check(CLI::Range(1, 100000));
-    app.add_option("--curves", a.curves);
-    app.add_option("--cost", a.costs);
-    app.add_option("--model", a.models);
-    app.add_option("--json", a.json_path);
+    declare_options(app, workload_options(a));
     parse_or_usage_error(app, argc, argv, "workload", "workload");
-    if (help || a.verb.empty()) {
+    if (a.help || a.verb.empty()) {
       fmt::print("{}", workload_help());
-      return help ? kExitOk : kExitUsage;
+      return a.help ? kExitOk : kExitUsage;
     }
     if (a.workload.empty()) throw UsageError(fmt::format("workload {}: give the workload file", a.verb));
     if (a.verb == "show" && (!a.curves.empty() || !a.json_path.empty() || !a.costs.empty() || !a.models.empty()))

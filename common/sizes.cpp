@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace ccb {
 
@@ -60,6 +61,13 @@ std::string format_size(double bytes) {
   while (v >= 1024 && u < 5) v /= 1024, ++u;
   if (v == std::floor(v)) return fmt::format("{:.0f} {}", v, kUnits[u]);
   return fmt::format("{:.3g} {}", v, kUnits[u]);
+}
+
+std::string size_as_typed(std::size_t bytes) {
+  for (const auto& [shift, suffix] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "K"}})
+    if (bytes >= (std::size_t{1} << shift) && bytes % (std::size_t{1} << shift) == 0)
+      return fmt::format("{}{}", bytes >> shift, suffix);
+  return std::to_string(bytes);
 }
 
 }  // namespace ccb

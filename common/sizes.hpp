@@ -18,5 +18,8 @@ std::string size_error(std::string_view text);
 // NaN -> "-".
 std::string format_size(double bytes);
 inline std::string format_size(std::size_t bytes) { return format_size(static_cast<double>(bytes)); }
+// A size as it is typed on a command line: 32M, 1K, 100 (binary suffixes;
+// parse_size reads it back).
+std::string size_as_typed(std::size_t bytes);
 
 }  // namespace ccb

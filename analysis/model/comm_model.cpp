@@ -94,8 +94,6 @@ std::string backend_of(const ResultSet& set, std::size_t file) {
   return set.formats[file].starts_with("nccl-tests") ? "nccl" : "mpi";
 }
 
-constexpr double kClearlyBetter = 0.75;
-
 int group_of(const ModelSeries& s, int ranks) {
   return static_cast<int>(std::lower_bound(s.counts.begin(), s.counts.end(), ranks) - s.counts.begin());
 }
@@ -156,7 +154,7 @@ void fit_series(ModelSeries& s, const PointsBySize& by_size) {
   }
   // The library's usual algorithm for the collective (ring; one step for
   // point-to-point) unless another family predicts left-out counts clearly
-  // better: a lower median error by kClearlyBetter and by 0.05 (5%) at least.
+  // better: a lower median error by kFamilyClearlyBetter and by kFamilyMargin at least.
   const Collective* c = find_collective(s.collective);
   const ModelFamily usual = c && c->point_to_point ? ModelFamily::constant : ModelFamily::ring;
   s.family = usual;
@@ -176,7 +174,7 @@ void fit_series(ModelSeries& s, const PointsBySize& by_size) {
     double usual_score = INFINITY;
     for (const FamilyScore& f : s.scores)
       if (f.family == usual) usual_score = key(f);
-    if (key(best) < usual_score * kClearlyBetter && key(best) < usual_score - 0.05) {
+    if (key(best) < usual_score * kFamilyClearlyBetter && key(best) < usual_score - kFamilyMargin) {
       s.family = best.family;
       s.chosen_by = fmt::format("left-out error: {} predicts left-out rank counts clearly better than {}",
                                 family_name(best.family), family_name(usual));

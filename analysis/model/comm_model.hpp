@@ -36,7 +36,11 @@
 
 namespace ccb {
 
-inline constexpr double kUnvalidatedStepError = 0.25;  // log-error per step of extrapolation, when unknown
+inline constexpr double kUnvalidatedStepError = 0.25;
+// Another family replaces the usual one when its median left-out error is
+// below kFamilyClearlyBetter x the usual one's and kFamilyMargin lower.
+inline constexpr double kFamilyClearlyBetter = 0.75,
+                        kFamilyMargin = 0.05;  // log-error per step of extrapolation, when unknown
 
 // Steps of one operation of `bytes` at n ranks, and the bytes of each step.
 struct Steps {

@@ -3,6 +3,7 @@
 #include "commands/accept/accept_command.hpp"
 #include "commands/run_exports.hpp"
 #include "commands/accept/accept_parts.hpp"
+#include "commands/option_table.hpp"
 #include "commands/accept/accept_history.hpp"
 #include "commands/io_command.hpp"
 
@@ -58,41 +59,7 @@ group of nodes against the spec's gates and names defective nodes. Inside
 a Slurm allocation (sbatch, salloc) started as one process, it is instead
 a controller: every group of a round runs as its own job step, at once.
 
-  --out DIR     where the verdicts and raw results go (default ccbench-accept):
-                verdict.json, verdict.md, report.html, raw/CHECK/*.jsonl
-                (one ccbench JSON Lines file per group and repeat)
-  --color WHEN  colour in the terminal summary (auto: on a TTY, unless NO_COLOR or
-                under mpirun/srun, where a rank's stdout may be a pseudo-terminal)
-  --simulate CLUSTER.yaml
-                run the same schedule and verdict code against a cluster
-                model instead of MPI (no mpirun): nodes, defective nodes,
-                links and switches, noise, time per test, seed; verdict.json
-                gets the rounds and the simulated wall time
-  --launcher L  auto (default): Slurm job steps inside an allocation when not
-                started by mpirun or srun, else one MPI job; mpi; slurm. Under
-                Slurm a group's step (srun --nodelist ... ccbench accept SPEC
-                --run-group CHECK --group-out FILE) that does not finish within
-                the check's step_timeout_s (default (repeats + 1) x timeout_s
-                + 60 s) is cancelled: its nodes failed that group ("timed out"),
-                the acceptance goes on; tasks per node from SLURM_NTASKS_PER_NODE
-  --drain       Slurm: drain each DEFECTIVE node (scontrol update ... state=drain
-                reason="ccbench: CHECK margin -52% (job ID)"); without it the
-                report lists the commands
-  --resume      Slurm: return to service the nodes that passed every check and
-                were drained by ccbench (reason "ccbench:"), never another tool's
-  --node-check  this node alone, as Slurm's HealthCheckProgram: checks of pattern
-                all or per-node on one process, no report on the terminal, one
-                line per failing check on stderr ("ccbench node check: HOST:
-                CHECK: why"), exit 0/1, ended after 55 s; with --drain/--resume
-                it drains or returns this node (SLURMD_NODENAME). --out defaults
-                to $TMPDIR/ccbench-node-check
-  --history DB  when it ends, add every raw run (OUT/raw) to this history
-                database (ccbench history; docs/history.md): one series per
-                check, size and group of hosts (a pair's link); gates with
-                `baseline: history` judge each group against its last runs there
-  --prom FILE   when it ends, Prometheus text: ccbench_accept_node_pass{check,
-                host} 1 (passed or cleared) or 0, ccbench_accept_node_margin of
-                a defective node, ccbench_accept_accepted{spec} 1/0
+OPTIONS
 
 Patterns: all (every node together), per-node (each node alone, all at
 once), pairwise (every pair of nodes, round-robin: concurrent pairs, n-1
@@ -476,7 +443,74 @@ int write_and_print(const AcceptArgs& args, const AcceptOutcome& outcome, const 
                        fmt::format("ccbench accept: {}\n", meaning));
 }
 
-std::string_view accept_help() { return kAcceptHelp; }
+namespace {
+
+// The options, declared once (commands/option_table.hpp).
+std::vector<CommandOption> accept_options(AcceptArgs& a, bool& help) {
+  return {
+      option("--out", "DIR",
+             fmt::format("where the verdicts and raw results go (default {}): verdict.json, verdict.md, report.html, "
+                         "raw/CHECK/*.jsonl (one ccbench JSON Lines file per group and repeat)",
+                         a.out_dir),
+             a.out_dir),
+      option("--color", "WHEN",
+             fmt::format("colour in the terminal summary: auto, always, never (default {}: on a TTY, unless NO_COLOR "
+                         "or under mpirun/srun, where a rank's stdout may be a pseudo-terminal)",
+                         a.color),
+             a.color),
+      option("--simulate", "CLUSTER.yaml",
+             "run the same schedule and verdict code against a cluster model instead of MPI (no mpirun): nodes, "
+             "defective nodes, links and switches, noise, time per test, seed; verdict.json gets the rounds and the "
+             "simulated wall time",
+             a.simulate),
+      option("--launcher", "L",
+             fmt::format("auto, mpi or slurm (default {}: Slurm job steps inside an allocation when not started by "
+                         "mpirun or srun, else one MPI job). Under Slurm a group's step (srun --nodelist ... ccbench "
+                         "accept SPEC --run-group CHECK --group-out FILE) that does not finish within the check's "
+                         "step_timeout_s (default (repeats + 1) x timeout_s + 60 s) is cancelled: its nodes failed "
+                         "that group (\"timed out\"), the acceptance goes on; tasks per node from "
+                         "SLURM_NTASKS_PER_NODE",
+                         a.launcher),
+             a.launcher),
+      flag("--drain",
+           "Slurm: drain each DEFECTIVE node (scontrol update ... state=drain reason=\"ccbench: CHECK "
+           "margin -52% (job ID)\"); without it the report lists the commands",
+           a.drain),
+      flag("--resume",
+           "Slurm: return to service the nodes that passed every check and were drained by ccbench "
+           "(reason \"ccbench:\"), never another tool's",
+           a.resume),
+      flag("--node-check",
+           fmt::format("this node alone, as Slurm's HealthCheckProgram: checks of pattern all or per-node on one "
+                       "process, no report on the terminal, one line per failing check on stderr (\"ccbench node "
+                       "check: HOST: CHECK: why\"), exit 0/1, ended after {} s; with --drain/--resume it drains or "
+                       "returns this node (SLURMD_NODENAME). --out defaults to $TMPDIR/ccbench-node-check",
+                       kNodeCheckSeconds),
+           a.node_check),
+      option("--history", "DB",
+             "when it ends, add every raw run (OUT/raw) to this history database (ccbench history; "
+             "docs/history.md): one series per check, size and group of hosts (a pair's link); gates with "
+             "`baseline: history` judge each group against its last runs there",
+             a.history_db),
+      option("--prom", "FILE",
+             "when it ends, Prometheus text: ccbench_accept_node_pass{check, host} 1 (passed or cleared) or 0, "
+             "ccbench_accept_node_margin of a defective node, ccbench_accept_accepted{spec} 1/0",
+             a.prom_path),
+      option("--run-group", "CHECK", "", a.run_group),  // the Slurm step controller's, with --group-out
+      option("--group-out", "FILE", "", a.group_out),
+      flag("-h,--help", "this text", help),
+  };
+}
+
+}  // namespace
+
+std::string accept_help() {
+  AcceptArgs defaults;
+  bool help = false;
+  std::string s = kAcceptHelp;
+  s.replace(s.find("OPTIONS\n"), 8, option_list(accept_options(defaults, help)));
+  return s;
+}
 
 std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   AcceptArgs a;
@@ -485,18 +519,7 @@ std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv) {
   CLI::App app{"ccbench accept"};
   app.set_help_flag();
   app.allow_extras(false);
-  app.add_flag("-h,--help", help);
-  app.add_option("--out", a.out_dir);
-  app.add_option("--color", a.color);
-  app.add_option("--simulate", a.simulate);
-  app.add_option("--launcher", a.launcher);
-  app.add_flag("--drain", a.drain);
-  app.add_flag("--resume", a.resume);
-  app.add_option("--run-group", a.run_group);
-  app.add_option("--group-out", a.group_out);
-  app.add_flag("--node-check", a.node_check);
-  app.add_option("--history", a.history_db);
-  app.add_option("--prom", a.prom_path);
+  declare_options(app, accept_options(a, help));
   app.add_option("spec", positional);
   parse_or_usage_error(app, argc, argv, "accept", "accept");
   if (help) {

@@ -21,7 +21,7 @@ bool uses_slurm_steps(const AcceptArgs& args);
 // Parses `accept ...` (argv[0] is "accept") and reads the spec. nullopt
 // after --help (the caller prints accept_help()); throws UsageError.
 std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv);
-std::string_view accept_help();
+std::string accept_help();
 
 // Sets the path settings of the spec's checks in the environment (before
 // MPI_Init and NCCL); returns this process's NCCL log file ("" when none).
