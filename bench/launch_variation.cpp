@@ -5,7 +5,7 @@
 //   between = (max - min) / median of the launches' per-iteration medians, and
 //             their coefficient of variation (how much launches disagree).
 // When `between` is well above `within`, one launch's interval understates
-// the real uncertainty: repeat launches (scripts/repeat-launches.sh).
+// the real uncertainty: repeat launches (scripts/validate/repeat-launches.sh).
 //   launch_variation run1.jsonl run2.jsonl ...
 #include <nlohmann/json.hpp>
 

@@ -4,7 +4,7 @@
 # ccbench compare on fixtures and on two real runs (headless Chromium screenshot),
 # --prom read back through a real node_exporter and Prometheus;
 # then the same unit tests in a build without MPI, hwloc or fmt's library;
-# then scripts/sanitize.sh (ASan + UBSan build and tests, 10,000 runs per fuzzer).
+# then scripts/dev/sanitize.sh (ASan + UBSan build and tests, 10,000 runs per fuzzer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage() { echo "== test.sh: $1 done at $((SECONDS / 60)) min $((SECONDS % 60)) s"; }  # docs/development.md "CI"
@@ -14,10 +14,10 @@ stage "install + main build"
 stage "main tests"
 
 # The build a GPU machine without MPI, hwloc or the fmt/json/CLI11 packages
-# gets (see scripts/gpu-check.sh): headers staged in deps/, one process only.
+# gets (see scripts/dev/gpu-check.sh): headers staged in deps/, one process only.
 # Unoptimised (build type None: -O0, no -g): it proves the build and its tests, not its speed, and
 # header-only fmt at -O2 doubled the stage's time.
-scripts/gpu-check.sh --stage >/dev/null
+scripts/dev/gpu-check.sh --stage >/dev/null
 variant=(-S . -B build-nompi -G Ninja -DCMAKE_BUILD_TYPE=None -DCCBENCH_MPI=OFF -DCCBENCH_BENCH=OFF
          -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
          -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON
@@ -31,5 +31,5 @@ stage "build without MPI + its tests"
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build (clang), a short fuzz run
 # of every importer and of the YAML profile parser.
-scripts/sanitize.sh
+scripts/dev/sanitize.sh
 stage "sanitizers + fuzzers"

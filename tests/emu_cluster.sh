@@ -12,7 +12,7 @@
 #   emu_cluster.sh profiles CCBENCH    a "bare-metal" (unshaped, MTU 9000) and a
 #                                      "cloud" (300 Mbit/s, MTU 1400) 2-host
 #                                      sweep, compared by ccbench compare
-#   emu_cluster.sh model CCBENCH       scripts/model-validate.sh --algorithm 4
+#   emu_cluster.sh model CCBENCH       scripts/validate/model-validate.sh --algorithm 4
 #                                      (ring pinned): fit on 2, 3, 4 hosts,
 #                                      predict and measure 6 and 8; the error and
 #                                      coverage targets must hold (one re-test of
@@ -20,10 +20,10 @@
 #                                      recorded runs are checked by model.cli: live,
 #                                      its 8-host runs on a loaded 2-core machine
 #                                      missed (docs/model.md)
-#   emu_cluster.sh workload CCBENCH    scripts/workload-validate.sh at 4 and 6 hosts:
+#   emu_cluster.sh workload CCBENCH    scripts/validate/workload-validate.sh at 4 and 6 hosts:
 #                                      the training step predicted from curves vs
 #                                      its replay (the dp phase within 20%; two re-tests)
-#   emu_cluster.sh history CCBENCH     scripts/history-validate.sh: 12 runs of every
+#   emu_cluster.sh history CCBENCH     scripts/validate/history-validate.sh: 12 runs of every
 #                                      link, emu-h3 throttled from run 7: history
 #                                      changes flags exactly its links, at run 7
 set -uo pipefail
@@ -45,7 +45,7 @@ run_emu() {  # run_emu LOG EMU-ARGS... -- MPIRUN-ARGS...: returns mpirun's exit 
 
 case "$case" in
   model)
-    "$here/../scripts/model-validate.sh" --ccbench "$ccbench" --algorithm 4 --retest
+    "$here/../scripts/validate/model-validate.sh" --ccbench "$ccbench" --algorithm 4 --retest
     rc=$?
     [ $rc = 77 ] && exit 77
     [ $rc = 0 ] || fail "model check: targets missed (exit $rc)"
@@ -60,7 +60,7 @@ case "$case" in
     # waits for a CPU are in no curve (docs/workload.md "Validation"). Two
     # re-tests on a miss.
     for try in 1 2 3; do
-      "$here/../scripts/workload-validate.sh" --ccbench "$ccbench" --workload "$here/fixtures/workload/emu-2d.yaml" \
+      "$here/../scripts/validate/workload-validate.sh" --ccbench "$ccbench" --workload "$here/fixtures/workload/emu-2d.yaml" \
         --fit-hosts 2,3,4 --hosts 6,8 --measured "" --dim dp --max-error 20 --steps 8
       rc=$?
       [ $rc = 77 ] && exit 77
@@ -70,9 +70,9 @@ case "$case" in
     ;;
   history)
     # 12 runs of every link, emu-h3's throttled from run 7: exactly its links
-    # flagged, at run 7 (scripts/history-validate.sh). One re-test on a miss.
+    # flagged, at run 7 (scripts/validate/history-validate.sh). One re-test on a miss.
     for try in 1 2; do
-      "$here/../scripts/history-validate.sh" --ccbench "$ccbench"
+      "$here/../scripts/validate/history-validate.sh" --ccbench "$ccbench"
       rc=$?
       [ $rc = 77 ] && exit 77
       [ $rc = 0 ] && break

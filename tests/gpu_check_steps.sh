@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/gpu-check-steps.sh without a GPU: every step of the GPU check ends
+# scripts/dev/gpu-check-steps.sh without a GPU: every step of the GPU check ends
 # within its bound whatever hangs (a step that ignores SIGTERM is killed), a
 # missing binary, an exhausted budget and a check that finds nothing each fail
 # with one line, and a passing step passes.
@@ -9,7 +9,7 @@ OUT=$(mktemp -d /tmp/ccbench-gpusteps.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 export STEP_KILL_AFTER=1 GPU_CHECK_BUDGET=30
-. "$root/scripts/gpu-check-steps.sh"
+. "$root/scripts/dev/gpu-check-steps.sh"
 
 step passes 5 true || fail "a passing step failed"
 start=$SECONDS

@@ -4,9 +4,9 @@
 # same run, a fixed-iteration sweep whose -n is the largest count the adaptive
 # sweep needed at any size (the fixed count that reaches the same precision at
 # every size). Prints both wall times and the precision each reached.
-#   scripts/precision-bench.sh [NP] [PRECISION]     (default 4 and 1%)
+#   scripts/validate/precision-bench.sh [NP] [PRECISION]     (default 4 and 1%)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 [ -x build/ccbench ] || scripts/setup.sh
 np=${1:-4} precision=${2:-1%}
 out=runs/precision-$(date -u +%Y%m%dT%H%M%SZ)

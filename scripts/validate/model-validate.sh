@@ -5,7 +5,7 @@
 # interval coverage against the targets). Exit: model check's (0 targets met,
 # 1 missed), 77 when namespaces cannot be made here, 2 on bad options.
 #
-#   scripts/model-validate.sh [options]
+#   scripts/validate/model-validate.sh [options]
 #     --ccbench PATH     the binary (default build/ccbench)
 #     --rate RATE        every host's link (tc units; default 200mbit)
 #     --fit LIST         host counts to fit on (default 2,3,4)
@@ -29,7 +29,7 @@
 #                        more (noise on a shared machine)
 #     --out DIR          keep the runs, model and check there
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)  # scripts/
 ccbench="$here/../build/ccbench" rate=200mbit fit=2,3,4 check=6,8 collective=all_reduce
 sweep="-b 64K -e 4M -f 2 -n 7 -w 1 --timing per_iteration" algorithm=rules fit_algorithms=6 retest=0 out=""
 while [ $# -gt 0 ]; do

@@ -24,7 +24,7 @@
 # two peers are on the same machine: the noise floor of the comparison).
 # The peers print 2 decimals: at 0.2 us that alone is up to 2.5% per size.
 #
-#   scripts/osu-imb-parity.sh [--np N] [--rounds R] [-n ITERS] [-w WARMUP]
+#   scripts/validate/osu-imb-parity.sh [--np N] [--rounds R] [-n ITERS] [-w WARMUP]
 #                             [--max BYTES] [--cases "all_reduce ..."]
 #                             [--tolerance F] [--out DIR] [--ccbench PATH]
 #                             [--osu DIR | --osu-archive FILE] [--imb FILE | --imb-archive FILE]
@@ -69,7 +69,7 @@ for v in "$np" "$rounds" "$iters" "$warmup" "$max"; do
 done
 [ "$np" -ge 2 ] && [ "$rounds" -ge 1 ] && [ "$iters" -ge 1 ] && [ "$max" -ge 16 ] ||
   { echo "osu-imb-parity: needs --np >= 2, --rounds >= 1, -n >= 1, --max >= 16" >&2; exit 2; }
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 root=$PWD
 skip() { echo "osu-imb-parity: SKIP: $*" >&2; exit 77; }
 command -v mpicc >/dev/null && command -v mpirun >/dev/null || skip "no mpicc/mpirun (apt-get install libopenmpi-dev openmpi-bin)"

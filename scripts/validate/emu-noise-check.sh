@@ -3,9 +3,9 @@
 # (default 10) with a CPU hog beside them (stress-ng, one worker per core);
 # prints each run's result and the number of false rejections (a clean
 # cluster rejected, or a verdict naming anything but the throttled hosts).
-# Usage: scripts/emu-noise-check.sh [N] [CTEST_REGEX]   (default 'emu\.(clean|throttled|bisect)')
+# Usage: scripts/validate/emu-noise-check.sh [N] [CTEST_REGEX]   (default 'emu\.(clean|throttled|bisect)')
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 n=${1:-10} regex=${2:-'emu\.(clean|throttled|bisect)'}
 command -v stress-ng >/dev/null || { echo "needs stress-ng (apt-get install stress-ng)"; exit 2; }
 stress-ng --cpu "$(nproc)" --quiet &

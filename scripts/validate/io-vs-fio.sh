@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ccbench io next to fio on the same jobs, on the same disk, alternating in one
 # run (docs/io.md has the figures). Needs fio (Debian: apt-get install fio).
-#   scripts/io-vs-fio.sh [--rounds N] [--size S] [--ccbench PATH] DIR
+#   scripts/validate/io-vs-fio.sh [--rounds N] [--size S] [--ccbench PATH] DIR
 # Jobs (both O_DIRECT, io_uring, one file of S bytes, read once each):
 #   seq   1 MiB sequential reads, queue depth 8
 #   rand  4 KiB random reads, queue depth 32 (each block once: fio's random map)
@@ -9,7 +9,7 @@
 # job; the ratio ccbench / fio of GB/s per round, and its median over rounds,
 # are printed. Exit 0 when each job's median ratio is within 0.9-1.1, else 1.
 set -euo pipefail
-rounds=7 size=1G ccbench="$(dirname "$0")/../build/ccbench"
+rounds=7 size=1G ccbench="$(dirname "$0")/../../build/ccbench"
 while [ $# -gt 1 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;

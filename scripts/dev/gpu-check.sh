@@ -23,15 +23,15 @@
 # MPI, hwloc and GoogleTest are optional (without GoogleTest step 1 is skipped).
 # fmt, CLI11 and nlohmann-json are needed as headers at least: from Debian
 # packages, or staged on another machine with
-#   scripts/gpu-check.sh --stage [PEERS]  (copies them and GoogleTest into deps/,
+#   scripts/dev/gpu-check.sh --stage [PEERS]  (copies them and GoogleTest into deps/,
 #                                          and the nccl-tests source archive from
 #                                          the folder PEERS, when given)
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 
 if [ "${1:-}" = "--stage" ]; then
   mkdir -p deps/include deps/lib deps/peers
-  # The nccl-tests archive for scripts/nccl-tests-parity.sh: a folder outside
+  # The nccl-tests archive for scripts/validate/nccl-tests-parity.sh: a folder outside
   # the checkout does not travel to a GPU machine, deps/ does when it is carried.
   [ -n "${2:-}" ] && cp "$2"/nccl-tests-*.tar.gz deps/peers/ 2>/dev/null
   for h in fmt CLI nlohmann gtest gmock; do
@@ -51,12 +51,12 @@ die() { echo "gpu-check: $*" >&2; exit 2; }
 command -v nvcc >/dev/null || die "no CUDA toolkit (nvcc not on PATH or in /usr/local/cuda/bin)"
 command -v cmake >/dev/null || die "cmake is needed"
 # NCCL: $NCCL_HOME, the toolkit's, or the Python wheel's.
-. scripts/nccl-home.sh
+. scripts/dev/nccl-home.sh
 nvidia-smi -L > "$OUT/gpus.txt" 2>&1 || die "no NVIDIA GPU visible: $(cat "$OUT/gpus.txt")"
 NGPUS=$(grep -c '^GPU ' "$OUT/gpus.txt")
 GEN=$(command -v ninja >/dev/null && echo Ninja || echo "Unix Makefiles")
 
-. scripts/gpu-check-steps.sh  # step, built, expect_in: bounded steps and their summary
+. scripts/dev/gpu-check-steps.sh  # step, built, expect_in: bounded steps and their summary
 
 step configure 300 cmake -S . -B build-gpu -G "$GEN" -DCMAKE_BUILD_TYPE=Release -DCCBENCH_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=native || { cat "$OUT/configure.log"; exit 1; }

@@ -21,7 +21,7 @@
 # predict --model`), which predicts the library's own choice by its rules:
 # the step predicted beyond the measured scale.
 #
-#   scripts/workload-validate.sh [options]
+#   scripts/validate/workload-validate.sh [options]
 #     --ccbench PATH     the binary (default build/ccbench)
 #     --workload FILE    default tests/fixtures/workload/emu-3d.yaml
 #     --rate RATE        every host's link (tc units; default 200mbit)
@@ -47,7 +47,7 @@
 #                        --sharing model: the model is of one group)
 #     --out DIR          keep the curves, predictions and replays there
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)  # scripts/
 ccbench="$here/../build/ccbench" workload="$here/../tests/fixtures/workload/emu-3d.yaml" rate=200mbit
 hosts_list=4,6,8 measured=4 sharing=model calls=nonblocking steps=10 min_inside=0.7 max_error=20 out="" dim=""
 fit_hosts=""

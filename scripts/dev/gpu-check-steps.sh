@@ -1,4 +1,4 @@
-# Sourced by scripts/gpu-check.sh (and tests/gpu_check_steps.sh): bounded
+# Sourced by scripts/dev/gpu-check.sh (and tests/gpu_check_steps.sh): bounded
 # steps and their one-line verdicts. Needs OUT (the log folder).
 #   GPU_CHECK_BUDGET  seconds for the whole script (default 290); a step that
 #                     starts with less than its bound left is cut to what is left

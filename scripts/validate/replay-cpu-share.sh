@@ -6,7 +6,7 @@
 # this machine's CPUs), alternating ROUNDS times. Prints each replay's
 # median step and exposed communication, and the median of each kind.
 #
-#   scripts/replay-cpu-share.sh [options]
+#   scripts/validate/replay-cpu-share.sh [options]
 #     --ccbench PATH     the binary (default build/ccbench)
 #     --workload FILE    default tests/fixtures/workload/emu-3d.yaml
 #     --hosts N          hosts per cluster (default 2), 2 ranks each
@@ -16,7 +16,7 @@
 #     --steps N          timed steps per replay (default 10)
 # Exit 0; 77 when namespaces cannot be made here; 1 when a replay failed; 2 on bad options.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)  # scripts/
 ccbench="$here/../build/ccbench" workload="$here/../tests/fixtures/workload/emu-3d.yaml"
 hosts=2 rate=200mbit copies=3 rounds=2 steps=10
 while [ $# -gt 0 ]; do

@@ -8,7 +8,7 @@
 #  3. the comparator: 1,000,000 vs 1,000,000 points next to a sort of the same
 #     keys, and nccl-tests import speed next to a memchr scan of the same bytes.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 [ -x build/bench/bench_kernels ] || scripts/setup.sh
 build/bench/bench_kernels --benchmark_min_time=0.2 --benchmark_repetitions=5 \
   --benchmark_report_aggregates_only=true --benchmark_format=csv 2>/dev/null |

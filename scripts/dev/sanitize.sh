@@ -15,7 +15,7 @@
 #     a fixed seed (FUZZ_RUNS), or FUZZ_SECONDS each for a longer search.
 # Installs clang and its runtime when missing. Fails on any finding.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 CCBENCH_EXTRA_PACKAGES="clang libclang-rt-14-dev ${CCBENCH_EXTRA_PACKAGES:-}" scripts/setup.sh --packages-only
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 # -O1 with line tables: what ASan's authors suggest (stack traces with file

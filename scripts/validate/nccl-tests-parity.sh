@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # ccbench next to nccl-tests on this machine's GPUs, same flags, alternating:
 # builds nccl-tests from its source archive in --peers DIR (default deps/peers,
-# where `scripts/gpu-check.sh --stage DIR` puts it), --archive FILE, or takes
+# where `scripts/dev/gpu-check.sh --stage DIR` puts it), --archive FILE, or takes
 # --nccl-tests DIR (a built tree), runs each tool --rounds times per collective, and prints per
 # size the ratio ccbench / nccl-tests of time and algbw (medians over the
 # rounds, through ccbench compare), then the targets of issue 14: time within
 # +-2% at >= 1 MiB and +-5% below (out-of-place).
 #
-#   scripts/nccl-tests-parity.sh [-g N] [--rounds R] [--collectives "all_reduce ..."]
+#   scripts/validate/nccl-tests-parity.sh [-g N] [--rounds R] [--collectives "all_reduce ..."]
 #                                [--graph N] [--nccl-tests DIR | --archive FILE]
 #                                [--peers DIR] [--ccbench PATH] [--out DIR] [-- FLAGS...]
 #     -g N            GPUs, one process (default: all visible)
 #     --rounds R      alternations per collective (default 3)
 #     --collectives   default "all_reduce all_gather reduce_scatter alltoall sendrecv"
 #     --graph N       also run all_reduce with -G N on both (default 10; 0: skip)
-#     --ccbench PATH  default build-gpu/ccbench (scripts/gpu-check.sh's build), else build/ccbench
+#     --ccbench PATH  default build-gpu/ccbench (scripts/dev/gpu-check.sh's build), else build/ccbench
 #     FLAGS           the sweep, passed to both (default: -b 8 -e 1G -f 2)
 # Every run (and the build) ends within its bound whatever hangs: timeout -k,
 # PARITY_RUN_SECONDS each (default 120; the build 300), SIGKILL 10 s after SIGTERM.
@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
     *) echo "nccl-tests-parity: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 root=$PWD
 sweep=("$@")
 [ ${#sweep[@]} -gt 0 ] || sweep=(-b 8 -e 1G -f 2)
@@ -50,8 +50,8 @@ if [ -z "$ccbench" ]; then
   ccbench=$root/build-gpu/ccbench
   [ -x "$ccbench" ] || ccbench=$root/build/ccbench
 fi
-. scripts/nccl-home.sh  # NCCL for nccl-tests' build, and libnccl.so.2 for both when they run
-if [ ! -x "$ccbench" ]; then  # a fresh machine: build it as scripts/gpu-check.sh does
+. scripts/dev/nccl-home.sh  # NCCL for nccl-tests' build, and libnccl.so.2 for both when they run
+if [ ! -x "$ccbench" ]; then  # a fresh machine: build it as scripts/dev/gpu-check.sh does
   echo "nccl-tests-parity: building ccbench into build-gpu ..." >&2
   export PATH=/usr/local/cuda/bin:$PATH
   gen=$(command -v ninja >/dev/null && echo Ninja || echo "Unix Makefiles")

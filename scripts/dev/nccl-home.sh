@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by scripts/gpu-check.sh and scripts/nccl-tests-parity.sh: where NCCL
+# Sourced by scripts/dev/gpu-check.sh and scripts/validate/nccl-tests-parity.sh: where NCCL
 # is. $NCCL_HOME when set; else the CUDA toolkit's (/usr/local/cuda/include/nccl.h);
 # else the one Python's nvidia-nccl wheel carries, linked as deps/nccl
 # (include/ and lib/libnccl.so), with its lib/ put on LD_LIBRARY_PATH so that

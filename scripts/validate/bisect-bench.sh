@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Bisect vs pairwise on simulated clusters (bench/bench_bisect): the table in
 # docs/acceptance.md and the chart docs/images/bisect-rounds.svg.
-# Usage: scripts/bisect-bench.sh [SEEDS] [PAIRWISE_MAX]   (defaults 100, 256)
+# Usage: scripts/validate/bisect-bench.sh [SEEDS] [PAIRWISE_MAX]   (defaults 100, 256)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 seeds=${1:-100} pairwise_max=${2:-256}
 [ -x build/bench/bench_bisect ] || cmake --build build --target bench_bisect >/dev/null
 out=$(mktemp -d)

@@ -7,10 +7,10 @@
 # checked too), and `ccbench history changes` must flag exactly the links of
 # emu-h3 as regressions, each once, at run STEP, and no other regression
 # (another link may speed up then: the pairs of a round share the cores).
-#   scripts/history-validate.sh [--ccbench PATH] [--runs 12] [--step 7] [--throttle 100mbit] [--keep DIR]
+#   scripts/validate/history-validate.sh [--ccbench PATH] [--runs 12] [--step 7] [--throttle 100mbit] [--keep DIR]
 # Exit: 0 as expected, 1 not, 77 when the emulated cluster cannot be made here.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)  # scripts/
 ccbench=$here/../build/ccbench runs=12 step=7 throttle=100mbit keep=""
 while [ $# -gt 0 ]; do
   case "$1" in
