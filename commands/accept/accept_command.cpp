@@ -747,7 +747,15 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
     outcome.run_errors.insert(outcome.run_errors.end(), s.run_errors.begin(), s.run_errors.end());
     code = s.interrupted ? kExitSignal + s.interrupted : outcome.exit_code();
     try {
-      if (args.node_check) return finish_node_check(args, outcome, code);
+      if (args.node_check) {
+        std::string unwritten;
+        try {
+          write_verdicts(args, outcome);
+        } catch (const UsageError& e) {
+          unwritten = e.what();
+        }
+        return finish_node_check(args, outcome, code, unwritten);
+      }
       const int printed = write_and_print(args, outcome, fmt::format("raw results: {}/raw/", args.out_dir), code);
       if (printed != kExitOk && code == kExitOk) code = printed;
     } catch (const UsageError& e) {

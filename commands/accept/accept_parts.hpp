@@ -60,10 +60,11 @@ BaselineLookup baseline_lookup(const GateBaselines& loaded, const std::vector<st
 // files are (`raw`); the exit code of printing (0, or 5 when stdout failed).
 int write_and_print(const AcceptArgs& args, const AcceptOutcome& outcome, const std::string& raw, int code);
 
-// --node-check's ending: the verdict files, one line on stderr per failing
-// check ("ccbench node check: HOST: CHECK: why"), and with --drain / --resume
-// this node drained (reason "ccbench: node check CHECK ...") or returned to
-// service (only from a ccbench drain). Returns `code`.
-int finish_node_check(const AcceptArgs& args, const AcceptOutcome& outcome, int code);
+// --node-check's ending (node_check.cpp), after the verdict files: why they
+// could not be written (`unwritten`, "" when they were) and one line per
+// failing check on stderr ("ccbench node check: HOST: CHECK: why"), and with
+// --drain / --resume this node drained (reason "ccbench: node check CHECK
+// ...") or returned to service (only from a ccbench drain). Returns `code`.
+int finish_node_check(const AcceptArgs& args, const AcceptOutcome& outcome, int code, const std::string& unwritten);
 
 }  // namespace ccb

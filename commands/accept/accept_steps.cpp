@@ -270,65 +270,7 @@ void act_on_nodes(const AcceptArgs& args, AcceptOutcome& outcome, const std::str
   }
 }
 
-std::string this_host() {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  return host;
-}
-
 }  // namespace
-
-void start_node_check_deadline() {
-  std::thread([] {
-    std::this_thread::sleep_for(std::chrono::seconds(kNodeCheckSeconds));
-    fmt::print(stderr,
-               "ccbench node check: {}: did not finish within {} s (slurmd ends a HealthCheckProgram after 60 s): "
-               "shorten the spec\n",
-               this_host(), kNodeCheckSeconds);
-    std::fflush(stderr);
-    _exit(kExitRejected);
-  }).detach();
-}
-
-int finish_node_check(const AcceptArgs& args, const AcceptOutcome& outcome, int code) {
-  // slurmd names the node it runs a HealthCheckProgram for.
-  const char* slurmd_node = std::getenv("SLURMD_NODENAME");
-  const std::string host = slurmd_node && *slurmd_node ? slurmd_node : this_host();
-  try {
-    write_verdicts(args, outcome);
-  } catch (const UsageError& e) {
-    fmt::print(stderr, "ccbench node check: {}: {}\n", host, terminal_safe(e.what()));
-  }
-  std::string first_failure;
-  for (const std::string& e : outcome.run_errors)
-    fmt::print(stderr, "ccbench node check: {}: {}\n", host, terminal_safe(e));
-  for (const CheckVerdict& v : outcome.checks) {
-    if (v.pass) continue;
-    std::string why = v.findings.empty() ? "failed" : v.findings.front();
-    for (const GroupVerdict& g : v.first)
-      if (!g.pass) {
-        why = g.reason;
-        break;
-      }
-    fmt::print(stderr, "ccbench node check: {}: {}: {}\n", host, v.check->name, terminal_safe(why));
-    if (first_failure.empty())
-      first_failure = fmt::format("ccbench: node check {}: {}", v.check->name, why).substr(0, 80);
-  }
-  try {
-    if (args.drain && !first_failure.empty() && outcome.run_errors.empty())
-      command_output(drain_command(host, first_failure), "--drain");
-    if (args.resume && code == kExitOk) {
-      const auto states = slurm_node_states({host});
-      const auto it = states.find(host);
-      if (it != states.end() && it->second.state.find("drain") != std::string::npos &&
-          it->second.reason.rfind("ccbench:", 0) == 0)
-        command_output(resume_command(host), "--resume");
-    }
-  } catch (const UsageError& e) {
-    fmt::print(stderr, "ccbench node check: {}: {}\n", host, terminal_safe(e.what()));
-  }
-  return code;
-}
 
 int run_accept_steps(const AcceptArgs& args) {
   try {
