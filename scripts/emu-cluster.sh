@@ -39,6 +39,10 @@ hosts=4 slots=1 rate="" mtu=1500 slurm=0 health="" health_interval=${EMU_HEALTH_
 declare -A throttle=()
 switches=()
 while [ $# -gt 0 ]; do
+  case "$1" in  # an option without its value: said, not looped on
+    -n|--slots|--rate|--throttle|--mtu|--switch|--health-check)
+      [ $# -ge 2 ] || { echo "$(basename "$0" .sh): $1 needs a value (see --help)" >&2; exit 2; } ;;
+  esac
   case "$1" in
     -n) hosts=$2; shift 2 ;;
     --slots) slots=$2; shift 2 ;;

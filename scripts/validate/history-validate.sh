@@ -13,6 +13,10 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)  # scripts/
 ccbench=$here/../build/ccbench runs=12 step=7 throttle=100mbit keep=""
 while [ $# -gt 0 ]; do
+  case "$1" in  # an option without its value: said, not looped on
+    --ccbench|--runs|--step|--throttle|--keep)
+      [ $# -ge 2 ] || { echo "$(basename "$0" .sh): $1 needs a value (see --help)" >&2; exit 2; } ;;
+  esac
   case "$1" in
     --ccbench) ccbench=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;

@@ -33,6 +33,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)  # scripts/
 ccbench="$here/../build/ccbench" rate=200mbit fit=2,3,4 check=6,8 collective=all_reduce
 sweep="-b 64K -e 4M -f 2 -n 7 -w 1 --timing per_iteration" algorithm=rules fit_algorithms=6 retest=0 out=""
 while [ $# -gt 0 ]; do
+  case "$1" in  # an option without its value: said, not looped on
+    --ccbench|--rate|--fit|--check|--collective|--sweep|--algorithm|--fit-algorithms|--out)
+      [ $# -ge 2 ] || { echo "$(basename "$0" .sh): $1 needs a value (see --help)" >&2; exit 2; } ;;
+  esac
   case "$1" in
     --ccbench) ccbench=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;

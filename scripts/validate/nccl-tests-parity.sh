@@ -25,6 +25,10 @@ ccbench="" archive="" peers=""
 gpus="" rounds=3 graph=10 nt="" out=""
 collectives="all_reduce all_gather reduce_scatter alltoall sendrecv"
 while [ $# -gt 0 ]; do
+  case "$1" in  # an option without its value: said, not looped on
+    -g|--rounds|--collectives|--graph|--nccl-tests|--archive|--peers|--ccbench|--out)
+      [ $# -ge 2 ] || { echo "$(basename "$0" .sh): $1 needs a value (see --help)" >&2; exit 2; } ;;
+  esac
   case "$1" in
     -g) gpus=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;

@@ -45,6 +45,10 @@ np=2 rounds=5 iters=1000 warmup=200 max=1048576 tolerance=0.05 out="" ccbench=""
 osu="" imb="" osu_archive="" imb_archive="" peers=""
 cases="all_reduce reduce broadcast all_gather alltoall gather scatter pingpong uni_bw"
 while [ $# -gt 0 ]; do
+  case "$1" in  # an option without its value: said, not looped on
+    --np|--rounds|-n|-w|--max|--cases|--tolerance|--out|--ccbench|--osu|--imb|--osu-archive|--imb-archive|--peers)
+      [ $# -ge 2 ] || { echo "$(basename "$0" .sh): $1 needs a value (see --help)" >&2; exit 2; } ;;
+  esac
   case "$1" in
     --np) np=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;

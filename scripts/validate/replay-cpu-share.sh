@@ -20,6 +20,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)  # scripts/
 ccbench="$here/../build/ccbench" workload="$here/../tests/fixtures/workload/emu-3d.yaml"
 hosts=2 rate=200mbit copies=3 rounds=2 steps=10
 while [ $# -gt 0 ]; do
+  case "$1" in  # an option without its value: said, not looped on
+    --ccbench|--workload|--hosts|--rate|--copies|--rounds|--steps)
+      [ $# -ge 2 ] || { echo "$(basename "$0" .sh): $1 needs a value (see --help)" >&2; exit 2; } ;;
+  esac
   case "$1" in
     --ccbench) ccbench=$2; shift 2 ;;
     --workload) workload=$2; shift 2 ;;

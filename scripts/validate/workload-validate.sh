@@ -52,6 +52,10 @@ ccbench="$here/../build/ccbench" workload="$here/../tests/fixtures/workload/emu-
 hosts_list=4,6,8 measured=4 sharing=model calls=nonblocking steps=10 min_inside=0.7 max_error=20 out="" dim=""
 fit_hosts=""
 while [ $# -gt 0 ]; do
+  case "$1" in  # an option without its value: said, not looped on
+    --ccbench|--workload|--rate|--hosts|--measured|--steps|--sharing|--mpi-calls|--min-inside|--max-error|--out|--dim|--fit-hosts)
+      [ $# -ge 2 ] || { echo "$(basename "$0" .sh): $1 needs a value (see --help)" >&2; exit 2; } ;;
+  esac
   case "$1" in
     --ccbench) ccbench=$2; shift 2 ;;
     --workload) workload=$2; shift 2 ;;
