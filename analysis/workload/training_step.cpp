@@ -289,7 +289,8 @@ StepProgram program_shape(const TrainingWorkload& w, int ranks, int ranks_per_no
   const double tokens = static_cast<double>(w.micro_batch) * w.sequence;
   prog.tokens_per_step = tokens * w.global_batch / w.micro_batch;
   const double active = (w.active_parameters > 0 ? w.active_parameters : w.parameters) / (w.tp * w.pp);
-  prog.forward_s = w.forward_s > 0 ? w.forward_s : 2 * active * tokens / (w.peak_tflops * 1e12 * w.mfu);
+  // forward_ms as given (0: no compute), else from mfu x peak (both > 0 when given).
+  prog.forward_s = w.mfu > 0 && w.peak_tflops > 0 ? 2 * active * tokens / (w.peak_tflops * 1e12 * w.mfu) : w.forward_s;
   prog.backward_s = prog.forward_s * w.backward_ratio;
   if (w.experts > 0 && w.ep == 1) prog.notes.push_back("experts with ep 1: every rank holds every expert, no alltoall");
   const bool sharded = w.ep > 1 && w.expert_parameters > 0;
