@@ -51,11 +51,15 @@ case "$case" in
     "$ccbench" history show --db "$db" --node vm-b7 --json > "$out/show.json" || fail "show --json"
     python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r and all('vm-b7' in x['hosts'].split(',') for x in r), r[:1]" \
       "$out/show.json" || fail "show --node: only series naming the host"
+    # A host name that is not UTF-8 (issue 52): the label is repaired, or Prometheus drops the whole file.
+    nccl_log "$fx/compare/nccl-tests/cloud-all_reduce.log" "vm-XX" 1 9 | sed 's/vm-XX/vm-\xff\xfe/' > "$out/latin1.log"
+    "$ccbench" history add --db "$db" "$out/latin1.log" > /dev/null || fail "add a run of a host that is not UTF-8"
     "$ccbench" history export --db "$db" --prom "$out/m.prom" > /dev/null || fail "export --prom"
+    grep -qF "host=\"vm-$(printf '\xef\xbf\xbd\xef\xbf\xbd')\"" "$out/m.prom" || fail "export --prom: the host's bytes not repaired"
     python3 - "$out/m.prom" <<'PY' || fail "export --prom: not Prometheus text"
 import re, sys
 seen = set()
-for l in open(sys.argv[1]):
+for l in open(sys.argv[1], encoding="utf-8", errors="strict"):
     if l.startswith("# HELP ") or l.startswith("# TYPE "):
         continue
     m = re.fullmatch(r'(ccbench_[a-z_]+)\{((?:[a-z_]+="(?:[^"\\]|\\.)*",?)*)\} (\S+)\n', l)

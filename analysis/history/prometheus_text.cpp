@@ -8,13 +8,14 @@
 #include <map>
 
 #include "common/errors.hpp"
+#include "common/terminal_text.hpp"
 #include "analysis/history/history_run.hpp"
 
 namespace ccb {
 
 std::string prom_label_value(const std::string& v) {
   std::string out;
-  for (char c : v) {
+  for (char c : utf8_repaired(v)) {  // Prometheus drops a whole file with one label that is not UTF-8
     if (c == '\\' || c == '"') out += '\\';
     if (c == '\n') {
       out += "\\n";

@@ -4,6 +4,7 @@
 
 #include "analysis/compare/comparison.hpp"
 #include "analysis/report/charts_gnuplot.hpp"
+#include "analysis/history/prometheus_text.hpp"
 #include "analysis/report/render.hpp"
 
 namespace ccb {
@@ -146,3 +147,15 @@ TEST(Reports, Formatting) {
 
 }  // namespace
 }  // namespace ccb
+
+TEST(Utf8Repaired, KeepsWellFormedTextAndReplacesEveryOtherByte) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_EQ(ccb::utf8_repaired("vm-b7 \xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"),
+            "vm-b7 \xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
+  EXPECT_EQ(ccb::utf8_repaired("vm-\xFF\xFE"), "vm-" + fffd + fffd);
+  EXPECT_EQ(ccb::utf8_repaired("\xC0\xAF"), fffd + fffd);                        // overlong '/'
+  EXPECT_EQ(ccb::utf8_repaired("\xED\xA0\x80"), fffd + fffd + fffd);             // a surrogate
+  EXPECT_EQ(ccb::utf8_repaired("\xF4\x90\x80\x80"), fffd + fffd + fffd + fffd);  // above U+10FFFF
+  EXPECT_EQ(ccb::utf8_repaired("a\xE2\x82"), "a" + fffd + fffd);                 // cut short
+  EXPECT_EQ(ccb::prom_label_value("h\xFF\"x"), "h" + fffd + "\\\"x");
+}
