@@ -4,7 +4,7 @@
 # temporary folder. Every case must exit with its code, print exactly one
 # line on stderr matching its pattern, and finish within 60 s and 4 GiB of
 # address space: never a crash, a hang or unbounded memory.
-# Usage: hostile.sh CCBENCH GOOD_RESULT_FILE [cli|results|specs|accept|model|history]
+# Usage: hostile.sh CCBENCH GOOD_RESULT_FILE [cli|results|specs|accept|model|steps|history]
 set -u
 ccbench=$1 good=$2 only=${3:-}
 dir=$(mktemp -d)
@@ -253,6 +253,18 @@ if [ -z "$only" ] || [ "$only" = model ]; then
   # A newline in io's folder name stays on its one line.
   check cli/io_newline_in_dir 2 "io .*nonexistent\?x" -- io "$dir/nonexistent
 x" -b 4K --file-size 64K
+fi
+
+if [ -z "$only" ] || [ "$only" = steps ]; then  # a yaml-cpp build only (tests/CMakeLists.txt)
+  # Training steps inside the accepted ranges that expand beyond any machine (issue 52): refused in one line
+  # while the step is built (they exhausted 4 GiB, or ran predict for minutes).
+  w=$(dirname "$0")/fixtures/workload
+  sed 's/global_batch: 8$/global_batch: 2000000/; s/micro_batch: 2$/micro_batch: 1/' "$w/tiny-3d.yaml" > "$dir/huge-batch.yaml"
+  for verb in show predict; do
+    args=(); [ $verb = predict ] && args=(--curves "$w/curves-1node.jsonl")
+    check "steps/huge_batch_$verb" 2 "the step expands to more than 8000000 actions \(2000000 micro-batches" -- \
+      workload $verb "$dir/huge-batch.yaml" --ranks 4 --ranks-per-node 4 "${args[@]}"
+  done
 fi
 
 if [ "$only" = history ]; then  # a SQLite build only (tests/CMakeLists.txt)

@@ -1,6 +1,7 @@
 #include "analysis/workload/step_simulation.hpp"
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -15,10 +16,10 @@ constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 struct StageState {
   std::size_t pc = 0;
   double t = 0;
-  std::array<double, 8> queue_free{};    // per queue: when its last collective ends
-  std::vector<double> end;               // per action: when a started operation ends (NaN: not known yet)
-  std::vector<std::size_t> message;      // per action starting a pipeline message: its number in its direction
-  std::vector<std::size_t> outstanding;  // started, not waited (action indices, in start order)
+  std::array<double, 8> queue_free{};  // per queue: when its last collective ends
+  std::vector<double> end;             // per action: when a started operation ends (NaN: not known yet)
+  std::vector<std::size_t> message;    // per action starting a pipeline message: its number in its direction
+  std::set<std::size_t> outstanding;   // started, not waited (action indices: start order)
   std::map<int, std::vector<double>> sends, recvs;  // per direction: post times of messages, in order
   StageResult result;
   bool done = false;
@@ -80,7 +81,7 @@ class Simulation {
     const Action& act = prog_.stages[s][a];
     const CommOp& op = prog_.ops[static_cast<std::size_t>(act.op)];
     if (end > me.t) me.result.exposed_s[static_cast<std::size_t>(op.dim)] += end - me.t, me.t = end;
-    me.outstanding.erase(std::find(me.outstanding.begin(), me.outstanding.end(), a));
+    me.outstanding.erase(a);
   }
 
   // Runs stage s until it must wait for another stage; true when it moved.
@@ -107,7 +108,7 @@ class Simulation {
             q = std::max(q, me.t) + secs_[static_cast<std::size_t>(a.op)];
             me.end[me.pc] = q;
           }
-          me.outstanding.push_back(me.pc);
+          me.outstanding.insert(me.outstanding.end(), me.pc);
           break;
         }
         case Action::Kind::wait: {
@@ -119,7 +120,7 @@ class Simulation {
         }
         case Action::Kind::wait_all:
           while (!me.outstanding.empty()) {
-            const std::size_t first = me.outstanding.front();
+            const std::size_t first = *me.outstanding.begin();
             const double end = end_of(s, first);
             if (std::isnan(end)) return moved;
             charge(me, s, first, end);

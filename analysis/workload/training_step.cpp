@@ -211,17 +211,32 @@ class ProgramBuilder {
   void compute(double s) {
     if (s <= 0) return;
     if (!out_.empty() && out_.back().kind == Action::Kind::compute) out_.back().seconds += s;
-    else out_.push_back({Action::Kind::compute, s, -1, -1});
+    else push({Action::Kind::compute, s, -1, -1});
   }
   int start(int op) {
-    out_.push_back({Action::Kind::start, 0, op, -1});
+    push({Action::Kind::start, 0, op, -1});
     return static_cast<int>(out_.size() - 1);
   }
-  void wait(int started) { out_.push_back({Action::Kind::wait, 0, -1, started}); }
+  void wait(int started) { push({Action::Kind::wait, 0, -1, started}); }
   void blocking(int op) { wait(start(op)); }
-  void wait_all() { out_.push_back({Action::Kind::wait_all, 0, -1, -1}); }
+  void wait_all() { push({Action::Kind::wait_all, 0, -1, -1}); }
 
  private:
+  // Every action of the step is kept (the simulation and the replay walk
+  // them): a file that expands beyond kMaxStepActions is refused while it
+  // is built, within a few hundred MB and about a second.
+  void push(const Action& a) {
+    out_.push_back(a);
+    if (out_.size() % 4096 != 0) return;
+    std::size_t total = 0;
+    for (const std::vector<Action>& s : prog_.stages) total += s.size();
+    if (total > kMaxStepActions)
+      throw UsageError(fmt::format(
+          "the step expands to more than {} actions ({} micro-batches per step on {} pipeline stages): ccbench "
+          "bounds a step there (fewer micro-batches, a smaller global_batch or a larger micro_batch, or fewer layers)",
+          kMaxStepActions, prog_.micro_batches, prog_.group_size(Dim::pp)));
+  }
+
   StepProgram& prog_;
   std::vector<Action>& out_;
 };

@@ -113,6 +113,11 @@ struct CommOp {
 // The stage a pipeline message of `direction` goes to or comes from (around the ring).
 inline int pp_neighbour(int stage, int direction, int pp) { return ((stage + direction) % pp + pp) % pp; }
 
+// The most actions a step's programs may hold, all stages together (a
+// file that expands further is refused: UsageError, exit 2): a prediction
+// at the bound took 1-2 s and 0.4 GB here (docs/workload.md).
+inline constexpr std::size_t kMaxStepActions = 8'000'000;
+
 struct Action {
   enum class Kind { compute, start, wait, wait_all };
   Kind kind = Kind::compute;
