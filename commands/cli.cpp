@@ -434,6 +434,11 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
   if (!raw.avg.empty()) cfg.aggregation = static_cast<RankCombine>(parse_long("-a/--average", raw.avg, 0, 3));
   if (!raw.timeout.empty()) cfg.timeout_s = parse_seconds("-T/--timeout", raw.timeout);
   parse_split_option(raw.split, cfg);
+  if (cfg.split && !cfg.history_db.empty())  // refused before measuring, not after (analysis/history/history_run.cpp)
+    throw UsageError(fmt::format(
+        "--history with {}: a run of groups side by side is not kept in the history (its series would mix with single "
+        "groups'); drop one",
+        cfg.split_source));
   if (!raw.window.empty()) cfg.window = static_cast<int>(parse_long("--window", raw.window, 1, 1 << 16));
   if (!raw.dtype.empty()) cfg.dtypes = parse_one_or_all("-d/--datatype", raw.dtype, all_dtypes(), parse_dtype);
   if (!raw.op.empty()) cfg.ops = parse_one_or_all("-o/--op", raw.op, all_ops(), parse_op);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "commands/history_command.hpp"
 #include "analysis/accept/accept_report.hpp"
@@ -21,6 +22,7 @@ class ExportWriter final : public Writer {
  public:
   explicit ExportWriter(RunExports e) : e_(std::move(e)) {}
   std::string error() const override { return error_; }
+  bool exports_at_end() const override { return true; }
   void begin(const RunInfo& r) override {
     started_at_ = r.started_at;
     add(run_to_json(r));
@@ -34,22 +36,29 @@ class ExportWriter final : public Writer {
       return;
     }
     const std::string source = fmt::format("run started {}", started_at_);
-    try {
-      Format format = Format::unknown;
-      const ResultSet set = imported_set(text_, source, &format);  // once, for both
+    // Each export is attempted and reported on its own (error(): every failure, "; " between).
+    const auto attempt = [&](auto&& what) {
+      try {
+        what();
+      } catch (const UsageError& x) {
+        error_ += (error_.empty() ? "" : "; ") + std::string(x.what());
+      }
+    };
+    Format format = Format::unknown;
+    std::optional<ResultSet> set;
+    attempt([&] { set = imported_set(text_, source, &format); });  // once, for both
+    if (!set) return;
 #if CCBENCH_HAVE_SQLITE
-      if (!e_.history_db.empty()) {
+    if (!e_.history_db.empty())
+      attempt([&] {
         std::string why;
-        const auto run = history_run_of(set, format, text_, HistoryRunSource{source, "", "", e_.label}, &why);
+        const auto run = history_run_of(*set, format, text_, HistoryRunSource{source, "", "", e_.label}, &why);
         if (!run) throw UsageError(fmt::format("--history {}: the run holds {}", e_.history_db, why));
         add_to_history(e_.history_db, *run);
-      }
+      });
 #endif
-      if (!e_.prom_path.empty())
-        write_file_atomically("--prom", e_.prom_path, prometheus_text({PromRun{&set, started_at_}}));
-    } catch (const UsageError& x) {
-      error_ = x.what();
-    }
+    if (!e_.prom_path.empty())
+      attempt([&] { write_file_atomically("--prom", e_.prom_path, prometheus_text({PromRun{&*set, started_at_}})); });
   }
 
  private:

@@ -64,7 +64,15 @@ void RunOutputs::finish(EndInfo e) {
   e.avg_busbw_gbps = busbw_count_ > 0 ? busbw_sum_ / static_cast<double>(busbw_count_) : -1.0;
   e.measurements = busbw_count_;
   e.ended_at = utc_now_iso8601();
-  for (Writer* w : outputs_) w->end(e);
+  // Exports first: the records the other writers end with say how they went.
+  for (Writer* w : outputs_)
+    if (w->exports_at_end()) {
+      w->end(e);
+      if (std::string why = w->error(); !why.empty()) e.export_errors.push_back(std::move(why));
+    }
+  if (!e.export_errors.empty() && (e.exit_code == kExitOk || e.exit_code == kExitWrongData)) e.exit_code = kExitOutput;
+  for (Writer* w : outputs_)
+    if (!w->exports_at_end()) w->end(e);
 }
 
 void RunOutputs::last_words(const std::string& status, int code) {

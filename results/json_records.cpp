@@ -189,15 +189,17 @@ json point_to_json(const PointRecord& p) {
 }
 
 json end_to_json(const EndInfo& e) {
-  return {{"type", "end"},
-          {"status", e.status},
-          {"ended_at", e.ended_at},
-          {"points", e.points},
-          {"wrong_total", e.wrong_total},
-          {"exit_code", e.exit_code},
-          {"avg_busbw_gbps", e.avg_busbw_gbps},
-          {"noise", e.noise},
-          {"noisy_measurements", e.noisy_measurements}};
+  json j = {{"type", "end"},
+            {"status", e.status},
+            {"ended_at", e.ended_at},
+            {"points", e.points},
+            {"wrong_total", e.wrong_total},
+            {"exit_code", e.exit_code},
+            {"avg_busbw_gbps", e.avg_busbw_gbps},
+            {"noise", e.noise},
+            {"noisy_measurements", e.noisy_measurements}};
+  if (!e.export_errors.empty()) j["export_errors"] = e.export_errors;
+  return j;
 }
 
 std::string placement_to_json(const RankPlacement& p) {

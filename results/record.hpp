@@ -184,6 +184,9 @@ struct EndInfo {
   double avg_busbw_gbps = 0;
   std::vector<std::string> noise;  // the run's noise: its start's and steal during it (results/noise.hpp)
   std::size_t noisy_measurements = 0, measurements = 0;  // placements flagged, of those measured
+  // Exports of the finished run that failed ("--history DB: ..."): the run
+  // measured as its status says, and exit_code is 5.
+  std::vector<std::string> export_errors;
 };
 
 }  // namespace ccb

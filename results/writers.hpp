@@ -24,6 +24,10 @@ class Writer {
   // The first write error ("out.jsonl: No space left on device"); "" while
   // every record went out. A writer that failed writes nothing more.
   virtual std::string error() const { return ""; }
+  // A writer that exports the finished run elsewhere (the history database,
+  // Prometheus text) from its end(): ended before the others, so that their
+  // end record says whether the exports succeeded (EndInfo::export_errors).
+  virtual bool exports_at_end() const { return false; }
 };
 
 // Text a table writer builds up and writes out in one piece per record; the

@@ -7,6 +7,8 @@
 #include "results/json_records.hpp"
 #include "results/schema.hpp"
 #include "results/writers.hpp"
+#include "harness/run_outputs.hpp"
+#include "common/errors.hpp"
 
 namespace ccb {
 namespace {
@@ -257,5 +259,52 @@ TEST(Writers, CsvQuotesFieldsWithCommas) {
 }
 
 TEST(Writers, UnwritablePathIsAUsageError) { EXPECT_ANY_THROW(make_jsonl_writer("/nonexistent-dir/x.jsonl")); }
+
+// What the sweep's --history / --prom writer does at the end of a run
+// (commands/run_exports.cpp), with the outcome given: RunOutputs' order is
+// what is tested here.
+class EndExport final : public Writer {
+ public:
+  explicit EndExport(std::string fails) : fails_(std::move(fails)) {}
+  void begin(const RunInfo&) override {}
+  void point(const PointRecord&) override {}
+  void end(const EndInfo&) override { error_ = fails_; }
+  std::string error() const override { return error_; }
+  bool exports_at_end() const override { return true; }
+
+ private:
+  std::string fails_, error_;
+};
+
+// The end record of a run whose export failed (or not), as -J writes it.
+nlohmann::json end_record_with_export(const std::string& fails, const char* status) {
+  const std::string path = ::testing::TempDir() + "/ccbench_export_end.jsonl";
+  {
+    std::vector<std::unique_ptr<Writer>> writers;
+    writers.push_back(make_jsonl_writer(path));  // before the export in the list, ended after it
+    writers.push_back(std::make_unique<EndExport>(fails));
+    RunOutputs outputs(0, std::move(writers), nullptr);
+    outputs.begin(sample_run());
+    EndInfo e;
+    e.status = status;
+    e.exit_code = std::string(status) == "wrong_data" ? kExitWrongData : kExitOk;
+    outputs.finish(e);
+  }
+  EXPECT_EQ(validate_jsonl_file(path), "");
+  const std::string text = read_file(path);
+  const std::size_t last = text.rfind('\n', text.size() - 2);
+  return nlohmann::json::parse(text.substr(last + 1));
+}
+
+TEST(RunOutputs, TheEndRecordSaysWhenAnExportOfTheRunFailed) {
+  const nlohmann::json failed = end_record_with_export("--history h.db: disk full", "completed");
+  EXPECT_EQ(failed["status"], "completed");  // what was measured stands
+  EXPECT_EQ(failed["exit_code"], kExitOutput);
+  EXPECT_EQ(failed["export_errors"], nlohmann::json::array({"--history h.db: disk full"}));
+  EXPECT_EQ(end_record_with_export("--prom p.prom: gone", "wrong_data")["exit_code"], kExitOutput);
+  const nlohmann::json fine = end_record_with_export("", "completed");
+  EXPECT_EQ(fine["exit_code"], kExitOk);
+  EXPECT_FALSE(fine.contains("export_errors"));
+}
 
 }  // namespace ccb
