@@ -254,7 +254,7 @@ int show(const HistoryArgs& a, const SeriesFilter& filter) {
   }
   if (a.json) text = out.dump(1) + "\n";
   if (!a.csv && !a.json && all.empty()) text = "history: no series matches\n";
-  return print_or_fail(text);
+  return print_or_fail(a.json ? text : terminal_safe_lines(text));  // names from imported files: no control bytes
 }
 
 }  // namespace
@@ -433,7 +433,11 @@ std::string default_history_db() {
   if (const char* v = env_value(EnvVar::history_db); v && *v) return v;
   if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/ccbench/history.db";
   const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : ".") + "/.local/share/ccbench/history.db";
+  if (!home || !*home)  // never a database under whatever folder the job happens to start in
+    throw UsageError(
+        "history: no database given and neither CCBENCH_HISTORY_DB, XDG_DATA_HOME nor HOME is set: "
+        "give --db DB");
+  return std::string(home) + "/.local/share/ccbench/history.db";
 }
 
 }  // namespace ccb

@@ -96,7 +96,7 @@ int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePoint
         tested, short_series, needed, regressions, regressions == 1 ? "" : "s", improvements,
         improvements == 1 ? "" : "s", options.max_p, options.min_magnitude, options.window);
   }
-  const int printed = print_or_fail(text);
+  const int printed = print_or_fail(json ? text : terminal_safe_lines(text));
   if (printed != kExitOk) return printed;
   return regressions > 0 ? kExitRejected : kExitOk;
 }

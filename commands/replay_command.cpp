@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
+#include "common/terminal_text.hpp"
 #include "common/sizes.hpp"
 #include "commands/cli_errors.hpp"
 #include "commands/option_table.hpp"
@@ -223,9 +224,9 @@ int run_replay(const ReplayArgs& args, const Comm& world) {
     fmt::print(
         "# ccbench replay: {} ({}) on {} ranks, {} node{}: tp {}, pp {}, dp {}, ep {}; {} micro-batches per "
         "step{}\n",
-        w.name, args.workload, prog.ranks, nodes, nodes == 1 ? "" : "s", prog.group_size(Dim::tp),
-        prog.group_size(Dim::pp), prog.group_size(Dim::dp), prog.group_size(Dim::ep), prog.micro_batches,
-        w.pp > 1 ? ", " + schedule_words(w) : "");
+        terminal_safe(w.name), terminal_safe(args.workload), prog.ranks, nodes, nodes == 1 ? "" : "s",
+        prog.group_size(Dim::tp), prog.group_size(Dim::pp), prog.group_size(Dim::dp), prog.group_size(Dim::ep),
+        prog.micro_batches, w.pp > 1 ? ", " + schedule_words(w) : "");
     fmt::print(
         "# compute per step {} ms (forward {} ms + backward {} ms per micro-batch, waits); buffers {} per rank\n",
         format_ms(prog.compute_per_step_s()), format_ms(prog.forward_s), format_ms(prog.backward_s),

@@ -77,7 +77,12 @@ void check_run_exports(const RunExports& e) {
   if (!e.history_db.empty()) {
 #if CCBENCH_HAVE_SQLITE
     check_distinct_paths({{"--history", e.history_db}, {"--prom", e.prom_path}}, {});
-    const HistoryDb opened(e.history_db, HistoryDb::Access::write);  // refuses a foreign one before the run
+    std::error_code ec;
+    if (std::filesystem::exists(e.history_db, ec)) {
+      const HistoryDb opened(e.history_db, HistoryDb::Access::write);  // refuses a foreign one before the run
+    } else {  // created when the run ends: a run killed before then leaves no empty database behind
+      check_output_writable("--history", e.history_db);
+    }
 #else
     throw UsageError(fmt::format("--history: {}", kBuiltWithoutSqlite));
 #endif

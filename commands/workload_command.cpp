@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "common/errors.hpp"
+#include "common/terminal_text.hpp"
 #include "common/sizes.hpp"
 #include "commands/cli_errors.hpp"
 #include "commands/option_table.hpp"
@@ -104,7 +105,8 @@ std::string group_text(const StepProgram& prog, const CommOp& op) {
 }
 
 void print_header(const TrainingWorkload& w, const StepProgram& prog) {
-  fmt::print("# {} ({}){}\n", w.name, w.file, w.source.empty() ? "" : "; shapes: " + w.source);
+  fmt::print("# {} ({}){}\n", terminal_safe(w.name), terminal_safe(w.file),
+             w.source.empty() ? "" : "; shapes: " + terminal_safe(w.source));
   fmt::print(
       "# {} ranks, {} per node: tp {}, pp {}, dp {}, ep {}, zero {}; {} micro-batch{} per step{}, {:.4g} tokens per "
       "step\n",

@@ -54,6 +54,13 @@ case "$case" in
     # A host name that is not UTF-8 (issue 52): the label is repaired, or Prometheus drops the whole file.
     nccl_log "$fx/compare/nccl-tests/cloud-all_reduce.log" "vm-XX" 1 9 | sed 's/vm-XX/vm-\xff\xfe/' > "$out/latin1.log"
     "$ccbench" history add --db "$db" "$out/latin1.log" > /dev/null || fail "add a run of a host that is not UTF-8"
+    # Control bytes in imported names never reach the terminal (issue 52): history show and changes.
+    nccl_log "$fx/compare/nccl-tests/cloud-all_reduce.log" "vm-XX" 1 8 | sed 's/vm-XX/vm-\x1b[2J/' > "$out/esc.log"
+    "$ccbench" history add --db "$db" "$out/esc.log" > /dev/null || fail "add a run of a host with an escape"
+    for verb in show changes; do
+      "$ccbench" history $verb --db "$db" > "$out/esc-$verb.txt"
+      [ $? -le 1 ] && ! grep -q $'\x1b' "$out/esc-$verb.txt" || fail "history $verb printed an escape byte"
+    done
     "$ccbench" history export --db "$db" --prom "$out/m.prom" > /dev/null || fail "export --prom"
     grep -qF "host=\"vm-$(printf '\xef\xbf\xbd\xef\xbf\xbd')\"" "$out/m.prom" || fail "export --prom: the host's bytes not repaired"
     python3 - "$out/m.prom" <<'PY' || fail "export --prom: not Prometheus text"
@@ -260,6 +267,10 @@ PY
     [ $rc = 2 ] && grep -q 'not a readable SQLite database' "$out/bad.err" || { cat "$out/bad.err"; fail "sweep --history on a text file: exit $rc"; }
     grep -q '^ *1024 ' "$out/bad.txt" && fail "the sweep ran before the database was checked"
     [ "$(cat "$out/text.db")" = "not sqlite" ] || fail "the text file was changed"
+    # A run killed before it ends leaves no empty database behind (issue 52): a new one is made at the end.
+    mpirun -np 2 -x CCBENCH_FAULT=exit:rank=0:bytes=4096 "$ccbench" all_reduce -b 1K -e 16K -f 4 -n 2 \
+      --history "$out/killed.db" > /dev/null 2>&1
+    [ ! -e "$out/killed.db" ] || fail "a sweep killed at 4 KiB left $out/killed.db"
     ;;
   accept)
     # One host, 2 ranks: a per-node group whose series is this host's. Its
