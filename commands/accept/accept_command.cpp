@@ -651,6 +651,17 @@ void map_nodes(const Comm& world, AcceptanceRun& s) {
 
 GateBaselines prepare_outputs(const AcceptArgs& args) {
   std::error_code ec;
+  // Before anything is created: a bad --history or --prom leaves --out as it was.
+  if (!args.history_db.empty()) {
+    const auto raw = std::filesystem::weakly_canonical(std::filesystem::path(args.out_dir) / "raw", ec);
+    const auto db = std::filesystem::weakly_canonical(args.history_db, ec);
+    const auto [mismatch, _] = std::mismatch(raw.begin(), raw.end(), db.begin(), db.end());
+    if (mismatch == raw.end())
+      throw UsageError(fmt::format("accept: --history {}: inside --out's raw/ folder, whose files are the runs it "
+                                   "adds; keep the database elsewhere",
+                                   args.history_db));
+  }
+  check_run_exports({args.history_db, args.prom_path, ""});
   std::filesystem::create_directories(std::filesystem::path(args.out_dir) / "raw", ec);
   if (ec) throw UsageError(fmt::format("accept: --out {}: cannot create the folder ({})", args.out_dir, ec.message()));
   check_verdict_paths(args);
