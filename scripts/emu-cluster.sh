@@ -25,6 +25,10 @@
 #   --health-check P     slurmd runs P as HealthCheckProgram every 30 s (--slurm;
 #                        EMU_HEALTH_INTERVAL=S for another interval)
 #
+# Several clusters coexist: each claims an id of its own (a lock folder under
+# /run/ccbench-emu, made atomically; EMU_ID_HINT=20..219 says which to try
+# first, for tests) and removes only what it created.
+#
 # mpirun gets a hostfile of the hosts' addresses, an rsh agent that enters the
 # host's namespaces (ip netns exec + unshare --uts), and Open MPI's out-of-band
 # and TCP BTL restricted to the emulated subnet; shared memory stays within a
@@ -60,6 +64,8 @@ done
 [ $# -gt 0 ] || { echo "emu-cluster: give mpirun's arguments (--slurm: a command) after --" >&2; exit 2; }
 case "$hosts" in ''|*[!0-9]*) echo "emu-cluster: -n '$hosts': not a number" >&2; exit 2 ;; esac
 [ "$hosts" -ge 1 ] && [ "$hosts" -le 64 ] || { echo "emu-cluster: -n $hosts: 1 to 64 hosts" >&2; exit 2; }
+case "$mtu" in ''|*[!0-9]*) echo "emu-cluster: --mtu '$mtu': a number of bytes, 68 to 65535" >&2; exit 2 ;; esac
+[ "$mtu" -ge 68 ] && [ "$mtu" -le 65535 ] || { echo "emu-cluster: --mtu $mtu: 68 to 65535 bytes" >&2; exit 2; }
 for i in "${!throttle[@]}"; do
   case "$i" in ''|*[!0-9]*) echo "emu-cluster: --throttle '$i': host index 1..$hosts" >&2; exit 2 ;; esac
   [ "$i" -ge 1 ] && [ "$i" -le "$hosts" ] || { echo "emu-cluster: --throttle $i: host index 1..$hosts" >&2; exit 2; }
@@ -69,11 +75,33 @@ skip() { echo "emu-cluster: SKIP: $*" >&2; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, veth, tc)"
 for tool in ip tc unshare mpirun; do command -v $tool >/dev/null || skip "'$tool' is not installed"; done
 
-# Names and a /24 unique to this invocation, so that two clusters can coexist.
-id=$(( ($$ % 200) + 20 ))
+# Names and a /24 unique to this invocation, so that two clusters can coexist:
+# the id is claimed with mkdir (atomic); a claim whose owner is gone is taken
+# over; an id whose bridge exists (a cluster of an older script) is skipped.
+locks=/run/ccbench-emu
+mkdir -p "$locks" || skip "cannot make $locks"
+start=${EMU_ID_HINT:-$(( ($$ % 200) + 20 ))}
+case "$start" in ''|*[!0-9]*) start=20 ;; esac
+id=""
+for k in $(seq 0 199); do
+  candidate=$(( (start - 20 + k) % 200 + 20 ))
+  ip link show "cce${candidate}br" > /dev/null 2>&1 && continue
+  if ! mkdir "$locks/$candidate" 2> /dev/null; then
+    owner=$(cat "$locks/$candidate/pid" 2> /dev/null)
+    [ -n "$owner" ] && kill -0 "$owner" 2> /dev/null && continue
+    rm -rf "$locks/$candidate"  # its owner is gone
+    mkdir "$locks/$candidate" 2> /dev/null || continue
+  fi
+  echo $$ > "$locks/$candidate/pid"
+  id=$candidate
+  break
+done
+[ -n "$id" ] || { echo "emu-cluster: no free cluster id (200 in use: $locks)" >&2; exit 1; }
 tag="cce${id}"
 subnet="10.213.${id}"
 bridge="${tag}br"
+made=()  # the namespaces and bridge this run made: the only ones it removes
+child=""
 # Not under /tmp: a Slurm node's /tmp is its own (scripts/emu-slurm.sh).
 work=$(mktemp -d "/var/tmp/${tag}.XXXXXX")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -81,18 +109,33 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 cleanup() {
   [ "$slurm" = 1 ] && stop_slurm
-  for i in $(seq 1 "$hosts"); do ip netns del "${tag}h$i" 2>/dev/null; done
-  ip link del "$bridge" 2>/dev/null
-  rm -rf "$work"
+  for thing in "${made[@]}"; do
+    case "$thing" in
+      netns:*) ip netns del "${thing#netns:}" 2>/dev/null ;;
+      link:*) ip link del "${thing#link:}" 2>/dev/null ;;
+    esac
+  done
+  rm -rf "$work" "$locks/$id"
+}
+# A signal ends what runs (mpirun, or --slurm's command) before the cluster
+# goes: no orphan is left to talk to namespaces that are gone.
+on_signal() {
+  if [ -n "$child" ]; then
+    kill -TERM "$child" 2>/dev/null
+    wait "$child" 2>/dev/null
+  fi
+  exit "$1"
 }
 trap cleanup EXIT
-trap 'exit 143' TERM
-trap 'exit 130' INT
+trap 'on_signal 129' HUP
+trap 'on_signal 143' TERM
+trap 'on_signal 130' INT
 
 ip netns add "${tag}probe" 2>/dev/null || skip "cannot create network namespaces here ($(ip netns add "${tag}probe2" 2>&1 | head -1))"
 ip netns del "${tag}probe"
 ip link add "$bridge" type bridge 2>/dev/null || skip "cannot create a bridge (no bridge support in this kernel?)"
-ip link set "$bridge" mtu "$mtu"
+made+=("link:$bridge")
+ip link set "$bridge" mtu "$mtu" || { echo "emu-cluster: --mtu $mtu: the bridge refused it" >&2; exit 2; }
 ip addr add "${subnet}.254/24" dev "$bridge"
 ip link set "$bridge" up
 
@@ -114,9 +157,11 @@ shape() {  # shape DEV RATE [NETNS]: htb root qdisc, everything in one class at 
 for i in $(seq 1 "$hosts"); do
   ns="${tag}h$i" addr="${subnet}.$i" name="emu-h$i"
   ip netns add "$ns" || { echo "emu-cluster: cannot create namespace $ns" >&2; exit 1; }
+  made+=("netns:$ns")
   ip link add "${tag}v$i" type veth peer name "${tag}p$i" || { echo "emu-cluster: cannot create veth" >&2; exit 1; }
   ip link set "${tag}p$i" netns "$ns"
-  ip link set "${tag}v$i" master "$bridge" mtu "$mtu" up
+  made+=("link:${tag}v$i")
+  ip link set "${tag}v$i" master "$bridge" mtu "$mtu" up || { echo "emu-cluster: --mtu $mtu: refused" >&2; exit 2; }
   ip netns exec "$ns" ip link set lo up
   ip netns exec "$ns" ip link set "${tag}p$i" name eth0 mtu "$mtu" up
   ip netns exec "$ns" ip addr add "$addr/24" dev eth0
@@ -145,7 +190,9 @@ if [ "$slurm" = 1 ]; then
     OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=1
   # Host I is namespace ${EMU_TAG}hI, its bridge end ${EMU_TAG}vI (tc on both).
   export EMU_TAG="$tag"
-  "$@"
+  "$@" &
+  child=$!
+  wait "$child"
   exit $?
 fi
 mpirun --hostfile "$work/hostfile" \
@@ -153,4 +200,6 @@ mpirun --hostfile "$work/hostfile" \
   --mca oob_tcp_if_include "${subnet}.0/24" --mca btl_tcp_if_include "${subnet}.0/24" \
   --mca btl self,vader,tcp --mca btl_vader_single_copy_mechanism none \
   --mca odls_base_sigkill_timeout 5 --mca mpi_yield_when_idle 1 \
-  "$@"
+  "$@" < /dev/stdin &
+child=$!
+wait "$child"

@@ -26,6 +26,9 @@
 #   emu_cluster.sh history CCBENCH     scripts/validate/history-validate.sh: 12 runs of every
 #                                      link, emu-h3 throttled from run 7: history
 #                                      changes flags exactly its links, at run 7
+#   emu_cluster.sh tags CCBENCH        two clusters at once, the second asked for the first's
+#                                      id: both finish, each on its own namespaces; SIGHUP
+#                                      to a cluster ends its mpirun and removes what it made
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 emu="$here/../scripts/emu-cluster.sh"
@@ -44,6 +47,36 @@ run_emu() {  # run_emu LOG EMU-ARGS... -- MPIRUN-ARGS...: returns mpirun's exit 
 }
 
 case "$case" in
+  tags)
+    # PID mod 200 made two clusters share names, and the second's cleanup
+    # removed the first's namespaces mid-run (issue 52).
+    EMU_ID_HINT=77 timeout 120 "$emu" -n 2 -- -np 2 sh -c 'sleep 8; hostname' > "$out/a.log" 2>&1 &
+    first=$!
+    for _ in $(seq 150); do grep -q 'namespace cce[0-9]*h2' "$out/a.log" && break; sleep 0.1; done
+    if ! grep -q 'namespace cce[0-9]*h2' "$out/a.log"; then
+      wait $first
+      [ $? = 77 ] && { grep SKIP "$out/a.log" >&2; exit 77; }
+      cat "$out/a.log"; fail "the first cluster did not start"
+    fi
+    tag=$(grep -o 'namespace cce[0-9]*h1' "$out/a.log" | head -1 | sed 's/namespace //; s/h1$//')
+    EMU_ID_HINT=${tag#cce} run_emu "$out/b.log" -n 2 -- -np 2 hostname || { cat "$out/b.log"; fail "the second cluster failed"; }
+    wait $first || { cat "$out/a.log"; fail "the first cluster failed beside the second"; }
+    grep -q 'emu-h2' "$out/a.log" || { cat "$out/a.log"; fail "the first cluster's ranks"; }
+    grep -q "namespace ${tag}h1" "$out/b.log" && fail "the second cluster took the first one's id ($tag)"
+    # SIGHUP: mpirun ended, the namespaces and the id removed, exit 129.
+    timeout 120 "$emu" -n 2 -- -np 2 sleep 60 > "$out/c.log" 2>&1 &
+    cluster=$!
+    for _ in $(seq 100); do pgrep -P $cluster mpirun > /dev/null && break; sleep 0.1; done
+    tag=$(grep -o 'namespace cce[0-9]*h1' "$out/c.log" | head -1 | sed 's/namespace //; s/h1$//')
+    [ -n "$tag" ] || { cat "$out/c.log"; fail "the third cluster did not start"; }
+    kill -HUP $cluster
+    wait $cluster
+    rc=$?
+    [ $rc = 129 ] || { cat "$out/c.log"; fail "SIGHUP: exit $rc, expected 129"; }
+    pgrep -f "mpirun.*sleep 60" > /dev/null && fail "SIGHUP left mpirun running"
+    [ -n "$tag" ] && ip netns list | grep -q "^${tag}h" && fail "SIGHUP left ${tag}'s namespaces"
+    [ -n "$tag" ] && [ -e "/run/ccbench-emu/${tag#cce}" ] && fail "SIGHUP left ${tag}'s id claimed"
+    ;;
   model)
     "$here/../scripts/validate/model-validate.sh" --ccbench "$ccbench" --algorithm 4 --retest
     rc=$?
