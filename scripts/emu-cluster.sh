@@ -117,8 +117,9 @@ cleanup() {
   done
   rm -rf "$work" "$locks/$id"
 }
-# A signal ends what runs (mpirun, or --slurm's command) before the cluster
-# goes: no orphan is left to talk to namespaces that are gone.
+# A signal ends mpirun before the cluster goes: no orphan is left to talk to
+# namespaces that are gone (--slurm's command runs in the foreground and is
+# waited for; stopping Slurm ends its steps).
 on_signal() {
   if [ -n "$child" ]; then
     kill -TERM "$child" 2>/dev/null
@@ -190,9 +191,7 @@ if [ "$slurm" = 1 ]; then
     OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=1
   # Host I is namespace ${EMU_TAG}hI, its bridge end ${EMU_TAG}vI (tc on both).
   export EMU_TAG="$tag"
-  "$@" &
-  child=$!
-  wait "$child"
+  "$@"  # in the foreground, as salloc and sbatch --wait expect; a signal waits for it
   exit $?
 fi
 mpirun --hostfile "$work/hostfile" \

@@ -657,9 +657,10 @@ GateBaselines prepare_outputs(const AcceptArgs& args) {
     const auto db = std::filesystem::weakly_canonical(args.history_db, ec);
     const auto [mismatch, _] = std::mismatch(raw.begin(), raw.end(), db.begin(), db.end());
     if (mismatch == raw.end())
-      throw UsageError(fmt::format("accept: --history {}: inside --out's raw/ folder, whose files are the runs it "
-                                   "adds; keep the database elsewhere",
-                                   args.history_db));
+      throw UsageError(
+          fmt::format("accept: --history {}: inside --out's raw/ folder, whose files are the runs it "
+                      "adds; keep the database elsewhere",
+                      args.history_db));
   }
   check_run_exports({args.history_db, args.prom_path, ""});
   std::filesystem::create_directories(std::filesystem::path(args.out_dir) / "raw", ec);
