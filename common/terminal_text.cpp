@@ -4,6 +4,26 @@
 
 namespace ccb {
 
+namespace {
+
+// Bytes in the well-formed UTF-8 sequence that starts at s[i] (0: none).
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto at = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  const unsigned c = at(0);
+  const auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return at(k) >= lo && at(k) <= hi; };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;  // no surrogates
+  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
+}  // namespace
+
 std::string terminal_safe(std::string_view s) {
   std::string out;
   out.reserve(s.size());
@@ -15,10 +35,7 @@ std::string terminal_safe(std::string_view s) {
       continue;
     }
     // Keep a well-formed UTF-8 sequence; any other byte becomes '?'.
-    const std::size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
-    bool ok = len > 0 && i + len <= s.size() && (len != 3 || c <= 0xEF);
-    for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    if (ok) {
+    if (const std::size_t len = utf8_sequence(s, i)) {
       out.append(s.substr(i, len));
       i += len;
     } else {
@@ -40,26 +57,6 @@ std::string terminal_safe_lines(std::string_view s) {
   }
   return out;
 }
-
-namespace {
-
-// Bytes in the well-formed UTF-8 sequence that starts at s[i] (0: none).
-std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-  const auto at = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
-  const unsigned c = at(0);
-  const auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return at(k) >= lo && at(k) <= hi; };
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
-  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
-  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;  // no surrogates
-  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
-}
-
-}  // namespace
 
 std::string utf8_repaired(std::string_view s) {
   std::string out;
