@@ -43,14 +43,6 @@ std::size_t parse_bytes(const std::string& flag, const std::string& text) {
   return *v;
 }
 
-double parse_seconds(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0)
-    throw UsageError(fmt::format("{} '{}': not a number of seconds >= 0", flag, text));
-  return v;
-}
-
 // One name, or "all" for every row of the table.
 template <class Rows, class Parse>
 auto parse_one_or_all(const std::string& flag, const std::string& text, const Rows& rows, Parse parse) {

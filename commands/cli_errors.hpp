@@ -8,11 +8,22 @@
 #include "common/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdlib>
 #include <regex>
 #include <string>
 #include <utility>
 
 namespace ccb {
+
+// A number of seconds >= 0 ("-T/--timeout 'x': not a number of seconds >= 0").
+inline double parse_seconds(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0)
+    throw UsageError(fmt::format("{} '{}': not a number of seconds >= 0", flag, text));
+  return v;
+}
 
 inline std::string usage_line(const CLI::ParseError& e) {
   const std::string m = e.what();

@@ -13,7 +13,9 @@ struct ReplayArgs {
   std::string workload, json_path, prediction_path;
   int steps = 10, warmup = 2;
   std::uint64_t max_buffer_bytes = std::uint64_t{4} << 30;
+  std::optional<double> timeout_s;  // -T; unset: kReplayTimeoutSeconds + one step's compute
 };
+inline constexpr double kReplayTimeoutSeconds = 60;
 
 std::string replay_help();
 // nullopt: --help was asked. Throws UsageError (one line).

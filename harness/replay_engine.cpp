@@ -62,7 +62,10 @@ ReplayEngine::ReplayEngine(const StepProgram& prog, MPI_Comm world, std::uint64_
   int rank = 0;
   MPI_Comm_rank(world, &rank);
   place_ = place_rank(prog, rank);
-  corrupt_ = faults_from_environment().corrupts(rank);
+  const Faults faults = faults_from_environment();
+  corrupt_ = faults.corrupts(rank);
+  hang_ = faults.kind == Faults::Kind::hang && faults.on(rank);
+  rank_ = rank;
   for (int d = 0; d < kDims; ++d) {
     const std::vector<int>& g = place_.groups[static_cast<std::size_t>(d)];
     const int key = as_int(std::find(g.begin(), g.end(), rank) - g.begin());
@@ -166,6 +169,7 @@ void ReplayEngine::finish(Started& s, bool verify, ReplayStepTimes& t) {
   const double t0 = MPI_Wtime();
   MPI_Wait(&s.req, MPI_STATUS_IGNORE);
   t.exposed_s[static_cast<std::size_t>(prog_.ops[static_cast<std::size_t>(s.op)].dim)] += MPI_Wtime() - t0;
+  if (watchdog_) watchdog_->heartbeat(++completed_);
   if (verify && corrupt_ && prog_.ops[static_cast<std::size_t>(s.op)].p2p != P2p::send) {
     mem_.corrupt(s.recv, info(prog_.dtype).size, 0);  // CCBENCH_FAULT=corrupt: one wrong element, once
     corrupt_ = false;
@@ -186,6 +190,7 @@ void ReplayEngine::compute(double seconds, std::vector<MPI_Request>& live) {
       int flag = 0;
       MPI_Testall(as_int(live.size()), live.data(), &flag, MPI_STATUSES_IGNORE);
     }
+    if (watchdog_) watchdog_->touch();  // a compute wait ends by itself
     const double nap = std::min(kProgressEvery_s, until - now);
     timespec ts{0, static_cast<long>(nap * 1e9)};
     nanosleep(&ts, nullptr);
@@ -199,6 +204,8 @@ ReplayStepTimes ReplayEngine::run_step(bool verify) {
   std::vector<std::size_t> open;  // in start order
   std::vector<MPI_Request> live;
   ReplayStepTimes t;
+  completed_ = 0;
+  if (hang_ && !verify) hang_forever(rank_, "at the first timed step of the replay");
   const double t0 = MPI_Wtime();
   for (std::size_t i = 0; i < prog.size(); ++i) {
     const Action& a = prog[i];

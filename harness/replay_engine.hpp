@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "harness/watchdog.hpp"
 #include "kernels/host_memory.hpp"
 #include "analysis/workload/training_step.hpp"
 
@@ -46,6 +47,9 @@ class ReplayEngine {
   // One step; verify: check every result (slower: not for timing).
   ReplayStepTimes run_step(bool verify);
   std::uint64_t wrong() const { return wrong_; }
+  // -T: each completed operation is a heartbeat (numbered within its step),
+  // and a compute wait keeps the watchdog quiet (it ends by itself).
+  void watch(Watchdog* w) { watchdog_ = w; }
 
  private:
   struct OpState {
@@ -72,6 +76,10 @@ class ReplayEngine {
   std::uint64_t buffer_bytes_ = 0, wrong_ = 0;
   double overrun_s_ = 0;  // how far the compute waits so far overran: taken off the next one
   bool corrupt_ = false;  // CCBENCH_FAULT=corrupt on this rank
+  bool hang_ = false;     // CCBENCH_FAULT=hang on this rank: it stops at the first timed step
+  Watchdog* watchdog_ = nullptr;
+  long completed_ = 0;  // operations completed in this step
+  int rank_ = 0;
 };
 
 }  // namespace ccb

@@ -62,7 +62,7 @@ void Watchdog::loop() {
     if (const int sig = watches_ == Watches::sweep ? stop_signal() : 0; sig != 0) {
       if (signal_at == 0) signal_at = now_ns();
       if (now_ns() - signal_at >= kSignalMillis * 1'000'000LL) {
-        const std::string status = fmt::format("interrupted: {} during {} (the point did not finish within {} ms)",
+        const std::string status = fmt::format("interrupted: {} during {} (not acted on within {} ms)",
                                                signal_name(sig), activity_, kSignalMillis);
         fmt::print(stderr, "ccbench: rank {} ({}): {}; exiting\n", rank_, host_, status);
         if (last_words_) last_words_(status, kExitSignal + sig);
@@ -83,8 +83,8 @@ void Watchdog::loop() {
     if (idle < setup_bound_ns(timeout_ns_, setup)) continue;
     const long it = iteration_.load();
     const std::string where = it < 0                 ? std::string("before its first operation")
-                              : asynchronous_.load() ? fmt::format("with iteration {} issued", it)
-                                                     : fmt::format("after iteration {}", it);
+                              : asynchronous_.load() ? fmt::format("with {} {} issued", iteration_name_, it)
+                                                     : fmt::format("after {} {}", iteration_name_, it);
     const std::string reason =
         watches_ == Watches::sweep
             ? fmt::format("timeout: no operation completed for {:.1f} s during {}{} {}",

@@ -41,6 +41,12 @@ class Watchdog {
   // Runs on the watchdog thread just before it ends the process, with the
   // end status ("failed: timeout ...", "interrupted: SIGTERM ...") and exit code.
   void set_last_words(std::function<void(const std::string& status, int code)> f);
+  // What heartbeat() counts, in the report ("after iteration 12"; ccbench
+  // replay: "operation").
+  void set_iteration_name(std::string name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    iteration_name_ = std::move(name);
+  }
   // The exit code of a timeout (kExitTimeout unless told; ccbench accept: 2).
   void set_exit_code(int code) { exit_code_ = code; }
   static constexpr int kGraceSeconds = 2;
@@ -125,6 +131,7 @@ class Watchdog {
   std::mutex mu_;
   std::condition_variable cv_;
   std::string activity_;
+  std::string iteration_name_ = "iteration";
   std::function<void(const std::string&, int)> last_words_;
   bool stop_ = false;
   std::thread thread_;

@@ -71,12 +71,15 @@ json replay_step_json(const ReplayStep& s, int step, int slowest_rank) {
       {"exposed_s", s.exposed_s}, {"exposed_by_dim_s", by}, {"slowest_rank", slowest_rank}};
 }
 
-json replay_end_json(std::uint64_t wrong, double median_step_s, double median_exposed_s, const std::string& ended_at) {
+json replay_end_json(const ReplayEnd& e, const std::string& ended_at) {
+  const auto measured = [&](double v) { return e.steps > 0 ? json(v) : json(); };
   return json({{"type", "end"},
-               {"status", "completed"},
-               {"wrong", wrong},
-               {"median_step_s", median_step_s},
-               {"median_exposed_s", median_exposed_s},
+               {"status", e.status},
+               {"exit_code", e.exit_code},
+               {"wrong", e.wrong},
+               {"steps", e.steps},
+               {"median_step_s", measured(e.median_step_s)},
+               {"median_exposed_s", measured(e.median_exposed_s)},
                {"ended_at", ended_at}});
 }
 
@@ -144,7 +147,9 @@ ReplayRun replay_of_text(const std::string& label, std::string_view text, const 
       throw UsageError(fmt::format("{}: {}", where, e.what()));
     }
   }
-  if (r.steps.empty()) throw UsageError(fmt::format("{}: the replay holds no step record", path));
+  if (r.steps.empty())
+    throw UsageError(fmt::format("{}: the replay holds no step record{}", path,
+                                 r.status.empty() ? "" : fmt::format(" (it ended: {})", r.status)));
   return r;
 }
 

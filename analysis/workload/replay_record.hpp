@@ -45,7 +45,15 @@ nlohmann::json replay_header_json(const TrainingWorkload& w, const StepProgram& 
                                   int nodes, const std::vector<std::string>& hosts,
                                   const std::vector<std::string>& noise, const std::string& started_at);
 nlohmann::json replay_step_json(const ReplayStep& s, int step, int slowest_rank);
-nlohmann::json replay_end_json(std::uint64_t wrong, double median_step_s, double median_exposed_s,
-                               const std::string& ended_at);
+// The end record: status "completed", "failed: ..." or "interrupted: SIGTERM";
+// the medians over the `steps` timed steps written (null when none).
+struct ReplayEnd {
+  std::string status = "completed";
+  int exit_code = 0;
+  std::uint64_t wrong = 0;
+  std::size_t steps = 0;
+  double median_step_s = 0, median_exposed_s = 0;
+};
+nlohmann::json replay_end_json(const ReplayEnd& e, const std::string& ended_at);
 
 }  // namespace ccb
