@@ -5,6 +5,9 @@
 #   history.sh CCBENCH FIXTURES changes a generated step in one host's series: exit 1, that host, that run
 #   history.sh CCBENCH FIXTURES replays replay -J records: step series, a 30% slower step found, @history refuses them
 #   history.sh CCBENCH FIXTURES sweep   mpirun sweeps (3 and 2 ranks) with --history and --prom
+#   history.sh CCBENCH FIXTURES readonly a reader who may not write the folder (issue 52): show, changes,
+#                                       export, compare @history read a clean database, one a writer holds open,
+#                                       and refuse (exit 5) one whose log holds changes they cannot see
 #   history.sh CCBENCH FIXTURES accept  baseline: history: not judged without a past, rejected against a
 #                                       past 1000x faster, passed against one 1000x slower; needs --history
 set -uo pipefail
@@ -346,6 +349,49 @@ PY
       grep -q "it holds [0-9]* runs and 3 verdicts$" "$out/a3add.txt" || { cat "$out/a3add.txt"; fail "a3 added"; }
     "$ccbench" history verdicts --db "$out/fast.db" --json | python3 -c "import json,sys; v=json.load(sys.stdin); assert [r['outcome'] for r in v] == ['accepted', 'rejected', 'accepted'], v" ||
       fail "history verdicts --json: oldest first"
+    ;;
+  readonly)
+    # Needs root to become another user (setpriv); skipped (77) elsewhere.
+    { [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; } || { echo "skipped: needs root and setpriv"; exit 77; }
+    chmod 755 "$out"
+    cp "$ccbench" "$out/ccbench" && chmod 755 "$out/ccbench"
+    "$ccbench" history add --db "$db" "$fx/compare/nccl-tests" > /dev/null || fail "add"
+    chmod 444 "$db"
+    mkdir -m 777 "$out/w"
+    as_reader() { setpriv --reuid=65534 --regid=65534 --clear-groups "$out/ccbench" "$@"; }
+    reads() {  # WHAT: every reading verb succeeds
+      as_reader history show --db "$db" --collective all_reduce > "$out/w/show" 2> "$out/w/err" ||
+        fail "$1: history show: $(cat "$out/w/err")"
+      grep -q '^started_at' "$out/w/show" || fail "$1: history show printed no table"
+      as_reader history changes --db "$db" > /dev/null 2> "$out/w/err"
+      [ $? -le 1 ] || fail "$1: history changes: $(cat "$out/w/err")"
+      as_reader history export --db "$db" --prom "$out/w/h.prom" 2> "$out/w/err" || fail "$1: export: $(cat "$out/w/err")"
+      grep -q '^ccbench_busbw' "$out/w/h.prom" || fail "$1: export wrote no metric"
+      as_reader compare --run a=@history:db="$db",collective=all_reduce --run b="$fx/compare/nccl-tests/cloud-all_reduce.log" \
+        --quiet --json "$out/w/c.json" 2> "$out/w/err" || fail "$1: compare @history: $(cat "$out/w/err")"
+    }
+    reads "a clean database"
+    ls "$db"-shm "$db"-wal 2> /dev/null && fail "a reader left files beside the database"
+    # A writer holds it open: its -shm and -wal exist, readable.
+    python3 -c 'import sqlite3,sys,time
+c = sqlite3.connect(sys.argv[1]); c.execute("select count(*) from runs").fetchall()
+open(sys.argv[2], "w").close(); time.sleep(60)' "$db" "$out/held" &
+    holder=$!
+    for _ in $(seq 100); do [ -e "$out/held" ] && break; sleep 0.1; done
+    reads "a database a writer holds open"
+    kill $holder; wait $holder 2> /dev/null
+    # A writer killed with changes in its log, and no -shm: refused, not read without them.
+    chmod 644 "$db"
+    (python3 -c 'import os,signal,sqlite3,sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute("pragma wal_autocheckpoint=0")
+c.execute("update runs set label = label || \"x\"")
+os.kill(os.getpid(), signal.SIGKILL)' "$db") 2> /dev/null
+    rm -f "$db"-shm
+    as_reader history show --db "$db" > /dev/null 2> "$out/w/err"
+    code=$?
+    [ $code = 5 ] || fail "a log the reader cannot see: exit $code, expected 5"
+    grep -q "^ccbench: history: $db: cannot be read without write access to its folder: $db-wal holds [0-9]* bytes" \
+      "$out/w/err" || fail "no line naming the log: $(cat "$out/w/err")"
     ;;
   *) fail "unknown case $case" ;;
 esac

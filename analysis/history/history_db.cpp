@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -184,6 +185,30 @@ std::int64_t id_by_content(sqlite3* db, const std::string& path, const char* sql
 
 }  // namespace
 
+namespace {
+
+// A file URI for sqlite3_open_v2 (SQLITE_OPEN_URI): every byte but unreserved
+// ones and '/' escaped, so '?', '#' and '%' in a path stay part of it.
+std::string file_uri(const std::string& path, const char* query) {
+  std::string uri = "file:";
+  for (const unsigned char c : path)
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') uri += static_cast<char>(c);
+    else uri += fmt::format("%{:02X}", c);
+  return uri + query;
+}
+
+FileStamp stamp_of(const struct stat& st) {
+  return {st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec};
+}
+
+// Bytes in DB-wal: committed changes a reader without its -shm cannot see.
+off_t wal_bytes(const std::string& path) {
+  struct stat st {};
+  return ::stat((path + "-wal").c_str(), &st) == 0 ? st.st_size : 0;
+}
+
+}  // namespace
+
 HistoryDb::HistoryDb(const std::string& path, Access access, int busy_timeout_ms) : path_(path), access_(access) {
   struct stat st {};
   const bool exists = ::stat(path.c_str(), &st) == 0;
@@ -192,23 +217,72 @@ HistoryDb::HistoryDb(const std::string& path, Access access, int busy_timeout_ms
         fmt::format("history: {}: no such database (add runs first: ccbench history add --db {} RUN...)", path, path));
   if (exists && !S_ISREG(st.st_mode)) throw UsageError(fmt::format("history: {}: not a regular file", path));
   const int flags = access == Access::read ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  if (sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
-    const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw OutputError(fmt::format("history: {}: cannot open ({})", path, msg));
-  }
-  sqlite3_busy_timeout(db_, busy_timeout_ms);
-  // WAL with synchronous NORMAL: a crash of ccbench or of the machine never
-  // corrupts the file; a power cut may lose the last runs added.
-  sqlite3_exec(db_, "PRAGMA synchronous = NORMAL", nullptr, nullptr, nullptr);
+  open(path, flags, busy_timeout_ms);
   try {
     check_schema(access == Access::write);
+    return;
+  } catch (...) {
+    // A reader that may not create DB-shm (a read-only folder or mount, a
+    // fleet database owned by its collector) cannot open a WAL database:
+    // "attempt to write a readonly database". It reads the file as it is.
+    const int code = sqlite3_errcode(db_) & 0xff;
+    sqlite3_close(db_);
+    db_ = nullptr;
+    if (access != Access::read || (code != SQLITE_READONLY && code != SQLITE_CANTOPEN)) throw;
+  }
+  open_unlocked(busy_timeout_ms);
+}
+
+// Without DB-shm, SQLite can read the file only as immutable: no locks, and
+// committed changes still in DB-wal unseen. So: refused while DB-wal holds
+// any, and every query checks afterwards that no writer changed the file or
+// its log meanwhile (confirm_unchanged).
+void HistoryDb::open_unlocked(int busy_timeout_ms) {
+  const auto refuse_wal = [&] {
+    if (const off_t wal = wal_bytes(path_); wal > 0)
+      throw OutputError(fmt::format(
+          "history: {}: cannot be read without write access to its folder: {}-wal holds {} bytes of changes not "
+          "yet in the file and there is no {}-shm to read them through (open it once as a user who may write "
+          "there, e.g. ccbench history show --db {})",
+          path_, path_, wal, path_, path_));
+  };
+  refuse_wal();
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) != 0) throw OutputError(fmt::format("history: {}: cannot be read", path_));
+  stamp_ = stamp_of(st);
+  open(file_uri(path_, "?immutable=1"), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, busy_timeout_ms);
+  unlocked_ = true;
+  try {
+    check_schema(false);
+    confirm_unchanged();
   } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;
     throw;
   }
+}
+
+void HistoryDb::confirm_unchanged() const {
+  if (!unlocked_) return;
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) != 0 || !(stamp_of(st) == stamp_) || wal_bytes(path_) > 0)
+    throw OutputError(fmt::format(
+        "history: {}: another process wrote the database while it was read without a lock (read-only: no {}-shm); "
+        "run the command again",
+        path_, path_));
+}
+
+void HistoryDb::open(const std::string& name, int flags, int busy_timeout_ms) {
+  if (sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw OutputError(fmt::format("history: {}: cannot open ({})", path_, msg));
+  }
+  sqlite3_busy_timeout(db_, busy_timeout_ms);
+  // WAL with synchronous NORMAL: a crash of ccbench or of the machine never
+  // corrupts the file; a power cut may lose the last runs added.
+  sqlite3_exec(db_, "PRAGMA synchronous = NORMAL", nullptr, nullptr, nullptr);
 }
 
 HistoryDb::~HistoryDb() {
@@ -383,6 +457,7 @@ std::vector<StoredSeries> HistoryDb::series(const SeriesFilter& f) {
                       q.text(11)};
     out.push_back(std::move(s));
   }
+  confirm_unchanged();
   return out;
 }
 
@@ -397,10 +472,15 @@ std::vector<StoredPoint> HistoryDb::points(std::int64_t series, const std::strin
   while (q.step())
     out.push_back(StoredPoint{q.integer(0), q.text(1), q.text(2), q.text(3), q.real(4), q.real(5), q.real(6),
                               static_cast<std::uint64_t>(q.integer(7))});
+  confirm_unchanged();
   return out;
 }
 
-std::int64_t HistoryDb::run_count() { return pragma_int(db_, path_, "SELECT count(*) FROM runs"); }
+std::int64_t HistoryDb::run_count() {
+  const std::int64_t n = pragma_int(db_, path_, "SELECT count(*) FROM runs");
+  confirm_unchanged();
+  return n;
+}
 
 HistoryDb::Added HistoryDb::add_verdict(const VerdictRecord& v) {
   if (access_ != Access::write) throw UsageError(fmt::format("history: {}: opened for reading", path_));
@@ -444,11 +524,14 @@ std::vector<StoredNodeVerdict> HistoryDb::node_verdicts(const std::string& host,
   while (q.step())
     out.push_back(StoredNodeVerdict{q.integer(0), q.text(1), q.text(2), q.text(3), q.text(4),
                                     NodeVerdictRow{q.text(5), q.text(6), q.text(7), q.text(8), q.real(9)}});
+  confirm_unchanged();
   return out;
 }
 
 std::int64_t HistoryDb::verdict_count() {
-  return version_ < 2 ? 0 : pragma_int(db_, path_, "SELECT count(*) FROM verdicts");
+  const std::int64_t n = version_ < 2 ? 0 : pragma_int(db_, path_, "SELECT count(*) FROM verdicts");
+  confirm_unchanged();
+  return n;
 }
 
 }  // namespace ccb

@@ -78,6 +78,13 @@ struct SeriesFilter {
   std::uint64_t bytes = 0;              // 0: every size
 };
 
+// A file's identity, size and last change (HistoryDb's unlocked reads).
+struct FileStamp {
+  unsigned long long dev = 0, ino = 0;
+  long long size = 0, mtime_ns = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+
 class HistoryDb {
  public:
   enum class Access { read, write };
@@ -115,7 +122,14 @@ class HistoryDb {
   const std::string& path() const { return path_; }
 
  private:
+  void open(const std::string& name, int flags, int busy_timeout_ms);
+  void open_unlocked(int busy_timeout_ms);
   void check_schema(bool may_create);
+  // Read without a lock (immutable: no DB-shm could be made): throws
+  // OutputError when the file or its log changed since it was opened.
+  void confirm_unchanged() const;
+  FileStamp stamp_;
+  bool unlocked_ = false;
   std::int64_t version_ = 0;  // the schema version of the file
   sqlite3* db_ = nullptr;
   std::string path_;
