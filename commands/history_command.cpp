@@ -179,12 +179,21 @@ std::string add_file(HistoryDb& db, const std::string& file, const HistoryAddReq
   const HistoryDb::Added added = db.add(*run);
   if (!added.added) {
     ++tally.present;
-    return fmt::format("history: {}: already there (run {}, same content)\n", terminal_safe(file), added.run);
+    return added.values > 0
+               ? fmt::format("history: {}: already there (run {}: the same run, {} values held{})\n",
+                             terminal_safe(file), added.run, added.values,
+                             run->complete ? "" : "; this copy has no end record yet")
+               : fmt::format("history: {}: already there (run {}, same content)\n", terminal_safe(file), added.run);
   }
   ++tally.added;
-  return fmt::format("history: {}: run {} ({}, {} from {}): {} value{}, {} new series\n", terminal_safe(file),
+  const std::string replaced = added.replaced_source.empty()
+                                   ? ""
+                                   : fmt::format("; replaces the same run's partial copy from {} ({} values)",
+                                                 terminal_safe(added.replaced_source), added.replaced_values);
+  return fmt::format("history: {}: run {} ({}, {} from {}): {} value{}, {} new series{}{}\n", terminal_safe(file),
                      added.run, run->format, run->started_at, run->time_basis, added.values,
-                     added.values == 1 ? "" : "s", added.new_series);
+                     added.values == 1 ? "" : "s", added.new_series, replaced,
+                     run->complete ? "" : "; no end record yet: a later copy of the whole run replaces it");
 }
 
 int add(const HistoryArgs& a) {

@@ -168,6 +168,18 @@ PY
     [ $rc = 5 ] && grep -q 'locked by another writer past --wait' "$out/locked.err" ||
       { cat "$out/locked.err"; fail "a locked database: exit $rc, expected 5"; }
     "$ccbench" history add --db "$out/c.db" "$out/n1.log" | grep -q 'it holds 8 runs' || fail "the locked add changed the runs"
+    # A -J read while its sweep still wrote it, then the whole file: one run (issue 52).
+    "$ccbench" all_reduce -b 8 -e 64K -f 4 -n 2 -J "$out/whole.jsonl" > /dev/null || fail "a sweep"
+    head -4 "$out/whole.jsonl" > "$out/partial.jsonl"
+    same=$out/same.db
+    "$ccbench" history add --db "$same" "$out/partial.jsonl" > "$out/s1" && grep -q 'no end record yet' "$out/s1" ||
+      { cat "$out/s1"; fail "a partial -J is added, saying so"; }
+    "$ccbench" history add --db "$same" "$out/whole.jsonl" > "$out/s2" &&
+      grep -q "replaces the same run's partial copy from $out/partial.jsonl" "$out/s2" && grep -q 'it holds 1 run$' "$out/s2" ||
+      { cat "$out/s2"; fail "the whole file replaces its partial copy"; }
+    "$ccbench" history add --db "$same" "$out/partial.jsonl" > "$out/s3" && grep -q 'already there (run 1: the same run' "$out/s3" ||
+      { cat "$out/s3"; fail "the partial copy again adds nothing"; }
+    [ "$("$ccbench" history show --db "$same" | grep -c '^# .*(1 run)$')" = 14 ] || fail "14 series of one run each"
     ;;
   changes)
     # Two hosts, 12 runs each; node-b's times 20% up from run 7.

@@ -56,8 +56,16 @@ CREATE TABLE node_verdicts(
 CREATE INDEX node_verdicts_host ON node_verdicts(host);
 )";
 
+// Version 3: a run's identity whatever file it arrives in, and whether the
+// file held the whole run (HistoryRun::run_key, complete).
+constexpr const char* kSchema3 = R"(
+ALTER TABLE runs ADD COLUMN run_key TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN complete INTEGER NOT NULL DEFAULT 1;
+CREATE INDEX runs_run_key ON runs(run_key);
+)";
+
 // Migrations: [k] takes a database from version k to k + 1 (0: empty).
-constexpr const char* kMigrations[] = {kSchema1, kSchema2};
+constexpr const char* kMigrations[] = {kSchema1, kSchema2, kSchema3};
 static_assert(std::size(kMigrations) == kHistorySchemaVersion);
 
 std::string utc_now() {
@@ -364,12 +372,42 @@ HistoryDb::Added HistoryDb::add(const HistoryRun& run) {
   Transaction t(db_, path_, in_batch_);
   if ((out.run = id_by_content(db_, path_, "SELECT id FROM runs WHERE content_sha256 = ?", run.sha256)))
     return out;  // rolled back: nothing written
+  // The same run in another file (a -J read while its sweep still wrote it,
+  // then the whole file): one run, the fuller copy.
+  std::int64_t same_run = 0;
+  std::vector<std::int64_t> old_series;
+  if (!run.run_key.empty()) {
+    Statement same(db_,
+                   "SELECT id, complete, source, (SELECT count(*) FROM points WHERE run_id = runs.id) FROM runs "
+                   "WHERE run_key = ?",
+                   path_);
+    same.bind(1, run.run_key);
+    if (same.step()) {
+      const auto held = static_cast<std::size_t>(same.integer(3));
+      if (same.integer(1) != 0 || !(run.complete || run.values.size() > held)) {
+        out.run = same.integer(0), out.values = held;
+        return out;  // the copy there is as full: nothing written
+      }
+      same_run = same.integer(0);
+      out.replaced_source = same.text(2), out.replaced_values = held;
+      Statement series_of(db_, "SELECT series_id FROM points WHERE run_id = ?", path_);
+      series_of.bind(1, same_run);
+      while (series_of.step()) old_series.push_back(series_of.integer(0));
+      for (const char* sql : {"DELETE FROM points WHERE run_id = ?", "DELETE FROM runs WHERE id = ?"}) {
+        Statement del(db_, sql, path_);
+        del.bind(1, same_run);
+        del.step();
+      }
+    }
+  }
   Statement ins(db_,
-                "INSERT INTO runs(content_sha256, source, format, started_at, time_basis, added_at, tool, hosts, "
-                "versions, label) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO runs(id, content_sha256, source, format, started_at, time_basis, added_at, tool, hosts, "
+                "versions, label, run_key, complete) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 path_);
-  ins.bind(1, run.sha256).bind(2, run.source).bind(3, run.format).bind(4, run.started_at).bind(5, run.time_basis);
-  ins.bind(6, utc_now()).bind(7, run.tool).bind(8, run.hosts).bind(9, run.versions).bind(10, run.label);
+  if (same_run > 0) ins.bind(1, same_run);  // the run keeps its id; else NULL: a new one
+  ins.bind(2, run.sha256).bind(3, run.source).bind(4, run.format).bind(5, run.started_at).bind(6, run.time_basis);
+  ins.bind(7, utc_now()).bind(8, run.tool).bind(9, run.hosts).bind(10, run.versions).bind(11, run.label);
+  ins.bind(12, run.run_key).bind(13, std::int64_t{run.complete ? 1 : 0});
   ins.step();
   out.run = sqlite3_last_insert_rowid(db_);
   Statement find(db_,
@@ -420,6 +458,16 @@ HistoryDb::Added HistoryDb::add(const HistoryRun& run) {
     point.step();
     out.values += static_cast<std::size_t>(sqlite3_changes(db_));
     point.reset();
+  }
+  if (!old_series.empty()) {  // series only the replaced copy had
+    Statement orphan(db_, "DELETE FROM series WHERE id = ? AND NOT EXISTS (SELECT 1 FROM points WHERE series_id = ?)",
+                     path_);
+    for (const std::int64_t id : old_series) {
+      orphan.bind(1, id).bind(2, id);
+      orphan.step();
+      orphan.reset();
+    }
+    series_ids_.clear(), batch_ids_.clear();  // ids of deleted series may be cached
   }
   t.commit();
   series_ids_.merge(fresh_ids);

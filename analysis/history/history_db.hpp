@@ -13,9 +13,10 @@ struct sqlite3;
 
 namespace ccb {
 
-// PRAGMA user_version of the schema this ccbench writes (2: verdicts kept);
+// PRAGMA user_version of the schema this ccbench writes (2: verdicts kept;
+// 3: runs.run_key and runs.complete);
 // it reads 1 to this and migrates older ones when it writes.
-inline constexpr int kHistorySchemaVersion = 2;
+inline constexpr int kHistorySchemaVersion = 3;
 // PRAGMA application_id that marks a ccbench history ("ccbh").
 inline constexpr int kHistoryApplicationId = 0x63636268;
 
@@ -39,6 +40,11 @@ struct HistoryValue {
 struct HistoryRun {
   std::string sha256, source, format, started_at, time_basis;  // time_basis: record, file mtime, --time
   std::string tool, hosts, versions, label;
+  // The run's identity whatever file it arrives in ("" for formats that
+  // record none: content identity only): ccbench's run record (its start,
+  // command and hosts). complete: the file ends with the run's end record.
+  std::string run_key;
+  bool complete = true;
   std::vector<HistoryValue> values;
 };
 
@@ -97,9 +103,14 @@ class HistoryDb {
   HistoryDb& operator=(const HistoryDb&) = delete;
 
   struct Added {
-    bool added = false;  // false: a run with the same content was there (run id of that one)
+    bool added = false;  // false: the run was there (run id of that one): the same content, or the
+                         // same run (run_key) as complete or with as many values
     std::int64_t run = 0;
     std::size_t values = 0, new_series = 0;
+    // added over the same run's partial copy (same run_key, fewer values or
+    // no end record): its values were replaced; the copy's file and value count
+    std::string replaced_source;
+    std::size_t replaced_values = 0;
   };
   Added add(const HistoryRun& run);
   // The same for a verdict, idempotent by its SHA-256 (values: node rows).

@@ -107,6 +107,10 @@ std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::st
   }
   HistoryRun run;
   run.sha256 = sha256_hex(text);
+  if (f == Format::ccbench_jsonl && !set.run_identity.empty()) {
+    run.run_key = sha256_hex("ccbench run\n" + set.run_identity);
+    run.complete = set.ended;
+  }
   run.source = source.path;
   run.format = std::string(format_name(f));
   run.label = source.label;
@@ -156,6 +160,11 @@ HistoryRun replay_history_run(const ReplayRun& replay, std::string_view text, co
   run.sha256 = sha256_hex(text);
   run.source = source.path;
   run.format = "ccbench replay";
+  if (!replay.started_at.empty()) {
+    run.run_key = sha256_hex(
+        fmt::format("ccbench replay\n{}\n{}\n{}", replay.started_at, replay.workload_file, hosts_text(replay.hosts)));
+    run.complete = !replay.status.empty();
+  }
   run.label = source.label;
   run.tool = "ccbench replay";
   set_started_at(run, source, replay.started_at);

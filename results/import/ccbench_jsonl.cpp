@@ -100,8 +100,20 @@ std::string forced_algorithm(const RunContext& run, std::string_view collective)
   return "";
 }
 
+// The run record's start, command and hosts, one per line ("" without a start).
+std::string run_identity(const json& run) {
+  const std::string started = str_at(run, "started_at");
+  if (started.empty()) return "";
+  std::set<std::string> hosts;
+  if (const auto it = run.find("placement"); it != run.end() && it->is_array())
+    for (const json& p : *it) hosts.insert(str_at(p, "host"));
+  const auto argv = run.find("argv");
+  return fmt::format("{}\n{}\n{}", started, argv == run.end() ? "" : argv->dump(), fmt::join(hosts, ","));
+}
+
 void read_environment(const json& run, ResultSet& set) {
   if (const std::string t = str_at(run, "started_at"); set.started_at.empty()) set.started_at = t;
+  if (set.run_identity.empty()) set.run_identity = run_identity(run);
   const json& versions = obj_at(run, "versions");
   set.note_env("tool", "ccbench " + str_at(versions, "ccbench"));
   for (const char* k : {"mpi_library", "cuda", "nccl", "os", "os_kernel", "compiler", "host_kernels", "hwloc_api"})
@@ -307,6 +319,7 @@ void import_ccbench_jsonl(std::string_view text, ImportContext& ctx) {
       run.seen = true;
       read_point(j, run, n, ctx);
     } else if (type == "end") {
+      ctx.set.ended = true;
       const std::string status = str_at(j, "status");
       if (!status.empty() && status != "completed") ctx.set.note_env("run.end_status", status);
       read_noise(j, ctx.set);

@@ -62,8 +62,14 @@ struct ResultSet {
   bool oversubscribed = false;     // one of them: more ranks than CPUs on a host (compare calls nothing on it)
   std::set<std::string> hosts;     // the hosts its runs name (ccbench's placement, nccl-tests' rank lines)
   std::string started_at;          // ISO 8601 UTC of its first run that records one (ccbench), else ""
-  std::string published_source;    // non-empty: published figures, not measured (and where from)
-  std::string predicted_from;      // non-empty: a model's prediction, not measured (fitted on what)
+  // ccbench JSON Lines: its first run record's start, command and hosts (the
+  // run, whatever file holds it; "" when the record has no start), and
+  // whether the file holds the run's end record (false: still being written,
+  // or its process was killed).
+  std::string run_identity;
+  bool ended = false;
+  std::string published_source;  // non-empty: published figures, not measured (and where from)
+  std::string predicted_from;    // non-empty: a model's prediction, not measured (fitted on what)
 
   // Records an environment value; a different value for the same name from
   // another file of the set is kept as well ("a | b").

@@ -185,6 +185,44 @@ TEST(HistoryDb, AddsOnceByContentAndReadsBackInTimeOrder) {
   EXPECT_THROW(db.add(run_with("c", "2026-12-03T00:00:00Z", 3)), UsageError);  // opened for reading
 }
 
+// One run arriving in several files (issue 52): a partial -J, then the whole
+// file; the fuller copy is kept under the run's id, never both.
+TEST(HistoryDb, TheSameRunInAnotherFileIsOneRun) {
+  const std::string path = temp_db("h-same-run.db");
+  HistoryDb db(path, HistoryDb::Access::write);
+  HistoryRun partial = run_with("part", "2026-12-01T00:00:00Z", 1);
+  partial.run_key = "run-1", partial.complete = false;
+  partial.values.pop_back();  // one value of two written so far
+  partial.values[0].key.op = "only-in-the-partial-copy";
+  const auto first = db.add(partial);
+  ASSERT_TRUE(first.added);
+  HistoryRun whole = run_with("whole", "2026-12-01T00:00:00Z", 1);
+  whole.run_key = "run-1";
+  const auto second = db.add(whole);
+  EXPECT_TRUE(second.added);
+  EXPECT_EQ(second.run, first.run);  // the run keeps its id
+  EXPECT_EQ(second.replaced_source, "part.jsonl");
+  EXPECT_EQ(second.replaced_values, 1u);
+  EXPECT_EQ(db.run_count(), 1);
+  EXPECT_EQ(db.series({}).size(), 2u);  // the partial copy's own series went with it
+  const auto again = db.add(partial);   // the partial copy again, later: the whole run stays
+  EXPECT_FALSE(again.added);
+  EXPECT_EQ(again.run, first.run);
+  EXPECT_EQ(again.values, 2u);
+  HistoryRun other = run_with("other", "2026-12-02T00:00:00Z", 2);
+  other.run_key = "run-2";
+  EXPECT_TRUE(db.add(other).added);
+  EXPECT_EQ(db.run_count(), 2);
+  // Two partial copies: the one with more values is kept.
+  HistoryRun p1 = run_with("p1", "2026-12-03T00:00:00Z", 3), p2 = run_with("p2", "2026-12-03T00:00:00Z", 3);
+  p1.run_key = p2.run_key = "run-3", p1.complete = p2.complete = false;
+  p1.values.pop_back();
+  EXPECT_TRUE(db.add(p1).added);
+  EXPECT_TRUE(db.add(p2).added);
+  EXPECT_FALSE(db.add(p1).added);
+  EXPECT_EQ(db.run_count(), 3);
+}
+
 void expect_refused_untouched(const std::string& path, const std::string& words) {
   const std::string before = bytes_of(path);
   for (auto access : {HistoryDb::Access::write, HistoryDb::Access::read}) {
