@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "common/environment.hpp"
@@ -278,10 +279,16 @@ HistoryAddResult add_files(const std::string& path, const std::vector<std::strin
   HistoryAddResult tally;
   constexpr std::size_t kFilesPerBatch = 256;
   std::string lines;
+  const std::set<std::string> all(files.begin(), files.end());
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (i % kFilesPerBatch == 0) db->begin_batch();
     try {
-      lines += add_file(*db, files[i], r, tally);
+      if (const std::string twin = twin_of_jsonl(files[i], all); !twin.empty()) {
+        ++tally.skipped;
+        lines += fmt::format("history: {}: skipped ({})\n", terminal_safe(files[i]), terminal_safe(twin));
+      } else {
+        lines += add_file(*db, files[i], r, tally);
+      }
     } catch (const ImportError& e) {
       ++tally.skipped;
       lines += fmt::format("history: {}: skipped ({})\n", terminal_safe(files[i]), terminal_safe(e.what()));

@@ -180,6 +180,17 @@ PY
     "$ccbench" history add --db "$same" "$out/partial.jsonl" > "$out/s3" && grep -q 'already there (run 1: the same run' "$out/s3" ||
       { cat "$out/s3"; fail "the partial copy again adds nothing"; }
     [ "$("$ccbench" history show --db "$same" | grep -c '^# .*(1 run)$')" = 14 ] || fail "14 series of one run each"
+    # A sweep folder: the .txt table beside its .jsonl is the same run, skipped (issue 53).
+    mkdir "$out/sweep" && cp "$out/whole.jsonl" "$out/sweep/a.jsonl" &&
+      "$ccbench" all_reduce -b 8 -e 64 -n 2 > "$out/sweep/a.txt" || fail "a sweep's table"
+    "$ccbench" history add --db "$out/folder.db" "$out/sweep" > "$out/f1" &&
+      grep -q "a.txt: skipped (ccbench table text: the same run as $out/sweep/a.jsonl)" "$out/f1" &&
+      grep -q 'it holds 1 run$' "$out/f1" || { cat "$out/f1"; fail "a sweep folder is one run"; }
+    # A table's 0.00 GB/s is below its printed resolution, never a published zero.
+    "$ccbench" history add --db "$out/zero.db" "$fx/compare/nccl-tests/cloud-all_reduce.log" > /dev/null &&
+      "$ccbench" history export --db "$out/zero.db" --prom "$out/zero.prom" > /dev/null || fail "export a table's run"
+    grep -q '^ccbench_time_seconds{.*bytes="8"' "$out/zero.prom" || fail "the 8 B time is exported"
+    ! grep -E '^ccbench_(bus|alg)bw_bytes_per_second\{.* 0$' "$out/zero.prom" || fail "a 0.00 GB/s exported as zero"
     ;;
   changes)
     # Two hosts, 12 runs each; node-b's times 20% up from run 7.

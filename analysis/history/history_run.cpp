@@ -130,6 +130,11 @@ std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::st
     const std::size_t x = gpu.find(" x ");
     gpu = x == std::string::npos ? "" : gpu.substr(x + 3);
   }
+  // A text table prints GB/s to 2 decimals: its 0.00 is a bandwidth below
+  // 0.005 GB/s, not a measured zero (kept, it would publish busbw 0 and ring
+  // a dashboard's alarm on a healthy node): not recorded; the time is.
+  const bool printed_rounded = f == Format::ccbench_table || f == Format::nccl_tests_text;
+  const auto below_resolution = [&](double gbps) { return printed_rounded && gbps == 0; };
   run.values.reserve(set.points.size());
   for (const ImportedPoint& p : set.points) {
     HistoryValue v;
@@ -145,8 +150,8 @@ std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::st
                       run.hosts,
                       p.memory == "device" ? gpu : ""};
     v.time_us = p.time_us;
-    v.busbw_gbps = p.busbw_gbps;
-    v.algbw_gbps = p.algbw_gbps;
+    v.busbw_gbps = below_resolution(p.busbw_gbps) ? kNaN : p.busbw_gbps;
+    v.algbw_gbps = below_resolution(p.algbw_gbps) ? kNaN : p.algbw_gbps;
     v.p50_us = p.p50_us;
     v.p90_us = p.p90_us;
     v.wrong = p.wrong.value_or(0);

@@ -3,6 +3,7 @@
 // "file:line: what"; an importer never throws for bad content.
 #pragma once
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +59,11 @@ std::string collective_in_filename(std::string_view path);
 // folder (recursive, sorted, hidden files and folders skipped). Throws
 // ImportError when the path is missing, unlistable or an empty folder.
 std::vector<std::string> result_files(const std::string& path);
+// A ccbench CSV or saved table beside the JSON Lines of the same run (a.csv
+// or a.txt next to a.jsonl, both among `files`): why it is read once, as the
+// JSON Lines ("ccbench table: the same run as a.jsonl"); "" otherwise. Reads
+// the file's head only.
+std::string twin_of_jsonl(const std::string& file, const std::set<std::string>& files);
 // Loads one --run: a file, or every regular file under a folder (sorted,
 // hidden files skipped). Throws ImportError when the path cannot be read at all.
 ResultSet load_result_set(const std::string& label, const std::string& path, const ImportOptions& options);

@@ -173,6 +173,24 @@ std::vector<std::string> result_files(const std::string& path) {
   return files;
 }
 
+namespace {
+
+// ccbench's CSV or saved table next to the JSON Lines of the same run (a.csv,
+// a.txt beside a.jsonl): the same points, read once.
+std::string twin_of(const std::string& file, Format f, const std::set<std::string>& files) {
+  if (f != Format::ccbench_csv && f != Format::ccbench_table) return "";
+  const std::string twin = std::filesystem::path(file).replace_extension(".jsonl").string();
+  return twin != file && files.count(twin) ? fmt::format("{}: the same run as {}", format_name(f), twin) : "";
+}
+
+}  // namespace
+
+std::string twin_of_jsonl(const std::string& file, const std::set<std::string>& files) {
+  const std::string twin = std::filesystem::path(file).replace_extension(".jsonl").string();
+  if (twin == file || !files.count(twin)) return "";  // no head read for most files
+  return twin_of(file, detect_format(read_head(file, kFormatHead)), files);
+}
+
 ResultSet load_result_set(const std::string& label, const std::string& path, const ImportOptions& options) {
   namespace fs = std::filesystem;
   ResultSet set;
@@ -185,14 +203,9 @@ ResultSet load_result_set(const std::string& label, const std::string& path, con
       // listed without mapping the rest: memory does not grow with its size.
       const std::string head = read_head(file, kFormatHead);
       const Format f = detect_format(head);
-      // ccbench's CSV or saved table next to the JSON Lines of the same run
-      // (a.csv, a.txt beside a.jsonl): the same points, read once.
-      if (f == Format::ccbench_csv || f == Format::ccbench_table) {
-        const std::string twin = fs::path(file).replace_extension(".jsonl").string();
-        if (twin != file && all.count(twin)) {
-          set.skipped.push_back(fmt::format("{} ({}: the same run as {})", file, format_name(f), twin));
-          continue;
-        }
+      if (const std::string twin = twin_of(file, f, all); !twin.empty()) {
+        set.skipped.push_back(fmt::format("{} ({})", file, twin));
+        continue;
       }
       if (f == Format::unknown) {
         import_text(head, file, set, options);
