@@ -156,6 +156,10 @@ Decision decide_workload(const Comparison& c, const CostInputs& cost, const std:
       s.comm_s = t->time_us * 1e-6, s.comm_lo_s = t->lo_us * 1e-6, s.comm_hi_s = t->hi_us * 1e-6;
       s.predicted = true, s.extrapolated = t->extrapolated, s.basis = "model: " + t->series;
       s.refused = t->unusable;
+      if (t->unbounded) {
+        s.unbounded = fmt::format("{} at {} ranks", w.collective, ranks);
+        s.comm_lo_s = 0, s.comm_hi_s = INFINITY;
+      }
     } else {
       const auto e = estimate_workload(w, *c.chart_tables[i], nullptr);
       if (!e) continue;

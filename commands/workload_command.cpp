@@ -235,7 +235,7 @@ PredictedStep predict_option(const Option& o, const TrainingWorkload& w, const S
     const CommOp& op = prog.ops[static_cast<std::size_t>(ph.op)];
     fmt::print("{:<48} {:<4} {:<18} {:>10} {:>6} {:>3} {:>10} {:>19}  {}{}\n", op.phase, setting_name(op.dim),
                group_text(prog, op), format_size(static_cast<double>(op.bytes)), ph.calls, ph.sharing, format_ms(ph.s),
-               fmt::format("{}-{}", format_ms(ph.lo_s), format_ms(ph.hi_s)), ph.curve,
+               ph.unbounded ? "unbounded" : fmt::format("{}-{}", format_ms(ph.lo_s), format_ms(ph.hi_s)), ph.curve,
                ph.extrapolated ? " (beyond)" : "");
   }
   const auto blocking =
@@ -247,9 +247,16 @@ PredictedStep predict_option(const Option& o, const TrainingWorkload& w, const S
         "--mpi-calls nonblocking\n",
         blocking, p.phases.size());
   const PredictedStep& sum = os.step;
-  fmt::print("# step: {} ms ({}-{}), compute {} ms, exposed communication {} ms ({}-{})\n", format_ms(sum.step_s.mid),
-             format_ms(sum.step_s.lo), format_ms(sum.step_s.hi), format_ms(sum.compute_s), format_ms(sum.exposed_s.mid),
-             format_ms(sum.exposed_s.lo), format_ms(sum.exposed_s.hi));
+  if (!sum.unbounded.empty())
+    fmt::print(
+        "# step: {} ms (interval unbounded: the scale model cannot bound {}), compute {} ms, exposed communication "
+        "{} ms\n",
+        format_ms(sum.step_s.mid), fmt::join(sum.unbounded, ", "), format_ms(sum.compute_s),
+        format_ms(sum.exposed_s.mid));
+  else
+    fmt::print("# step: {} ms ({}-{}), compute {} ms, exposed communication {} ms ({}-{})\n", format_ms(sum.step_s.mid),
+               format_ms(sum.step_s.lo), format_ms(sum.step_s.hi), format_ms(sum.compute_s),
+               format_ms(sum.exposed_s.mid), format_ms(sum.exposed_s.lo), format_ms(sum.exposed_s.hi));
   std::string dims;
   for (std::size_t d = 0; d < kDims; ++d)
     if (sum.by_dim[d].hi > 0)
@@ -282,10 +289,14 @@ void print_options(const std::vector<Option>& opts, const TrainingWorkload& w, c
              "per M useful tokens", "interval", "basis");
   for (const StepAtScale& s : d.sets)
     fmt::print("{:<12} {:>10} {:>21} {:>10.0f} {:>21} {:>12}  {}\n", s.label.empty() ? "-" : s.label,
-               format_ms(s.step_s), fmt::format("{}-{}", format_ms(s.step_lo_s), format_ms(s.step_hi_s)),
+               format_ms(s.step_s),
+               s.unbounded.empty() ? fmt::format("{}-{}", format_ms(s.step_lo_s), format_ms(s.step_hi_s))
+                                   : std::string("unbounded"),
                prog.tokens_per_step / s.step_s,
                s.cost ? fmt::format("{:.4g} {}", s.unit_cost, s.cost->currency) : std::string("-"),
-               s.cost ? fmt::format("{:.4g}-{:.4g}", s.cost_lo, s.cost_hi) : std::string("-"),
+               !s.cost               ? std::string("-")
+               : s.unbounded.empty() ? fmt::format("{:.4g}-{:.4g}", s.cost_lo, s.cost_hi)
+                                     : std::string("unbounded"),
                s.cost ? "predicted step x price of " + s.cost->name : "predicted step; no --cost");
   if (opts.size() < 2) return;
   const auto said = [](const RatioCall& c, std::string_view what) {

@@ -46,10 +46,20 @@ std::optional<BreakEven> break_even(const Decision& d) {
   const double rent_month = r.per_gpu_hour * o.gpus * 730.0 * o.utilisation * speed;
   const double net = rent_month - o.yearly_operating_cost / 12;
   b.months = net > 0 ? o.capital_cost / net : INFINITY;
+  // The renting time per owned time, at its ends: the ratio's interval.
+  const double speed_lo = rent->step_lo_s * rent_per / (own->step_hi_s * own_per);
+  const double speed_hi = rent->step_hi_s * rent_per / (own->step_lo_s * own_per);
   for (double u : b.utilisations) {
-    std::vector<double> row;
-    for (double f : b.price_factors) row.push_back(yearly / (o.gpus * 8760.0 * u) / (r.per_gpu_hour * f * speed));
+    std::vector<double> row, lo, hi;
+    for (double f : b.price_factors) {
+      const double at = yearly / (o.gpus * 8760.0 * u) / (r.per_gpu_hour * f);
+      row.push_back(at / speed);
+      lo.push_back(std::isfinite(speed_hi) ? at / speed_hi : 0);
+      hi.push_back(speed_lo > 0 ? at / speed_lo : INFINITY);
+    }
     b.own_over_rent.push_back(std::move(row));
+    b.own_over_rent_lo.push_back(std::move(lo));
+    b.own_over_rent_hi.push_back(std::move(hi));
   }
   return b;
 }
@@ -63,7 +73,15 @@ RatioCall call_lowest(const std::vector<StepAtScale>& sets, double StepAtScale::
   if (v.size() < 2) return {};
   std::sort(v.begin(), v.end(), [&](auto* a, auto* b) { return a->*value < b->*value; });
   const StepAtScale &a = *v[0], &b = *v[1];
-  return call_ratio(a.label, b.label, b.*value / a.*value, b.*lo / a.*hi, b.*hi / a.*lo);
+  RatioCall c = call_ratio(a.label, b.label, b.*value / a.*value, b.*lo / a.*hi, b.*hi / a.*lo);
+  for (const StepAtScale* s : {&a, &b})
+    if (!s->unbounded.empty() && c.kind != RatioCall::none) {
+      c.kind = RatioCall::unbounded, c.lo = c.hi = kNaN;
+      c.why = fmt::format("the step of '{}' rests on a scale-model interval the data cannot bound ({})", s->label,
+                          s->unbounded);
+      break;
+    }
+  return c;
 }
 
 }  // namespace
@@ -169,6 +187,10 @@ void fill_step(StepAtScale& s, const StepFacts& f, int nodes) {
   if (!s.refused.empty() || !s.step) return;
   s.step_s = s.step->step_s.mid, s.step_lo_s = s.step->step_s.lo, s.step_hi_s = s.step->step_s.hi;
   s.comm_s = s.step->exposed_s.mid, s.comm_lo_s = s.step->exposed_s.lo, s.comm_hi_s = s.step->exposed_s.hi;
+  if (!s.step->unbounded.empty()) {
+    s.unbounded = fmt::format("{}", fmt::join(s.step->unbounded, ", "));
+    s.step_lo_s = s.comm_lo_s = 0, s.step_hi_s = s.comm_hi_s = INFINITY;
+  }
   const bool from_profile = s.cost && std::isfinite(s.cost->node_mtbf_hours);
   s.node_mtbf_hours = from_profile ? s.cost->node_mtbf_hours : f.node_mtbf_hours > 0 ? f.node_mtbf_hours : kNaN;
   s.mtbf_basis = from_profile ? "input: cost profile" : "input: workload";
@@ -239,7 +261,8 @@ std::string cannot_tell(const RatioCall& c, std::string_view what) {
     case RatioCall::too_wide:
       return fmt::format("cannot tell which is {}: the interval of the ratio ({}) spans more than {:g}x", what,
                          interval_text(c), kMaxIntervalSpan);
-    case RatioCall::not_aligned: return fmt::format("cannot tell which is {}: {}", what, c.why);
+    case RatioCall::not_aligned:
+    case RatioCall::unbounded: return fmt::format("cannot tell which is {}: {}", what, c.why);
     default: return "";
   }
 }

@@ -48,6 +48,10 @@ struct StepAtScale {
   std::optional<PredictedStep> step;
   double bubble_s = 0;
   std::vector<std::string> modelled;  // curves from the scale model, one line each
+  // The phases whose scale-model interval is unbounded ("" when none): the
+  // step's interval is then unbounded (lo 0, hi infinite) and no call is
+  // made on it.
+  std::string unbounded;
   // Filled by decide() / decide_training_step():
   double step_s = kNaN, step_lo_s = kNaN, step_hi_s = kNaN;
   double unit_cost = kNaN, cost_lo = kNaN, cost_hi = kNaN;  // per Decision::cost_unit
@@ -64,11 +68,12 @@ struct StepAtScale {
 // band; otherwise cannot tell (the interval contains equal, or is too wide).
 inline constexpr double kMaxIntervalSpan = 10;
 struct RatioCall {
-  enum Kind { winner, on_par, contains_equal, too_wide, not_aligned, none };
+  // unbounded: a set's estimate rests on an interval the data cannot bound (why names it)
+  enum Kind { winner, on_par, contains_equal, too_wide, not_aligned, unbounded, none };
   Kind kind = none;
   std::string lower, higher;  // labels: lower has the smaller point estimate
   double ratio = kNaN, lo = kNaN, hi = kNaN;
-  std::string why;  // not_aligned: what the comparison's tables say instead
+  std::string why;  // not_aligned: what the comparison's tables say instead; unbounded: which set, which phases
 };
 RatioCall call_ratio(const std::string& lower, const std::string& higher, double ratio, double lo, double hi,
                      double tie_band = 0.02);
@@ -97,6 +102,9 @@ struct BreakEven {
   std::vector<double> utilisations{0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
   std::vector<double> price_factors{0.7, 1.0, 1.3};
   std::vector<std::vector<double>> own_over_rent;  // [utilisation][price factor]
+  // The interval of each ratio that the step times' ranges allow (hi
+  // infinite when a step's interval is unbounded).
+  std::vector<std::vector<double>> own_over_rent_lo, own_over_rent_hi;
 };
 
 struct DataMove {

@@ -71,6 +71,7 @@ std::optional<Projection> project_set(const ResultSet& measured, int ranks, int 
       ip.time_us = q.time_us;
       ip.time_lo_us = q.lo_us;
       ip.time_hi_us = q.hi_us;
+      ip.time_unbounded = q.unbounded;
       ip.algbw_gbps = q.algbw_gbps;
       ip.busbw_gbps = q.busbw_gbps;
       ip.forced_algorithm = pr.forced;
@@ -97,7 +98,7 @@ std::optional<ScaledTime> scaled_time(const Model& m, const std::string& collect
     const PredictedPoint& q = pr.points.front();
     bool beyond = false;
     for (const std::string& f : pr.flags) beyond = beyond || f.starts_with("beyond");
-    best = ScaledTime{q.time_us, q.lo_us, q.hi_us, q.size_extrapolated || beyond, pr.series->key(), ""};
+    best = ScaledTime{q.time_us, q.lo_us, q.hi_us, q.size_extrapolated || beyond, pr.series->key(), "", q.unbounded};
     if (pr.series->unusable())
       best->unusable = fmt::format("the fit of {} is unusable: median left-out error {:.0f}% (bound {:.0f}%)",
                                    pr.series->key(), 100 * (std::exp(pr.series->left_out_median()) - 1),

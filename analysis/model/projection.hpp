@@ -23,7 +23,8 @@ struct ScaledTime {
   double time_us = kNaN, lo_us = kNaN, hi_us = kNaN;
   bool extrapolated = false;  // step size outside the measured, or beyond the model's validity
   std::string series;
-  std::string unusable;  // non-empty: the series' fit is unusable (ModelSeries::unusable), in words
+  std::string unusable;    // non-empty: the series' fit is unusable (ModelSeries::unusable), in words
+  bool unbounded = false;  // the interval is the model's "unbounded" (lo_us, hi_us: the formula's)
 };
 std::optional<ScaledTime> scaled_time(const Model& m, const std::string& collective, int ranks, int nodes,
                                       double bytes);

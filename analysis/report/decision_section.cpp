@@ -90,11 +90,21 @@ std::string break_even_sentence(const BreakEven& b, const std::string& per) {
         "Owning ('{}') never costs less {} than renting ('{}'): it would need {} utilisation{}, "
         "more than 100%.",
         b.own, per, b.rent, std::isfinite(b.utilisation) ? percent(b.utilisation) : "infinite", range);
+  if (!std::isfinite(hi) || !(lo > 0))
+    return fmt::format(
+        "Cannot tell whether owning ('{}') ever costs less {} than renting ('{}'): a step time's interval is "
+        "unbounded, and so is the break-even utilisation.",
+        b.own, per, b.rent);
   if (hi > 1)
     return fmt::format(
         "Cannot tell whether owning ('{}') ever costs less {} than renting ('{}'): the break-even "
-        "utilisation lies between {} and {}, beyond 100%.",
+        "utilisation lies between {} and {}, below 100% at one end and beyond it at the other.",
         b.own, per, b.rent, percent(lo), percent(hi));
+  if (lo <= b.owner_utilisation && b.owner_utilisation <= hi)
+    return fmt::format(
+        "Owning ('{}') costs the same {} as renting ('{}') at {} utilisation (range {} to {}), and less above it; "
+        "at the stated {:.0f}%, inside that range, cannot tell whether the purchase pays back.",
+        b.own, per, b.rent, percent(b.utilisation), percent(lo), percent(hi), 100 * b.owner_utilisation);
   const std::string months =
       !std::isfinite(b.months) ? "never pays back"
       : b.months > b.amortisation_months
@@ -167,14 +177,17 @@ Section decision_section(const Decision& d, const Workload& w) {
           {{x.label}, {x.basis + ": no estimate, " + x.refused, Tone::warn}, {"-"}, {"-"}, {"-"}, {"-"}, {"-"}});
       continue;
     }
-    t.rows.push_back(
-        {{x.label},
-         {x.basis + (x.extrapolated ? " (extrapolated)" : ""), x.extrapolated ? Tone::warn : Tone::plain},
-         {format_seconds(x.comm_s)},
-         {interval ? format_seconds(x.comm_lo_s) + " - " + format_seconds(x.comm_hi_s) : "-"},
-         {format_seconds(x.step_s)},
-         {x.cost ? format_money(x.unit_cost, cur) : "no cost profile"},
-         {interval && x.cost ? format_money(x.cost_lo, cur) + " - " + format_money(x.cost_hi, cur) : "-"}});
+    t.rows.push_back({{x.label},
+                      {x.basis + (x.extrapolated ? " (extrapolated)" : ""), x.extrapolated ? Tone::warn : Tone::plain},
+                      {format_seconds(x.comm_s)},
+                      {!x.unbounded.empty() ? Cell{"unbounded: the model cannot bound " + x.unbounded, Tone::warn}
+                       : interval           ? Cell{format_seconds(x.comm_lo_s) + " - " + format_seconds(x.comm_hi_s)}
+                                            : Cell{"-"}},
+                      {format_seconds(x.step_s)},
+                      {x.cost ? format_money(x.unit_cost, cur) : "no cost profile"},
+                      {!x.unbounded.empty() && x.cost ? "unbounded"
+                       : interval && x.cost ? format_money(x.cost_lo, cur) + " - " + format_money(x.cost_hi, cur)
+                                            : "-"}});
   }
   s.tables.push_back(std::move(t));
   if (d.break_even) s.tables.push_back(break_even_table(*d.break_even, "per step"));
@@ -183,13 +196,19 @@ Section decision_section(const Decision& d, const Workload& w) {
 
 Table break_even_table(const BreakEven& b, const std::string& per) {
   Table sens;
-  sens.title =
-      fmt::format("Sensitivity: cost {} owning '{}' / renting '{}' (below 1: owning is cheaper)", per, b.own, b.rent);
+  sens.title = fmt::format(
+      "Sensitivity: cost {} owning '{}' / renting '{}' (below 1: owning is cheaper; in brackets the interval the "
+      "step times allow: a cell is called only when it lies on one side of 1)",
+      per, b.own, b.rent);
   sens.header = {"utilisation"};
   for (double f : b.price_factors) sens.header.push_back(fmt::format("cloud price {:+.0f}%", 100 * (f - 1)));
   for (std::size_t i = 0; i < b.utilisations.size(); ++i) {
     std::vector<Cell> row{{fmt::format("{:.0f}%", 100 * b.utilisations[i])}};
-    for (double r : b.own_over_rent[i]) row.push_back({fmt::format("{:.2f}", r), r < 1 ? Tone::better : Tone::worse});
+    for (std::size_t k = 0; k < b.own_over_rent[i].size(); ++k) {
+      const double r = b.own_over_rent[i][k], lo = b.own_over_rent_lo[i][k], hi = b.own_over_rent_hi[i][k];
+      const std::string range = !std::isfinite(hi) ? "unbounded" : fmt::format("{:.3g}-{:.3g}", lo, hi);
+      row.push_back({fmt::format("{:.3g} ({})", r, range), hi < 1 ? Tone::better : lo > 1 ? Tone::worse : Tone::warn});
+    }
     sens.rows.push_back(std::move(row));
   }
   return sens;

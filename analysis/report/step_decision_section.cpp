@@ -26,15 +26,22 @@ std::string step_where(const Decision& d) {
                      d.at_scale ? ", --scale" : ", the workload's target");
 }
 
+// An interval of a step that rests on an unbounded phase: "unbounded".
 std::string seconds_interval(double lo, double hi) {
+  if (hi == INFINITY) return "unbounded";
   return std::isfinite(lo) && std::isfinite(hi) ? format_seconds(lo) + " - " + format_seconds(hi) : "-";
+}
+
+std::string money_interval(double lo, double hi, const std::string& currency) {
+  return hi == INFINITY ? "unbounded" : format_money(lo, currency) + " - " + format_money(hi, currency);
 }
 
 // "12.3 s on 'bare' (interval 11.9 s - 13 s; compute 10.1 s, exposed communication 2.2 s)"
 std::string step_words(const StepAtScale& s) {
-  return fmt::format("{} on '{}' (interval {}; compute {}, exposed communication {})", format_seconds(s.step_s),
-                     s.label, seconds_interval(s.step_lo_s, s.step_hi_s), format_seconds(s.step->compute_s),
-                     format_seconds(s.comm_s));
+  return fmt::format("{} on '{}' (interval {}{}; compute {}, exposed communication {})", format_seconds(s.step_s),
+                     s.label, seconds_interval(s.step_lo_s, s.step_hi_s),
+                     s.unbounded.empty() ? "" : ": the scale model cannot bound " + s.unbounded,
+                     format_seconds(s.step->compute_s), format_seconds(s.comm_s));
 }
 
 std::string basis_words(const StepAtScale& a, const StepAtScale& b) {
@@ -86,12 +93,11 @@ std::string step_cheaper(const Decision& d) {
       util = fmt::format(", at the stated utilisation of {:.0f}% for '{}'", 100 * s->cost->utilisation, s->label);
   const std::string verdict = cheaper_by(c);
   return fmt::format(
-      "Per million useful tokens (predicted step x input price{}; {}), '{}' costs {} (interval {} - {}) and '{}' {} "
-      "(interval {} - {}): {}.",
+      "Per million useful tokens (predicted step x input price{}; {}), '{}' costs {} (interval {}) and '{}' {} "
+      "(interval {}): {}.",
       util, goodput_words(d, a, b), a.label, format_money(a.unit_cost, a.cost->currency),
-      format_money(a.cost_lo, a.cost->currency), format_money(a.cost_hi, a.cost->currency), b.label,
-      format_money(b.unit_cost, b.cost->currency), format_money(b.cost_lo, b.cost->currency),
-      format_money(b.cost_hi, b.cost->currency), verdict);
+      money_interval(a.cost_lo, a.cost_hi, a.cost->currency), b.label, format_money(b.unit_cost, b.cost->currency),
+      money_interval(b.cost_lo, b.cost_hi, b.cost->currency), verdict);
 }
 
 // Whether the cheaper call survives node MTBF x 0.25..2 and checkpoint time x 0.5..4.
@@ -110,6 +116,24 @@ std::string goodput_sentence(const Decision& d) {
     }
   }
   const int n = static_cast<int>(d.goodput_cases.size());
+  if (d.cheaper.kind != RatioCall::winner) {  // no call to hold: say whether any case would make one
+    int called = 0;
+    std::string example;
+    for (const GoodputCase& g : d.goodput_cases)
+      if (g.cheaper.kind == RatioCall::winner && called++ == 0)
+        example = fmt::format("at node MTBF x{:g} and checkpoint time x{:g}, '{}' would be cheaper", g.mtbf_factor,
+                              g.checkpoint_factor, g.cheaper.lower);
+    if (called == 0)
+      return fmt::format(
+          "None of the {} cases of node MTBF x0.25-2 and checkpoint time x0.5-4 tells which is cheaper either (the "
+          "table \"Sensitivity: goodput\").",
+          n);
+    return fmt::format(
+        "Which is cheaper cannot be told at the stated goodput inputs; {} of the {} cases of node MTBF x0.25-2 and "
+        "checkpoint time x0.5-4 would tell ({}): inputs off by that much, not the measurements, would decide it "
+        "(the table \"Sensitivity: goodput\").",
+        called, n, example);
+  }
   if (same == n)
     return fmt::format(
         "The cheaper call holds in all {} cases of node MTBF x0.25-2 and checkpoint time x0.5-4 (the table "
@@ -167,7 +191,7 @@ Table step_set_table(const Decision& d) {
                                                                            : "100% (no goodput inputs)"},
          {std::isfinite(x.node_mtbf_hours) ? fmt::format("{:g} h ({})", x.node_mtbf_hours, x.mtbf_basis) : "-"},
          {x.cost ? format_money(x.unit_cost, cur) : "no cost profile"},
-         {x.cost ? format_money(x.cost_lo, cur) + " - " + format_money(x.cost_hi, cur) : "-"}});
+         {x.cost ? money_interval(x.cost_lo, x.cost_hi, cur) : "-"}});
   }
   return t;
 }

@@ -44,6 +44,7 @@ std::vector<std::string> add_model_curves(const StepProgram& prog, const Model& 
       ip.ranks = n.ranks, ip.nodes = n.nodes, ip.in_place = 0;
       ip.bytes = q.bytes, ip.requested_bytes = q.bytes;
       ip.time_us = q.time_us, ip.time_lo_us = q.lo_us, ip.time_hi_us = q.hi_us;
+      ip.time_unbounded = q.unbounded;
       into.points.push_back(std::move(ip));
       ++added;
     }

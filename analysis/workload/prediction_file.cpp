@@ -47,6 +47,7 @@ PredictedStep summarize_prediction(const TrainingWorkload& w, const StepProgram&
   for (std::size_t d = 0; d < kDims; ++d)
     out.by_dim[d] = {p.mid.slowest().exposed_s[d], p.lo.slowest().exposed_s[d], p.hi.slowest().exposed_s[d]};
   out.compute_s = prog.compute_per_step_s();
+  out.unbounded = p.unbounded;
   return out;
 }
 
@@ -55,9 +56,9 @@ std::string prediction_json(const PredictedStep& p) {
   for (std::size_t d = 0; d < kDims; ++d)
     by_dim[std::string(setting_name(static_cast<Dim>(d)))] = estimate_json(p.by_dim[d]);
   const json j = {
-      {"type", "workload_prediction"},           {"workload", p.workload},    {"ranks", p.ranks},
-      {"ranks_per_node", p.ranks_per_node},      {"compute_s", p.compute_s},  {"step_s", estimate_json(p.step_s)},
-      {"exposed_s", estimate_json(p.exposed_s)}, {"exposed_by_dim_s", by_dim}};
+      {"type", "workload_prediction"},           {"workload", p.workload},     {"ranks", p.ranks},
+      {"ranks_per_node", p.ranks_per_node},      {"compute_s", p.compute_s},   {"step_s", estimate_json(p.step_s)},
+      {"exposed_s", estimate_json(p.exposed_s)}, {"exposed_by_dim_s", by_dim}, {"unbounded_phases", p.unbounded}};
   return j.dump(2) + "\n";
 }
 
@@ -77,6 +78,9 @@ PredictedStep read_prediction(const std::string& path) {
   p.compute_s = j.value("compute_s", 0.0);
   p.step_s = read_estimate(j.value("step_s", json()), path, "step_s");
   p.exposed_s = read_estimate(j.value("exposed_s", json()), path, "exposed_s");
+  if (const auto u = j.find("unbounded_phases"); u != j.end() && u->is_array())
+    for (const json& phase : *u)
+      if (phase.is_string()) p.unbounded.push_back(phase.get<std::string>());
   const json by = j.value("exposed_by_dim_s", json::object());
   for (std::size_t d = 0; d < kDims; ++d) {
     const std::string name(setting_name(static_cast<Dim>(d)));

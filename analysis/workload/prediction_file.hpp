@@ -21,6 +21,9 @@ struct PredictedStep {
   Estimate step_s, exposed_s;
   std::array<Estimate, kDims> by_dim{};
   double compute_s = 0;
+  // Phases resting on an unbounded scale-model interval: the step's interval
+  // (and every one built on it) is unbounded; lo and hi are the formula's.
+  std::vector<std::string> unbounded;
 };
 
 // Seconds as milliseconds, 3 decimals: how replay and workload print times.

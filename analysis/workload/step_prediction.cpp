@@ -17,6 +17,7 @@ namespace {
 struct CurveTime {
   double s = 0, lo = 0, hi = 0;
   bool extrapolated = false;
+  bool unbounded = false;  // read off a predicted point whose interval is unbounded
 };
 
 // Mean, 10th and 90th percentile of a point, in seconds: a step sums many calls, and the
@@ -47,15 +48,18 @@ CurveTime read_curve(const Series& s, std::uint64_t bytes) {
   };
   if (b <= static_cast<double>(pts.front()->bytes)) {
     set(point_times(*pts.front()), 1);
+    out.unbounded = pts.front()->first->time_unbounded;
     return out;
   }
   if (b >= static_cast<double>(pts.back()->bytes)) {
     out.extrapolated = b > static_cast<double>(pts.back()->bytes);
     set(point_times(*pts.back()), b / static_cast<double>(pts.back()->bytes));
+    out.unbounded = pts.back()->first->time_unbounded;
     return out;
   }
   std::size_t i = 1;
   while (static_cast<double>(pts[i]->bytes) < b) ++i;
+  out.unbounded = pts[i - 1]->first->time_unbounded || pts[i]->first->time_unbounded;
   const auto x0 = std::log(static_cast<double>(pts[i - 1]->bytes)), x1 = std::log(static_cast<double>(pts[i]->bytes));
   const double f = (std::log(b) - x0) / (x1 - x0);
   const auto t0 = point_times(*pts[i - 1]), t1 = point_times(*pts[i]);
@@ -214,6 +218,8 @@ StepPrediction predict_step(const StepProgram& prog, const SeriesTable& curves) 
                : t.hi;
     ph.s = t.s, ph.lo_s = alone.lo, ph.hi_s = std::max(t.hi, high), ph.extrapolated = t.extrapolated;
     ph.predicted = std::isfinite(s->points.front().first->time_lo_us);
+    ph.unbounded = t.unbounded || alone.unbounded;
+    if (ph.unbounded) out.unbounded.push_back(op.phase);
     ph.blocking_mpi = s->mpi_calls == "blocking";
     ph.curve = (ph.predicted ? "scale model: " : "") + s->label();
     if (c.high) ph.curve += "; high end both ways: " + c.high->label();

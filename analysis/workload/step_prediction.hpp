@@ -56,13 +56,17 @@ struct PhaseTime {
   double s = 0, lo_s = 0, hi_s = 0;                 // one call: mean shared, 10th alone, 90th shared
   bool extrapolated = false;                        // beyond the curve's largest size
   bool predicted = false;                           // the curve is the scale model's (model_curves.hpp)
-  bool blocking_mpi = false;                        // the curve timed MPI's blocking calls (no nonblocking one given)
-  std::string curve;                                // the series' label
+  bool unbounded = false;     // ... and its interval there is unbounded (lo_s, hi_s: the formula's)
+  bool blocking_mpi = false;  // the curve timed MPI's blocking calls (no nonblocking one given)
+  std::string curve;          // the series' label
 };
 
 struct StepPrediction {
   std::vector<PhaseTime> phases;  // one per program op
   SimulatedStep mid, lo, hi;
+  // The phases whose scale-model interval is unbounded ("dp all_reduce
+  // (gradients)"): the step's interval is then unbounded too.
+  std::vector<std::string> unbounded;
   double bubble_s = 0;  // (pp - 1) / virtual stages x (forward + backward) of a micro-batch
 };
 

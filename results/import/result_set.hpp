@@ -33,9 +33,10 @@ struct ImportedPoint {
   std::uint64_t requested_bytes = 0;  // the size the sweep asked for (ccbench records it; else = bytes)
   double time_us = kNaN, algbw_gbps = kNaN, busbw_gbps = kNaN;
   double time_lo_us = kNaN, time_hi_us = kNaN;  // predicted points: the 90% prediction interval
-  double p50_us = kNaN, p90_us = kNaN;          // per-iteration median and 90th percentile, when recorded
-  double rank_mean_avg_us = kNaN;  // ccbench: average over ranks of each rank's mean time (OSU's and IMB's figure)
-  std::vector<double> samples_us;  // per-iteration times, when the file has them
+  bool time_unbounded = false;          // predicted: the data cannot bound the interval (the model's "unbounded")
+  double p50_us = kNaN, p90_us = kNaN;  // per-iteration median and 90th percentile, when recorded
+  double rank_mean_avg_us = kNaN;       // ccbench: average over ranks of each rank's mean time (OSU's and IMB's figure)
+  std::vector<double> samples_us;       // per-iteration times, when the file has them
   std::string
       algorithm;  // NCCL's algorithms the point's operations chose (sorted, "+"-joined: "RING", "RING+TREE"); "" when not recorded
   // The algorithm the run forced on the library for this collective,

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 
 #include "common/errors.hpp"
 #include "analysis/decide/decision.hpp"
@@ -602,6 +603,72 @@ TEST(StepDecision, ARefusedSetIsNamedNotDropped) {
   const std::string first = step_summary(d)[0];
   EXPECT_NE(first.find("nothing can be decided"), std::string::npos) << first;
   EXPECT_NE(first.find("'rent' has no prediction: it was measured oversubscribed"), std::string::npos) << first;
+}
+
+// Issue 53: a phase read off a scale-model point whose interval is
+// unbounded makes the step unbounded, and no call rests on it.
+TEST(WorkloadPrediction, AnUnboundedScaleModelPointMakesTheStepUnbounded) {
+  TrainingWorkload w = tiny();
+  w.tp = 1, w.pp = 2, w.hidden = 64, w.sequence = 64, w.micro_batch = 1, w.global_batch = 2;
+  const StepProgram p = derive_step(w, 2, 1);
+  ResultSet set = curves();
+  for (ImportedPoint& q : set.points) {  // the scale model's points: an interval, unbounded
+    q.time_lo_us = q.time_us / 500, q.time_hi_us = q.time_us * 500;
+    q.time_unbounded = true;
+  }
+  const SeriesTable t = build_series(set, kKeyRanks | kKeyNodes | kKeyInPlace);
+  const StepPrediction pred = predict_step(p, t);
+  ASSERT_FALSE(pred.unbounded.empty());
+  EXPECT_TRUE(pred.phases.front().unbounded);
+  const PredictedStep sum = summarize_prediction(w, p, pred);
+  EXPECT_EQ(sum.unbounded, pred.unbounded);
+  const std::string file = ::testing::TempDir() + "/unbounded-prediction.json";
+  std::ofstream(file) << prediction_json(sum);
+  EXPECT_EQ(read_prediction(file).unbounded, sum.unbounded);  // --json keeps it
+}
+
+TEST(StepDecision, AStepOnAnUnboundedPhaseIsNeverCalled) {
+  TwoOptions t(2, 20);  // 10x apart: a winner on the point estimates
+  t.b.step->unbounded = {"dp all_reduce (gradient buckets)"};
+  const Decision d = t.decide();
+  EXPECT_EQ(d.faster.kind, RatioCall::unbounded);
+  EXPECT_EQ(d.cheaper.kind, RatioCall::unbounded);
+  EXPECT_EQ(d.sets[1].step_hi_s, INFINITY);
+  const std::vector<std::string> words = step_summary(d);
+  EXPECT_NE(words[0].find("cannot tell which is faster: the step of 'rent' rests on a scale-model interval the data "
+                          "cannot bound (dp all_reduce (gradient buckets))"),
+            std::string::npos)
+      << words[0];
+  EXPECT_NE(words[0].find("interval unbounded: the scale model cannot bound dp all_reduce"), std::string::npos)
+      << words[0];
+  EXPECT_EQ(words[0].find("inf"), std::string::npos) << words[0];
+  // Nothing after "cannot tell" may call what it could not.
+  EXPECT_EQ(words[2].find("holds"), std::string::npos) << words[2];
+  ASSERT_TRUE(d.break_even);
+  EXPECT_NE(break_even_sentence(*d.break_even, "per useful token").find("Cannot tell whether owning"),
+            std::string::npos);
+  const Table grid = break_even_table(*d.break_even, "per useful token");
+  for (const auto& row : grid.rows) EXPECT_NE(row[1].text.find("(unbounded)"), std::string::npos) << row[1].text;
+}
+
+TEST(StepDecision, UnderCannotTellTheSensitivityShowsItsIntervals) {
+  TwoOptions t(2, 2.1);  // +-10% each: the intervals overlap, no call
+  t.a.step->step_s = {2, 1, 4}, t.b.step->step_s = {2.1, 1, 4};
+  const Decision d = t.decide();
+  EXPECT_NE(d.cheaper.kind, RatioCall::winner);
+  const std::string goodput = step_summary(d)[2];
+  EXPECT_EQ(goodput.find("The cheaper call holds"), std::string::npos) << goodput;
+  ASSERT_TRUE(d.break_even);
+  const Table grid = break_even_table(*d.break_even, "per useful token");
+  bool straddles = false;
+  for (const auto& row : grid.rows)
+    for (std::size_t k = 1; k < row.size(); ++k) {
+      EXPECT_NE(row[k].text.find(" ("), std::string::npos) << row[k].text;  // every cell with its interval
+      straddles = straddles || row[k].tone == Tone::warn;
+    }
+  EXPECT_TRUE(straddles);  // a cell whose interval includes 1 is not called either way
+  const std::string be = break_even_sentence(*d.break_even, "per useful token");
+  EXPECT_EQ(be.find("beyond 100%."), std::string::npos) << be;
 }
 
 }  // namespace ccb::workload_tests
