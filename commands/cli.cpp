@@ -110,6 +110,12 @@ Usage:
                                      points, Prometheus text (see ccbench history --help)
   ccbench model fit|predict|check    the scale model: fit results at several rank counts,
                                      predict larger ones (see ccbench model --help)
+  ccbench workload show|predict STEP.yaml
+                                     a training step's communication phases, and its step
+                                     time predicted from curves (see ccbench workload --help)
+  ccbench replay STEP.yaml [-n -w -J -T]
+                                     run that step's communication on MPI ranks (under
+                                     mpirun or srun; see ccbench replay --help)
   ccbench list                       collectives, backends, dtypes, ops and paths
   ccbench --help | --version
 

@@ -6,6 +6,12 @@
 # slurmd on one machine would collide). Everything lives under $work and is stopped by
 # stop_slurm. Uses: hosts tag subnet work slots switches health id.
 
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then  # run, not sourced: say what it is for
+  echo "scripts/emu-slurm.sh is sourced by scripts/emu-cluster.sh --slurm; run that (scripts/emu-cluster.sh --help)"
+  [[ ${1:-} == -h || ${1:-} == --help ]] && exit 0
+  exit 2
+fi
+
 slurm_pids=()
 
 stop_slurm() {  # the slurmd first, munged last (a slurmd without munge waits on it)
