@@ -156,6 +156,11 @@ class TextImporter {
     if (tok[first_time] == "cputime") ctx_.set.note_env("timing.nccl_tests", "cputime (host clock)");
   }
 
+  // Whether a row of n tokens is this layout's: one or two groups, and at most a timestamp after them.
+  static bool fits(const Layout& l, std::size_t n) {
+    return n == l.lead + l.group || n == l.lead + 2 * l.group || n == l.lead + 2 * l.group + 1;
+  }
+
   // No column header seen: the token count tells the layout. Before 2.13
   // (an 'error' column) a test printed 3 leading columns (11 or 7 fields),
   // 4 (12 or 8: redop, or root when the fourth is a number) or 5 (13 or 9).
@@ -181,7 +186,15 @@ class TextImporter {
     }
     rows_in_segment_ = true;
     if (const std::string_view f = failure_in(l); !f.empty()) return failed(f, number);
-    const Layout lay = layout_.known ? layout_ : guess(tok, n);
+    Layout lay = layout_.known ? layout_ : guess(tok, n);
+    // A header that names a redop column over rows that print none (some
+    // versions print an empty op for alltoall): the rows' own token count
+    // decides, not the header.
+    if (layout_.known && lay.op_at >= 0 && !fits(lay, n)) {
+      Layout without = lay;
+      without.lead -= 1, without.op_at = -1;
+      if (fits(without, n)) lay = without;
+    }
     if (n > 32 || n < lay.lead + lay.group) {
       ctx_.unread(number, fmt::format("nccl-tests row has {} fields, expected {} or {} (truncated line?)",
                                       n > 32 ? std::string("too many") : std::to_string(n), lay.lead + lay.group,

@@ -76,6 +76,18 @@ TEST(Importers, NcclTestsErrorColumnAndCollectiveFromFileName) {
   EXPECT_EQ(oop[0]->wrong, 0u);  // error 0e+00
 }
 
+// A header with a redop column over rows that print no op (issue 53): the rows decide.
+TEST(Importers, NcclTestsRowsWithoutTheHeadersRedop) {
+  const ResultSet s = load("nccl-tests/alltoall-empty-redop.log");
+  EXPECT_TRUE(s.unread.empty()) << s.unread.front();
+  const auto oop = with(s, "alltoall", 0), ip = with(s, "alltoall", 1);
+  ASSERT_EQ(oop.size(), 6u);
+  ASSERT_EQ(ip.size(), 6u);
+  EXPECT_EQ(oop[0]->op, "-");
+  EXPECT_DOUBLE_EQ(oop[0]->time_us, 10.52);
+  EXPECT_DOUBLE_EQ(ip[5]->busbw_gbps, 14.93);
+}
+
 TEST(Importers, NcclTestsPerIterationColumns) {
   const ResultSet s = load("nccl-tests/per-iteration.log");
   EXPECT_TRUE(s.unread.empty());
