@@ -220,7 +220,7 @@ int show(const HistoryArgs& a, const SeriesFilter& filter) {
   if (a.csv)
     text =
         "collective,dtype,op,path,memory,ranks,nodes,in_place,bytes,hosts,gpu,run,started_at,time_us,busbw_gbps,"
-        "algbw_gbps,wrong\n";
+        "algbw_gbps,wrong,noise\n";
   for (const StoredSeries& s : all) {
     const std::vector<StoredPoint> pts = db.points(s.id, a.since);
     if (!a.csv && !a.json) {
@@ -231,11 +231,11 @@ int show(const HistoryArgs& a, const SeriesFilter& filter) {
     for (const StoredPoint& p : pts) {
       const SeriesKey& k = s.key;
       if (a.csv) {
-        text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(k.collective),
+        text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(k.collective),
                             csv_field(k.dtype), csv_field(k.op), csv_field(k.path), csv_field(k.memory), k.ranks,
                             k.nodes, k.in_place, k.bytes, csv_field(k.hosts), csv_field(k.gpu), p.run, p.started_at,
                             value_text(p.time_us, "{:.6g}"), value_text(p.busbw_gbps, "{:.6g}"),
-                            value_text(p.algbw_gbps, "{:.6g}"), p.wrong);
+                            value_text(p.algbw_gbps, "{:.6g}"), p.wrong, csv_field(p.noise));
       } else if (a.json) {
         const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
         out.push_back({{"collective", k.collective},
@@ -254,11 +254,13 @@ int show(const HistoryArgs& a, const SeriesFilter& filter) {
                        {"time_us", num(p.time_us)},
                        {"busbw_gbps", num(p.busbw_gbps)},
                        {"algbw_gbps", num(p.algbw_gbps)},
-                       {"wrong", p.wrong}});
+                       {"wrong", p.wrong},
+                       {"noise", p.noise}});
       } else {
-        text += fmt::format("{:<22} {:>6} {:>12} {:>12} {:>12} {:>6}\n", p.started_at, p.run,
-                            value_text(p.time_us, "{:.2f}"), value_text(p.busbw_gbps, "{:.3f}"),
-                            value_text(p.algbw_gbps, "{:.3f}"), p.wrong ? std::to_string(p.wrong) : "");
+        text += fmt::format("{:<22} {:>6} {:>12} {:>12} {:>12} {:>6}{}\n", p.started_at, p.run,
+                            value_text(p.time_us, "{:.4g}"), value_text(p.busbw_gbps, "{:.4g}"),
+                            value_text(p.algbw_gbps, "{:.4g}"), p.wrong ? std::to_string(p.wrong) : "",
+                            p.noise.empty() ? "" : "  noisy: " + p.noise);
       }
     }
   }

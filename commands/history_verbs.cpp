@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
@@ -19,15 +20,42 @@ namespace {
 
 // The value a series is judged by: busbw when every run has one (higher is
 // better), else time (lower is better).
+// Runs that recorded noise the series' other runs did not (a host busy
+// before that run) are kept and shown, but left out of the test: one such
+// run before a change widens the variance until a 300x drop is not
+// significant. Noise most of its runs share (an emulated cluster's hosts
+// on one machine, always) is the series' condition, not one run's outlier.
 struct SeriesValues {
   const char* metric = "busbw";
   bool higher_better = true;
   std::vector<double> values;
   std::vector<const StoredPoint*> runs;
+  std::size_t noisy = 0;  // runs left out for their noise
 };
+
+// The kinds of a run's noise flags: each flag's words before its first ':'
+// ("busy before the run: load average 13.2" -> "busy before the run").
+std::set<std::string> noise_kinds(const std::string& noise) {
+  std::set<std::string> kinds;
+  for (std::size_t at = 0; at < noise.size();) {
+    const std::size_t end = std::min(noise.find("; ", at), noise.size());
+    const std::string flag = noise.substr(at, end - at);
+    kinds.insert(flag.substr(0, flag.find(':')));
+    at = end + 2;
+  }
+  return kinds;
+}
 
 SeriesValues values_of(const std::vector<StoredPoint>& pts) {
   SeriesValues v;
+  std::map<std::string, std::size_t> runs_with;
+  for (const StoredPoint& p : pts)
+    for (const std::string& k : noise_kinds(p.noise)) ++runs_with[k];
+  const auto outlier = [&](const StoredPoint& p) {
+    for (const std::string& k : noise_kinds(p.noise))
+      if (2 * runs_with[k] <= pts.size()) return true;
+    return false;
+  };
   const bool busbw = !pts.empty() && std::all_of(pts.begin(), pts.end(), [](const StoredPoint& p) {
     return std::isfinite(p.busbw_gbps) && p.busbw_gbps > 0;
   });
@@ -35,6 +63,10 @@ SeriesValues values_of(const std::vector<StoredPoint>& pts) {
   for (const StoredPoint& p : pts) {
     const double x = busbw ? p.busbw_gbps : p.time_us;
     if (!std::isfinite(x) || x <= 0) continue;
+    if (outlier(p)) {
+      ++v.noisy;
+      continue;
+    }
     v.values.push_back(x);
     v.runs.push_back(&p);
   }
@@ -47,7 +79,7 @@ std::string p_text(double p) { return p < 1e-300 ? "< 1e-300" : fmt::format("{:.
 
 int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePointOptions& options, bool json,
                     const std::string& since) {
-  std::size_t tested = 0, short_series = 0, regressions = 0, improvements = 0;
+  std::size_t tested = 0, short_series = 0, regressions = 0, improvements = 0, noisy = 0;
   const std::size_t needed = 2 * options.min_segment;
   nlohmann::json out = nlohmann::json::array();
   std::string text;
@@ -55,6 +87,7 @@ int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePoint
   for (const StoredSeries& s : all) {
     const std::vector<StoredPoint> pts = db.points(s.id, since);
     const SeriesValues v = values_of(pts);
+    noisy += v.noisy;
     if (v.values.size() < needed) {
       ++short_series;
       continue;
@@ -92,9 +125,12 @@ int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePoint
   } else {
     text += fmt::format(
         "history changes: {} series tested ({} with fewer than {} runs not tested), {} regression{}, {} "
-        "improvement{} (p < {}, magnitude >= {}, span {})\n",
+        "improvement{} (p < {}, magnitude >= {}, span {}){}\n",
         tested, short_series, needed, regressions, regressions == 1 ? "" : "s", improvements,
-        improvements == 1 ? "" : "s", options.max_p, options.min_magnitude, options.window);
+        improvements == 1 ? "" : "s", options.max_p, options.min_magnitude, options.window,
+        noisy ? fmt::format("; {} value{} of runs that recorded noise left out (history show marks them)", noisy,
+                            noisy == 1 ? "" : "s")
+              : "");
   }
   const int printed = print_or_fail(json ? text : terminal_safe_lines(text));
   if (printed != kExitOk) return printed;
@@ -161,10 +197,12 @@ int history_trend_html(HistoryDb& db, const SeriesFilter& filter, const ChangePo
     if (v.values.empty()) continue;
     const std::vector<ChangePoint> cps =
         v.values.size() >= 2 * options.min_segment ? change_points(v.values, options) : std::vector<ChangePoint>{};
-    body +=
-        fmt::format("<h2>{}</h2>\n<p>{} ({}), {} run{}, {} change point{}</p>\n{}\n", html_escape(series_name(s.key)),
-                    v.metric, v.higher_better ? "GB/s, higher is better" : "us, lower is better", v.values.size(),
-                    v.values.size() == 1 ? "" : "s", cps.size(), cps.size() == 1 ? "" : "s", trend_svg(v, cps));
+    body += fmt::format(
+        "<h2>{}</h2>\n<p>{} ({}), {} run{}, {} change point{}{}</p>\n{}\n", html_escape(series_name(s.key)), v.metric,
+        v.higher_better ? "GB/s, higher is better" : "us, lower is better", v.values.size(),
+        v.values.size() == 1 ? "" : "s", cps.size(), cps.size() == 1 ? "" : "s",
+        v.noisy ? fmt::format("; {} run{} that recorded noise left out", v.noisy, v.noisy == 1 ? "" : "s") : "",
+        trend_svg(v, cps));
     ++charts;
   }
   if (charts == 0) throw UsageError("history trend: no series matches");

@@ -56,11 +56,13 @@ CREATE TABLE node_verdicts(
 CREATE INDEX node_verdicts_host ON node_verdicts(host);
 )";
 
-// Version 3: a run's identity whatever file it arrives in, and whether the
-// file held the whole run (HistoryRun::run_key, complete).
+// Version 3: a run's identity whatever file it arrives in, whether the file
+// held the whole run, and the noise it recorded (HistoryRun::run_key,
+// complete, noise).
 constexpr const char* kSchema3 = R"(
 ALTER TABLE runs ADD COLUMN run_key TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN complete INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE runs ADD COLUMN noise TEXT NOT NULL DEFAULT '';
 CREATE INDEX runs_run_key ON runs(run_key);
 )";
 
@@ -402,12 +404,12 @@ HistoryDb::Added HistoryDb::add(const HistoryRun& run) {
   }
   Statement ins(db_,
                 "INSERT INTO runs(id, content_sha256, source, format, started_at, time_basis, added_at, tool, hosts, "
-                "versions, label, run_key, complete) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "versions, label, run_key, complete, noise) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 path_);
   if (same_run > 0) ins.bind(1, same_run);  // the run keeps its id; else NULL: a new one
   ins.bind(2, run.sha256).bind(3, run.source).bind(4, run.format).bind(5, run.started_at).bind(6, run.time_basis);
   ins.bind(7, utc_now()).bind(8, run.tool).bind(9, run.hosts).bind(10, run.versions).bind(11, run.label);
-  ins.bind(12, run.run_key).bind(13, std::int64_t{run.complete ? 1 : 0});
+  ins.bind(12, run.run_key).bind(13, std::int64_t{run.complete ? 1 : 0}).bind(14, run.noise);
   ins.step();
   out.run = sqlite3_last_insert_rowid(db_);
   Statement find(db_,
@@ -510,16 +512,18 @@ std::vector<StoredSeries> HistoryDb::series(const SeriesFilter& f) {
 }
 
 std::vector<StoredPoint> HistoryDb::points(std::int64_t series, const std::string& since) {
-  Statement q(db_,
-              "SELECT runs.id, runs.started_at, runs.versions, runs.source, time_us, busbw_gbps, algbw_gbps, wrong "
-              "FROM points JOIN runs ON runs.id = points.run_id WHERE series_id = ?1 AND (?2 = '' OR started_at >= ?2) "
-              "ORDER BY runs.started_at, runs.id",
-              path_);
+  // runs.noise from schema 3 (an older file read as it is has none).
+  const std::string sql = fmt::format(
+      "SELECT runs.id, runs.started_at, runs.versions, runs.source, time_us, busbw_gbps, algbw_gbps, wrong, {} "
+      "FROM points JOIN runs ON runs.id = points.run_id WHERE series_id = ?1 AND (?2 = '' OR started_at >= ?2) "
+      "ORDER BY runs.started_at, runs.id",
+      version_ >= 3 ? "runs.noise" : "''");
+  Statement q(db_, sql.c_str(), path_);
   q.bind(1, series).bind(2, since);
   std::vector<StoredPoint> out;
   while (q.step())
     out.push_back(StoredPoint{q.integer(0), q.text(1), q.text(2), q.text(3), q.real(4), q.real(5), q.real(6),
-                              static_cast<std::uint64_t>(q.integer(7))});
+                              static_cast<std::uint64_t>(q.integer(7)), q.text(8)});
   confirm_unchanged();
   return out;
 }

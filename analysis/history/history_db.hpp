@@ -45,6 +45,9 @@ struct HistoryRun {
   // command and hosts). complete: the file ends with the run's end record.
   std::string run_key;
   bool complete = true;
+  // What the run recorded as threatening every number (oversubscribed, a
+  // busy host, steal; results/noise.hpp), "; "-joined: "" when nothing.
+  std::string noise;
   std::vector<HistoryValue> values;
 };
 
@@ -76,6 +79,7 @@ struct StoredPoint {
   std::string started_at, versions, source;
   double time_us = 0, busbw_gbps = 0, algbw_gbps = 0;  // NaN when not recorded
   std::uint64_t wrong = 0;
+  std::string noise;  // the run's (HistoryRun::noise): "" when it recorded none
 };
 
 struct SeriesFilter {

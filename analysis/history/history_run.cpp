@@ -71,6 +71,7 @@ ImportedPoint imported_point(const SeriesKey& key, const StoredPoint& point) {
   ip.busbw_gbps = point.busbw_gbps;
   ip.algbw_gbps = point.algbw_gbps;
   if (point.wrong) ip.wrong = point.wrong;
+  ip.noise = point.noise.empty() ? 0 : 1;  // its run's flags, counted as one
   return ip;
 }
 
@@ -113,6 +114,7 @@ std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::st
   }
   run.source = source.path;
   run.format = std::string(format_name(f));
+  run.noise = fmt::format("{}", fmt::join(set.noise, "; "));
   run.label = source.label;
   set_started_at(run, source, set.started_at);
   run.hosts = hosts_text(set.hosts);
@@ -165,6 +167,7 @@ HistoryRun replay_history_run(const ReplayRun& replay, std::string_view text, co
   run.sha256 = sha256_hex(text);
   run.source = source.path;
   run.format = "ccbench replay";
+  run.noise = fmt::format("{}", fmt::join(replay.noise, "; "));
   if (!replay.started_at.empty()) {
     run.run_key = sha256_hex(
         fmt::format("ccbench replay\n{}\n{}\n{}", replay.started_at, replay.workload_file, hosts_text(replay.hosts)));

@@ -77,6 +77,10 @@ std::string prometheus_text(const std::vector<PromRun>& runs) {
               {}};
   Metric wrong{"ccbench_wrong_elements", "Elements verification found wrong (0: the data was right)", {}};
   Metric started{"ccbench_run_timestamp_seconds", "When the run started, seconds since the epoch", {}};
+  Metric noisy{"ccbench_noise_flagged",
+               "1 when the run recorded noise that threatens its numbers (ranks outnumbering CPUs, a busy host, "
+               "steal time): read its values with care; 0 when none",
+               {}};
   for (const PromRun& run : runs) {
     const std::string place = place_labels(*run.set);
     for (const ImportedPoint& p : run.set->points) {
@@ -90,12 +94,13 @@ std::string prometheus_text(const std::vector<PromRun>& runs) {
       if (std::isfinite(p.algbw_gbps)) algbw.samples[labels] = p.algbw_gbps * 1e9;
       if (std::isfinite(p.time_us)) time.samples[labels] = p.time_us * 1e-6;
       if (p.wrong) wrong.samples[labels] = static_cast<double>(*p.wrong);
+      noisy.samples[labels] = p.noise > 0 || !run.set->noise.empty() ? 1 : 0;
       if (const double t = iso_utc_seconds(run.run_time); std::isfinite(t))
         started.samples[fmt::format("collective=\"{}\"{}", prom_label_value(p.collective.str()), place)] = t;
     }
   }
   std::string out;
-  for (const Metric* m : {&busbw, &algbw, &time, &wrong, &started}) {
+  for (const Metric* m : {&busbw, &algbw, &time, &wrong, &started, &noisy}) {
     if (m->samples.size() > kMaxPromSamples)
       throw UsageError(fmt::format("--prom: {} samples of {} (at most {} per file): write fewer sizes or split the run",
                                    m->samples.size(), m->name, kMaxPromSamples));
