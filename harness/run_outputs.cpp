@@ -18,7 +18,14 @@ RunOutputs::RunOutputs(int rank, std::vector<std::unique_ptr<Writer>> writers, W
 }
 
 void RunOutputs::begin(const RunInfo& run) {
+  std::lock_guard<std::mutex> lock(mu_);
+  begun_ = true;
   for (Writer* w : outputs_) w->begin(run);
+}
+
+void RunOutputs::set_startup_run(RunInfo run) {
+  std::lock_guard<std::mutex> lock(mu_);
+  startup_run_ = std::make_unique<RunInfo>(std::move(run));
 }
 
 void RunOutputs::point(const PointRecord& rec) {
@@ -61,6 +68,10 @@ int RunOutputs::fail() {
 void RunOutputs::finish(EndInfo e) {
   if (ended_) return;
   ended_ = true;
+  if (!begun_ && startup_run_) {  // ended during the start-up: the configuration as the run record
+    begun_ = true;
+    for (Writer* w : outputs_) w->begin(*startup_run_);
+  }
   e.avg_busbw_gbps = busbw_count_ > 0 ? busbw_sum_ / static_cast<double>(busbw_count_) : -1.0;
   e.measurements = busbw_count_;
   e.ended_at = utc_now_iso8601();

@@ -22,6 +22,10 @@ class RunOutputs {
   // writers: rank 0's (empty elsewhere); extra: one more on rank 0 (nullptr: none).
   RunOutputs(int rank, std::vector<std::unique_ptr<Writer>> writers, Writer* extra);
   void begin(const RunInfo& run);
+  // What the run record says when the run ends (a watchdog's last words, a
+  // signal) before begin(): the configuration, known before any collective
+  // (the files then hold a run record and an end record, never 0 bytes).
+  void set_startup_run(RunInfo run);
   // One point, counted in the end record.
   void point(const PointRecord& rec);
   // A placement measured: its busbw enters the end record's mean (nccl-tests'
@@ -60,6 +64,8 @@ class RunOutputs {
   double busbw_sum_ = 0;
   std::size_t busbw_count_ = 0;
   bool ended_ = false;
+  bool begun_ = false;
+  std::unique_ptr<RunInfo> startup_run_;
 };
 
 }  // namespace ccb

@@ -217,9 +217,9 @@ std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank, c
   return writers;
 }
 
-RunInfo describe_run(const Config& cfg, const Comm& comm, const SplitInfo& split, Backend& backend,
-                     const std::string& nccl_log, const RankPlacement& me, const std::string& topo_json,
-                     const Plan& plan) {
+// What the configuration says of the run, before any collective: the run
+// record of a run that ends during its start-up.
+RunInfo describe_config(const Config& cfg, Backend& backend, const Plan& plan) {
   const Collective& c = *cfg.collective;
   RunInfo run;
   run.argv = cfg.argv;
@@ -269,6 +269,14 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, const SplitInfo& split
                         backend.clock_name());
   run.clock_resolution_s = backend.clock_resolution_s();
   run.path_requested = std::string(setting_name(cfg.path));
+  run.started_at = utc_now_iso8601();
+  return run;
+}
+
+RunInfo describe_run(const Config& cfg, const Comm& comm, const SplitInfo& split, Backend& backend,
+                     const std::string& nccl_log, const RankPlacement& me, const std::string& topo_json,
+                     const Plan& plan) {
+  RunInfo run = describe_config(cfg, backend, plan);
   collect_run_info(comm, me, backend.ranks(), topo_json, run);
   if (!split.rule.empty()) {  // the header's ranks and nodes are one group's, as every row's
     run.nodes = split.group_nodes;
@@ -475,6 +483,10 @@ class Sweep {
 
 int Sweep::prepare(Writer* extra, const SweepExports* exports) {
   const Comm& comm = comm_;
+  // -T covers the start-up too: its collectives (the plan, the clock offset,
+  // the run's description) can hang as a point can (a wrong interface).
+  start_watchdog();
+  watchdog_->set_activity("the start-up: planning the sweep");
   if (!every_rank_passes(comm, [&] { plan_ = make_plan(cfg_, comm, backend_); })) return kExitUsage;
   if (!every_rank_passes(comm, [&] {
         faults_ = faults_from_environment();
@@ -485,38 +497,44 @@ int Sweep::prepare(Writer* extra, const SweepExports* exports) {
       }))
     return kExitUsage;
   // --bind before the buffers are touched, so that memory lands on the chosen node.
+  watchdog_->set_activity("the start-up: binding and the clock offset");
   placed_ = place_process(cfg_.bind, comm, {first_rank_, backend_.ranks() * split_.groups, backend_.devices()});
   clock_ = cfg_.sync == SyncMode::window ? comm.clock_offset(20) : Comm::ClockOffset{};
   placed_.me.clock_offset_us = clock_.offset_s * 1e6;
   placed_.me.clock_offset_rtt_us = clock_.rtt_s * 1e6;
+  watchdog_->set_activity("the start-up: allocating buffers");
   if (!every_rank_passes(comm, [&] { allocate_buffers(cfg_, backend_, plan_, buffers_); })) return kExitUsage;
   std::vector<std::unique_ptr<Writer>> writers;
+  watchdog_->set_activity("the start-up: opening the outputs");
   if (!every_rank_passes(comm, [&] { writers = open_writers(cfg_, rank_, exports); })) return kExitUsage;
   outputs_ = std::make_unique<RunOutputs>(rank_, std::move(writers), extra);
+  outputs_->set_startup_run(describe_config(cfg_, backend_, plan_));
+  RunOutputs& outputs = *outputs_;
+  watchdog_->set_last_words([&outputs](const std::string& status, int code) { outputs.last_words(status, code); });
   return kExitOk;
 }
 
-// The watchdog's abort is the backend's; its last words are the end record.
+// The watchdog's abort is the backend's; its last words are the end record
+// (from when the outputs are open: Sweep::prepare).
 void Sweep::start_watchdog() {
   Backend& backend = backend_;
   const Faults& faults = faults_;
   const int first = first_rank_;
-  watchdog_ = std::make_unique<Watchdog>(cfg_.timeout_s, rank_, run_.placement[static_cast<std::size_t>(rank_)].host,
-                                         [&backend, &faults, first] {
-                                           if (faults.abort_hangs(first, backend.local_ranks())) {
-                                             fmt::print(stderr,
-                                                        "ccbench: rank {}: CCBENCH_FAULT: the abort does not return "
-                                                        "(test-only)\n",
-                                                        faults.rank);
-                                             for (;;) pause();
-                                           }
-                                           return backend.abort();
-                                         });
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  watchdog_ = std::make_unique<Watchdog>(cfg_.timeout_s, rank_, host, [&backend, &faults, first] {
+    if (faults.abort_hangs(first, backend.local_ranks())) {
+      fmt::print(stderr,
+                 "ccbench: rank {}: CCBENCH_FAULT: the abort does not return "
+                 "(test-only)\n",
+                 faults.rank);
+      for (;;) pause();
+    }
+    return backend.abort();
+  });
   Watchdog& watchdog = *watchdog_;
   if (watchdog.enabled()) backend_.on_completion([&watchdog] { watchdog.touch(); });
   else backend_.on_completion({});
-  RunOutputs& outputs = *outputs_;
-  watchdog.set_last_words([&outputs](const std::string& status, int code) { outputs.last_words(status, code); });
   watchdog.set_exit_code(cfg_.timeout_exit_code);
   install_stop_signals();
 }
@@ -594,6 +612,8 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
 
 int Sweep::run() {
   const Collective& c = *cfg_.collective;
+  watchdog_->set_activity("the start-up: describing the run (placement, topologies, path) with every rank");
+  if (faults_.hangs_startup(rank_)) hang_forever(rank_, "during the start-up, before the run record");
   run_ = describe_run(cfg_, comm_, split_, backend_, nccl_log_, placed_.me, placed_.topo_json, plan_);
   // What threatens the numbers, before the first point (results/noise.hpp).
   cpu_before_ = sample_cpu();
@@ -612,7 +632,6 @@ int Sweep::run() {
       rank_ == 0 ? Progress::choose(cfg_.progress, isatty(2), launcher_rank_variable() != nullptr)
                  : Progress::Style::off,
       plan_.points, plan_.weight);
-  start_watchdog();
 
   for (const auto& t : plan_.tasks) {
     if (cfg_.warmup_order == WarmUpOrder::sizes_first && cfg_.warmup > 0 && !t.points.empty()) {

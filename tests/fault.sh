@@ -16,6 +16,9 @@
 #            record "interrupted: SIGTERM"
 #   sigint   the same with SIGINT: exit 130
 #   mpirun_sigterm  SIGTERM to mpirun: every rank stops, end record written
+#   startup  3 ranks, rank 1 hangs in the start-up (outputs open, no run record
+#            yet), -T 3: exit 4, every rank's line, -J holds a run record and
+#            the end record saying "during the start-up", --csv its header
 set -u
 ccbench=$1 validate=$2 mode=$3
 dir=$(mktemp -d)
@@ -97,6 +100,19 @@ case $mode in
     [ $code != 0 ] || fail "exit 0 after SIGTERM"
     grep -q '"exit_code":143.*"status":"interrupted: SIGTERM' "$out" || fail "no end record saying SIGTERM"
     "$validate" "$out" >/dev/null || fail "the file does not validate"
+    ;;
+  startup)
+    start=$(date +%s)
+    timeout 60 "${mpirun[@]}" -np 3 -x CCBENCH_FAULT=startup_hang:rank=1 "$ccbench" "${sweep[@]}" --csv "$dir/out.csv" \
+      -T 3 >/dev/null 2>"$dir/err"
+    code=$? elapsed=$(( $(date +%s) - start ))
+    [ $code = 4 ] || fail "exit $code, expected 4"
+    [ $elapsed -le 20 ] || fail "took ${elapsed}s: the bound is 3 s timeout + 3.1 s after start-up"
+    for r in 0 1 2; do grep -q "^ccbench: rank $r (.*): timeout: no operation completed for 3.[0-9] s during the start-up" "$dir/err" || fail "no report from rank $r"; done
+    head -1 "$out" | grep -q '"type":"run"' || fail "the file does not start with a run record"
+    grep -q '"exit_code":4,.*"status":"failed: timeout: no operation completed for 3.[0-9] s during the start-up' "$out" || fail "no end record saying why"
+    "$validate" "$out" >/dev/null || fail "the file does not validate"
+    head -1 "$dir/out.csv" | grep -q '^collective,backend,' || fail "the CSV holds no header"
     ;;
   *) echo "unknown mode $mode"; exit 2 ;;
 esac
