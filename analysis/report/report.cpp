@@ -60,6 +60,9 @@ Section inputs_section(const Comparison& c, const ReportLimits& limits) {
       s.paragraphs.push_back(fmt::format("'{}': {} file(s) skipped as duplicates of the JSON Lines beside them: {}.",
                                          r.label, r.skipped.size(), list));
     }
+    if (!r.noise.empty())  // every flag; the Summary says each kind once
+      s.paragraphs.push_back(
+          fmt::format("'{}' noise flags ({}): {}.", r.label, r.noise.size(), fmt::join(r.noise, "; ")));
   }
   Table unread;
   unread.title = "What could not be read";
@@ -179,6 +182,29 @@ std::string pair_verdict(const Comparison& c, const PairComparison& pc, const Pa
                      t.noisy == 0 ? "" : fmt::format("; {} more series not called: noise", t.noisy));
 }
 
+// A set's noise flags, one entry per kind (the words before a flag's ':')
+// with how often it was flagged: "busy before the run x36 (load average
+// 13.2 on 2 CPUs of vm, ...)". The verdict comes first; this follows it.
+std::string noise_kinds_text(const std::vector<std::string>& flags) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> kinds;  // in first-seen order
+  for (const std::string& f : flags) {
+    const std::size_t colon = f.find(':');
+    const std::string kind = f.substr(0, colon);
+    std::string detail = colon == std::string::npos ? "" : f.substr(colon + 1);
+    detail.erase(0, detail.find_first_not_of(' '));
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+    if (it == kinds.end()) it = kinds.insert(kinds.end(), {kind, {}});
+    it->second.push_back(detail);
+  }
+  std::string out;
+  for (const auto& [kind, details] : kinds) {
+    out += (out.empty() ? "" : "; ") + kind;
+    if (details.size() > 1) out += fmt::format(" x{}", details.size());
+    if (!details.front().empty()) out += fmt::format(" ({}{})", details.front(), details.size() > 1 ? ", ..." : "");
+  }
+  return out;
+}
+
 Section verdict_section(const Comparison& c) {
   Section s;
   s.heading = "Summary";
@@ -186,14 +212,7 @@ Section verdict_section(const Comparison& c) {
   t.title = "At a glance";
   t.header = {"series", "compared", "faster", "by (geomean time)", "smallest size", "peak busbw", "significant sizes"};
   t.left_columns = 3;
-  t.keep_header = true;  // the cells are short; the headers say what they are
-  // Noise that explains a difference: a set measured oversubscribed, or a
-  // series whose aligned sizes are flagged in the majority (results/noise.hpp).
-  for (const ResultSet& r : c.sets)
-    if (!r.noise.empty())
-      s.paragraphs.push_back(fmt::format("'{}' was measured under noise ({}){}.", r.label,
-                                         fmt::format("{}", fmt::join(r.noise, "; ")),
-                                         r.oversubscribed ? ": its differences are not called" : ""));
+  t.keep_header = true;                           // the cells are short; the headers say what they are
   std::vector<std::string> unaligned_references;  // published figures no measured series lines up with
   for (const PairComparison& pc : c.pairs) {
     const PairTally n = glance_rows(c, pc, t);
@@ -207,6 +226,14 @@ Section verdict_section(const Comparison& c) {
         "series measured here (another collective, size range or rank and node count), so they decide nothing and "
         "appear on the charts only.",
         fmt::format("{}", fmt::join(unaligned_references, "', '"))));
+  // Noise that explains a difference: a set measured oversubscribed, or a
+  // series whose aligned sizes are flagged in the majority (results/noise.hpp).
+  // After the verdict, one line per set, each kind of flag once.
+  for (const ResultSet& r : c.sets)
+    if (!r.noise.empty())
+      s.paragraphs.push_back(fmt::format("Noise: '{}' was measured under noise: {}{} (every flag: Inputs).", r.label,
+                                         noise_kinds_text(r.noise),
+                                         r.oversubscribed ? "; its differences are not called" : ""));
   if (!t.rows.empty()) {
     t.note =
         "faster: the set whose time is lower (geomean over the aligned sizes); on par within the tie band. smallest "

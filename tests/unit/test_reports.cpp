@@ -1,5 +1,6 @@
 // Reports: hostile strings from input files are escaped for every target,
 // charts come from gnuplot or say why not.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "analysis/compare/comparison.hpp"
@@ -56,6 +57,33 @@ TEST(Reports, LongEnvironmentValuesAreNumberedAndGivenInFullBelow) {
     widest = std::max(widest, nl - at);
   }
   EXPECT_LE(widest, 160u);
+}
+
+// Issue 53: the Summary opens with the answer; 36 runs' "busy before the run"
+// flags are one line after it, each kind once (every flag under Inputs).
+TEST(Reports, TheSummaryOpensWithTheVerdictAndSaysEachKindOfNoiseOnce) {
+  Comparison c = hostile_comparison();
+  for (int run = 0; run < 36; ++run)
+    c.sets[1].noise.push_back(fmt::format("busy before the run: load average {}.2 on 2 CPUs of vm", 13 + run % 6));
+  c.sets[1].noise.push_back("steal: 12% of the CPU time");
+  const Report r = build_report(c, {}, {});
+  const Section* summary = nullptr;
+  for (const Section& s : r.sections)
+    if (s.heading == "Summary") summary = &s;
+  ASSERT_TRUE(summary);
+  ASSERT_GE(summary->paragraphs.size(), 2u);
+  EXPECT_NE(summary->paragraphs.front().find("series"), std::string::npos) << summary->paragraphs.front();
+  EXPECT_EQ(summary->paragraphs.front().find("Noise"), std::string::npos) << summary->paragraphs.front();
+  std::size_t noise_lines = 0;
+  for (const std::string& p : summary->paragraphs)
+    if (p.starts_with("Noise: ")) {
+      ++noise_lines;
+      EXPECT_NE(p.find("busy before the run x36 (load average 13.2 on 2 CPUs of vm, ...); steal (12% of the CPU time)"),
+                std::string::npos)
+          << p;
+      EXPECT_LT(p.size(), 300u) << p;
+    }
+  EXPECT_EQ(noise_lines, 1u);
 }
 
 TEST(Reports, HtmlEscapesEveryInputString) {
