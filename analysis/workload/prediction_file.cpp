@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
@@ -30,7 +31,14 @@ Estimate read_estimate(const json& j, const std::string& path, const std::string
 
 }  // namespace
 
-std::string format_ms(double seconds) { return fmt::format("{:.3f}", seconds * 1e3); }
+std::string format_ms(double seconds) {
+  const double ms = seconds * 1e3;
+  // 3 decimals where they mean something; significant figures beyond (never
+  // "0.000" for a measured time, nor 10 digits of a 1e8 ms prediction).
+  if (ms != 0 && std::fabs(ms) < 0.001) return fmt::format("{:.3g}", ms);
+  if (std::fabs(ms) >= 1e5) return fmt::format("{:.4g}", ms);
+  return fmt::format("{:.3f}", ms);
+}
 
 double exposed_of(const SimulatedStep& s) {
   double sum = 0;

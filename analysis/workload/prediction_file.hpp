@@ -26,7 +26,8 @@ struct PredictedStep {
   std::vector<std::string> unbounded;
 };
 
-// Seconds as milliseconds, 3 decimals: how replay and workload print times.
+// Seconds as milliseconds, 3 decimals (below 0.001 ms and from 1e5 ms on:
+// significant figures): how replay and workload print times.
 std::string format_ms(double seconds);
 
 // The exposed communication of a simulated step: its slowest stage's waits.

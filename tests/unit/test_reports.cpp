@@ -171,6 +171,10 @@ TEST(Reports, Formatting) {
   EXPECT_EQ(format_size(1536.0), "1.5 KiB");
   EXPECT_EQ(format_ratio(1.0344), "1.034x");
   EXPECT_EQ(format_us(12.345), "12.3");
+  EXPECT_EQ(format_us(0.0012345), "0.00123");  // never "0.00" for a measured value (issue 53)
+  EXPECT_EQ(format_gbps(0.0012), "0.0012");
+  EXPECT_EQ(format_gbps(0.0024), "0.0024");
+  EXPECT_EQ(format_gbps(14.694), "14.69");
 }
 
 }  // namespace

@@ -605,6 +605,15 @@ TEST(StepDecision, ARefusedSetIsNamedNotDropped) {
   EXPECT_NE(first.find("'rent' has no prediction: it was measured oversubscribed"), std::string::npos) << first;
 }
 
+// Times print 3 decimals where they mean something (issue 53: "0.000" for a
+// measured time, or 10 digits of a 1e9 ms prediction, were printed).
+TEST(WorkloadPrediction, MillisecondsInSignificantFigures) {
+  EXPECT_EQ(format_ms(0.006), "6.000");
+  EXPECT_EQ(format_ms(2e-7), "0.0002");
+  EXPECT_EQ(format_ms(0), "0.000");
+  EXPECT_EQ(format_ms(1268451.945461), "1.268e+09");
+}
+
 // Issue 53: a phase read off a scale-model point whose interval is
 // unbounded makes the step unbounded, and no call rests on it.
 TEST(WorkloadPrediction, AnUnboundedScaleModelPointMakesTheStepUnbounded) {
