@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 
 #include "common/launcher.hpp"
 #include "analysis/report/render.hpp"
@@ -92,6 +93,47 @@ std::string elided(const std::string& text, std::size_t width) {
   return out + "...";
 }
 
+// Cut so that the part from byte `from` on shows (where cells that would
+// read alike differ): a third of the width from the start, "...", the text
+// from `from` ("alltoall f...in-place, path auto, d...").
+std::string elided_at(const std::string& text, std::size_t width, std::size_t from) {
+  while (from > 0 && from < text.size() && (static_cast<unsigned char>(text[from]) & 0xC0) == 0x80) --from;
+  const std::string head = elided(text, std::max<std::size_t>(width / 3, 4));
+  const std::size_t used = display_width(head);
+  return used + 4 > width ? elided(text, width) : head + elided(text.substr(from), width - used);
+}
+
+// The cells of each row as a column of `width` shows them: cut at the end;
+// cells whose cut texts would read alike though they differ (in-place and
+// out-of-place series with one long name) cut around where they differ.
+std::vector<std::vector<std::string>> cut_cells(const Table& t, const std::vector<std::size_t>& width) {
+  std::vector<std::vector<std::string>> out(t.rows.size());
+  for (std::size_t r = 0; r < t.rows.size(); ++r)
+    for (std::size_t i = 0; i < t.rows[r].size() && i < width.size(); ++i)
+      out[r].push_back(elided(terminal_safe(t.rows[r][i].text), width[i]));
+  for (std::size_t i = 0; i < width.size(); ++i) {
+    std::map<std::string, std::vector<std::size_t>> alike;  // cut text -> rows
+    for (std::size_t r = 0; r < out.size(); ++r)
+      if (i < out[r].size()) alike[out[r][i]].push_back(r);
+    for (const auto& [cut, rows] : alike) {
+      if (rows.size() < 2) continue;
+      const std::string first = terminal_safe(t.rows[rows.front()][i].text);
+      std::size_t common = first.size();
+      bool differ = false;
+      for (std::size_t r : rows) {
+        const std::string text = terminal_safe(t.rows[r][i].text);
+        std::size_t k = 0;
+        while (k < common && k < text.size() && text[k] == first[k]) ++k;
+        differ = differ || text != first;
+        common = std::min(common, k);
+      }
+      if (!differ) continue;
+      for (std::size_t r : rows) out[r][i] = elided_at(terminal_safe(t.rows[r][i].text), width[i], common);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_terminal(const Report& r, bool color) {
@@ -125,10 +167,10 @@ std::string render_terminal(const Report& r, bool color) {
         if (widest == w.size()) break;
         --w[widest];
       }
-      const auto line = [&](const std::vector<Cell>& cells) {
+      const auto line = [&](const std::vector<Cell>& cells, const std::vector<std::string>* cut) {
         std::string l;
         for (std::size_t i = 0; i < cells.size() && i < w.size(); ++i) {
-          const std::string text = elided(terminal_safe(cells[i].text), w[i]);
+          const std::string text = cut ? (*cut)[i] : elided(terminal_safe(cells[i].text), w[i]);
           const std::string pad(w[i] - display_width(text), ' ');
           const bool tint = color && cells[i].tone != Tone::plain;
           const std::string shown = tint ? std::string(ansi(cells[i].tone)) + text + "\033[0m" : text;
@@ -156,8 +198,9 @@ std::string render_terminal(const Report& r, bool color) {
       }
       std::vector<Cell> head;
       for (const auto& h : t.header) head.push_back({h});
-      out += line(head);
-      for (const auto& row : t.rows) out += line(row);
+      out += line(head, nullptr);
+      const std::vector<std::vector<std::string>> cut = cut_cells(t, w);
+      for (std::size_t r = 0; r < t.rows.size(); ++r) out += line(t.rows[r], &cut[r]);
       if (!t.note.empty()) out += wrapped(terminal_safe(t.note));
     }
   }

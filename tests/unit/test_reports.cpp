@@ -86,6 +86,28 @@ TEST(Reports, TheSummaryOpensWithTheVerdictAndSaysEachKindOfNoiseOnce) {
   EXPECT_EQ(noise_lines, 1u);
 }
 
+// Issue 53: cut to the terminal's width, two series whose names differ only
+// far in (out-of-place vs in-place) must not read alike.
+TEST(Reports, CutNamesThatWouldReadAlikeShowWhereTheyDiffer) {
+  const std::string common =
+      "alltoall float, 64 ranks, 8 nodes, nonblocking MPI calls, " + std::string(120, 'x') + ", ";
+  Report r;
+  Section s;
+  s.heading = "Summary";
+  Table t;
+  t.header = {"series", "faster"};
+  t.left_columns = 1;
+  t.rows = {{{common + "out-of-place, path auto, host memory"}, {"a"}},
+            {{common + "in-place, path auto, host memory"}, {"b"}}};
+  s.tables.push_back(t);
+  r.sections.push_back(s);
+  const std::string term = render_terminal(r, false);
+  const std::size_t out_row = term.find("out-of-place"), in_row = term.find("in-place");
+  EXPECT_NE(out_row, std::string::npos) << term;
+  EXPECT_NE(in_row, std::string::npos) << term;
+  EXPECT_NE(term.find("alltoall"), std::string::npos) << term;  // the start stays
+}
+
 TEST(Reports, HtmlEscapesEveryInputString) {
   const Comparison c = hostile_comparison();
   const Report r = build_report(c, {}, {});
