@@ -13,6 +13,7 @@
 #include "analysis/history/prometheus_text.hpp"
 #include "results/output_file.hpp"
 #include "analysis/report/render.hpp"
+#include "results/noise.hpp"
 #include "results/writers.hpp"
 
 namespace ccb {
@@ -33,14 +34,12 @@ struct SeriesValues {
   std::size_t noisy = 0;  // runs left out for their noise
 };
 
-// The kinds of a run's noise flags: each flag's words before its first ':'
-// ("busy before the run: load average 13.2" -> "busy before the run").
+// The kinds of a run's noise flags ("; "-joined: HistoryRun::noise).
 std::set<std::string> noise_kinds(const std::string& noise) {
   std::set<std::string> kinds;
   for (std::size_t at = 0; at < noise.size();) {
     const std::size_t end = std::min(noise.find("; ", at), noise.size());
-    const std::string flag = noise.substr(at, end - at);
-    kinds.insert(flag.substr(0, flag.find(':')));
+    kinds.insert(noise_kind(std::string_view(noise).substr(at, end - at)));
     at = end + 2;
   }
   return kinds;

@@ -503,7 +503,7 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
     end.status = "wrong_data";
   }
   {
-    std::lock_guard<std::mutex> lock(outputs.lock());
+    std::lock_guard<std::timed_mutex> lock(outputs.lock());
     end.points = outputs.end().points;
     outputs.finish(end);
   }

@@ -260,7 +260,7 @@ int Replay::stop_at_boundary(int steps_done) {
     if (root_) {
       const std::string error = out_->error();
       fmt::print(stderr, "ccbench: cannot write {}; stopped after {} steps\n", terminal_safe(error), steps_done);
-      out_->end("failed: output " + error, kExitOutput, wrong_);
+      out_->end("failed: output " + error, kExitOutput);
     }
     return kExitOutput;
   }
@@ -269,7 +269,7 @@ int Replay::stop_at_boundary(int steps_done) {
   const std::string status = fmt::format("interrupted: {}", signal_name(sig));
   if (root_) {
     fmt::print(stderr, "ccbench: {} after {} steps; the steps so far are written\n", status, steps_done);
-    out_->end(status, kExitSignal + sig, wrong_);
+    out_->end(status, kExitSignal + sig);
   }
   return kExitSignal + sig;
 }
@@ -340,8 +340,8 @@ int Replay::run() {
   int code = data_code;
   if (root_) {
     out_->print(summary_text());
-    if (const std::string error = out_->error(); error.empty()) out_->end("completed", data_code, wrong_);
-    else out_->end("failed: output " + error, kExitOutput, wrong_);
+    if (const std::string error = out_->error(); error.empty()) out_->end("completed", data_code);
+    else out_->end("failed: output " + error, kExitOutput);
     if (const std::string error = out_->error(); !error.empty()) {
       fmt::print(stderr, "ccbench: cannot write {}\n", terminal_safe(error));
       code = kExitOutput;

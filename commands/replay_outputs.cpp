@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <thread>
 
 #include "analysis/workload/prediction_file.hpp"
 #include "harness/run_info.hpp"
@@ -35,12 +34,12 @@ ReplayOutputs::ReplayOutputs(const std::string& json_path) {
 }
 
 void ReplayOutputs::print(const std::string& text) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   if (stdout_error_.empty()) write_stdout(text, &stdout_error_);
 }
 
 void ReplayOutputs::record(const nlohmann::json& j) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   if (file_) file_->write(j.dump() + "\n");
 }
 
@@ -51,31 +50,28 @@ void ReplayOutputs::step(const StepRow& r) {
   print(fmt::format("  {:>5} {:>10} {:>10} {:>10}{} {:>8}\n", n, format_ms(r.step_s), format_ms(r.compute_s),
                     format_ms(r.exposed()), dims, r.slowest));
   record(replay_step_json({r.step_s, r.compute_s, r.exposed(), r.exposed_s}, n, r.slowest));
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   rows_.push_back(r);
 }
 
 std::string ReplayOutputs::error() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   if (file_ && !file_->error().empty()) return "-J/--json " + file_->error();
   return stdout_error_;
 }
 
 void ReplayOutputs::set_wrong(std::uint64_t wrong) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   wrong_ = wrong;
 }
 
-void ReplayOutputs::end(const std::string& status, int exit_code, std::uint64_t wrong) {
-  std::lock_guard<std::mutex> lock(mu_);
-  wrong_ = wrong;
+void ReplayOutputs::end(const std::string& status, int exit_code) {
+  std::lock_guard<std::timed_mutex> lock(mu_);
   end_locked(status, exit_code);
 }
 
 void ReplayOutputs::last_words(const std::string& status, int exit_code) {
-  std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
-  for (int tries = 0; tries < 100 && !lock.try_lock(); ++tries)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::unique_lock<std::timed_mutex> lock(mu_, std::chrono::seconds(1));
   if (lock.owns_lock()) end_locked(status, exit_code);
 }
 

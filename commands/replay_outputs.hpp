@@ -39,17 +39,17 @@ class ReplayOutputs {
   // The first output that could not be written ("stdout: Broken pipe",
   // "-J/--json PATH: No space left on device"); "" while all are fine.
   std::string error() const;
-  // Writes the end record once (later calls do nothing); `wrong`: the
-  // verified step's wrong elements.
-  void end(const std::string& status, int exit_code, std::uint64_t wrong);
+  // Writes the end record once (later calls do nothing).
+  void end(const std::string& status, int exit_code);
   // The watchdog's: the end record, unless the measuring thread holds the
   // lock for more than a second (then the file stays as it is: whole records).
   void last_words(const std::string& status, int exit_code);
+  // The verified step's wrong elements, for the end record.
   void set_wrong(std::uint64_t wrong);
 
  private:
   void end_locked(const std::string& status, int exit_code);
-  mutable std::mutex mu_;
+  mutable std::timed_mutex mu_;
   std::optional<OutputFile> file_;
   std::string stdout_error_;
   std::vector<StepRow> rows_;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <thread>
 
 #include "common/errors.hpp"
 #include "harness/run_info.hpp"
@@ -18,24 +17,24 @@ RunOutputs::RunOutputs(int rank, std::vector<std::unique_ptr<Writer>> writers, W
 }
 
 void RunOutputs::begin(const RunInfo& run) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   begun_ = true;
   for (Writer* w : outputs_) w->begin(run);
 }
 
 void RunOutputs::set_startup_run(RunInfo run) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   startup_run_ = std::make_unique<RunInfo>(std::move(run));
 }
 
 void RunOutputs::point(const PointRecord& rec) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   ++end_.points;
   for (Writer* w : outputs_) w->point(rec);
 }
 
 void RunOutputs::measured(double busbw_gbps) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   busbw_sum_ += busbw_gbps;
   ++busbw_count_;
 }
@@ -54,7 +53,7 @@ RunOutputs::Boundary RunOutputs::at_boundary(const Comm& comm, int my_signal) co
 
 int RunOutputs::fail() {
   const std::string error = this->error();
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   end_.status = fmt::format("failed: output {}", error);
   end_.exit_code = kExitOutput;
   fmt::print(stderr,
@@ -87,9 +86,7 @@ void RunOutputs::finish(EndInfo e) {
 }
 
 void RunOutputs::last_words(const std::string& status, int code) {
-  std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
-  for (int tries = 0; tries < 100 && !lock.try_lock(); ++tries)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::unique_lock<std::timed_mutex> lock(mu_, std::chrono::seconds(1));
   if (!lock.owns_lock()) return;  // the measuring thread is stuck while writing: leave the files as they are
   EndInfo e = end_;
   e.status = status;

@@ -47,7 +47,7 @@ class RunOutputs {
   int fail();
   // The end record so far (under lock()).
   EndInfo& end() { return end_; }
-  std::mutex& lock() { return mu_; }
+  std::timed_mutex& lock() { return mu_; }
   // Writes the end record once (the caller holds lock()).
   void finish(EndInfo e);
   // The watchdog's last words: the end record with this status and code,
@@ -59,7 +59,7 @@ class RunOutputs {
   int rank_;
   std::vector<std::unique_ptr<Writer>> owned_;
   std::vector<Writer*> outputs_;
-  std::mutex mu_;
+  std::timed_mutex mu_;
   EndInfo end_;
   double busbw_sum_ = 0;
   std::size_t busbw_count_ = 0;

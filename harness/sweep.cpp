@@ -550,7 +550,7 @@ int Sweep::stop_at_boundary() {
   if (stop.signal == 0) return -1;
   const int sig = stop.signal;
   progress_->finish();
-  std::lock_guard<std::mutex> lock(outputs_->lock());
+  std::lock_guard<std::timed_mutex> lock(outputs_->lock());
   EndInfo& end = outputs_->end();
   end.status = fmt::format("interrupted: {}", signal_name(sig));
   end.exit_code = kExitSignal + sig;
@@ -588,7 +588,7 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
     } catch (const std::exception& e) {
       progress_->finish();
       const std::string what = fmt::format("{} during {}", e.what(), doing);
-      std::lock_guard<std::mutex> lock(outputs_->lock());
+      std::lock_guard<std::timed_mutex> lock(outputs_->lock());
       EndInfo& end = outputs_->end();
       end.status = "failed: " + what;
       end.exit_code = kExitInternal;
@@ -600,7 +600,7 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
     pl.noise = measurement_noise(pl);
     noisy_points_ += pl.noise.empty() ? 0 : 1;
     {
-      std::lock_guard<std::mutex> lock(outputs_->lock());  // the watchdog's last words read these
+      std::lock_guard<std::timed_mutex> lock(outputs_->lock());  // the watchdog's last words read these
       outputs_->end().wrong_total += pl.wrong.value_or(0);
     }
     outputs_->measured(pl.busbw_gbps);
@@ -657,7 +657,7 @@ int Sweep::end() {
   progress_->finish();
   std::vector<std::string> noise = run_.noise;
   for (std::string& f : host_load_flags(comm_, cpu_before_, true)) noise.push_back(std::move(f));
-  std::lock_guard<std::mutex> lock(outputs_->lock());
+  std::lock_guard<std::timed_mutex> lock(outputs_->lock());
   EndInfo& end = outputs_->end();
   end.noise = std::move(noise);
   end.noisy_measurements = noisy_points_;

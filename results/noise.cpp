@@ -89,4 +89,16 @@ std::vector<std::string> steal_during(const CpuSample& before, const CpuSample& 
                       100 * kNoiseStealShare)};
 }
 
+std::string noise_kind(std::string_view flag) {
+  if (const std::size_t colon = flag.find(':'); colon != std::string_view::npos)
+    return std::string(flag.substr(0, colon));
+  std::string kind;
+  for (std::size_t i = 0; i < flag.size(); ++i) {
+    const bool digit = flag[i] >= '0' && flag[i] <= '9';
+    if (!digit) kind += flag[i];
+    else if (i == 0 || !(flag[i - 1] >= '0' && flag[i - 1] <= '9')) kind += 'N';
+  }
+  return kind;
+}
+
 }  // namespace ccb

@@ -27,6 +27,12 @@ inline constexpr std::string_view kOversubscribedFlag = "oversubscribed";
 
 std::vector<std::string> measurement_noise(const Measurement& m);
 
+// The kind of a flag, for counting flags of one kind together: its words
+// before the first ':' ("busy before the run: load average 13.2 ..." ->
+// "busy before the run"); a flag without one with each number as N ("CPU
+// steal 7% of vm's CPU time ..." -> "CPU steal N% of vm's CPU time ...").
+std::string noise_kind(std::string_view flag);
+
 // "oversubscribed: 3 ranks on 2 CPUs of vm", one per host; nothing for ranks
 // with an unknown cpuset.
 std::vector<std::string> oversubscription(const std::vector<RankPlacement>& placement);

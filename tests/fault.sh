@@ -21,17 +21,9 @@
 #            the end record saying "during the start-up", --csv its header
 set -u
 ccbench=$1 validate=$2 mode=$3
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-out=$dir/out.jsonl
-mpirun=(mpirun --oversubscribe)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-fail() { echo "FAIL: $*"; echo "--- stderr"; head -c 3000 "$dir/err"; echo "--- file"; cut -c1-200 "$out" 2>/dev/null; exit 1; }
-points() { local n; n=$(grep -c '"type":"point"' "$out" 2>/dev/null); echo "${n:-0}"; }
-wait_points() {  # until the file holds $1 points (at most 60 s)
-  for _ in $(seq 600); do [ "$(points)" -ge "$1" ] && return 0; sleep 0.1; done
-  fail "never reached $1 points"
-}
+. "$(dirname "$0")/fault_common.sh"
+points() { records point; }
+wait_points() { wait_records point "$1"; }
 sweep=(all_reduce -b 8 -e 64K -f 4 -n 5 -J "$out")
 case $mode in
   hang)

@@ -12,17 +12,9 @@
 #   locked   -J a file another process holds (flock): exit 2, nothing run
 set -u
 ccbench=$1 wkl=$2 mode=$3
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-out=$dir/out.jsonl
-mpirun=(mpirun --oversubscribe)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-fail() { echo "FAIL: $*"; echo "--- stderr"; head -c 3000 "$dir/err"; echo "--- file"; cut -c1-300 "$out" 2>/dev/null; exit 1; }
-steps() { local n; n=$(grep -c '"type":"step"' "$out" 2>/dev/null); echo "${n:-0}"; }
-wait_steps() {  # until the file holds $1 steps (at most 60 s)
-  for _ in $(seq 600); do [ "$(steps)" -ge "$1" ] && return 0; sleep 0.1; done
-  fail "never reached $1 steps"
-}
+. "$(dirname "$0")/fault_common.sh"
+steps() { records step; }
+wait_steps() { wait_records step "$1"; }
 json_lines() { python3 -c 'import json,sys
 for l in open(sys.argv[1]): json.loads(l)' "$out" || fail "a line is not JSON"; }
 replay=(replay "$wkl/fsdp-3.yaml" -w 1)

@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include "results/noise.hpp"
+
 namespace ccb {
 namespace {
 
@@ -182,14 +184,14 @@ std::string pair_verdict(const Comparison& c, const PairComparison& pc, const Pa
                      t.noisy == 0 ? "" : fmt::format("; {} more series not called: noise", t.noisy));
 }
 
-// A set's noise flags, one entry per kind (the words before a flag's ':')
+// A set's noise flags, one entry per kind (results/noise.hpp's noise_kind)
 // with how often it was flagged: "busy before the run x36 (load average
 // 13.2 on 2 CPUs of vm, ...)". The verdict comes first; this follows it.
 std::string noise_kinds_text(const std::vector<std::string>& flags) {
   std::vector<std::pair<std::string, std::vector<std::string>>> kinds;  // in first-seen order
   for (const std::string& f : flags) {
     const std::size_t colon = f.find(':');
-    const std::string kind = f.substr(0, colon);
+    const std::string kind = noise_kind(f);
     std::string detail = colon == std::string::npos ? "" : f.substr(colon + 1);
     detail.erase(0, detail.find_first_not_of(' '));
     auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });

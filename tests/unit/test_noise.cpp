@@ -94,5 +94,16 @@ TEST(Noise, LoadBeforeAndStealDuring) {
   EXPECT_TRUE(steal_during(CpuSample{}, after, "vm").empty());
 }
 
+// Flags of one kind count together whatever their numbers (history changes,
+// compare's Summary).
+TEST(Noise, AFlagsKindLeavesItsNumbersOut) {
+  EXPECT_EQ(noise_kind("busy before the run: load average 13.2 on 2 CPUs of vm"), "busy before the run");
+  EXPECT_EQ(noise_kind("oversubscribed: 3 ranks on 2 CPUs of vm"), "oversubscribed");
+  EXPECT_EQ(noise_kind("CPU steal 7% of vm's CPU time during the run"),
+            noise_kind("CPU steal 12% of vm's CPU time during the run"));
+  EXPECT_EQ(noise_kind("16 ranks of 8 hosts share 2 CPUs of one machine"),
+            "N ranks of N hosts share N CPUs of one machine");
+}
+
 }  // namespace
 }  // namespace ccb
