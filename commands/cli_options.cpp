@@ -198,6 +198,12 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
        "measured with network counters. nccl: sets NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_NVLS_ENABLE, NCCL_NET, "
        "NCCL_IB_DISABLE; the observed transports come from NCCL's INFO log",
        &raw.path},
+      {backend, "--tcp-if", "LIST",
+       "mpi: the network interfaces (names or CIDR subnets, comma-separated) Open MPI's TCP transport may use "
+       "(btl_tcp_if_include), recorded in the run record's path.tcp_interfaces; by default it may use every "
+       "interface that is up, a bridge or container interface that comes and goes included, and a run over one "
+       "can fail or hang",
+       &cfg.tcp_if},
       {backend, "--nccl-log-dir", "DIR",
        "nccl: where each process's NCCL INFO log is written (default $TMPDIR/ccbench-nccl, or /tmp/ccbench-nccl)",
        &cfg.nccl_log_dir},

@@ -121,10 +121,13 @@ std::string request_path(const Config& cfg) {
     if (!cfg.nccl_log_dir.empty() && access(cfg.nccl_log_dir.c_str(), W_OK) != 0)
       throw UsageError(
           fmt::format("--nccl-log-dir {}: cannot write there ({})", cfg.nccl_log_dir, std::strerror(errno)));
+    if (!cfg.tcp_if.empty())
+      throw UsageError(
+          fmt::format("--tcp-if {}: the mpi backend's option (NCCL takes NCCL_SOCKET_IFNAME)", cfg.tcp_if));
     return request_nccl_path(cfg.path, cfg.nccl_log_dir, cfg.nccl_algorithms);
   }
 #if CCBENCH_HAVE_MPI
-  request_mpi_path(cfg.path);
+  request_mpi_path(cfg.path, cfg.tcp_if);
 #endif
   return "";
 }

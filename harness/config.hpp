@@ -29,6 +29,7 @@ struct Config {
   int cuda_graph = 0;                       // -G: > 0 captures each operation as a CUDA graph and replays it
   int register_buffers = 0;                 // -R: 1 registers buffers with ncclCommRegister
   std::string nccl_log_dir;                 // where NCCL's INFO log goes (empty: $TMPDIR/ccbench-nccl)
+  std::string tcp_if;                       // --tcp-if: the interfaces Open MPI's TCP transport may use
   bool nccl_algorithms = false;             // --nccl-algorithms: NCCL logs each operation's algorithm (TUNING)
   BindPolicy bind = BindPolicy::automatic;  // --bind
   // Per-iteration sampling (harness/measure.hpp): adaptive until the median's

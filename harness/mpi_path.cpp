@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,7 +15,70 @@
 
 namespace ccb {
 
-void request_mpi_path(PathRequest path) {
+namespace {
+
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+bool is_cidr(const std::string& s) {
+  unsigned a = 0, b = 0, c = 0, d = 0, bits = 0;
+  char tail = 0;
+  return std::sscanf(s.c_str(), "%u.%u.%u.%u/%u%c", &a, &b, &c, &d, &bits, &tail) == 5 && a < 256 && b < 256 &&
+         c < 256 && d < 256 && bits <= 32;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> up_interfaces() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/sys/class/net", ec)) {
+    std::ifstream f(e.path() / "operstate");
+    std::string state;
+    f >> state;
+    // "unknown": loopback and some virtual devices that carry traffic
+    if (state == "up" || state == "unknown") out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string tcp_interfaces_allowed(bool* several) {
+  if (several) *several = false;
+  if (const char* inc = std::getenv("OMPI_MCA_btl_tcp_if_include"); inc && *inc) return fmt::format("pinned: {}", inc);
+  if (const char* exc = std::getenv("OMPI_MCA_btl_tcp_if_exclude"); exc && *exc) return fmt::format("all but: {}", exc);
+  std::vector<std::string> up = up_interfaces();
+  std::erase(up, "lo");
+  if (several) *several = up.size() > 1;
+  return fmt::format("any that is up (Open MPI's default): {}", up.empty() ? "none but loopback" : joined(up));
+}
+
+void request_mpi_path(PathRequest path, const std::string& tcp_if) {
+  if (!tcp_if.empty()) {
+    if (const char* exc = std::getenv("OMPI_MCA_btl_tcp_if_exclude"); exc && *exc)
+      throw UsageError(fmt::format(
+          "--tcp-if {}: OMPI_MCA_btl_tcp_if_exclude={} is set too, and Open MPI refuses both: unset one", tcp_if, exc));
+    const std::vector<std::string> items = split_list(tcp_if);
+    if (items.empty()) throw UsageError("--tcp-if: expected interface names or CIDR subnets, e.g. eth0 or 10.0.0.0/24");
+    std::error_code ec;
+    for (const std::string& i : items)
+      if (!is_cidr(i) && (i.find('/') != std::string::npos || !std::filesystem::exists("/sys/class/net/" + i, ec)))
+        throw UsageError(fmt::format("--tcp-if {}: no network interface '{}' on this host (it has: {})", tcp_if, i,
+                                     joined(up_interfaces())));
+    setenv("OMPI_MCA_btl_tcp_if_include", tcp_if.c_str(), 1);
+  }
+
   const char* pml = nullptr;
   const char* btl = nullptr;
   if (path == PathRequest::shm) pml = "ob1", btl = "self,vader";

@@ -4,14 +4,26 @@
 #pragma once
 #include "common/settings.hpp"
 #include <string>
+#include <vector>
 
 #include "harness/comm_mpi.hpp"
 
 namespace ccb {
 
-// Sets OMPI_MCA_pml / OMPI_MCA_btl for the path ("auto": nothing). Throws
-// UsageError when the path cannot exist here (rdma without /sys/class/infiniband).
-void request_mpi_path(PathRequest path);
+// Sets OMPI_MCA_pml / OMPI_MCA_btl for the path ("auto": nothing), and
+// OMPI_MCA_btl_tcp_if_include for `tcp_if` (--tcp-if: names or CIDR
+// subnets). Throws UsageError when the path cannot exist here (rdma without
+// /sys/class/infiniband), when --tcp-if names an interface this host does not
+// have, or when OMPI_MCA_btl_tcp_if_exclude is set too (Open MPI refuses both).
+void request_mpi_path(PathRequest path, const std::string& tcp_if = "");
+
+// The interfaces Open MPI's TCP transport may use on this host, in words:
+// "pinned: eth0" (btl_tcp_if_include), "all but: docker0" (exclude), or
+// "any that is up (Open MPI's default): eth0, br0". `several` is set when
+// nothing is pinned and more than one non-loopback interface is up.
+std::string tcp_interfaces_allowed(bool* several = nullptr);
+// The up interfaces of this host (/sys/class/net), loopback included.
+std::vector<std::string> up_interfaces();
 
 struct ObservedPath {
   std::string path;      // self, shm, tcp, rdma, unverified

@@ -293,6 +293,9 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, const SplitInfo& split
                                     nccl_log.empty() ? "not captured" : nccl_log);
     return run;
   }
+#if CCBENCH_HAVE_MPI
+  run.path_tcp_interfaces = tcp_interfaces_allowed(&run.tcp_unpinned);
+#endif
   if (!cfg.observe_path) {
     run.path_observed = "not observed";
     run.path_evidence = cfg.observe_path_note;

@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
@@ -36,6 +38,53 @@ Existing look(const std::string& path) {
   e.exists = ::lstat(path.c_str(), &e.st) == 0;
   return e;
 }
+
+// The temporary file being written, removed when SIGINT, SIGTERM or SIGHUP
+// ends the process meanwhile: only where the signal's action is the default
+// (a run's stop handler lets the write finish and rename it). One at a time
+// (a second concurrent write is not covered; none happens today).
+char g_temporary[4096];
+std::atomic<bool> g_temporary_claimed{false};
+constexpr int kEndingSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void remove_temporary_and_end(int sig) {
+  ::unlink(g_temporary);
+  ::raise(sig);  // SA_RESETHAND | SA_NODEFER: the default action, now
+}
+
+class TemporaryGuard {
+ public:
+  explicit TemporaryGuard(const std::string& tmp) {
+    if (tmp.size() >= sizeof g_temporary || g_temporary_claimed.exchange(true)) return;
+    std::memcpy(g_temporary, tmp.c_str(), tmp.size() + 1);
+    claimed_ = true;
+    struct sigaction sa {};
+    sa.sa_handler = remove_temporary_and_end;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    for (std::size_t i = 0; i < std::size(kEndingSignals); ++i) {
+      struct sigaction old {};
+      if (::sigaction(kEndingSignals[i], nullptr, &old) == 0 && old.sa_handler == SIG_DFL &&
+          !(old.sa_flags & SA_SIGINFO))
+        installed_[i] = ::sigaction(kEndingSignals[i], &sa, nullptr) == 0;
+    }
+  }
+  ~TemporaryGuard() {
+    if (!claimed_) return;
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    for (std::size_t i = 0; i < std::size(kEndingSignals); ++i)
+      if (installed_[i]) ::sigaction(kEndingSignals[i], &dfl, nullptr);
+    g_temporary_claimed = false;
+  }
+  TemporaryGuard(const TemporaryGuard&) = delete;
+  TemporaryGuard& operator=(const TemporaryGuard&) = delete;
+
+ private:
+  bool claimed_ = false;
+  bool installed_[std::size(kEndingSignals)] = {};
+};
 
 bool is_stream(const struct stat& st) { return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode); }
 
@@ -266,6 +315,7 @@ void write_file_atomically(const std::string& flag, const std::string& path,
   const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);  // O_CREAT | O_EXCL: never an existing name or link
   if (fd < 0)
     refuse(flag, path, fmt::format("cannot create a temporary file in {}: {}", folder_of(path), std::strerror(errno)));
+  const TemporaryGuard guard(tmp);
   const mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd, 0666 & ~mask);

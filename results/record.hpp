@@ -83,6 +83,10 @@ struct RunInfo {
   std::string hwloc_version, cuda, nccl, host_kernels;
   std::vector<std::string> argv;
   std::string collective, backend, memory_kind, path_requested, path_observed, path_evidence;
+  // mpi: the interfaces Open MPI's TCP transport may use (harness/mpi_path.hpp
+  // tcp_interfaces_allowed); tcp_unpinned: several are up and none is pinned.
+  std::string path_tcp_interfaces;
+  bool tcp_unpinned = false;
   std::string backend_reason;  // "--backend given", "default: 1 GPU visible and NCCL built in", ...
   std::vector<std::string> dtypes, ops;
   int ranks = 1, nodes = 1;  // with --split: one group's

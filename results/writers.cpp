@@ -92,6 +92,9 @@ class TableWriter final : public Writer, private TextSink {
           r.split, r.groups, r.groups == 1 ? "" : "s", r.ranks);
     emit("{}", comment_lines("#  clock: ", r.clock));
     emit("#  path requested {} observed {}\n", r.path_requested, r.path_observed);
+    if (!r.path_tcp_interfaces.empty() && (r.path_requested == "tcp" || r.path_observed == "tcp"))
+      emit("#  tcp interfaces: {}{}\n", r.path_tcp_interfaces,
+           r.tcp_unpinned ? " (pin with --tcp-if: one that comes and goes can fail or hang the run)" : "");
     if (r.path_observed == "per point")
       emit(
           "#  (NCCL's transports per point: with --nccl-algorithms those of the algorithms its tuning log shows the "

@@ -71,10 +71,30 @@ printf 'nodes: 512\nnoise_cv: 0.05\nseed: 2\n' >"$dir/ok.yaml"
 # on a CPU-only machine as a simulation): the report is built in seconds (it
 # never finished before), the terminal stays under 200 lines, the all-nodes
 # check fails as a group (no node marked) and its advice names bisect.
+# Issue 53 item 14: it ran in 1.4 GB and wrote a 257 MB verdict.json; now
+# it runs under a 1 GB address-space limit, verdict.json opens with the
+# answer and stays under 1 MB, and every group is a line of groups.jsonl.
 printf 'nodes: 1024\ndefective: {nodes: [node0017, node0042], factor: 0.3}\nseed: 1\n' >"$dir/p.yaml"
-"$ccbench" accept "$(dirname "$spec")/../../../examples/acceptance/ib-multinode.yaml" --simulate "$dir/p.yaml" --out "$dir/p" \
-  --color never >"$dir/out" 2>"$dir/err"
-[ $? = 1 ] || fail "pairwise 1024: expected exit 1"
+ib="$(dirname "$spec")/../../../examples/acceptance/ib-multinode.yaml"
+(ulimit -v 1048576 && exec "$ccbench" accept "$ib" --simulate "$dir/p.yaml" --out "$dir/p" --color never) >"$dir/out" 2>"$dir/err"
+[ $? = 1 ] || { cat "$dir/err"; fail "pairwise 1024 under 1 GB: expected exit 1"; }
+size=$(stat -c %s "$dir/p/verdict.json")
+[ "$size" -lt 1000000 ] || fail "verdict.json has $size bytes (bound 1 MB)"
+sed -n 2,12p "$dir/p/verdict.json" | tr -d ' \n' | grep -q '"verdict":"rejected","exit_code":1,"defective_nodes":{"node0017":\["pairs-all-reduce"\],"node0042":\["pairs-all-reduce"\]}' ||
+  fail "verdict.json does not open with the verdict and the defective nodes"
+groups=$(wc -l <"$dir/p/groups.jsonl")
+[ "$groups" -ge 523777 ] || fail "groups.jsonl has $groups lines, expected every group (523,776 pairs + re-tests + 1)"
+grep -q '"every_group": "groups.jsonl"' "$dir/p/verdict.json" || fail "verdict.json does not point to groups.jsonl"
+# Killed meanwhile (SIGTERM, SIGINT): no temporary file is left behind.
+for sig in TERM INT; do
+  "$ccbench" accept "$ib" --simulate "$dir/p.yaml" --out "$dir/k$sig" --color never >/dev/null 2>&1 &
+  pid=$!
+  sleep 2
+  kill -$sig $pid
+  wait $pid
+  left=$(find "$dir/k$sig" -name '.*' -type f | wc -l)
+  [ "$left" = 0 ] || fail "SIG$sig: $left temporary files left: $(ls -a "$dir/k$sig")"
+done
 lines=$(wc -l <"$dir/out")
 [ "$lines" -lt 200 ] || fail "pairwise 1024: the terminal report has $lines lines (bound 200)"
 grep -q 'all 1024 nodes together .* the group failed' "$dir/out" || fail "the all-nodes check does not fail as a group"

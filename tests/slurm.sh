@@ -6,7 +6,8 @@
 #                            (topology.conf: emu-h1,3 and emu-h2,4); srun sweeps (-N 4; --ntasks-per-node 2): nodes, ranks,
 #                            hosts and SLURM_* in the record; sbatch --wait of
 #                            scripts/launch/accept.sbatch as written (GPU lines
-#                            overridden on the command line); scancel of a running
+#                            overridden on the command line): 2 ranks per pair step;
+#                            --out in a node's own /tmp refused up front; scancel of a running
 #                            sweep keeps its points and an end record
 #   slurm.sh drain CCBENCH   4 hosts at 400 Mbit/s, emu-h3 at 50: accept as job
 #                            steps names exactly emu-h3 and --drain drains it with
@@ -66,6 +67,9 @@ case "$case" in
       step n8 -N 4 --ntasks-per-node 2 --mpi=pmix "$CCBENCH" all_gather -b 1K -e 16K -f 4 -n 3 || exit 12
       PATH=$(dirname "$CCBENCH"):$PATH sbatch --wait -N 4 --gpus-per-node=0 --cpus-per-task=1 --ntasks-per-node=1 \
         '"$here"'/../scripts/launch/accept.sbatch "$ACC/emu-pairwise.yaml"; echo $? > sbatch.rc
+      # --out in a node-private folder (this /tmp is not the nodes'): refused before any step, no node named.
+      salloc -N 4 "$CCBENCH" accept "$ACC/emu-pairwise.yaml" --out "/tmp/ccbench-private-$$" --color never > private.txt 2>&1
+      echo $? > private.rc; rm -rf "/tmp/ccbench-private-$$"
       srun -N 2 --job-name=victim --mpi=pmix "$CCBENCH" all_reduce -b 4K -e 64M -f 2 -n 200 -J victim.jsonl > victim.txt 2>&1 &
       for i in $(seq 1 300); do [ "$(grep -c "\"type\":\"point\"" victim.jsonl 2>/dev/null)" -ge 2 ] && break; sleep 0.2; done
       scancel --name victim
@@ -84,6 +88,16 @@ case "$case" in
     [ "$(cat sbatch.rc)" = 0 ] || fail "sbatch --wait accept.sbatch: exit $(cat sbatch.rc) ($(grep -h 'Run error' accept-*/verdict.md; tail -3 accept-*.log))"
     grep -q '"verdict": "accepted"' accept-*/verdict.json && grep -q '"engine": "Slurm job' accept-*/verdict.json ||
       fail "accept.sbatch: no accepted verdict from the step controller"
+    # Issue 53 item 10: sbatch -N 4 --ntasks-per-node=1 exports SLURM_NTASKS=4; each pair's step ran 4 ranks on
+    # 2 nodes ("can't honor --ntasks-per-node"). Now every step is 2 ranks, one per node.
+    grep -rl "can't honor" accept-*/raw && fail "a step was started with the allocation's task count"
+    ranks=$(cat accept-*/raw/pairs/*.jsonl | grep '"type":"run"' | python3 -c 'import json,sys; print(sorted({json.loads(l)["ranks"] for l in sys.stdin}))')
+    [ "$ranks" = "[2]" ] || fail "pair steps ran with ranks $ranks, expected [2]"
+    # Issue 53 item 9.
+    [ "$(cat private.rc)" = 2 ] || fail "--out in a node-private /tmp: expected exit 2, got $(cat private.rc): $(tail -3 private.txt)"
+    grep -q "^ccbench: accept: --out /tmp/ccbench-private-[0-9]*: not the same folder on every node: emu-h1, emu-h2, emu-h3 and emu-h4 cannot read a file written there" private.txt ||
+      fail "the node-private --out was not refused in one line: $(cat private.txt)"
+    grep -q 'DEFECTIVE\|pass 1 round' private.txt && fail "a node-private --out ran steps or named a node"
     points=$(grep -c '"type":"point"' victim.jsonl)
     [ "$points" -ge 2 ] && tail -1 victim.jsonl | grep -q '"type":"end"' && tail -1 victim.jsonl | grep -q '"status":"interrupted' ||
       fail "scancel: expected the points so far and an interrupted end record, got $points points and: $(tail -1 victim.jsonl)"

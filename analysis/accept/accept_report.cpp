@@ -9,6 +9,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 
 #include "results/stats.hpp"
 #include <map>
@@ -30,7 +31,8 @@ std::string sizes_text(const Check& c) {
   return s;
 }
 
-// How much of each list a view shows (verdict.json always has everything).
+// How much of each list a view shows (verdict.json lists what the files
+// show; groups.jsonl has every group).
 struct ViewLimits {
   std::size_t findings, node_rows, group_rows, matrix_nodes;
 };
@@ -102,7 +104,8 @@ Table groups_table(const std::string& title, const Check& c, const std::vector<G
            "the bar is the gate's threshold; margin: the median's distance to the bar (positive: better than needed), "
            "the smallest over gates.";
   if (left_out > 0)
-    t.note += fmt::format(" {} more groups (passing) are left out here: verdict.json has every group.", left_out);
+    t.note +=
+        fmt::format(" {} more groups (passing) are left out here: {} has every group.", left_out, kGroupDetailFile);
   if (roles)
     t.note +=
         " Why it ran: search (a group of the splitting; a pass clears its nodes, a failure splits it), "
@@ -212,6 +215,25 @@ bool AcceptOutcome::accepted() const {
 
 int AcceptOutcome::exit_code() const { return !run_errors.empty() ? kExitUsage : accepted() ? kExitOk : kExitRejected; }
 
+void withhold_blame_on_errors(AcceptOutcome& o) {
+  if (o.run_errors.empty()) return;
+  const std::string why =
+      fmt::format("not named defective: the run had errors ({}{})", o.run_errors.front(),
+                  o.run_errors.size() > 1 ? fmt::format(" and {} more", o.run_errors.size() - 1) : "");
+  for (CheckVerdict& v : o.checks) {
+    for (NodeVerdict& n : v.nodes)
+      if (n.status == NodeStatus::defective) {
+        n.status = NodeStatus::suspect;
+        n.reason = why + "; measured: " + n.reason;
+      }
+    for (std::string& f : v.findings) {
+      for (const std::string_view said : {std::string_view(" is defective: "), std::string_view(" are defective: ")})
+        if (const std::size_t at = f.find(said); at != std::string::npos)
+          f = f.substr(0, at) + " failed, " + why + ": " + f.substr(at + said.size());
+    }
+  }
+}
+
 PairMatrix::PairMatrix(const CheckVerdict& v, std::size_t nodes)
     : nodes_(nodes), value_(nodes * nodes, kNaNv), state_(nodes * nodes, 0) {
   for (const GroupVerdict& g : v.first) {
@@ -307,9 +329,9 @@ Section check_section(const CheckVerdict& v, const AcceptOutcome& o, const ViewL
       s.tables.push_back(pair_matrix_table(c.gates.front(), PairMatrix(v, o.hosts.size()), o.hosts));
     else
       s.paragraphs.push_back(
-          fmt::format("The pair matrix of {} nodes is not drawn here (over {}): verdict.json has "
-                      "it (pair_matrix).",
-                      o.hosts.size(), lim.matrix_nodes));
+          fmt::format("The pair matrix of {} nodes is not drawn here (over {}): {} has each pair's "
+                      "values (its first-pass lines).",
+                      o.hosts.size(), lim.matrix_nodes, kGroupDetailFile));
   }
   s.tables.push_back(
       groups_table(c.pattern == GroupPattern::bisect ? "The search: every group, round by round" : "First pass", c,
@@ -350,7 +372,8 @@ json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 // verdict.json is written piece by piece in nlohmann's dump(1) layout: a
 // 1,024-node pairwise check has 523,776 groups, too many to hold as one json
 // tree. Text that is not UTF-8 (a host name) is replaced, never thrown on.
-void put(std::string& out, const json& v, int depth) {
+template <class Json>
+void put(std::string& out, const Json& v, int depth) {
   const std::string s = json_text(v, 1);
   for (char ch : s) {
     out += ch;
@@ -361,7 +384,8 @@ void put(std::string& out, const json& v, int depth) {
 // Members of an object at `depth`, then the streamed ones after them; the
 // caller writes the braces.
 using Streamed = std::vector<std::pair<std::string, std::function<void(std::string&, int)>>>;
-void put_members(std::string& out, const json& fixed, const Streamed& streamed, int depth) {
+template <class Json>
+void put_members(std::string& out, const Json& fixed, const Streamed& streamed, int depth) {
   bool first = true;
   const auto key = [&](const std::string& k) {
     out += first ? "\n" : ",\n";
@@ -394,8 +418,9 @@ void put_array(std::string& out, std::size_t n, int depth, Each&& each) {
 }
 
 json group_json(const GroupVerdict& g, const std::vector<std::string>& hosts) {
-  json gj{{"nodes", json::array()}, {"round", g.run.round + 1}, {"ranks", g.run.ranks},   {"pass", g.pass},
-          {"reason", g.reason},     {"wrong", g.wrong},         {"margin", num(g.margin)}};
+  json gj{{"nodes", json::array()},  {"round", g.run.round + 1},   {"ranks", g.run.ranks},
+          {"pass", g.pass},          {"reason", g.reason},         {"wrong", g.wrong},
+          {"margin", num(g.margin)}, {"headline", num(g.headline)}};
   if (g.run.role != GroupRole::none) gj["role"] = std::string(name(g.run.role));
   for (int n : g.run.nodes) gj["nodes"].push_back(hosts[static_cast<std::size_t>(n)]);
   gj["gates"] = json::array();
@@ -411,6 +436,9 @@ json group_json(const GroupVerdict& g, const std::vector<std::string>& hosts) {
   }
   return gj;
 }
+
+// Groups verdict.json lists per pass (groups.jsonl has every group).
+constexpr std::size_t kJsonGroups = 200;
 
 void put_check(std::string& out, const CheckVerdict& v, const AcceptOutcome& o, int depth) {
   const Check& c = *v.check;
@@ -436,10 +464,25 @@ void put_check(std::string& out, const CheckVerdict& v, const AcceptOutcome& o, 
   cj["references"] = json::array();
   for (int n : v.suspects.references) cj["references"].push_back(o.hosts[static_cast<std::size_t>(n)]);
   cj["references_presumed"] = v.suspects.presumed;
+  // The groups a reader acts on (all of them when they fit, else the
+  // failing ones and the re-tests, as verdict.md lists them); every group,
+  // with its measurements, is a line of groups.jsonl.
+  const ViewLimits lim = limits_of(AcceptView::files);
+  std::size_t left_first = 0, left_second = 0;
+  auto first = std::make_shared<std::vector<const GroupVerdict*>>(groups_to_show(v.first, kJsonGroups, left_first));
+  auto second = std::make_shared<std::vector<const GroupVerdict*>>(groups_to_show(v.second, kJsonGroups, left_second));
+  const auto failed = [](const std::vector<GroupVerdict>& gs) {
+    return std::count_if(gs.begin(), gs.end(), [](const GroupVerdict& g) { return !g.pass; });
+  };
+  cj["groups"] = {{"first_pass", v.first.size()},
+                  {"second_pass", v.second.size()},
+                  {"failed", failed(v.first) + failed(v.second)},
+                  {"listed", first->size() + second->size()},
+                  {"every_group", kGroupDetailFile}};
   Streamed streamed;
-  for (const auto* pass : {&v.first, &v.second})
-    streamed.emplace_back(pass == &v.first ? "first_pass" : "second_pass", [pass, &o](std::string& s, int d) {
-      put_array(s, pass->size(), d, [&](std::size_t i, int dd) { put(s, group_json((*pass)[i], o.hosts), dd); });
+  for (const auto& [key, list] : {std::pair{"first_pass", first}, std::pair{"second_pass", second}})
+    streamed.emplace_back(key, [list, &o](std::string& s, int d) {
+      put_array(s, list->size(), d, [&](std::size_t i, int dd) { put(s, group_json(*(*list)[i], o.hosts), dd); });
     });
   streamed.emplace_back("node_verdicts", [&v](std::string& s, int d) {
     put_array(s, v.nodes.size(), d, [&](std::size_t i, int dd) {
@@ -454,7 +497,7 @@ void put_check(std::string& out, const CheckVerdict& v, const AcceptOutcome& o, 
           dd);
     });
   });
-  if (c.pattern == GroupPattern::pairwise || c.pattern == GroupPattern::ring)
+  if ((c.pattern == GroupPattern::pairwise || c.pattern == GroupPattern::ring) && o.hosts.size() <= lim.matrix_nodes)
     streamed.emplace_back("pair_matrix", [&v, &o, &c](std::string& s, int d) {
       const PairMatrix pm(v, o.hosts.size());
       s += "{\n";
@@ -478,23 +521,57 @@ void put_check(std::string& out, const CheckVerdict& v, const AcceptOutcome& o, 
 
 }  // namespace
 
+std::string group_detail_line(const Check& c, const GroupVerdict& g, const std::vector<std::string>& hosts) {
+  // 4 significant figures: what the tables print; 1,024 nodes pairwise are
+  // 523,776 lines of about 200 bytes.
+  const auto short_num = [](double v) { return std::isfinite(v) ? json(std::stod(fmt::format("{:.4g}", v))) : json(); };
+  json j{{"check", c.name},
+         {"in_pass", g.run.pass == 1 ? "first" : "second"},
+         {"round", g.run.round + 1},
+         {"nodes", json::array()},
+         {"ranks", g.run.ranks},
+         {"pass", g.pass},
+         {"margin", short_num(g.margin)}};
+  if (g.run.role != GroupRole::none) j["role"] = std::string(name(g.run.role));
+  for (int n : g.run.nodes) j["nodes"].push_back(hosts[static_cast<std::size_t>(n)]);
+  if (!g.reason.empty()) j["reason"] = g.reason;
+  if (g.wrong) j["wrong"] = g.wrong;
+  j["gates"] = json::array();
+  for (const GateResult& gr : g.gates) {
+    json gj{{"values", json::array()}, {"bar", short_num(gr.bar)}, {"passed", gr.passed}};
+    for (double x : gr.values) gj["values"].push_back(short_num(x));
+    if (gr.base) gj["baseline"] = short_num(*gr.base);
+    if (!gr.note.empty()) gj["note"] = gr.note;
+    j["gates"].push_back(std::move(gj));
+  }
+  return json_text(j) + "\n";
+}
+
 std::string accept_to_json(const AcceptOutcome& o) {
-  json j;
+  // The answer first (a reader who opens the file sees it): the verdict, the
+  // defective nodes with the checks that named them, the run's errors; then
+  // the run, then each check's detail.
+  std::map<std::string, std::vector<std::string>> defective;
+  for (const CheckVerdict& v : o.checks)
+    for (const NodeVerdict& n : v.nodes)
+      if (n.status == NodeStatus::defective) defective[n.host].push_back(v.check->name);
+  nlohmann::ordered_json j;
   j["ccbench_accept"] = 1;
-  j["spec"] = {{"file", o.spec->file}, {"name", o.spec->name}, {"description", o.spec->description}};
   j["verdict"] = !o.finished          ? "incomplete"
                  : o.exit_code() == 0 ? "accepted"
                  : o.exit_code() == 1 ? "rejected"
                                       : "error";
   j["exit_code"] = o.exit_code();
+  j["defective_nodes"] = defective.empty() ? json::object() : json(defective);
+  j["run_errors"] = o.run_errors;
+  j["actions"] = o.actions;
+  j["spec"] = {{"file", o.spec->file}, {"name", o.spec->name}, {"description", o.spec->description}};
   j["started_at"] = o.started_at;
-  j["simulated"] = o.simulated.empty() ? json(nullptr) : json(o.simulated);
   j["ended_at"] = o.ended_at;
+  j["simulated"] = o.simulated.empty() ? json(nullptr) : json(o.simulated);
+  j["engine"] = o.engine;
   j["nodes"] = o.hosts;
   j["ranks_per_node"] = o.ranks_per_node;
-  j["run_errors"] = o.run_errors;
-  j["engine"] = o.engine;
-  j["actions"] = o.actions;
   std::string out = "{";
   put_members(out, j,
               {{"checks",

@@ -30,13 +30,31 @@ struct AcceptOutcome {
   int exit_code() const;  // 0 accepted, 1 rejected, 2 a run error
 };
 
+// A run with errors (verdict ERROR) names no node defective: what failed
+// may be the run's own problem (an output folder a node cannot see, srun,
+// the spec), so each DEFECTIVE node becomes a suspect ("not named defective:
+// the run had errors ..."), and the findings say so. Nothing changes without
+// run errors; applying it twice changes nothing more.
+void withhold_blame_on_errors(AcceptOutcome& o);
+
 // terminal: the verdict, the checks, and per check its findings and the
 // nodes that need action (defective first, with margins), with counts of the
 // rest; files (verdict.md, report.html): every node, and the groups up to a
-// bound (verdict.json has every group). Both are built in O(groups + nodes).
+// bound (groups.jsonl has every group). Both are built in O(groups + nodes).
 enum class AcceptView { terminal, files };
 Report build_accept_report(const AcceptOutcome& o, AcceptView view = AcceptView::files);
+// verdict.json: the verdict, every check's findings and node verdicts, the
+// groups verdict.md lists (up to 2,000 per pass: the failing ones and the
+// re-tests first) with the counts, the pair matrix up to 64 nodes. Every
+// group is a line of the detail file (group_detail_line), written as the
+// groups are judged: 1,024 nodes pairwise keep verdict.json near 200 kB.
 std::string accept_to_json(const AcceptOutcome& o);
+inline constexpr const char* kGroupDetailFile = "groups.jsonl";
+// One line of groups.jsonl: a judged group (its check, "in_pass" first or
+// second, round, role, nodes, verdict, margin, reason, each gate's value per
+// repeat and bar), numbers to 4 significant figures. The measurements
+// themselves are the raw/CHECK/*.jsonl files.
+std::string group_detail_line(const Check& c, const GroupVerdict& g, const std::vector<std::string>& hosts);
 
 // Pairwise/ring: each pair's headline value (median over repeats of the first
 // gate's metric) and whether it passed, from the first pass; NaN / no verdict

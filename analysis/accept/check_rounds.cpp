@@ -124,8 +124,14 @@ void CheckRounds::record(const std::vector<GroupVerdict>& judged) {
   for (const GroupVerdict& g : judged) {
     GroupVerdict copy = g;
     if (g.run.pass == 2) copy.run.role = round_role_;
-    (g.run.pass == 1 ? verdict_.first : verdict_.second).push_back(copy);
+    keep(std::move(copy), g.run.pass == 1 ? verdict_.first : verdict_.second);
   }
+}
+
+void CheckRounds::keep(GroupVerdict g, std::vector<GroupVerdict>& into) {
+  if (sink_) sink_(g);
+  g.run.repeats = {};
+  into.push_back(std::move(g));
 }
 
 CheckVerdict CheckRounds::finish(const std::vector<std::string>& hosts) {
@@ -323,7 +329,7 @@ void CheckRounds::record_bisect(const std::vector<GroupVerdict>& judged) {
     if (!g) continue;  // not run (interrupted)
     GroupVerdict copy = *g;
     copy.run.role = it.role;
-    verdict_.first.push_back(copy);
+    keep(std::move(copy), verdict_.first);
     const std::size_t index = tested_.size();
     tested_.push_back({it, g->pass});
     if (it.role == GroupRole::search) {

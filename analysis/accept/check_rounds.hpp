@@ -4,6 +4,7 @@
 // them (judge_group) and hands the verdicts to record(); after the last round
 // finish() names the nodes. Rules: docs/acceptance.md.
 #pragma once
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,6 +27,11 @@ class CheckRounds {
   CheckRounds(const Check& c, int nodes, std::vector<std::string> switches = {});
 
   std::optional<PlannedRound> next();
+  // Each recorded group goes to `sink` first (the detail file); the plan
+  // keeps it without its repeats' points (the verdict and the reports read
+  // the gates' values), so 523,776 pairs of 1,024 nodes stay under 0.5 GB.
+  using GroupSink = std::function<void(const GroupVerdict&)>;
+  void set_sink(GroupSink sink) { sink_ = std::move(sink); }
   void record(const std::vector<GroupVerdict>& judged);
   CheckVerdict finish(const std::vector<std::string>& hosts);
   int rounds() const { return rounds_; }
@@ -58,8 +64,11 @@ class CheckRounds {
   void name_defective(CheckVerdict& v, const std::vector<std::string>& hosts) const;
   void name_switches(CheckVerdict& v, std::size_t hosts) const;
 
+  void keep(GroupVerdict g, std::vector<GroupVerdict>& into);
+
   const Check& check_;
   int nodes_;
+  GroupSink sink_;
   std::vector<std::string> switches_;
   int rounds_ = 0;
 

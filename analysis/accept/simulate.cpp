@@ -293,8 +293,10 @@ GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& 
   return run;
 }
 
-CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng, const SimulatedSpec& spec) {
+CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng, const SimulatedSpec& spec,
+                            const CheckRounds::GroupSink& sink) {
   CheckRounds plan(c, m.nodes(), spec.switch_of.empty() ? m.switch_of : spec.switch_of);
+  plan.set_sink(sink);
   double wall = 0;
   Population population;
   while (const auto round = plan.next()) {

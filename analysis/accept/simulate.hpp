@@ -60,8 +60,9 @@ GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& 
                         const BaselineLookup& baseline = {});
 
 // One check through CheckRounds and judge_round against the model, as a real
-// run judges it; wall_s is simulated.
-CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng,
-                            const SimulatedSpec& spec = {});
+// run judges it; wall_s is simulated. Each group also goes to `sink` (the
+// detail file) as it is judged.
+CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng, const SimulatedSpec& spec = {},
+                            const CheckRounds::GroupSink& sink = {});
 
 }  // namespace ccb

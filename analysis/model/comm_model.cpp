@@ -320,7 +320,7 @@ double interval_width(const ModelSeries& s, ModelFamily f, double x, int ranks) 
 }
 
 const ModelSeries* pick_level(const Model& m, const ModelSeries& like, int ranks, int nodes,
-                              std::vector<std::string>& flags) {
+                              std::vector<std::string>& flags, std::string& other_level) {
   const int rpn = nodes > 1 ? std::max(1, ranks / nodes) : 0;
   const ModelSeries* best = nullptr;
   int best_score = 1 << 30;
@@ -334,13 +334,15 @@ const ModelSeries* pick_level(const Model& m, const ModelSeries& like, int ranks
     if (!best || score < best_score) best = &s, best_score = score;
   }
   if (!best) return nullptr;
-  if (rpn > 0 && best->ranks_per_node == 0)
+  if (rpn > 0 && best->ranks_per_node == 0) {
+    other_level = "single-node fits (a node's inside) for a group across nodes";
     flags.push_back(
         "no multi-node measurement: predicted from single-node counts, so the links between nodes are not in the "
         "model");
-  else if (rpn == 0 && best->ranks_per_node > 0)
+  } else if (rpn == 0 && best->ranks_per_node > 0) {
+    other_level = "multi-node fits (the links between nodes) for a group inside one node";
     flags.push_back("no single-node measurement: predicted from multi-node counts");
-  else if (rpn != best->ranks_per_node)
+  } else if (rpn != best->ranks_per_node)
     flags.push_back(fmt::format("{} ranks per node not measured: fitted at {}", rpn, best->ranks_per_node));
   return best;
 }
@@ -436,7 +438,7 @@ std::optional<Prediction> predict_by_rules(const Model& m, const ModelSeries& li
       ModelSeries want = like;
       want.forced = choice->forced;
       std::vector<std::string> flags;
-      const ModelSeries* s = pick_level(m, want, ranks, nodes, flags);
+      const ModelSeries* s = pick_level(m, want, ranks, nodes, flags, p.other_level);
       if (s) {
         for (std::string& f : flags)
           if (std::find(p.flags.begin(), p.flags.end(), f) == p.flags.end()) p.flags.push_back(std::move(f));
@@ -502,7 +504,7 @@ std::vector<Prediction> predict_planned(const Model& m, int ranks, int nodes, co
     p.ranks = ranks;
     p.nodes = nodes;
     p.forced = like.forced;
-    const ModelSeries& s = *pick_level(m, like, ranks, nodes, p.flags);
+    const ModelSeries& s = *pick_level(m, like, ranks, nodes, p.flags, p.other_level);
     p.series = &s;
     scale_flags(s, ranks, p.flags);
     const StepCost cost = step_cost(s, s.family);

@@ -128,6 +128,11 @@ struct Prediction {
   bool by_rules = false;  // the library's choice composed from forced fits by its rules
   int ranks = 0, nodes = 0;
   std::vector<std::string> flags;  // beyond validity, level or ranks per node not measured
+  // Read off fits of the other level ("multi-node fits (...) for a group
+  // inside one node"); "" when the level was measured. A step refuses such
+  // curves (analysis/workload/model_curves.hpp): NVLink or shared memory
+  // inside a node is another path than the links between nodes.
+  std::string other_level;
   std::vector<PredictedPoint> points;
 };
 

@@ -34,6 +34,14 @@ std::vector<std::string> add_model_curves(const StepProgram& prog, const Model& 
                                        "would run",
                                        n.collective, forced)));
     }
+    if (!best->other_level.empty())
+      throw UsageError(fmt::format(
+          "no measured curve for '{}': {} at {} ranks on {} node{}, and the model has only {}: a step's phase is "
+          "not read off a curve of another path; add a run of {} at {} ranks on {} node{} ({})",
+          n.phase, n.collective, n.ranks, n.nodes, n.nodes == 1 ? "" : "s", best->other_level, n.collective, n.ranks,
+          n.nodes, n.nodes == 1 ? "" : "s",
+          n.nodes == 1 ? fmt::format("mpirun -np {} ccbench {} on one node", n.ranks, n.collective)
+                       : "a sweep across nodes, fitted into the model"));
     std::size_t added = 0;
     for (const PredictedPoint& q : best->points) {
       if (!std::isfinite(q.time_us) || q.time_us <= 0) continue;

@@ -251,13 +251,14 @@ struct AcceptanceRun {
   std::vector<std::string> hosts{};  // node -> host
   std::vector<int> ranks_per_node{};
   int my_node = 0;
-  GateBaselines baselines{};              // rank 0
-  std::vector<std::string> run_errors{};  // rank 0
-  int interrupted = 0;                    // signal that stopped the run
-  Population population{};                // rank 0: the current check's groups (population gates)
-  Watchdog* control = nullptr;            // the current check's control-plane watchdog
-  Faults faults{};                        // test-only (CCBENCH_FAULT=control_hang)
-  int rounds_shared = 0;                  // over the whole run
+  GateBaselines baselines{};                  // rank 0
+  std::vector<std::string> run_errors{};      // rank 0
+  std::unique_ptr<GroupDetailFile> detail{};  // rank 0
+  int interrupted = 0;                        // signal that stopped the run
+  Population population{};                    // rank 0: the current check's groups (population gates)
+  Watchdog* control = nullptr;                // the current check's control-plane watchdog
+  Faults faults{};                            // test-only (CCBENCH_FAULT=control_hang)
+  int rounds_shared = 0;                      // over the whole run
 
   std::string group_name(const NodeGroup& g) const { return group_hosts(g, hosts); }
 
@@ -394,9 +395,21 @@ void validate_for_nodes(const AcceptSpec& spec, const std::vector<int>& ranks_pe
   }
 }
 
+GroupDetailFile::GroupDetailFile(const AcceptArgs& args)
+    : file_(std::make_unique<OutputFile>("--out", (std::filesystem::path(args.out_dir) / kGroupDetailFile).string())) {}
+
+CheckRounds::GroupSink GroupDetailFile::sink(const Check& c, const std::vector<std::string>& hosts) {
+  return [this, &c, &hosts](const GroupVerdict& g) {
+    if (file_->write(group_detail_line(c, g, hosts)) || warned_) return;
+    warned_ = true;
+    fmt::print(stderr, "ccbench: warning: {}: groups from here on are not written ({}); the verdicts are\n",
+               kGroupDetailFile, terminal_safe(file_->error()));
+  };
+}
+
 void check_verdict_paths(const AcceptArgs& args) {
   const std::filesystem::path out(args.out_dir);
-  for (const char* f : {"verdict.json", "verdict.md", "report.html"})
+  for (const char* f : {"verdict.json", "verdict.md", "report.html", kGroupDetailFile})
     check_output_writable(fmt::format("--out ({})", f), (out / f).string());
   check_run_exports({args.history_db, args.prom_path, ""});
 }
@@ -411,6 +424,7 @@ void write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome) {
 
 void write_checks_so_far(const AcceptArgs& args, AcceptOutcome& outcome) {
   if (outcome.checks.size() >= args.spec.checks.size()) return;
+  withhold_blame_on_errors(outcome);
   outcome.finished = false;
   outcome.ended_at = utc_now_iso8601();
   write_verdicts(args, outcome);
@@ -438,9 +452,10 @@ int write_and_print(const AcceptArgs& args, const AcceptOutcome& outcome, const 
                               : code == kExitRejected ? "exit 1: rejected (the cluster did not pass; not a crash)"
                               : code >= kExitSignal   ? fmt::format("exit {}: interrupted", code)
                                                       : fmt::format("exit {}: the run had errors (see above)", code);
-  return print_or_fail(render_terminal(report, use_color(args.color)) +
-                       fmt::format("verdicts: {}/verdict.json, verdict.md, report.html; {}\n", args.out_dir, raw) +
-                       fmt::format("ccbench accept: {}\n", meaning));
+  return print_or_fail(
+      render_terminal(report, use_color(args.color)) +
+      fmt::format("verdicts: {}/verdict.json, verdict.md, report.html, groups.jsonl; {}\n", args.out_dir, raw) +
+      fmt::format("ccbench accept: {}\n", meaning));
 }
 
 namespace {
@@ -449,9 +464,11 @@ namespace {
 std::vector<CommandOption> accept_options(AcceptArgs& a, bool& help) {
   return {
       option("--out", "DIR",
-             fmt::format("where the verdicts and raw results go (default {}): verdict.json, verdict.md, report.html, "
-                         "raw/CHECK/*.jsonl (one ccbench JSON Lines file per group and repeat)",
-                         a.out_dir),
+             fmt::format(
+                 "where the verdicts and raw results go (default {}): verdict.json (the answer first), verdict.md, "
+                 "report.html, groups.jsonl (every judged group, one line each), raw/CHECK/*.jsonl (one "
+                 "ccbench JSON Lines file per group and repeat)",
+                 a.out_dir),
              a.out_dir),
       option("--color", "WHEN",
              fmt::format("colour in the terminal summary: auto, always, never (default {}: on a TTY, unless NO_COLOR "
@@ -684,7 +701,10 @@ void run_check(const Check& c, AcceptanceRun& s, AcceptOutcome& outcome) {
   const Comm& world = s.world;
   std::optional<CheckRounds> plan;  // rank 0 decides every round
   s.population = Population{};
-  if (world.rank() == 0) plan.emplace(c, static_cast<int>(s.hosts.size()), switch_labels(s.args.spec, s.hosts));
+  if (world.rank() == 0) {
+    plan.emplace(c, static_cast<int>(s.hosts.size()), switch_labels(s.args.spec, s.hosts));
+    plan->set_sink(s.detail->sink(c, s.hosts));
+  }
   // Every step between sweeps is bounded by the check's timeout_s, as its
   // operations are: a rank that hangs there (or a control collective that
   // never completes) ends the job with exit 2, the verdicts of the checks
@@ -733,7 +753,10 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
   map_nodes(world, s);
   if (!every_rank_passes(world, [&] {
         validate_for_nodes(spec, s.ranks_per_node);
-        if (world.rank() == 0) s.baselines = prepare_outputs(args);
+        if (world.rank() == 0) {
+          s.baselines = prepare_outputs(args);
+          s.detail = std::make_unique<GroupDetailFile>(args);
+        }
       }))
     return kExitUsage;
 
@@ -758,6 +781,7 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
           fmt::format("interrupted by {} after {} checks", signal_name(s.interrupted), outcome.checks.size()));
     outcome.run_errors.insert(outcome.run_errors.end(), s.run_errors.begin(), s.run_errors.end());
     code = s.interrupted ? kExitSignal + s.interrupted : outcome.exit_code();
+    withhold_blame_on_errors(outcome);
     try {
       if (args.node_check) {
         std::string unwritten;
@@ -849,8 +873,9 @@ int run_accept_simulated(const AcceptArgs& args) {
                       args.spec.file, model.names.front(), model.names.back()));
     const GateBaselines baselines = load_gate_baselines(args.spec);
     const SimulatedSpec from_spec{switch_labels(args.spec, model.names), baseline_lookup(baselines, model.names)};
+    GroupDetailFile detail(args);
     for (const Check& c : args.spec.checks) {
-      outcome.checks.push_back(simulate_check(c, model, rng, from_spec));
+      outcome.checks.push_back(simulate_check(c, model, rng, from_spec, detail.sink(c, model.names)));
       fmt::print(stderr, "ccbench accept: {} ({}) simulated: {} rounds, {:.0f} s of cluster time\n", c.name,
                  name(c.pattern), outcome.checks.back().rounds, outcome.checks.back().wall_s);
       write_checks_so_far(args, outcome);

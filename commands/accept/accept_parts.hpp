@@ -2,6 +2,7 @@
 // (commands/accept/accept_command.cpp, every node one job) and the Slurm step
 // controller (commands/accept/accept_steps.cpp, every group its own job step).
 #pragma once
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "analysis/accept/accept_report.hpp"
 #include "analysis/accept/baseline.hpp"
 #include "analysis/accept/check_rounds.hpp"
+#include "results/output_file.hpp"
 
 namespace ccb {
 
@@ -46,6 +48,19 @@ void validate_for_nodes(const AcceptSpec& spec, const std::vector<int>& ranks_pe
 // baselines the gates name, loaded.
 GateBaselines prepare_outputs(const AcceptArgs& args);
 void check_verdict_paths(const AcceptArgs& args);
+
+// --out/groups.jsonl: every judged group, one line each, written as the plan
+// records it (a run killed midway keeps the groups before it). A failed
+// write is one warning on stderr; the verdicts do not depend on the file.
+class GroupDetailFile {
+ public:
+  explicit GroupDetailFile(const AcceptArgs& args);  // throws UsageError
+  CheckRounds::GroupSink sink(const Check& c, const std::vector<std::string>& hosts);
+
+ private:
+  std::unique_ptr<OutputFile> file_;
+  bool warned_ = false;
+};
 
 // verdict.json, verdict.md and report.html under --out (each replaced whole).
 void write_verdicts(const AcceptArgs& args, const AcceptOutcome& outcome);

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <random>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -124,22 +125,15 @@ class StepController {
   void start(const Check& c, Step& s) {
     std::string nodelist;
     for (int n : s.nodes) nodelist += (nodelist.empty() ? "" : ",") + alloc_.hosts[static_cast<std::size_t>(n)];
-    const std::vector<std::string> argv{"srun",
-                                        "--nodelist=" + nodelist,
-                                        fmt::format("--nodes={}", s.nodes.size()),
-                                        fmt::format("--ntasks-per-node={}", alloc_.tasks_per_node),
-                                        "--time=" + slurm_minutes(c.step_timeout_s),
-                                        "--job-name=ccbench-accept-" + c.name,
-                                        "--kill-on-bad-exit=1",
-                                        self_,
-                                        "accept",
-                                        spec_,
-                                        "--out",
-                                        args_.out_dir,
-                                        "--run-group",
-                                        c.name,
-                                        "--group-out",
-                                        s.out_file};
+    const std::vector<std::string> argv{
+        "srun", "--nodelist=" + nodelist, fmt::format("--nodes={}", s.nodes.size()),
+        // --ntasks too: the allocation's SLURM_NTASKS (sbatch -n, or
+        // -N 4 --ntasks-per-node=1) would otherwise ask for its count
+        // ("can't honor --ntasks-per-node") and crowd a group's nodes.
+        fmt::format("--ntasks={}", s.nodes.size() * alloc_.tasks_per_node),
+        fmt::format("--ntasks-per-node={}", alloc_.tasks_per_node), "--time=" + slurm_minutes(c.step_timeout_s),
+        "--job-name=ccbench-accept-" + c.name, "--kill-on-bad-exit=1", self_, "accept", spec_, "--out", args_.out_dir,
+        "--run-group", c.name, "--group-out", s.out_file};
     s.pid = spawn_logged(argv, s.log_file);
     s.started = seconds_now();
     s.running = true;
@@ -270,6 +264,61 @@ void act_on_nodes(const AcceptArgs& args, AcceptOutcome& outcome, const std::str
   }
 }
 
+// Every job step writes its result under --out and the controller reads it
+// there: a folder that is not the same on every node (each node's own /tmp)
+// made steps fail or hang and blamed healthy nodes. Before the first check,
+// one task per node reads a file the controller wrote into --out; a node
+// that cannot is named and the run refused (exit 2), nothing run.
+void check_out_is_shared(const AcceptArgs& args, const SlurmAllocation& alloc) {
+  namespace fs = std::filesystem;
+  const fs::path token = fs::absolute(args.out_dir) / fmt::format(".ccbench-shared-{}-{}", alloc.job_id, ::getpid());
+  const std::string nonce = fmt::format("{:x}{:x}", std::random_device{}(), std::random_device{}());
+  write_file_atomically("--out", token.string(), nonce + "\n");
+  std::string nodelist;
+  for (const std::string& h : alloc.hosts) nodelist += (nodelist.empty() ? "" : ",") + h;
+  const std::string log = token.string() + ".log";
+  const std::vector<std::string> argv{
+      "srun", "--nodelist=" + nodelist, fmt::format("--nodes={}", alloc.hosts.size()),
+      fmt::format("--ntasks={}", alloc.hosts.size()), "--ntasks-per-node=1", "--chdir=/", "--time=2",
+      "--job-name=ccbench-accept-out-check", "/bin/sh", "-c",
+      // "NODE NONCE" from every node, the nonce empty where the file is not there
+      "printf 'ccbench-out-check %s %s\\n' \"${SLURMD_NODENAME:-$(hostname)}\" \"$(cat \"$0\" 2>/dev/null)\"",
+      token.string()};
+  const pid_t pid = spawn_logged(argv, log);
+  int status = 0;
+  const double deadline = seconds_now() + 120;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (seconds_now() > deadline || stop_signal()) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::set<std::string> seen;
+  std::istringstream in(read_all(log));
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string tag, node, got;
+    if (words >> tag >> node >> got && tag == "ccbench-out-check" && got == nonce) seen.insert(node);
+  }
+  const std::string srun_said = last_line(log);
+  std::error_code ec;
+  fs::remove(token, ec);
+  fs::remove(log, ec);
+  std::vector<std::string> blind;
+  for (const std::string& h : alloc.hosts)
+    if (!seen.count(h)) blind.push_back(h);
+  if (blind.empty()) return;
+  if (seen.empty() && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+    throw UsageError(
+        fmt::format("accept: --out {}: could not check that every node sees it (srun: {})", args.out_dir, srun_said));
+  throw UsageError(fmt::format(
+      "accept: --out {}: not the same folder on every node: {} cannot read a file written there (each job step "
+      "writes its result under --out): put it on a file system every node mounts, not a node's own /tmp",
+      args.out_dir, name_list(blind, 4)));
+}
+
 }  // namespace
 
 int run_accept_steps(const AcceptArgs& args) {
@@ -279,6 +328,7 @@ int run_accept_steps(const AcceptArgs& args) {
     const SlurmAllocation& alloc = steps.allocation();
     validate_for_nodes(args.spec, std::vector<int>(alloc.hosts.size(), alloc.tasks_per_node));
     const GateBaselines baselines = prepare_outputs(args);
+    check_out_is_shared(args, alloc);
     const BaselineLookup lookup = baseline_lookup(baselines, alloc.hosts);
     std::vector<std::string> switches = switch_labels(args.spec, alloc.hosts);
     if (switches.empty()) switches = slurm_switches(alloc.hosts);
@@ -288,11 +338,13 @@ int run_accept_steps(const AcceptArgs& args) {
     outcome.ranks_per_node.assign(alloc.hosts.size(), alloc.tasks_per_node);
     outcome.engine = "Slurm job " + alloc.job_id;
     outcome.started_at = utc_now_iso8601();
+    GroupDetailFile detail(args);
     fmt::print(stderr, "ccbench accept: Slurm job {}: {} nodes, {} task{} each; every group its own job step\n",
                alloc.job_id, alloc.hosts.size(), alloc.tasks_per_node, alloc.tasks_per_node == 1 ? "" : "s");
     for (const Check& c : args.spec.checks) {
       if (steps.interrupted()) break;
       CheckRounds plan(c, static_cast<int>(alloc.hosts.size()), switches);
+      plan.set_sink(detail.sink(c, alloc.hosts));
       Population population;
       const double started = seconds_now();
       while (!steps.interrupted()) {
@@ -313,6 +365,7 @@ int run_accept_steps(const AcceptArgs& args) {
           fmt::format("interrupted by {} after {} checks", signal_name(steps.interrupted()), outcome.checks.size()));
     outcome.run_errors.insert(outcome.run_errors.end(), steps.run_errors().begin(), steps.run_errors().end());
     int code = steps.interrupted() ? kExitSignal + steps.interrupted() : outcome.exit_code();
+    withhold_blame_on_errors(outcome);
     act_on_nodes(args, outcome, alloc.job_id);
     const int printed =
         write_and_print(args, outcome, fmt::format("raw results and step logs: {}/raw/", args.out_dir), code);

@@ -462,6 +462,30 @@ TEST(AcceptReport, HeatmapMarksTheFailingPairs) {
   EXPECT_EQ(o.exit_code(), 2);
 }
 
+// Issue 53 item 9: an ERROR verdict (the run had errors) names no node
+// defective; the node stays a suspect, with what was measured and why.
+TEST(AcceptReport, AnErrorVerdictNamesNoNodeDefective) {
+  AcceptSpec spec;
+  spec.file = "s.yaml";
+  AcceptOutcome o;
+  o.spec = &spec;
+  o.hosts = {"h1", "h2", "h3", "h4"};
+  o.checks = {four_nodes_one_slow(3)};
+  withhold_blame_on_errors(o);  // no run errors: nothing changes
+  EXPECT_EQ(o.checks[0].nodes[2].status, NodeStatus::defective);
+  o.run_errors.push_back("pairs: every job step of pass 1 round 1 failed (cannot chdir)");
+  withhold_blame_on_errors(o);
+  withhold_blame_on_errors(o);  // twice: the same
+  EXPECT_EQ(o.checks[0].nodes[2].status, NodeStatus::suspect);
+  EXPECT_EQ(o.checks[0].nodes[2].reason.find("not named defective: the run had errors (pairs: every job step"), 0u);
+  EXPECT_EQ(o.checks[0].nodes[2].reason.rfind("not named defective"), 0u);
+  for (const std::string& f : o.checks[0].findings) EXPECT_EQ(f.find("is defective"), std::string::npos) << f;
+  const std::string json = accept_to_json(o);
+  EXPECT_EQ(json.find("DEFECTIVE"), std::string::npos);
+  EXPECT_NE(json.find("\"verdict\": \"error\""), std::string::npos);
+  EXPECT_EQ(render_markdown(build_accept_report(o)).find("DEFECTIVE"), std::string::npos);
+}
+
 TEST(AcceptBaseline, MedianWithOutliersRemoved) {
   const BaselineMetric m = summarize_runs({10, 10.2, 9.9, 10.1, 3});
   EXPECT_EQ(m.outliers, (std::vector<std::size_t>{4}));

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -37,6 +38,31 @@ TEST(OutputFile, PlantedTemporaryLinksAreNotFollowed) {
   EXPECT_EQ(slurp(d + "/target"), "precious");
   EXPECT_EQ(slurp(d + "/out.json"), "new");
   EXPECT_FALSE(fs::is_symlink(d + "/out.json"));
+}
+
+// A signal that ends the process while a file is written leaves neither the
+// temporary nor a partial file (issue 53 item 14: a 211 MB temporary was left).
+TEST(OutputFile, ATemporaryIsRemovedWhenASignalEndsTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (const int sig : {SIGTERM, SIGINT}) {
+    const std::string d = fresh_dir("tmp-signal-" + std::to_string(sig));
+    std::ofstream(d + "/verdict.json") << "the old one";
+    EXPECT_EXIT(write_file_atomically("--out", d + "/verdict.json",
+                                      [sig](std::FILE* f) {
+                                        std::fputs("half of it", f);
+                                        std::fflush(f);
+                                        std::raise(sig);
+                                      }),
+                testing::KilledBySignal(sig), "");
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(d)) names.push_back(e.path().filename().string());
+    EXPECT_EQ(names, std::vector<std::string>{"verdict.json"}) << "signal " << sig;
+    EXPECT_EQ(slurp(d + "/verdict.json"), "the old one");
+  }
+  // After a write, the signals' actions are as they were.
+  struct sigaction now {};
+  ASSERT_EQ(::sigaction(SIGTERM, nullptr, &now), 0);
+  EXPECT_EQ(now.sa_handler, SIG_DFL);
 }
 
 TEST(OutputFile, ALinkAsOutputIsRefused) {
