@@ -84,6 +84,10 @@ class Backend {
   // process exits: release what would outlive it (NCCL: ncclCommAbort).
   // Returns what was done, for the report ("" = nothing).
   virtual std::string abort() { return ""; }
+  // Before the caller frees buffers it allocated through memory(): releases
+  // what still holds them (NCCL: CUDA graphs) and waits for issued work, in
+  // the backend's teardown order; the backend stays usable.
+  virtual void quiesce() {}
   // Asynchronous backends (NCCL): run() returns once the operation is
   // enqueued, so its return is no sign of progress; f runs on the calling
   // thread each time issued work is seen to complete (the watchdog's

@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <cmath>
@@ -201,8 +204,23 @@ std::string list_text() {
   return s;
 }
 
+std::string nvidia_driver_evidence() {
+  std::ifstream f("/proc/driver/nvidia/version");
+  std::string line;
+  if (std::getline(f, line) && !line.empty()) return "/proc/driver/nvidia/version: " + line;
+  std::error_code ec;
+  if (std::filesystem::exists("/dev/nvidia0", ec)) return "/dev/nvidia0";
+  return "";
+}
+
+namespace {
+// CUDA's version code (12080) as "12.8".
+std::string cuda_version_text(int v) { return v > 0 ? fmt::format("{}.{}", v / 1000, v % 1000 / 10) : "unknown"; }
+}  // namespace
+
 BackendChoice choose_default_backend(bool have_mpi, bool have_nccl, int gpus, const std::string& gpu_error,
-                                     const char* env_backend) {
+                                     const char* env_backend, const std::string& gpu_driver, int runtime_version,
+                                     int driver_cuda_version) {
   if (env_backend && *env_backend) {
     const auto b = parse_setting<BackendKind>(env_backend);
     if (!b)
@@ -214,6 +232,13 @@ BackendChoice choose_default_backend(bool have_mpi, bool have_nccl, int gpus, co
   if (!have_nccl) return {BackendKind::mpi, "default: this build has no NCCL"};
   if (gpus > 0)
     return {BackendKind::nccl, fmt::format("default: {} GPU{} visible and NCCL built in", gpus, gpus == 1 ? "" : "s")};
+  if (!gpu_driver.empty() && !gpu_error.empty())
+    throw UsageError(fmt::format(
+        "this node has NVIDIA GPUs ({}) but the CUDA runtime cannot use them ({}): this ccbench's CUDA runtime is {}, "
+        "the driver supports CUDA {}{}; update the driver or use a ccbench built with an older CUDA "
+        "(--backend mpi measures host memory on purpose)",
+        gpu_driver, gpu_error, cuda_version_text(runtime_version), cuda_version_text(driver_cuda_version),
+        driver_cuda_version > 0 && driver_cuda_version < runtime_version ? " (older than the runtime)" : ""));
   return {BackendKind::mpi,
           gpu_error.empty() ? "default: no GPU visible" : fmt::format("default: no GPU visible ({})", gpu_error)};
 }
@@ -247,8 +272,12 @@ void resolve_backend(Config& cfg, const std::vector<std::pair<const char*, const
   gpus = g.devices;
   error = g.error;
 #endif
-  const BackendChoice c =
-      choose_default_backend(CCBENCH_HAVE_MPI, CCBENCH_HAVE_NCCL, gpus, error, env_value(EnvVar::backend));
+  int runtime = 0, driver = 0;
+#if CCBENCH_HAVE_CUDA && CCBENCH_HAVE_NCCL && CCBENCH_HAVE_MPI
+  runtime = g.runtime_version, driver = g.driver_version;
+#endif
+  const BackendChoice c = choose_default_backend(CCBENCH_HAVE_MPI, CCBENCH_HAVE_NCCL, gpus, error,
+                                                 env_value(EnvVar::backend), nvidia_driver_evidence(), runtime, driver);
   cfg.backend = c.backend;
   cfg.backend_reason = c.reason;
 }

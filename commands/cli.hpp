@@ -27,8 +27,16 @@ struct BackendChoice {
   BackendKind backend;
   std::string reason;
 };
+// `gpu_driver`: evidence of NVIDIA GPUs on this node whatever CUDA says
+// (/proc/driver/nvidia/version's first line, or "/dev/nvidia0"; "" when
+// there is none): with it, a CUDA runtime that sees no GPU (a driver older
+// than the toolkit: cudaErrorInsufficientDriver) is a UsageError naming both
+// versions, never a silent fall back to host memory.
 BackendChoice choose_default_backend(bool have_mpi, bool have_nccl, int gpus, const std::string& gpu_error,
-                                     const char* env_backend);
+                                     const char* env_backend, const std::string& gpu_driver = "",
+                                     int runtime_version = 0, int driver_cuda_version = 0);
+// What this node shows of NVIDIA's driver ("" when nothing).
+std::string nvidia_driver_evidence();
 
 std::string help_text();
 std::string list_text();

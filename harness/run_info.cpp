@@ -25,6 +25,8 @@
 #include "kernels/cuda/gpu_info.hpp"
 #endif
 #if CCBENCH_HAVE_NCCL
+#include "collectives/nccl/nccl_entry_points.hpp"
+#include "collectives/nccl/nccl_lifecycle.hpp"
 #include "collectives/nccl/nccl_version.hpp"
 #endif
 
@@ -164,6 +166,7 @@ void collect_run_info(const Comm& comm, const RankPlacement& me, int world_ranks
 #endif
 #if CCBENCH_HAVE_NCCL
   info.nccl = nccl_version();
+  info.nccl_headers = nccl_version_text(nccl_header_version_code());
 #else
   info.nccl = "not built";
 #endif

@@ -424,7 +424,8 @@ std::unique_ptr<Comm> split_into_groups(const Config& cfg, const Comm& comm, Spl
 
 // One sweep from its plan to its end record: the state the steps share.
 // Its destructor is the teardown, written once for every way a sweep ends:
-// the buffers, then (when the sweep owns it) the backend, while the watchdog
+// the backend quiesced (graphs, issued work), the buffers, then (when the
+// sweep owns it) the backend, while the watchdog
 // still runs (Watchdog::teardown_begins), so that a teardown that hangs is
 // bounded as an operation is.
 class Sweep {
@@ -444,6 +445,7 @@ class Sweep {
   }
   ~Sweep() {
     if (watchdog_) watchdog_->teardown_begins();
+    backend_.quiesce();  // graphs and issued work before the buffers they hold (nccl_teardown_steps)
     buffers_.release();
     backend_.on_completion({});  // a kept backend must not call this sweep's watchdog
     if (owned_) owned_->reset();

@@ -98,6 +98,7 @@ json run_to_json(const RunInfo& r) {
         {"hwloc_api", r.hwloc_version},
         {"cuda", r.cuda},
         {"nccl", r.nccl},
+        {"nccl_headers", r.nccl_headers.empty() ? json(nullptr) : json(r.nccl_headers)},
         {"host_kernels", r.host_kernels}}},
       {"config",
        {{"collective", r.collective},

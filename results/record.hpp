@@ -81,6 +81,7 @@ struct IoPointInfo {
 struct RunInfo {
   std::string ccbench_version, git_revision, compiler, mpi_library, mpi_version, os_kernel;
   std::string hwloc_version, cuda, nccl, host_kernels;
+  std::string nccl_headers;  // the NCCL headers ccbench was built with ("" without NCCL); `nccl` is the loaded library
   std::vector<std::string> argv;
   std::string collective, backend, memory_kind, path_requested, path_observed, path_evidence;
   // mpi: the interfaces Open MPI's TCP transport may use (harness/mpi_path.hpp

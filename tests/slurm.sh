@@ -67,7 +67,7 @@ case "$case" in
       step n8 -N 4 --ntasks-per-node 2 --mpi=pmix "$CCBENCH" all_gather -b 1K -e 16K -f 4 -n 3 || exit 12
       PATH=$(dirname "$CCBENCH"):$PATH sbatch --wait -N 4 --gpus-per-node=0 --cpus-per-task=1 --ntasks-per-node=1 \
         '"$here"'/../scripts/launch/accept.sbatch "$ACC/emu-pairwise.yaml"; echo $? > sbatch.rc
-      # --out in a node-private folder (this /tmp is not the nodes'): refused before any step, no node named.
+      # --out in a node-private folder (the nodes have their own /tmp): refused before any step, no node named.
       salloc -N 4 "$CCBENCH" accept "$ACC/emu-pairwise.yaml" --out "/tmp/ccbench-private-$$" --color never > private.txt 2>&1
       echo $? > private.rc; rm -rf "/tmp/ccbench-private-$$"
       srun -N 2 --job-name=victim --mpi=pmix "$CCBENCH" all_reduce -b 4K -e 64M -f 2 -n 200 -J victim.jsonl > victim.txt 2>&1 &

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "collectives/nccl/nccl_entry_points.hpp"
 #include "collectives/nccl/nccl_lifecycle.hpp"
 #include "collectives/nccl/nccl_version.hpp"
 #include "common/deadline.hpp"
@@ -72,31 +73,23 @@ bool same_args(const std::vector<OpArgs>& a, std::span<const OpArgs> b) {
 
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
-// ncclMemAlloc (NCCL >= 2.19) gives buffers NVLS and registration can use; older: cudaMalloc.
+// ncclMemAlloc (a loaded NCCL >= 2.19) gives buffers NVLS and registration
+// can use; older: cudaMalloc. Entry points: nccl_entry_points.hpp.
 void* device_alloc(std::size_t bytes) {
   void* p = nullptr;
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0)
-  check_nccl(ncclMemAlloc(&p, bytes), "ncclMemAlloc");
-#else
-  check(cudaMalloc(&p, bytes), "cudaMalloc");
-#endif
+  if (const auto alloc = nccl_entry_points().mem_alloc) check_nccl(alloc(&p, bytes), "ncclMemAlloc");
+  else check(cudaMalloc(&p, bytes), "cudaMalloc");
   return p;
 }
 
 void deregister(ncclComm_t comm, void* handle) {
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0)
-  if (handle && comm) ncclCommDeregister(comm, handle);  // an aborted communicator (nullptr) took its registrations
-#else
-  (void)comm, (void)handle;
-#endif
+  // An aborted communicator (nullptr) took its registrations.
+  if (const auto dereg = nccl_entry_points().comm_deregister; dereg && handle && comm) dereg(comm, handle);
 }
 
 void device_free(void* p) {
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0)
-  ncclMemFree(p);
-#else
-  cudaFree(p);
-#endif
+  if (const auto free = nccl_entry_points().mem_free) free(p);
+  else cudaFree(p);
 }
 
 }  // namespace
@@ -118,9 +111,10 @@ void* NcclMemory::allocate(std::size_t bytes, int local) {
   void* p = device_alloc(bytes == 0 ? 1 : bytes);
   Allocation a{local, nullptr};
   if (backend_.register_buffers()) {
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0)
-    ncclResult_t r = ncclCommRegister(backend_.comm(local), p, bytes == 0 ? 1 : bytes, &a.handle);
-    if (r == ncclInProgress) {  // a non-blocking communicator: finished by polling
+    const auto reg = nccl_entry_points().comm_register;
+    ncclResult_t r = reg ? reg(backend_.comm(local), p, bytes == 0 ? 1 : bytes, &a.handle)
+                         : ncclInvalidUsage;  // no ncclCommRegister before 2.19
+    if (r == ncclInProgress) {                // a non-blocking communicator: finished by polling
       r = ncclSuccess;
       try {
         backend_.settle(ncclInProgress, "ncclCommRegister", local);
@@ -128,9 +122,6 @@ void* NcclMemory::allocate(std::size_t bytes, int local) {
         r = ncclInternalError;
       }
     }
-#else
-    const ncclResult_t r = ncclInvalidUsage;  // no ncclCommRegister before 2.19
-#endif
     if (r != ncclSuccess) {
       device_free(p);
       check_nccl(r, "ncclCommRegister");
@@ -150,12 +141,8 @@ void NcclMemory::release(void* p) {
 
 // --- backend ------------------------------------------------------------------
 
-std::string nccl_version() {
-  int v = 0;
-  ncclGetVersion(&v);
-  // NCCL >= 2.9 encodes major * 10000 + minor * 100 + patch.
-  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
-}
+// NCCL >= 2.9 encodes major * 10000 + minor * 100 + patch.
+std::string nccl_version() { return nccl_version_text(nccl_loaded_version_code()); }
 
 NcclBackend::NcclBackend(const NcclOptions& options) : options_(options) {
   locals_.resize(options_.devices.size());
@@ -177,11 +164,13 @@ NcclBackend::NcclBackend(const NcclOptions& options) : options_(options) {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 30, 0)
   if (options_.two_p2p_peers) config.maxP2pPeers = 2;
 #endif
+  const auto init_config = nccl_entry_points().init_rank_config;  // NCCL >= 2.14; before: defaults
   check_nccl(ncclGroupStart(), "ncclGroupStart");
   for (std::size_t j = 0; j < locals_.size(); ++j) {
     check(cudaSetDevice(locals_[j].device), "cudaSetDevice");
-    const ncclResult_t r = ncclCommInitRankConfig(&locals_[j].comm, options_.nranks, options_.id,
-                                                  options_.first_rank + static_cast<int>(j), &config);
+    const int rank = options_.first_rank + static_cast<int>(j);
+    const ncclResult_t r = init_config ? init_config(&locals_[j].comm, options_.nranks, options_.id, rank, &config)
+                                       : ncclCommInitRank(&locals_[j].comm, options_.nranks, options_.id, rank);
     if (r != ncclInProgress) check_nccl(r, "ncclCommInitRankConfig");
   }
   settle(ncclGroupEnd(), "ncclCommInitRankConfig (group)");
@@ -192,40 +181,53 @@ NcclBackend::NcclBackend(const NcclOptions& options) : options_(options) {
 // would wait on the communicator the abort still holds.
 NcclBackend::~NcclBackend() {
   if (abort_stuck_.load()) return;
-  bool aborted = false;
-  {
-    std::lock_guard<std::mutex> lock(comm_mu_);
-    aborted = aborted_;
+  for (const TeardownStep step : nccl_teardown_steps(aborted())) teardown_step(step);
+}
+
+// The steps before the buffers (graphs, then issued work): the caller frees
+// the buffers it allocated next (Sweep's teardown), so nothing may still
+// hold them. Graphs are captured again on demand.
+void NcclBackend::quiesce() {
+  if (abort_stuck_.load()) return;
+  for (const TeardownStep step : nccl_teardown_steps(aborted())) {
+    if (step == TeardownStep::buffers) return;
+    teardown_step(step);
   }
-  for (const TeardownStep step : nccl_teardown_steps(aborted)) {
-    switch (step) {
-      case TeardownStep::graphs: {
-        std::lock_guard<std::mutex> lock(comm_mu_);
-        destroy_graphs();
-        break;
-      }
-      case TeardownStep::drain_streams:
-        for (auto& l : locals_)
-          if (l.stream && cudaSetDevice(l.device) == cudaSuccess) cudaStreamSynchronize(l.stream);
-        break;
-      case TeardownStep::buffers: memory_.release_all(); break;
-      case TeardownStep::communicators:
-        for (auto& l : locals_)
-          if (l.comm && cudaSetDevice(l.device) == cudaSuccess) {
-            ncclCommDestroy(l.comm);
-            l.comm = nullptr;
-          }
-        break;
-      case TeardownStep::events_streams:
-        for (auto& l : locals_) {
-          cudaSetDevice(l.device);
-          if (l.start) cudaEventDestroy(l.start);
-          if (l.stop) cudaEventDestroy(l.stop);
-          for (cudaEvent_t e : l.marks) cudaEventDestroy(e);
-          if (l.stream) cudaStreamDestroy(l.stream);
-        }
-        break;
+}
+
+bool NcclBackend::aborted() {
+  std::lock_guard<std::mutex> lock(comm_mu_);
+  return aborted_;
+}
+
+void NcclBackend::teardown_step(TeardownStep step) {
+  switch (step) {
+    case TeardownStep::graphs: {
+      std::lock_guard<std::mutex> lock(comm_mu_);
+      destroy_graphs();
+      break;
     }
+    case TeardownStep::drain_streams:
+      for (auto& l : locals_)
+        if (l.stream && cudaSetDevice(l.device) == cudaSuccess) cudaStreamSynchronize(l.stream);
+      break;
+    case TeardownStep::buffers: memory_.release_all(); break;
+    case TeardownStep::communicators:
+      for (auto& l : locals_)
+        if (l.comm && cudaSetDevice(l.device) == cudaSuccess) {
+          ncclCommDestroy(l.comm);
+          l.comm = nullptr;
+        }
+      break;
+    case TeardownStep::events_streams:
+      for (auto& l : locals_) {
+        cudaSetDevice(l.device);
+        if (l.start) cudaEventDestroy(l.start);
+        if (l.stop) cudaEventDestroy(l.stop);
+        for (cudaEvent_t e : l.marks) cudaEventDestroy(e);
+        if (l.stream) cudaStreamDestroy(l.stream);
+      }
+      break;
   }
 }
 
@@ -233,13 +235,12 @@ std::string_view NcclBackend::clock_name() const {
   return "per_iteration: CUDA events on each GPU's stream (cudaEventElapsedTime), max over this process's GPUs";
 }
 
+// fp8 needs both the headers (the type names) and the library loaded at run
+// time (an older one answers ncclInvalidArgument mid-sweep): nccl_fp8_gap.
 std::string NcclBackend::check_dtype(DType d) const {
   if (d != DType::f8e4m3 && d != DType::f8e5m2) return "";
-#if NCCL_VERSION_CODE < NCCL_VERSION(2, 24, 0)
-  return std::string(info(d).name) + ": this NCCL has no fp8 types (needs 2.24 or newer)";
-#else
-  return "";
-#endif
+  const std::string gap = nccl_fp8_gap(nccl_header_version_code(), nccl_loaded_version_code());
+  return gap.empty() ? "" : std::string(info(d).name) + ": " + gap;
 }
 
 // The lowest compute capability (major x 10 + minor) of the local GPUs.
@@ -328,24 +329,22 @@ void NcclBackend::enqueue(const OpArgs& a, const Local& l, int phase) {
       check_nccl(ncclReduce(a.send, a.recv, a.count, type, op, a.root, l.comm, l.stream), "ncclReduce");
       break;
     case CollectiveId::alltoall:
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-      if (native_rooted_and_alltoall()) {  // as nccl-tests on NCCL >= 2.28
-        check_nccl(ncclAlltoAll(a.send, a.recv, a.chunk, type, l.comm, l.stream), "ncclAlltoAll");
+      if (const auto native = nccl_entry_points().alltoall; native && native_rooted_and_alltoall()) {
+        check_nccl(native(a.send, a.recv, a.chunk, type, l.comm, l.stream),
+                   "ncclAlltoAll");  // as nccl-tests on NCCL >= 2.28
         break;
       }
-#endif
       for (int j = 0; j < n; ++j) {
         check_nccl(ncclSend(send + j * chunk_bytes, a.chunk, type, j, l.comm, l.stream), "ncclSend");
         check_nccl(ncclRecv(recv + j * chunk_bytes, a.chunk, type, j, l.comm, l.stream), "ncclRecv");
       }
       break;
     case CollectiveId::gather:
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-      if (native_rooted_and_alltoall()) {
-        check_nccl(ncclGather(a.send, a.recv, a.chunk, type, a.root, l.comm, l.stream), "ncclGather");
+      if (const auto native = nccl_entry_points().gather; native && native_rooted_and_alltoall()) {
+        check_nccl(native(a.send, a.recv, a.chunk, type, a.root, l.comm, l.stream),
+                   "ncclGather");  // as nccl-tests on NCCL >= 2.28
         break;
       }
-#endif
       if (r == a.root)
         for (int j = 0; j < n; ++j)
           if (!(a.in_place && j == r))
@@ -354,12 +353,11 @@ void NcclBackend::enqueue(const OpArgs& a, const Local& l, int phase) {
         check_nccl(ncclSend(a.send, a.chunk, type, a.root, l.comm, l.stream), "ncclSend");
       break;
     case CollectiveId::scatter:
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-      if (native_rooted_and_alltoall()) {
-        check_nccl(ncclScatter(a.send, a.recv, a.chunk, type, a.root, l.comm, l.stream), "ncclScatter");
+      if (const auto native = nccl_entry_points().scatter; native && native_rooted_and_alltoall()) {
+        check_nccl(native(a.send, a.recv, a.chunk, type, a.root, l.comm, l.stream),
+                   "ncclScatter");  // as nccl-tests on NCCL >= 2.28
         break;
       }
-#endif
       if (r == a.root)
         for (int j = 0; j < n; ++j)
           if (!(a.in_place && j == r))
@@ -414,9 +412,8 @@ void NcclBackend::check_async(Local& l) {
   const ncclResult_t state = async_state(l);
   if (state == ncclSuccess || state == ncclInProgress) return;
   std::string detail = ncclGetErrorString(state);
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 13, 0)
-  if (const char* last = ncclGetLastError(l.comm); last && *last) detail += std::string(": ") + last;
-#endif
+  if (const auto last_error = nccl_entry_points().get_last_error)
+    if (const char* last = last_error(l.comm); last && *last) detail += std::string(": ") + last;
   const int rank = options_.first_rank + static_cast<int>(&l - locals_.data());
   const std::string aborted = abort();
   throw std::runtime_error("NCCL reported an asynchronous error on rank " + std::to_string(rank) + " (GPU " +

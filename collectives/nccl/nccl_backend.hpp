@@ -91,6 +91,7 @@ class NcclBackend final : public Backend {
   double clock_resolution_s() const override { return 0.5e-6; }  // cudaEventElapsedTime's, per the CUDA docs
   std::size_t max_count() const override { return std::size_t{1} << 40; }
   std::string abort() override;
+  void quiesce() override;
   static constexpr double kAbortSeconds = 5;  // how long abort() waits for ncclCommAbort
   static constexpr std::size_t kMarks = 64;
   bool asynchronous() const override { return true; }
@@ -134,6 +135,8 @@ class NcclBackend final : public Backend {
   void capture_graph(std::span<const OpArgs> args);
   void drop_graph();      // the per-operation graph (new arguments)
   void destroy_graphs();  // every graph, under comm_mu_
+  void teardown_step(TeardownStep step);
+  bool aborted();  // under comm_mu_
   void destroy_graph(cudaGraphExec_t Local::*exec);
   void launch_graph(Local& l, cudaGraphExec_t Local::*exec);
   ncclResult_t async_state(const Local& l);

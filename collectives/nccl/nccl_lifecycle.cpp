@@ -2,6 +2,20 @@
 
 namespace ccb {
 
+std::string nccl_version_text(int code) {
+  return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
+}
+
+std::string nccl_fp8_gap(int header_code, int loaded_code) {
+  constexpr int kFp8 = 22400;
+  if (header_code < kFp8)
+    return "this ccbench was built with NCCL " + nccl_version_text(header_code) + " headers, which have no fp8 types";
+  if (loaded_code < kFp8)
+    return "the NCCL loaded here (" + nccl_version_text(loaded_code) + ") has no fp8 types (needs 2.24 or newer; " +
+           "ccbench was built with " + nccl_version_text(header_code) + " headers)";
+  return "";
+}
+
 std::vector<TeardownStep> nccl_teardown_steps(bool aborted) {
   if (aborted) return {TeardownStep::graphs, TeardownStep::buffers, TeardownStep::events_streams};
   return {TeardownStep::graphs, TeardownStep::drain_streams, TeardownStep::buffers, TeardownStep::communicators,

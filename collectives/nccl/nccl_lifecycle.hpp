@@ -4,10 +4,19 @@
 #pragma once
 #include <cstddef>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace ccb {
+
+// NCCL version codes (major x 10000 + minor x 100 + patch) as "2.28.9".
+std::string nccl_version_text(int code);
+// Whether fp8 (ncclFloat8e4m3/e5m2, NCCL 2.24) can run: "" when both the
+// headers ccbench was built with and the library loaded now have it, else
+// why not. The loaded library decides (an older one answered
+// ncclInvalidArgument mid-sweep while the headers said yes).
+std::string nccl_fp8_gap(int header_code, int loaded_code);
 
 // What NcclBackend releases, in this order (nccl_teardown_steps):
 //   graphs          every CUDA graph holding NCCL kernels (the per-operation

@@ -165,6 +165,27 @@ TEST(Cli, DefaultBackendFollowsTheGpuAndTheBuild) {
   EXPECT_THROW(choose_default_backend(true, true, 8, "", "gloo"), UsageError);
 }
 
+// Issue 54 item 3: CUDA 13's runtime on an R535 driver sees no GPU; on a node
+// whose driver shows GPUs that is an error naming both versions, not a CPU run.
+TEST(Cli, AnOldDriverOnAGpuNodeIsAnErrorNotAHostMemoryRun) {
+  const std::string driver = "/proc/driver/nvidia/version: NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.183.01";
+  try {
+    choose_default_backend(true, true, 0, "cudaErrorInsufficientDriver: CUDA driver version is insufficient", nullptr,
+                           driver, 13000, 12020);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("535.183.01"), std::string::npos) << m;
+    EXPECT_NE(m.find("CUDA runtime is 13.0, the driver supports CUDA 12.2 (older than the runtime)"), std::string::npos)
+        << m;
+  }
+  // No driver on the node: host memory, as before; a chosen backend is never second-guessed.
+  EXPECT_EQ(choose_default_backend(true, true, 0, "cudaErrorNoDevice", nullptr, "", 13000, 0).backend,
+            BackendKind::mpi);
+  EXPECT_EQ(choose_default_backend(true, true, 0, "cudaErrorInsufficientDriver", "mpi", driver, 13000, 12020).backend,
+            BackendKind::mpi);
+}
+
 TEST(Cli, NcclFlagsImplyTheNcclBackend) {
   const char* argv[] = {"ccbench", "all_reduce", "-g", "2"};
   const Config c = parse_args(4, argv).config;

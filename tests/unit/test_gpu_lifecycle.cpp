@@ -46,6 +46,29 @@ TEST(BufferSlots, RotationIsPageAlignedAndFixedIsOneSlot) {
   EXPECT_EQ(buffer_slots(zero, 0).slots, 1u);  // a 0-byte point does not divide by zero
 }
 
+// Issue 54 item 2: fp8 is gated on the library loaded, not on the headers.
+TEST(NcclVersions, Fp8FollowsTheLoadedLibrary) {
+  EXPECT_EQ(nccl_version_text(22809), "2.28.9");
+  EXPECT_EQ(nccl_version_text(21803), "2.18.3");
+  EXPECT_EQ(nccl_fp8_gap(22809, 22809), "");
+  EXPECT_EQ(nccl_fp8_gap(22809, 22400), "");
+  EXPECT_EQ(
+      nccl_fp8_gap(22809, 22105),
+      "the NCCL loaded here (2.21.5) has no fp8 types (needs 2.24 or newer; ccbench was built with 2.28.9 headers)");
+  EXPECT_EQ(nccl_fp8_gap(22304, 22809), "this ccbench was built with NCCL 2.23.4 headers, which have no fp8 types");
+}
+
+// Issue 54 item 5: Sweep's teardown quiesces the backend (the steps before
+// `buffers`), frees its buffers, then the backend runs the rest: graphs and
+// issued work never outlive the buffers they hold.
+TEST(NcclTeardown, TheStepsBeforeTheBuffersAreGraphsAndIssuedWork) {
+  const std::vector<TeardownStep> steps = nccl_teardown_steps(false);
+  const auto buffers = std::find(steps.begin(), steps.end(), TeardownStep::buffers);
+  ASSERT_NE(buffers, steps.end());
+  EXPECT_EQ(std::vector<TeardownStep>(steps.begin(), buffers),
+            (std::vector<TeardownStep>{TeardownStep::graphs, TeardownStep::drain_streams}));
+}
+
 TEST(NcclTeardown, GraphsGoFirstThenBuffersThenCommunicators) {
   const auto at = [](const std::vector<TeardownStep>& steps, TeardownStep s) {
     return std::find(steps.begin(), steps.end(), s) - steps.begin();
