@@ -205,7 +205,9 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
        "can fail or hang",
        &cfg.tcp_if},
       {backend, "--nccl-log-dir", "DIR",
-       "nccl: where each process's NCCL INFO log is written (default $TMPDIR/ccbench-nccl, or /tmp/ccbench-nccl)",
+       "nccl: where each process's NCCL INFO log is written (default $TMPDIR/ccbench-nccl-UID/JOB, one folder per "
+       "user and job, mode 0700; JOB: SLURM_JOB_ID, or mpirun's PMIx namespace); a NCCL_DEBUG other than INFO or "
+       "TRACE is left as the user set it (no log is read: transports unobserved)",
        &cfg.nccl_log_dir},
       {backend, "--nccl-algorithms", nullptr,
        "nccl: adds TUNING to NCCL_DEBUG_SUBSYS, so that each point records the algorithm, protocol and channels NCCL "

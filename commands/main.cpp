@@ -118,9 +118,6 @@ bool no_early_error(const Comm& world, const std::string& error) {
 // log file of this process ("" for mpi).
 std::string request_path(const Config& cfg) {
   if (cfg.backend == BackendKind::nccl) {
-    if (!cfg.nccl_log_dir.empty() && access(cfg.nccl_log_dir.c_str(), W_OK) != 0)
-      throw UsageError(
-          fmt::format("--nccl-log-dir {}: cannot write there ({})", cfg.nccl_log_dir, std::strerror(errno)));
     if (!cfg.tcp_if.empty())
       throw UsageError(
           fmt::format("--tcp-if {}: the mpi backend's option (NCCL takes NCCL_SOCKET_IFNAME)", cfg.tcp_if));

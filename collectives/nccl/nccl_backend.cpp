@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 
@@ -15,8 +16,25 @@
 namespace ccb {
 namespace {
 
+// This process's NCCL log (NcclOptions::log_file), read when a call fails.
+std::string g_log_file;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// A failed call says what NCCL said: its last error and the last WARN lines
+// of this process's log, which names itself (issue 54: an init failure
+// printed "unhandled system error" alone).
 void check_nccl(ncclResult_t r, const char* what) {
-  if (r != ncclSuccess) throw std::runtime_error(std::string(what) + ": " + ncclGetErrorString(r));
+  if (r == ncclSuccess) return;
+  std::string last;
+  if (const auto last_error = nccl_entry_points().get_last_error)
+    if (const char* t = last_error(nullptr); t && *t) last = t;
+  const std::vector<std::string> warns = g_log_file.empty() ? std::vector<std::string>{}
+                                                            : last_warn_lines(read_text(g_log_file), 3);
+  throw std::runtime_error(nccl_failure_text(what, ncclGetErrorString(r), last, warns, g_log_file));
 }
 using cuda::check;
 
@@ -145,6 +163,7 @@ void NcclMemory::release(void* p) {
 std::string nccl_version() { return nccl_version_text(nccl_loaded_version_code()); }
 
 NcclBackend::NcclBackend(const NcclOptions& options) : options_(options) {
+  g_log_file = options_.log_file;
   locals_.resize(options_.devices.size());
   for (std::size_t j = 0; j < locals_.size(); ++j) {
     Local& l = locals_[j];

@@ -2,10 +2,16 @@
 
 #include "collectives/nccl/nccl_log.hpp"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+
+#include "common/errors.hpp"
 
 namespace ccb {
 
@@ -49,21 +55,52 @@ std::string expand_nccl_debug_file(const std::string& pattern, const std::string
   return out;
 }
 
+std::string nccl_log_folder(const char* tmpdir, unsigned uid, const char* slurm_job, const char* pmix_namespace) {
+  std::string job = slurm_job && *slurm_job ? slurm_job : pmix_namespace && *pmix_namespace ? pmix_namespace : "local";
+  for (char& ch : job)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.') ch = '_';
+  return std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/ccbench-nccl-" + std::to_string(uid) + "/" + job;
+}
+
+void prepare_nccl_log_folder(const std::string& folder, bool ours) {
+  const auto refuse = [&](const std::string& why) {
+    throw UsageError(fmt::format("--nccl-log-dir {}: {}", folder, why));
+  };
+  const auto check = [&](const std::string& dir, bool own) {
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0) {
+      if (errno != ENOENT) refuse(fmt::format("{}: {}", dir, std::strerror(errno)));
+      if (::mkdir(dir.c_str(), own ? 0700 : 0777) != 0 && errno != EEXIST)
+        refuse(fmt::format("cannot create {}: {}", dir, std::strerror(errno)));
+      if (::lstat(dir.c_str(), &st) != 0) refuse(fmt::format("{}: {}", dir, std::strerror(errno)));
+    }
+    if (S_ISLNK(st.st_mode)) refuse(fmt::format("{} is a symbolic link (not followed)", dir));
+    if (!S_ISDIR(st.st_mode)) refuse(fmt::format("{} is not a folder", dir));
+    if (own && st.st_uid != ::geteuid())
+      refuse(fmt::format("{} belongs to user {}, not to this user ({})", dir, st.st_uid, ::geteuid()));
+    if (::access(dir.c_str(), W_OK) != 0) refuse(fmt::format("cannot write in {}: {}", dir, std::strerror(errno)));
+  };
+  if (ours) check(folder.substr(0, folder.rfind('/')), true);  // the user's folder
+  check(folder, ours);
+}
+
 std::string request_nccl_path(PathRequest path, const std::string& log_dir, bool algorithms) {
   for (const auto& [name, value] : nccl_path_environment(path)) setenv(name.c_str(), value.c_str(), 1);
   const char* debug = std::getenv("NCCL_DEBUG");
-  if (!debug || (std::string(debug) != "INFO" && std::string(debug) != "TRACE")) setenv("NCCL_DEBUG", "INFO", 1);
+  const std::string level = debug ? debug : "";
+  // The caller's own level (WARN, VERSION, ...): NCCL prints as told, ccbench reads no log.
+  if (!level.empty() && level != "INFO" && level != "TRACE") return "";
+  setenv("NCCL_DEBUG", level.empty() ? "INFO" : level.c_str(), 1);
   if (algorithms) setenv("NCCL_DEBUG_SUBSYS", nccl_subsys_with_tuning(std::getenv("NCCL_DEBUG_SUBSYS")).c_str(), 1);
   std::string pattern;
   if (const char* file = std::getenv("NCCL_DEBUG_FILE")) {
     pattern = file;
   } else {
-    std::string dir = log_dir;
-    if (dir.empty()) {
-      const char* tmp = std::getenv("TMPDIR");
-      dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/ccbench-nccl";
-    }
-    mkdir(dir.c_str(), 0755);  // exists already, or NCCL reports it cannot open the file
+    const bool ours = log_dir.empty();
+    const std::string dir = ours ? nccl_log_folder(std::getenv("TMPDIR"), ::geteuid(), std::getenv("SLURM_JOB_ID"),
+                                                   std::getenv("PMIX_NAMESPACE"))
+                                 : log_dir;
+    prepare_nccl_log_folder(dir, ours);
     pattern = dir + "/nccl.%h.%p.log";
     setenv("NCCL_DEBUG_FILE", pattern.c_str(), 1);
   }

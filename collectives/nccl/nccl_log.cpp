@@ -190,6 +190,35 @@ std::optional<std::set<std::string>> transports_used_by(const NcclTransports& se
   return used;
 }
 
+std::vector<std::string> last_warn_lines(std::string_view log_text, std::size_t n) {
+  std::vector<std::string> out;
+  constexpr std::string_view kWarn = "NCCL WARN ";
+  std::size_t start = 0;
+  while (start < log_text.size()) {
+    std::size_t end = log_text.find('\n', start);
+    if (end == std::string_view::npos) end = log_text.size();
+    const std::string_view line = log_text.substr(start, end - start);
+    if (const std::size_t at = line.find(kWarn); at != std::string_view::npos) {
+      std::string w(line.substr(at + kWarn.size()));
+      while (!w.empty() && (w.back() == '\r' || w.back() == ' ')) w.pop_back();
+      if (!w.empty()) out.push_back(std::move(w));
+    }
+    start = end + 1;
+  }
+  if (out.size() > n) out.erase(out.begin(), out.end() - static_cast<std::ptrdiff_t>(n));
+  return out;
+}
+
+std::string nccl_failure_text(const std::string& what, const std::string& error_string, const std::string& last_error,
+                              const std::vector<std::string>& warns, const std::string& log_file) {
+  std::string s = what + ": " + error_string;
+  if (!last_error.empty()) s += "; NCCL: " + last_error;
+  for (const std::string& w : warns)
+    if (w != last_error) s += "; NCCL WARN " + w;
+  if (!log_file.empty()) s += " (NCCL's log: " + log_file + ")";
+  return s;
+}
+
 std::string nccl_subsys_with_tuning(const char* current) {
   if (!current || !*current) return "INIT,BOOTSTRAP,ENV,TUNING";  // NCCL's default list, plus TUNING
   if (nccl_subsys_logs_tuning(current)) return current;

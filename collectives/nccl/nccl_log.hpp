@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace ccb {
@@ -46,6 +47,15 @@ std::string transport_class(std::string_view transport);
 // (an unknown algorithm, or a connection no "Connected ..." line has placed).
 std::optional<std::set<std::string>> transports_used_by(const NcclTransports& seen,
                                                         const std::set<std::string>& algorithms);
+
+// The last `n` WARN lines of a process's NCCL log ("host:pid:tid [0] file.cc:123
+// NCCL WARN ..."), each cut to what follows "NCCL WARN ": what an NCCL error
+// message adds to "unhandled system error".
+std::vector<std::string> last_warn_lines(std::string_view log_text, std::size_t n);
+// An NCCL call's failure in words: "WHAT: ERROR_STRING", then NCCL's own last
+// error ("NCCL: ...") and the log's last WARN lines with the log's path.
+std::string nccl_failure_text(const std::string& what, const std::string& error_string, const std::string& last_error,
+                              const std::vector<std::string>& warns, const std::string& log_file);
 
 // NCCL_DEBUG_SUBSYS with TUNING added (the tuning lines name each operation's
 // algorithm); `current` is the variable's value, nullptr when unset. And

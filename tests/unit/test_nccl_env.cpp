@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "collectives/nccl/nccl_env.hpp"
+#include "collectives/nccl/nccl_log.hpp"
+#include "common/errors.hpp"
 
 namespace ccb {
 
@@ -50,6 +54,70 @@ TEST(NcclEnv, RequestSetsPathAndLog) {
   setenv("NCCL_DEBUG_FILE", "/tmp/mine.%p", 1);
   EXPECT_EQ(request_nccl_path(PathRequest::automatic, ""), std::string("/tmp/mine.").append(pid));
   for (const char* v : {"NCCL_NET", "NCCL_IB_DISABLE", "NCCL_DEBUG", "NCCL_DEBUG_FILE"}) unsetenv(v);
+}
+
+// Issue 54 item 4: a NCCL_DEBUG the user set (WARN) is left alone and no
+// log file is set, so NCCL's warnings reach them; INFO/TRACE is kept.
+TEST(NcclEnv, AUsersDebugLevelIsRespected) {
+  for (const char* v : {"NCCL_DEBUG", "NCCL_DEBUG_FILE"}) unsetenv(v);
+  setenv("NCCL_DEBUG", "WARN", 1);
+  EXPECT_EQ(request_nccl_path(PathRequest::automatic, "/tmp"), "");
+  EXPECT_STREQ(std::getenv("NCCL_DEBUG"), "WARN");
+  EXPECT_EQ(std::getenv("NCCL_DEBUG_FILE"), nullptr);
+  setenv("NCCL_DEBUG", "TRACE", 1);
+  EXPECT_NE(request_nccl_path(PathRequest::automatic, "/tmp"), "");
+  EXPECT_STREQ(std::getenv("NCCL_DEBUG"), "TRACE");
+  for (const char* v : {"NCCL_DEBUG", "NCCL_DEBUG_FILE"}) unsetenv(v);
+}
+
+// Issue 54 item 7: one log folder per user and job, 0700, checked before init.
+TEST(NcclEnv, TheLogFolderIsPerUserAndJob) {
+  EXPECT_EQ(nccl_log_folder(nullptr, 1000, "4711", "prterun-x-1"), "/tmp/ccbench-nccl-1000/4711");
+  EXPECT_EQ(nccl_log_folder("/scratch", 0, nullptr, "prterun-node1-99@1"), "/scratch/ccbench-nccl-0/prterun-node1-99_1");
+  EXPECT_EQ(nccl_log_folder("", 5, "", nullptr), "/tmp/ccbench-nccl-5/local");
+  namespace fs = std::filesystem;
+  const std::string base = testing::TempDir() + "ccb-nccl-logs";
+  fs::remove_all(base);
+  fs::create_directories(base);
+  const std::string mine = nccl_log_folder(base.c_str(), ::geteuid(), "42", nullptr);
+  prepare_nccl_log_folder(mine, true);
+  struct stat st {};
+  ASSERT_EQ(::stat(fs::path(mine).parent_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  EXPECT_TRUE(fs::is_directory(mine));
+  prepare_nccl_log_folder(mine, true);  // there already: fine
+  // A link planted at the user's folder is refused, not followed.
+  const std::string other = base + "/elsewhere";
+  fs::create_directories(other);
+  const std::string planted = base + "/ccbench-nccl-" + std::to_string(::geteuid() + 1);
+  fs::create_directory_symlink(other, planted);
+  EXPECT_THROW(prepare_nccl_log_folder(planted + "/42", true), UsageError);
+  if (::geteuid() == 0) {  // another user's folder (root can make one)
+    const std::string theirs = base + "/theirs";
+    fs::create_directories(theirs + "/7");
+    ASSERT_EQ(::chown(theirs.c_str(), 65534, 65534), 0);
+    EXPECT_THROW(prepare_nccl_log_folder(theirs + "/7", true), UsageError);
+  }
+  fs::remove_all(base);
+}
+
+// A failing NCCL call carries NCCL's own words (issue 54 item 4).
+TEST(NcclLog, AFailureSaysWhatNcclSaid) {
+  const std::string log =
+      "n1:12:12 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+      "n1:12:40 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.2<41221> failed : "
+      "Connection refused\n"
+      "n1:12:40 [0] NCCL INFO misc/socket.cc:565 -> 2\n"
+      "n1:12:40 [0] bootstrap.cc:77 NCCL WARN Bootstrap : no socket interface found\r\n";
+  const auto w = last_warn_lines(log, 3);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[1], "Bootstrap : no socket interface found");
+  EXPECT_EQ(last_warn_lines(log, 1).size(), 1u);
+  EXPECT_TRUE(last_warn_lines("", 3).empty());
+  EXPECT_EQ(nccl_failure_text("ncclCommInitRankConfig", "unhandled system error", "", w, "/tmp/l.log"),
+            "ncclCommInitRankConfig: unhandled system error; NCCL WARN socketStartConnect: Connect to "
+            "10.0.0.2<41221> failed : Connection refused; NCCL WARN Bootstrap : no socket interface found "
+            "(NCCL's log: /tmp/l.log)");
 }
 
 }  // namespace ccb
