@@ -114,7 +114,8 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
       {timing, "-T,--timeout", "SECONDS",
        fmt::format("abort when no operation completes for this long (default {:g}: no watchdog): the end record is "
                    "written, the backend aborts (nccl: ncclCommAbort, given 5 s) and the process exits {} within T "
-                   "+ 8.1 s (docs/failures.md)",
+                   "+ 8.1 s; the backend's initialisation (NCCL's bootstrap) is bounded by max(T, 120 s), or "
+                   "CCBENCH_INIT_TIMEOUT seconds (docs/failures.md)",
                    d.timeout_s, d.timeout_exit_code),
        &raw.timeout},
       {timing, "-G,--cudagraph", "N",

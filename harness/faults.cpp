@@ -16,10 +16,10 @@ Faults parse_faults(const std::string& spec) {
   Faults f;
   if (spec.empty()) return f;
   const auto bad = [&] {
-    return UsageError(
-        fmt::format("CCBENCH_FAULT '{}': expected corrupt:rank=R or control_hang:rank=R, startup_hang:rank=R, or "
-                    "hang, exit, stuck, gpu_hang or error with :rank=R[:bytes=S] (host=NAME with or instead of rank=R)",
-                    spec));
+    return UsageError(fmt::format(
+        "CCBENCH_FAULT '{}': expected corrupt:rank=R or control_hang:rank=R, startup_hang:rank=R, init_hang:rank=R, or "
+        "hang, exit, stuck, gpu_hang or error with :rank=R[:bytes=S] (host=NAME with or instead of rank=R)",
+        spec));
   };
   const std::size_t colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
@@ -31,6 +31,7 @@ Faults parse_faults(const std::string& spec) {
   else if (kind == "error") f.kind = Faults::Kind::error;
   else if (kind == "control_hang") f.kind = Faults::Kind::control_hang;
   else if (kind == "startup_hang") f.kind = Faults::Kind::startup_hang;
+  else if (kind == "init_hang") f.kind = Faults::Kind::init_hang;
   else throw bad();
   std::size_t at = colon;
   while (at != std::string::npos) {
@@ -49,7 +50,7 @@ Faults parse_faults(const std::string& spec) {
     if (value.empty() || *end != '\0' || value[0] == '-') throw bad();
     if (key == "rank" && v < (1u << 30)) f.rank = static_cast<int>(v);
     else if (key == "bytes" && f.kind != Faults::Kind::corrupt && f.kind != Faults::Kind::control_hang &&
-             f.kind != Faults::Kind::startup_hang)
+             f.kind != Faults::Kind::startup_hang && f.kind != Faults::Kind::init_hang)
       f.bytes = v;
     else throw bad();
     at = next;

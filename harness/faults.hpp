@@ -13,6 +13,8 @@
 //                             after the first round (outside any sweep)
 //   startup_hang:rank=R       R stops during the sweep's start-up, after its
 //                             outputs are open and before its run record
+//   init_hang:rank=R          R stops in the backend's initialisation (where
+//                             NCCL's bootstrap can stall: ncclCommInitRank)
 // :host=NAME (with or instead of rank=R) limits a fault to the processes on
 // host NAME (every rank there when no rank is given): one node of a job.
 // Not for measurements: it exists so that tests can prove failures are caught.
@@ -23,7 +25,7 @@
 namespace ccb {
 
 struct Faults {
-  enum class Kind { none, corrupt, hang, exit, stuck, gpu_hang, error, control_hang, startup_hang };
+  enum class Kind { none, corrupt, hang, exit, stuck, gpu_hang, error, control_hang, startup_hang, init_hang };
   Kind kind = Kind::none;
   int rank = -1;  // -1: every rank (only with host)
   std::size_t bytes = 0;
@@ -36,6 +38,7 @@ struct Faults {
   bool hangs_gpu(int r, std::size_t b) const { return kind == Kind::gpu_hang && on(r) && b >= bytes; }
   bool hangs_control_plane(int r) const { return kind == Kind::control_hang && on(r); }
   bool hangs_startup(int r) const { return kind == Kind::startup_hang && on(r); }
+  bool hangs_init(int r) const { return kind == Kind::init_hang && on(r); }
 };
 
 // Throws UsageError on a malformed CCBENCH_FAULT.

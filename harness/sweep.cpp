@@ -685,12 +685,38 @@ int sweep_with(Backend& backend, std::unique_ptr<Backend>* owned, const Config& 
 
 }  // namespace
 
+// The backend's initialisation under -T (issue 54 item 6: NCCL's bootstrap,
+// ncclGetUniqueId's broadcast and ncclCommInitRankConfig, stalled on a wrong
+// interface or a firewall until the job's time limit): bounded by
+// init_bound_s, each rank reporting its own line, exit 4.
+std::unique_ptr<Backend> make_backend_bounded(const Config& cfg, const Comm& comm, const std::string& nccl_log,
+                                              double bound_s, bool hang) {
+  std::unique_ptr<Watchdog> watchdog;
+  if (cfg.timeout_s > 0) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    watchdog = std::make_unique<Watchdog>(bound_s, comm.rank(), host, std::function<std::string()>{},
+                                          Watchdog::Watches::control_plane);
+    watchdog->set_exit_code(kExitTimeout);
+    watchdog->set_activity(cfg.backend == BackendKind::nccl
+                               ? "the nccl backend's initialisation (ncclGetUniqueId, ncclCommInitRankConfig: "
+                                 "NCCL's bootstrap; CCBENCH_INIT_TIMEOUT sets the bound)"
+                               : "the backend's initialisation (CCBENCH_INIT_TIMEOUT sets the bound)");
+  }
+  if (hang) hang_forever(comm.rank(), "in the backend's initialisation");
+  return make_backend(cfg, comm, nccl_log);
+}
+
 std::unique_ptr<Backend> agreed_backend(const Config& cfg, const Comm& comm, const std::string& nccl_log,
                                         const Comm* group) {
   // The default backend is chosen per process (does it see a GPU?): all must agree.
   const std::vector<std::string> chosen =
       comm.all_strings(std::string(setting_name(cfg.backend)) + "\n" + cfg.backend_reason);
+  double bound = 0;
+  bool hang = false;
   if (!every_rank_passes(comm, [&] {
+        bound = cfg.timeout_s > 0 ? init_bound_s(cfg.timeout_s, std::getenv("CCBENCH_INIT_TIMEOUT")) : 0;
+        hang = faults_from_environment().hangs_init(comm.rank());
         for (std::size_t r = 0; r < chosen.size(); ++r)
           if (chosen[r] != chosen.front())
             throw UsageError(fmt::format("ranks chose different backends (rank 0: {}; rank {}: {}): give --backend",
@@ -698,8 +724,8 @@ std::unique_ptr<Backend> agreed_backend(const Config& cfg, const Comm& comm, con
                                          chosen[r].substr(0, chosen[r].find('\n'))));
       }))
     return nullptr;
-  if (!group) return make_backend(cfg, comm, nccl_log);
-  std::unique_ptr<Backend> backend = make_backend(cfg, *group, nccl_log);  // its group printed why
+  if (!group) return make_backend_bounded(cfg, comm, nccl_log, bound, hang);
+  std::unique_ptr<Backend> backend = make_backend_bounded(cfg, *group, nccl_log, bound, hang);  // its group printed why
   if (!comm.agree_error(backend ? "" : "no backend").empty()) return nullptr;
   return backend;
 }

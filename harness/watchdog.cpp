@@ -1,6 +1,8 @@
 #include "harness/watchdog.hpp"
 
 #include <fmt/format.h>
+
+#include <cstdlib>
 #include <unistd.h>
 
 #include <csignal>
@@ -50,6 +52,17 @@ void Watchdog::teardown_begins() {
 void Watchdog::set_last_words(std::function<void(const std::string&, int)> f) {
   std::lock_guard<std::mutex> lock(mu_);
   last_words_ = std::move(f);
+}
+
+double init_bound_s(double timeout_s, const char* env_init_timeout) {
+  if (env_init_timeout && *env_init_timeout) {
+    char* end = nullptr;
+    const double v = std::strtod(env_init_timeout, &end);
+    if (*end != '\0' || !(v > 0) || v > 86400)
+      throw UsageError(fmt::format("CCBENCH_INIT_TIMEOUT '{}': expected seconds, more than 0", env_init_timeout));
+    return v;
+  }
+  return std::max(timeout_s, static_cast<double>(Watchdog::kSetupSeconds));
 }
 
 void Watchdog::loop() {

@@ -22,6 +22,12 @@
 
 namespace ccb {
 
+// The bound of a backend's initialisation under -T: CCBENCH_INIT_TIMEOUT
+// (seconds, > 0) when set, else what a connection set-up gets (the larger
+// of -T and kSetupSeconds: NCCL's bootstrap on a big job takes long without
+// anything being hung). UsageError on a malformed CCBENCH_INIT_TIMEOUT.
+double init_bound_s(double timeout_s, const char* env_init_timeout);
+
 class Watchdog {
  public:
   // What it watches. sweep: operations (-T), and stop signals that are not

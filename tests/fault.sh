@@ -106,6 +106,18 @@ case $mode in
     "$validate" "$out" >/dev/null || fail "the file does not validate"
     head -1 "$dir/out.csv" | grep -q '^collective,backend,' || fail "the CSV holds no header"
     ;;
+  init)
+    # Issue 54 item 6: the backend's initialisation (NCCL's bootstrap) is bounded under -T
+    # (CCBENCH_INIT_TIMEOUT here; max(-T, 120 s) by default): rank 1 stalls there.
+    start=$(date +%s)
+    timeout 60 "${mpirun[@]}" -np 3 -x CCBENCH_INIT_TIMEOUT=2 -x CCBENCH_FAULT=init_hang:rank=1 "$ccbench" "${sweep[@]}" \
+      -T 30 >/dev/null 2>"$dir/err"
+    code=$? elapsed=$(( $(date +%s) - start ))
+    [ $code = 4 ] || fail "exit $code, expected 4"
+    [ $elapsed -le 25 ] || fail "took ${elapsed}s: the bound is 2 s + 2 s grace"
+    grep -q "^ccbench: rank 1 (.*): timeout: the backend's initialisation (CCBENCH_INIT_TIMEOUT sets the bound) did not finish within 2.[0-9] s" "$dir/err" ||
+      fail "rank 1 does not say where it stalled"
+    ;;
   *) echo "unknown mode $mode"; exit 2 ;;
 esac
 echo "ok: $mode"

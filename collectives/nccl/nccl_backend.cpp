@@ -32,8 +32,8 @@ void check_nccl(ncclResult_t r, const char* what) {
   std::string last;
   if (const auto last_error = nccl_entry_points().get_last_error)
     if (const char* t = last_error(nullptr); t && *t) last = t;
-  const std::vector<std::string> warns = g_log_file.empty() ? std::vector<std::string>{}
-                                                            : last_warn_lines(read_text(g_log_file), 3);
+  const std::vector<std::string> warns =
+      g_log_file.empty() ? std::vector<std::string>{} : last_warn_lines(read_text(g_log_file), 3);
   throw std::runtime_error(nccl_failure_text(what, ncclGetErrorString(r), last, warns, g_log_file));
 }
 using cuda::check;

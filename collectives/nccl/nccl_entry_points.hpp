@@ -15,14 +15,14 @@ namespace ccb {
 
 struct NcclEntryPoints {
   // The declarations' types only: naming them here emits no reference.
-  decltype(&ncclAlltoAll) alltoall = nullptr;  // 2.28
-  decltype(&ncclGather) gather = nullptr;      // 2.28
-  decltype(&ncclScatter) scatter = nullptr;    // 2.28
-  decltype(&ncclMemAlloc) mem_alloc = nullptr;  // 2.19
-  decltype(&ncclMemFree) mem_free = nullptr;    // 2.19
-  decltype(&ncclCommRegister) comm_register = nullptr;      // 2.19
-  decltype(&ncclCommDeregister) comm_deregister = nullptr;  // 2.19
-  decltype(&ncclGetLastError) get_last_error = nullptr;     // 2.13
+  decltype(&ncclAlltoAll) alltoall = nullptr;                    // 2.28
+  decltype(&ncclGather) gather = nullptr;                        // 2.28
+  decltype(&ncclScatter) scatter = nullptr;                      // 2.28
+  decltype(&ncclMemAlloc) mem_alloc = nullptr;                   // 2.19
+  decltype(&ncclMemFree) mem_free = nullptr;                     // 2.19
+  decltype(&ncclCommRegister) comm_register = nullptr;           // 2.19
+  decltype(&ncclCommDeregister) comm_deregister = nullptr;       // 2.19
+  decltype(&ncclGetLastError) get_last_error = nullptr;          // 2.13
   decltype(&ncclCommInitRankConfig) init_rank_config = nullptr;  // 2.14
 };
 

@@ -73,7 +73,8 @@ TEST(NcclEnv, AUsersDebugLevelIsRespected) {
 // Issue 54 item 7: one log folder per user and job, 0700, checked before init.
 TEST(NcclEnv, TheLogFolderIsPerUserAndJob) {
   EXPECT_EQ(nccl_log_folder(nullptr, 1000, "4711", "prterun-x-1"), "/tmp/ccbench-nccl-1000/4711");
-  EXPECT_EQ(nccl_log_folder("/scratch", 0, nullptr, "prterun-node1-99@1"), "/scratch/ccbench-nccl-0/prterun-node1-99_1");
+  EXPECT_EQ(nccl_log_folder("/scratch", 0, nullptr, "prterun-node1-99@1"),
+            "/scratch/ccbench-nccl-0/prterun-node1-99_1");
   EXPECT_EQ(nccl_log_folder("", 5, "", nullptr), "/tmp/ccbench-nccl-5/local");
   namespace fs = std::filesystem;
   const std::string base = testing::TempDir() + "ccb-nccl-logs";
