@@ -376,6 +376,10 @@ namespace {
 using SeriesGroup = std::tuple<std::string, std::string, std::string, std::string, std::string, int>;
 SeriesGroup group_of(const ModelSeries& s) { return {s.collective, s.dtype, s.op, s.path, s.memory, s.in_place}; }
 
+bool constant_out_of_reach(const ModelSeries& s, int ranks) {
+  return s.family == ModelFamily::constant && !s.counts.empty() && ranks > Model::kConstantReach * s.counts.back();
+}
+
 // The flags of predicting `s` at `ranks`: beyond validity, two counts only.
 void scale_flags(const ModelSeries& s, int ranks, std::vector<std::string>& flags) {
   if (ranks > Model::kValidityFactor * s.counts.back())
@@ -384,6 +388,11 @@ void scale_flags(const ModelSeries& s, int ranks, std::vector<std::string>& flag
                     ranks, Model::kValidityFactor, s.counts.back()));
   if (s.counts.size() < 3)
     flags.push_back("fitted on two rank counts: nothing left out, the interval covers measurement spread only");
+  if (constant_out_of_reach(s, ranks))
+    flags.push_back(fmt::format(
+        "family constant (its cost does not grow with the rank count): not extrapolated beyond {:g}x its largest "
+        "count ({}), so unbounded at {} ranks; fit more rank counts, or force the library's algorithm",
+        Model::kConstantReach, s.counts.back(), ranks));
 }
 
 PredictedPoint predict_point(const ModelSeries& s, const StepCost& cost, int ranks, const PlannedSize& size) {
@@ -398,7 +407,7 @@ PredictedPoint predict_point(const ModelSeries& s, const StepCost& cost, int ran
   const double w = interval_width(s, s.family, x, ranks);
   q.lo_us = q.time_us * std::exp(-w);
   q.hi_us = q.time_us * std::exp(w);
-  q.unbounded = !(w <= std::log(kUnboundedFactor));
+  q.unbounded = !(w <= std::log(kUnboundedFactor)) || constant_out_of_reach(s, ranks);
   const Collective* c = find_collective(s.collective);
   q.algbw_gbps = bytes / (q.time_us * 1e3);
   q.busbw_gbps = c ? q.algbw_gbps * bus_factor(*c, ranks) : kNaN;

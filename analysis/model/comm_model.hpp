@@ -96,6 +96,11 @@ struct Model {
   std::vector<ModelSeries> series;
   std::vector<std::string> notes;               // series that could not be fitted, and why
   static constexpr double kValidityFactor = 8;  // targets up to 8x the largest measured count
+  // A fit of the constant family (cost independent of the rank count) holds
+  // no scaling to extrapolate: beyond this factor of its largest count its
+  // predictions are unbounded (issue 53 item 3: "constant" on one network,
+  // halving_doubling on the other, made a 144x difference at 1024 ranks).
+  static constexpr double kConstantReach = 2;
 };
 
 // Fits every series with at least two rank counts. Throws UsageError when

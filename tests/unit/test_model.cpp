@@ -109,6 +109,29 @@ TEST(Model, FlagsWhatTheFitCannotKnow) {
   EXPECT_NE(q.flags[0].find("4 ranks per node not measured: fitted at 8"), std::string::npos) << q.flags[0];
 }
 
+// Issue 53 item 3: a constant family (cost independent of n) carries no
+// scaling: beyond 2x its largest count its predictions are unbounded.
+TEST(Model, AConstantFamilyIsNotExtrapolatedFar) {
+  const auto flat = [](int, double s) { return 30.0 + s / 1000.0; };
+  const Model m = fit_model({sweep({2, 3, 4}, flat)});
+  ASSERT_FALSE(m.series.empty());
+  ASSERT_EQ(m.series[0].family, ModelFamily::constant);
+  const Prediction near = out_of_place(predict(m, 8, 8, {}));
+  for (const PredictedPoint& q : near.points) EXPECT_FALSE(q.unbounded) << q.bytes;
+  const Prediction far = out_of_place(predict(m, 1024, 128, {}));
+  ASSERT_FALSE(far.points.empty());
+  for (const PredictedPoint& q : far.points) EXPECT_TRUE(q.unbounded) << q.bytes;
+  std::string flags;
+  for (const auto& f : far.flags) flags += f + "\n";
+  EXPECT_NE(flags.find("family constant (its cost does not grow with the rank count): not extrapolated beyond 2x"),
+            std::string::npos)
+      << flags;
+  // A ring fit, as far, stays bounded by the family rule (its interval decides).
+  const Model r = fit_model({sweep({2, 3, 4}, ring)});
+  for (const auto& f : out_of_place(predict(r, 1024, 128, {})).flags)
+    EXPECT_EQ(f.find("family constant"), std::string::npos) << f;
+}
+
 // The UsageError f throws, or "no error".
 std::string message(const std::function<void()>& f) {
   try {
