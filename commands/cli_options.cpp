@@ -121,7 +121,8 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
       {timing, "-G,--cudagraph", "N",
        fmt::format("nccl, as nccl-tests: the -n timed launches are captured as one CUDA graph per GPU, launched N "
                    "times, and the time is divided by n x N (default {}: direct calls). Per-iteration samples and "
-                   "checks replay one operation's graph",
+                   "checks replay one operation's graph. A launch completes its n operations as one, so -T allows "
+                   "n x T between launches",
                    d.cuda_graph),
        &raw.graph},
 

@@ -74,9 +74,11 @@ double pipelined_seconds(Backend& backend, const Comm& comm, const Config& cfg, 
     for (int k = 0; k < iters; ++k) backend.run(next(k));
     backend.capture_end();
     comm.barrier();
+    watchdog.graph_begins(iters);  // one heartbeat per launch of `iters` operations
     const auto t0 = Clock::now();
     backend.capture_launch(cfg.cuda_graph);
     backend.synchronize();
+    watchdog.graph_ends();
     watchdog.heartbeat(iters);
     return std::chrono::duration<double>(Clock::now() - t0).count() / (static_cast<double>(iters) * cfg.cuda_graph);
   }

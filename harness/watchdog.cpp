@@ -93,15 +93,19 @@ void Watchdog::loop() {
     }
     const long long idle = now_ns() - changed_at;
     const bool setup = setup_.load(std::memory_order_relaxed);
-    if (idle < setup_bound_ns(timeout_ns_, setup)) continue;
+    const int ops = ops_per_beat_.load(std::memory_order_relaxed);
+    if (idle < graph_bound_ns(timeout_ns_, ops, setup)) continue;
     const long it = iteration_.load();
     const std::string where = it < 0                 ? std::string("before its first operation")
                               : asynchronous_.load() ? fmt::format("with {} {} issued", iteration_name_, it)
                                                      : fmt::format("after {} {}", iteration_name_, it);
     const std::string reason =
         watches_ == Watches::sweep
-            ? fmt::format("timeout: no operation completed for {:.1f} s during {}{} {}",
-                          static_cast<double>(idle) / 1e9, activity_, setup ? " (connection set-up)" : "", where)
+            ? fmt::format(
+                  "timeout: no operation completed for {:.1f} s during {}{}{} {}", static_cast<double>(idle) / 1e9,
+                  activity_, setup ? " (connection set-up)" : "",
+                  ops > 1 ? fmt::format(" (CUDA graph launches of {} operations each: bound {} x -T)", ops, ops) : "",
+                  where)
             : fmt::format("timeout: {} did not finish within {:.1f} s", activity_, static_cast<double>(idle) / 1e9);
     fmt::print(stderr, "ccbench: rank {} ({}): {}; aborting (exit {})\n", rank_, host_, reason, exit_code_.load());
     std::fflush(stderr);

@@ -118,6 +118,16 @@ step nccl_gpu_hang 60 bash -c "s=\$(date +%s); CCBENCH_FAULT=gpu_hang:rank=0:byt
 # -T 1: the host enqueues far ahead of the GPU, so heartbeats from enqueues
 # would stop seconds before the queue drains.
 step nccl_long_n 90 $CCB all_reduce --backend nccl -g 1 -T 1 -b 8G -e 8G -n 1500 -w 0 -c 0 --timing pipelined
+# Issue 54 on a GPU: the binary starts on an older NCCL under immediate binding;
+# a NCCL_DEBUG=WARN of the user is left alone (no log file); NCCL's
+# initialisation is bounded (-T: CCBENCH_INIT_TIMEOUT) with exit 4; a -G run
+# with -T below one launch's time does not time out (n x T per launch).
+step nccl_old_library 60 tests/nccl_old_library.sh "$CCB" cc
+step nccl_user_debug 60 bash -c "rm -rf $OUT/nd; NCCL_DEBUG=WARN TMPDIR=$OUT/nd $CCB all_reduce --backend nccl -g 1 \
+  -b 1M -e 1M -n 5 && [ ! -d $OUT/nd/ccbench-nccl-\$(id -u) ]"
+step nccl_init_bound 60 bash -c "CCBENCH_INIT_TIMEOUT=3 CCBENCH_FAULT=init_hang:rank=0 $CCB all_reduce --backend nccl \
+  -g 1 -T 1 -b 1M -e 1M -n 5; rc=\$?; echo exit \$rc; [ \$rc -eq 4 ]"
+step nccl_graph_bound 120 $CCB all_reduce --backend nccl -g 1 -G 2 -T 1 -b 4G -e 4G -n 40 -w 1 -c 0 --timing pipelined
 # ccbench accept with the NCCL backend on this node's GPUs (one process).
 # Storage -> GPU (ccbench io): pageable, pinned and device destinations side by side.
 # O_DIRECT needs a real filesystem: $OUT is on the checkout's disk; a tmpfs drops --direct.

@@ -165,7 +165,12 @@ TEST(WatchdogSetup, TheFirstUseOfASizeGetsTheSetUpBoundLaterOnesTheTimeout) {
   EXPECT_EQ(Watchdog::setup_bound_ns(t, false), t);
   EXPECT_EQ(Watchdog::setup_bound_ns(t, true), Watchdog::kSetupSeconds * 1'000'000'000LL);
   EXPECT_EQ(Watchdog::setup_bound_ns(1000 * t, true), 1000 * t);  // a longer -T stays
-  Watchdog w(0, 0, "host");                                       // disabled: no thread work, the bookkeeping only
+  // -G (issue 54 item 8): a launch of 20 operations is one heartbeat: 20 x -T between them.
+  EXPECT_EQ(Watchdog::graph_bound_ns(t, 20, false), 20 * t);
+  EXPECT_EQ(Watchdog::graph_bound_ns(t, 1, false), t);
+  EXPECT_EQ(Watchdog::graph_bound_ns(t, 0, false), t);
+  EXPECT_EQ(Watchdog::graph_bound_ns(t, 20, true), std::max(20 * t, Watchdog::kSetupSeconds * 1'000'000'000LL));
+  Watchdog w(0, 0, "host");  // disabled: no thread work, the bookkeeping only
   EXPECT_TRUE(w.first_use_begins(1024));
   w.setup_ends();
   EXPECT_FALSE(w.first_use_begins(1024));  // connected already: -T applies
