@@ -221,6 +221,11 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
       }
     }
     out.wrong = comm.sum(wrong);
+    const OpArgs& a = locals.front();
+    if (const std::string blind =
+            pattern_blind_spot(a.dtype, c.reduces ? std::optional<ReduceOp>(a.op) : std::nullopt, n);
+        !blind.empty())
+      out.note += (out.note.empty() ? "" : "; ") + std::string("checked, but ") + blind;
   }
 }
 

@@ -99,4 +99,14 @@ void fill_sentinel(DType dtype, int nranks, void* buf, std::size_t count) {
   fill_input(dtype, s.pattern, s.rank, buf, count, 0);
 }
 
+std::string pattern_blind_spot(DType dtype, std::optional<ReduceOp> op, int nranks) {
+  if (!op) return "";
+  const Pattern p = make_pattern(dtype, op, nranks);
+  const bool constant = (p.kind == PatternKind::sum && p.mask == 0) || (p.kind == PatternKind::avg && p.degenerate);
+  if (!constant) return "";
+  return std::string(info(dtype).name) + " " + std::string(name(*op)) + " at " + std::to_string(nranks) +
+         " ranks: every element's expected value is the same (the dtype's exact range leaves no room for a pattern), "
+         "so a misrouted chunk is not detected";
+}
+
 }  // namespace ccb

@@ -152,3 +152,19 @@ TEST(Pattern, AvgDegeneratesToZerosOnlyBeyondTheExactRange) {
 }
 
 }  // namespace ccb
+
+namespace ccb {
+// Issue 54: fp8 sums at 16 (e4m3) / 8 (e5m2) ranks and more have one value
+// everywhere; the point's note says a misrouted chunk is not detected there.
+TEST(Pattern, BlindSpotsAreNamed) {
+  EXPECT_EQ(pattern_blind_spot(DType::f8e4m3, ReduceOp::sum, 8), "");
+  EXPECT_NE(pattern_blind_spot(DType::f8e4m3, ReduceOp::sum, 16), "");
+  EXPECT_EQ(pattern_blind_spot(DType::f8e5m2, ReduceOp::sum, 4), "");
+  EXPECT_NE(pattern_blind_spot(DType::f8e5m2, ReduceOp::sum, 8).find("misrouted chunk is not detected"),
+            std::string::npos);
+  EXPECT_EQ(pattern_blind_spot(DType::float32, ReduceOp::sum, 4096), "");
+  EXPECT_EQ(pattern_blind_spot(DType::f8e4m3, std::nullopt, 4096), "");  // copies keep their positions
+  EXPECT_NE(pattern_blind_spot(DType::bfloat16, ReduceOp::avg, 257), "");
+  EXPECT_EQ(pattern_blind_spot(DType::bfloat16, ReduceOp::max, 4096), "");
+}
+}  // namespace ccb
