@@ -453,6 +453,7 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
   if (!raw.iters.empty()) cfg.iters = static_cast<int>(parse_long("-n/--iters", raw.iters, 1, kIntMax));
   if (!raw.warmup.empty()) cfg.warmup = static_cast<int>(parse_long("-w/--warmup_iters", raw.warmup, 0, kIntMax));
   if (!raw.check.empty()) cfg.check = static_cast<int>(parse_long("-c/--check", raw.check, 0, kIntMax));
+  if (!raw.bitwise.empty()) cfg.bitwise = static_cast<int>(parse_long("--bitwise", raw.bitwise, 1, 1000));
   if (raw.root == "-1")
     throw UsageError(
         "-r/--root -1: every root in turn (nccl-tests) is not supported; run once per root (-r 0, -r 1, ...)");

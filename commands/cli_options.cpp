@@ -159,6 +159,13 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
                    "shows N/A)",
                    d.check),
        &raw.check},
+      {"Checking", "--bitwise", "N",
+       "silent-corruption screen: after the check, the same inputs are run N more times (1-1000) and every repeat, "
+       "and every rank holding the same result (all_reduce, all_gather, broadcast), must hold identical bits; the "
+       "first difference (rank, host, repeat, element, bit) is the point's note, its differing elements count as "
+       "#wrong (exit 3). Deterministic where the library picks one algorithm per size and rank count (Open MPI's "
+       "coll/tuned, NCCL without NCCL_ALGO changes between repeats); docs/failures.md",
+       &raw.bitwise},
 
       {"Binding", "--bind", "POLICY",
        "auto (default): each rank's cores and memory on the NUMA node of its GPU, else of its NIC, else spread; keeps "

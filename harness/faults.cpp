@@ -16,10 +16,11 @@ Faults parse_faults(const std::string& spec) {
   Faults f;
   if (spec.empty()) return f;
   const auto bad = [&] {
-    return UsageError(fmt::format(
-        "CCBENCH_FAULT '{}': expected corrupt:rank=R or control_hang:rank=R, startup_hang:rank=R, init_hang:rank=R, or "
-        "hang, exit, stuck, gpu_hang or error with :rank=R[:bytes=S] (host=NAME with or instead of rank=R)",
-        spec));
+    return UsageError(
+        fmt::format("CCBENCH_FAULT '{}': expected corrupt:rank=R or control_hang:rank=R, startup_hang:rank=R, "
+                    "init_hang:rank=R, bitflip:rank=R[:repeat=K], or "
+                    "hang, exit, stuck, gpu_hang or error with :rank=R[:bytes=S] (host=NAME with or instead of rank=R)",
+                    spec));
   };
   const std::size_t colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
@@ -32,6 +33,7 @@ Faults parse_faults(const std::string& spec) {
   else if (kind == "control_hang") f.kind = Faults::Kind::control_hang;
   else if (kind == "startup_hang") f.kind = Faults::Kind::startup_hang;
   else if (kind == "init_hang") f.kind = Faults::Kind::init_hang;
+  else if (kind == "bitflip") f.kind = Faults::Kind::bitflip;
   else throw bad();
   std::size_t at = colon;
   while (at != std::string::npos) {
@@ -49,8 +51,11 @@ Faults parse_faults(const std::string& spec) {
     const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
     if (value.empty() || *end != '\0' || value[0] == '-') throw bad();
     if (key == "rank" && v < (1u << 30)) f.rank = static_cast<int>(v);
+    else if (key == "repeat" && f.kind == Faults::Kind::bitflip && v >= 1 && v < (1u << 30))
+      f.repeat = static_cast<int>(v);
     else if (key == "bytes" && f.kind != Faults::Kind::corrupt && f.kind != Faults::Kind::control_hang &&
-             f.kind != Faults::Kind::startup_hang && f.kind != Faults::Kind::init_hang)
+             f.kind != Faults::Kind::startup_hang && f.kind != Faults::Kind::init_hang &&
+             f.kind != Faults::Kind::bitflip)
       f.bytes = v;
     else throw bad();
     at = next;

@@ -15,6 +15,8 @@
 //                             outputs are open and before its run record
 //   init_hang:rank=R          R stops in the backend's initialisation (where
 //                             NCCL's bootstrap can stall: ncclCommInitRank)
+//   bitflip:rank=R[:repeat=K] --bitwise: one bit of R's result read at repeat K
+//                             (default 2) is flipped, as silent corruption would
 // :host=NAME (with or instead of rank=R) limits a fault to the processes on
 // host NAME (every rank there when no rank is given): one node of a job.
 // Not for measurements: it exists so that tests can prove failures are caught.
@@ -25,10 +27,11 @@
 namespace ccb {
 
 struct Faults {
-  enum class Kind { none, corrupt, hang, exit, stuck, gpu_hang, error, control_hang, startup_hang, init_hang };
+  enum class Kind { none, corrupt, hang, exit, stuck, gpu_hang, error, control_hang, startup_hang, init_hang, bitflip };
   Kind kind = Kind::none;
   int rank = -1;  // -1: every rank (only with host)
   std::size_t bytes = 0;
+  int repeat = 2;    // bitflip
   std::string host;  // "": every host
   bool on(int r) const { return rank < 0 || rank == r; }
   bool corrupts(int r) const { return kind == Kind::corrupt && on(r); }
@@ -39,6 +42,7 @@ struct Faults {
   bool hangs_control_plane(int r) const { return kind == Kind::control_hang && on(r); }
   bool hangs_startup(int r) const { return kind == Kind::startup_hang && on(r); }
   bool hangs_init(int r) const { return kind == Kind::init_hang && on(r); }
+  int flips_at(int r) const { return kind == Kind::bitflip && on(r) ? repeat : 0; }
 };
 
 // Throws UsageError on a malformed CCBENCH_FAULT.

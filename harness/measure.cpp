@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/bitwise.hpp"
 #include "harness/sampling.hpp"
 #include "harness/sweep_sizes.hpp"
 #include "harness/verify.hpp"
@@ -221,6 +222,24 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
       }
     }
     out.wrong = comm.sum(wrong);
+    if (cfg.bitwise > 0) {  // --bitwise: the same inputs again, compared bit for bit (harness/bitwise.hpp)
+      const OpArgs& first = locals.front();
+      const ResultRegion r = result_region(first, first.rank, n, root_in_send);
+      const auto run_once = [&] {
+        prepare(1);
+        comm.barrier();
+        backend.run(locals);
+        backend.synchronize();
+        watchdog.touch();
+      };
+      const bool same = c.holders == Holders::all_ranks && c.source_offset == Offset::zero &&
+                        (c.source == Source::reduction || c.source == Source::each_rank || c.source == Source::root);
+      const BitwiseOutcome b = check_bitwise(cfg.bitwise, comm, mem, run_once, r.data, r.count * elem, elem, same,
+                                             faults.flips_at(first.rank));
+      out.bitwise = Measurement::Bitwise{b.repeats, b.across_ranks, b.differing, b.first};
+      *out.wrong += b.differing;
+      if (!b.first.empty()) out.note += (out.note.empty() ? "" : "; ") + std::string("bitwise: ") + b.first;
+    }
     const OpArgs& a = locals.front();
     if (const std::string blind =
             pattern_blind_spot(a.dtype, c.reduces ? std::optional<ReduceOp>(a.op) : std::nullopt, n);

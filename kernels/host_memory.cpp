@@ -1,3 +1,4 @@
+#include <cstring>
 #include "kernels/host_memory.hpp"
 
 #include <unistd.h>
@@ -42,6 +43,8 @@ void HostMemory::corrupt(void* buf, std::size_t element_size, std::size_t index)
   auto* bytes = static_cast<unsigned char*>(buf) + index * element_size;
   for (std::size_t b = 0; b < element_size; ++b) bytes[b] ^= 0x5A;
 }
+
+void HostMemory::copy_to_host(const void* buf, std::size_t bytes, void* host) { std::memcpy(host, buf, bytes); }
 
 std::size_t HostMemory::cache_bytes() const {
   const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);

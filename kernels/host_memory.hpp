@@ -16,6 +16,7 @@ class HostMemory final : public Memory {
   std::size_t count_wrong_result(DType d, const Pattern& p, const void* buf, std::size_t count,
                                  uint64_t first) override;
   void corrupt(void* buf, std::size_t element_size, std::size_t index) override;
+  void copy_to_host(const void* buf, std::size_t bytes, void* host) override;
   std::size_t cache_bytes() const override;  // the L3 (sysconf), or 64 MiB when unknown
 };
 

@@ -28,6 +28,8 @@ class Memory {
   virtual std::size_t cache_bytes() const { return std::size_t{64} << 20; }
   // Test-only fault injection: flip the bits of element `index`.
   virtual void corrupt(void* buf, std::size_t element_size, std::size_t index) = 0;
+  // `bytes` of `buf` into host memory at `host` (--bitwise reads each result).
+  virtual void copy_to_host(const void* buf, std::size_t bytes, void* host) = 0;
 };
 
 }  // namespace ccb

@@ -18,6 +18,11 @@ json placement_json(const Measurement& p) {
          {"algbw_gbps", p.algbw_gbps},
          {"busbw_gbps", p.busbw_gbps},
          {"wrong", p.wrong ? json(*p.wrong) : json(nullptr)}};
+  if (p.bitwise)
+    j["bitwise"] = {{"repeats", p.bitwise->repeats},
+                    {"across_ranks", p.bitwise->across_ranks},
+                    {"differing", p.bitwise->differing},
+                    {"first_difference", p.bitwise->first.empty() ? json(nullptr) : json(p.bitwise->first)}};
   j["pipelined_us"] = p.pipelined_us ? json(*p.pipelined_us) : json(nullptr);
   j["per_iteration"] = p.per_iteration_us ? summary_to_json(*p.per_iteration_us) : json(nullptr);
   j["rank_means"] =

@@ -139,6 +139,15 @@ struct Measurement {
   std::optional<Summary> per_iteration_us;  // each iteration's max over ranks
   std::optional<RankMeans> rank_means;      // --sync barrier, one rank per process; else absent
   std::optional<uint64_t> wrong;            // summed over ranks; absent when not checked
+  // --bitwise: repeats compared, whether every rank's result was compared
+  // with the others', elements that differed, the first difference in words.
+  struct Bitwise {
+    int repeats = 0;
+    bool across_ranks = false;
+    uint64_t differing = 0;
+    std::string first;
+  };
+  std::optional<Bitwise> bitwise;
   std::vector<double>
       samples_us;  // per-iteration times: all with --samples (at most kMaxSamplesWritten), else at most kDefaultSamplesWritten (quantiles beyond)
   std::string note;  // why not measured or not checked ("" = nothing to say)

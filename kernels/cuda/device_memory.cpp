@@ -51,6 +51,11 @@ std::size_t DeviceMemory::count_wrong_result(DType d, const Pattern& p, const vo
   return cuda::count_wrong_result(d, p, buf, count, first, nullptr);
 }
 
+void DeviceMemory::copy_to_host(const void* buf, std::size_t bytes, void* host) {
+  set_device_of(buf);
+  cuda::check(cudaMemcpy(host, buf, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+}
+
 void DeviceMemory::corrupt(void* buf, std::size_t element_size, std::size_t index) {
   set_device_of(buf);
   unsigned char bytes[16] = {};
