@@ -109,9 +109,9 @@ BitwiseOutcome check_bitwise(int repeats, const Comm& comm, Memory& mem, const s
       const std::string across = fmt::format("rank {} ({}) holds another result than the other {} ranks{}", odd,
                                              host_of(rank_hosts, odd), prints.size() - off.size(), found);
       out.first = out.first.empty() ? across : out.first + "; " + across;
-      if (result && bytes && std::find(off.begin(), off.end(),
-                                       static_cast<int>(std::find(holders.begin(), holders.end(), me) -
-                                                        holders.begin())) != off.end())
+      if (result && bytes &&
+          std::find(off.begin(), off.end(),
+                    static_cast<int>(std::find(holders.begin(), holders.end(), me) - holders.begin())) != off.end())
         differing += 1;
     }
   }

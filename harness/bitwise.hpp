@@ -35,7 +35,7 @@ std::vector<int> ranks_off_majority(const std::vector<uint64_t>& prints);
 
 struct BitwiseOutcome {
   int repeats = 0;
-  bool across_ranks = false;  // every holder's result was also compared with the others'
+  bool across_ranks = false;    // every holder's result was also compared with the others'
   std::uint64_t differing = 0;  // elements that differed (over ranks and repeats)
   std::string first;            // the first difference in words ("" when identical)
 };
