@@ -7,7 +7,7 @@
 
 namespace ccb {
 
-enum class EnvVar { backend, cache_bytes, fault, gnuplot, gnuplot_timeout, history_db, host_isa };
+enum class EnvVar { backend, cache_bytes, fault, gnuplot, gnuplot_timeout, history_db, host_isa, init_timeout };
 
 struct EnvVarInfo {
   EnvVar var;
@@ -31,6 +31,9 @@ inline constexpr EnvVarInfo kEnvVars[] = {
      "the history database when --db is not given (else ~/.local/share/ccbench/history.db)"},
     {EnvVar::host_isa, "CCBENCH_HOST_ISA", "the best the CPU runs",
      "baseline forces the portable host loops instead of the x86-64-v3 ones"},
+    {EnvVar::init_timeout, "CCBENCH_INIT_TIMEOUT", "the larger of -T and 120",
+     "with -T: seconds the backend's initialisation (NCCL's bootstrap, ncclCommInitRankConfig) may take before "
+     "the job ends with exit 4"},
 };
 
 // The variable's value as the environment holds it; nullptr when it is unset.

@@ -715,7 +715,7 @@ std::unique_ptr<Backend> agreed_backend(const Config& cfg, const Comm& comm, con
   double bound = 0;
   bool hang = false;
   if (!every_rank_passes(comm, [&] {
-        bound = cfg.timeout_s > 0 ? init_bound_s(cfg.timeout_s, std::getenv("CCBENCH_INIT_TIMEOUT")) : 0;
+        bound = cfg.timeout_s > 0 ? init_bound_s(cfg.timeout_s, env_value(EnvVar::init_timeout)) : 0;
         hang = faults_from_environment().hangs_init(comm.rank());
         for (std::size_t r = 0; r < chosen.size(); ++r)
           if (chosen[r] != chosen.front())
