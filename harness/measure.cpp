@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/bitwise.hpp"
+#include "kernels/pattern.hpp"
 #include "harness/sampling.hpp"
 #include "harness/sweep_sizes.hpp"
 #include "harness/verify.hpp"

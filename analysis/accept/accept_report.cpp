@@ -466,7 +466,7 @@ void put_check(std::string& out, const CheckVerdict& v, const AcceptOutcome& o, 
   cj["references_presumed"] = v.suspects.presumed;
   // The groups a reader acts on (all of them when they fit, else the
   // failing ones and the re-tests, as verdict.md lists them); every group,
-  // with its measurements, is a line of groups.jsonl.
+  // with its gates' values per repeat, is a line of groups.jsonl.
   const ViewLimits lim = limits_of(AcceptView::files);
   std::size_t left_first = 0, left_second = 0;
   auto first = std::make_shared<std::vector<const GroupVerdict*>>(groups_to_show(v.first, kJsonGroups, left_first));
@@ -480,8 +480,8 @@ void put_check(std::string& out, const CheckVerdict& v, const AcceptOutcome& o, 
                   {"listed", first->size() + second->size()},
                   {"every_group", kGroupDetailFile}};
   Streamed streamed;
-  for (const auto& [key, list] : {std::pair{"first_pass", first}, std::pair{"second_pass", second}})
-    streamed.emplace_back(key, [list, &o](std::string& s, int d) {
+  for (const auto& pass : {std::pair{"first_pass", first}, std::pair{"second_pass", second}})
+    streamed.emplace_back(pass.first, [list = pass.second, &o](std::string& s, int d) {
       put_array(s, list->size(), d, [&](std::size_t i, int dd) { put(s, group_json(*(*list)[i], o.hosts), dd); });
     });
   streamed.emplace_back("node_verdicts", [&v](std::string& s, int d) {

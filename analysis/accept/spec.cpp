@@ -148,10 +148,10 @@ IoCheck parse_io_check(const std::string& file, const YAML::Node& n, const std::
 
 Check parse_check(const std::string& file, const YAML::Node& n, const std::string& where,
                   const std::filesystem::path& folder) {
-  yamlf::check_keys(
-      file, n, where,
-      {"name", "collective", "io", "backend", "memory", "path", "dtype", "op", "sizes", "iterations", "warmup",
-       "gpus_per_process", "repeats", "pass", "pattern", "second_pass", "timeout_s", "step_timeout_s", "gates"});
+  yamlf::check_keys(file, n, where, {"name",    "collective", "io",      "backend",     "memory",    "path",
+                                     "dtype",   "op",         "sizes",   "iterations",  "warmup",    "gpus_per_process",
+                                     "repeats", "pass",       "pattern", "second_pass", "timeout_s", "step_timeout_s",
+                                     "gates",   "bitwise"});
   Check c;
   c.line = n.Mark().line + 1;
   c.name = yamlf::text(file, n, where, "name", true);
@@ -233,6 +233,10 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
   if (n["gpus_per_process"] && c.backend != BackendKind::nccl)
     fail(file, n["gpus_per_process"], key_path(where, "gpus_per_process"), "applies to backend nccl only");
   c.repeats = whole("repeats", 1, 1000, 1);
+  c.bitwise = whole("bitwise", 1, 1000, 0);
+  if (n["bitwise"] && c.io)
+    fail(file, n["bitwise"], key_path(where, "bitwise"),
+         "does not apply to an io check (it compares a collective's results bit for bit)");
   c.pass_repeats = whole("pass", 1, 1000, c.repeats);
   if (c.pass_repeats > c.repeats)
     fail(file, n["pass"], key_path(where, "pass"),

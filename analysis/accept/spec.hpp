@@ -95,6 +95,7 @@ struct Check {
   int iterations = 20, warmup = 5;
   int gpus_per_process = 1;
   int repeats = 1;       // n: measurements of each group
+  int bitwise = 0;       // --bitwise N in every group's run (silent-corruption screen; 0: off)
   int pass_repeats = 1;  // k: how many of them must pass every gate
   GroupPattern pattern = GroupPattern::all;
   bool second_pass = true;  // pairwise and ring: re-pair suspects with good nodes

@@ -131,6 +131,7 @@ Config check_config(const Check& c, const std::string& spec_file) {
   cfg.iters = c.iterations;
   cfg.warmup = c.warmup;
   cfg.check = 1;
+  cfg.bitwise = c.bitwise;
   cfg.timeout_s = c.timeout_s;
   cfg.timeout_exit_code = kExitUsage;
   cfg.timing = TimingMode::pipelined;

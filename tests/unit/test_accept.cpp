@@ -128,7 +128,7 @@ TEST(AcceptSpec, ErrorsNameFileLineAndKey) {
             "s.yaml:11: checks[0].gates[1].min: a floor applies to busbw or algbw; time takes max");
   EXPECT_EQ(
       spec_error(with("    repeats: 3\n", "    repeats: 3\n    colour: red\n")),
-      "s.yaml:7: checks[0].colour: unknown key (allowed: backend, collective, dtype, gates, gpus_per_process, "
+      "s.yaml:7: checks[0].colour: unknown key (allowed: backend, bitwise, collective, dtype, gates, gpus_per_process, "
       "io, iterations, memory, name, op, pass, path, pattern, repeats, second_pass, sizes, step_timeout_s, timeout_s, "
       "warmup)");
   EXPECT_EQ(spec_error(with("    pass: 2\n", "    pass: 2\n    pass: 1\n")), "s.yaml:8: checks[0].pass: given twice");
