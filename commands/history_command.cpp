@@ -330,6 +330,14 @@ HistoryAddResult add_runs_to_history(const HistoryAddRequest& r) {
       throw UsageError(fmt::format("history add: {}", e.what()));
     }
   }
+  const bool is_default = [&] {
+    try {
+      return r.db == default_history_db();
+    } catch (const UsageError&) {
+      return false;
+    }
+  }();
+  check_history_location("--db", r.db, is_default);
   const std::filesystem::path parent = std::filesystem::path(r.db).parent_path();
   std::error_code ec;
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
@@ -371,9 +379,7 @@ HistoryAddResult add_runs_to_history(const HistoryAddRequest& r) {
 }
 
 void add_to_history(const std::string& db_path, const HistoryRun& run) {
-  const std::filesystem::path parent = std::filesystem::path(db_path).parent_path();
-  std::error_code ec;
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  check_history_location("--history", db_path, false);
   HistoryDb db(db_path, HistoryDb::Access::write);
   const HistoryDb::Added r = db.add(run);
   fmt::print(stderr, "ccbench: --history {}: {} run {} ({} values)\n", terminal_safe(db_path),
@@ -399,6 +405,7 @@ int run_history(int argc, char** argv) {
       throw UsageError(fmt::format("history: verb '{}': unknown (allowed: add, show, changes, trend, export, verdicts)",
                                    terminal_safe(a.verb)));
     if (a.db.empty()) a.db = default_history_db();
+    check_history_location("--db", a.db, true);  // a URL; add checks the folder
     if (a.verb != "add" && !a.runs.empty())
       throw UsageError(fmt::format("history {}: unexpected argument '{}' (files are add's)", a.verb, a.runs.front()));
     if (a.verb != "add" && (!a.label.empty() || !a.time.empty()))

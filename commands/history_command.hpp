@@ -40,8 +40,8 @@ struct HistoryAddResult {
 };
 HistoryAddResult add_runs_to_history(const HistoryAddRequest& request);
 
-// Adds one run to the database at `db` (created with its folder when
-// missing) and says so on stderr in one line (sweeps' and io's --history).
+// Adds one run to the database at `db` (created when missing; its folder
+// must exist: check_history_location) and says so on stderr in one line (sweeps' and io's --history).
 // Throws UsageError/OutputError as HistoryDb does.
 void add_to_history(const std::string& db, const HistoryRun& run);
 

@@ -76,6 +76,7 @@ void check_run_exports(const RunExports& e) {
   if (!e.prom_path.empty()) check_output_writable("--prom", e.prom_path);
   if (!e.history_db.empty()) {
 #if CCBENCH_HAVE_SQLITE
+    check_history_location("--history", e.history_db, false);
     check_distinct_paths({{"--history", e.history_db}, {"--prom", e.prom_path}}, {});
     std::error_code ec;
     if (std::filesystem::exists(e.history_db, ec)) {

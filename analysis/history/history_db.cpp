@@ -4,7 +4,9 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -218,6 +220,27 @@ off_t wal_bytes(const std::string& path) {
 }
 
 }  // namespace
+
+void check_history_location(const std::string& flag, const std::string& db, bool may_create_folder) {
+  // scheme "://": RFC 3986's letter, then letters, digits, + - .
+  const std::size_t colon = db.find("://");
+  if (colon != std::string::npos && colon > 0 && std::isalpha(static_cast<unsigned char>(db[0])) &&
+      std::all_of(db.begin(), db.begin() + static_cast<long>(colon), [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '+' || ch == '-' || ch == '.';
+      }))
+    throw UsageError(
+        fmt::format("{} {}://...: a database URL, not a file: this ccbench keeps its history in a "
+                    "SQLite file (a PostgreSQL server is not supported yet); give a file path",
+                    flag, db.substr(0, colon)));
+  if (may_create_folder) return;
+  const std::filesystem::path folder = std::filesystem::path(db).parent_path();
+  std::error_code ec;
+  if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
+    throw UsageError(
+        fmt::format("{} {}: the folder {} does not exist (ccbench makes the default database's folder "
+                    "only; create it, or give another path)",
+                    flag, db, folder.string()));
+}
 
 HistoryDb::HistoryDb(const std::string& path, Access access, int busy_timeout_ms) : path_(path), access_(access) {
   struct stat st {};

@@ -95,6 +95,14 @@ struct FileStamp {
   bool operator==(const FileStamp&) const = default;
 };
 
+// Where a history database may be (every --db, --history and
+// CCBENCH_HISTORY_DB): a URL ("postgresql://...") is never taken as a file
+// path (it made nested folders named after it, and a SQLite file inside),
+// and a database whose folder does not exist is refused, not created, unless
+// it is the default one (`may_create_folder`). UsageError "FLAG ...: why";
+// a URL is named by its scheme only (its credentials are never printed).
+void check_history_location(const std::string& flag, const std::string& db, bool may_create_folder);
+
 class HistoryDb {
  public:
   enum class Access { read, write };
