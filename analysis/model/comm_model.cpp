@@ -31,6 +31,8 @@ const char* family_name(ModelFamily f) {
     case ModelFamily::constant: return "constant";
     case ModelFamily::recursive_doubling: return "recursive_doubling";
     case ModelFamily::rabenseifner: return "rabenseifner";
+    case ModelFamily::neighbor_exchange: return "neighbor_exchange";
+    case ModelFamily::library_rules: return "library_rules";
   }
   return "?";
 }
@@ -60,8 +62,36 @@ Steps family_steps(ModelFamily f, int ranks, double bytes) {
       const double moved = 2 * bytes * (p - 1) / p + (n > p ? 2 * bytes : 0);
       return {std::max(count, 1.0), moved / std::max(count, 1.0)};
     }
+    case ModelFamily::neighbor_exchange:  // n/2 exchanges moving (n-1)/n of s; ring's steps at an odd count
+      if (static_cast<int>(n) % 2 != 0) return {n - 1, bytes / n};
+      return {n / 2, bytes * (n - 1) / n / (n / 2)};
+    case ModelFamily::library_rules: break;  // per point: point_steps
   }
   return {1, bytes};
+}
+
+namespace {
+
+// What the library's rules choose for one operation of s, with its family.
+struct RuleFamily {
+  RuleChoice choice;
+  ModelFamily family;
+};
+std::optional<RuleFamily> rule_family(const ModelSeries& s, int ranks, double bytes) {
+  const auto choice = library_choice(RuleQuery{s.library, s.mpi_calls, s.collective, ranks,
+                                               static_cast<std::uint64_t>(std::max(bytes, 0.0)), 0, s.in_place == 1});
+  if (!choice) return std::nullopt;
+  const auto family = algorithm_family(choice->forced, s.collective);
+  if (!family) return std::nullopt;
+  return RuleFamily{*choice, *family};
+}
+
+}  // namespace
+
+Steps point_steps(const ModelSeries& s, ModelFamily f, int ranks, double bytes) {
+  if (f != ModelFamily::library_rules) return family_steps(f, ranks, bytes);
+  const auto r = rule_family(s, ranks, bytes);
+  return family_steps(r ? r->family : ModelFamily::ring, ranks, bytes);
 }
 
 std::string ModelSeries::key(bool with_forced) const {
@@ -102,14 +132,14 @@ int group_of(const ModelSeries& s, int ranks) {
 StepCost step_cost(const ModelSeries& s, ModelFamily f) {
   StepCost c(static_cast<int>(s.counts.size()));
   for (const ModelPoint& p : s.points) {
-    const Steps st = family_steps(f, p.ranks, static_cast<double>(p.bytes));
+    const Steps st = point_steps(s, f, p.ranks, static_cast<double>(p.bytes));
     c.add(std::log2(std::max(st.bytes, 1e-3)), std::log(p.time_us / st.count), group_of(s, p.ranks));
   }
   return c;
 }
 
-double model_time(const StepCost& c, ModelFamily f, int ranks, double bytes, int skip = -1) {
-  const Steps st = family_steps(f, ranks, bytes);
+double model_time(const ModelSeries& s, const StepCost& c, ModelFamily f, int ranks, double bytes, int skip = -1) {
+  const Steps st = point_steps(s, f, ranks, bytes);
   return st.count * std::exp(c.eval(std::log2(std::max(st.bytes, 1e-3)), skip));
 }
 
@@ -120,7 +150,7 @@ std::vector<double> left_out_errors(const ModelSeries& s, ModelFamily f) {
   const StepCost c = step_cost(s, f);
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     const ModelPoint& p = s.points[i];
-    const double t = model_time(c, f, p.ranks, static_cast<double>(p.bytes), group_of(s, p.ranks));
+    const double t = model_time(s, c, f, p.ranks, static_cast<double>(p.bytes), group_of(s, p.ranks));
     e[i] = t > 0 ? std::fabs(std::log(t / p.time_us)) : 10;
   }
   return e;
@@ -158,7 +188,29 @@ void fit_series(ModelSeries& s, const PointsBySize& by_size) {
   const Collective* c = find_collective(s.collective);
   const ModelFamily usual = c && c->point_to_point ? ModelFamily::constant : ModelFamily::ring;
   s.family = usual;
-  if (const auto f = algorithm_family(s.forced, s.collective)) {
+  // Unforced runs of a library whose fixed rules are tabulated at every
+  // fitted point: each point's family is the algorithm the rules choose
+  // there, at the target too (issue 53 item 3: families chosen from the data
+  // differed between two link speeds of one network, and a 256x
+  // extrapolation of the difference made a 144x call).
+  std::set<std::string> by_rules;  // the algorithms the rules chose at the fitted points
+  for (const ModelPoint& p : s.points) {
+    const auto r = s.forced.empty() ? rule_family(s, p.ranks, static_cast<double>(p.bytes)) : std::nullopt;
+    if (!r) {
+      by_rules.clear();
+      break;
+    }
+    by_rules.insert(algorithm_label(r->choice.forced, s.collective));
+  }
+  if (!by_rules.empty()) {
+    const ModelFamily f = ModelFamily::library_rules;
+    errors[f] = left_out_errors(s, f);
+    s.scores.push_back({f, median_of(errors[f])});
+    s.family = f;
+    s.chosen_by = fmt::format(
+        "library_rules: each point the algorithm the library's fixed rules choose there (at the fitted points: {})",
+        fmt::join(by_rules, ", "));
+  } else if (const auto f = algorithm_family(s.forced, s.collective)) {
     // The runs forced a known algorithm: its steps, not a guess from the data.
     if (!errors.contains(*f)) {
       errors[*f] = left_out_errors(s, *f);
@@ -272,6 +324,7 @@ Model fit_model(const std::vector<ResultSet>& runs) {
   for (auto& [key, by_size] : groups) {
     ModelSeries s;
     std::tie(s.collective, s.dtype, s.op, s.path, s.memory, s.in_place, s.ranks_per_node, s.forced) = key;
+    if (m.backend == "mpi") s.library = m.library, s.mpi_calls = m.mpi_calls;  // whose rules apply
     fit_series(s, by_size);
     if (s.counts.size() < 2) {
       m.notes.push_back(
@@ -294,7 +347,7 @@ double interval_width(const ModelSeries& s, ModelFamily f, double x, int ranks) 
   std::vector<double> left, near_noise;
   for (double window : {1.0, 2.0, 1e9}) {
     for (const ModelPoint& p : s.points) {
-      const double px = std::log2(std::max(family_steps(f, p.ranks, static_cast<double>(p.bytes)).bytes, 1e-3));
+      const double px = std::log2(std::max(point_steps(s, f, p.ranks, static_cast<double>(p.bytes)).bytes, 1e-3));
       if (std::fabs(px - x) > window) continue;
       if (!std::isnan(p.left_out)) left.push_back(p.left_out);
       near_noise.push_back(p.noise);
@@ -401,9 +454,14 @@ PredictedPoint predict_point(const ModelSeries& s, const StepCost& cost, int ran
   q.bytes = size.bytes;
   q.count = size.count;
   const double bytes = static_cast<double>(size.bytes);
-  const double x = std::log2(std::max(family_steps(s.family, ranks, bytes).bytes, 1e-3));
+  const double x = std::log2(std::max(point_steps(s, s.family, ranks, bytes).bytes, 1e-3));
   q.size_extrapolated = !cost.inside(x);
-  q.time_us = model_time(cost, s.family, ranks, bytes);
+  q.time_us = model_time(s, cost, s.family, ranks, bytes);
+  if (s.family == ModelFamily::library_rules)
+    if (const auto r = rule_family(s, ranks, bytes)) {
+      q.assumes = algorithm_label(r->choice.forced, s.collective);
+      q.why = r->choice.why;
+    }
   const double w = interval_width(s, s.family, x, ranks);
   q.lo_us = q.time_us * std::exp(-w);
   q.hi_us = q.time_us * std::exp(w);
@@ -638,6 +696,14 @@ Model model_from_json(const std::string& text, const std::string& name) {
         s.points.push_back(p);
       }
       if (s.points.empty()) throw bad(fmt::format("series {}: no points", s.collective));
+      if (m.backend == "mpi") s.library = m.library, s.mpi_calls = m.mpi_calls;
+      if (s.family == ModelFamily::library_rules)
+        for (const ModelPoint& p : s.points)
+          if (!rule_family(s, p.ranks, static_cast<double>(p.bytes)))
+            throw bad(
+                fmt::format("series {}: family library_rules, but the rules of its library ('{}') do not say "
+                            "which algorithm runs {} B at {} ranks",
+                            s.collective, s.library, p.bytes, p.ranks));
       m.series.push_back(std::move(s));
     }
   } catch (const json::exception& e) {

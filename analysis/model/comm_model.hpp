@@ -46,6 +46,7 @@ inline constexpr double kFamilyClearlyBetter = 0.75,
 struct Steps {
   double count, bytes;
 };
+// library_rules has no steps of its own: point_steps resolves it per point.
 Steps family_steps(ModelFamily f, int ranks, double bytes);
 
 // One measured point (repeats of the same ranks and size merged: median).
@@ -71,6 +72,9 @@ struct ModelSeries {
   // The algorithm its runs forced on the library ("ompi:6"; ImportedPoint::
   // forced_algorithm), "" when the library chose: one fit per algorithm.
   std::string forced;
+  // The library and calls whose fixed rules a library_rules family follows
+  // (the model's; analysis/model/library_rules.hpp).
+  std::string library, mpi_calls;
   ModelFamily family = ModelFamily::ring;
   std::string chosen_by;  // "left-out error" or why not
   std::vector<FamilyScore> scores;
@@ -87,6 +91,11 @@ struct ModelSeries {
   bool unusable() const { return left_out_median() > kUnusableLeftOut; }
   static constexpr double kUnusableLeftOut = 0.4054651081081644;  // log(1.5)
 };
+
+// The steps of one operation of series s under family f; under
+// library_rules, those of the algorithm the library's rules choose at that
+// ranks and size (ring where they choose nothing tabulated).
+Steps point_steps(const ModelSeries& s, ModelFamily f, int ranks, double bytes);
 
 struct Model {
   std::string backend;

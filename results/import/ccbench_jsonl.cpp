@@ -56,10 +56,11 @@ struct RunContext {
   bool seen = false;
 };
 
-// Open MPI's name of a collective in its coll_tuned_<name>_algorithm variables.
+// Open MPI's name of a collective in its coll_tuned_<name>_algorithm variables
+// (reduce_scatter is MPI_Reduce_scatter_block: its own variable).
 std::string_view ompi_coll_name(std::string_view collective) {
   static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
-      {"all_reduce", "allreduce"}, {"all_gather", "allgather"}, {"reduce_scatter", "reduce_scatter"},
+      {"all_reduce", "allreduce"}, {"all_gather", "allgather"}, {"reduce_scatter", "reduce_scatter_block"},
       {"alltoall", "alltoall"},    {"broadcast", "bcast"},      {"reduce", "reduce"},
       {"gather", "gather"},        {"scatter", "scatter"}};
   for (const auto& [ours, theirs] : kNames)

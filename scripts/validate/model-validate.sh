@@ -59,6 +59,7 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out"
 short=${collective//_/}
+[ "$collective" = reduce_scatter ] && short=reduce_scatter_block  # ccbench calls MPI_Reduce_scatter_block
 pin() {  # pin ALG: the mpirun options forcing Open MPI's algorithm ALG ("" for none)
   [ -n "$1" ] && echo "--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_${short}_algorithm $1"
 }

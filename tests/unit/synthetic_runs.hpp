@@ -1,5 +1,5 @@
 // Result sets generated from a formula, for the scale model's tests: one
-// all_reduce float sum series (host memory, path auto) per placement, at the
+// float sum series (all_reduce unless told) (host memory, path auto) per placement, at the
 // given rank counts and sizes, times from `time(ranks, bytes)`.
 #pragma once
 #include <cstdint>
@@ -21,6 +21,7 @@ struct Shape {
   std::string forced;     // ImportedPoint::forced_algorithm of every point
   std::string library;    // versions.mpi_library ("" : not recorded)
   std::string mpi_calls;  // ImportedPoint::mpi_calls of every point ("" : not recorded)
+  std::string collective = "all_reduce";
 };
 
 inline ResultSet sweep(const std::vector<int>& counts, const TimeOf& time, const Shape& shape = {}) {
@@ -34,7 +35,7 @@ inline ResultSet sweep(const std::vector<int>& counts, const TimeOf& time, const
     for (std::uint64_t s = shape.from; s <= shape.to; s *= shape.factor)
       for (int in_place : shape.placements) {
         ImportedPoint p;
-        p.collective = "all_reduce";
+        p.collective = shape.collective;
         p.dtype = "float";
         p.op = "sum";
         p.path = "auto";

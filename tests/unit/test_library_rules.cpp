@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "common/errors.hpp"
 #include "results/import/importer.hpp"
 #include "analysis/model/comm_model.hpp"
 #include "analysis/model/library_rules.hpp"
@@ -37,10 +38,10 @@ TEST(LibraryRules, OpenMpi41AllreduceChoicesAreItsFixedRules) {
             "Open MPI 4.1 fixed rules: 1 <= ranks < 4, 65536 to 262143 B");
   // Not tabulated: another version, another collective, another library.
   EXPECT_FALSE(library_choice(RuleQuery{"Open MPI v5.0.3", "blocking", "all_reduce", 8, 1 << 20}));
-  EXPECT_FALSE(library_choice(RuleQuery{kOmpi, "blocking", "all_gather", 8, 1 << 20}));
+  EXPECT_FALSE(library_choice(RuleQuery{kOmpi, "blocking", "broadcast", 8, 1 << 20}));
   EXPECT_FALSE(library_choice(RuleQuery{"MPICH 4.1", "nonblocking", "all_reduce", 8, 1 << 20}));
   EXPECT_EQ(algorithm_label("ompi:6", "all_reduce"), "rabenseifner (Open MPI 6)");
-  EXPECT_EQ(algorithm_label("ompi:2", "all_gather"), "Open MPI algorithm 2");
+  EXPECT_EQ(algorithm_label("ompi:2", "broadcast"), "Open MPI algorithm 2");
   EXPECT_EQ(algorithm_family("ompi:3", "all_reduce"), ModelFamily::recursive_doubling);
   EXPECT_FALSE(algorithm_family("nccl:Ring", "all_reduce"));
 }
@@ -80,6 +81,48 @@ TEST(LibraryRules, OpenMpi41NonblockingAllreduceChoicesAreLibnbcs) {
   EXPECT_FALSE(algorithm_family("libnbc:3", "all_gather"));
 }
 
+// coll_tuned_decision_fixed.c (4.1.x) for MPI_Allgather and
+// MPI_Reduce_scatter_block: their rules read one rank's block (the size
+// column / ranks), each side of a switch.
+TEST(LibraryRules, OpenMpi41AllgatherAndReduceScatterChoicesAreItsFixedRules) {
+  struct Case {
+    const char* collective;
+    int ranks;
+    std::uint64_t per_rank;
+    const char* forced;
+  };
+  for (const Case& c :
+       {Case{"all_gather", 2, 1 << 20, "ompi:6"}, Case{"all_gather", 3, 1 << 20, "ompi:3"},
+        Case{"all_gather", 31, 8, "ompi:3"}, Case{"all_gather", 40, 1023, "ompi:3"},
+        Case{"all_gather", 40, 1024, "ompi:5"}, Case{"all_gather", 40, 65536, "ompi:4"},
+        Case{"all_gather", 300, 100, "ompi:2"}, Case{"all_gather", 1500, 5000, "ompi:5"},
+        Case{"all_gather", 9000, 4, "ompi:2"}, Case{"reduce_scatter", 3, 131071, "ompi:4"},
+        Case{"reduce_scatter", 3, 131072, "ompi:1"}, Case{"reduce_scatter", 6, 100, "ompi:4"},
+        Case{"reduce_scatter", 6, 1 << 20, "ompi:1"}, Case{"reduce_scatter", 6, (1 << 20) - 1, "ompi:3"},
+        Case{"reduce_scatter", 10, 1 << 20, "ompi:1"}, Case{"reduce_scatter", 10, 8 << 20, "ompi:4"},
+        Case{"reduce_scatter", 100, 100000, "ompi:1"}}) {
+    const std::uint64_t bytes = c.per_rank * static_cast<std::uint64_t>(c.ranks);
+    const auto choice = library_choice(RuleQuery{kOmpi, "blocking", c.collective, c.ranks, bytes});
+    ASSERT_TRUE(choice) << c.collective << " " << c.ranks;
+    EXPECT_EQ(choice->forced, c.forced) << c.collective << ", " << c.ranks << " ranks, " << c.per_rank << " B/rank";
+  }
+  EXPECT_EQ(library_choice(RuleQuery{kOmpi, "blocking", "all_gather", 40, 40 * 2048})->why,
+            "Open MPI 4.1 fixed rules: 32 <= ranks < 64, 1024 to 65535 B per rank");
+  // libnbc's choice for them is not tabulated.
+  EXPECT_FALSE(library_choice(RuleQuery{kOmpi, "nonblocking", "all_gather", 8, 1 << 20}));
+  EXPECT_EQ(algorithm_label("ompi:5", "all_gather"), "neighbor (Open MPI 5)");
+  EXPECT_EQ(algorithm_family("ompi:5", "all_gather"), ModelFamily::neighbor_exchange);
+  EXPECT_EQ(algorithm_family("ompi:6", "all_gather"), ModelFamily::halving_doubling);
+  EXPECT_EQ(algorithm_label("ompi:3", "reduce_scatter"), "recursive_halving (Open MPI 3)");
+  EXPECT_EQ(algorithm_family("ompi:1", "reduce_scatter"), ModelFamily::tree);
+  // Neighbor exchange: n/2 steps moving (n-1)/n of the result; ring's steps at an odd count.
+  const double s = 1 << 20;
+  const Steps n8 = family_steps(ModelFamily::neighbor_exchange, 8, s);
+  EXPECT_DOUBLE_EQ(n8.count, 4);
+  EXPECT_DOUBLE_EQ(n8.count * n8.bytes, 0.875 * s);
+  EXPECT_DOUBLE_EQ(family_steps(ModelFamily::neighbor_exchange, 7, s).count, 6);
+}
+
 // Both fold a non-power-of-two count into the largest power of two below it.
 TEST(LibraryRules, FoldingFamiliesCountTheExtraSteps) {
   const double s = 1 << 20;
@@ -98,15 +141,16 @@ TEST(LibraryRules, FoldingFamiliesCountTheExtraSteps) {
 TEST(LibraryRules, ForcedAlgorithmIsReadFromTheRunRecord) {
   // The forced algorithm of a one-point record with `env` as its environment;
   // `calls` "nonblocking" marks the run's MPI calls so (libnbc's), else none.
-  const auto forced_in = [](const std::string& env, const std::string& calls = "") {
-    const std::string config = calls.empty()
-                                   ? R"({"collective":"all_reduce"})"
-                                   : R"({"collective":"all_reduce","backend":"mpi","mpi_calls":")" + calls + R"("})";
-    const std::string text =
-        R"({"type":"run","schema_version":3,"config":)" + config + R"(,"environment":{)" + env + "}}\n" +
-        R"({"type":"point","collective":"all_reduce","dtype":"float","op":"sum","ranks":4,"nodes":4,"bytes":1024,)"
-        R"("out_of_place":{"time_us":10.0}})" +
-        "\n";
+  const auto forced_in = [](const std::string& env, const std::string& calls = "",
+                            const std::string& collective = "all_reduce") {
+    const std::string config =
+        calls.empty() ? R"({"collective":")" + collective + R"("})"
+                      : R"({"collective":")" + collective + R"(","backend":"mpi","mpi_calls":")" + calls + R"("})";
+    const std::string text = R"({"type":"run","schema_version":3,"config":)" + config + R"(,"environment":{)" + env +
+                             "}}\n" + R"({"type":"point","collective":")" + collective +
+                             R"(","dtype":"float","op":"sum","ranks":4,"nodes":4,"bytes":1024,)"
+                             R"("out_of_place":{"time_us":10.0}})" +
+                             "\n";
     ResultSet set;
     set.label = "t";
     import_text(text, "r.jsonl", set, ImportOptions{});
@@ -126,6 +170,14 @@ TEST(LibraryRules, ForcedAlgorithmIsReadFromTheRunRecord) {
                       "nonblocking"),
             "");
   EXPECT_EQ(forced_in(R"("OMPI_MCA_coll_libnbc_iallreduce_algorithm":"3")"), "");  // blocking: tuned's call
+  // ccbench's reduce_scatter is MPI_Reduce_scatter_block: its own variable.
+  const std::string block =
+      R"("OMPI_MCA_coll_tuned_use_dynamic_rules":"1","OMPI_MCA_coll_tuned_reduce_scatter_block_algorithm":"3")";
+  EXPECT_EQ(forced_in(block, "", "reduce_scatter"), "ompi:3");
+  EXPECT_EQ(
+      forced_in(R"("OMPI_MCA_coll_tuned_use_dynamic_rules":"1","OMPI_MCA_coll_tuned_reduce_scatter_algorithm":"3")", "",
+                "reduce_scatter"),
+      "");
 }
 
 // Rabenseifner's cost: each step alpha + bytes / bandwidth.
@@ -236,6 +288,62 @@ TEST(LibraryRules, NonblockingCallsArePredictedByLibnbcsRules) {
   Model blocking = m;
   blocking.mpi_calls = "blocking";
   for (const Prediction& p : predict(blocking, 8, 8, {1 << 20})) EXPECT_FALSE(p.by_rules);
+}
+
+// Unforced all_gather runs of Open MPI 4.1 at 2-4 ranks, on a network at two
+// link speeds (issue 53 item 3: the data chose different families on the
+// two, and 256x further the difference made a 144x call). Both fits follow
+// the library's rules at every point: two_proc, bruck and
+// recursive_doubling at the fitted counts, ring where the rules choose it
+// at 64 ranks, so the two networks differ by their speed only.
+TEST(LibraryRules, AnUnforcedFitFollowsTheLibrarysRules) {
+  const auto cost = [](double bandwidth) {  // per step: 30 us + bytes / bandwidth
+    return [bandwidth](ModelFamily f, int n, double s) {
+      const Steps st = family_steps(f, n, s);
+      return st.count * (30.0 + st.bytes / bandwidth);
+    };
+  };
+  const auto fit = [&](double bandwidth) {
+    synthetic::Shape shape;
+    shape.collective = "all_gather";
+    shape.from = 64 << 10, shape.to = 64u << 20, shape.factor = 2;
+    shape.placements = {0};
+    shape.library = kOmpi;
+    const auto c = cost(bandwidth);
+    return model_from_json(
+        model_to_json(fit_model({synthetic::sweep(
+            {2, 3, 4}, [&](int n, double s) { return c(ModelFamily::halving_doubling, n, s); }, shape)})),
+        "m.json");
+  };
+  const Model fast = fit(1000), slow = fit(500);
+  for (const Model* m : {&fast, &slow}) {
+    ASSERT_EQ(m->series.size(), 1u);
+    EXPECT_EQ(m->series[0].family, ModelFamily::library_rules);
+    EXPECT_NE(m->series[0].chosen_by.find("recursive_doubling (Open MPI 3), two_proc (Open MPI 6)"), std::string::npos)
+        << m->series[0].chosen_by;
+  }
+  // 8 ranks: recursive doubling, as fitted.
+  const PredictedPoint at8 = predict(fast, 8, 8, {8 << 20})[0].points[0];
+  EXPECT_EQ(at8.assumes, "recursive_doubling (Open MPI 3)");
+  EXPECT_NEAR(at8.time_us / cost(1000)(ModelFamily::halving_doubling, 8, 8 << 20), 1.0, 0.05);
+  // 64 ranks, 1 MiB per rank: the rules run ring; its 63 steps of 1 MiB.
+  const std::uint64_t big = 64u << 20;
+  const PredictedPoint fast64 = predict(fast, 64, 64, {big})[0].points[0];
+  const PredictedPoint slow64 = predict(slow, 64, 64, {big})[0].points[0];
+  EXPECT_EQ(fast64.assumes, "ring (Open MPI 4)");
+  EXPECT_EQ(fast64.why, "Open MPI 4.1 fixed rules: 64 <= ranks < 128, >= 65536 B per rank");
+  EXPECT_NEAR(fast64.time_us / cost(1000)(ModelFamily::ring, 64, big), 1.0, 0.1);
+  EXPECT_NEAR(slow64.time_us / fast64.time_us, 2.0, 0.2);  // the links' ratio, not a family's artefact
+  // A model file whose library has no tabulated rules cannot hold the family.
+  std::string text = model_to_json(fast);
+  text.replace(text.find("Open MPI v4.1.4"), 15, "Open MPI v5.0.3");
+  try {
+    model_from_json(text, "m.json");
+    ADD_FAILURE() << "loaded";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("family library_rules, but the rules of its library"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace library_rules_test
