@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "collectives/traffic.hpp"
 #include "kernels/dtype.hpp"
 #include "kernels/memory.hpp"
 #include "kernels/pattern_math.hpp"
@@ -33,8 +34,17 @@ struct OpArgs {
   const void* send = nullptr;
   void* recv = nullptr;  // in place: send == recv + in_place_send offset
   bool in_place = false;
-  int window = kDefaultWindow;  // messages per iteration of uni_bw / bi_bw
+  int window = kDefaultWindow;           // messages per iteration of uni_bw / bi_bw
+  const TrafficPlan* traffic = nullptr;  // alltoallv: the point's counts (every rank's)
 };
+
+// Elements of this rank's send and receive sides (the row's extents; alltoallv: its plan's).
+inline std::size_t send_elements(const OpArgs& a) {
+  return a.traffic ? a.traffic->sent(a.rank) : elements(a.coll->send_extent, a.count, a.chunk);
+}
+inline std::size_t recv_elements(const OpArgs& a) {
+  return a.traffic ? a.traffic->received(a.rank) : elements(a.coll->recv_extent, a.count, a.chunk);
+}
 
 // Transports a backend saw its connections use (NCCL's INFO log).
 struct ObservedTransports {

@@ -12,12 +12,13 @@ using enum Holders;
 using enum BusFactor;
 
 // clang-format off
-constexpr std::array<Collective, 12> kCollectives{{
+constexpr std::array<Collective, 13> kCollectives{{
   // id              name              summary                                            red    root   split  p2p    factor                  send   recv   ip-send     ip-recv     source         src-off     holders         root-in-send
   {all_reduce,     "all_reduce",     "every rank gets the reduction of all inputs",     true,  false, false, false, two_n_minus_1_over_n, count, count, zero,       zero,       reduction,     zero,       all_ranks,            false},
   {all_gather,     "all_gather",     "every rank gets every rank's chunk",              false, false, true,  false, n_minus_1_over_n,     chunk, count, rank_chunk, zero,       each_rank,     zero,       all_ranks,            false},
   {reduce_scatter, "reduce_scatter", "rank r gets chunk r of the reduction",            true,  false, true,  false, n_minus_1_over_n,     count, chunk, zero,       zero,       reduction,     rank_chunk, all_ranks,            false},
   {alltoall,       "alltoall",       "rank r's chunk j goes to rank j's chunk r",       false, false, true,  false, n_minus_1_over_n,     count, count, zero,       zero,       each_rank,     rank_chunk, all_ranks,            false},
+  {alltoallv,      "alltoallv",      "rank r sends its traffic plan's counts to each rank (--traffic)", false, false, true, false, n_minus_1_over_n, count, count, zero, zero,   traffic,       zero,       all_ranks,            false},
   {broadcast,      "broadcast",      "every rank gets the root's buffer",               false, true,  false, false, one,                  count, count, zero,       zero,       root,          zero,       all_ranks,            true},
   {reduce,         "reduce",         "the root gets the reduction of all inputs",       true,  true,  false, false, one,                  count, count, zero,       zero,       reduction,     zero,       root_only,           false},
   {gather,         "gather",         "the root gets every rank's chunk",                false, true,  true,  false, n_minus_1_over_n,     chunk, count, rank_chunk, zero,       each_rank,     zero,       root_only,           false},
@@ -63,6 +64,8 @@ std::optional<int> pair_partner(int rank, int nranks) {
   if (rank < 2 * half) return rank - half;
   return std::nullopt;
 }
+
+bool has_in_place(const Collective& c) { return !c.point_to_point && c.source != Source::traffic; }
 
 bool holds_result(const Collective& c, int rank, int nranks, int root) {
   switch (c.holders) {

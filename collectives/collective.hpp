@@ -17,6 +17,7 @@ enum class CollectiveId {
   all_gather,
   reduce_scatter,
   alltoall,
+  alltoallv,
   broadcast,
   reduce,
   gather,
@@ -38,6 +39,7 @@ enum class Source {
   root,           // from the root's input (at source_offset of the receiver)
   previous_rank,  // from rank (r - 1) mod n
   peer,           // from the paired rank (point-to-point)
+  traffic,        // alltoallv: from each rank what its traffic plan sends here (collectives/traffic.hpp)
 };
 // Which ranks hold a result.
 enum class Holders { all_ranks, root_only, pair_members, pair_receivers };
@@ -74,6 +76,10 @@ std::size_t offset_elements(Offset o, int rank, std::size_t chunk);
 // Point-to-point pairing: rank r < n/2 pairs with r + n/2; with an odd rank
 // count the last rank has no partner. Returns the partner or nullopt.
 std::optional<int> pair_partner(int rank, int nranks);
+
+// Whether the collective has an in-place form here (point-to-point has none;
+// alltoallv's counts differ per direction, and nccl-tests does not check it).
+bool has_in_place(const Collective& c);
 
 // Does `rank` hold a result for this collective (root: the -r root)?
 bool holds_result(const Collective& c, int rank, int nranks, int root);

@@ -127,7 +127,7 @@ Collectives: {1}
 {2}The table (nccl-tests layout), for out-of-place and then in-place runs:
   size     bytes of the larger buffer, as nccl-tests: all_gather, reduce_scatter,
            alltoall, gather and scatter count all ranks' chunks (count x ranks x
-           element size)
+           element size); alltoallv: the bytes a rank sends (on average)
   count    elements per rank, as nccl-tests (split collectives: one rank's chunk)
   type     element type;  redop: reduction (none when it does not reduce)
   root     root rank (-1 when not rooted)
@@ -136,11 +136,14 @@ Collectives: {1}
            ranks per -a; with --timing per_iteration, the median over iterations of
            the slowest rank's time (barrier before each, outside the timed region).
            pingpong: half a round trip; uni_bw, bi_bw: a window divided by --window
-  algbw    size / time, in GB/s (1 GB = 1e9 bytes)
+  algbw    size / time, in GB/s (1 GB = 1e9 bytes); alltoallv: the busiest
+           rank's bytes (sent or received, the larger) / time, as nccl-tests;
+           its '# traffic' line under the row names that rank (docs/alltoallv.md)
   busbw    algbw x the nccl-tests factor: all_reduce 2(n-1)/n; all_gather,
-           reduce_scatter, alltoall, gather, scatter (n-1)/n; others 1; bi_bw 2
-           (both directions). One rank: the same formula, so 0.00 for all_reduce,
-           algbw for broadcast, reduce and sendrecv, as nccl-tests prints it.
+           reduce_scatter, alltoall, alltoallv, gather, scatter (n-1)/n; others 1;
+           bi_bw 2 (both directions). One rank: the same formula, so 0.00 for
+           all_reduce, algbw for broadcast, reduce and sendrecv, as nccl-tests
+           prints it.
   #wrong   wrong elements summed over ranks (N/A when -c 0)
 Footer: "Out of bounds values" is the sum of #wrong; "Avg bus bandwidth" the
 mean busbw over all rows and placements measured (0-byte rows included), as
@@ -468,6 +471,13 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
         "groups'); drop one",
         cfg.split_source));
   if (!raw.window.empty()) cfg.window = static_cast<int>(parse_long("--window", raw.window, 1, 1 << 16));
+  if (cfg.collective && cfg.collective->source == Source::traffic)
+    cfg.traffic = raw.traffic.empty() ? traffic_from_environment(std::getenv("NCCL_TESTS_ALLTOALLV_MATRIX_FILE"),
+                                                                 std::getenv("NCCL_TESTS_ALLTOALLV_SPREAD"))
+                                      : parse_traffic(raw.traffic);
+  else if (!raw.traffic.empty())
+    throw UsageError(fmt::format("--traffic: only alltoallv takes a traffic model, not {}",
+                                 cfg.collective ? cfg.collective->name : "this command"));
   if (!raw.dtype.empty()) cfg.dtypes = parse_one_or_all("-d/--datatype", raw.dtype, all_dtypes(), parse_dtype);
   if (!raw.op.empty()) cfg.ops = parse_one_or_all("-o/--op", raw.op, all_ops(), parse_op);
   set_choice(cfg.timing, "--timing", raw.timing);

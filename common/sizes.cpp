@@ -59,7 +59,8 @@ std::string format_size(double bytes) {
   int u = 0;
   double v = bytes;
   while (v >= 1024 && u < 5) v /= 1024, ++u;
-  if (v == std::floor(v)) return fmt::format("{:.0f} {}", v, kUnits[u]);
+  // Whole, or 1000-1023.x of a unit (3 significant digits would print 1.02e+03): no decimals.
+  if (v == std::floor(v) || v >= 999.5) return fmt::format("{:.0f} {}", v, kUnits[u]);
   return fmt::format("{:.3g} {}", v, kUnits[u]);
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "collectives/traffic.hpp"
 #include "common/errors.hpp"
 #include "common/settings.hpp"
 #include "harness/split_rule.hpp"
@@ -64,6 +65,8 @@ struct Config {
   // --split, or NCCL_TESTS_SPLIT(_MASK) when not given (split_source names which).
   std::optional<SplitRule> split;
   std::string split_source;
+  // alltoallv: --traffic, or nccl-tests' variables, or its default (collectives/traffic.hpp).
+  std::optional<TrafficModel> traffic;
   RankCombine aggregation = RankCombine::mean;  // -a: 0 rank 0, 1 average, 2 min, 3 max
   int blocking = 0;                             // -z: nccl waits for each operation; MPI calls always block
   double timeout_s = 0;                         // -T, 0 = no watchdog

@@ -49,11 +49,7 @@ void local_args(const Backend& backend, const OpArgs& args, std::span<const Poin
 }
 
 // Bytes of the larger of the point's two buffers.
-std::size_t point_bytes(const OpArgs& a) {
-  const Collective& c = *a.coll;
-  return std::max(elements(c.send_extent, a.count, a.chunk), elements(c.recv_extent, a.count, a.chunk)) *
-         info(a.dtype).size;
-}
+std::size_t point_bytes(const OpArgs& a) { return std::max(send_elements(a), recv_elements(a)) * info(a.dtype).size; }
 
 // Iteration k was issued: a heartbeat where run() returns on completion
 // (MPI); an asynchronous backend's completions reach the watchdog through
@@ -103,6 +99,11 @@ double pipelined_seconds(Backend& backend, const Comm& comm, const Config& cfg, 
   return (std::chrono::duration<double>(Clock::now() - t0).count() - excluded) / iters;
 }
 
+std::optional<TrafficPlan> plan_traffic(const Config& cfg, int n, std::size_t count) {
+  if (cfg.collective->source != Source::traffic) return std::nullopt;
+  return make_traffic_plan(cfg.traffic.value_or(TrafficModel{}), n, count);
+}
+
 void warm_up_every_size(Backend& backend, const Config& cfg, const OpArgs& task, std::size_t largest_bytes,
                         std::span<const PointBuffers> buffers, Watchdog& watchdog) {
   for (const SizePoint& p : warm_up_points(cfg.min_bytes, cfg.max_bytes, cfg.sizes, *task.coll, task.dtype,
@@ -110,6 +111,8 @@ void warm_up_every_size(Backend& backend, const Config& cfg, const OpArgs& task,
     OpArgs a = task;
     a.count = p.count;
     a.chunk = p.chunk;
+    const std::optional<TrafficPlan> traffic = plan_traffic(cfg, backend.ranks(), p.count);
+    a.traffic = traffic ? &*traffic : nullptr;
     a.in_place = false;
     const BufferSlots slots = buffer_slots(buffers.front(), point_bytes(a));  // shifted as the timed loop is
     std::vector<OpArgs> locals;
@@ -156,9 +159,8 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
     for (std::size_t k = 0; k < count; ++k) {
       local_args(backend, args, buffers, slots.offset(static_cast<long>(k)), slot);
       for (std::size_t j = 0; j < slot.size(); ++j) {
-        const std::size_t recv_base_count = args.in_place
-                                                ? std::min(buffers[j].recv_capacity_count, slots.slot_bytes / elem)
-                                                : elements(c.recv_extent, args.count, args.chunk);
+        const std::size_t recv_base_count =
+            args.in_place ? std::min(buffers[j].recv_capacity_count, slots.slot_bytes / elem) : recv_elements(slot[j]);
         auto* base = static_cast<unsigned char*>(buffers[j].recv) + slots.offset(static_cast<long>(k));
         prepare_buffers(mem, slot[j], slot[j].rank, n, base, recv_base_count);
       }

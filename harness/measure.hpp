@@ -1,6 +1,7 @@
 // Measuring one point: warm-up, pipelined batch, per-iteration samples and
 // verification, with the same iteration count on every rank.
 #pragma once
+#include <optional>
 #include <span>
 
 #include "collectives/backend.hpp"
@@ -16,6 +17,10 @@ namespace ccb {
 // Divides an iteration's time into the time of one operation:
 // pingpong 2 (half a round trip), uni_bw/bi_bw the window, else 1.
 int ops_per_iteration(const Collective& c, int window);
+
+// alltoallv's counts for a point of `count` elements per rank at n ranks
+// (cfg.traffic); nullopt for every other collective.
+std::optional<TrafficPlan> plan_traffic(const Config& cfg, int n, std::size_t count);
 
 // --warmup-order sizes-first (nccl-tests' TimeTest): -w out-of-place
 // operations of `task`'s collective, dtype and op at each of warm_up_points

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <memory>
@@ -115,7 +116,8 @@ void fill_time_and_bandwidth(const Config& cfg, const Collective& c, int n, Poin
     pl.time_us = pl.per_iteration_us->p50;
     pl.time_source = "per_iteration p50 of the slowest rank";
   }
-  pl.algbw_gbps = pl.time_us > 0 ? static_cast<double>(rec.bytes) / pl.time_us / 1e3 : 0.0;
+  const std::size_t bytes = rec.traffic ? rec.traffic->busiest_bytes : rec.bytes;  // alltoallv: nccl-tests'
+  pl.algbw_gbps = pl.time_us > 0 ? static_cast<double>(bytes) / pl.time_us / 1e3 : 0.0;
   pl.busbw_gbps = pl.algbw_gbps * bus_factor(c, n);
 }
 
@@ -149,8 +151,10 @@ Plan make_plan(const Config& cfg, const Comm& comm, Backend& backend) {
   for (const auto& t : plan.tasks)
     for (const auto& p : t.points) {
       const std::size_t elem = info(t.dtype).size;
-      const std::size_t send = elements(c.send_extent, p.count, p.chunk) * elem;
-      const std::size_t recv = elements(c.recv_extent, p.count, p.chunk) * elem;
+      std::size_t send = elements(c.send_extent, p.count, p.chunk) * elem;
+      std::size_t recv = elements(c.recv_extent, p.count, p.chunk) * elem;
+      if (const auto traffic = plan_traffic(cfg, backend.ranks(), p.count))  // the largest side of any rank
+        send = recv = traffic->largest_buffer() * elem;
       plan.send_max = std::max(plan.send_max, send);
       plan.recv_max = std::max({plan.recv_max, recv, send});  // the in-place buffer holds either side
       ++plan.points;
@@ -257,6 +261,11 @@ RunInfo describe_config(const Config& cfg, Backend& backend, const Plan& plan) {
   run.step_factor = cfg.step_factor;
   run.strict_sizes = cfg.strict_sizes;
   run.timing_modes = std::string(setting_name(cfg.timing));
+  if (c.source == Source::traffic) {
+    const TrafficModel m = cfg.traffic.value_or(TrafficModel{});
+    run.traffic = m.text();
+    run.traffic_from = m.from.empty() ? "default" : m.from;
+  }
   // Pipelined: nccl-tests' definition on every backend (harness/measure.cpp).
   const std::string pipelined =
       "pipelined: host steady clock around -n launches and one final synchronisation, after one "
@@ -329,6 +338,22 @@ PointRecord new_record(const Config& cfg, const SplitInfo& split, const Backend&
   rec.bus_factor = bus_factor(c, backend.ranks());
   rec.busbw_meaningful = true;  // one rank: algbw x the factor (0 for all_reduce), as nccl-tests prints it
   return rec;
+}
+
+// alltoallv: the point's busiest rank (named with its host) and the extremes.
+TrafficPoint traffic_point(const TrafficPlan& plan, std::size_t elem, const std::vector<RankPlacement>& placement) {
+  TrafficPoint t;
+  t.busiest_rank = plan.busiest_rank();
+  t.busiest_bytes = plan.busiest_elements() * elem;
+  for (const RankPlacement& p : placement)
+    if (p.rank == t.busiest_rank) t.busiest_host = p.host;
+  t.sent_min = t.received_min = std::numeric_limits<std::size_t>::max();
+  for (int r = 0; r < plan.n; ++r) {
+    const std::size_t sent = plan.sent(r) * elem, received = plan.received(r) * elem;
+    t.sent_min = std::min(t.sent_min, sent), t.sent_max = std::max(t.sent_max, sent);
+    t.received_min = std::min(t.received_min, received), t.received_max = std::max(t.received_max, received);
+  }
+  return t;
 }
 
 // --path pcie on nccl where the topology shows NVLink between GPUs: the
@@ -579,9 +604,12 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
               .count = p.count,
               .chunk = p.chunk,
               .window = cfg_.window};
+  const std::optional<TrafficPlan> traffic = plan_traffic(cfg_, backend_.ranks(), p.count);
+  args.traffic = traffic ? &*traffic : nullptr;
+  if (traffic) rec.traffic = traffic_point(*traffic, info(t.dtype).size, run_.placement);
   for (auto& b : buffers_.local) b.recv_capacity_count = plan_.recv_max / info(t.dtype).size;
   for (bool in_place : {false, true}) {
-    if (in_place && c.point_to_point) continue;
+    if (in_place && !has_in_place(c)) continue;
     args.in_place = in_place;
     Measurement& pl = in_place ? rec.in_place : rec.out_of_place;
     const std::string doing = fmt::format("{} {} {} {} B {}", c.name, rec.dtype, rec.op.empty() ? "none" : rec.op,

@@ -12,7 +12,7 @@ Pattern input_pattern(const OpArgs& a, int nranks) {
 
 void prepare_buffers(Memory& mem, const OpArgs& a, int rank, int nranks, void* recv_base, std::size_t recv_base_count) {
   mem.fill_sentinel(a.dtype, nranks, recv_base, recv_base_count);
-  const std::size_t send_count = elements(a.coll->send_extent, a.count, a.chunk);
+  const std::size_t send_count = send_elements(a);
   mem.fill_input(a.dtype, input_pattern(a, nranks), rank, const_cast<void*>(a.send), send_count, 0);
 }
 
@@ -21,7 +21,7 @@ ResultRegion result_region(const OpArgs& a, int rank, int nranks, bool root_resu
   if (!holds_result(c, rank, nranks, a.root)) return {};
   void* data = a.recv;
   if (!a.in_place && root_result_in_send && rank == a.root) data = const_cast<void*>(a.send);
-  return {data, elements(c.recv_extent, a.count, a.chunk)};
+  return {data, recv_elements(a)};
 }
 
 uint64_t count_wrong(Memory& mem, const OpArgs& a, int rank, int nranks, bool root_result_in_send) {
@@ -46,6 +46,16 @@ uint64_t count_wrong(Memory& mem, const OpArgs& a, int rank, int nranks, bool ro
       return mem.count_wrong_input(a.dtype, p, (rank + nranks - 1) % nranks, region.data, region.count, first);
     case Source::peer:
       return mem.count_wrong_input(a.dtype, p, *pair_partner(rank, nranks), region.data, region.count, first);
+    case Source::traffic: {  // from rank j: its elements for this rank, where its send buffer holds them
+      const TrafficPlan& t = *a.traffic;
+      uint64_t wrong = 0, at = 0;
+      for (int j = 0; j < nranks; ++j) {
+        const std::uint64_t k = t.at(j, rank);
+        if (k > 0) wrong += mem.count_wrong_input(a.dtype, p, j, base + at * elem, k, t.send_offset(j, rank));
+        at += k;
+      }
+      return wrong;
+    }
   }
   return 0;
 }

@@ -158,6 +158,7 @@ json run_to_json(const RunInfo& r) {
       {"environment", r.environment},
   };
   if (r.io) j["io"] = io_run_json(*r.io);
+  if (!r.traffic.empty()) j["config"]["traffic"] = {{"model", r.traffic}, {"from", r.traffic_from}};
   j["noise"] = r.noise;
   return j;
 }
@@ -195,6 +196,11 @@ json point_to_json(const PointRecord& p) {
       {"endpoints", p.src.empty() ? json(nullptr) : json{{"src", p.src}, {"dst", p.dst}}},
   };
   if (p.io) j["io"] = io_point_json(*p.io);
+  if (p.traffic)
+    j["traffic"] = {{"busiest_rank", p.traffic->busiest_rank},      {"busiest_host", p.traffic->busiest_host},
+                    {"busiest_bytes", p.traffic->busiest_bytes},    {"sent_min_bytes", p.traffic->sent_min},
+                    {"sent_max_bytes", p.traffic->sent_max},        {"received_min_bytes", p.traffic->received_min},
+                    {"received_max_bytes", p.traffic->received_max}};
   return j;
 }
 

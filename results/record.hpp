@@ -90,9 +90,10 @@ struct RunInfo {
   bool tcp_unpinned = false;
   std::string backend_reason;  // "--backend given", "default: 1 GPU visible and NCCL built in", ...
   std::vector<std::string> dtypes, ops;
-  int ranks = 1, nodes = 1;  // with --split: one group's
-  int groups = 1;            // --split: groups side by side (1 without)
-  std::string split;         // --split's rule and source ("MOD 2 (--split)"), "" without
+  int ranks = 1, nodes = 1;           // with --split: one group's
+  int groups = 1;                     // --split: groups side by side (1 without)
+  std::string split;                  // --split's rule and source ("MOD 2 (--split)"), "" without
+  std::string traffic, traffic_from;  // alltoallv: the model ("hot:4:rank=0") and where it was given
   std::vector<RankPlacement> placement;
   std::vector<NodeRecord> node_topologies;         // one per distinct node
   std::vector<std::string> node_differences;       // how nodes differ where it matters
@@ -162,6 +163,17 @@ struct Measurement {
   std::vector<std::string> noise;  // what makes this time untrustworthy (results/noise.hpp); empty: nothing seen
 };
 
+// alltoallv, one point (collectives/traffic.hpp): the rank that moves the
+// most (the larger of what it sends and receives) and that many bytes, which
+// algbw divides by the time (nccl-tests' alltoallv); what ranks send and
+// receive, least and most.
+struct TrafficPoint {
+  int busiest_rank = 0;
+  std::string busiest_host;
+  std::size_t busiest_bytes = 0;
+  std::size_t sent_min = 0, sent_max = 0, received_min = 0, received_max = 0;
+};
+
 struct PointRecord {
   std::string collective, dtype, op;  // op empty when the collective does not reduce
   int root = -1;                      // -1 when not rooted
@@ -186,7 +198,8 @@ struct PointRecord {
   // Copy tests (ccbench copy): where the bytes came from and went ("cpu",
   // "gpu0", ...); empty for collectives.
   std::string src, dst;
-  std::optional<IoPointInfo> io;  // ccbench io only
+  std::optional<IoPointInfo> io;        // ccbench io only
+  std::optional<TrafficPoint> traffic;  // alltoallv only
 };
 
 struct EndInfo {

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/sizes.hpp"
 #include "results/output_file.hpp"
 #include "results/json_records.hpp"
 
@@ -90,6 +91,12 @@ class TableWriter final : public Writer, private TextSink {
           "#  split {}: {} group{} of {} ranks side by side; each row is one group's size and bandwidth, its time "
           "over every rank of every group (agg)\n",
           r.split, r.groups, r.groups == 1 ? "" : "s", r.ranks);
+    if (!r.traffic.empty())
+      emit(
+          "#  traffic {} ({}): size = the bytes a rank sends on average; algbw = the busiest rank's bytes (the larger "
+          "of\n#   what it sends and receives) / time, as nccl-tests' alltoallv; each row's '# traffic' line names "
+          "that rank\n",
+          r.traffic, r.traffic_from);
     emit("{}", comment_lines("#  clock: ", r.clock));
     emit("#  path requested {} observed {}\n", r.path_requested, r.path_observed);
     if (!r.path_tcp_interfaces.empty() && (r.path_requested == "tcp" || r.path_observed == "tcp"))
@@ -160,6 +167,16 @@ class TableWriter final : public Writer, private TextSink {
     emit("{}\n", line);
     // Comment lines (parsers of nccl-tests output skip them): what was not
     // measured or checked, and the observed transports when they change.
+    if (p.traffic) {
+      const TrafficPoint& t = *p.traffic;
+      const double mean = static_cast<double>(p.bytes);
+      emit(
+          "# traffic: busiest rank {} ({}) moves {} ({:.3g}x the mean a rank sends); ranks send {} to {}, receive {} "
+          "to {}\n",
+          t.busiest_rank, t.busiest_host, format_size(t.busiest_bytes),
+          mean > 0 ? static_cast<double>(t.busiest_bytes) / mean : 0.0, format_size(t.sent_min),
+          format_size(t.sent_max), format_size(t.received_min), format_size(t.received_max));
+    }
     if (!p.out_of_place.note.empty()) emit("#  out-of-place {}\n", p.out_of_place.note);
     if (!p.in_place.note.empty()) emit("#  in-place {}\n", p.in_place.note);
     for (const Measurement* pl : {&p.out_of_place, &p.in_place})

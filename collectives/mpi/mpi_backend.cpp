@@ -4,6 +4,8 @@
 #include <mpi-ext.h>
 #endif
 
+#include <fmt/format.h>
+
 #include <cstring>
 
 #include "collectives/mpi/mpi_types.hpp"
@@ -32,6 +34,33 @@ int MpiBackend::cuda_aware() {
 #else
   return -1;
 #endif
+}
+
+std::string MpiBackend::unsupported(const OpArgs& a) const {
+  if (a.traffic && a.traffic->largest_buffer() > max_count())
+    return fmt::format("MPI_Alltoallv takes int counts and displacements; a rank's side holds {} elements",
+                       a.traffic->largest_buffer());
+  return "";
+}
+
+const MpiBackend::VCounts& MpiBackend::vcounts(const OpArgs& a) {
+  if (v_.plan == a.traffic && v_.count == a.count && v_.send_counts.size() == static_cast<std::size_t>(size_))
+    return v_;
+  const TrafficPlan& t = *a.traffic;
+  v_.plan = a.traffic;
+  v_.count = a.count;
+  v_.send_counts.assign(static_cast<std::size_t>(size_), 0);
+  v_.send_displs = v_.recv_counts = v_.recv_displs = v_.send_counts;
+  int sent = 0, received = 0;  // unsupported() holds every side within an int
+  for (int j = 0; j < size_; ++j) {
+    v_.send_counts[j] = static_cast<int>(t.at(rank_, j));
+    v_.send_displs[j] = sent;
+    sent += v_.send_counts[j];
+    v_.recv_counts[j] = static_cast<int>(t.at(j, rank_));
+    v_.recv_displs[j] = received;
+    received += v_.recv_counts[j];
+  }
+  return v_;
 }
 
 void MpiBackend::run(std::span<const OpArgs> args) {
@@ -69,6 +98,12 @@ void MpiBackend::run_blocking(const OpArgs& a, MPI_Datatype type, MPI_Op op) {
     case CollectiveId::alltoall:
       MPI_Alltoall(in_place_or(a.in_place, a.send), chunk, type, a.recv, chunk, type, comm_);
       break;
+    case CollectiveId::alltoallv: {
+      const VCounts& v = vcounts(a);
+      MPI_Alltoallv(a.send, v.send_counts.data(), v.send_displs.data(), type, a.recv, v.recv_counts.data(),
+                    v.recv_displs.data(), type, comm_);
+      break;
+    }
     case CollectiveId::broadcast:
       MPI_Bcast(is_root ? const_cast<void*>(a.send) : a.recv, count, type, a.root, comm_);
       break;
@@ -109,6 +144,12 @@ void MpiBackend::run_nonblocking(const OpArgs& a, MPI_Datatype type, MPI_Op op) 
     case CollectiveId::alltoall:
       MPI_Ialltoall(in_place_or(a.in_place, a.send), chunk, type, a.recv, chunk, type, comm_, req);
       break;
+    case CollectiveId::alltoallv: {
+      const VCounts& v = vcounts(a);
+      MPI_Ialltoallv(a.send, v.send_counts.data(), v.send_displs.data(), type, a.recv, v.recv_counts.data(),
+                     v.recv_displs.data(), type, comm_, req);
+      break;
+    }
     case CollectiveId::broadcast:
       MPI_Ibcast(is_root ? const_cast<void*>(a.send) : a.recv, count, type, a.root, comm_, req);
       break;

@@ -31,6 +31,7 @@ class MpiBackend final : public Backend {
   double stop_clock() override { return MPI_Wtime() - start_; }
   double clock_resolution_s() const override { return MPI_Wtick(); }
   std::size_t max_count() const override { return 2147483647; }  // MPI's int counts
+  std::string unsupported(const OpArgs& a) const override;
 
   // 1 when this MPI says it is CUDA-aware, 0 when it says it is not, -1 when
   // it cannot say (no MPIX_Query_cuda_support).
@@ -40,6 +41,15 @@ class MpiBackend final : public Backend {
   void run_blocking(const OpArgs& a, MPI_Datatype type, MPI_Op op);
   void run_nonblocking(const OpArgs& a, MPI_Datatype type, MPI_Op op);
   void run_point_to_point(const OpArgs& a, MPI_Datatype type, int n);
+  // alltoallv's int counts and displacements for this rank, built once per
+  // point (outside the timed loop: every iteration of a point has its count).
+  struct VCounts {
+    std::size_t count = 0;
+    const TrafficPlan* plan = nullptr;
+    std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
+  };
+  const VCounts& vcounts(const OpArgs& a);
+  VCounts v_;
   MPI_Comm comm_;
   MpiCalls calls_;
   std::vector<char> replace_;  // nonblocking sendrecv in place: what arrives, copied into the buffer after

@@ -358,6 +358,17 @@ void NcclBackend::enqueue(const OpArgs& a, const Local& l, int phase) {
         check_nccl(ncclRecv(recv + j * chunk_bytes, a.chunk, type, j, l.comm, l.stream), "ncclRecv");
       }
       break;
+    case CollectiveId::alltoallv: {  // grouped sends and receives, as nccl-tests' alltoallv_perf
+      const TrafficPlan& t = *a.traffic;
+      std::size_t sent = 0, received = 0;
+      for (int j = 0; j < n; ++j) {
+        const std::size_t out = t.at(r, j), in = t.at(j, r);
+        if (out > 0) check_nccl(ncclSend(send + sent * elem, out, type, j, l.comm, l.stream), "ncclSend");
+        if (in > 0) check_nccl(ncclRecv(recv + received * elem, in, type, j, l.comm, l.stream), "ncclRecv");
+        sent += out, received += in;
+      }
+      break;
+    }
     case CollectiveId::gather:
       if (const auto native = nccl_entry_points().gather; native && native_rooted_and_alltoall()) {
         check_nccl(native(a.send, a.recv, a.chunk, type, a.root, l.comm, l.stream),

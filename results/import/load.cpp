@@ -100,10 +100,10 @@ std::string collective_in_filename(std::string_view path) {
   if (!w.empty()) words.push_back(w);
   static const std::pair<const char*, const char*> kNames[] = {
       {"allreduce", "all_reduce"}, {"allgather", "all_gather"}, {"reducescatter", "reduce_scatter"},
-      {"alltoall", "alltoall"},    {"a2a", "alltoall"},         {"broadcast", "broadcast"},
-      {"bcast", "broadcast"},      {"reduce", "reduce"},        {"gather", "gather"},
-      {"scatter", "scatter"},      {"sendrecv", "sendrecv"},    {"ar", "all_reduce"},
-      {"ag", "all_gather"},        {"rs", "reduce_scatter"}};
+      {"alltoall", "alltoall"},    {"alltoallv", "alltoallv"},  {"a2a", "alltoall"},
+      {"broadcast", "broadcast"},  {"bcast", "broadcast"},      {"reduce", "reduce"},
+      {"gather", "gather"},        {"scatter", "scatter"},      {"sendrecv", "sendrecv"},
+      {"ar", "all_reduce"},        {"ag", "all_gather"},        {"rs", "reduce_scatter"}};
   const auto lookup = [](const std::string& word) -> const char* {
     for (const auto& [key, name] : kNames)
       if (word == key) return name;

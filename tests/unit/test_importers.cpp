@@ -88,6 +88,19 @@ TEST(Importers, NcclTestsRowsWithoutTheHeadersRedop) {
   EXPECT_DOUBLE_EQ(ip[5]->busbw_gbps, 14.93);
 }
 
+// nccl-tests 2.19's alltoallv_perf: its own collective, in-place #wrong N/A.
+TEST(Importers, NcclTestsAlltoallv) {
+  const ResultSet s = load("nccl-tests/alltoallv-2.19.log");
+  EXPECT_TRUE(s.unread.empty()) << s.unread.front();
+  const auto oop = with(s, "alltoallv", 0), ip = with(s, "alltoallv", 1);
+  ASSERT_EQ(oop.size(), 3u);
+  ASSERT_EQ(ip.size(), 3u);
+  EXPECT_EQ(oop[2]->bytes, 16777216u);
+  EXPECT_DOUBLE_EQ(oop[2]->busbw_gbps, 27.78);
+  EXPECT_EQ(oop[0]->ranks, 4);
+  EXPECT_EQ(collective_in_filename("runs/alltoallv_perf-hot4.log"), "alltoallv");
+}
+
 TEST(Importers, NcclTestsPerIterationColumns) {
   const ResultSet s = load("nccl-tests/per-iteration.log");
   EXPECT_TRUE(s.unread.empty());

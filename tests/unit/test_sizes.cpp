@@ -33,6 +33,7 @@ TEST(Sizes, RefusesDecimalUnitsWithAnExplanation) {
 TEST(Sizes, FormatsLargestExactUnit) {
   EXPECT_EQ(format_size(std::size_t{1024}), "1 KiB");
   EXPECT_EQ(format_size(std::size_t{1536}), "1.5 KiB");
+  EXPECT_EQ(format_size(std::size_t{1048560}), "1024 KiB");  // not 1.02e+03 KiB
   EXPECT_EQ(format_size(std::size_t{64} << 20), "64 MiB");
   EXPECT_EQ(format_size(std::size_t{0}), "0 B");
   EXPECT_EQ(format_size(8.0), "8 B");

@@ -1,0 +1,141 @@
+// alltoallv's traffic models (collectives/traffic): the counts each model
+// gives, their sums, seeded repeatability, nccl-tests' matrix file, and every
+// bad input refused in one line.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "collectives/traffic.hpp"
+#include "common/errors.hpp"
+
+namespace ccb {
+namespace traffic_test {  // named: the unit tests are one unity build
+
+// The message of the UsageError `f` throws ("" when it throws none).
+template <class F>
+std::string refusal(F f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Traffic, EveryModelButAMatrixSendsTheSizeFromEveryRank) {
+  for (const char* spec : {"uniform", "spread:0", "spread:1", "spread:0.3", "hot:4", "hot:2.5:rank=3", "lognormal:1",
+                           "lognormal:2:seed=9", "permutations:1", "permutations:3:seed=5"})
+    for (int n : {1, 2, 3, 5, 8})
+      for (std::uint64_t per_rank : {0ull, 1ull, 7ull, 1000ull, 1ull << 20}) {
+        const TrafficModel m = parse_traffic(spec);
+        if (m.kind == TrafficKind::hot && m.hot_rank >= n) continue;
+        const TrafficPlan p = make_traffic_plan(m, n, per_rank);
+        std::uint64_t all_received = 0;
+        for (int r = 0; r < n; ++r) {
+          EXPECT_EQ(p.sent(r), per_rank) << spec << " n " << n << " rank " << r;
+          all_received += p.received(r);
+        }
+        EXPECT_EQ(all_received, per_rank * static_cast<std::uint64_t>(n)) << spec;
+      }
+}
+
+TEST(Traffic, UniformIsAlltoallAndSpreadIsNcclTestsDistanceWeighting) {
+  const TrafficPlan u = make_traffic_plan(parse_traffic("uniform"), 4, 400);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(u.at(i, j), 100u);
+  // spread:1 at 4 ranks: in proportion to the distance (j - i) mod 4: 0, 1, 2, 3 of 6.
+  const TrafficPlan s = make_traffic_plan(parse_traffic("spread:1"), 4, 600);
+  EXPECT_EQ(s.at(0, 0), 0u);
+  EXPECT_EQ(s.at(0, 1), 100u);
+  EXPECT_EQ(s.at(0, 3), 300u);
+  EXPECT_EQ(s.at(2, 1), 300u);  // distance 3
+  EXPECT_EQ(s.recv_offset(1, 2), s.at(0, 1) + s.at(1, 1));
+  EXPECT_EQ(s.send_offset(0, 2), s.at(0, 0) + s.at(0, 1));
+  EXPECT_EQ(s.busiest_elements(), 600u);  // balanced: every rank sends and receives 600
+  // Without --traffic: nccl-tests' variables, else its default spread:1.
+  EXPECT_EQ(traffic_from_environment(nullptr, nullptr).text(), "spread:1");
+  EXPECT_EQ(traffic_from_environment(nullptr, "0.25").text(), "spread:0.25");
+  EXPECT_EQ(traffic_from_environment(nullptr, "0.25").from, "NCCL_TESTS_ALLTOALLV_SPREAD");
+  EXPECT_NE(refusal([] { traffic_from_environment(nullptr, "2"); }).find("NCCL_TESTS_ALLTOALLV_SPREAD '2'"),
+            std::string::npos);
+}
+
+// DeepEP's unbalanced ratio: tokens to the hot rank / mean to each other rank.
+TEST(Traffic, TheHotRankGetsRTimesWhatEachOtherGets) {
+  const TrafficPlan p = make_traffic_plan(parse_traffic("hot:4:rank=2"), 4, 7000);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(p.at(i, 2), 4000u);
+    EXPECT_EQ(p.at(i, 0), 1000u);
+  }
+  EXPECT_EQ(p.busiest_rank(), 2);
+  EXPECT_EQ(p.busiest_elements(), 16000u);  // 4 x 4000 received
+  EXPECT_EQ(p.largest_buffer(), 16000u);
+  EXPECT_EQ(make_traffic_plan(parse_traffic("hot:1"), 4, 400).busiest_elements(), 400u);  // 1: uniform
+}
+
+TEST(Traffic, SeededModelsRepeatExactlyAndDifferBySeed) {
+  const auto plan = [](const char* spec) { return make_traffic_plan(parse_traffic(spec), 16, 1 << 20).counts; };
+  EXPECT_EQ(plan("lognormal:1.5:seed=3"), plan("lognormal:1.5:seed=3"));
+  EXPECT_NE(plan("lognormal:1.5:seed=3"), plan("lognormal:1.5:seed=4"));
+  EXPECT_EQ(plan("permutations:2:seed=8"), plan("permutations:2:seed=8"));
+  // Log-normal shares: a receiver's load differs from the mean; every sender routes alike.
+  const TrafficPlan l = make_traffic_plan(parse_traffic("lognormal:1"), 16, 1 << 20);
+  EXPECT_GT(l.busiest_elements(), std::uint64_t{1} << 20);
+  for (int j = 0; j < 16; ++j) EXPECT_NEAR(static_cast<double>(l.at(0, j)), static_cast<double>(l.at(5, j)), 1.0);
+  // Permutations: doubly stochastic, each rank sends to at most K ranks.
+  const TrafficPlan p = make_traffic_plan(parse_traffic("permutations:2"), 16, 1000);
+  for (int r = 0; r < 16; ++r) {
+    EXPECT_EQ(p.received(r), 1000u);
+    int peers = 0;
+    for (int j = 0; j < 16; ++j) peers += p.at(r, j) > 0;
+    EXPECT_LE(peers, 2);
+  }
+  EXPECT_EQ(parse_traffic("lognormal:1").text(), "lognormal:1:seed=1");  // the seed is always recorded
+}
+
+// nccl-tests' matrix file (alltoallv_perf's NCCL_TESTS_ALLTOALLV_MATRIX_FILE):
+// its shape, scaled so that ranks send the size on average; the first n rows
+// and columns of a larger one.
+TEST(Traffic, AMatrixFileGivesItsShape) {
+  const TrafficModel m = read_traffic_matrix("100 200 150\n50 100 75\n300 150 200\n", "t.txt");
+  EXPECT_EQ(m.dim, 3);
+  const TrafficPlan p = make_traffic_plan(m, 3, 1000);  // 3000 in all, the matrix's 1325 scaled
+  std::uint64_t all = 0;
+  for (int r = 0; r < 3; ++r) all += p.sent(r);
+  EXPECT_EQ(all, 3000u);
+  EXPECT_NEAR(static_cast<double>(p.at(2, 0)), 300 * 3000.0 / 1325, 1.0);
+  EXPECT_EQ(p.busiest_rank(), 2);                        // sends 650 of 1325
+  const TrafficPlan two = make_traffic_plan(m, 2, 100);  // the first 2 rows and columns: 450 in all
+  EXPECT_NEAR(static_cast<double>(two.at(0, 1)), 200 * 200.0 / 450, 1.0);
+  EXPECT_EQ(m.text(), "matrix:t.txt");
+}
+
+TEST(Traffic, BadInputIsOneLine) {
+  struct Case {
+    std::string spec, says;
+  };
+  for (const Case& c : {Case{"hot:0.5", "the hot ratio is at least 1"}, Case{"hot", "hot needs a value"},
+                        Case{"hot:x", "'x' is not a number"}, Case{"spread:1.5", "between 0 (uniform) and 1"},
+                        Case{"lognormal:-1", "SIGMA is between 0 and 4"}, Case{"permutations:0", "K is a whole number"},
+                        Case{"permutations:1.5", "K is a whole number"}, Case{"hot:2:seed=3", "not an option of hot"},
+                        Case{"zipf:1", "expected uniform, spread:F"}, Case{"uniform:2", "uniform takes no value"},
+                        Case{"matrix:/nonexistent/m.txt", "cannot read /nonexistent/m.txt"},
+                        Case{"hot:2:rank=-1", "expected rank=K"}}) {
+    const std::string why = refusal([&] { parse_traffic(c.spec); });
+    EXPECT_NE(why.find(c.says), std::string::npos) << c.spec << ": " << why;
+    EXPECT_EQ(why.find('\n'), std::string::npos) << c.spec;
+  }
+  EXPECT_NE(refusal([] { read_traffic_matrix("1 2\n3\n", "m"); }).find("row 2 has 1 numbers, row 1 has 2"),
+            std::string::npos);
+  EXPECT_NE(refusal([] { read_traffic_matrix("1 2 3\n4 5 6\n", "m"); }).find("not square"), std::string::npos);
+  EXPECT_NE(refusal([] { read_traffic_matrix("1 -2\n3 4\n", "m"); }).find("row 1, column 2: '-2'"), std::string::npos);
+  EXPECT_NE(refusal([] { read_traffic_matrix("0 0\n0 0\n", "m"); }).find("every entry is 0"), std::string::npos);
+  EXPECT_NE(refusal([] { read_traffic_matrix("\n\n", "m"); }).find("no numbers"), std::string::npos);
+  const TrafficModel two = read_traffic_matrix("1 2\n3 4\n", "m");
+  EXPECT_NE(refusal([&] { make_traffic_plan(two, 3, 10); }).find("2 rows for 3 ranks"), std::string::npos);
+  EXPECT_NE(refusal([] { make_traffic_plan(parse_traffic("hot:2:rank=4"), 4, 10); }).find("rank 4 is not one of"),
+            std::string::npos);
+}
+
+}  // namespace traffic_test
+}  // namespace ccb
