@@ -24,6 +24,7 @@
 #include "results/import/text_input.hpp"
 #include "analysis/model/comm_model.hpp"
 #include "analysis/model/library_rules.hpp"
+#include "analysis/model/skewed_alltoall.hpp"
 #include "results/output_file.hpp"
 #include "results/stats.hpp"
 #include "common/terminal_text.hpp"
@@ -127,7 +128,7 @@ std::vector<CommandOption> fit_options(FitArgs& a) {
 }
 
 struct PredictArgs {
-  std::string file, ranks, nodes, min_b, max_b, factor, json_out;
+  std::string file, ranks, nodes, min_b, max_b, factor, json_out, traffic;
   bool quiet = false, force = false, nodes_given = false;
 };
 std::vector<CommandOption> predict_options(PredictArgs& a) {
@@ -140,6 +141,10 @@ std::vector<CommandOption> predict_options(PredictArgs& a) {
           option("-e,--maxbytes", "SIZE", "largest size of the predicted grid", a.max_b),
           option("-f,--stepfactor", "F", "the grid's factor (default 2)", a.factor),
           option("--json", "FILE", "the predicted points as JSON", a.json_out),
+          option("--traffic", "MODEL",
+                 "predict alltoallv under this traffic model (ccbench alltoallv --traffic) from the model's alltoall "
+                 "fits: each size at the alltoall time of its busiest rank's bytes (docs/alltoallv.md)",
+                 a.traffic),
           flag("--force", "print unusable fits too, every row marked UNUSABLE", a.force),
           flag("-q,--quiet", "no table", a.quiet)};
 }
@@ -292,6 +297,40 @@ std::string prediction_table(const Model& m, const std::string& file, const std:
   return s;
 }
 
+// model predict --traffic: alltoallv read off the alltoall fits.
+std::string skewed_table(const std::string& file, const std::vector<SkewedPrediction>& preds) {
+  std::string s;
+  for (const SkewedPrediction& p : preds) {
+    const ModelSeries& x = *p.series;
+    s += fmt::format("# PREDICTED (not measured): alltoallv, traffic {}, {} ranks{}\n", terminal_safe(p.traffic),
+                     p.ranks, p.nodes > 0 ? fmt::format(" on {} node{}", p.nodes, p.nodes == 1 ? "" : "s") : "");
+    s += fmt::format(
+        "# from the alltoall fit {} of {} (fitted at {} to {} ranks): each size at the alltoall time of\n"
+        "# its busiest rank's bytes (docs/alltoallv.md)\n",
+        x.key(), file, x.counts.front(), x.counts.back());
+    if (x.unusable())
+      s += fmt::format("# flag: UNUSABLE fit: its median left-out error is {}: printed because of --force\n",
+                       left_out_text(x));
+    for (const std::string& f : p.flags) s += fmt::format("# flag: {}\n", f);
+    s += fmt::format("# {:>10} {:>7} {:>12} {:>11} {:>11} {:>11} {:>8} {:>8}\n", "size", "busiest", "its bytes", "time",
+                     "lo(90%)", "hi(90%)", "algbw", "busbw");
+    s += fmt::format("# {:>10} {:>7} {:>12} {:>11} {:>11} {:>11} {:>8} {:>8}\n", "(B)", "(rank)", "(B)", "(us)", "(us)",
+                     "(us)", "(GB/s)", "(GB/s)");
+    const double factor = p.ranks > 1 ? (p.ranks - 1.0) / p.ranks : 1.0;
+    for (const SkewedPoint& q : p.points) {
+      const double algbw = static_cast<double>(q.busiest_bytes) / (q.at.time_us * 1e3);
+      s += fmt::format("  {:>10} {:>7} {:>12} {:>11.2f} {:>11} {:>11} {:>8.3g} {:>8.3g}\n", q.bytes, q.busiest_rank,
+                       q.busiest_bytes, q.at.time_us, interval_cell(q.at.lo_us, q.at.unbounded),
+                       interval_cell(q.at.hi_us, q.at.unbounded), algbw, algbw * factor);
+    }
+    s += "\n";
+  }
+  s += "# size: bytes a rank sends on average; busiest: the rank that moves the most and its bytes (sent or\n"
+       "# received, the larger); time: predicted microseconds, lo/hi its 90% interval; algbw = its bytes / time,\n"
+       "# busbw = algbw x (n-1)/n, as ccbench alltoallv and nccl-tests' alltoallv print them.\n";
+  return s;
+}
+
 std::string prediction_json(const Model& m, const std::string& file, const std::vector<Prediction>& preds) {
   using nlohmann::ordered_json;
   ordered_json j;
@@ -408,6 +447,25 @@ int predict_cmd(int argc, const char* const* argv) {
     check_output_writable("--json", json_out);
   }
   const Model m = model_from_json(read_model_file(file), file);
+  if (!a.traffic.empty()) {
+    if (!json_out.empty())
+      throw UsageError("model predict: --json with --traffic: the alltoallv table has no JSON yet");
+    const TrafficModel traffic = parse_traffic(a.traffic);
+    if (sizes.empty())  // the alltoall fits' measured sizes
+      for (const ModelSeries& x : m.series)
+        if (x.collective == "alltoall")
+          for (const ModelPoint& q : x.points) sizes.push_back(q.bytes);
+    std::sort(sizes.begin(), sizes.end());
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    std::vector<SkewedPrediction> skewed = predict_alltoallv(m, ranks, nodes, traffic, sizes);
+    if (!force) std::erase_if(skewed, [](const SkewedPrediction& p) { return p.series->unusable(); });
+    if (skewed.empty())
+      throw UsageError(fmt::format(
+          "model predict --traffic: {} has no usable out-of-place alltoall fit to read alltoallv off: fit sweeps of "
+          "ccbench alltoall at two or more rank counts",
+          file));
+    return quiet ? kExitOk : print_or_fail(terminal_safe_lines(skewed_table(file, skewed)));
+  }
   std::set<std::size_t> below;
   std::vector<Prediction> preds =
       predict_planned(m, ranks, nodes, [&](const ModelSeries& x) { return planned_sizes(x, sizes, ranks, below); });
@@ -474,6 +532,43 @@ CheckTargets parse_check_targets(const std::string& targets) {
   return target;
 }
 
+// Measured alltoallv points, predicted from the alltoall fits under their
+// runs' traffic model (config.traffic; a set of several models is refused).
+void checked_alltoallv(const Model& m, const std::vector<ResultSet>& runs, std::vector<Checked>& rows) {
+  for (const ResultSet& r : runs) {
+    std::map<std::pair<int, int>, std::vector<const ImportedPoint*>> by_scale;
+    for (const ImportedPoint& p : r.points)
+      if (p.collective == "alltoallv" && p.in_place == 0 && p.ranks >= 2 && p.time_us > 0 && p.bytes > 0)
+        by_scale[{p.ranks, p.nodes}].push_back(&p);
+    if (by_scale.empty()) continue;
+    const auto t = r.environment.find("config.traffic");
+    if (t == r.environment.end())
+      throw UsageError(fmt::format("model check: {}: alltoallv runs without a recorded traffic model", r.label));
+    if (t->second.find(" | ") != std::string::npos)
+      throw UsageError(
+          fmt::format("model check: {}: alltoallv runs of several traffic models ({}): check them one set at a time",
+                      r.label, t->second));
+    const TrafficModel traffic = parse_traffic(t->second);
+    for (const auto& [scale, points] : by_scale) {
+      std::vector<std::uint64_t> sizes;
+      for (const ImportedPoint* p : points) sizes.push_back(p->bytes);
+      std::sort(sizes.begin(), sizes.end());
+      sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+      for (const SkewedPrediction& sp : predict_alltoallv(m, scale.first, scale.second, traffic, sizes))
+        for (const ImportedPoint* p : points) {
+          const ModelSeries& x = *sp.series;
+          if (p->dtype != x.dtype || p->path != x.path || p->memory != x.memory) continue;
+          const auto q = std::find_if(sp.points.begin(), sp.points.end(),
+                                      [&](const SkewedPoint& z) { return z.bytes == p->bytes; });
+          if (q == sp.points.end()) continue;
+          rows.push_back({fmt::format("alltoallv {} from {}", sp.traffic, x.key(false)), scale.first, scale.second,
+                          p->bytes, p->time_us, q->at.time_us, q->at.lo_us, q->at.hi_us, q->at.unbounded, "", "", "",
+                          true});
+        }
+    }
+  }
+}
+
 // Every measured point of `runs` a series of `m` predicts, with its prediction.
 std::vector<Checked> checked_rows(const Model& m, const std::vector<ResultSet>& runs,
                                   std::set<std::string>& forced_fits) {
@@ -505,6 +600,7 @@ std::vector<Checked> checked_rows(const Model& m, const std::vector<ResultSet>& 
       }
     }
   }
+  checked_alltoallv(m, runs, rows);
   return rows;
 }
 

@@ -196,7 +196,8 @@ std::optional<RuleChoice> library_choice(const RuleQuery& q) {
       std::uint64_t bytes_from = 0;
       for (const SizeStep& step : row.steps) {
         if (bytes < step.bytes_below) {
-          const std::string size = step.bytes_below == kAny ? fmt::format(">= {} B{}", bytes_from, unit)
+          const std::string size = step.bytes_below == kAny && bytes_from == 0 ? std::string("any size")
+                                   : step.bytes_below == kAny ? fmt::format(">= {} B{}", bytes_from, unit)
                                    : bytes_from == 0
                                        ? fmt::format("< {} B{}", step.bytes_below, unit)
                                        : fmt::format("{} to {} B{}", bytes_from, step.bytes_below - 1, unit);

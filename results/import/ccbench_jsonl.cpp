@@ -123,6 +123,7 @@ void read_environment(const json& run, ResultSet& set) {
   set.note_env("config.backend", str_at(config, "backend"));
   set.note_env("config.memory", str_at(config, "memory_kind"));
   set.note_env("config.timing", str_at(config, "timing_modes"));
+  set.note_env("config.traffic", str_at(obj_at(config, "traffic"), "model"));  // alltoallv
   if (const auto n = num_at(config, "iterations")) set.note_env("config.iterations", fmt::format("{}", *n));
   const json& path = obj_at(run, "path");
   set.note_env("path.requested", str_at(path, "requested"));

@@ -7,7 +7,7 @@
 # --imb FILE).
 #
 # Like is compared with like:
-#   all_reduce reduce broadcast all_gather alltoall gather scatter: OSU (-f)
+#   all_reduce reduce broadcast all_gather alltoall alltoallv gather scatter: OSU (-f)
 #     and IMB time one
 #     call with MPI_Wtime, a barrier between calls, take each rank's mean over
 #     iterations and print the average, minimum and maximum of those over
@@ -33,7 +33,7 @@
 #     -n, -w        timed and warm-up iterations of every tool (default 1000, 200)
 #     --max BYTES   largest size per rank (default 1048576)
 #     --cases       default "all_reduce reduce broadcast all_gather alltoall gather scatter
-#                   pingpong uni_bw"
+#                   pingpong uni_bw"; also alltoallv (ccbench --traffic uniform)
 #     --tolerance F largest |geomean ratio - 1| of ccbench vs each peer (default 0.05)
 # Exit: 0 every case met (each ccbench geomean within the tolerance of each
 # peer, or ccbench between the two peers: it cannot be judged closer than they
@@ -91,7 +91,7 @@ if [ -z "$osu" ]; then
   rm -rf "$out/osu-src" && mkdir -p "$out/osu-src" "$out/osu" && tar xzf "$osu_archive" -C "$out/osu-src"
   mpi=$(ls -d "$out"/osu-src/*/mpi | head -1)
   version=$(basename "$(dirname "$mpi")" | sed 's/.*-//')
-  for b in allreduce reduce bcast allgather alltoall gather scatter; do
+  for b in allreduce reduce bcast allgather alltoall alltoallv gather scatter; do
     mpicc -O2 -DPACKAGE_VERSION="\"$version\"" -I"$mpi/.." -I"$mpi/collective" -o "$out/osu/osu_$b" \
       "$mpi/collective/osu_$b.c" "$mpi/collective/osu_coll.c" -lm 2>> "$out/osu-build.log" ||
       { echo "osu-imb-parity: osu_$b did not build ($out/osu-build.log)" >&2; exit 2; }
@@ -123,12 +123,16 @@ log2() { local v=$1 k=0; while [ "$v" -gt 1 ]; do v=$((v / 2)); k=$((k + 1)); do
 
 # case -> OSU program, IMB benchmark, ccbench dtype, sizes per process (1) or whole buffer (0)
 declare -A OSU=([all_reduce]=osu_allreduce [reduce]=osu_reduce [broadcast]=osu_bcast [all_gather]=osu_allgather
-                [alltoall]=osu_alltoall [gather]=osu_gather [scatter]=osu_scatter [pingpong]=osu_latency [uni_bw]=osu_bw)
+                [alltoall]=osu_alltoall [alltoallv]=osu_alltoallv [gather]=osu_gather [scatter]=osu_scatter
+                [pingpong]=osu_latency [uni_bw]=osu_bw)
 declare -A IMB=([all_reduce]=Allreduce [reduce]=Reduce [broadcast]=Bcast [all_gather]=Allgather
-                [alltoall]=Alltoall [gather]=Gather [scatter]=Scatter [pingpong]=PingPong [uni_bw]="")
+                [alltoall]=Alltoall [alltoallv]=Alltoallv [gather]=Gather [scatter]=Scatter [pingpong]=PingPong
+                [uni_bw]="")
 declare -A DTYPE=([all_reduce]=float [reduce]=float [broadcast]=uint8 [all_gather]=uint8 [alltoall]=uint8
-                  [gather]=uint8 [scatter]=uint8 [pingpong]=uint8 [uni_bw]=uint8)
-declare -A PER_PROCESS=([all_gather]=1 [alltoall]=1 [gather]=1 [scatter]=1)
+                  [alltoallv]=uint8 [gather]=uint8 [scatter]=uint8 [pingpong]=uint8 [uni_bw]=uint8)
+declare -A PER_PROCESS=([all_gather]=1 [alltoall]=1 [alltoallv]=1 [gather]=1 [scatter]=1)
+# alltoallv: the peers send the same bytes to every rank; so does ccbench's uniform traffic.
+declare -A EXTRA=([alltoallv]="--traffic uniform")
 
 rc=0
 for c in $cases; do
@@ -149,7 +153,8 @@ for c in $cases; do
     fi
     [ -n "${IMB[$c]}" ] && run "$dir/imb/$r.txt" "$n" "$imb" "${IMB[$c]}" -npmin "$n" -msglog "$(log2 "$lo"):$(log2 "$max")" \
       -iter "$iters" -iter_policy off
-    run "$dir/ccbench/$r.txt" "$n" "$ccbench" "$c" -d "${DTYPE[$c]}" -b $((lo * scale)) -e $((max * scale)) -f 2 \
+    # shellcheck disable=SC2086
+    run "$dir/ccbench/$r.txt" "$n" "$ccbench" "$c" ${EXTRA[$c]:-} -d "${DTYPE[$c]}" -b $((lo * scale)) -e $((max * scale)) -f 2 \
       -n "$iters" -w "$warmup" -c 0 --timing "$timing" --bind none -J "$dir/ccbench/$r.jsonl" --csv "$dir/ccbench/$r.csv"
   done
   tables=("$dir"/osu/*.txt "$dir"/ccbench/*.csv); [ -n "${IMB[$c]}" ] && tables+=("$dir"/imb/*.txt)

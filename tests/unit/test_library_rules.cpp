@@ -108,6 +108,8 @@ TEST(LibraryRules, OpenMpi41AllgatherAndReduceScatterChoicesAreItsFixedRules) {
   }
   EXPECT_EQ(library_choice(RuleQuery{kOmpi, "blocking", "all_gather", 40, 40 * 2048})->why,
             "Open MPI 4.1 fixed rules: 32 <= ranks < 64, 1024 to 65535 B per rank");
+  EXPECT_EQ(library_choice(RuleQuery{kOmpi, "blocking", "all_gather", 8, 8 << 20})->why,
+            "Open MPI 4.1 fixed rules: 3 <= ranks < 32, any size");
   // libnbc's choice for them is not tabulated.
   EXPECT_FALSE(library_choice(RuleQuery{kOmpi, "nonblocking", "all_gather", 8, 1 << 20}));
   EXPECT_EQ(algorithm_label("ompi:5", "all_gather"), "neighbor (Open MPI 5)");

@@ -5,8 +5,10 @@
 
 #include <numeric>
 
+#include "analysis/model/skewed_alltoall.hpp"
 #include "collectives/traffic.hpp"
 #include "common/errors.hpp"
+#include "tests/unit/synthetic_runs.hpp"
 
 namespace ccb {
 namespace traffic_test {  // named: the unit tests are one unity build
@@ -135,6 +137,37 @@ TEST(Traffic, BadInputIsOneLine) {
   EXPECT_NE(refusal([&] { make_traffic_plan(two, 3, 10); }).find("2 rows for 3 ranks"), std::string::npos);
   EXPECT_NE(refusal([] { make_traffic_plan(parse_traffic("hot:2:rank=4"), 4, 10); }).find("rank 4 is not one of"),
             std::string::npos);
+}
+
+// alltoallv read off a uniform alltoall fit: each size at the alltoall time of
+// its busiest rank's bytes (uniform: the alltoall itself).
+TEST(Traffic, AlltoallvIsPredictedAtItsBusiestRanksBytes) {
+  synthetic::Shape shape;
+  shape.collective = "alltoall";
+  shape.from = 64 << 10, shape.to = 64u << 20, shape.factor = 2;
+  const auto alltoall = [](int n, double s) { return (n - 1) * (20.0 + s / n / 500.0); };  // ring-like
+  const Model m = fit_model({synthetic::sweep({2, 4, 8}, alltoall, shape)});
+  const std::vector<std::uint64_t> sizes{1 << 20, 8 << 20};
+  const std::vector<SkewedPrediction> uniform = predict_alltoallv(m, 8, 8, parse_traffic("uniform"), sizes);
+  ASSERT_EQ(uniform.size(), 1u);  // the out-of-place fit only
+  EXPECT_EQ(uniform[0].series->in_place, 0);
+  for (const SkewedPoint& p : uniform[0].points) {
+    EXPECT_EQ(p.busiest_bytes, p.bytes);
+    EXPECT_NEAR(p.at.time_us / alltoall(8, static_cast<double>(p.bytes)), 1.0, 0.05);
+  }
+  const std::vector<SkewedPrediction> hot = predict_alltoallv(m, 8, 8, parse_traffic("hot:4:rank=5"), sizes);
+  ASSERT_EQ(hot.size(), 1u);
+  for (const SkewedPoint& p : hot[0].points) {
+    EXPECT_EQ(p.busiest_rank, 5);
+    EXPECT_NEAR(static_cast<double>(p.busiest_bytes) / static_cast<double>(p.bytes), 8 * 4 / 11.0, 1e-3);
+    EXPECT_NEAR(p.at.time_us / alltoall(8, static_cast<double>(p.busiest_bytes)), 1.0, 0.05);
+  }
+  EXPECT_EQ(hot[0].traffic, "hot:4:rank=5");
+  // A model without alltoall fits has nothing to read it off.
+  shape.collective = "all_reduce";
+  EXPECT_TRUE(predict_alltoallv(fit_model({synthetic::sweep({2, 4, 8}, alltoall, shape)}), 8, 8,
+                                parse_traffic("uniform"), sizes)
+                  .empty());
 }
 
 }  // namespace traffic_test
