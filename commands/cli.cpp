@@ -563,6 +563,9 @@ void check_combinations(const Config& cfg) {
       cfg.timing == TimingMode::pipelined)
     throw UsageError(
         "--precision, --time-per-size and --sync window shape per-iteration samples: not with --timing pipelined");
+  if (cfg.stragglers && cfg.timing == TimingMode::pipelined)
+    throw UsageError(
+        "--stragglers reads each rank's entry into every per-iteration sample: not with --timing pipelined");
   // Checks that need no rank count: the plan's shape.
   (void)sweep_sizes(cfg.min_bytes, cfg.max_bytes, cfg.step_bytes, cfg.step_factor);
 }

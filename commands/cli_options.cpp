@@ -176,6 +176,13 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
        "coll/tuned, NCCL without NCCL_ALGO changes between repeats); docs/failures.md",
        &raw.bitwise},
 
+      {"Checking", "--stragglers", nullptr,
+       "name the straggler: every rank's entry into each per-iteration sample on the synchronised clock; under each "
+       "row the rank (and host) that arrived last, how often (against the 1/n chance), how late, and the skew "
+       "(last vs the median of the others) with its 95% interval; named only when chance cannot explain it and it "
+       "was late by at least 20 us and 10% of the iteration (docs/stragglers.md)",
+       nullptr, &cfg.stragglers},
+
       {"Binding", "--bind", "POLICY",
        "auto (default): each rank's cores and memory on the NUMA node of its GPU, else of its NIC, else spread; keeps "
        "a launcher binding already inside that node. numa: that node's cores always; core: one core of it per rank; "

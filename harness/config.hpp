@@ -61,6 +61,7 @@ struct Config {
   WarmUpOrder warmup_order = WarmUpOrder::automatic;  // automatic: sizes_first on nccl, per_point on mpi
   int check = 1;                                      // verification iterations per point; 0 = no check
   int bitwise = 0;                                    // --bitwise: repeats compared bit for bit (0: off)
+  bool stragglers = false;  // --stragglers: every rank's entry per iteration, the rank that arrived last
   int root = 0;
   // --split, or NCCL_TESTS_SPLIT(_MASK) when not given (split_source names which).
   std::optional<SplitRule> split;

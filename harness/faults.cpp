@@ -18,7 +18,7 @@ Faults parse_faults(const std::string& spec) {
   const auto bad = [&] {
     return UsageError(
         fmt::format("CCBENCH_FAULT '{}': expected corrupt:rank=R or control_hang:rank=R, startup_hang:rank=R, "
-                    "init_hang:rank=R, bitflip:rank=R[:repeat=K], or "
+                    "init_hang:rank=R, bitflip:rank=R[:repeat=K], slow:rank=R[:us=U], or "
                     "hang, exit, stuck, gpu_hang or error with :rank=R[:bytes=S] (host=NAME with or instead of rank=R)",
                     spec));
   };
@@ -34,6 +34,7 @@ Faults parse_faults(const std::string& spec) {
   else if (kind == "startup_hang") f.kind = Faults::Kind::startup_hang;
   else if (kind == "init_hang") f.kind = Faults::Kind::init_hang;
   else if (kind == "bitflip") f.kind = Faults::Kind::bitflip;
+  else if (kind == "slow") f.kind = Faults::Kind::slow;
   else throw bad();
   std::size_t at = colon;
   while (at != std::string::npos) {
@@ -53,9 +54,10 @@ Faults parse_faults(const std::string& spec) {
     if (key == "rank" && v < (1u << 30)) f.rank = static_cast<int>(v);
     else if (key == "repeat" && f.kind == Faults::Kind::bitflip && v >= 1 && v < (1u << 30))
       f.repeat = static_cast<int>(v);
+    else if (key == "us" && f.kind == Faults::Kind::slow && v >= 1 && v <= 10'000'000) f.slow_us = static_cast<long>(v);
     else if (key == "bytes" && f.kind != Faults::Kind::corrupt && f.kind != Faults::Kind::control_hang &&
              f.kind != Faults::Kind::startup_hang && f.kind != Faults::Kind::init_hang &&
-             f.kind != Faults::Kind::bitflip)
+             f.kind != Faults::Kind::bitflip && f.kind != Faults::Kind::slow)
       f.bytes = v;
     else throw bad();
     at = next;

@@ -17,6 +17,9 @@
 //                             NCCL's bootstrap can stall: ncclCommInitRank)
 //   bitflip:rank=R[:repeat=K] --bitwise: one bit of R's result read at repeat K
 //                             (default 2) is flipped, as silent corruption would
+//   slow:rank=R[:us=U]        R sleeps U microseconds (default 1000) after the
+//                             barrier of every timed per-iteration sample, as a rank
+//                             slowed by its CPU arrives late (--stragglers)
 // :host=NAME (with or instead of rank=R) limits a fault to the processes on
 // host NAME (every rank there when no rank is given): one node of a job.
 // Not for measurements: it exists so that tests can prove failures are caught.
@@ -27,12 +30,26 @@
 namespace ccb {
 
 struct Faults {
-  enum class Kind { none, corrupt, hang, exit, stuck, gpu_hang, error, control_hang, startup_hang, init_hang, bitflip };
+  enum class Kind {
+    none,
+    corrupt,
+    hang,
+    exit,
+    stuck,
+    gpu_hang,
+    error,
+    control_hang,
+    startup_hang,
+    init_hang,
+    bitflip,
+    slow
+  };
   Kind kind = Kind::none;
   int rank = -1;  // -1: every rank (only with host)
   std::size_t bytes = 0;
-  int repeat = 2;    // bitflip
-  std::string host;  // "": every host
+  int repeat = 2;       // bitflip
+  long slow_us = 1000;  // slow
+  std::string host;     // "": every host
   bool on(int r) const { return rank < 0 || rank == r; }
   bool corrupts(int r) const { return kind == Kind::corrupt && on(r); }
   bool abort_hangs(int first, int count) const {
@@ -43,6 +60,7 @@ struct Faults {
   bool hangs_startup(int r) const { return kind == Kind::startup_hang && on(r); }
   bool hangs_init(int r) const { return kind == Kind::init_hang && on(r); }
   int flips_at(int r) const { return kind == Kind::bitflip && on(r) ? repeat : 0; }
+  double delay_s(int r) const { return kind == Kind::slow && on(r) ? static_cast<double>(slow_us) * 1e-6 : 0; }
 };
 
 // Throws UsageError on a malformed CCBENCH_FAULT.

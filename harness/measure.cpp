@@ -202,7 +202,8 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
                                     cfg.aggregation, active);
   }
   if (cfg.timing != TimingMode::pipelined)
-    sample_per_iteration(backend, comm, cfg, iters, per_op, active, clock, watchdog, next, out);
+    sample_per_iteration(backend, comm, cfg, iters, per_op, active, clock, watchdog, next, out,
+                         faults.delay_s(locals.front().rank));
 
   if (const std::string why = backend.unverifiable(locals.front()); cfg.check > 0 && !why.empty()) {
     out.note += (out.note.empty() ? "" : "; ") + std::string("not checked: ") + why;

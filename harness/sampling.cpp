@@ -3,6 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
+#include <cstring>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace ccb {
@@ -25,12 +30,27 @@ namespace {
 
 // One batch of barrier-synchronised iterations: per-iteration us per
 // operation on this process.
+// --stragglers: each iteration's entry on rank 0's clock (after the barrier
+// and, under CCBENCH_FAULT=slow, the delay).
+struct Entries {
+  std::vector<double>* times = nullptr;  // nullptr: not recorded
+  double offset_s = 0;                   // this process's offset to rank 0's clock
+  double delay_s = 0;                    // CCBENCH_FAULT=slow on this rank
+  void enter(const Comm& comm) const {
+    // Asleep, not spinning: an oversubscribed test host keeps its CPU for the others.
+    if (delay_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay_s));
+    if (times) times->push_back(comm.now() + offset_s);
+  }
+};
+
 void barrier_batch(Backend& backend, const Comm& comm, long from, long to, double per_op, Watchdog& watchdog,
-                   const std::function<std::span<const OpArgs>(long)>& next, std::vector<double>& out) {
+                   const std::function<std::span<const OpArgs>(long)>& next, std::vector<double>& out,
+                   const Entries& entries = {}) {
   for (long k = from; k < to; ++k) {
     const auto args = next(k);
     backend.prepare(args);
     comm.barrier();
+    entries.enter(comm);
     backend.start_clock();
     backend.run(args);
     out.push_back(backend.stop_clock() / per_op * 1e6);
@@ -49,7 +69,7 @@ struct WindowStats {
 void window_batch(Backend& backend, const Comm& comm, long from, long to, double per_op, double start, double window,
                   const Comm::ClockOffset& clock, Watchdog& watchdog,
                   const std::function<std::span<const OpArgs>(long)>& next, std::vector<double>& out,
-                  WindowStats& stats) {
+                  WindowStats& stats, const Entries& entries) {
   const std::size_t n = static_cast<std::size_t>(to - from);
   std::vector<double> ends(n), starts(n), neg_starts(n);
   long late = 0;
@@ -58,6 +78,7 @@ void window_batch(Backend& backend, const Comm& comm, long from, long to, double
     backend.prepare(args);
     const double target = start + static_cast<double>(k - from) * window;  // rank 0's clock
     while (comm.now() + clock.offset_s < target) {}
+    entries.enter(comm);
     const double actual = comm.now() + clock.offset_s;
     if (actual - target > window / 2) ++late;
     backend.start_clock();
@@ -80,12 +101,43 @@ void window_batch(Backend& backend, const Comm& comm, long from, long to, double
   stats.late += static_cast<long>(comm.sum(static_cast<uint64_t>(late)));
 }
 
+// Every rank's times, on rank 0 (empty elsewhere).
+std::vector<std::vector<double>> gather_times(const Comm& comm, const std::vector<double>& mine) {
+  const std::vector<std::string> all =
+      comm.gather_strings(std::string(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(double)));
+  std::vector<std::vector<double>> times;
+  for (const std::string& bytes : all) {
+    times.emplace_back(bytes.size() / sizeof(double));
+    std::memcpy(times.back().data(), bytes.data(), times.back().size() * sizeof(double));
+  }
+  return times;
+}
+
+// --stragglers: the barrier's own order (kBarrierProbes barriers with nothing
+// after them), then every rank's entries read on rank 0.
+constexpr int kBarrierProbes = 30;
+std::vector<double> probe_barrier_order(const Comm& comm, double offset_s) {
+  std::vector<double> mine;
+  for (int k = 0; k < kBarrierProbes; ++k) {
+    comm.barrier();
+    mine.push_back(comm.now() + offset_s);
+  }
+  return barrier_order_s(gather_times(comm, mine));
+}
+
 }  // namespace
 
 void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg, int first_iters, double per_op,
                           bool active, const Comm::ClockOffset& clock, Watchdog& watchdog,
-                          const std::function<std::span<const OpArgs>(long k)>& next, Measurement& out) {
+                          const std::function<std::span<const OpArgs>(long k)>& next, Measurement& out,
+                          double delay_s) {
   const bool window = cfg.sync == SyncMode::window;
+  std::vector<double> entry_times;
+  const bool recorded =
+      cfg.stragglers && backend.local_ranks() == 1;  // a process of several GPUs has no rank of its own
+  const Entries entries{recorded ? &entry_times : nullptr, clock.offset_s, delay_s};
+  const std::vector<double> barrier_order =
+      recorded && !window ? probe_barrier_order(comm, clock.offset_s) : std::vector<double>{};
   std::vector<double> samples;  // combined over ranks
   double own_sum_us = 0;        // this process's own times (barrier sync), for the rank means
   WindowStats wstats;
@@ -113,10 +165,10 @@ void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg,
       double start = comm.now() + clock.offset_s + slot;
       comm.broadcast(&start, sizeof start);
       const long late_before = wstats.late;
-      window_batch(backend, comm, from, count, per_op, start, slot, clock, watchdog, next, batch, wstats);
+      window_batch(backend, comm, from, count, per_op, start, slot, clock, watchdog, next, batch, wstats, entries);
       if (wstats.late - late_before > (count - from) / 10) slot *= 2;  // too tight: widen for the next batch
     } else {
-      barrier_batch(backend, comm, from, count, per_op, watchdog, next, batch);
+      barrier_batch(backend, comm, from, count, per_op, watchdog, next, batch, entries);
       for (double us : batch) own_sum_us += us;
       comm.max_inplace(batch);  // an iteration lasts until its slowest rank finishes
     }
@@ -132,6 +184,10 @@ void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg,
   }
   out.per_iteration_us = summarize(samples);
   out.per_iteration_count = static_cast<long>(samples.size());
+  if (recorded) {
+    std::vector<std::vector<double>> all = gather_times(comm, entry_times);
+    if (comm.rank() == 0) out.stragglers = find_stragglers(std::move(all), out.per_iteration_us->p50, barrier_order);
+  }
   out.precision_reached = median_precision(*out.per_iteration_us);
   // A process that drives several GPUs times them together: no rank of its own.
   if (!window && backend.local_ranks() == 1 && !samples.empty()) {

@@ -32,8 +32,12 @@ std::string stop_reason(const Config& cfg, const Summary& s, double elapsed_s, l
 // returns the OpArgs of iteration k (one per local rank; --rotate-buffers
 // moves them). `active`: this process takes part (a point-to-point test's
 // rank without a partner does not: it is left out of the rank means).
+// --stragglers: every rank's entry into each iteration is recorded on rank
+// 0's clock and read on rank 0 into out.stragglers (results/stragglers.hpp).
+// delay_s: CCBENCH_FAULT=slow's wait on this rank after each start (0: none).
 void sample_per_iteration(Backend& backend, const Comm& comm, const Config& cfg, int first_iters, double per_op,
                           bool active, const Comm::ClockOffset& clock, Watchdog& watchdog,
-                          const std::function<std::span<const OpArgs>(long k)>& next, Measurement& out);
+                          const std::function<std::span<const OpArgs>(long k)>& next, Measurement& out,
+                          double delay_s = 0);
 
 }  // namespace ccb

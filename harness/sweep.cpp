@@ -507,6 +507,8 @@ class Sweep {
   std::unique_ptr<RunOutputs> outputs_;  // outlives the watchdog: its last words write here
   std::unique_ptr<Progress> progress_;
   std::size_t noisy_points_ = 0;
+  std::size_t straggler_checked_ = 0;            // --stragglers: placements read
+  std::map<int, std::size_t> stragglers_named_;  // rank -> placements it was named at
   std::unique_ptr<Watchdog> watchdog_;
   Buffers buffers_{backend_.memory(), {}};
 };
@@ -630,6 +632,16 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
     }
     fill_time_and_bandwidth(cfg_, c, backend_.ranks(), rec, pl);
     if (!pl.measured) continue;
+    if (pl.stragglers) {
+      ++straggler_checked_;
+      if (split_.groups == 1)  // a group's rank is not the world's: no host then
+        for (const RankPlacement& r : run_.placement)
+          if (r.rank == pl.stragglers->last_rank) pl.stragglers->host = r.host;
+      // A host the run's noise flags name (oversubscribed: ranks share its CPUs) may explain a straggler.
+      for (const std::string& f : run_.noise)
+        if (!pl.stragglers->host.empty() && f.ends_with(" of " + pl.stragglers->host)) pl.stragglers->noise = f;
+      if (pl.stragglers->named) ++stragglers_named_[pl.stragglers->last_rank];
+    }
     pl.noise = measurement_noise(pl);
     noisy_points_ += pl.noise.empty() ? 0 : 1;
     {
@@ -694,6 +706,13 @@ int Sweep::end() {
   EndInfo& end = outputs_->end();
   end.noise = std::move(noise);
   end.noisy_measurements = noisy_points_;
+  end.straggler_checked = straggler_checked_;
+  for (const auto& [rank, count] : stragglers_named_) {
+    std::string host;
+    for (const RankPlacement& r : run_.placement)
+      if (r.rank == rank && split_.groups == 1) host = " (" + r.host + ")";
+    end.stragglers.push_back(fmt::format("rank {}{} named at {}", rank, host, count));
+  }
   end.exit_code = end.wrong_total > 0 ? kExitWrongData : kExitOk;
   end.status = end.wrong_total > 0 ? "wrong_data" : "completed";
   outputs_->finish(end);

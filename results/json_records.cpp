@@ -41,6 +41,19 @@ json placement_json(const Measurement& p) {
                                           {"start_skew_max_us", *p.start_skew_max_us}}
                                    : json(nullptr);
   if (!p.noise.empty()) j["noise"] = p.noise;
+  if (p.stragglers) {
+    const Stragglers& s = *p.stragglers;
+    j["stragglers"] = {{"named", s.named},
+                       {"last_rank", s.last_rank},
+                       {"host", s.host.empty() ? json(nullptr) : json(s.host)},
+                       {"noise", s.noise.empty() ? json(nullptr) : json(s.noise)},
+                       {"last_count", s.last_count},
+                       {"iterations", s.iterations},
+                       {"chance_p", s.chance_p},
+                       {"skew_us", summary_to_json(s.skew_us)},
+                       {"lateness_us", s.lateness_us},
+                       {"last_counts", s.last_counts}};
+  }
   return j;
 }
 
@@ -215,6 +228,7 @@ json end_to_json(const EndInfo& e) {
             {"noise", e.noise},
             {"noisy_measurements", e.noisy_measurements}};
   if (!e.export_errors.empty()) j["export_errors"] = e.export_errors;
+  if (e.straggler_checked > 0) j["stragglers"] = {{"named", e.stragglers}, {"placements", e.straggler_checked}};
   return j;
 }
 

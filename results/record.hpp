@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "results/stats.hpp"
+#include "results/stragglers.hpp"
 
 namespace ccb {
 
@@ -160,7 +161,8 @@ struct Measurement {
   // --sync window: starts that came late, and the spread of actual starts across ranks (us).
   std::optional<long> late_starts;
   std::optional<double> start_skew_p50_us, start_skew_max_us;
-  std::vector<std::string> noise;  // what makes this time untrustworthy (results/noise.hpp); empty: nothing seen
+  std::vector<std::string> noise;        // what makes this time untrustworthy (results/noise.hpp); empty: nothing seen
+  std::optional<Stragglers> stragglers;  // --stragglers (results/stragglers.hpp)
 };
 
 // alltoallv, one point (collectives/traffic.hpp): the rank that moves the
@@ -211,6 +213,10 @@ struct EndInfo {
   double avg_busbw_gbps = 0;
   std::vector<std::string> noise;  // the run's noise: its start's and steal during it (results/noise.hpp)
   std::size_t noisy_measurements = 0, measurements = 0;  // placements flagged, of those measured
+  // --stragglers: each rank named at some placement, "rank 3 (host): 12 of 14
+  // placements"; checked: placements read (0 without --stragglers).
+  std::vector<std::string> stragglers;
+  std::size_t straggler_checked = 0;
   // Exports of the finished run that failed ("--history DB: ..."): the run
   // measured as its status says, and exit_code is 5.
   std::vector<std::string> export_errors;

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 #include "common/sizes.hpp"
@@ -68,6 +69,26 @@ std::string numa_text(const std::vector<int>& numa) {
   std::string s;
   for (int n : numa) s += fmt::format("{}{}", s.empty() ? " numa " : ",", n);
   return s;
+}
+
+// --stragglers, under a row: who arrived last and how late, or that none is named.
+std::string straggler_text(const Stragglers& s) {
+  const auto us = [](double v) {  // 3 significant figures in a unit that needs no exponent
+    const double a = std::fabs(v);
+    return a >= 1e6   ? fmt::format("{:.3g} s", v / 1e6)
+           : a >= 1e3 ? fmt::format("{:.3g} ms", v / 1e3)
+                      : fmt::format("{:.3g} us", v);
+  };
+  const std::string skew = s.skew_us.ci95_lo
+                               ? fmt::format("skew (last vs the median of the others) {}, 95% CI {} to {}",
+                                             us(s.skew_us.p50), us(*s.skew_us.ci95_lo), us(*s.skew_us.ci95_hi))
+                               : fmt::format("skew (last vs the median of the others) {}", us(s.skew_us.p50));
+  const std::string who = fmt::format("rank {}{}", s.last_rank, s.host.empty() ? "" : " (" + s.host + ")");
+  const double late = s.lateness_us[static_cast<std::size_t>(s.last_rank)];
+  return fmt::format("{} {}: last in {} of {} iterations (chance {:.3g}%), {} after the median of the others; {}{}",
+                     s.named ? "straggler" : "no straggler named; most often last:", who, s.last_count, s.iterations,
+                     100.0 / s.ranks, us(late), skew,
+                     s.named && !s.noise.empty() ? "; noise may explain it: " + s.noise : "");
 }
 
 class TableWriter final : public Writer, private TextSink {
@@ -180,6 +201,9 @@ class TableWriter final : public Writer, private TextSink {
     if (!p.out_of_place.note.empty()) emit("#  out-of-place {}\n", p.out_of_place.note);
     if (!p.in_place.note.empty()) emit("#  in-place {}\n", p.in_place.note);
     for (const Measurement* pl : {&p.out_of_place, &p.in_place})
+      if (pl->stragglers)
+        emit("#  ^ {}: {}\n", pl == &p.out_of_place ? "out-of-place" : "in-place", straggler_text(*pl->stragglers));
+    for (const Measurement* pl : {&p.out_of_place, &p.in_place})
       if (!pl->noise.empty())
         emit("#  ^ noise ({}): {}\n", pl == &p.out_of_place ? "out-of-place" : "in-place", fmt::join(pl->noise, "; "));
     if (p.path_classes) {
@@ -204,6 +228,10 @@ class TableWriter final : public Writer, private TextSink {
     for (const auto& n : e.noise) emit("# Noise: {}\n", n);
     if (e.noisy_measurements > 0)
       emit("# Noise: {} of {} measurements flagged (the '^ noise' lines)\n", e.noisy_measurements, e.measurements);
+    if (e.straggler_checked > 0 && e.stragglers.empty())
+      emit("# Stragglers: none named in {} placements (the '^' lines)\n", e.straggler_checked);
+    for (const auto& s : e.stragglers)
+      emit("# Straggler: {} of {} placements (the '^' lines)\n", s, e.straggler_checked);
     emit("#\n");
     flush();
   }
