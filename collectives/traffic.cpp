@@ -262,6 +262,19 @@ std::uint64_t TrafficPlan::busiest_elements() const {
   return n == 0 ? 0 : std::max(sent(r), received(r));
 }
 
+int TrafficPlan::busiest_remote_rank() const {
+  int best = 0;
+  std::uint64_t most = 0;
+  for (int r = 0; r < n; ++r)
+    if (const std::uint64_t m = std::max(sent(r), received(r)) - at(r, r); m > most) most = m, best = r;
+  return best;
+}
+
+std::uint64_t TrafficPlan::busiest_remote_elements() const {
+  const int r = busiest_remote_rank();
+  return n == 0 ? 0 : std::max(sent(r), received(r)) - at(r, r);
+}
+
 std::uint64_t TrafficPlan::largest_buffer() const {
   std::uint64_t most = 0;
   for (int r = 0; r < n; ++r) most = std::max({most, sent(r), received(r)});

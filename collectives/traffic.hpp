@@ -74,6 +74,10 @@ struct TrafficPlan {
   // alltoallv bandwidth divides them by the time.
   int busiest_rank() const;
   std::uint64_t busiest_elements() const;
+  // The same over what crosses a rank's link (its elements to and from
+  // itself left out): the rank and that many elements.
+  int busiest_remote_rank() const;
+  std::uint64_t busiest_remote_elements() const;
   std::uint64_t largest_buffer() const;  // elements: the largest send or receive side of any rank
 };
 

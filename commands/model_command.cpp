@@ -297,37 +297,43 @@ std::string prediction_table(const Model& m, const std::string& file, const std:
   return s;
 }
 
-// model predict --traffic: alltoallv read off the alltoall fits.
+// model predict --traffic: alltoallv read off the alltoall (and sendrecv) fits.
 std::string skewed_table(const std::string& file, const std::vector<SkewedPrediction>& preds) {
   std::string s;
   for (const SkewedPrediction& p : preds) {
     const ModelSeries& x = *p.series;
     s += fmt::format("# PREDICTED (not measured): alltoallv, traffic {}, {} ranks{}\n", terminal_safe(p.traffic),
                      p.ranks, p.nodes > 0 ? fmt::format(" on {} node{}", p.nodes, p.nodes == 1 ? "" : "s") : "");
-    s += fmt::format(
-        "# from the alltoall fit {} of {} (fitted at {} to {} ranks): each size at the alltoall time of\n"
-        "# its busiest rank's bytes (docs/alltoallv.md)\n",
-        x.key(), file, x.counts.front(), x.counts.back());
-    if (x.unusable())
-      s += fmt::format("# flag: UNUSABLE fit: its median left-out error is {}: printed because of --force\n",
-                       left_out_text(x));
+    s += fmt::format("# from {} of {} (fitted at {} to {} ranks)\n", x.key(), file, x.counts.front(), x.counts.back());
+    s += p.link ? fmt::format(
+                      "# and {} (the link bound): each size at the larger of the alltoall at its size and\n"
+                      "# the sendrecv at its busiest rank's bytes across its link (docs/alltoallv.md)\n",
+                      p.link->key())
+                : "# each size at the alltoall time of its busiest rank's bytes (no sendrecv fit for the link bound:\n"
+                  "# docs/alltoallv.md)\n";
+    for (const ModelSeries* f : {p.series, p.link})
+      if (f && f->unusable())
+        s += fmt::format("# flag: UNUSABLE fit {}: its median left-out error is {}: printed because of --force\n",
+                         f->collective, left_out_text(*f));
     for (const std::string& f : p.flags) s += fmt::format("# flag: {}\n", f);
-    s += fmt::format("# {:>10} {:>7} {:>12} {:>11} {:>11} {:>11} {:>8} {:>8}\n", "size", "busiest", "its bytes", "time",
-                     "lo(90%)", "hi(90%)", "algbw", "busbw");
-    s += fmt::format("# {:>10} {:>7} {:>12} {:>11} {:>11} {:>11} {:>8} {:>8}\n", "(B)", "(rank)", "(B)", "(us)", "(us)",
-                     "(us)", "(GB/s)", "(GB/s)");
+    s += fmt::format("# {:>10} {:>7} {:>12} {:>12} {:>8} {:>11} {:>11} {:>11} {:>8} {:>8}\n", "size", "busiest",
+                     "its bytes", "link bytes", "bound", "time", "lo(90%)", "hi(90%)", "algbw", "busbw");
+    s += fmt::format("# {:>10} {:>7} {:>12} {:>12} {:>8} {:>11} {:>11} {:>11} {:>8} {:>8}\n", "(B)", "(rank)", "(B)",
+                     "(B)", "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)");
     const double factor = p.ranks > 1 ? (p.ranks - 1.0) / p.ranks : 1.0;
     for (const SkewedPoint& q : p.points) {
       const double algbw = static_cast<double>(q.busiest_bytes) / (q.at.time_us * 1e3);
-      s += fmt::format("  {:>10} {:>7} {:>12} {:>11.2f} {:>11} {:>11} {:>8.3g} {:>8.3g}\n", q.bytes, q.busiest_rank,
-                       q.busiest_bytes, q.at.time_us, interval_cell(q.at.lo_us, q.at.unbounded),
+      s += fmt::format("  {:>10} {:>7} {:>12} {:>12} {:>8} {:>11.2f} {:>11} {:>11} {:>8.3g} {:>8.3g}\n", q.bytes,
+                       q.busiest_rank, q.busiest_bytes, p.link ? std::to_string(q.link_bytes) : "-",
+                       q.bound.empty() ? "-" : q.bound, q.at.time_us, interval_cell(q.at.lo_us, q.at.unbounded),
                        interval_cell(q.at.hi_us, q.at.unbounded), algbw, algbw * factor);
     }
     s += "\n";
   }
   s += "# size: bytes a rank sends on average; busiest: the rank that moves the most and its bytes (sent or\n"
-       "# received, the larger); time: predicted microseconds, lo/hi its 90% interval; algbw = its bytes / time,\n"
-       "# busbw = algbw x (n-1)/n, as ccbench alltoallv and nccl-tests' alltoallv print them.\n";
+       "# received, the larger); link bytes: the most any rank moves across its link (its own left out); bound:\n"
+       "# which fit set the time; time: predicted microseconds, lo/hi its 90% interval; algbw = its bytes /\n"
+       "# time, busbw = algbw x (n-1)/n, as ccbench alltoallv and nccl-tests' alltoallv print them.\n";
   return s;
 }
 
@@ -561,9 +567,9 @@ void checked_alltoallv(const Model& m, const std::vector<ResultSet>& runs, std::
           const auto q = std::find_if(sp.points.begin(), sp.points.end(),
                                       [&](const SkewedPoint& z) { return z.bytes == p->bytes; });
           if (q == sp.points.end()) continue;
-          rows.push_back({fmt::format("alltoallv {} from {}", sp.traffic, x.key(false)), scale.first, scale.second,
-                          p->bytes, p->time_us, q->at.time_us, q->at.lo_us, q->at.hi_us, q->at.unbounded, "", "", "",
-                          true});
+          rows.push_back({fmt::format("alltoallv {} from {}{}", sp.traffic, x.key(false), sp.link ? " + sendrecv" : ""),
+                          scale.first, scale.second, p->bytes, p->time_us, q->at.time_us, q->at.lo_us, q->at.hi_us,
+                          q->at.unbounded, "", "", "", true});
         }
     }
   }

@@ -42,6 +42,9 @@ class Comm {
   virtual std::unique_ptr<Comm> split(int color) const = 0;
   // Seconds on this process's clock (MPI_Wtime; steady_clock alone).
   virtual double now() const = 0;
+  // Sends `bytes` of `send` to rank `to` while receiving as many from rank
+  // `from` into `recv` (MPI_Sendrecv); the seconds it took on this process.
+  virtual double exchange_s(int to, int from, const void* send, void* recv, std::size_t bytes) const = 0;
   // Rank 0's clock minus this process's, from the round trip with the
   // smallest time of `rounds` ping-pongs with rank 0 (collective), and that
   // round trip; {0, 0} on rank 0.
@@ -70,6 +73,7 @@ class SoloComm final : public Comm {
   std::vector<std::string> gather_strings(const std::string& mine) const override { return {mine}; }
   std::unique_ptr<Comm> split(int color) const override { return color < 0 ? nullptr : std::make_unique<SoloComm>(); }
   double now() const override;
+  double exchange_s(int, int, const void*, void*, std::size_t) const override { return 0; }
   ClockOffset clock_offset(int) const override { return {}; }
   std::string mpi_library() const override { return ""; }
   std::string mpi_standard() const override { return ""; }

@@ -147,4 +147,11 @@ std::string MpiComm::mpi_standard() const {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
+double MpiComm::exchange_s(int to, int from, const void* send, void* recv, std::size_t bytes) const {
+  const double start = MPI_Wtime();
+  MPI_Sendrecv(send, static_cast<int>(bytes), MPI_BYTE, to, 71, recv, static_cast<int>(bytes), MPI_BYTE, from, 71,
+               comm_, MPI_STATUS_IGNORE);
+  return MPI_Wtime() - start;
+}
+
 }  // namespace ccb

@@ -24,6 +24,7 @@ class MpiComm final : public Comm {
   std::vector<std::string> gather_strings(const std::string& mine) const override;
   std::unique_ptr<Comm> split(int color) const override;
   double now() const override { return MPI_Wtime(); }
+  double exchange_s(int to, int from, const void* send, void* recv, std::size_t bytes) const override;
   ClockOffset clock_offset(int rounds) const override;
   std::string mpi_library() const override;
   std::string mpi_standard() const override;

@@ -28,8 +28,6 @@ std::string stop_reason(const Config& cfg, const Summary& s, double elapsed_s, l
 
 namespace {
 
-// One batch of barrier-synchronised iterations: per-iteration us per
-// operation on this process.
 // --stragglers: each iteration's entry on rank 0's clock (after the barrier
 // and, under CCBENCH_FAULT=slow, the delay).
 struct Entries {
@@ -43,6 +41,8 @@ struct Entries {
   }
 };
 
+// One batch of barrier-synchronised iterations: per-iteration us per
+// operation on this process.
 void barrier_batch(Backend& backend, const Comm& comm, long from, long to, double per_op, Watchdog& watchdog,
                    const std::function<std::span<const OpArgs>(long)>& next, std::vector<double>& out,
                    const Entries& entries = {}) {

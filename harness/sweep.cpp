@@ -29,6 +29,7 @@
 #endif
 #include "common/launcher.hpp"
 #include "harness/progress.hpp"
+#include "harness/link_probe.hpp"
 #include "harness/run_info.hpp"
 #include "harness/sweep_sizes.hpp"
 #include "harness/bind_rank.hpp"
@@ -664,6 +665,13 @@ int Sweep::run() {
   cpu_before_ = sample_cpu();
   run_.noise = oversubscription(run_.placement);
   for (std::string& f : host_load_flags(comm_, cpu_before_, false)) run_.noise.push_back(std::move(f));
+  if (cfg_.stragglers) {  // a slow link makes no rank late: probed on its own (docs/stragglers.md)
+    watchdog_->set_activity("the start-up: the link probe between hosts (--stragglers)");
+    const LinkProbe probe = probe_links(comm_, placed_.me.host);
+    run_.link_probe_bytes = probe.bytes;
+    run_.link_probe_repeats = probe.repeats;
+    run_.link_probe = probe.reading;
+  }
   nvlink_note_ = nvlink_under_pcie(cfg_, comm_, backend_, placed_.topo_json);
   if (!nvlink_note_.empty()) run_.path_evidence += "; " + nvlink_note_;
   if (rank_ == 0) {

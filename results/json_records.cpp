@@ -172,6 +172,19 @@ json run_to_json(const RunInfo& r) {
   };
   if (r.io) j["io"] = io_run_json(*r.io);
   if (!r.traffic.empty()) j["config"]["traffic"] = {{"model", r.traffic}, {"from", r.traffic_from}};
+  if (r.link_probe_bytes > 0) {
+    const LinkReading& l = r.link_probe;
+    json links = json::array();
+    for (double s : l.link_s) links.push_back(s * 1e3);
+    j["link_probe"] = {{"bytes", r.link_probe_bytes},
+                       {"repeats", r.link_probe_repeats},
+                       {"hosts", l.hosts},
+                       {"link_ms", links},
+                       {"reference_ms", l.link_s.empty() ? json(nullptr) : json(l.reference_s * 1e3)},
+                       {"slow_hosts", l.slow_hosts},
+                       {"slow_links", l.slow_links},
+                       {"text", l.link_s.empty() ? json(nullptr) : json(l.text())}};
+  }
   j["noise"] = r.noise;
   return j;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "results/stats.hpp"
+#include "results/link_probe.hpp"
 #include "results/stragglers.hpp"
 
 namespace ccb {
@@ -95,6 +96,10 @@ struct RunInfo {
   int groups = 1;                     // --split: groups side by side (1 without)
   std::string split;                  // --split's rule and source ("MOD 2 (--split)"), "" without
   std::string traffic, traffic_from;  // alltoallv: the model ("hot:4:rank=0") and where it was given
+  // --stragglers: the link probe between hosts (results/link_probe.hpp); bytes 0: not run.
+  std::size_t link_probe_bytes = 0;
+  int link_probe_repeats = 0;
+  LinkReading link_probe;
   std::vector<RankPlacement> placement;
   std::vector<NodeRecord> node_topologies;         // one per distinct node
   std::vector<std::string> node_differences;       // how nodes differ where it matters

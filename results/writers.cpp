@@ -118,6 +118,12 @@ class TableWriter final : public Writer, private TextSink {
           "of\n#   what it sends and receives) / time, as nccl-tests' alltoallv; each row's '# traffic' line names "
           "that rank\n",
           r.traffic, r.traffic_from);
+    if (r.link_probe_bytes > 0)
+      emit("#  link probe ({} each way, one rank per host in a ring, median of {}): {}\n",
+           format_size(r.link_probe_bytes), r.link_probe_repeats,
+           r.link_probe.link_s.empty() ? fmt::format("not run: {} host{} (it needs {})", r.link_probe.hosts.size(),
+                                                     r.link_probe.hosts.size() == 1 ? "" : "s", kLinkProbeHosts)
+                                       : r.link_probe.text());
     emit("{}", comment_lines("#  clock: ", r.clock));
     emit("#  path requested {} observed {}\n", r.path_requested, r.path_observed);
     if (!r.path_tcp_interfaces.empty() && (r.path_requested == "tcp" || r.path_observed == "tcp"))

@@ -1,13 +1,20 @@
-// alltoallv predicted from the model's uniform alltoall (docs/alltoallv.md
-// "Predicted"): a point whose ranks send S bytes on average under a traffic
-// model is bound by its busiest rank, which moves B bytes (the larger of what
-// it sends and receives). In a uniform alltoall of B bytes per rank every rank
-// moves B through its link, so the skewed point takes what that alltoall
-// takes: time_v(S) = time_alltoall(B), with its 90% interval, read off the
-// alltoall fit at the target's ranks and nodes (its flags included). What
-// this leaves out: a rank that moves B only one way (a hot receiver whose
-// sends stay at S) loads one direction of its link where the uniform
-// alltoall loads both.
+// alltoallv predicted from the model's fits (docs/alltoallv.md "Predicted").
+// A point whose ranks send S bytes on average under a traffic model is bound
+// by its busiest rank, which moves B bytes (the larger of what it sends and
+// receives).
+//
+// With a sendrecv fit (ring shift: every rank sends to the next and receives
+// from the previous, so every link carries its size both ways at once, link
+// bound) of the same dtype, path and memory: time_v(S) = max(alltoall(S),
+// sendrecv(R)), R the busiest rank's bytes across its link (its bytes to and
+// from itself left out). The alltoall at S carries what a uniform exchange of
+// S costs (its algorithm, its flows); the busiest link cannot be faster than
+// R on a link. The interval is the max of the two intervals.
+//
+// Without one: time_v(S) = alltoall(B), the uniform alltoall in which every
+// rank moves B. That carries the uniform run's own inefficiency to the hot
+// rank's bytes and over-predicts skew where a uniform alltoall runs well
+// below the link rate (the emulated cluster: docs/alltoallv.md).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -21,12 +28,15 @@ namespace ccb {
 struct SkewedPoint {
   std::uint64_t bytes = 0;  // the alltoallv size: bytes a rank sends on average
   int busiest_rank = 0;
-  std::uint64_t busiest_bytes = 0;  // B: the alltoall size it is read at
-  PredictedPoint at;                // the alltoall prediction at B (NaN when it could not be read)
+  std::uint64_t busiest_bytes = 0;  // B
+  std::uint64_t link_bytes = 0;     // R (with a sendrecv fit)
+  std::string bound;                // "alltoall" or "link": which of the two set the time ("" without sendrecv)
+  PredictedPoint at;                // the prediction (NaN when it could not be read)
 };
 
 struct SkewedPrediction {
   const ModelSeries* series = nullptr;  // the out-of-place alltoall fit it rests on
+  const ModelSeries* link = nullptr;    // the sendrecv fit of the link bound (nullptr: none)
   std::string traffic;                  // the model, as --traffic takes it
   int ranks = 0, nodes = 0;
   std::vector<std::string> flags;  // the alltoall prediction's

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "results/link_probe.hpp"
 #include "results/stragglers.hpp"
 
 namespace ccb {
@@ -71,6 +72,34 @@ TEST(Stragglers, TooLittleToReadIsNothing) {
   EXPECT_FALSE(find_stragglers(entries(2, 3, 1, 1, 500), 400)->named);
   EXPECT_NEAR(binomial_tail(10, 10, 0.5), 1.0 / 1024, 1e-12);
   EXPECT_DOUBLE_EQ(binomial_tail(10, 0, 0.5), 1.0);
+}
+
+// The link probe's reading: a host whose NIC is slow slows both its ring
+// links; one slow cable slows one link; a uniform ring names nothing.
+TEST(LinkProbe, ASlowHostsTwoLinksNameItAndOneSlowLinkNamesItsEnds) {
+  const std::vector<std::string> hosts{"a", "b", "c", "d", "e", "f"};
+  // Position p's exchange is slow when one of its two links is: host c (2) slow both ways.
+  const std::vector<double> a{0.04, 0.16, 0.16, 0.16, 0.04, 0.04}, b{0.04, 0.16, 0.17, 0.16, 0.04, 0.04};
+  const LinkReading r = read_links(hosts, a, b);
+  ASSERT_EQ(r.link_s.size(), 6u);
+  EXPECT_EQ(r.slow_hosts, std::vector<std::string>{"c"});
+  EXPECT_TRUE(r.slow_links.empty());  // both explained by host c
+  EXPECT_NE(r.text().find("host c: both its links slow (160 ms and 160 ms)"), std::string::npos) << r.text();
+  // The cable between d and e only: positions 3 and 4 slow in both passes.
+  const LinkReading cable = read_links(hosts, {0.04, 0.04, 0.04, 0.2, 0.2, 0.04}, {0.04, 0.04, 0.04, 0.2, 0.2, 0.04});
+  EXPECT_TRUE(cable.slow_hosts.empty());
+  EXPECT_EQ(cable.slow_links, std::vector<int>{3});
+  EXPECT_NE(cable.text().find("link d <-> e: slow (200 ms)"), std::string::npos) << cable.text();
+  // Four hosts, b slow: every exchange but d's touches b; two of the four links slow, still named (the
+  // fastest quarter is the reference, not the median).
+  EXPECT_EQ(read_links({"a", "b", "c", "d"}, {0.4, 0.4, 0.4, 0.1}, {0.4, 0.4, 0.4, 0.1}).slow_hosts,
+            std::vector<std::string>{"b"});
+  EXPECT_FALSE(read_links(hosts, {0.04, 0.041, 0.042, 0.04, 0.043, 0.04}, {0.04, 0.04, 0.05, 0.04, 0.04, 0.045})
+                   .slow_links.size());
+  EXPECT_NE(read_links(hosts, std::vector<double>(6, 0.04), std::vector<double>(6, 0.04)).text().find("no slow link"),
+            std::string::npos);
+  // Three hosts: every exchange touches a slow host, so nothing could stand apart: not read.
+  EXPECT_TRUE(read_links({"a", "b", "c"}, {1, 1, 1}, {1, 1, 1}).link_s.empty());
 }
 
 }  // namespace stragglers_test

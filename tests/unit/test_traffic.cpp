@@ -3,6 +3,7 @@
 // bad input refused in one line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "analysis/model/skewed_alltoall.hpp"
@@ -163,6 +164,29 @@ TEST(Traffic, AlltoallvIsPredictedAtItsBusiestRanksBytes) {
     EXPECT_NEAR(p.at.time_us / alltoall(8, static_cast<double>(p.busiest_bytes)), 1.0, 0.05);
   }
   EXPECT_EQ(hot[0].traffic, "hot:4:rank=5");
+  EXPECT_EQ(hot[0].link, nullptr);  // no sendrecv fit: no link bound
+
+  // With a sendrecv fit (link bound: 2 B/us per link), the larger of the alltoall at the size and the
+  // sendrecv at the busiest rank's bytes across its link.
+  synthetic::Shape link_shape = shape;
+  link_shape.collective = "sendrecv";
+  link_shape.to = 256u << 20;
+  const auto sendrecv = [](int, double s) { return 10.0 + s / 2000.0; };
+  ResultSet both = synthetic::sweep({2, 4, 8}, alltoall, shape);
+  const ResultSet links = synthetic::sweep({2, 4, 8}, sendrecv, link_shape);
+  both.points.insert(both.points.end(), links.points.begin(), links.points.end());
+  const Model m2 = fit_model({both});
+  const std::vector<SkewedPrediction> bound = predict_alltoallv(m2, 8, 8, parse_traffic("hot:4:rank=5"), sizes);
+  ASSERT_EQ(bound.size(), 1u);
+  ASSERT_NE(bound[0].link, nullptr);
+  for (const SkewedPoint& p : bound[0].points) {
+    // Rank 5 receives 8 x 4/11 of the size, 4/11 of it from itself: 7 x 4/11 across its link.
+    EXPECT_NEAR(static_cast<double>(p.link_bytes) / static_cast<double>(p.bytes), 7 * 4 / 11.0, 1e-3);
+    const double uniform = alltoall(8, static_cast<double>(p.bytes)),
+                 link = sendrecv(8, static_cast<double>(p.link_bytes));
+    EXPECT_EQ(p.bound, link > uniform ? "link" : "alltoall");
+    EXPECT_NEAR(p.at.time_us / std::max(uniform, link), 1.0, 0.05);
+  }
   // A model without alltoall fits has nothing to read it off.
   shape.collective = "all_reduce";
   EXPECT_TRUE(predict_alltoallv(fit_model({synthetic::sweep({2, 4, 8}, alltoall, shape)}), 8, 8,
