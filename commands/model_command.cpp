@@ -538,6 +538,15 @@ CheckTargets parse_check_targets(const std::string& targets) {
   return target;
 }
 
+// The sizes of measured points, ascending, each once.
+std::vector<std::uint64_t> distinct_sizes(const std::vector<const ImportedPoint*>& points) {
+  std::vector<std::uint64_t> sizes;
+  for (const ImportedPoint* p : points) sizes.push_back(p->bytes);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
 // Measured alltoallv points, predicted from the alltoall fits under their
 // runs' traffic model (config.traffic; a set of several models is refused).
 void checked_alltoallv(const Model& m, const std::vector<ResultSet>& runs, std::vector<Checked>& rows) {
@@ -556,11 +565,8 @@ void checked_alltoallv(const Model& m, const std::vector<ResultSet>& runs, std::
                       r.label, t->second));
     const TrafficModel traffic = parse_traffic(t->second);
     for (const auto& [scale, points] : by_scale) {
-      std::vector<std::uint64_t> sizes;
-      for (const ImportedPoint* p : points) sizes.push_back(p->bytes);
-      std::sort(sizes.begin(), sizes.end());
-      sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-      for (const SkewedPrediction& sp : predict_alltoallv(m, scale.first, scale.second, traffic, sizes))
+      for (const SkewedPrediction& sp :
+           predict_alltoallv(m, scale.first, scale.second, traffic, distinct_sizes(points)))
         for (const ImportedPoint* p : points) {
           const ModelSeries& x = *sp.series;
           if (p->dtype != x.dtype || p->path != x.path || p->memory != x.memory) continue;
@@ -586,11 +592,7 @@ std::vector<Checked> checked_rows(const Model& m, const std::vector<ResultSet>& 
         by_scale[{p.ranks, p.nodes}].push_back(&p);  // 0 B: nothing to score
   std::vector<Checked> rows;
   for (const auto& [scale, points] : by_scale) {
-    std::vector<std::uint64_t> sizes;
-    for (const ImportedPoint* p : points) sizes.push_back(p->bytes);
-    std::sort(sizes.begin(), sizes.end());
-    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-    for (const Prediction& pred : predict(m, scale.first, scale.second, sizes)) {
+    for (const Prediction& pred : predict(m, scale.first, scale.second, distinct_sizes(points))) {
       const ModelSeries& x = *pred.series;
       for (const ImportedPoint* p : points) {
         if (p->collective != x.collective || p->dtype != x.dtype || p->op != x.op || p->path != x.path ||

@@ -341,13 +341,19 @@ PointRecord new_record(const Config& cfg, const SplitInfo& split, const Backend&
   return rec;
 }
 
+// The host of world rank `rank` ("" when the placement does not list it).
+std::string host_of(const std::vector<RankPlacement>& placement, int rank) {
+  for (const RankPlacement& p : placement)
+    if (p.rank == rank) return p.host;
+  return "";
+}
+
 // alltoallv: the point's busiest rank (named with its host) and the extremes.
 TrafficPoint traffic_point(const TrafficPlan& plan, std::size_t elem, const std::vector<RankPlacement>& placement) {
   TrafficPoint t;
   t.busiest_rank = plan.busiest_rank();
   t.busiest_bytes = plan.busiest_elements() * elem;
-  for (const RankPlacement& p : placement)
-    if (p.rank == t.busiest_rank) t.busiest_host = p.host;
+  t.busiest_host = host_of(placement, t.busiest_rank);
   t.sent_min = t.received_min = std::numeric_limits<std::size_t>::max();
   for (int r = 0; r < plan.n; ++r) {
     const std::size_t sent = plan.sent(r) * elem, received = plan.received(r) * elem;
@@ -636,8 +642,7 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
     if (pl.stragglers) {
       ++straggler_checked_;
       if (split_.groups == 1)  // a group's rank is not the world's: no host then
-        for (const RankPlacement& r : run_.placement)
-          if (r.rank == pl.stragglers->last_rank) pl.stragglers->host = r.host;
+        pl.stragglers->host = host_of(run_.placement, pl.stragglers->last_rank);
       // A host the run's noise flags name (oversubscribed: ranks share its CPUs) may explain a straggler.
       for (const std::string& f : run_.noise)
         if (!pl.stragglers->host.empty() && f.ends_with(" of " + pl.stragglers->host)) pl.stragglers->noise = f;
@@ -716,10 +721,8 @@ int Sweep::end() {
   end.noisy_measurements = noisy_points_;
   end.straggler_checked = straggler_checked_;
   for (const auto& [rank, count] : stragglers_named_) {
-    std::string host;
-    for (const RankPlacement& r : run_.placement)
-      if (r.rank == rank && split_.groups == 1) host = " (" + r.host + ")";
-    end.stragglers.push_back(fmt::format("rank {}{} named at {}", rank, host, count));
+    const std::string host = split_.groups == 1 ? host_of(run_.placement, rank) : "";
+    end.stragglers.push_back(fmt::format("rank {}{} named at {}", rank, host.empty() ? "" : " (" + host + ")", count));
   }
   end.exit_code = end.wrong_total > 0 ? kExitWrongData : kExitOk;
   end.status = end.wrong_total > 0 ? "wrong_data" : "completed";

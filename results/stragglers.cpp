@@ -65,7 +65,6 @@ std::optional<Stragglers> find_stragglers(std::vector<std::vector<double>> entri
   if (iters < 1) return std::nullopt;
   Stragglers s;
   s.iterations = iters;
-  s.ranks = n;
   s.last_counts.assign(static_cast<std::size_t>(n), 0);
   std::vector<std::vector<double>> late(static_cast<std::size_t>(n));  // per rank, per iteration: vs the median
   std::vector<double> skew, column(static_cast<std::size_t>(n)), sorted;

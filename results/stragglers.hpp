@@ -33,7 +33,6 @@ inline constexpr double kStragglerFloorUs = 20;
 
 struct Stragglers {
   long iterations = 0;
-  int ranks = 0;
   int last_rank = 0;                // the rank that arrived last most often
   long last_count = 0;              // in that many iterations
   double chance_p = 1;              // the binomial tail of that count under chance, times n
@@ -42,7 +41,7 @@ struct Stragglers {
   std::string noise;                // the run's noise flag of that host that may explain it ("oversubscribed: ...")
   Summary skew_us;                  // skew(i) over iterations
   std::vector<double> lateness_us;  // per rank
-  std::vector<long> last_counts;    // per rank: iterations it arrived last
+  std::vector<long> last_counts;    // per rank: iterations it arrived last (its size: the ranks)
 };
 
 // entries_s[r][i]: rank r's entry into iteration i (seconds, one clock).

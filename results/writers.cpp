@@ -87,7 +87,7 @@ std::string straggler_text(const Stragglers& s) {
   const double late = s.lateness_us[static_cast<std::size_t>(s.last_rank)];
   return fmt::format("{} {}: last in {} of {} iterations (chance {:.3g}%), {} after the median of the others; {}{}",
                      s.named ? "straggler" : "no straggler named; most often last:", who, s.last_count, s.iterations,
-                     100.0 / s.ranks, us(late), skew,
+                     100.0 / static_cast<double>(s.last_counts.size()), us(late), skew,
                      s.named && !s.noise.empty() ? "; noise may explain it: " + s.noise : "");
 }
 

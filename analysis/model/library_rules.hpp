@@ -10,14 +10,15 @@
 //
 // Open MPI's rules for blocking calls are coll/tuned's fixed decision
 // functions (ompi/mca/coll/tuned/coll_tuned_decision_fixed.c), transcribed
-// for all_reduce with a commutative op from v4.1.4; the function is the same
-// in every 4.1.x release (4.1.0 to 4.1.7 compared). Nonblocking calls
+// for all_reduce, all_gather (MPI_Allgather) and reduce_scatter
+// (MPI_Reduce_scatter_block) with a commutative op; the file is the same in
+// every 4.1.x release (4.1.0 to 4.1.8 compared). Nonblocking calls
 // (MPI_Iallreduce: ccbench --mpi-calls nonblocking, ccbench replay) go to
 // coll/libnbc, whose selection in nbc_iallreduce.c is another rule: binomial
 // below 4 ranks, below 64 KiB or in place, else rabenseifner (while the
-// count holds a power of two's elements), else ring. Other collectives,
-// other versions and non-commutative ops are not tabulated: their choice is
-// unknown.
+// count holds a power of two's elements), else ring; libnbc's choice for
+// the other collectives is not tabulated. Other collectives, other versions
+// and non-commutative ops are not tabulated: their choice is unknown.
 #pragma once
 #include <cstdint>
 #include <optional>
