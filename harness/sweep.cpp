@@ -643,9 +643,10 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
       ++straggler_checked_;
       if (split_.groups == 1)  // a group's rank is not the world's: no host then
         pl.stragglers->host = host_of(run_.placement, pl.stragglers->last_rank);
-      // A host the run's noise flags name (oversubscribed: ranks share its CPUs) may explain a straggler.
+      // Every noise flag naming the host (its ranks share CPUs, it was busy) may explain a straggler.
       for (const std::string& f : run_.noise)
-        if (!pl.stragglers->host.empty() && f.ends_with(" of " + pl.stragglers->host)) pl.stragglers->noise = f;
+        if (!pl.stragglers->host.empty() && f.ends_with(" of " + pl.stragglers->host))
+          pl.stragglers->noise += (pl.stragglers->noise.empty() ? "" : "; ") + f;
       if (pl.stragglers->named) ++stragglers_named_[pl.stragglers->last_rank];
     }
     pl.noise = measurement_noise(pl);
