@@ -12,27 +12,18 @@
 #include <random>
 #include <sstream>
 
+#include "collectives/traffic_draws.hpp"
 #include "common/errors.hpp"
 
 namespace ccb {
 namespace {
 
+using traffic_draws::number;
+using traffic_draws::standard_normal;
+using traffic_draws::whole;
+
 constexpr double kMaxSigma = 4;
 constexpr int kMaxPermutations = 64;
-
-std::optional<double> number(std::string_view s) {
-  double v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-std::optional<std::uint64_t> whole(std::string_view s) {
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
-  return v;
-}
 
 std::vector<std::string_view> fields(std::string_view s) {
   std::vector<std::string_view> out;
@@ -43,14 +34,6 @@ std::vector<std::string_view> fields(std::string_view s) {
     if (colon == std::string_view::npos) return out;
     at = colon + 1;
   }
-}
-
-// Standard normals from a fixed generator (Box-Muller: std::normal_distribution's
-// algorithm differs between standard libraries).
-double standard_normal(std::mt19937_64& g) {
-  const double u1 = (static_cast<double>(g() >> 11) + 0.5) * 0x1.0p-53;  // (0, 1)
-  const double u2 = static_cast<double>(g() >> 11) * 0x1.0p-53;
-  return std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
 }
 
 // Whole counts in proportion to `weights` summing to exactly `total`: each
@@ -89,6 +72,7 @@ std::string TrafficModel::text() const {
     case TrafficKind::lognormal: return fmt::format("lognormal:{:g}:seed={}", value, seed);
     case TrafficKind::permutations: return fmt::format("permutations:{:g}:seed={}", value, seed);
     case TrafficKind::matrix: return "matrix:" + file;
+    case TrafficKind::moe: return "moe:" + moe_text(moe, seed);
   }
   return "?";
 }
@@ -147,6 +131,11 @@ TrafficModel parse_traffic(std::string_view spec) {
     read.from = m.from;
     return read;
   }
+  if (kind == "moe") {
+    m.kind = TrafficKind::moe;
+    m.moe = parse_moe(f, spec, m.seed);
+    return m;
+  }
   if (kind == "uniform") {
     if (f.size() != 1) throw bad("uniform takes no value");
     m.kind = TrafficKind::uniform;
@@ -158,8 +147,8 @@ TrafficModel parse_traffic(std::string_view spec) {
   else if (kind == "permutations") m.kind = TrafficKind::permutations;
   else
     throw bad(
-        "expected uniform, spread:F, hot:R[:rank=K], lognormal:SIGMA[:seed=N], permutations:K[:seed=N] or "
-        "matrix:FILE");
+        "expected uniform, spread:F, hot:R[:rank=K], lognormal:SIGMA[:seed=N], permutations:K[:seed=N], "
+        "matrix:FILE or moe:experts=E:topk=K:hidden=H[:...]");
   if (f.size() < 2) throw bad(fmt::format("{} needs a value ({}:VALUE)", kind, kind));
   const auto v = number(f[1]);
   if (!v) throw bad(fmt::format("'{}' is not a number", f[1]));
@@ -291,6 +280,19 @@ TrafficPlan make_traffic_plan(const TrafficModel& m, int n, std::uint64_t per_ra
                     "one, never a smaller one)",
                     m.file, m.dim, n));
   const std::size_t nn = static_cast<std::size_t>(n);
+  if (m.kind == TrafficKind::moe) {  // whole tokens of H elements
+    const std::uint64_t tokens = per_rank / m.moe.hidden;
+    if (tokens == 0)
+      throw UsageError(
+          fmt::format("--traffic {}: a point of {} elements per rank holds no token of {} elements: "
+                      "start the sweep at a size of at least one token (-b)",
+                      m.text(), per_rank, m.moe.hidden));
+    TrafficPlan plan;
+    plan.n = n;
+    plan.counts = moe_tokens(m.moe, n, tokens, m.seed);
+    for (std::uint64_t& c : plan.counts) c *= m.moe.hidden;
+    return plan;
+  }
   std::vector<double> w(nn * nn, 1.0);  // weights, row by row
   std::mt19937_64 g(m.seed);
   switch (m.kind) {
@@ -324,6 +326,7 @@ TrafficPlan make_traffic_plan(const TrafficModel& m, int n, std::uint64_t per_ra
       }
       break;
     }
+    case TrafficKind::moe: break;
     case TrafficKind::matrix:
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j) w[i * nn + j] = m.weights[static_cast<std::size_t>(i) * m.dim + j];

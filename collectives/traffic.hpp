@@ -23,18 +23,26 @@
 //   matrix:FILE        nccl-tests' matrix file (NCCL_TESTS_ALLTOALLV_MATRIX_FILE):
 //                      row i, column j the bytes rank i sends to rank j;
 //                      its shape, scaled so that ranks send S bytes on average
+//   moe:experts=E:topk=K:hidden=H[:hot=R[:rank=K]|:lognormal=SIGMA][:seed=N]
+//       [:dispatch|:combine][:routing=FILE]
+//                      a mixture-of-experts layer's dispatch (or combine) of
+//                      S / H tokens of H elements per rank to their top-K of E
+//                      experts (collectives/moe_routing.hpp, docs/moe.md)
 //
-// Every model but matrix sends exactly S from every rank; the size column is
-// the bytes a rank sends on average (nccl-tests': the bytes each rank sends).
+// Every model but matrix and moe sends exactly S from every rank; the size
+// column is the bytes a rank sends on average (nccl-tests': the bytes each
+// rank sends); for moe it is the bytes of a rank's tokens (T x H elements).
 #pragma once
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "collectives/moe_routing.hpp"
+
 namespace ccb {
 
-enum class TrafficKind { uniform, spread, hot, lognormal, permutations, matrix };
+enum class TrafficKind { uniform, spread, hot, lognormal, permutations, matrix, moe };
 
 struct TrafficModel {
   TrafficKind kind = TrafficKind::spread;
@@ -44,6 +52,7 @@ struct TrafficModel {
   std::string file;             // matrix: the path, as given
   int dim = 0;                  // matrix: rows (= columns)
   std::vector<double> weights;  // matrix: dim x dim bytes, row by row
+  MoeRouting moe;               // moe: the layer and its routing
   std::string from;             // where it was given: "--traffic", "NCCL_TESTS_ALLTOALLV_SPREAD", "default"
   // The model as --traffic takes it ("hot:4:rank=0", "lognormal:1:seed=7").
   std::string text() const;

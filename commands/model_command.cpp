@@ -330,8 +330,9 @@ std::string skewed_table(const std::string& file, const std::vector<SkewedPredic
     }
     s += "\n";
   }
-  s += "# size: bytes a rank sends on average; busiest: the rank that moves the most and its bytes (sent or\n"
-       "# received, the larger); link bytes: the most any rank moves across its link (its own left out); bound:\n"
+  s += "# size: bytes a rank sends on average (moe: the bytes of a rank's tokens); busiest: the rank that\n"
+       "# moves the most and its bytes (sent or received, the larger); link bytes: the most any rank moves across its "
+       "link (its own left out); bound:\n"
        "# which fit set the time; time: predicted microseconds, lo/hi its 90% interval; algbw = its bytes /\n"
        "# time, busbw = algbw x (n-1)/n, as ccbench alltoallv and nccl-tests' alltoallv print them.\n";
   return s;

@@ -349,17 +349,33 @@ std::string host_of(const std::vector<RankPlacement>& placement, int rank) {
 }
 
 // alltoallv: the point's busiest rank (named with its host) and the extremes.
-TrafficPoint traffic_point(const TrafficPlan& plan, std::size_t elem, const std::vector<RankPlacement>& placement) {
+TrafficPoint traffic_point(const TrafficModel& model, const TrafficPlan& plan, std::size_t elem, std::size_t count,
+                           const std::vector<RankPlacement>& placement) {
   TrafficPoint t;
   t.busiest_rank = plan.busiest_rank();
   t.busiest_bytes = plan.busiest_elements() * elem;
   t.busiest_host = host_of(placement, t.busiest_rank);
   t.sent_min = t.received_min = std::numeric_limits<std::size_t>::max();
+  std::size_t all_sent = 0;
   for (int r = 0; r < plan.n; ++r) {
     const std::size_t sent = plan.sent(r) * elem, received = plan.received(r) * elem;
+    all_sent += sent;
     t.sent_min = std::min(t.sent_min, sent), t.sent_max = std::max(t.sent_max, sent);
     t.received_min = std::min(t.received_min, received), t.received_max = std::max(t.received_max, received);
   }
+  t.sent_mean = plan.n > 0 ? all_sent / static_cast<std::size_t>(plan.n) : 0;
+  if (model.kind == TrafficKind::moe) t.tokens = count / model.moe.hidden;
+  // The busiest rank's larger side, by where each peer runs.
+  const int b = t.busiest_rank;
+  const bool receives = plan.received(b) >= plan.sent(b);
+  t.split_known = !t.busiest_host.empty();
+  for (int peer = 0; peer < plan.n && t.split_known; ++peer) {
+    const std::string host = host_of(placement, peer);
+    if (host.empty()) t.split_known = false;
+    const std::size_t bytes = (receives ? plan.at(peer, b) : plan.at(b, peer)) * elem;
+    (host == t.busiest_host ? t.busiest_scale_up : t.busiest_scale_out) += bytes;
+  }
+  if (!t.split_known) t.busiest_scale_up = t.busiest_scale_out = 0;
   return t;
 }
 
@@ -615,7 +631,9 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
               .window = cfg_.window};
   const std::optional<TrafficPlan> traffic = plan_traffic(cfg_, backend_.ranks(), p.count);
   args.traffic = traffic ? &*traffic : nullptr;
-  if (traffic) rec.traffic = traffic_point(*traffic, info(t.dtype).size, run_.placement);
+  if (traffic)
+    rec.traffic =
+        traffic_point(cfg_.traffic.value_or(TrafficModel{}), *traffic, info(t.dtype).size, p.count, run_.placement);
   for (auto& b : buffers_.local) b.recv_capacity_count = plan_.recv_max / info(t.dtype).size;
   for (bool in_place : {false, true}) {
     if (in_place && !has_in_place(c)) continue;

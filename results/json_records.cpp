@@ -223,10 +223,15 @@ json point_to_json(const PointRecord& p) {
   };
   if (p.io) j["io"] = io_point_json(*p.io);
   if (p.traffic)
-    j["traffic"] = {{"busiest_rank", p.traffic->busiest_rank},      {"busiest_host", p.traffic->busiest_host},
-                    {"busiest_bytes", p.traffic->busiest_bytes},    {"sent_min_bytes", p.traffic->sent_min},
-                    {"sent_max_bytes", p.traffic->sent_max},        {"received_min_bytes", p.traffic->received_min},
-                    {"received_max_bytes", p.traffic->received_max}};
+    j["traffic"] = {{"busiest_rank", p.traffic->busiest_rank},       {"busiest_host", p.traffic->busiest_host},
+                    {"busiest_bytes", p.traffic->busiest_bytes},     {"sent_min_bytes", p.traffic->sent_min},
+                    {"sent_max_bytes", p.traffic->sent_max},         {"received_min_bytes", p.traffic->received_min},
+                    {"received_max_bytes", p.traffic->received_max}, {"sent_mean_bytes", p.traffic->sent_mean}};
+  if (p.traffic && p.traffic->split_known) {
+    j["traffic"]["busiest_scale_up_bytes"] = p.traffic->busiest_scale_up;
+    j["traffic"]["busiest_scale_out_bytes"] = p.traffic->busiest_scale_out;
+  }
+  if (p.traffic && p.traffic->tokens > 0) j["traffic"]["tokens_per_rank"] = p.traffic->tokens;
   return j;
 }
 

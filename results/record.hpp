@@ -179,6 +179,14 @@ struct TrafficPoint {
   std::string busiest_host;
   std::size_t busiest_bytes = 0;
   std::size_t sent_min = 0, sent_max = 0, received_min = 0, received_max = 0;
+  std::size_t sent_mean = 0;  // bytes a rank sends, over all ranks / ranks
+  // The busiest rank's larger side (what it sends or receives) split by
+  // where the peer is: its own host (itself included: NVLink, shared memory;
+  // DeepEP's scale-up) and other hosts (the network; scale-out). Both 0 when
+  // the placement does not name every rank's host.
+  bool split_known = false;
+  std::size_t busiest_scale_up = 0, busiest_scale_out = 0;
+  std::uint64_t tokens = 0;  // moe: tokens per rank (0 for other models)
 };
 
 struct PointRecord {

@@ -114,10 +114,12 @@ class TableWriter final : public Writer, private TextSink {
           r.split, r.groups, r.groups == 1 ? "" : "s", r.ranks);
     if (!r.traffic.empty())
       emit(
-          "#  traffic {} ({}): size = the bytes a rank sends on average; algbw = the busiest rank's bytes (the larger "
-          "of\n#   what it sends and receives) / time, as nccl-tests' alltoallv; each row's '# traffic' line names "
+          "#  traffic {} ({}): size = {}; algbw = the busiest rank's bytes (the larger of\n#   what it sends and "
+          "receives, its own share included) / time, as nccl-tests' alltoallv; each row's '# traffic' line names "
           "that rank\n",
-          r.traffic, r.traffic_from);
+          r.traffic, r.traffic_from,
+          r.traffic.starts_with("moe:") ? "the bytes of a rank's tokens (tokens x hidden x the type's size)"
+                                        : "the bytes a rank sends on average");
     if (r.link_probe_bytes > 0)
       emit("#  link probe ({} each way, one rank per host in a ring, median of {}): {}\n",
            format_size(r.link_probe_bytes), r.link_probe_repeats,
@@ -196,13 +198,23 @@ class TableWriter final : public Writer, private TextSink {
     // measured or checked, and the observed transports when they change.
     if (p.traffic) {
       const TrafficPoint& t = *p.traffic;
-      const double mean = static_cast<double>(p.bytes);
+      const double mean = static_cast<double>(t.sent_mean);
       emit(
-          "# traffic: busiest rank {} ({}) moves {} ({:.3g}x the mean a rank sends); ranks send {} to {}, receive {} "
-          "to {}\n",
-          t.busiest_rank, t.busiest_host, format_size(t.busiest_bytes),
-          mean > 0 ? static_cast<double>(t.busiest_bytes) / mean : 0.0, format_size(t.sent_min),
-          format_size(t.sent_max), format_size(t.received_min), format_size(t.received_max));
+          "# traffic: {}busiest rank {} ({}) moves {} ({:.3g}x the mean a rank sends, {}); ranks send {} to {}, "
+          "receive {} to {}\n",
+          t.tokens > 0 ? fmt::format("{} tokens per rank; ", t.tokens) : "", t.busiest_rank, t.busiest_host,
+          format_size(t.busiest_bytes), mean > 0 ? static_cast<double>(t.busiest_bytes) / mean : 0.0,
+          format_size(t.sent_mean), format_size(t.sent_min), format_size(t.sent_max), format_size(t.received_min),
+          format_size(t.received_max));
+      if (t.split_known && p.out_of_place.time_us > 0) {
+        const double us = p.out_of_place.time_us;
+        emit(
+            "# traffic: of the busiest rank's {}: {} inside its host ({:.3g} GB/s, scale-up), {} across hosts "
+            "({:.3g} GB/s, scale-out), at the out-of-place time\n",
+            format_size(t.busiest_bytes), format_size(t.busiest_scale_up),
+            static_cast<double>(t.busiest_scale_up) / us * 1e-3, format_size(t.busiest_scale_out),
+            static_cast<double>(t.busiest_scale_out) / us * 1e-3);
+      }
     }
     if (!p.out_of_place.note.empty()) emit("#  out-of-place {}\n", p.out_of_place.note);
     if (!p.in_place.note.empty()) emit("#  in-place {}\n", p.in_place.note);

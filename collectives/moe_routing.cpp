@@ -1,0 +1,255 @@
+#include "collectives/moe_routing.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <sstream>
+
+#include "collectives/traffic_draws.hpp"
+#include "common/errors.hpp"
+
+namespace ccb {
+namespace {
+
+using traffic_draws::number;
+using traffic_draws::standard_normal;
+using traffic_draws::uniform01;
+using traffic_draws::whole;
+
+constexpr int kMaxExperts = 1 << 16;
+constexpr int kMaxTopk = 64;
+constexpr std::uint64_t kMaxHidden = 1 << 24;
+
+// Walker's alias table: one draw in proportion to the weights in O(1).
+struct ExpertAlias {
+  std::vector<double> prob;
+  std::vector<int> other;
+  explicit ExpertAlias(const std::vector<double>& w) : prob(w.size()), other(w.size()) {
+    const double n = static_cast<double>(w.size()), sum = std::accumulate(w.begin(), w.end(), 0.0);
+    std::vector<int> small, large;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      prob[i] = w[i] * n / sum;
+      (prob[i] < 1 ? small : large).push_back(static_cast<int>(i));
+    }
+    while (!small.empty() && !large.empty()) {
+      const int s = small.back(), l = large.back();
+      small.pop_back();
+      other[s] = l;
+      prob[l] -= 1 - prob[s];
+      if (prob[l] < 1) large.pop_back(), small.push_back(l);
+    }
+    for (int i : large) prob[i] = 1;
+    for (int i : small) prob[i] = 1;  // rounding leftovers
+  }
+  int draw(std::mt19937_64& g) const {
+    const int i = static_cast<int>(g() % prob.size());
+    return uniform01(g) < prob[i] ? i : other[i];
+  }
+};
+
+// One draw over the experts not yet `taken` (the slow path when rejection
+// keeps hitting taken ones: a few experts hold nearly all the weight).
+int draw_remaining(const std::vector<double>& w, const std::vector<int>& taken, std::mt19937_64& g) {
+  double sum = 0;
+  for (std::size_t e = 0; e < w.size(); ++e)
+    if (std::find(taken.begin(), taken.end(), static_cast<int>(e)) == taken.end()) sum += w[e];
+  double at = uniform01(g) * sum;
+  int last = -1;
+  for (std::size_t e = 0; e < w.size(); ++e) {
+    if (std::find(taken.begin(), taken.end(), static_cast<int>(e)) != taken.end()) continue;
+    last = static_cast<int>(e);
+    if ((at -= w[e]) < 0) return last;
+  }
+  return last;
+}
+
+// Tokens drawn: each of a rank's tokens picks topk distinct experts in
+// proportion to their weights and goes once to each rank holding one.
+void draw_tokens(const MoeRouting& m, int n, std::uint64_t tokens_per_rank, std::uint64_t seed,
+                 std::vector<std::uint64_t>& tokens) {
+  const std::size_t nn = static_cast<std::size_t>(n);
+  const int per_rank = m.experts / n;
+  std::mt19937_64 g(seed);
+  std::vector<double> w(static_cast<std::size_t>(m.experts), 1.0);
+  if (m.skew == MoeSkew::hot)
+    for (int e = m.hot_rank * per_rank; e < (m.hot_rank + 1) * per_rank; ++e) w[e] = m.value;
+  if (m.skew == MoeSkew::lognormal)
+    for (double& x : w) x = std::exp(m.value * standard_normal(g));
+  const ExpertAlias alias(w);
+  std::vector<int> chosen;
+  std::vector<char> hit(nn);
+  for (int i = 0; i < n; ++i)
+    for (std::uint64_t t = 0; t < tokens_per_rank; ++t) {
+      chosen.clear();
+      int misses = 0;
+      while (static_cast<int>(chosen.size()) < m.topk) {
+        int e = alias.draw(g);
+        if (std::find(chosen.begin(), chosen.end(), e) != chosen.end()) {
+          if (++misses < 32 * m.topk) continue;
+          e = draw_remaining(w, chosen, g);
+        }
+        chosen.push_back(e);
+      }
+      std::fill(hit.begin(), hit.end(), 0);
+      for (int e : chosen) hit[static_cast<std::size_t>(e / per_rank)] = 1;
+      for (int j = 0; j < n; ++j) tokens[i * nn + j] += hit[static_cast<std::size_t>(j)];
+    }
+}
+
+}  // namespace
+
+MoeRouting read_routing_file(const std::string& text, const std::string& name) {
+  MoeRouting m;
+  m.skew = MoeSkew::file;
+  m.file = name;
+  std::istringstream lines(text);
+  std::string line;
+  std::size_t cols = 0;
+  while (std::getline(lines, line)) {
+    if (line.starts_with('#')) continue;  // a comment: where the counts come from
+    std::istringstream tokens(line);
+    std::string token;
+    std::size_t col = 0;
+    while (tokens >> token) {
+      const auto v = number(token);
+      if (!v || *v < 0)
+        throw UsageError(fmt::format("routing file {}: row {}, column {}: '{}' is not a token count (a number >= 0)",
+                                     name, m.file_ranks + 1, col + 1, token.substr(0, 40)));
+      m.file_tokens.push_back(*v);
+      ++col;
+    }
+    if (col == 0) continue;
+    if (m.file_ranks == 0) cols = col;
+    else if (col != cols)
+      throw UsageError(
+          fmt::format("routing file {}: row {} has {} numbers, row 1 has {}", name, m.file_ranks + 1, col, cols));
+    if (++m.file_ranks > 1 << 16) throw UsageError(fmt::format("routing file {}: more than 65536 rows", name));
+  }
+  if (m.file_ranks == 0) throw UsageError(fmt::format("routing file {}: no numbers", name));
+  m.experts = static_cast<int>(cols);
+  return m;
+}
+
+MoeRouting parse_moe(const std::vector<std::string_view>& f, std::string_view spec, std::uint64_t& seed) {
+  const auto bad = [&](const std::string& why) {
+    return UsageError(fmt::format("--traffic '{}': {}", spec.substr(0, 200), why));
+  };
+  MoeRouting m;
+  std::uint64_t hidden = 0, experts = 0, topk = 0;
+  bool seeded = false, hot_rank_given = false;
+  for (std::size_t k = 1; k < f.size(); ++k) {
+    const std::string_view opt = f[k];
+    const std::size_t eq = opt.find('=');
+    const std::string_view key = opt.substr(0, eq), val = eq == std::string_view::npos ? "" : opt.substr(eq + 1);
+    const auto count = [&](std::uint64_t lo, std::uint64_t hi) {
+      const auto v = whole(val);
+      if (!v || *v < lo || *v > hi)
+        throw bad(fmt::format("'{}': {} is a whole number from {} to {}", opt, key, lo, hi));
+      return *v;
+    };
+    const auto real = [&](double lo, double hi) {
+      const auto v = number(val);
+      if (!v || *v < lo || *v > hi) throw bad(fmt::format("'{}': {} is a number from {:g} to {:g}", opt, key, lo, hi));
+      return *v;
+    };
+    const auto one_skew = [&](MoeSkew s) {
+      if (m.skew != MoeSkew::uniform) throw bad("give at most one of hot=, lognormal= and routing=");
+      m.skew = s;
+    };
+    if (key == "experts") experts = count(1, kMaxExperts);
+    else if (key == "topk") topk = count(1, kMaxTopk);
+    else if (key == "hidden") hidden = count(1, kMaxHidden);
+    else if (key == "hot") one_skew(MoeSkew::hot), m.value = real(1, 1e6);
+    else if (key == "lognormal") one_skew(MoeSkew::lognormal), m.value = real(0, 4);
+    else if (key == "rank") m.hot_rank = static_cast<int>(count(0, kMaxExperts)), hot_rank_given = true;
+    else if (key == "seed") {
+      const auto s = whole(val);
+      if (!s) throw bad(fmt::format("'{}': expected seed=N, N a whole number", opt));
+      seed = *s, seeded = true;
+    } else if (opt == "dispatch" || opt == "combine") m.combine = opt == "combine";
+    else if (key == "routing") {  // the rest of the spec is the path (it may hold ':')
+      one_skew(MoeSkew::file);
+      const std::string path(spec.substr(static_cast<std::size_t>(val.data() - spec.data())));
+      if (path.empty()) throw bad("routing= needs a file");
+      std::ifstream in(path, std::ios::binary);
+      if (!in) throw bad(fmt::format("cannot read routing file {}", path));
+      std::ostringstream text;
+      text << in.rdbuf();
+      const MoeRouting r = read_routing_file(text.str(), path);
+      m.file = r.file, m.file_ranks = r.file_ranks, m.file_tokens = r.file_tokens;
+      if (experts != 0 && static_cast<int>(experts) != r.experts)
+        throw bad(fmt::format("routing file {} has {} experts (columns), not {}", path, r.experts, experts));
+      if (experts == 0) experts = static_cast<std::uint64_t>(r.experts);
+      break;
+    } else
+      throw bad(fmt::format(
+          "'{}' is not an option of moe (experts=E, topk=K, hidden=H, hot=R, rank=K, lognormal=SIGMA, seed=N, "
+          "dispatch, combine, routing=FILE)",
+          opt));
+  }
+  if (experts == 0 || topk == 0 || hidden == 0) throw bad("moe needs experts=E, topk=K and hidden=H");
+  if (topk > experts) throw bad(fmt::format("topk={} is more than the {} experts", topk, experts));
+  if (hot_rank_given && m.skew != MoeSkew::hot) throw bad("rank= goes with hot=R");
+  if (seeded && m.skew == MoeSkew::file) throw bad("a routing file draws nothing: no seed=");
+  m.experts = static_cast<int>(experts), m.topk = static_cast<int>(topk), m.hidden = hidden;
+  return m;
+}
+
+std::string moe_text(const MoeRouting& m, std::uint64_t seed) {
+  std::string s = fmt::format("experts={}:topk={}:hidden={}", m.experts, m.topk, m.hidden);
+  if (m.skew == MoeSkew::hot) s += fmt::format(":hot={:g}:rank={}", m.value, m.hot_rank);
+  if (m.skew == MoeSkew::lognormal) s += fmt::format(":lognormal={:g}", m.value);
+  if (m.skew != MoeSkew::file) s += fmt::format(":seed={}", seed);
+  s += m.combine ? ":combine" : ":dispatch";
+  if (m.skew == MoeSkew::file) s += ":routing=" + m.file;
+  return s;
+}
+
+std::vector<std::uint64_t> moe_tokens(const MoeRouting& m, int n, std::uint64_t tokens_per_rank, std::uint64_t seed) {
+  if (m.skew == MoeSkew::file && m.file_ranks < n)
+    throw UsageError(fmt::format("routing file {}: {} rows for {} ranks", m.file, m.file_ranks, n));
+  if (n < 1 || m.experts % n != 0)
+    throw UsageError(fmt::format("moe: {} experts do not divide evenly among {} ranks", m.experts, n));
+  if (m.skew == MoeSkew::hot && m.hot_rank >= n)
+    throw UsageError(fmt::format("moe: hot rank {} is not one of the {} ranks", m.hot_rank, n));
+  const std::size_t nn = static_cast<std::size_t>(n);
+  const int per_rank = m.experts / n;
+  std::vector<std::uint64_t> tokens(nn * nn, 0);
+  if (m.skew == MoeSkew::file) {  // each rank's row: its shape, T x topk copies in all
+    for (int i = 0; i < n; ++i) {
+      const double* row = &m.file_tokens[static_cast<std::size_t>(i) * m.experts];
+      const double sum = std::accumulate(row, row + m.experts, 0.0);
+      if (!(sum > 0)) continue;  // this rank routes nothing
+      std::vector<double> to_rank(nn, 0.0);
+      for (int e = 0; e < m.experts; ++e) to_rank[static_cast<std::size_t>(e / per_rank)] += row[e];
+      // Whole tokens: floor of each share, the rest to the largest remainders.
+      const double total = static_cast<double>(tokens_per_rank) * m.topk;
+      std::uint64_t given = 0;
+      std::vector<std::pair<double, int>> rest;
+      for (int j = 0; j < n; ++j) {
+        const double share = total * to_rank[static_cast<std::size_t>(j)] / sum;
+        tokens[i * nn + j] = static_cast<std::uint64_t>(share);
+        given += tokens[i * nn + j];
+        rest.push_back({share - std::floor(share), j});
+      }
+      std::stable_sort(rest.begin(), rest.end(), [](auto& a, auto& b) { return a.first > b.first; });
+      for (std::size_t k = 0; given < static_cast<std::uint64_t>(total) && !rest.empty(); ++given, ++k)
+        ++tokens[i * nn + rest[k % rest.size()].second];
+    }
+  } else {
+    draw_tokens(m, n, tokens_per_rank, seed, tokens);
+  }
+  if (m.combine)
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) std::swap(tokens[i * nn + j], tokens[j * nn + i]);
+  return tokens;
+}
+
+}  // namespace ccb
