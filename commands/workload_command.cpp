@@ -131,6 +131,11 @@ int show(const TrainingWorkload& w, const StepProgram& prog) {
                collective(op.coll).name, format_size(static_cast<double>(op.bytes)), calls,
                format_size(static_cast<double>(op.bytes) * calls));
   }
+  for (const CommOp& op : prog.ops)  // model.routing: what the skew does to the busiest rank
+    if (op.traffic)
+      fmt::print("# {}: {}; the busiest rank moves {} ({:.3g}x the size), read off the uniform alltoall there\n",
+                 op.phase, op.traffic->text(), format_size(static_cast<double>(op.busiest_bytes)),
+                 static_cast<double>(op.busiest_bytes) / static_cast<double>(op.bytes));
   return kExitOk;
 }
 

@@ -85,6 +85,17 @@ ReplayEngine::ReplayEngine(const StepProgram& prog, MPI_Comm world, std::uint64_
     s.chunk = c.split ? s.count / static_cast<std::size_t>(n) : s.count;
     s.send_elements = op.p2p != P2p::none ? s.count : elements(c.send_extent, s.count, s.chunk);
     s.recv_elements = op.p2p != P2p::none ? s.count : elements(c.recv_extent, s.count, s.chunk);
+    if (op.traffic) {  // the MoE model's counts in this rank's ep group
+      const int me = group_rank_[static_cast<std::size_t>(op.dim)];
+      s.plan = make_traffic_plan(*op.traffic, n, s.count);
+      s.send_elements = s.plan->sent(me), s.recv_elements = s.plan->received(me);
+      for (int j = 0; j < n; ++j) {
+        s.send_counts.push_back(as_int(s.plan->at(me, j)));
+        s.send_displs.push_back(as_int(s.plan->send_offset(me, j)));
+        s.recv_counts.push_back(as_int(s.plan->at(j, me)));
+        s.recv_displs.push_back(as_int(s.plan->recv_offset(me, j)));
+      }
+    }
     if (most[i] == 0) continue;  // not on this stage
     buffer_bytes_ += (s.send_elements + s.recv_elements * static_cast<std::size_t>(most[i])) * elem;
   }
@@ -138,6 +149,10 @@ void ReplayEngine::issue(int op_index, Started& s, bool verify) {
       MPI_Ireduce_scatter_block(st.send, s.recv, chunk, type, sum, comm, &s.req);
       return;
     case CollectiveId::alltoall: MPI_Ialltoall(st.send, chunk, type, s.recv, chunk, type, comm, &s.req); return;
+    case CollectiveId::alltoallv:
+      MPI_Ialltoallv(st.send, st.send_counts.data(), st.send_displs.data(), type, s.recv, st.recv_counts.data(),
+                     st.recv_displs.data(), type, comm, &s.req);
+      return;
     case CollectiveId::sendrecv: {
       const int peer =
           pp_neighbour(group_rank_[static_cast<std::size_t>(Dim::pp)], op.direction, prog_.group_size(Dim::pp));
@@ -161,7 +176,8 @@ std::uint64_t ReplayEngine::check(const Started& s) {
     return mem_.count_wrong_input(prog_.dtype, pat, from, s.recv, st.count, 0);
   }
   const int me = group_rank_[static_cast<std::size_t>(op.dim)];
-  const OpArgs a = args_of(prog_, op, st.send, s.recv, st.count, st.chunk, me);
+  OpArgs a = args_of(prog_, op, st.send, s.recv, st.count, st.chunk, me);
+  a.traffic = st.plan ? &*st.plan : nullptr;
   return count_wrong(mem_, a, me, prog_.group_size(op.dim), a.coll->root_result_in_send);  // MPI's layout
 }
 

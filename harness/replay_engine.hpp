@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "harness/watchdog.hpp"
@@ -56,6 +57,10 @@ class ReplayEngine {
     void* send = nullptr;
     std::size_t count = 0, chunk = 0, send_elements = 0, recv_elements = 0;
     std::vector<void*> free_recv, all_recv;
+    // alltoallv (ep with model.routing): every rank's counts in the group,
+    // and this rank's MPI counts and displacements (elements).
+    std::optional<TrafficPlan> plan;
+    std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
   };
   struct Started {
     MPI_Request req = MPI_REQUEST_NULL;

@@ -22,7 +22,7 @@ namespace {
 
 std::string value_text(double v, Metric m) {
   if (!std::isfinite(v)) return "-";
-  return m == Metric::time ? format_us(v) : fmt::format("{:.3g}", v);
+  return higher_is_better(m) ? fmt::format("{:.3g}", v) : format_us(v);
 }
 
 std::string sizes_text(const Check& c) {
@@ -130,7 +130,10 @@ Table nodes_table(const CheckVerdict& v, const AcceptOutcome& o, const ViewLimit
            : s == NodeStatus::suspect                                  ? Tone::warn
                                                                        : Tone::better;
   };
-  if (v.check->pattern == GroupPattern::all) {
+  const bool named = std::any_of(v.nodes.begin(), v.nodes.end(), [](const NodeVerdict& n) {
+    return n.status == NodeStatus::defective || n.status == NodeStatus::suspect;
+  });
+  if (v.check->pattern == GroupPattern::all && !named) {  // one row, unless a skew gate named the late node
     const bool failed = std::any_of(v.nodes.begin(), v.nodes.end(),
                                     [](const NodeVerdict& n) { return n.status == NodeStatus::group_failed; });
     const GroupVerdict* g = v.first.empty() ? nullptr : &v.first.front();
@@ -181,7 +184,7 @@ Table pair_matrix_table(const Gate& g, const PairMatrix& m, const std::vector<st
       if (std::isfinite(m.value(a, b))) lo = std::min(lo, m.value(a, b)), hi = std::max(hi, m.value(a, b));
   Table mt;
   mt.title = fmt::format("Pair matrix: {} at {} ({}, median over repeats; red fails the gate)", name(g.metric),
-                         format_size(static_cast<double>(g.at_bytes)), g.metric == Metric::time ? "us" : "GB/s");
+                         format_size(static_cast<double>(g.at_bytes)), metric_unit(g.metric));
   mt.header.push_back("");
   for (const auto& h : hosts) mt.header.push_back(h);
   for (std::size_t a = 0; a < m.nodes(); ++a) {

@@ -295,6 +295,11 @@ GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& 
 
 CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng, const SimulatedSpec& spec,
                             const CheckRounds::GroupSink& sink) {
+  if (c.times_stragglers())
+    throw UsageError(
+        fmt::format("accept --simulate: check {}: skew gates are not simulated (the cluster model has no "
+                    "late ranks): simulate a copy of the spec without them",
+                    c.name));
   CheckRounds plan(c, m.nodes(), spec.switch_of.empty() ? m.switch_of : spec.switch_of);
   plan.set_sink(sink);
   double wall = 0;

@@ -23,7 +23,7 @@ bool Gate::passes(double value, double base) const {
 }
 
 std::string Gate::describe() const {
-  const char* unit = metric == Metric::time ? "us" : "GB/s";
+  const char* unit = metric_unit(metric);
   const char* cmp = higher_is_better(metric) ? ">=" : "<=";
   const std::string at = "at " + format_size(at_bytes);
   if (population)
@@ -107,9 +107,16 @@ Gate parse_gate(const std::string& file, const YAML::Node& g, const std::string&
   if (given != 1)
     fail(file, g, where, "give exactly one of min (bandwidth floor), max (time ceiling), baseline, population");
   if (!std::isnan(gate.min) && !busbw_like)
-    fail(file, g["min"], key_path(where, "min"), "a floor applies to busbw or algbw; time takes max");
+    fail(file, g["min"], key_path(where, "min"),
+         fmt::format("a floor applies to busbw or algbw; {} takes max", metric));
   if (!std::isnan(gate.max) && busbw_like)
-    fail(file, g["max"], key_path(where, "max"), fmt::format("a ceiling applies to time; {} takes min", metric));
+    fail(file, g["max"], key_path(where, "max"),
+         fmt::format("a ceiling applies to time and skew; {} takes min", metric));
+  if (gate.metric == Metric::skew && c.io)
+    fail(file, g["metric"], key_path(where, "metric"), "skew is a collective's (its ranks' arrival); io has none");
+  if (gate.metric == Metric::skew && gate.relative())
+    fail(file, g, where,
+         "a skew gate takes max (us): a straggler's lateness is judged against a ceiling, not a baseline");
   // A floor of 0 passes every measurement; no operation takes 0 us, so a
   // ceiling of 0 fails every one: neither judges the hardware.
   if (gate.min == 0) fail(file, g["min"], key_path(where, "min"), "a floor of 0 passes every measurement");

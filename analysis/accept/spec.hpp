@@ -22,11 +22,16 @@ CCB_SETTING_NAMES(GroupPattern, 5, {GroupPattern::all, "all"}, {GroupPattern::pe
                   {GroupPattern::pairwise, "pairwise"}, {GroupPattern::ring, "ring"}, {GroupPattern::bisect, "bisect"});
 inline std::string_view name(GroupPattern p) { return setting_name(p); }
 
-// busbw and algbw in GB/s (1e9 B/s), time in microseconds.
-enum class Metric { busbw, algbw, time };
-CCB_SETTING_NAMES(Metric, 3, {Metric::busbw, "busbw"}, {Metric::algbw, "algbw"}, {Metric::time, "time"});
+// busbw and algbw in GB/s (1e9 B/s), time in microseconds; skew in
+// microseconds: the last rank's entry after the median of the others', median
+// over the timed iterations (--stragglers, results/stragglers.hpp), judged
+// against an absolute ceiling only.
+enum class Metric { busbw, algbw, time, skew };
+CCB_SETTING_NAMES(Metric, 4, {Metric::busbw, "busbw"}, {Metric::algbw, "algbw"}, {Metric::time, "time"},
+                  {Metric::skew, "skew"});
 inline std::string_view name(Metric m) { return setting_name(m); }
-inline bool higher_is_better(Metric m) { return m != Metric::time; }
+inline bool higher_is_better(Metric m) { return m == Metric::busbw || m == Metric::algbw; }
+inline const char* metric_unit(Metric m) { return higher_is_better(m) ? "GB/s" : "us"; }
 
 inline constexpr int kHistoryMinRuns = 3;  // past runs a history gate needs to judge
 
@@ -105,6 +110,12 @@ struct Check {
   double step_timeout_s = 0;
   std::vector<Gate> gates;
   int line = 0;
+  // A skew gate makes every group's run time each rank (--stragglers).
+  bool times_stragglers() const {
+    for (const Gate& g : gates)
+      if (g.metric == Metric::skew) return true;
+    return false;
+  }
 };
 
 struct AcceptSpec {

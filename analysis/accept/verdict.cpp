@@ -27,11 +27,12 @@ double metric_of(const MeasuredPoint& p, Metric m) {
     case Metric::busbw: return p.busbw_gbps;
     case Metric::algbw: return p.algbw_gbps;
     case Metric::time: return p.time_us;
+    case Metric::skew: return p.skew_us;
   }
   return kNaNv;
 }
 
-std::string unit(Metric m) { return m == Metric::time ? "us" : "GB/s"; }
+std::string unit(Metric m) { return metric_unit(m); }
 
 }  // namespace
 
@@ -59,6 +60,31 @@ std::string name_list(const std::vector<std::string>& names, std::size_t shown) 
   if (listed < distinct.size()) out += fmt::format(" and {} more", distinct.size() - listed);
   return out;
 }
+
+namespace {
+
+// The host every repeat that missed a skew gate named late, when the group
+// failed on skew gates alone ("" otherwise).
+std::string straggler_named(const Check& check, const GroupRun& run, const GroupVerdict& v) {
+  if (v.pass || v.wrong > 0) return "";
+  std::string host;
+  for (std::size_t i = 0; i < v.gates.size(); ++i) {
+    if (v.gates[i].pass) continue;
+    const Gate& g = check.gates[i];
+    if (g.metric != Metric::skew) return "";
+    for (const RepeatResult& r : run.repeats) {
+      if (!r.error.empty()) return "";
+      for (const MeasuredPoint& p : r.points) {
+        if (p.requested_bytes != g.at_bytes || g.passes(p.skew_us)) continue;
+        if (p.straggler_host.empty() || (!host.empty() && host != p.straggler_host)) return "";
+        host = p.straggler_host;
+      }
+    }
+  }
+  return host;
+}
+
+}  // namespace
 
 GroupVerdict judge_group(const Check& check, const GroupRun& run, const BaselineLookup& baseline) {
   GroupVerdict v;
@@ -113,6 +139,7 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
   }
   v.pass = v.wrong == 0;
   for (std::size_t i = 0; i < v.gates.size(); ++i) v.pass = v.pass && v.gates[i].pass;
+  v.straggler_host = straggler_named(check, run, v);
   if (v.pass || v.wrong > 0) v.noisy = false;  // wrong data is never noise
   if (v.wrong > 0) {
     v.reason = fmt::format("wrong data: {} elements failed verification", v.wrong);
@@ -220,8 +247,36 @@ const GroupVerdict* rerun_of(const CheckVerdict& v, const NodeGroup& nodes, Grou
   return nullptr;
 }
 
+// A group of all nodes that failed its skew gates on one late host (and its
+// re-test, when there was one, on the same host): that host is defective (a
+// suspect under noise); the others passed everything else. False when the
+// failure names no host.
+bool name_straggler(CheckVerdict& v, const GroupVerdict& g, const GroupVerdict* again,
+                    const std::vector<std::string>& hosts, bool noisy) {
+  if (g.straggler_host.empty() || (again && again->straggler_host != g.straggler_host)) return false;
+  const auto it = std::find_if(g.run.nodes.begin(), g.run.nodes.end(),
+                               [&](int n) { return hosts[static_cast<std::size_t>(n)] == g.straggler_host; });
+  if (it == g.run.nodes.end()) return false;
+  for (int n : g.run.nodes) {
+    NodeVerdict& nv = v.nodes[static_cast<std::size_t>(n)];
+    if (n != *it) {
+      nv.reason = fmt::format("the group failed on {}'s lateness (skew gate), not on this node", g.straggler_host);
+      continue;
+    }
+    nv.status = noisy ? NodeStatus::suspect : NodeStatus::defective;
+    nv.reason = fmt::format("its rank arrived last: {}{}", g.reason, noisy ? fmt::format("; {}", kNoisyFailure) : "");
+    nv.margin = g.margin;
+  }
+  v.findings.push_back(fmt::format("{} is {}: its rank arrived last in the group of all {} node{} ({}){}",
+                                   g.straggler_host, noisy ? "a suspect" : "defective", g.run.nodes.size(),
+                                   g.run.nodes.size() == 1 ? "" : "s", g.reason,
+                                   noisy ? fmt::format("; {}", kNoisyFailure) : ""));
+  return true;
+}
+
 // all and per-node: a failing group whose re-test passes is noise; per-node
-// names the node defective (a suspect under noise), all names no node.
+// names the node defective (a suspect under noise), all names no node unless
+// its skew gates name the late one (name_straggler).
 void judge_whole_groups(CheckVerdict& v, const std::vector<std::string>& hosts) {
   const bool per_node = v.check->pattern == GroupPattern::per_node;
   v.pass = true;
@@ -239,6 +294,7 @@ void judge_whole_groups(CheckVerdict& v, const std::vector<std::string>& hosts) 
     }
     v.pass = false;
     const bool noisy = g.noisy && (!again || again->noisy);
+    if (!per_node && name_straggler(v, g, again, hosts, noisy)) continue;
     for (int n : g.run.nodes) {
       NodeVerdict& nv = v.nodes[static_cast<std::size_t>(n)];
       nv.status = !per_node ? NodeStatus::group_failed : noisy ? NodeStatus::suspect : NodeStatus::defective;

@@ -23,6 +23,10 @@ struct MeasuredPoint {
   double busbw_gbps = 0, algbw_gbps = 0, time_us = 0;
   std::uint64_t wrong = 0;  // elements that failed verification, over ranks
   bool noisy = false;       // its run flagged noise (results/noise.hpp): oversubscribed, or this point's times
+  // --stragglers (skew gates): the skew in us (NaN: not timed) and the host
+  // of the rank named late ("" when none was named).
+  double skew_us = std::numeric_limits<double>::quiet_NaN();
+  std::string straggler_host;
 };
 
 struct RepeatResult {
@@ -76,6 +80,10 @@ struct GroupVerdict {
   // missed its bar): a defect is never named on such groups alone (the node
   // stays a suspect, and the check fails without naming it).
   bool noisy = false;
+  // A group that failed only skew gates, each missing repeat naming the same
+  // late rank's host: that host (""otherwise). It names the node without a
+  // pairwise search (docs/acceptance.md).
+  std::string straggler_host;
   // How far the group cleared its bars: the smallest over gates of the
   // median's relative distance to the bar, positive on the good side
   // (+0.12: 12% better than needed; -0.4: 40% short). NaN: nothing measured.

@@ -139,7 +139,7 @@ std::vector<CurveNeed> curves_needed(const StepProgram& prog, const SeriesTable&
   std::vector<CurveNeed> out;
   for (const PhaseTime& ph : phase_shapes(prog)) {
     const CommOp& op = prog.ops[static_cast<std::size_t>(ph.op)];
-    const std::string coll(collective(op.coll).name);
+    const std::string coll(curve_collective(op));
     const auto has = [&](std::string_view c) {
       return find_curve(have, c, ph.group_ranks, ph.group_nodes) ||
              (ph.sharing > 1 && find_curve(have, c, ph.group_ranks, ph.group_nodes, ph.sharing));
@@ -149,8 +149,8 @@ std::vector<CurveNeed> curves_needed(const StepProgram& prog, const SeriesTable&
       return n.collective == coll && n.ranks == ph.group_ranks && n.nodes == ph.group_nodes;
     });
     if (it == out.end()) it = out.insert(out.end(), CurveNeed{coll, ph.group_ranks, ph.group_nodes, {}, op.phase});
-    it->bytes.push_back(op.bytes);
-    it->bytes.push_back(op.bytes * static_cast<std::uint64_t>(ph.sharing));
+    it->bytes.push_back(curve_bytes(op));
+    it->bytes.push_back(curve_bytes(op) * static_cast<std::uint64_t>(ph.sharing));
   }
   for (CurveNeed& n : out) {
     std::sort(n.bytes.begin(), n.bytes.end());
@@ -177,11 +177,11 @@ PhaseCurves phase_curves(const PhaseTime& ph, const CommOp& op, const SeriesTabl
   };
   PhaseCurves c;
   if (op.p2p == P2p::none) {
-    std::tie(c.alone, c.shared) = both(collective(op.coll).name);
+    std::tie(c.alone, c.shared) = both(curve_collective(op));
     if (!c.alone && !c.shared)
       throw UsageError(fmt::format("no measured curve for '{}': {} at {} ranks on {} node{} (the runs have: {})",
-                                   op.phase, collective(op.coll).name, ph.group_ranks, ph.group_nodes,
-                                   ph.group_nodes == 1 ? "" : "s", curves_available(curves, collective(op.coll).name)));
+                                   op.phase, curve_collective(op), ph.group_ranks, ph.group_nodes,
+                                   ph.group_nodes == 1 ? "" : "s", curves_available(curves, curve_collective(op))));
     return c;
   }
   const auto [one_way, one_way_shared] = both("pingpong");
@@ -209,10 +209,11 @@ StepPrediction predict_step(const StepProgram& prog, const SeriesTable& curves) 
     const PhaseCurves c = phase_curves(ph, op, curves);
     // k groups measured side by side (--split): the sharing is measured, read at the call's own bytes.
     const Series* s = c.shared ? c.shared : c.alone;
-    const std::uint64_t shared_bytes = op.bytes * static_cast<std::uint64_t>(c.shared ? 1 : ph.sharing);
+    const std::uint64_t bytes = curve_bytes(op);
+    const std::uint64_t shared_bytes = bytes * static_cast<std::uint64_t>(c.shared ? 1 : ph.sharing);
     ph.sharing_measured = c.shared != nullptr;
     const CurveTime t = read_curve(*s, shared_bytes);
-    const CurveTime alone = read_curve(c.alone ? *c.alone : *s, op.bytes);
+    const CurveTime alone = read_curve(c.alone ? *c.alone : *s, bytes);
     const double high =
         c.high ? read_curve(*c.high, op.bytes * static_cast<std::uint64_t>(c.high->groups > 1 ? 1 : ph.sharing)).hi
                : t.hi;
@@ -222,6 +223,9 @@ StepPrediction predict_step(const StepProgram& prog, const SeriesTable& curves) 
     if (ph.unbounded) out.unbounded.push_back(op.phase);
     ph.blocking_mpi = s->mpi_calls == "blocking";
     ph.curve = (ph.predicted ? "scale model: " : "") + s->label();
+    if (op.traffic)
+      ph.curve +=
+          fmt::format(" at the busiest rank's {} ({})", format_size(static_cast<double>(bytes)), op.traffic->text());
     if (c.high) ph.curve += "; high end both ways: " + c.high->label();
     mid.push_back(ph.s), lo.push_back(ph.lo_s), hi.push_back(ph.hi_s);
     cross.push_back(ph.group_nodes > 1);

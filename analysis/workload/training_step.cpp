@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "common/errors.hpp"
@@ -11,6 +12,20 @@
 #include "results/yaml_fields.hpp"
 
 namespace ccb {
+
+namespace {
+// The ep traffic of model.routing as --traffic takes it (docs/moe.md).
+std::string moe_spec(const TrainingWorkload& w, const char* phase) {
+  return fmt::format("moe:experts={}:topk={}:hidden={}{}{}:{}", w.experts, w.top_k, w.hidden,
+                     w.routing.empty() || w.routing == "uniform" ? "" : ":", w.routing == "uniform" ? "" : w.routing,
+                     phase);
+}
+}  // namespace
+
+std::string_view curve_collective(const CommOp& op) {
+  return op.traffic ? collective(CollectiveId::alltoall).name : collective(op.coll).name;
+}
+std::uint64_t curve_bytes(const CommOp& op) { return op.traffic ? op.busiest_bytes : op.bytes; }
 
 #if CCBENCH_HAVE_YAML
 namespace {
@@ -35,9 +50,10 @@ int whole(const std::string& file, const YAML::Node& map, const char* where, con
 // model: the shape (parameters, layers, hidden, sequence, batches, dtype, experts).
 void read_model(const std::string& path, const YAML::Node& root, TrainingWorkload& w) {
   if (!root["model"]) yamlf::fail(path, root, "model", "missing");
-  const YAML::Node m = section(path, root, "model",
-                               {"parameters", "active_parameters", "layers", "hidden", "sequence", "micro_batch",
-                                "global_batch", "dtype", "experts", "top_k", "moe_every", "expert_parameters"});
+  const YAML::Node m =
+      section(path, root, "model",
+              {"parameters", "active_parameters", "layers", "hidden", "sequence", "micro_batch", "global_batch",
+               "dtype", "experts", "top_k", "moe_every", "expert_parameters", "routing"});
   w.parameters = number(path, m, "model", "parameters", 1, 1e15, true);
   const double active = number(path, m, "model", "active_parameters", 1, w.parameters, false);
   w.active_parameters = std::isnan(active) ? 0 : active;
@@ -61,6 +77,17 @@ void read_model(const std::string& path, const YAML::Node& root, TrainingWorkloa
   w.expert_parameters = std::isnan(expert) ? 0 : expert;
   if (w.expert_parameters > 0 && w.experts == 0)
     yamlf::fail(path, m["expert_parameters"], "model.expert_parameters", "needs model.experts (a MoE model)");
+  if (m["routing"]) {
+    if (w.experts == 0) yamlf::fail(path, m["routing"], "model.routing", "needs model.experts (a MoE model)");
+    w.routing = yamlf::text(path, m, "model", "routing");
+    if (w.routing.starts_with("routing="))
+      yamlf::fail(path, m["routing"], "model.routing", "a routing file is for ccbench alltoallv, not a step");
+    try {
+      (void)parse_traffic(moe_spec(w, "dispatch"));
+    } catch (const UsageError& e) {
+      yamlf::fail(path, m["routing"], "model.routing", e.what());
+    }
+  }
 }
 
 // parallelism: tp, pp, dp, ep, ZeRO stage, buckets, overlap, schedule, virtual stages, sequence parallelism.
@@ -245,7 +272,8 @@ class ProgramBuilder {
 // elements, split collectives a multiple of n (at least n).
 std::uint64_t round_bytes(double bytes, CollectiveId c, int n, std::size_t elem) {
   std::uint64_t count = static_cast<std::uint64_t>(std::max(1.0, std::floor(bytes / static_cast<double>(elem))));
-  if (c == CollectiveId::all_gather || c == CollectiveId::reduce_scatter || c == CollectiveId::alltoall) {
+  if (c == CollectiveId::all_gather || c == CollectiveId::reduce_scatter || c == CollectiveId::alltoall ||
+      c == CollectiveId::alltoallv) {
     const auto g = static_cast<std::uint64_t>(n);
     count = std::max(g, count / g * g);
   }
@@ -410,7 +438,10 @@ class StageProgram {
 
  private:
   CommOp comm(std::string phase, Dim d, CollectiveId c, double bytes, P2p p = P2p::none, int dir = 0) const {
-    return CommOp{std::move(phase), d, c, round_bytes(bytes, c, prog_.group_size(d), elem_), p, dir};
+    CommOp o;
+    o.phase = std::move(phase), o.dim = d, o.coll = c, o.p2p = p, o.direction = dir;
+    o.bytes = round_bytes(bytes, c, prog_.group_size(d), elem_);
+    return o;
   }
 
   // What one data-parallel group reduces: dp the dense parameters, edp the experts'.
@@ -443,19 +474,34 @@ class StageProgram {
     else b_.blocking(b_.op(comm(fmt::format("tp all_reduce ({})", pass), Dim::tp, CollectiveId::all_reduce, act_)));
   }
 
-  // Attention, then the MLP (or the experts, between dispatch and combine).
+  // ep with model.routing: the alltoallv of dispatch or combine at A per rank.
+  // Drawn once per phase (every layer's is the same).
+  CommOp moe_comm(const char* pass, const char* phase) {
+    const std::string name = fmt::format("ep alltoallv {} ({})", phase, pass);
+    if (const auto it = moe_ops_.find(name); it != moe_ops_.end()) return it->second;
+    CommOp o = comm(name, Dim::ep, CollectiveId::alltoallv, act_);
+    o.traffic = parse_traffic(moe_spec(w_, phase));
+    const TrafficPlan plan = make_traffic_plan(*o.traffic, prog_.group_size(Dim::ep), o.bytes / elem_);
+    o.busiest_bytes = plan.busiest_elements() * elem_;
+    return moe_ops_.emplace(name, o).first->second;
+  }
+
+  // Attention, then the MLP (or the experts, between dispatch and combine;
+  // backward: the gradients take the same two ways in the same order).
   void layer(const char* pass, int l, double compute_s) {
     const bool moe_layer = w_.experts > 0 && w_.ep > 1 && (l + 1) % w_.moe_every == 0;
-    const int a2a =
-        moe_layer ? b_.op(comm(fmt::format("ep alltoall ({})", pass), Dim::ep, CollectiveId::alltoall, act_ * w_.top_k))
-                  : -1;
+    int dispatch = -1, combine = -1;
+    if (moe_layer && w_.routing.empty())
+      dispatch = combine =
+          b_.op(comm(fmt::format("ep alltoall ({})", pass), Dim::ep, CollectiveId::alltoall, act_ * w_.top_k));
+    else if (moe_layer) dispatch = b_.op(moe_comm(pass, "dispatch")), combine = b_.op(moe_comm(pass, "combine"));
     tp_before(pass);
     b_.compute(compute_s / 2);
     tp_after(pass);
-    if (a2a >= 0) b_.blocking(a2a);
+    if (dispatch >= 0) b_.blocking(dispatch);
     tp_before(pass);
     b_.compute(compute_s / 2);
-    if (a2a >= 0) b_.blocking(a2a);
+    if (combine >= 0) b_.blocking(combine);
     tp_after(pass);
   }
 
@@ -467,6 +513,7 @@ class StageProgram {
   double act_ = 0;
   std::array<Reduced, 2> reduced_;                        // dp, edp
   std::vector<std::pair<std::size_t, double>> deferred_;  // buckets when dp does not overlap backward
+  std::map<std::string, CommOp> moe_ops_;                 // ep alltoallv by phase
 };
 
 }  // namespace

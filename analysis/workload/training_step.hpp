@@ -20,7 +20,9 @@
 //     virtual stages (interleaved 1F1B) per micro-batch and model chunk, the
 //     last stage's chunk c passing on to the first stage's chunk c + 1
 //   ep alltoall of A * top_k: dispatch and combine, forward and backward, on
-//     every moe_every-th layer
+//     every moe_every-th layer; with model.routing an alltoallv of A per rank
+//     each: dispatch then combine (its transpose), counts from the MoE model
+//     (each token once to each rank holding one of its top_k experts)
 //   dp, zero 0 (DDP): all_reduce of G in buckets of `bucket` bytes, started as
 //     the last micro-batch's backward makes them ready (earlier micro-batches
 //     accumulate locally)
@@ -38,12 +40,14 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "collectives/traffic.hpp"
 #include "common/settings.hpp"
 #include "kernels/dtype.hpp"
 
@@ -71,6 +75,10 @@ struct TrainingWorkload {
   DType dtype = DType::bfloat16;
   int experts = 0, top_k = 1, moe_every = 1;  // experts 0: dense
   double expert_parameters = 0;               // of `parameters`, those in experts (sharded over ep)
+  // model.routing: how tokens pick their experts, as --traffic moe: takes it
+  // ("uniform", "hot=R[:rank=K]", "lognormal=SIGMA", each [:seed=N]);
+  // empty: ep sends the uniform alltoall of A x top_k (docs/workload.md).
+  std::string routing;
   // Parallelism (dp 0: the ranks left after tp * pp).
   int tp = 1, pp = 1, dp = 0, ep = 1, zero = 0;
   double bucket_bytes = 25.0 * (1 << 20);  // PyTorch DDP's default bucket_cap_mb
@@ -108,7 +116,17 @@ struct CommOp {
   P2p p2p = P2p::none;      // pp: this side of a message to or from a neighbouring stage
   int direction = 0;        // pp: +1 the next stage, -1 the previous (around the ring: interleaved 1F1B's
                             // last stage passes on to the first)
+  // ep with model.routing: an alltoallv whose counts the MoE model gives
+  // (collectives/moe_routing.hpp) at the ep group's size, and the bytes its
+  // busiest rank moves: it is read off the uniform alltoall curve there.
+  std::optional<TrafficModel> traffic;
+  std::uint64_t busiest_bytes = 0;
 };
+// The curve an op is read off and at what size: its own collective at its
+// bytes; an alltoallv with a traffic model the uniform alltoall at its
+// busiest rank's bytes (as model predict --traffic without the link bound).
+std::string_view curve_collective(const CommOp& op);
+std::uint64_t curve_bytes(const CommOp& op);
 
 // The stage a pipeline message of `direction` goes to or comes from (around the ring).
 inline int pp_neighbour(int stage, int direction, int pp) { return ((stage + direction) % pp + pp) % pp; }

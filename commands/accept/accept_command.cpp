@@ -135,6 +135,7 @@ Config check_config(const Check& c, const std::string& spec_file) {
   cfg.timeout_s = c.timeout_s;
   cfg.timeout_exit_code = kExitUsage;
   cfg.timing = TimingMode::pipelined;
+  if (c.times_stragglers()) cfg.stragglers = true, cfg.timing = TimingMode::both;  // each rank timed per iteration
   cfg.table = false;
   cfg.progress = ProgressMode::off;
   cfg.argv = {"ccbench", "accept", spec_file, "check=" + c.name};
@@ -169,6 +170,8 @@ RepeatResult parse_repeat(int code, const std::string& jsonl) {
     p.time_us = zero_if_nan(i.time_us);
     p.wrong = i.wrong.value_or(0);
     p.noisy = i.noise > 0 || set.oversubscribed;
+    p.skew_us = i.straggler_skew_us;
+    p.straggler_host = i.straggler_host;
     r.points.push_back(p);
   }
   if (code != kExitOk && code != kExitWrongData) {

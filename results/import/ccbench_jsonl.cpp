@@ -225,6 +225,15 @@ void read_placement(const json& pl, bool in_place, const ImportedPoint& base, st
   if (const auto v = num_at(obj_at(pl, "rank_means"), "avg_us"); v && *v > 0) p.rank_mean_avg_us = *v;
   if (const auto s = pl.find("noise"); s != pl.end() && s->is_array())
     p.noise = static_cast<std::uint8_t>(std::min<std::size_t>(s->size(), 255));
+  if (const json& st = obj_at(pl, "stragglers"); st.is_object()) {
+    if (const auto v = num_at(obj_at(st, "skew_us"), "p50_us"); v && *v >= 0) p.straggler_skew_us = *v;
+    const auto rank = num_at(st, "last_rank");
+    if (const auto n = st.find("named");
+        n != st.end() && n->is_boolean() && n->get<bool>() && rank && *rank >= 0 && *rank < 1 << 24) {
+      p.straggler_rank = static_cast<int>(*rank);
+      p.straggler_host = str_at(st, "host").substr(0, 256);
+    }
+  }
   if (const auto s = pl.find("samples_us"); s != pl.end() && s->is_array()) {
     p.samples_us.reserve(s->size());
     for (const json& v : *s)

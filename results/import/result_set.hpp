@@ -46,7 +46,13 @@ struct ImportedPoint {
   // (analysis/model/library_rules.hpp names them).
   std::string forced_algorithm;
   std::optional<std::uint64_t> wrong;
-  std::uint8_t noise = 0;            // how many noise flags the record gave this placement (results/noise.hpp)
+  std::uint8_t noise = 0;  // how many noise flags the record gave this placement (results/noise.hpp)
+  // ccbench --stragglers: the skew (the last rank's entry after the median
+  // of the others', median over iterations, us) and, when a rank was named
+  // late (results/stragglers.hpp), its rank and host (-1, "" otherwise).
+  double straggler_skew_us = kNaN;
+  int straggler_rank = -1;
+  std::string straggler_host;
   std::uint32_t file = 0, line = 0;  // where it came from: ResultSet::files[file], 1-based line
 };
 

@@ -15,6 +15,9 @@
 #     --check LIST       host counts of the alltoallv runs (default 4,6)
 #     --traffic "LIST"   traffic models (default "hot:1 hot:2 hot:4 lognormal:1")
 #     --sweep "ARGS"     default "-b 256K -e 4M -f 2 -n 5 -w 1"
+#     --traffic-sweep "ARGS" the alltoallv sweeps (default: --sweep's); the
+#                        alltoall fit should reach their busiest bytes (moe
+#                        sends each token to several ranks: docs/moe.md)
 #     --link-sweep "ARGS" the sendrecv sweeps (default "-b 256K -e 16M -f 2 -n 5 -w 1";
 #                        "none": no link bound, each point at the alltoall of its busiest bytes)
 #     --targets L,S,C    model check's targets (default 20,30,70: the issue's 20% at >= 1 MiB)
@@ -22,10 +25,10 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)  # scripts/
 ccbench="$here/../build/ccbench" rate=200mbit fit=2,3,4,6 check=4,6 traffic="hot:1 hot:2 hot:4 lognormal:1"
-sweep="-b 256K -e 4M -f 2 -n 5 -w 1" link_sweep="-b 256K -e 16M -f 2 -n 5 -w 1" targets=20,30,70 out=""
+sweep="-b 256K -e 4M -f 2 -n 5 -w 1" traffic_sweep="" link_sweep="-b 256K -e 16M -f 2 -n 5 -w 1" targets=20,30,70 out=""
 while [ $# -gt 0 ]; do
   case "$1" in  # an option without its value: said, not looped on
-    --ccbench|--rate|--fit|--check|--traffic|--sweep|--link-sweep|--targets|--out)
+    --ccbench|--rate|--fit|--check|--traffic|--sweep|--traffic-sweep|--link-sweep|--targets|--out)
       [ $# -ge 2 ] || { echo "$(basename "$0" .sh): $1 needs a value (see --help)" >&2; exit 2; } ;;
   esac
   case "$1" in
@@ -35,10 +38,11 @@ while [ $# -gt 0 ]; do
     --check) check=$2; shift 2 ;;
     --traffic) traffic=$2; shift 2 ;;
     --sweep) sweep=$2; shift 2 ;;
+    --traffic-sweep) traffic_sweep=$2; shift 2 ;;
     --link-sweep) link_sweep=$2; shift 2 ;;
     --targets) targets=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "alltoallv-validate: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -78,7 +82,7 @@ for t in $traffic; do
   for n in ${check//,/ }; do
     name="alltoallv-${t//[:=]/_}-$n"
     # shellcheck disable=SC2086
-    measure "$n" "$name" alltoallv --traffic "$t" $sweep
+    measure "$n" "$name" alltoallv --traffic "$t" ${traffic_sweep:-$sweep}
     checks+=("$out/$name.jsonl")
   done
 done

@@ -232,7 +232,11 @@ GroupRun run_of(NodeGroup nodes, std::vector<double> busbw, int pass = 1) {
   r.ranks = 2;
   for (double b : busbw) {
     RepeatResult rep;
-    rep.points.push_back({1 << 20, 1 << 20, b, b, 100, 0, false});
+    MeasuredPoint p;
+    p.requested_bytes = p.bytes = 1 << 20;
+    p.busbw_gbps = p.algbw_gbps = b;
+    p.time_us = 100;
+    rep.points.push_back(p);
     r.repeats.push_back(rep);
   }
   return r;
@@ -437,6 +441,58 @@ TEST(AcceptVerdict, PerNodeAndAll) {
   EXPECT_NE(all.findings[0].find("one group cannot name a node"), std::string::npos);
   EXPECT_NE(all.findings[0].find("pattern pairwise"), std::string::npos);  // 2 nodes: pairwise is fastest
 }
+
+// A skew gate on the group of all nodes names the late host, only when the
+// repeats that missed it agree on it.
+TEST(AcceptVerdict, ASkewGateNamesTheLateHostOfTheGroupOfAll) {
+  Check c = pair_check();
+  c.pattern = GroupPattern::all;
+  Gate skew;
+  skew.metric = Metric::skew;
+  skew.at_bytes = 1 << 20;
+  skew.max = 1000;
+  c.gates.push_back(skew);
+  EXPECT_TRUE(c.times_stragglers());
+  const auto late = [&](std::vector<std::pair<double, std::string>> skews) {
+    GroupRun r = run_of({0, 1, 2}, {12, 12, 12});
+    for (std::size_t i = 0; i < skews.size(); ++i)
+      r.repeats[i].points[0].skew_us = skews[i].first, r.repeats[i].points[0].straggler_host = skews[i].second;
+    CheckVerdict v;
+    v.check = &c;
+    v.first = {judge_group(c, r, {})};
+    judge_nodes(v, {"a", "b", "c"});
+    return v;
+  };
+  const CheckVerdict v = late({{3000, "b"}, {3100, "b"}, {20, ""}});
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.first[0].straggler_host, "b");
+  EXPECT_EQ(v.nodes[1].status, NodeStatus::defective);
+  EXPECT_EQ(v.nodes[0].status, NodeStatus::pass);
+  EXPECT_EQ(v.nodes[2].status, NodeStatus::pass);
+  EXPECT_NE(v.findings[0].find("b is defective: its rank arrived last"), std::string::npos) << v.findings[0];
+  EXPECT_NE(v.first[0].reason.find("skew 3000 us (median)"), std::string::npos) << v.first[0].reason;
+  // Two hosts late in two repeats: no single host; a passing skew: nothing.
+  const CheckVerdict split = late({{3000, "b"}, {3100, "c"}, {20, ""}});
+  EXPECT_EQ(split.first[0].straggler_host, "");
+  EXPECT_EQ(split.nodes[1].status, NodeStatus::group_failed);
+  EXPECT_TRUE(late({{30, ""}, {3100, "c"}, {20, ""}}).pass);
+  // A failing bandwidth gate as well: the late host does not explain it.
+  GroupRun slow = run_of({0, 1, 2}, {1, 1, 1});
+  for (RepeatResult& rep : slow.repeats) rep.points[0].skew_us = 5000, rep.points[0].straggler_host = "b";
+  EXPECT_EQ(judge_group(c, slow, {}).straggler_host, "");
+}
+
+#if CCBENCH_HAVE_YAML
+TEST(AcceptSpec, SkewGatesTakeACeilingOnly) {
+  const std::string head = "checks:\n  - name: s\n    collective: all_reduce\n    sizes: [64K]\n    gates: [";
+  EXPECT_NE(spec_error(head + "{metric: skew, at: 64K, min: 5}]\n").find("skew takes max"), std::string::npos);
+  EXPECT_NE(spec_error(head + "{metric: skew, at: 64K, population: 0.1}]\n").find("a skew gate takes max"),
+            std::string::npos);
+  const AcceptSpec ok = parse_spec(head + "{metric: skew, at: 64K, max: 500}]\n", "s.yaml");
+  EXPECT_TRUE(ok.checks[0].times_stragglers());
+  EXPECT_EQ(ok.checks[0].gates[0].describe(), "skew <= 500 us at 64 KiB");
+}
+#endif
 
 TEST(AcceptReport, HeatmapMarksTheFailingPairs) {
   const CheckVerdict v = four_nodes_one_slow(3);
