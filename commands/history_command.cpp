@@ -90,6 +90,7 @@ ccbench history changes [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--spa
 ccbench history trend --html FILE [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--span N]
 ccbench history export --prom FILE [--db DB] [FILTERS]
 ccbench history verdicts [--db DB] [--node HOST] [--since ISO8601] [--csv | --json]
+ccbench history stragglers [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--span N]
 
 Every run kept (docs/history.md). add: each file (RUN: a file, or every file
 under a folder: ccbench JSON Lines / CSV / table, nccl-tests, OSU, IMB,
@@ -118,11 +119,17 @@ sweep's --prom), written to a temporary file and renamed.
 verdicts: the kept acceptance verdicts, one row per node and check, oldest
 first: started_at, verdict id, outcome (accepted, rejected), check, host,
 status (pass, DEFECTIVE, suspect, cleared, ...), margin to the gate, why.
+stragglers: per host named late by a sweep's --stragglers (docs/stragglers.md),
+over the runs with such points: runs, runs it was named in, its share of
+the timed points (all runs, the newest), and change points in its share run
+by run (the same test as changes, on the share itself): a host whose share
+rose is a repeat offender (exit 1).
 
 Options (FILTERS: --collective, --size, --node, --link, --since):
 )" + option_list(history_options(defaults)) +
          R"(
-Exit codes: 0 fine (changes: no regression), 1 changes found a regression,
+Exit codes: 0 fine (changes: no regression), 1 changes found a regression
+(stragglers: a host's share rose),
 2 bad input (a flag, a file, a database that is not a ccbench history or was
 written by a newer one: left untouched), 5 the database or an output could
 not be written (locked past --wait, disk full: what it held is unchanged).
@@ -401,9 +408,10 @@ int run_history(int argc, char** argv) {
       return a.help ? kExitOk : kExitUsage;
     }
     if (a.verb != "add" && a.verb != "show" && a.verb != "changes" && a.verb != "trend" && a.verb != "export" &&
-        a.verb != "verdicts")
-      throw UsageError(fmt::format("history: verb '{}': unknown (allowed: add, show, changes, trend, export, verdicts)",
-                                   terminal_safe(a.verb)));
+        a.verb != "verdicts" && a.verb != "stragglers")
+      throw UsageError(
+          fmt::format("history: verb '{}': unknown (allowed: add, show, changes, trend, export, verdicts, stragglers)",
+                      terminal_safe(a.verb)));
     if (a.db.empty()) a.db = default_history_db();
     check_history_location("--db", a.db, true);  // a URL; add checks the folder
     if (a.verb != "add" && !a.runs.empty())
@@ -424,6 +432,11 @@ int run_history(int argc, char** argv) {
     if (a.verb == "verdicts") {
       HistoryDb db(a.db, HistoryDb::Access::read, static_cast<int>(a.wait_s * 1000));
       return history_verdicts(db, a.node, a.since, a.csv, a.json);
+    }
+    if (a.verb == "stragglers") {
+      if (!a.link.empty()) throw UsageError("history stragglers: --link selects a pair's series; give --node");
+      HistoryDb db(a.db, HistoryDb::Access::read, static_cast<int>(a.wait_s * 1000));
+      return history_stragglers(db, filter, a.changes);
     }
     if ((a.verb == "export") != !a.prom.empty())
       throw UsageError(a.prom.empty() ? "history export: give --prom FILE" : "history: --prom is export's");

@@ -11,6 +11,7 @@
 #include "common/errors.hpp"
 #include "analysis/history/history_run.hpp"
 #include "analysis/history/prometheus_text.hpp"
+#include "analysis/history/straggler_history.hpp"
 #include "results/output_file.hpp"
 #include "analysis/report/render.hpp"
 #include "results/noise.hpp"
@@ -276,6 +277,37 @@ int history_verdicts(HistoryDb& db, const std::string& host, const std::string& 
                           terminal_safe(v.row.status), margin(v.row.margin), terminal_safe(v.row.reason));
   }
   return print_or_fail(text);
+}
+
+int history_stragglers(HistoryDb& db, const SeriesFilter& filter, const ChangePointOptions& options) {
+  const std::vector<StragglerRun> runs = db.straggler_runs(filter);
+  if (runs.empty()) {
+    fmt::print("# no run with --stragglers points in {} (ccbench SWEEP --stragglers -J, then history add)\n",
+               terminal_safe(db.path()));
+    return kExitOk;
+  }
+  fmt::print(
+      "# {} run{} with --stragglers points, oldest {} newest {}; share: the points at which the host's rank "
+      "arrived last (named), of those timed\n",
+      runs.size(), runs.size() == 1 ? "" : "s", runs.front().started_at, runs.back().started_at);
+  fmt::print("{:<24} {:>6} {:>9} {:>7} {:>9}  {}\n", "host", "runs", "named in", "share", "last run", "change points");
+  const std::vector<HostStragglers> hosts = straggler_history(runs, options);
+  bool rose = false;
+  for (const HostStragglers& h : hosts) {
+    std::string changes;
+    for (const ChangePoint& c : h.changes)
+      changes += fmt::format("{}{} {:.0f}% -> {:.0f}% from run {} ({}, {}), p = {}", changes.empty() ? "" : "; ",
+                             c.mean_after > c.mean_before ? "rose" : "fell", 100 * c.mean_before, 100 * c.mean_after,
+                             runs[c.index].run, runs[c.index].started_at, runs[c.index].source, p_text(c.p));
+    if (!h.tested) changes = fmt::format("not tested (fewer than {} runs)", 2 * options.min_segment);
+    rose = rose || h.rose();
+    fmt::print(
+        "{:<24} {:>6} {:>9} {:>6.0f}% {:>8.0f}%  {}\n", terminal_safe(h.host), runs.size(), h.named_runs,
+        100.0 * static_cast<double>(h.named_points) / static_cast<double>(std::max<std::int64_t>(h.timed_points, 1)),
+        100 * h.share.back(), terminal_safe(changes.empty() ? "-" : changes));
+  }
+  if (hosts.empty()) fmt::print("# no host was named late in these runs\n");
+  return rose ? kExitRejected : kExitOk;
 }
 
 }  // namespace ccb

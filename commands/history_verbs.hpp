@@ -21,6 +21,11 @@ int history_trend_html(HistoryDb& db, const SeriesFilter& filter, const ChangePo
 // Each series' newest run as Prometheus text at out_path (temporary + rename).
 int history_export_prom(HistoryDb& db, const SeriesFilter& filter, const std::string& out_path);
 
+// Per host, how often its rank was named late (--stragglers points) run by
+// run, and change points in that share (a repeat offender); kExitRejected
+// (1) when a host's share rises at one.
+int history_stragglers(HistoryDb& db, const SeriesFilter& filter, const ChangePointOptions& options);
+
 // The kept acceptance verdicts, one row per node and check, oldest first
 // (host "" every node; since "" all): a table, CSV or JSON on stdout.
 int history_verdicts(HistoryDb& db, const std::string& host, const std::string& since, bool csv, bool json);

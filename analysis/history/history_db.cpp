@@ -69,7 +69,14 @@ CREATE INDEX runs_run_key ON runs(run_key);
 )";
 
 // Migrations: [k] takes a database from version k to k + 1 (0: empty).
-constexpr const char* kMigrations[] = {kSchema1, kSchema2, kSchema3};
+// Version 4: each point's --stragglers skew and the host named late
+// (HistoryValue::skew_us, straggler_host).
+constexpr const char* kSchema4 = R"(
+ALTER TABLE points ADD COLUMN skew_us REAL;
+ALTER TABLE points ADD COLUMN straggler_host TEXT NOT NULL DEFAULT '';
+)";
+
+constexpr const char* kMigrations[] = {kSchema1, kSchema2, kSchema3, kSchema4};
 static_assert(std::size(kMigrations) == kHistorySchemaVersion);
 
 std::string utc_now() {
@@ -445,7 +452,7 @@ HistoryDb::Added HistoryDb::add(const HistoryRun& run) {
                  path_);
   Statement point(db_,
                   "INSERT OR IGNORE INTO points(series_id, run_id, time_us, busbw_gbps, algbw_gbps, p50_us, p90_us, "
-                  "wrong) VALUES(?,?,?,?,?,?,?,?)",
+                  "wrong, skew_us, straggler_host) VALUES(?,?,?,?,?,?,?,?,?,?)",
                   path_);
   std::map<SeriesKey, std::int64_t> fresh_ids;  // made by this transaction: cached once it commits
   std::map<SeriesKey, std::int64_t>& made = in_batch_ ? batch_ids_ : fresh_ids;
@@ -479,7 +486,9 @@ HistoryDb::Added HistoryDb::add(const HistoryRun& run) {
     point.bind_real(5, v.algbw_gbps)
         .bind_real(6, v.p50_us)
         .bind_real(7, v.p90_us)
-        .bind(8, static_cast<std::int64_t>(std::min<std::uint64_t>(v.wrong, INT64_MAX)));
+        .bind(8, static_cast<std::int64_t>(std::min<std::uint64_t>(v.wrong, INT64_MAX)))
+        .bind_real(9, v.skew_us)
+        .bind(10, v.straggler_host);
     point.step();
     out.values += static_cast<std::size_t>(sqlite3_changes(db_));
     point.reset();
@@ -547,6 +556,33 @@ std::vector<StoredPoint> HistoryDb::points(std::int64_t series, const std::strin
   while (q.step())
     out.push_back(StoredPoint{q.integer(0), q.text(1), q.text(2), q.text(3), q.real(4), q.real(5), q.real(6),
                               static_cast<std::uint64_t>(q.integer(7)), q.text(8)});
+  confirm_unchanged();
+  return out;
+}
+
+std::vector<StragglerRun> HistoryDb::straggler_runs(const SeriesFilter& f) {
+  std::vector<StragglerRun> out;
+  if (version_ < 4) return out;
+  Statement q(db_,
+              "SELECT runs.id, runs.started_at, runs.source, points.straggler_host, count(*) FROM points "
+              "JOIN runs ON runs.id = points.run_id JOIN series ON series.id = points.series_id "
+              "WHERE points.skew_us IS NOT NULL AND (?1 = '' OR series.collective = ?1) "
+              "AND (?2 = 0 OR series.bytes = ?2) AND (?3 = '' OR ',' || series.hosts || ',' LIKE '%,' || ?3 || ',%') "
+              "AND (?4 = '' OR runs.started_at >= ?4) "
+              "GROUP BY runs.id, points.straggler_host ORDER BY runs.started_at, runs.id",
+              path_);
+  q.bind(1, f.collective).bind(2, static_cast<std::int64_t>(std::min<std::uint64_t>(f.bytes, INT64_MAX)));
+  q.bind(3, f.host).bind(4, f.since);
+  while (q.step()) {
+    if (out.empty() || out.back().run != q.integer(0)) {
+      StragglerRun r;
+      r.run = q.integer(0), r.started_at = q.text(1), r.source = q.text(2);
+      out.push_back(std::move(r));
+    }
+    StragglerRun& r = out.back();
+    r.timed += q.integer(4);
+    if (const std::string host = q.text(3); !host.empty()) r.named[host] += q.integer(4);
+  }
   confirm_unchanged();
   return out;
 }

@@ -5,6 +5,7 @@
 // a newer schema, a corrupt file) is refused untouched with one line.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,7 +17,7 @@ namespace ccb {
 // PRAGMA user_version of the schema this ccbench writes (2: verdicts kept;
 // 3: runs.run_key and runs.complete);
 // it reads 1 to this and migrates older ones when it writes.
-inline constexpr int kHistorySchemaVersion = 3;
+inline constexpr int kHistorySchemaVersion = 4;
 // PRAGMA application_id that marks a ccbench history ("ccbh").
 inline constexpr int kHistoryApplicationId = 0x63636268;
 
@@ -35,6 +36,10 @@ struct HistoryValue {
   double time_us = 0, busbw_gbps = 0, algbw_gbps = 0;  // NaN stored as NULL
   double p50_us = 0, p90_us = 0;
   std::uint64_t wrong = 0;  // elements verification found wrong
+  // --stragglers (schema 4): the skew (us; NaN: not timed) and the host of
+  // the rank named late ("" when none was named).
+  double skew_us = std::numeric_limits<double>::quiet_NaN();
+  std::string straggler_host;
 };
 
 struct HistoryRun {
@@ -80,6 +85,15 @@ struct StoredPoint {
   double time_us = 0, busbw_gbps = 0, algbw_gbps = 0;  // NaN when not recorded
   std::uint64_t wrong = 0;
   std::string noise;  // the run's (HistoryRun::noise): "" when it recorded none
+};
+
+// One run's --stragglers points (schema 4): how many were timed and, per
+// host, at how many that host's rank was named late.
+struct StragglerRun {
+  std::int64_t run = 0;
+  std::string started_at, source;
+  std::int64_t timed = 0;
+  std::map<std::string, std::int64_t> named;  // host -> points
 };
 
 struct SeriesFilter {
@@ -137,6 +151,9 @@ class HistoryDb {
   std::vector<StoredSeries> series(const SeriesFilter& filter);
   std::vector<StoredPoint> points(std::int64_t series, const std::string& since = "");
   std::int64_t run_count();
+  // Runs with --stragglers points, oldest first, over the series `filter`
+  // selects (its collective, host, since; bytes): none before schema 4.
+  std::vector<StragglerRun> straggler_runs(const SeriesFilter& filter);
   // Node verdicts, oldest first; host "" every host, since "" every time. A
   // schema 1 database (before verdicts were kept) has none.
   std::vector<StoredNodeVerdict> node_verdicts(const std::string& host, const std::string& since);

@@ -157,6 +157,8 @@ std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::st
     v.p50_us = p.p50_us;
     v.p90_us = p.p90_us;
     v.wrong = p.wrong.value_or(0);
+    v.skew_us = p.straggler_skew_us;
+    v.straggler_host = p.straggler_host;
     run.values.push_back(std::move(v));
   }
   return run;

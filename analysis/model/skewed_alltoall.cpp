@@ -45,7 +45,10 @@ std::vector<SkewedPrediction> predict_alltoallv(const Model& m, int ranks, int n
       p.busiest_rank = plan.busiest_rank();
       p.busiest_bytes = plan.busiest_elements() * elem;
       p.link_bytes = plan.busiest_remote_elements() * elem;
-      wanted.insert(wanted.end(), {p.bytes, p.busiest_bytes, p.link_bytes});
+      std::uint64_t sent = 0;
+      for (int r = 0; r < ranks; ++r) sent += plan.sent(r);
+      p.mean_bytes = sent / static_cast<std::uint64_t>(ranks) * elem;
+      wanted.insert(wanted.end(), {p.mean_bytes, p.busiest_bytes, p.link_bytes});
       sp.points.push_back(p);
     }
     std::sort(wanted.begin(), wanted.end());
@@ -65,7 +68,7 @@ std::vector<SkewedPrediction> predict_alltoallv(const Model& m, int ranks, int n
         p.at = at_bytes(*uniform, p.busiest_bytes);
         continue;
       }
-      const PredictedPoint a = at_bytes(*uniform, p.bytes), l = at_bytes(*link, p.link_bytes);
+      const PredictedPoint a = at_bytes(*uniform, p.mean_bytes), l = at_bytes(*link, p.link_bytes);
       const bool link_bound = l.time_us > a.time_us;
       p.at = link_bound ? l : a;
       p.bound = link_bound ? "link" : "alltoall";

@@ -5,11 +5,13 @@
 //
 // With a sendrecv fit (ring shift: every rank sends to the next and receives
 // from the previous, so every link carries its size both ways at once, link
-// bound) of the same dtype, path and memory: time_v(S) = max(alltoall(S),
-// sendrecv(R)), R the busiest rank's bytes across its link (its bytes to and
-// from itself left out). The alltoall at S carries what a uniform exchange of
-// S costs (its algorithm, its flows); the busiest link cannot be faster than
-// R on a link. The interval is the max of the two intervals.
+// bound) of the same dtype, path and memory: time_v(S) = max(alltoall(M),
+// sendrecv(R)), M what a rank sends on average (S, but for moe: each token
+// goes to several ranks), R the busiest rank's bytes across its link (its
+// bytes to and from itself left out). The alltoall at M carries what a
+// uniform exchange of that volume costs (its algorithm, its flows); the
+// busiest link cannot be faster than R on a link. The interval is the max of
+// the two intervals.
 //
 // Without one: time_v(S) = alltoall(B), the uniform alltoall in which every
 // rank moves B. That carries the uniform run's own inefficiency to the hot
@@ -26,7 +28,8 @@
 namespace ccb {
 
 struct SkewedPoint {
-  std::uint64_t bytes = 0;  // the alltoallv size: bytes a rank sends on average
+  std::uint64_t bytes = 0;       // the alltoallv size: bytes a rank sends on average (moe: its tokens' bytes)
+  std::uint64_t mean_bytes = 0;  // M: what a rank sends on average (= bytes but for moe: each token to several ranks)
   int busiest_rank = 0;
   std::uint64_t busiest_bytes = 0;  // B
   std::uint64_t link_bytes = 0;     // R (with a sendrecv fit)

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "results/noise.hpp"
+#include "results/stats.hpp"
 
 namespace ccb {
 namespace {
@@ -184,6 +185,33 @@ std::string pair_verdict(const Comparison& c, const PairComparison& pc, const Pa
                      t.noisy == 0 ? "" : fmt::format("; {} more series not called: noise", t.noisy));
 }
 
+// A set's --stragglers points: the ranks named late (with their hosts), at how
+// many of the timed placements, and the median skew there ("" when none was
+// timed).
+std::string stragglers_text(const ResultSet& r) {
+  std::size_t timed = 0;
+  std::map<std::string, std::vector<double>> named;  // "rank 2 (host)" -> skews
+  for (const ImportedPoint& p : r.points) {
+    if (!std::isfinite(p.straggler_skew_us)) continue;
+    ++timed;
+    if (p.straggler_rank >= 0)
+      named[fmt::format("rank {}{}", p.straggler_rank, p.straggler_host.empty() ? "" : " (" + p.straggler_host + ")")]
+          .push_back(p.straggler_skew_us);
+  }
+  if (timed == 0) return "";
+  if (named.empty())
+    return fmt::format("Stragglers: '{}': no rank arrived late at any of its {} timed placements (--stragglers).",
+                       r.label, timed);
+  std::vector<std::pair<std::string, std::vector<double>>> order(named.begin(), named.end());
+  std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.second.size() > b.second.size(); });
+  std::string list;
+  for (std::size_t k = 0; k < order.size() && k < 3; ++k)
+    list += fmt::format("{}{} at {} (skew median {} us)", k ? "; " : "", order[k].first, order[k].second.size(),
+                        format_us(median_of(order[k].second)));
+  if (order.size() > 3) list += fmt::format("; and {} more", order.size() - 3);
+  return fmt::format("Stragglers: '{}', of {} timed placements (--stragglers): {}.", r.label, timed, list);
+}
+
 // A set's noise flags, one entry per kind (results/noise.hpp's noise_kind)
 // with how often it was flagged: "busy before the run x36 (load average
 // 13.2 on 2 CPUs of vm, ...)". The verdict comes first; this follows it.
@@ -236,6 +264,8 @@ Section verdict_section(const Comparison& c) {
       s.paragraphs.push_back(fmt::format("Noise: '{}' was measured under noise: {}{} (every flag: Inputs).", r.label,
                                          noise_kinds_text(r.noise),
                                          r.oversubscribed ? "; its differences are not called" : ""));
+  for (const ResultSet& r : c.sets)  // --stragglers: who arrived late, once per set
+    if (const std::string late = stragglers_text(r); !late.empty()) s.paragraphs.push_back(late);
   if (!t.rows.empty()) {
     t.note =
         "faster: the set whose time is lower (geomean over the aligned sizes); on par within the tie band. smallest "

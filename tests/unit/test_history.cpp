@@ -5,6 +5,8 @@
 #include <sqlite3.h>
 #endif
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -13,6 +15,7 @@
 #include "common/sha256.hpp"
 #include "analysis/history/change_points.hpp"
 #include "analysis/history/history_db.hpp"
+#include "analysis/history/straggler_history.hpp"
 #include "analysis/history/history_run.hpp"
 #include "analysis/history/prometheus_text.hpp"
 #include "analysis/history/series_generator.hpp"
@@ -183,6 +186,43 @@ TEST(HistoryDb, AddsOnceByContentAndReadsBackInTimeOrder) {
   f.link = {"h1", "h2"};
   EXPECT_EQ(db.series(f).size(), 2u);
   EXPECT_THROW(db.add(run_with("c", "2026-12-03T00:00:00Z", 3)), UsageError);  // opened for reading
+}
+
+// --stragglers points kept per run (schema 4): a host named late from the
+// fifth run on is a repeat offender (its share rose); filters select series.
+TEST(HistoryDb, StragglersPerHostShowARepeatOffender) {
+  const std::string path = temp_db("h-stragglers.db");
+  {
+    HistoryDb db(path, HistoryDb::Access::write);
+    for (int i = 0; i < 8; ++i) {
+      HistoryRun r = run_with(fmt::format("s{}", i), fmt::format("2026-12-0{}T00:00:00Z", i + 1), 10);
+      for (HistoryValue& v : r.values) v.skew_us = 20, v.straggler_host = i >= 4 ? "h2" : "";
+      if (i == 1) r.values[0].straggler_host = "h1";  // once, by chance
+      db.add(r);
+    }
+    db.add(run_with("untimed", "2026-12-09T00:00:00Z", 10));  // no --stragglers: not counted
+  }
+  HistoryDb db(path, HistoryDb::Access::read);
+  const std::vector<StragglerRun> runs = db.straggler_runs({});
+  ASSERT_EQ(runs.size(), 8u);
+  EXPECT_EQ(runs[0].timed, 2);
+  EXPECT_EQ(runs[1].named.at("h1"), 1);
+  EXPECT_EQ(runs[5].named.at("h2"), 2);
+  const std::vector<HostStragglers> hosts = straggler_history(runs, {});
+  ASSERT_EQ(hosts.size(), 2u);
+  EXPECT_EQ(hosts[0].host, "h1");
+  EXPECT_FALSE(hosts[0].rose());  // one run of eight: no change point
+  EXPECT_EQ(hosts[1].host, "h2");
+  EXPECT_EQ(hosts[1].named_runs, 4u);
+  EXPECT_EQ(hosts[1].share, (std::vector<double>{0, 0, 0, 0, 1, 1, 1, 1}));
+  ASSERT_EQ(hosts[1].changes.size(), 1u);
+  EXPECT_EQ(hosts[1].changes[0].index, 4u);
+  EXPECT_TRUE(hosts[1].rose());
+  SeriesFilter f;
+  f.bytes = 1 << 20;
+  EXPECT_EQ(db.straggler_runs(f)[5].named.at("h2"), 1);
+  f.since = "2026-12-07";
+  EXPECT_EQ(db.straggler_runs(f).size(), 2u);
 }
 
 // One run arriving in several files (issue 52): a partial -J, then the whole

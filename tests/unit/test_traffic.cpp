@@ -187,6 +187,17 @@ TEST(Traffic, AlltoallvIsPredictedAtItsBusiestRanksBytes) {
     EXPECT_EQ(p.bound, link > uniform ? "link" : "alltoall");
     EXPECT_NEAR(p.at.time_us / std::max(uniform, link), 1.0, 0.05);
   }
+  // moe: the size is a rank's tokens, which go to several ranks each: the
+  // uniform bound is read at what a rank sends on average, not at the size.
+  const std::vector<SkewedPrediction> moe =
+      predict_alltoallv(m2, 8, 8, parse_traffic("moe:experts=64:topk=8:hidden=256"), sizes);
+  ASSERT_EQ(moe.size(), 1u);
+  for (const SkewedPoint& p : moe[0].points) {
+    EXPECT_GT(static_cast<double>(p.mean_bytes), 4.0 * static_cast<double>(p.bytes));  // ~5.3 ranks per token
+    const double uniform = alltoall(8, static_cast<double>(p.mean_bytes)),
+                 link = sendrecv(8, static_cast<double>(p.link_bytes));
+    EXPECT_NEAR(p.at.time_us / std::max(uniform, link), 1.0, 0.05);
+  }
   // A model without alltoall fits has nothing to read it off.
   shape.collective = "all_reduce";
   EXPECT_TRUE(predict_alltoallv(fit_model({synthetic::sweep({2, 4, 8}, alltoall, shape)}), 8, 8,
