@@ -185,6 +185,28 @@ std::string pair_verdict(const Comparison& c, const PairComparison& pc, const Pa
                      t.noisy == 0 ? "" : fmt::format("; {} more series not called: noise", t.noisy));
 }
 
+// A set's alltoallv points that name their busiest rank (ccbench's traffic
+// record, nccl-tests' per-rank summary), out of place: which ranks, at how
+// many sizes ("" when none does).
+std::string busiest_text(const ResultSet& r) {
+  std::size_t points = 0;
+  std::map<std::string, std::size_t> ranks;
+  for (const ImportedPoint& p : r.points) {
+    if (p.busiest_rank < 0 || p.in_place == 1) continue;
+    ++points;
+    ++ranks[fmt::format("rank {}{}", p.busiest_rank, p.busiest_host.empty() ? "" : " (" + p.busiest_host + ")")];
+  }
+  if (points == 0) return "";
+  std::vector<std::pair<std::string, std::size_t>> order(ranks.begin(), ranks.end());
+  std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  std::string list;
+  for (std::size_t k = 0; k < order.size() && k < 3; ++k)
+    list += fmt::format("{}{} at {}", k ? "; " : "", order[k].first, order[k].second);
+  if (order.size() > 3) list += fmt::format("; and {} more", order.size() - 3);
+  return fmt::format("Busiest rank (alltoallv, the one that moves the most): '{}', of {} out-of-place points: {}.",
+                     r.label, points, list);
+}
+
 // A set's --stragglers points: the ranks named late (with their hosts), at how
 // many of the timed placements, and the median skew there ("" when none was
 // timed).
@@ -266,6 +288,8 @@ Section verdict_section(const Comparison& c) {
                                          r.oversubscribed ? "; its differences are not called" : ""));
   for (const ResultSet& r : c.sets)  // --stragglers: who arrived late, once per set
     if (const std::string late = stragglers_text(r); !late.empty()) s.paragraphs.push_back(late);
+  for (const ResultSet& r : c.sets)  // alltoallv: which rank moved the most
+    if (const std::string busiest = busiest_text(r); !busiest.empty()) s.paragraphs.push_back(busiest);
   if (!t.rows.empty()) {
     t.note =
         "faster: the set whose time is lower (geomean over the aligned sizes); on par within the tie band. smallest "

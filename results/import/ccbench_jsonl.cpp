@@ -272,6 +272,13 @@ void read_point(const json& j, const RunContext& run, std::uint32_t line, Import
       requested && *requested >= 0 && *requested <= 1.8e19 ? static_cast<std::uint64_t>(*requested) : p.bytes;
   p.algorithm = algorithm_names(obj_at(j, "path"));
   p.forced_algorithm = forced_algorithm(run, p.collective.str());
+  if (const json& t = obj_at(j, "traffic"); t.is_object()) {  // alltoallv
+    const auto rank = num_at(t, "busiest_rank"), b = num_at(t, "busiest_bytes");
+    if (rank && *rank >= 0 && *rank < p.ranks && b && *b >= 0 && *b <= 1.8e19) {
+      p.busiest_rank = static_cast<int>(*rank), p.busiest_bytes = static_cast<std::uint64_t>(*b);
+      p.busiest_host = str_at(t, "busiest_host").substr(0, 256);
+    }
+  }
   const auto oop = j.find("out_of_place"), ip = j.find("in_place");
   if (oop != j.end()) read_placement(*oop, false, p, line, ctx);
   if (ip != j.end()) read_placement(*ip, true, p, line, ctx);

@@ -14,7 +14,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "collectives/collective.hpp"
 #include "results/import/importer.hpp"
@@ -81,6 +84,8 @@ class TextImporter {
     rows_in_segment_ = false;
     ranks_ = 0;
     hosts_.clear();
+    host_of_rank_.clear();
+    summaries_.clear();
     layout_ = Layout{};
     collective_ = default_collective_;
     complained_ = false;
@@ -114,12 +119,39 @@ class TextImporter {
       new_segment_if_needed();
     } else if (tok[0] == "Rank" && n <= 32) {
       rank_line(tok, n);
+    } else if (tok[0] == "NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY:") {
+      summaries_.emplace_back();  // alltoallv_perf's per-rank summary: one per timed placement
+    } else if (tok[0].starts_with("rank=") && !summaries_.empty()) {
+      summary_line(tok, n);
     } else if (tok[0] == "size" && n > 4 && n <= 32 && tok[1] == "count") {
       column_line(tok, n);
     }
   }
 
+  // "#   rank=R send_bytes=S recv_bytes=V alg_bw=A bus_bw=B": the busiest so
+  // far of the placement's summary (the larger of S and V; the lower rank on a tie).
+  void summary_line(const std::string_view* tok, std::size_t n) {
+    std::optional<std::uint64_t> rank, sent, received;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t eq = tok[i].find('=');
+      if (eq == std::string_view::npos) continue;
+      const std::string_view key = tok[i].substr(0, eq), value = tok[i].substr(eq + 1);
+      if (key == "rank") rank = parse_uint(value);
+      if (key == "send_bytes") sent = parse_uint(value);
+      if (key == "recv_bytes") received = parse_uint(value);
+    }
+    if (!rank || !sent || !received || *rank >= 1u << 24) return;
+    Busiest& b = summaries_.back();
+    const std::uint64_t moved = std::max(*sent, *received);
+    if (b.rank < 0 || moved > b.bytes) b.rank = static_cast<int>(*rank), b.bytes = moved;
+  }
+
   void rank_line(const std::string_view* tok, std::size_t n) {
+    if (n > 2) {
+      const auto r = parse_uint(tok[1]);
+      for (std::size_t i = 1; r && *r < 1u << 24 && i + 1 < n; ++i)
+        if (tok[i] == "on") host_of_rank_[static_cast<int>(*r)] = std::string(tok[i + 1]);
+    }
     ++ranks_;
     for (std::size_t i = 1; i + 1 < n; ++i) {
       if (tok[i] == "on") {
@@ -257,9 +289,14 @@ class TextImporter {
       else if (const auto count = w ? count_from_double(*w) : std::nullopt) p.wrong = count;
       else if (tok[at + 3] != "N/A")
         ctx_.unread(number, fmt::format("wrong-element count {} is not a number", quote_value(tok[at + 3])));
+      if (g < summaries_.size() && summaries_[g].rank >= 0) {
+        p.busiest_rank = summaries_[g].rank, p.busiest_bytes = summaries_[g].bytes;
+        if (const auto h = host_of_rank_.find(p.busiest_rank); h != host_of_rank_.end()) p.busiest_host = h->second;
+      }
       p.line = number;
       ctx_.add(std::move(p));
     }
+    summaries_.clear();  // a row's summaries precede it
   }
 
   // The last dtype and op tokens and their symbols: rows repeat them.
@@ -277,6 +314,12 @@ class TextImporter {
   Layout layout_;
   int ranks_ = 0;
   std::set<std::string> hosts_;
+  std::map<int, std::string> host_of_rank_;  // from the '#  Rank' lines
+  struct Busiest {
+    int rank = -1;
+    std::uint64_t bytes = 0;
+  };
+  std::vector<Busiest> summaries_;  // alltoallv_perf's summaries since the last row (out-of-place, in-place)
   bool rows_in_segment_ = false, complained_ = false, failure_listed_ = false;
 };
 

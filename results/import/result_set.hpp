@@ -53,6 +53,12 @@ struct ImportedPoint {
   double straggler_skew_us = kNaN;
   int straggler_rank = -1;
   std::string straggler_host;
+  // alltoallv: the rank that moves the most (sent or received, the larger),
+  // its bytes and host, when the file says (ccbench's traffic record;
+  // nccl-tests' NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY lines): -1, 0, "" otherwise.
+  int busiest_rank = -1;
+  std::uint64_t busiest_bytes = 0;
+  std::string busiest_host;
   std::uint32_t file = 0, line = 0;  // where it came from: ResultSet::files[file], 1-based line
 };
 

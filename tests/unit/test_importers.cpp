@@ -101,6 +101,23 @@ TEST(Importers, NcclTestsAlltoallv) {
   EXPECT_EQ(collective_in_filename("runs/alltoallv_perf-hot4.log"), "alltoallv");
 }
 
+// NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY: the per-rank lines before each row name
+// its busiest rank (and its host from the '#  Rank' lines), per placement.
+TEST(Importers, NcclTestsAlltoallvPerRankSummary) {
+  const ResultSet s = load("nccl-tests/alltoallv-2.19-summary.log");
+  EXPECT_TRUE(s.unread.empty()) << s.unread.front();
+  const auto oop = with(s, "alltoallv", 0), ip = with(s, "alltoallv", 1);
+  ASSERT_EQ(oop.size(), 2u);
+  ASSERT_EQ(ip.size(), 2u);
+  EXPECT_EQ(oop[0]->busiest_rank, 2);
+  EXPECT_EQ(oop[0]->busiest_bytes, 2097152u);
+  EXPECT_EQ(oop[0]->busiest_host, "gpu-a2");
+  EXPECT_EQ(ip[1]->busiest_bytes, 8388608u);
+  EXPECT_EQ(oop[0]->nodes, 2);
+  // Without the summary: no busiest rank.
+  EXPECT_EQ(with(load("nccl-tests/alltoallv-2.19.log"), "alltoallv", 0)[0]->busiest_rank, -1);
+}
+
 TEST(Importers, NcclTestsPerIterationColumns) {
   const ResultSet s = load("nccl-tests/per-iteration.log");
   EXPECT_TRUE(s.unread.empty());
