@@ -6,9 +6,72 @@
 #include <cmath>
 #include <tuple>
 
+#include "analysis/model/skewed_alltoall.hpp"
 #include "common/errors.hpp"
 
 namespace ccb {
+namespace {
+
+// alltoallv at the target: not its own fit (its curve depends on the traffic
+// model, which moves a different busiest rank at every scale) but read off
+// the set's uniform alltoall (and sendrecv) fits under the traffic model its
+// runs recorded (docs/alltoallv.md "Predicted"). Says how, or why not, in `how`.
+void project_alltoallv(const ResultSet& measured, const Model& model, int ranks, int nodes, ResultSet& out,
+                       std::string& how) {
+  std::vector<std::uint64_t> sizes;
+  for (const ImportedPoint& q : measured.points)
+    if (q.collective == "alltoallv" && q.in_place != 1) sizes.push_back(q.bytes);
+  if (sizes.empty()) return;
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  const auto t = measured.environment.find("config.traffic");
+  const std::string sep = how.empty() ? "" : "; ";
+  if (t == measured.environment.end() || t->second.find(" | ") != std::string::npos) {
+    how += sep + (t == measured.environment.end() ? "alltoallv not projected: its runs recorded no traffic model"
+                                                  : "alltoallv not projected: its runs mix traffic models (" +
+                                                        t->second + "); compare one model per set");
+    return;
+  }
+  std::vector<SkewedPrediction> preds;
+  try {
+    preds = predict_alltoallv(model, ranks, nodes, parse_traffic(t->second), sizes);
+  } catch (const UsageError& e) {
+    how += sep + "alltoallv not projected: " + e.what();
+    return;
+  }
+  if (preds.empty()) {
+    how += sep + "alltoallv not projected: the set has no uniform alltoall runs to read it off (sweep alltoall too)";
+    return;
+  }
+  const SkewedPrediction& sp = preds.front();  // the out-of-place alltoall fit
+  const double factor = ranks > 1 ? static_cast<double>(ranks - 1) / ranks : 1.0;
+  for (const SkewedPoint& q : sp.points) {
+    if (!std::isfinite(q.at.time_us) || q.at.time_us <= 0) continue;
+    ImportedPoint ip;
+    ip.collective = "alltoallv";
+    ip.dtype = sp.series->dtype;
+    ip.op = "-";
+    ip.path = sp.series->path;
+    ip.memory = sp.series->memory;
+    ip.in_place = 0;
+    ip.ranks = ranks;
+    ip.nodes = nodes;
+    ip.bytes = ip.requested_bytes = q.bytes;
+    ip.time_us = q.at.time_us;
+    ip.time_lo_us = q.at.lo_us;
+    ip.time_hi_us = q.at.hi_us;
+    ip.time_unbounded = q.at.unbounded;
+    ip.algbw_gbps = static_cast<double>(q.busiest_bytes) / (q.at.time_us * 1e3);
+    ip.busbw_gbps = ip.algbw_gbps * factor;
+    ip.busiest_rank = q.busiest_rank;
+    ip.busiest_bytes = q.busiest_bytes;
+    out.points.push_back(std::move(ip));
+  }
+  how += fmt::format("{}alltoallv under {}: the busiest rank's bytes on {}{} (docs/alltoallv.md)", sep, sp.traffic,
+                     sp.series->key(false), sp.link ? " and the sendrecv link bound" : "");
+}
+
+}  // namespace
 
 std::optional<Projection> project_set(const ResultSet& measured, int ranks, int nodes, std::string* why) {
   Projection p;
@@ -38,6 +101,7 @@ std::optional<Projection> project_set(const ResultSet& measured, int ranks, int 
       return std::tie(o.series->collective, o.series->dtype, o.series->op, o.series->path, o.series->memory,
                       o.series->in_place) == std::tie(s.collective, s.dtype, s.op, s.path, s.memory, s.in_place);
     };
+    if (s.collective == "alltoallv") continue;  // project_alltoallv below
     auto first =
         std::find_if(preds.begin(), preds.end(), [&](const Prediction& o) { return same(o) && o.forced.empty(); });
     if (first == preds.end()) first = std::find_if(preds.begin(), preds.end(), same);
@@ -81,6 +145,7 @@ std::optional<Projection> project_set(const ResultSet& measured, int ranks, int 
       how +=
           fmt::format(" ({} sizes left out: the library's rules choose an algorithm the runs did not force)", unfitted);
   }
+  project_alltoallv(measured, p.model, ranks, nodes, p.set, how);
   p.set.predicted_from = fmt::format("model fitted on '{}' ({})", measured.label, how);
   return p;
 }
