@@ -26,6 +26,8 @@ using traffic_draws::whole;
 constexpr int kMaxExperts = 1 << 16;
 constexpr int kMaxTopk = 64;
 constexpr std::uint64_t kMaxHidden = 1 << 24;
+constexpr double kMaxFileTokens = 1e15;          // a routing file's entry
+constexpr std::uint64_t kMaxDraws = 1ull << 31;  // tokens x ranks x topk: about 20 s of drawing here
 
 // Walker's alias table: one draw in proportion to the weights in O(1).
 struct ExpertAlias {
@@ -119,9 +121,9 @@ MoeRouting read_routing_file(const std::string& text, const std::string& name) {
     std::size_t col = 0;
     while (tokens >> token) {
       const auto v = number(token);
-      if (!v || *v < 0)
-        throw UsageError(fmt::format("routing file {}: row {}, column {}: '{}' is not a token count (a number >= 0)",
-                                     name, m.file_ranks + 1, col + 1, token.substr(0, 40)));
+      if (!v || *v < 0 || *v > kMaxFileTokens)
+        throw UsageError(fmt::format("routing file {}: row {}, column {}: '{}' is not a token count (0 to 1e15)", name,
+                                     m.file_ranks + 1, col + 1, token.substr(0, 40)));
       m.file_tokens.push_back(*v);
       ++col;
     }
@@ -133,6 +135,8 @@ MoeRouting read_routing_file(const std::string& text, const std::string& name) {
     if (++m.file_ranks > 1 << 16) throw UsageError(fmt::format("routing file {}: more than 65536 rows", name));
   }
   if (m.file_ranks == 0) throw UsageError(fmt::format("routing file {}: no numbers", name));
+  if (cols > static_cast<std::size_t>(kMaxExperts))
+    throw UsageError(fmt::format("routing file {}: {} experts (columns), more than {}", name, cols, kMaxExperts));
   m.experts = static_cast<int>(cols);
   return m;
 }
@@ -221,6 +225,11 @@ std::vector<std::uint64_t> moe_tokens(const MoeRouting& m, int n, std::uint64_t 
     throw UsageError(fmt::format("moe: hot rank {} is not one of the {} ranks", m.hot_rank, n));
   const std::size_t nn = static_cast<std::size_t>(n);
   const int per_rank = m.experts / n;
+  if (m.skew != MoeSkew::file && static_cast<double>(tokens_per_rank) * n * m.topk > static_cast<double>(kMaxDraws))
+    throw UsageError(
+        fmt::format("moe: {} tokens per rank x {} ranks x topk {} is more than {} draws: give fewer tokens "
+                    "(a smaller size, or a larger hidden=)",
+                    tokens_per_rank, n, m.topk, kMaxDraws));
   std::vector<std::uint64_t> tokens(nn * nn, 0);
   if (m.skew == MoeSkew::file) {  // each rank's row: its shape, T x topk copies in all
     for (int i = 0; i < n; ++i) {

@@ -75,6 +75,10 @@ TEST(MoeRouting, ARoutingFileGivesTheShapeOfEachRanksTokens) {
   std::ofstream(path) << "# a comment\n1 x\n";
   EXPECT_NE(refusal([&] { parse_traffic("moe:topk=1:hidden=1:routing=" + path); }).find("not a token count"),
             std::string::npos);
+  std::ofstream(path) << "1 1e300\n";
+  EXPECT_NE(
+      refusal([&] { parse_traffic("moe:topk=1:hidden=1:routing=" + path); }).find("not a token count (0 to 1e15)"),
+      std::string::npos);
   std::ofstream(path) << "# tokens per expert\n10 0 0 30\n0 5 5 0\n";  // 2 ranks x 4 experts (2 per rank)
   const TrafficModel m = parse_traffic("moe:topk=1:hidden=2:routing=" + path);
   EXPECT_EQ(m.moe.experts, 4);
