@@ -138,7 +138,10 @@ Collectives: {1}
            pingpong: half a round trip; uni_bw, bi_bw: a window divided by --window
   algbw    size / time, in GB/s (1 GB = 1e9 bytes); alltoallv: the busiest
            rank's bytes (sent or received, the larger) / time, as nccl-tests;
-           its '# traffic' line under the row names that rank (docs/alltoallv.md)
+           its '# traffic' lines under the row name that rank, the mean a rank
+           sends, and split its bytes inside its host (scale-up) and across
+           hosts (scale-out), each / the time (docs/alltoallv.md; --traffic
+           moe: tokens per rank, docs/moe.md)
   busbw    algbw x the nccl-tests factor: all_reduce 2(n-1)/n; all_gather,
            reduce_scatter, alltoall, alltoallv, gather, scatter (n-1)/n; others 1;
            bi_bw 2 (both directions). One rank: the same formula, so 0.00 for
