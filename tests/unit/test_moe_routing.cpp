@@ -9,19 +9,12 @@
 
 #include "collectives/traffic.hpp"
 #include "common/errors.hpp"
+#include "tests/unit/refusal.hpp"
 
 namespace ccb {
 namespace moe_test {  // named: the unit tests are one unity build
 
-template <class F>
-std::string refusal(F f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::refusal;
 
 TEST(MoeRouting, DispatchSendsEachTokenOnceToEachRankOfItsExperts) {
   // topk = every expert: each token goes to every rank exactly once.

@@ -9,21 +9,13 @@
 #include "analysis/model/skewed_alltoall.hpp"
 #include "collectives/traffic.hpp"
 #include "common/errors.hpp"
+#include "tests/unit/refusal.hpp"
 #include "tests/unit/synthetic_runs.hpp"
 
 namespace ccb {
 namespace traffic_test {  // named: the unit tests are one unity build
 
-// The message of the UsageError `f` throws ("" when it throws none).
-template <class F>
-std::string refusal(F f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::refusal;
 
 TEST(Traffic, EveryModelButAMatrixSendsTheSizeFromEveryRank) {
   for (const char* spec : {"uniform", "spread:0", "spread:1", "spread:0.3", "hot:4", "hot:2.5:rank=3", "lognormal:1",
