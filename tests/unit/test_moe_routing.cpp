@@ -89,7 +89,7 @@ TEST(MoeRouting, ARoutingFileGivesTheShapeOfEachRanksTokens) {
 }
 
 TEST(MoeRouting, BadInputIsOneLine) {
-  for (const auto& [spec, words] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& row : std::vector<std::pair<std::string, std::string>>{
            {"moe:experts=8:topk=2", "needs experts=E, topk=K and hidden=H"},
            {"moe:experts=8:topk=9:hidden=1", "more than the 8 experts"},
            {"moe:experts=8:topk=0:hidden=1", "topk is a whole number from 1"},
@@ -99,6 +99,7 @@ TEST(MoeRouting, BadInputIsOneLine) {
            {"moe:experts=8:topk=2:hidden=1:bogus", "not an option of moe"},
            {"moe:experts=8:topk=2:hidden=1:routing=/nonexistent/file", "cannot read routing file"},
        }) {
+    const std::string &spec = row.first, &words = row.second;  // not a structured binding: clang captures none
     const std::string why = refusal([&] { parse_traffic(spec); });
     EXPECT_NE(why.find(words), std::string::npos) << spec << ": " << why;
     EXPECT_EQ(why.find('\n'), std::string::npos) << why;
