@@ -121,7 +121,7 @@ class TextImporter {
       rank_line(tok, n);
     } else if (tok[0] == "NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY:") {
       summaries_.emplace_back();  // alltoallv_perf's per-rank summary: one per timed placement
-    } else if (tok[0].starts_with("rank=") && !summaries_.empty()) {
+    } else if (tok[0].starts_with("rank=") && !summaries_.empty() && n <= 32) {
       summary_line(tok, n);
     } else if (tok[0] == "size" && n > 4 && n <= 32 && tok[1] == "count") {
       column_line(tok, n);

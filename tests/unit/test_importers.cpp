@@ -116,6 +116,11 @@ TEST(Importers, NcclTestsAlltoallvPerRankSummary) {
   EXPECT_EQ(oop[0]->nodes, 2);
   // Without the summary: no busiest rank.
   EXPECT_EQ(with(load("nccl-tests/alltoallv-2.19.log"), "alltoallv", 0)[0]->busiest_rank, -1);
+  // A summary line of more than 32 fields (the fuzzers found one read past
+  // the tokens) is skipped; the others still name the busiest.
+  const ResultSet longer = load("nccl-tests/alltoallv-summary-long-line.log");
+  ASSERT_EQ(with(longer, "alltoallv", 0).size(), 1u);
+  EXPECT_EQ(with(longer, "alltoallv", 0)[0]->busiest_rank, 1);
 }
 
 TEST(Importers, NcclTestsPerIterationColumns) {
