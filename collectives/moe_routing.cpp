@@ -111,30 +111,11 @@ MoeRouting read_routing_file(const std::string& text, const std::string& name) {
   MoeRouting m;
   m.skew = MoeSkew::file;
   m.file = name;
-  std::istringstream lines(text);
-  std::string line;
-  std::size_t cols = 0;
-  while (std::getline(lines, line)) {
-    if (line.starts_with('#')) continue;  // a comment: where the counts come from
-    std::istringstream tokens(line);
-    std::string token;
-    std::size_t col = 0;
-    while (tokens >> token) {
-      const auto v = number(token);
-      if (!v || *v < 0 || *v > kMaxFileTokens)
-        throw UsageError(fmt::format("routing file {}: row {}, column {}: '{}' is not a token count (0 to 1e15)", name,
-                                     m.file_ranks + 1, col + 1, token.substr(0, 40)));
-      m.file_tokens.push_back(*v);
-      ++col;
-    }
-    if (col == 0) continue;
-    if (m.file_ranks == 0) cols = col;
-    else if (col != cols)
-      throw UsageError(
-          fmt::format("routing file {}: row {} has {} numbers, row 1 has {}", name, m.file_ranks + 1, col, cols));
-    if (++m.file_ranks > 1 << 16) throw UsageError(fmt::format("routing file {}: more than 65536 rows", name));
-  }
-  if (m.file_ranks == 0) throw UsageError(fmt::format("routing file {}: no numbers", name));
+  traffic_draws::NumberTable t =
+      traffic_draws::read_number_table(text, "routing file " + name, "a token count (0 to 1e15)", kMaxFileTokens, true);
+  const std::size_t cols = t.cols;
+  m.file_ranks = static_cast<int>(t.rows);
+  m.file_tokens = std::move(t.values);
   if (cols > static_cast<std::size_t>(kMaxExperts))
     throw UsageError(fmt::format("routing file {}: {} experts (columns), more than {}", name, cols, kMaxExperts));
   m.experts = static_cast<int>(cols);

@@ -81,29 +81,10 @@ TrafficModel read_traffic_matrix(const std::string& text, const std::string& nam
   TrafficModel m;
   m.kind = TrafficKind::matrix;
   m.file = name;
-  std::istringstream lines(text);
-  std::string line;
-  std::size_t row = 0, cols = 0;
-  while (std::getline(lines, line)) {
-    std::istringstream tokens(line);
-    std::string token;
-    std::size_t col = 0;
-    while (tokens >> token) {
-      const auto v = number(token);
-      if (!v || *v < 0)
-        throw UsageError(fmt::format("traffic matrix {}: row {}, column {}: '{}' is not a byte count (a number >= 0)",
-                                     name, row + 1, col + 1, token.substr(0, 40)));
-      m.weights.push_back(*v);
-      ++col;
-    }
-    if (col == 0) continue;
-    if (row == 0) cols = col;
-    else if (col != cols)
-      throw UsageError(fmt::format("traffic matrix {}: row {} has {} numbers, row 1 has {}", name, row + 1, col, cols));
-    ++row;
-    if (row > 1 << 16) throw UsageError(fmt::format("traffic matrix {}: more than 65536 rows", name));
-  }
-  if (row == 0) throw UsageError(fmt::format("traffic matrix {}: no numbers", name));
+  traffic_draws::NumberTable t = traffic_draws::read_number_table(
+      text, "traffic matrix " + name, "a byte count (a number >= 0)", std::numeric_limits<double>::infinity(), false);
+  const std::size_t row = t.rows, cols = t.cols;
+  m.weights = std::move(t.values);
   if (row != cols)
     throw UsageError(fmt::format("traffic matrix {}: {} rows of {} numbers: not square", name, row, cols));
   if (std::accumulate(m.weights.begin(), m.weights.end(), 0.0) <= 0)
