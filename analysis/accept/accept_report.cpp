@@ -76,6 +76,7 @@ Table groups_table(const std::string& title, const Check& c, const std::vector<G
   for (const Gate& g : c.gates)
     t.header.push_back(fmt::format("{} at {}", name(g.metric), format_size(static_cast<double>(g.at_bytes))));
   t.header.push_back("margin");
+  if (c.times_stragglers()) t.header.push_back("late");
   t.header.push_back("reason");
   t.left_columns = 2;
   t.last_left = true;
@@ -95,6 +96,11 @@ Table groups_table(const std::string& title, const Check& c, const std::vector<G
     }
     row.push_back(
         {std::isfinite(g.margin) ? fmt::format("{:+.0f}%", g.margin * 100) : "-", g.pass ? Tone::plain : Tone::worse});
+    if (c.times_stragglers()) {
+      std::string late;
+      for (const std::string& h : g.late_hosts) late += (late.empty() ? "" : ", ") + h;
+      row.push_back({late.empty() ? "-" : late, late.empty() ? Tone::muted : Tone::plain});
+    }
     row.push_back({g.reason, g.pass ? Tone::muted : Tone::plain});
     t.rows.push_back(row);
   }
@@ -102,7 +108,10 @@ Table groups_table(const std::string& title, const Check& c, const std::vector<G
                               "per request in us (checkpoint: time to persist); "
                             : "Values: one per repeat, out-of-place, time = pipelined mean over ranks; ") +
            "the bar is the gate's threshold; margin: the median's distance to the bar (positive: better than needed), "
-           "the smallest over gates.";
+           "the smallest over gates." +
+           (c.times_stragglers() ? " Late: the hosts whose rank arrived last at a gate's size in some repeat, "
+                                   "named as --stragglers names them (docs/stragglers.md); '-': none."
+                                 : "");
   if (left_out > 0)
     t.note +=
         fmt::format(" {} more groups (passing) are left out here: {} has every group.", left_out, kGroupDetailFile);
@@ -426,6 +435,8 @@ json group_json(const GroupVerdict& g, const std::vector<std::string>& hosts) {
           {"margin", num(g.margin)}, {"headline", num(g.headline)}};
   if (g.run.role != GroupRole::none) gj["role"] = std::string(name(g.run.role));
   for (int n : g.run.nodes) gj["nodes"].push_back(hosts[static_cast<std::size_t>(n)]);
+  if (!g.late_hosts.empty()) gj["late_hosts"] = g.late_hosts;
+  if (!g.late_host.empty()) gj["late_host"] = g.late_host;
   gj["gates"] = json::array();
   for (const GateResult& gr : g.gates) {
     json values = json::array();
@@ -539,6 +550,7 @@ std::string group_detail_line(const Check& c, const GroupVerdict& g, const std::
   for (int n : g.run.nodes) j["nodes"].push_back(hosts[static_cast<std::size_t>(n)]);
   if (!g.reason.empty()) j["reason"] = g.reason;
   if (g.wrong) j["wrong"] = g.wrong;
+  if (!g.late_hosts.empty()) j["late_hosts"] = g.late_hosts;
   j["gates"] = json::array();
   for (const GateResult& gr : g.gates) {
     json gj{{"values", json::array()}, {"bar", short_num(gr.bar)}, {"passed", gr.passed}};

@@ -295,7 +295,7 @@ GroupRun simulate_group(const Check& c, const ClusterModel& m, const NodeGroup& 
 
 CheckVerdict simulate_check(const Check& c, const ClusterModel& m, std::mt19937_64& rng, const SimulatedSpec& spec,
                             const CheckRounds::GroupSink& sink) {
-  if (c.times_stragglers())
+  if (c.has_skew_gate())
     throw UsageError(
         fmt::format("accept --simulate: check {}: skew gates are not simulated (the cluster model has no "
                     "late ranks): simulate a copy of the spec without them",

@@ -155,10 +155,11 @@ IoCheck parse_io_check(const std::string& file, const YAML::Node& n, const std::
 
 Check parse_check(const std::string& file, const YAML::Node& n, const std::string& where,
                   const std::filesystem::path& folder) {
-  yamlf::check_keys(file, n, where, {"name",    "collective", "io",      "backend",     "memory",    "path",
-                                     "dtype",   "op",         "sizes",   "iterations",  "warmup",    "gpus_per_process",
-                                     "repeats", "pass",       "pattern", "second_pass", "timeout_s", "step_timeout_s",
-                                     "gates",   "bitwise"});
+  yamlf::check_keys(
+      file, n, where,
+      {"name",      "collective",     "io",     "backend",          "memory",    "path", "dtype",   "op",
+       "sizes",     "iterations",     "warmup", "gpus_per_process", "repeats",   "pass", "pattern", "second_pass",
+       "timeout_s", "step_timeout_s", "gates",  "bitwise",          "stragglers"});
   Check c;
   c.line = n.Mark().line + 1;
   c.name = yamlf::text(file, n, where, "name", true);
@@ -256,12 +257,15 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
            fmt::format("'{}' is unknown (allowed: {})", p, allowed_settings<GroupPattern>()));
     c.pattern = *pattern;
   }
-  if (n["second_pass"]) {
-    const std::string v = yamlf::text(file, n, where, "second_pass");
-    if (v != "true" && v != "false")
-      fail(file, n["second_pass"], key_path(where, "second_pass"), "expected true or false");
-    c.second_pass = v == "true";
-  }
+  for (const char* key : {"second_pass", "stragglers"})
+    if (n[key]) {
+      const std::string v = yamlf::text(file, n, where, key);
+      if (v != "true" && v != "false") fail(file, n[key], key_path(where, key), "expected true or false");
+      (std::string_view(key) == "second_pass" ? c.second_pass : c.stragglers) = v == "true";
+    }
+  if (n["stragglers"] && c.io)
+    fail(file, n["stragglers"], key_path(where, "stragglers"),
+         "does not apply to an io check (it has no ranks' arrival)");
   const double t = yamlf::number(file, n, where, "timeout_s", 1, 86400, false);
   c.timeout_s = std::isnan(t) ? 0 : t;
   const double st = yamlf::number(file, n, where, "step_timeout_s", 1, 86400, false);
@@ -272,6 +276,11 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
     fail(file, gates, key_path(where, "gates"), "expected a list of 1 to 64 gates");
   for (std::size_t i = 0; i < gates.size(); ++i)
     c.gates.push_back(parse_gate(file, gates[i], fmt::format("{}[{}]", key_path(where, "gates"), i), c, folder));
+  if (c.has_skew_gate() && !c.times_stragglers())
+    fail(file, gates, key_path(where, "gates"),
+         c.gpus_per_process > 1
+             ? "a skew gate needs a rank per GPU: with gpus_per_process above 1 a process has no rank of its own"
+             : "a skew gate reads the ranks' arrival, which stragglers: false turns off");
   // Patterns all and bisect start with one group of every node: a population
   // gate has no peers to compare it with there, so it would clear them all.
   const bool peers_only = std::all_of(c.gates.begin(), c.gates.end(), [](const Gate& g) { return g.population; });

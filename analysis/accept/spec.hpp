@@ -110,8 +110,13 @@ struct Check {
   double step_timeout_s = 0;
   std::vector<Gate> gates;
   int line = 0;
-  // A skew gate makes every group's run time each rank (--stragglers).
-  bool times_stragglers() const {
+  // Every group's run times each rank per iteration (--stragglers) and names
+  // the rank that arrived last: on unless the spec says `stragglers: false`,
+  // for collective checks whose processes drive one GPU each (an io check
+  // has no ranks' arrival; a process of several GPUs has no rank of its own).
+  bool stragglers = true;
+  bool times_stragglers() const { return stragglers && !io && gpus_per_process == 1; }
+  bool has_skew_gate() const {
     for (const Gate& g : gates)
       if (g.metric == Metric::skew) return true;
     return false;

@@ -63,19 +63,24 @@ std::string name_list(const std::vector<std::string>& names, std::size_t shown) 
 
 namespace {
 
-// The host every repeat that missed a skew gate named late, when the group
-// failed on skew gates alone ("" otherwise).
-std::string straggler_named(const Check& check, const GroupRun& run, const GroupVerdict& v) {
+// The host that every repeat missing a failing gate named late at that
+// gate's size ("" when a repeat named none, they disagree, or the data was
+// wrong); skew_only: every failing gate is a skew gate.
+std::string late_host(const Check& check, const GroupRun& run, const GroupVerdict& v, bool& skew_only) {
+  skew_only = true;
   if (v.pass || v.wrong > 0) return "";
   std::string host;
   for (std::size_t i = 0; i < v.gates.size(); ++i) {
-    if (v.gates[i].pass) continue;
+    const GateResult& gr = v.gates[i];
+    if (gr.pass) continue;
     const Gate& g = check.gates[i];
-    if (g.metric != Metric::skew) return "";
-    for (const RepeatResult& r : run.repeats) {
-      if (!r.error.empty()) return "";
-      for (const MeasuredPoint& p : r.points) {
-        if (p.requested_bytes != g.at_bytes || g.passes(p.skew_us)) continue;
+    skew_only = skew_only && g.metric == Metric::skew;
+    if (g.relative() && !gr.base) return "";  // not judged: nothing missed
+    for (std::size_t k = 0; k < run.repeats.size() && k < gr.values.size(); ++k) {
+      if (!run.repeats[k].error.empty()) return "";
+      if (g.passes(gr.values[k], gr.base.value_or(0))) continue;
+      for (const MeasuredPoint& p : run.repeats[k].points) {
+        if (p.requested_bytes != g.at_bytes) continue;
         if (p.straggler_host.empty() || (!host.empty() && host != p.straggler_host)) return "";
         host = p.straggler_host;
       }
@@ -139,7 +144,16 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
   }
   v.pass = v.wrong == 0;
   for (std::size_t i = 0; i < v.gates.size(); ++i) v.pass = v.pass && v.gates[i].pass;
-  v.straggler_host = straggler_named(check, run, v);
+  bool skew_only = false;
+  v.late_host = late_host(check, run, v, skew_only);
+  if (skew_only) v.straggler_host = v.late_host;
+  for (const RepeatResult& r : run.repeats)
+    for (const MeasuredPoint& p : r.points)
+      if (!p.straggler_host.empty() &&
+          std::find(v.late_hosts.begin(), v.late_hosts.end(), p.straggler_host) == v.late_hosts.end() &&
+          std::any_of(check.gates.begin(), check.gates.end(),
+                      [&](const Gate& g) { return g.at_bytes == p.requested_bytes; }))
+        v.late_hosts.push_back(p.straggler_host);
   if (v.pass || v.wrong > 0) v.noisy = false;  // wrong data is never noise
   if (v.wrong > 0) {
     v.reason = fmt::format("wrong data: {} elements failed verification", v.wrong);
@@ -274,6 +288,17 @@ bool name_straggler(CheckVerdict& v, const GroupVerdict& g, const GroupVerdict* 
   return true;
 }
 
+// A failing group's late host as a lead for the search, not a verdict: a
+// slow link or NIC makes no host late (every rank waits for it alike), so the
+// late host may be a bystander of the failure.
+std::string late_lead(const GroupVerdict& g) {
+  if (g.late_host.empty()) return "";
+  return fmt::format(
+      "; a lead: {}'s rank arrived last in every repeat that missed (--stragglers), which a slow node explains and "
+      "a slow link does not",
+      g.late_host);
+}
+
 // all and per-node: a failing group whose re-test passes is noise; per-node
 // names the node defective (a suspect under noise), all names no node unless
 // its skew gates name the late one (name_straggler).
@@ -302,11 +327,11 @@ void judge_whole_groups(CheckVerdict& v, const std::vector<std::string>& hosts) 
                            : "the group of all nodes failed; this check cannot tell which node is the cause";
       if (per_node) nv.margin = g.margin;
     }
-    v.findings.push_back(per_node && noisy ? fmt::format("{} is a suspect: {}; {}", names, g.reason, kNoisyFailure)
-                         : per_node
-                             ? fmt::format("{} is defective: {}", names, g.reason)
-                             : fmt::format("the group of all {} nodes failed ({}); one group cannot name a node: {}",
-                                           g.run.nodes.size(), g.reason, localise_advice(g.run.nodes.size())));
+    v.findings.push_back(
+        per_node && noisy ? fmt::format("{} is a suspect: {}; {}", names, g.reason, kNoisyFailure)
+        : per_node        ? fmt::format("{} is defective: {}", names, g.reason)
+                          : fmt::format("the group of all {} nodes failed ({}); one group cannot name a node: {}{}",
+                                        g.run.nodes.size(), g.reason, localise_advice(g.run.nodes.size()), late_lead(g)));
   }
 }
 

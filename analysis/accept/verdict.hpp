@@ -80,10 +80,14 @@ struct GroupVerdict {
   // missed its bar): a defect is never named on such groups alone (the node
   // stays a suspect, and the check fails without naming it).
   bool noisy = false;
-  // A group that failed only skew gates, each missing repeat naming the same
-  // late rank's host: that host (""otherwise). It names the node without a
-  // pairwise search (docs/acceptance.md).
-  std::string straggler_host;
+  // A failing group whose missing repeats all named the same rank late at
+  // the failing gates' sizes (--stragglers): that rank's host ("" otherwise).
+  // When only skew gates failed it is also straggler_host, which names the
+  // node without a pairwise search (docs/acceptance.md); otherwise it is a
+  // lead for the search (a slow link makes no host late).
+  std::string late_host, straggler_host;
+  // Every host named late at a gate's size in any repeat, passing or not.
+  std::vector<std::string> late_hosts;
   // How far the group cleared its bars: the smallest over gates of the
   // median's relative distance to the bar, positive on the good side
   // (+0.12: 12% better than needed; -0.4: 40% short). NaN: nothing measured.

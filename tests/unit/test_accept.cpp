@@ -129,8 +129,8 @@ TEST(AcceptSpec, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(
       spec_error(with("    repeats: 3\n", "    repeats: 3\n    colour: red\n")),
       "s.yaml:7: checks[0].colour: unknown key (allowed: backend, bitwise, collective, dtype, gates, gpus_per_process, "
-      "io, iterations, memory, name, op, pass, path, pattern, repeats, second_pass, sizes, step_timeout_s, timeout_s, "
-      "warmup)");
+      "io, iterations, memory, name, op, pass, path, pattern, repeats, second_pass, sizes, step_timeout_s, "
+      "stragglers, timeout_s, warmup)");
   EXPECT_EQ(spec_error(with("    pass: 2\n", "    pass: 2\n    pass: 1\n")), "s.yaml:8: checks[0].pass: given twice");
   EXPECT_EQ(spec_error("name: x\n"), "s.yaml:1: checks: missing");
   EXPECT_EQ(spec_error("checks: [\n"), "s.yaml:2: not valid YAML (end of sequence flow not found)");
@@ -476,10 +476,43 @@ TEST(AcceptVerdict, ASkewGateNamesTheLateHostOfTheGroupOfAll) {
   EXPECT_EQ(split.first[0].straggler_host, "");
   EXPECT_EQ(split.nodes[1].status, NodeStatus::group_failed);
   EXPECT_TRUE(late({{30, ""}, {3100, "c"}, {20, ""}}).pass);
-  // A failing bandwidth gate as well: the late host does not explain it.
+  // A failing bandwidth gate as well: the late host does not explain it,
+  // and is given as a lead for the search, not a verdict.
   GroupRun slow = run_of({0, 1, 2}, {1, 1, 1});
   for (RepeatResult& rep : slow.repeats) rep.points[0].skew_us = 5000, rep.points[0].straggler_host = "b";
   EXPECT_EQ(judge_group(c, slow, {}).straggler_host, "");
+  EXPECT_EQ(judge_group(c, slow, {}).late_host, "b");
+}
+
+// Without a skew gate, a failing group of all nodes whose missing repeats
+// named the same late host gives it as a lead; no node is named.
+TEST(AcceptVerdict, ALateHostIsALeadWhenABandwidthGateFails) {
+  Check c = pair_check();
+  c.pattern = GroupPattern::all;
+  const auto judged = [&](const std::vector<std::string>& late, std::vector<double> busbw) {
+    GroupRun r = run_of({0, 1, 2}, std::move(busbw));
+    for (std::size_t i = 0; i < late.size(); ++i) r.repeats[i].points[0].straggler_host = late[i];
+    CheckVerdict v;
+    v.check = &c;
+    v.first = {judge_group(c, r, {})};
+    judge_nodes(v, {"a", "b", "c"});
+    return v;
+  };
+  const CheckVerdict v = judged({"c", "c", "c"}, {1, 1, 1});
+  EXPECT_EQ(v.first[0].late_host, "c");
+  EXPECT_EQ(v.first[0].straggler_host, "");
+  EXPECT_EQ(v.nodes[2].status, NodeStatus::group_failed);
+  EXPECT_NE(v.findings[0].find("a lead: c's rank arrived last in every repeat that missed"), std::string::npos)
+      << v.findings[0];
+  // A repeat that missed without naming anyone, or two hosts: no lead.
+  EXPECT_EQ(judged({"c", "", "c"}, {1, 1, 1}).findings[0].find("a lead"), std::string::npos);
+  EXPECT_EQ(judged({"c", "b", "c"}, {1, 1, 1}).first[0].late_host, "");
+  // Only the missing repeats count; a passing group keeps its late hosts for the table.
+  EXPECT_EQ(judged({"c", "b", "c"}, {1, 12, 1}).first[0].late_host, "c");
+  const CheckVerdict ok = judged({"b", "", ""}, {12, 12, 12});
+  EXPECT_TRUE(ok.pass);
+  EXPECT_EQ(ok.first[0].late_host, "");
+  EXPECT_EQ(ok.first[0].late_hosts, std::vector<std::string>{"b"});
 }
 
 #if CCBENCH_HAVE_YAML
@@ -491,6 +524,30 @@ TEST(AcceptSpec, SkewGatesTakeACeilingOnly) {
   const AcceptSpec ok = parse_spec(head + "{metric: skew, at: 64K, max: 500}]\n", "s.yaml");
   EXPECT_TRUE(ok.checks[0].times_stragglers());
   EXPECT_EQ(ok.checks[0].gates[0].describe(), "skew <= 500 us at 64 KiB");
+}
+
+// Every collective check times its ranks unless told not to; a skew gate
+// needs that timing.
+TEST(AcceptSpec, StragglersAreTimedInEveryCollectiveCheck) {
+  const std::string head = "checks:\n  - name: s\n    collective: all_reduce\n    sizes: [64K]\n";
+  const std::string bw = "    gates: [{metric: busbw, at: 64K, min: 1}]\n";
+  EXPECT_TRUE(parse_spec(head + bw, "s.yaml").checks[0].times_stragglers());
+  EXPECT_FALSE(parse_spec(head + "    stragglers: false\n" + bw, "s.yaml").checks[0].times_stragglers());
+  EXPECT_EQ(spec_error(head + "    stragglers: false\n    gates: [{metric: skew, at: 64K, max: 500}]\n"),
+            "s.yaml:6: checks[0].gates: a skew gate reads the ranks' arrival, which stragglers: false turns off");
+  EXPECT_EQ(spec_error(head + "    stragglers: maybe\n" + bw),
+            "s.yaml:5: checks[0].stragglers: expected true or false");
+  const std::string gpus =
+      "checks:\n  - name: s\n    collective: all_reduce\n    backend: nccl\n    gpus_per_process: 2\n"
+      "    sizes: [64K]\n";
+  EXPECT_FALSE(parse_spec(gpus + bw, "s.yaml").checks[0].times_stragglers());
+  EXPECT_NE(
+      spec_error(gpus + "    gates: [{metric: skew, at: 64K, max: 500}]\n").find("a skew gate needs a rank per GPU"),
+      std::string::npos);
+  const std::string io =
+      "checks:\n  - name: s\n    io: {dir: /tmp, pattern: read}\n    sizes: [1M]\n"
+      "    stragglers: true\n    gates: [{metric: busbw, at: 1M, min: 1}]\n";
+  EXPECT_NE(spec_error(io).find("stragglers: does not apply to an io check"), std::string::npos) << spec_error(io);
 }
 #endif
 
