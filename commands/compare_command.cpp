@@ -93,7 +93,10 @@ std::string compare_help() {
          std::string(R"(Reads two or more result sets, lines them up point by point and reports how
 each compares with the baseline. PATH is a file or a folder (every file in
 it, recursively). Formats are detected: ccbench JSON Lines, nccl-tests stdout
-or -J JSON, OSU micro-benchmarks, IMB-MPI1. Replay records (ccbench replay
+or -J JSON, OSU micro-benchmarks, IMB-MPI1, NCCL Inspector records of a
+production job (per collective, ranks, nodes and power-of-two size bucket;
+the Summary says where production ran slower than a measured set: see
+docs/compare.md "Production figures"). Replay records (ccbench replay
 -J) are compared with each other: median step time, exposed communication
 per dimension, the ratio's interval and a Mann-Whitney test on the steps.
 

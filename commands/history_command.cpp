@@ -91,8 +91,11 @@ ccbench history trend --html FILE [--db DB] [FILTERS] [--p-value P] [--magnitude
 ccbench history export --prom FILE [--db DB] [FILTERS]
 ccbench history verdicts [--db DB] [--node HOST] [--since ISO8601] [--csv | --json]
 ccbench history stragglers [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--span N]
+ccbench history copy FROM TO [--wait S]
 
-Every run kept (docs/history.md). add: each file (RUN: a file, or every file
+Every run kept (docs/history.md). DB, FROM, TO: a SQLite file, or a
+PostgreSQL server's database as a URL (postgresql://USER@HOST/DB?...,
+libpq's form; its password is never printed or recorded). add: each file (RUN: a file, or every file
 under a folder: ccbench JSON Lines / CSV / table, nccl-tests, OSU, IMB,
 ccbench io, ccbench replay -J (series step:WORKLOAD, its exposed
 communication and each dimension's), an accept --out folder's raw/ runs
@@ -124,6 +127,8 @@ over the runs with such points: runs, runs it was named in, its share of
 the timed points (all runs, the newest), and change points in its share run
 by run (the same test as changes, on the share itself): a host whose share
 rose is a repeat offender (exit 1).
+copy: every run and verdict of FROM added to TO (SQLite to PostgreSQL and
+back), each as add adds it: one already in TO is not added again.
 
 Options (FILTERS: --collective, --size, --node, --link, --since):
 )" + option_list(history_options(defaults)) +
@@ -209,8 +214,9 @@ int add(const HistoryArgs& a) {
   if (!a.time.empty() && !std::isfinite(iso_utc_seconds(a.time)))
     throw UsageError(fmt::format("history add: --time '{}': expected ISO 8601 UTC, e.g. 2026-12-03T14:00:00Z", a.time));
   const HistoryAddResult r = add_runs_to_history({a.db, a.runs, a.label, a.time, a.wait_s, false});
-  fmt::print("history: {}: {} added, {} already there, {} skipped; it holds {} run{}{}\n", terminal_safe(a.db), r.added,
-             r.present, r.skipped, r.runs, r.runs == 1 ? "" : "s",
+  fmt::print("history: {}: {} added, {} already there, {} skipped; it holds {} run{}{}\n",
+             terminal_safe(is_postgres_url(a.db) ? url_without_credentials(a.db) : a.db), r.added, r.present, r.skipped,
+             r.runs, r.runs == 1 ? "" : "s",
              r.verdicts_held ? fmt::format(" and {} verdict{}", r.verdicts_held, r.verdicts_held == 1 ? "" : "s") : "");
   return kExitOk;
 }
@@ -274,6 +280,39 @@ int show(const HistoryArgs& a, const SeriesFilter& filter) {
   if (a.json) text = out.dump(1) + "\n";
   if (!a.csv && !a.json && all.empty()) text = "history: no series matches\n";
   return print_or_fail(a.json ? text : terminal_safe_lines(text));  // names from imported files: no control bytes
+}
+
+// history copy FROM TO: every run and verdict, oldest first, in one
+// transaction of TO (all or nothing).
+int copy(const HistoryArgs& a) {
+  if (a.runs.size() != 2 || !a.db.empty())
+    throw UsageError("history copy: give FROM and TO (files or postgresql:// URLs), and no --db");
+  const std::string &from = a.runs[0], &to = a.runs[1];
+  check_history_location("FROM", from, false);
+  check_history_location("TO", to, false);
+  HistoryDb source(from, HistoryDb::Access::read, static_cast<int>(a.wait_s * 1000));
+  std::error_code ec;
+  if (from == to || (!is_postgres_url(from) && !is_postgres_url(to) && std::filesystem::equivalent(from, to, ec)))
+    throw UsageError("history copy: FROM and TO are the same database");
+  const std::vector<HistoryRun> runs = source.all_runs();
+  const std::vector<VerdictRecord> verdicts = source.all_verdicts();
+  HistoryDb target(to, HistoryDb::Access::write, static_cast<int>(a.wait_s * 1000));
+  std::size_t added = 0, present = 0, values = 0;
+  target.begin_batch();
+  for (const HistoryRun& r : runs) {
+    const HistoryDb::Added got = target.add(r);
+    (got.added ? added : present) += 1;
+    values += got.added ? got.values : 0;
+  }
+  std::size_t verdicts_added = 0;
+  for (const VerdictRecord& v : verdicts) verdicts_added += target.add_verdict(v).added ? 1 : 0;
+  target.commit_batch();
+  fmt::print(
+      "history copy: {} -> {}: {} runs added ({} values), {} already there; {} verdicts added, {} already "
+      "there; it holds {} runs\n",
+      terminal_safe(source.path()), terminal_safe(target.path()), added, values, present, verdicts_added,
+      verdicts.size() - verdicts_added, target.run_count());
+  return kExitOk;
 }
 
 }  // namespace
@@ -345,10 +384,15 @@ HistoryAddResult add_runs_to_history(const HistoryAddRequest& r) {
     }
   }();
   check_history_location("--db", r.db, is_default);
+  constexpr const char* kNothing = "history add: no input held a measured point (every file was skipped)";
+  if (is_postgres_url(r.db)) {  // a server: its transactions keep a run whole
+    const HistoryAddResult tally = add_files(r.db, files, r);
+    if (tally.added + tally.present == 0) throw UsageError(kNothing);
+    return tally;
+  }
   const std::filesystem::path parent = std::filesystem::path(r.db).parent_path();
   std::error_code ec;
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  constexpr const char* kNothing = "history add: no input held a measured point (every file was skipped)";
   if (std::filesystem::exists(r.db, ec) || ec) {
     const HistoryAddResult tally = add_files(r.db, files, r);
     if (tally.added + tally.present == 0) throw UsageError(kNothing);  // the database is left as it was
@@ -389,7 +433,7 @@ void add_to_history(const std::string& db_path, const HistoryRun& run) {
   check_history_location("--history", db_path, false);
   HistoryDb db(db_path, HistoryDb::Access::write);
   const HistoryDb::Added r = db.add(run);
-  fmt::print(stderr, "ccbench: --history {}: {} run {} ({} values)\n", terminal_safe(db_path),
+  fmt::print(stderr, "ccbench: --history {}: {} run {} ({} values)\n", terminal_safe(db.path()),
              r.added ? "added as" : "already there as", r.run, r.values);
 }
 
@@ -408,10 +452,11 @@ int run_history(int argc, char** argv) {
       return a.help ? kExitOk : kExitUsage;
     }
     if (a.verb != "add" && a.verb != "show" && a.verb != "changes" && a.verb != "trend" && a.verb != "export" &&
-        a.verb != "verdicts" && a.verb != "stragglers")
-      throw UsageError(
-          fmt::format("history: verb '{}': unknown (allowed: add, show, changes, trend, export, verdicts, stragglers)",
-                      terminal_safe(a.verb)));
+        a.verb != "verdicts" && a.verb != "stragglers" && a.verb != "copy")
+      throw UsageError(fmt::format(
+          "history: verb '{}': unknown (allowed: add, show, changes, trend, export, verdicts, stragglers, copy)",
+          terminal_safe(a.verb)));
+    if (a.verb == "copy") return copy(a);
     if (a.db.empty()) a.db = default_history_db();
     check_history_location("--db", a.db, true);  // a URL; add checks the folder
     if (a.verb != "add" && !a.runs.empty())

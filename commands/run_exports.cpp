@@ -54,7 +54,8 @@ class ExportWriter final : public Writer {
       attempt([&] {
         std::string why;
         const auto run = history_run_of(*set, format, text_, HistoryRunSource{source, "", "", e_.label}, &why);
-        if (!run) throw UsageError(fmt::format("--history {}: the run holds {}", e_.history_db, why));
+        if (!run)
+          throw UsageError(fmt::format("--history {}: the run holds {}", url_without_credentials(e_.history_db), why));
         add_to_history(e_.history_db, *run);
       });
 #endif
@@ -80,7 +81,7 @@ void check_run_exports(const RunExports& e) {
     check_history_location("--history", e.history_db, false);
     check_distinct_paths({{"--history", e.history_db}, {"--prom", e.prom_path}}, {});
     std::error_code ec;
-    if (std::filesystem::exists(e.history_db, ec)) {
+    if (is_postgres_url(e.history_db) || std::filesystem::exists(e.history_db, ec)) {
       const HistoryDb opened(e.history_db, HistoryDb::Access::write);  // refuses a foreign one before the run
     } else {  // created when the run ends: a run killed before then leaves no empty database behind
       check_output_writable("--history", e.history_db);
@@ -141,10 +142,10 @@ void export_accept(const RunExports& e, const AcceptOutcome& outcome, [[maybe_un
       const HistoryAddResult r = add_runs_to_history({e.history_db, paths, e.label, "", 30, true});
       const std::size_t raw = r.added - r.verdicts;
       fmt::print(stderr, "ccbench: --history {}: {} raw run{} added, {} already there, {} skipped\n",
-                 terminal_safe(e.history_db), raw, raw == 1 ? "" : "s", r.present, r.skipped);
+                 terminal_safe(url_without_credentials(e.history_db)), raw, raw == 1 ? "" : "s", r.present, r.skipped);
       if (verdict)
-        fmt::print(stderr, "ccbench: --history {}: the verdict {}\n", terminal_safe(e.history_db),
-                   r.verdicts ? "added" : "already there");
+        fmt::print(stderr, "ccbench: --history {}: the verdict {}\n",
+                   terminal_safe(url_without_credentials(e.history_db)), r.verdicts ? "added" : "already there");
     }
   }
 #endif

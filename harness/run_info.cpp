@@ -1,5 +1,7 @@
 #include "harness/run_info.hpp"
 
+#include "common/redact.hpp"
+
 #include <fmt/format.h>
 #if CCBENCH_HAVE_HWLOC
 #include <hwloc.h>
@@ -60,7 +62,8 @@ std::map<std::string, std::string> capture_environment(const char* const* envp) 
     if (eq == std::string_view::npos) continue;
     const std::string_view key = entry.substr(0, eq);
     if (!is_recorded_variable(key)) continue;
-    out[std::string(key)] = looks_secret(key) ? std::string(kRedacted) : std::string(entry.substr(eq + 1));
+    // OMPI_ARGV and friends carry the command line: a URL's password is taken out of every value.
+    out[std::string(key)] = looks_secret(key) ? std::string(kRedacted) : redact_credentials(entry.substr(eq + 1));
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #include "results/json_records.hpp"
 
+#include "common/redact.hpp"
+
 namespace ccb {
 using nlohmann::json;
 
@@ -100,11 +102,13 @@ json run_to_json(const RunInfo& r) {
     node_topologies.push_back({{"fingerprint", n.fingerprint},
                                {"hosts", n.hosts},
                                {"topology", n.topology_json.empty() ? json(nullptr) : json::parse(n.topology_json)}});
+  std::vector<std::string> argv;  // a --history URL's password is not recorded
+  for (const std::string& a : r.argv) argv.push_back(redact_credentials(a));
   json j = {
       {"type", "run"},
       {"schema_version", kSchemaVersion},
       {"started_at", r.started_at},
-      {"argv", r.argv},
+      {"argv", argv},
       {"versions",
        {{"ccbench", r.ccbench_version},
         {"git_revision", r.git_revision},

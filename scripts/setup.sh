@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config openmpi-bin libopenmpi-dev libhwloc-dev
           libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev iproute2
-          libyaml-cpp-dev gnuplot-nox liburing-dev libsqlite3-dev)
+          libyaml-cpp-dev gnuplot-nox liburing-dev libsqlite3-dev libpq-dev)
 # Extra packages a caller needs (scripts/test.sh: chromium for the report screenshot test).
 read -r -a extra <<< "${CCBENCH_EXTRA_PACKAGES:-}"
 packages+=("${extra[@]}")

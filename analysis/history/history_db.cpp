@@ -228,17 +228,85 @@ off_t wal_bytes(const std::string& path) {
 
 }  // namespace
 
+// The SQLite file.
+class SqliteHistory final : public HistoryStore {
+ public:
+  SqliteHistory(const std::string& path, HistoryAccess access, int busy_timeout_ms);
+  ~SqliteHistory() override;
+  SqliteHistory(const SqliteHistory&) = delete;
+  SqliteHistory& operator=(const SqliteHistory&) = delete;
+  HistoryAdded add(const HistoryRun& run) override;
+  HistoryAdded add_verdict(const VerdictRecord& verdict) override;
+  void begin_batch() override;
+  void commit_batch() override;
+  std::vector<StoredSeries> series(const SeriesFilter& filter) override;
+  std::vector<StoredPoint> points(std::int64_t series, const std::string& since) override;
+  std::int64_t run_count() override;
+  std::vector<StragglerRun> straggler_runs(const SeriesFilter& filter) override;
+  std::vector<StoredNodeVerdict> node_verdicts(const std::string& host, const std::string& since) override;
+  std::int64_t verdict_count() override;
+  std::vector<HistoryRun> all_runs() override;
+  std::vector<VerdictRecord> all_verdicts() override;
+
+ private:
+  void open(const std::string& name, int flags, int busy_timeout_ms);
+  void open_unlocked(int busy_timeout_ms);
+  void check_schema(bool may_create);
+  // Read without a lock (immutable: no DB-shm could be made): throws
+  // OutputError when the file or its log changed since it was opened.
+  void confirm_unchanged() const;
+  FileStamp stamp_;
+  bool unlocked_ = false;
+  std::int64_t version_ = 0;  // the schema version of the file
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  HistoryAccess access_;
+  std::map<SeriesKey, std::int64_t> series_ids_;
+  std::map<SeriesKey, std::int64_t> batch_ids_;  // made in the open batch: cached once it commits
+  bool in_batch_ = false;                        // ids never change once given: cached across adds
+};
+
+std::string url_without_credentials(const std::string& url) {
+  const std::size_t start = url.find("://");
+  if (start == std::string::npos) return url;
+  const std::size_t authority = start + 3;
+  const std::size_t end = std::min(url.find_first_of("/?#", authority), url.size());
+  std::string out = url.substr(0, authority);
+  const std::size_t at = url.rfind('@', end - 1);
+  if (at != std::string::npos && at >= authority && at < end) {
+    const std::string user = url.substr(authority, at - authority);
+    out += user.substr(0, user.find(':')) + "@";
+    out += url.substr(at + 1, end - at - 1);
+  } else {
+    out += url.substr(authority, end - authority);
+  }
+  const std::size_t q = url.find('?', end);
+  out += url.substr(end, (q == std::string::npos ? url.size() : q) - end);
+  if (q == std::string::npos) return out;
+  std::string kept;
+  std::size_t from = q + 1;
+  while (from <= url.size()) {
+    const std::size_t amp = std::min(url.find('&', from), url.size());
+    const std::string param = url.substr(from, amp - from);
+    if (!param.empty() && !param.starts_with("password=") && !param.starts_with("sslpassword="))
+      kept += (kept.empty() ? "?" : "&") + param;
+    from = amp + 1;
+  }
+  return out + kept;
+}
+
 void check_history_location(const std::string& flag, const std::string& db, bool may_create_folder) {
+  if (is_postgres_url(db)) return;
   // scheme "://": RFC 3986's letter, then letters, digits, + - .
   const std::size_t colon = db.find("://");
   if (colon != std::string::npos && colon > 0 && std::isalpha(static_cast<unsigned char>(db[0])) &&
       std::all_of(db.begin(), db.begin() + static_cast<long>(colon), [](char ch) {
         return std::isalnum(static_cast<unsigned char>(ch)) || ch == '+' || ch == '-' || ch == '.';
       }))
-    throw UsageError(
-        fmt::format("{} {}://...: a database URL, not a file: this ccbench keeps its history in a "
-                    "SQLite file (a PostgreSQL server is not supported yet); give a file path",
-                    flag, db.substr(0, colon)));
+    throw UsageError(fmt::format(
+        "{} {}://...: a database URL, not a file: this ccbench keeps its history in a SQLite file or a PostgreSQL "
+        "server (postgresql://...); give one of those",
+        flag, db.substr(0, colon)));
   if (may_create_folder) return;
   const std::filesystem::path folder = std::filesystem::path(db).parent_path();
   std::error_code ec;
@@ -249,17 +317,25 @@ void check_history_location(const std::string& flag, const std::string& db, bool
                     flag, db, folder.string()));
 }
 
-HistoryDb::HistoryDb(const std::string& path, Access access, int busy_timeout_ms) : path_(path), access_(access) {
+HistoryDb::HistoryDb(const std::string& location, Access access, int busy_timeout_ms)
+    : path_(is_postgres_url(location) ? url_without_credentials(location) : location),
+      store_(is_postgres_url(location) ? open_postgres_history(location, access, busy_timeout_ms)
+                                       : std::make_unique<SqliteHistory>(location, access, busy_timeout_ms)) {}
+
+HistoryDb::~HistoryDb() = default;
+
+SqliteHistory::SqliteHistory(const std::string& path, HistoryAccess access, int busy_timeout_ms)
+    : path_(path), access_(access) {
   struct stat st {};
   const bool exists = ::stat(path.c_str(), &st) == 0;
-  if (!exists && access == Access::read)
+  if (!exists && access == HistoryAccess::read)
     throw UsageError(
         fmt::format("history: {}: no such database (add runs first: ccbench history add --db {} RUN...)", path, path));
   if (exists && !S_ISREG(st.st_mode)) throw UsageError(fmt::format("history: {}: not a regular file", path));
-  const int flags = access == Access::read ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  const int flags = access == HistoryAccess::read ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   open(path, flags, busy_timeout_ms);
   try {
-    check_schema(access == Access::write);
+    check_schema(access == HistoryAccess::write);
     return;
   } catch (...) {
     // A reader that may not create DB-shm (a read-only folder or mount, a
@@ -268,7 +344,7 @@ HistoryDb::HistoryDb(const std::string& path, Access access, int busy_timeout_ms
     const int code = sqlite3_errcode(db_) & 0xff;
     sqlite3_close(db_);
     db_ = nullptr;
-    if (access != Access::read || (code != SQLITE_READONLY && code != SQLITE_CANTOPEN)) throw;
+    if (access != HistoryAccess::read || (code != SQLITE_READONLY && code != SQLITE_CANTOPEN)) throw;
   }
   open_unlocked(busy_timeout_ms);
 }
@@ -277,7 +353,7 @@ HistoryDb::HistoryDb(const std::string& path, Access access, int busy_timeout_ms
 // committed changes still in DB-wal unseen. So: refused while DB-wal holds
 // any, and every query checks afterwards that no writer changed the file or
 // its log meanwhile (confirm_unchanged).
-void HistoryDb::open_unlocked(int busy_timeout_ms) {
+void SqliteHistory::open_unlocked(int busy_timeout_ms) {
   const auto refuse_wal = [&] {
     if (const off_t wal = wal_bytes(path_); wal > 0)
       throw OutputError(fmt::format(
@@ -302,7 +378,7 @@ void HistoryDb::open_unlocked(int busy_timeout_ms) {
   }
 }
 
-void HistoryDb::confirm_unchanged() const {
+void SqliteHistory::confirm_unchanged() const {
   if (!unlocked_) return;
   struct stat st {};
   if (::stat(path_.c_str(), &st) != 0 || !(stamp_of(st) == stamp_) || wal_bytes(path_) > 0)
@@ -312,7 +388,7 @@ void HistoryDb::confirm_unchanged() const {
         path_, path_));
 }
 
-void HistoryDb::open(const std::string& name, int flags, int busy_timeout_ms) {
+void SqliteHistory::open(const std::string& name, int flags, int busy_timeout_ms) {
   if (sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
@@ -325,18 +401,18 @@ void HistoryDb::open(const std::string& name, int flags, int busy_timeout_ms) {
   sqlite3_exec(db_, "PRAGMA synchronous = NORMAL", nullptr, nullptr, nullptr);
 }
 
-HistoryDb::~HistoryDb() {
+SqliteHistory::~SqliteHistory() {
   if (in_batch_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(db_);
 }
 
-void HistoryDb::begin_batch() {
+void SqliteHistory::begin_batch() {
   if (in_batch_) return;
   exec(db_, path_, "BEGIN IMMEDIATE");
   in_batch_ = true;
 }
 
-void HistoryDb::commit_batch() {
+void SqliteHistory::commit_batch() {
   if (!in_batch_) return;
   exec(db_, path_, "COMMIT");
   in_batch_ = false;
@@ -344,7 +420,7 @@ void HistoryDb::commit_batch() {
   batch_ids_.clear();
 }
 
-void HistoryDb::check_schema(bool may_create) {
+void SqliteHistory::check_schema(bool may_create) {
   // Reading the header first: a file that is not SQLite fails here, untouched.
   // One statement, one snapshot: read apart, another writer's creation could
   // commit between them (application_id 0 read before it, its tables after).
@@ -398,9 +474,9 @@ void HistoryDb::check_schema(bool may_create) {
   }
 }
 
-HistoryDb::Added HistoryDb::add(const HistoryRun& run) {
-  if (access_ != Access::write) throw UsageError(fmt::format("history: {}: opened for reading", path_));
-  Added out;
+HistoryAdded SqliteHistory::add(const HistoryRun& run) {
+  if (access_ != HistoryAccess::write) throw UsageError(fmt::format("history: {}: opened for reading", path_));
+  HistoryAdded out;
   Transaction t(db_, path_, in_batch_);
   if ((out.run = id_by_content(db_, path_, "SELECT id FROM runs WHERE content_sha256 = ?", run.sha256)))
     return out;  // rolled back: nothing written
@@ -509,7 +585,7 @@ HistoryDb::Added HistoryDb::add(const HistoryRun& run) {
   return out;
 }
 
-std::vector<StoredSeries> HistoryDb::series(const SeriesFilter& f) {
+std::vector<StoredSeries> SqliteHistory::series(const SeriesFilter& f) {
   std::string hosts_exact;
   for (const std::string& h : f.link) hosts_exact += (hosts_exact.empty() ? "" : ",") + h;
   Statement q(db_,
@@ -543,7 +619,7 @@ std::vector<StoredSeries> HistoryDb::series(const SeriesFilter& f) {
   return out;
 }
 
-std::vector<StoredPoint> HistoryDb::points(std::int64_t series, const std::string& since) {
+std::vector<StoredPoint> SqliteHistory::points(std::int64_t series, const std::string& since) {
   // runs.noise from schema 3 (an older file read as it is has none).
   const std::string sql = fmt::format(
       "SELECT runs.id, runs.started_at, runs.versions, runs.source, time_us, busbw_gbps, algbw_gbps, wrong, {} "
@@ -560,7 +636,7 @@ std::vector<StoredPoint> HistoryDb::points(std::int64_t series, const std::strin
   return out;
 }
 
-std::vector<StragglerRun> HistoryDb::straggler_runs(const SeriesFilter& f) {
+std::vector<StragglerRun> SqliteHistory::straggler_runs(const SeriesFilter& f) {
   std::vector<StragglerRun> out;
   if (version_ < 4) return out;
   Statement q(db_,
@@ -587,15 +663,15 @@ std::vector<StragglerRun> HistoryDb::straggler_runs(const SeriesFilter& f) {
   return out;
 }
 
-std::int64_t HistoryDb::run_count() {
+std::int64_t SqliteHistory::run_count() {
   const std::int64_t n = pragma_int(db_, path_, "SELECT count(*) FROM runs");
   confirm_unchanged();
   return n;
 }
 
-HistoryDb::Added HistoryDb::add_verdict(const VerdictRecord& v) {
-  if (access_ != Access::write) throw UsageError(fmt::format("history: {}: opened for reading", path_));
-  Added out;
+HistoryAdded SqliteHistory::add_verdict(const VerdictRecord& v) {
+  if (access_ != HistoryAccess::write) throw UsageError(fmt::format("history: {}: opened for reading", path_));
+  HistoryAdded out;
   Transaction t(db_, path_, in_batch_);
   if ((out.run = id_by_content(db_, path_, "SELECT id FROM verdicts WHERE content_sha256 = ?", v.sha256))) return out;
   Statement ins(db_,
@@ -622,7 +698,7 @@ HistoryDb::Added HistoryDb::add_verdict(const VerdictRecord& v) {
   return out;
 }
 
-std::vector<StoredNodeVerdict> HistoryDb::node_verdicts(const std::string& host, const std::string& since) {
+std::vector<StoredNodeVerdict> SqliteHistory::node_verdicts(const std::string& host, const std::string& since) {
   std::vector<StoredNodeVerdict> out;
   if (version_ < 2) return out;
   Statement q(db_,
@@ -639,10 +715,86 @@ std::vector<StoredNodeVerdict> HistoryDb::node_verdicts(const std::string& host,
   return out;
 }
 
-std::int64_t HistoryDb::verdict_count() {
+std::int64_t SqliteHistory::verdict_count() {
   const std::int64_t n = version_ < 2 ? 0 : pragma_int(db_, path_, "SELECT count(*) FROM verdicts");
   confirm_unchanged();
   return n;
+}
+
+std::vector<HistoryRun> SqliteHistory::all_runs() {
+  std::vector<HistoryRun> out;
+  std::map<std::int64_t, std::size_t> index;
+  {
+    const std::string sql = fmt::format(
+        "SELECT id, content_sha256, source, format, started_at, time_basis, tool, hosts, versions, label, {} FROM runs "
+        "ORDER BY started_at, id",
+        version_ >= 3 ? "run_key, complete, noise" : "'', 1, ''");
+    Statement q(db_, sql.c_str(), path_);
+    while (q.step()) {
+      HistoryRun r;
+      r.sha256 = q.text(1), r.source = q.text(2), r.format = q.text(3), r.started_at = q.text(4);
+      r.time_basis = q.text(5), r.tool = q.text(6), r.hosts = q.text(7), r.versions = q.text(8), r.label = q.text(9);
+      r.run_key = q.text(10), r.complete = q.integer(11) != 0, r.noise = q.text(12);
+      index[q.integer(0)] = out.size();
+      out.push_back(std::move(r));
+    }
+  }
+  const std::string sql = fmt::format(
+      "SELECT points.run_id, collective, dtype, op, path, memory, ranks, nodes, in_place, bytes, hosts, gpu, time_us, "
+      "busbw_gbps, algbw_gbps, p50_us, p90_us, wrong, {} FROM points JOIN series ON series.id = points.series_id "
+      "ORDER BY points.run_id, series.id",
+      version_ >= 4 ? "skew_us, straggler_host" : "NULL, ''");
+  Statement q(db_, sql.c_str(), path_);
+  while (q.step()) {
+    const auto it = index.find(q.integer(0));
+    if (it == index.end()) continue;
+    HistoryValue v;
+    v.key = SeriesKey{q.text(1),
+                      q.text(2),
+                      q.text(3),
+                      q.text(4),
+                      q.text(5),
+                      static_cast<int>(q.integer(6)),
+                      static_cast<int>(q.integer(7)),
+                      static_cast<int>(q.integer(8)),
+                      static_cast<std::uint64_t>(q.integer(9)),
+                      q.text(10),
+                      q.text(11)};
+    v.time_us = q.real(12), v.busbw_gbps = q.real(13), v.algbw_gbps = q.real(14), v.p50_us = q.real(15);
+    v.p90_us = q.real(16), v.wrong = static_cast<std::uint64_t>(q.integer(17)), v.skew_us = q.real(18);
+    v.straggler_host = q.text(19);
+    out[it->second].values.push_back(std::move(v));
+  }
+  confirm_unchanged();
+  return out;
+}
+
+std::vector<VerdictRecord> SqliteHistory::all_verdicts() {
+  std::vector<VerdictRecord> out;
+  if (version_ < 2) return out;
+  std::map<std::int64_t, std::size_t> index;
+  {
+    Statement q(db_,
+                "SELECT id, content_sha256, source, spec, started_at, verdict, exit_code, label FROM verdicts "
+                "ORDER BY started_at, id",
+                path_);
+    while (q.step()) {
+      VerdictRecord v;
+      v.sha256 = q.text(1), v.source = q.text(2), v.spec = q.text(3), v.started_at = q.text(4);
+      v.verdict = q.text(5), v.exit_code = static_cast<int>(q.integer(6)), v.label = q.text(7);
+      index[q.integer(0)] = out.size();
+      out.push_back(std::move(v));
+    }
+  }
+  Statement q(db_,
+              "SELECT verdict_id, check_name, host, status, reason, margin FROM node_verdicts "
+              "ORDER BY verdict_id, check_name, host",
+              path_);
+  while (q.step())
+    if (const auto it = index.find(q.integer(0)); it != index.end())
+      out[it->second].nodes.push_back(NodeVerdictRow{q.text(1), q.text(2), q.text(3), q.text(4), q.real(5)});
+  confirm_unchanged();
+  return out;
 }
 
 }  // namespace ccb

@@ -1,16 +1,17 @@
-// The history database (docs/history.md has the schema): one SQLite file of
-// runs, series and points. Adding is idempotent by content (a file's SHA-256),
-// concurrent writers are safe (WAL, a busy timeout, one IMMEDIATE transaction
-// per run), and a database this ccbench did not write (another application's,
-// a newer schema, a corrupt file) is refused untouched with one line.
+// The history database (docs/history.md has the schema): runs, series and
+// points, in a SQLite file or in a PostgreSQL server (postgresql://...).
+// Adding is idempotent by content (a file's SHA-256), concurrent writers are
+// safe (one transaction per run: SQLite's WAL and IMMEDIATE transactions, a
+// PostgreSQL advisory lock), and a database this ccbench did not write
+// (another application's, a newer schema, a corrupt file) is refused
+// untouched with one line.
 #pragma once
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
-
-struct sqlite3;
 
 namespace ccb {
 
@@ -110,73 +111,103 @@ struct FileStamp {
 };
 
 // Where a history database may be (every --db, --history and
-// CCBENCH_HISTORY_DB): a URL ("postgresql://...") is never taken as a file
-// path (it made nested folders named after it, and a SQLite file inside),
-// and a database whose folder does not exist is refused, not created, unless
-// it is the default one (`may_create_folder`). UsageError "FLAG ...: why";
-// a URL is named by its scheme only (its credentials are never printed).
+// CCBENCH_HISTORY_DB): a PostgreSQL URL (postgresql:// or postgres://) is a
+// server, never a file path; another URL scheme is refused; a database file
+// whose folder does not exist is refused, not created, unless it is the
+// default one (`may_create_folder`). UsageError "FLAG ...: why"; a URL is
+// named without its credentials.
 void check_history_location(const std::string& flag, const std::string& db, bool may_create_folder);
+// postgresql://... or postgres://...
+inline bool is_postgres_url(const std::string& db) {
+  return db.starts_with("postgresql://") || db.starts_with("postgres://");
+}
+// The URL without its password (user:secret@ -> user@; password=... in the
+// query left out): what messages and records name.
+std::string url_without_credentials(const std::string& url);
+
+struct HistoryAdded {
+  bool added = false;  // false: the run was there (run id of that one): the same content, or the
+                       // same run (run_key) as complete or with as many values
+  std::int64_t run = 0;
+  std::size_t values = 0, new_series = 0;
+  // added over the same run's partial copy (same run_key, fewer values or
+  // no end record): its values were replaced; the copy's file and value count
+  std::string replaced_source;
+  std::size_t replaced_values = 0;
+};
+enum class HistoryAccess { read, write };
+
+// One database engine's side of HistoryDb (below has what each call does):
+// a SQLite file (history_db.cpp) or a PostgreSQL server (postgres_history.cpp).
+class HistoryStore {
+ public:
+  virtual ~HistoryStore() = default;
+  virtual HistoryAdded add(const HistoryRun& run) = 0;
+  virtual HistoryAdded add_verdict(const VerdictRecord& verdict) = 0;
+  virtual void begin_batch() = 0;
+  virtual void commit_batch() = 0;
+  virtual std::vector<StoredSeries> series(const SeriesFilter& filter) = 0;
+  virtual std::vector<StoredPoint> points(std::int64_t series, const std::string& since) = 0;
+  virtual std::int64_t run_count() = 0;
+  virtual std::vector<StragglerRun> straggler_runs(const SeriesFilter& filter) = 0;
+  virtual std::vector<StoredNodeVerdict> node_verdicts(const std::string& host, const std::string& since) = 0;
+  virtual std::int64_t verdict_count() = 0;
+  // Every run with its values, and every verdict with its rows, oldest
+  // first (history copy): what add and add_verdict take back.
+  virtual std::vector<HistoryRun> all_runs() = 0;
+  virtual std::vector<VerdictRecord> all_verdicts() = 0;
+};
+// PostgreSQL (postgres_history.cpp): UsageError where this ccbench was built
+// without libpq.
+std::unique_ptr<HistoryStore> open_postgres_history(const std::string& url, HistoryAccess access, int wait_ms);
 
 class HistoryDb {
  public:
-  enum class Access { read, write };
-  // Throws UsageError (exit 2) for a file that is not a ccbench history,
-  // OutputError (exit 5) when it cannot be written (locked past the timeout,
-  // disk full, read-only); read access to a missing file is a UsageError.
-  HistoryDb(const std::string& path, Access access, int busy_timeout_ms = 30000);
+  using Access = HistoryAccess;
+  using Added = HistoryAdded;
+  // `location`: a file path or a postgresql:// URL. Throws UsageError (exit
+  // 2) for a database that is not a ccbench history, OutputError (exit 5)
+  // when it cannot be written (locked past the timeout, disk full,
+  // read-only, the server gone); read access to a missing database is a
+  // UsageError.
+  HistoryDb(const std::string& location, Access access, int busy_timeout_ms = 30000);
   ~HistoryDb();
   HistoryDb(const HistoryDb&) = delete;
   HistoryDb& operator=(const HistoryDb&) = delete;
 
-  struct Added {
-    bool added = false;  // false: the run was there (run id of that one): the same content, or the
-                         // same run (run_key) as complete or with as many values
-    std::int64_t run = 0;
-    std::size_t values = 0, new_series = 0;
-    // added over the same run's partial copy (same run_key, fewer values or
-    // no end record): its values were replaced; the copy's file and value count
-    std::string replaced_source;
-    std::size_t replaced_values = 0;
-  };
-  Added add(const HistoryRun& run);
+  Added add(const HistoryRun& run) { return store_->add(run); }
   // The same for a verdict, idempotent by its SHA-256 (values: node rows).
-  Added add_verdict(const VerdictRecord& verdict);
+  Added add_verdict(const VerdictRecord& verdict) { return store_->add_verdict(verdict); }
 
   // Adds between begin_batch() and commit_batch() share one transaction (one
   // write of each touched page instead of one per run): `history add` of many
   // files. Without commit_batch() (an exception) they are all rolled back.
-  void begin_batch();
-  void commit_batch();
+  void begin_batch() { store_->begin_batch(); }
+  void commit_batch() { store_->commit_batch(); }
 
-  std::vector<StoredSeries> series(const SeriesFilter& filter);
-  std::vector<StoredPoint> points(std::int64_t series, const std::string& since = "");
-  std::int64_t run_count();
+  std::vector<StoredSeries> series(const SeriesFilter& filter) { return store_->series(filter); }
+  std::vector<StoredPoint> points(std::int64_t series, const std::string& since = "") {
+    return store_->points(series, since);
+  }
+  std::int64_t run_count() { return store_->run_count(); }
   // Runs with --stragglers points, oldest first, over the series `filter`
   // selects (its collective, host, since; bytes): none before schema 4.
-  std::vector<StragglerRun> straggler_runs(const SeriesFilter& filter);
+  std::vector<StragglerRun> straggler_runs(const SeriesFilter& filter) { return store_->straggler_runs(filter); }
   // Node verdicts, oldest first; host "" every host, since "" every time. A
   // schema 1 database (before verdicts were kept) has none.
-  std::vector<StoredNodeVerdict> node_verdicts(const std::string& host, const std::string& since);
-  std::int64_t verdict_count();
+  std::vector<StoredNodeVerdict> node_verdicts(const std::string& host, const std::string& since) {
+    return store_->node_verdicts(host, since);
+  }
+  std::int64_t verdict_count() { return store_->verdict_count(); }
+  std::vector<HistoryRun> all_runs() { return store_->all_runs(); }
+  std::vector<VerdictRecord> all_verdicts() { return store_->all_verdicts(); }
 
+  // The file, or the URL without its credentials.
   const std::string& path() const { return path_; }
 
  private:
-  void open(const std::string& name, int flags, int busy_timeout_ms);
-  void open_unlocked(int busy_timeout_ms);
-  void check_schema(bool may_create);
-  // Read without a lock (immutable: no DB-shm could be made): throws
-  // OutputError when the file or its log changed since it was opened.
-  void confirm_unchanged() const;
-  FileStamp stamp_;
-  bool unlocked_ = false;
-  std::int64_t version_ = 0;  // the schema version of the file
-  sqlite3* db_ = nullptr;
   std::string path_;
-  Access access_;
-  std::map<SeriesKey, std::int64_t> series_ids_;
-  std::map<SeriesKey, std::int64_t> batch_ids_;  // made in the open batch: cached once it commits
-  bool in_batch_ = false;                        // ids never change once given: cached across adds
+  std::unique_ptr<HistoryStore> store_;
 };
 
 }  // namespace ccb

@@ -9,6 +9,7 @@
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "analysis/history/history_db.hpp"
+#include "common/redact.hpp"
 #include "analysis/history/history_run.hpp"
 
 namespace ccb {
@@ -78,9 +79,9 @@ ResultSet load_history_set(const std::string& label, const std::string& referenc
   HistoryDb db(sel.db, HistoryDb::Access::read);
   ResultSet set;
   set.label = label;
-  set.files.push_back(reference);
+  set.files.push_back(redact_credentials(reference));
   set.formats.push_back("ccbench history");
-  set.note_env("tool", "ccbench history (" + sel.db + ")");
+  set.note_env("tool", "ccbench history (" + db.path() + ")");
   std::set<std::int64_t> run_ids;
   bool steps = false;  // replayed steps: not a sweep's points
   for (const StoredSeries& s : db.series(sel.filter)) {
@@ -100,7 +101,7 @@ ResultSet load_history_set(const std::string& label, const std::string& referenc
   }
   if (set.points.empty())
     throw UsageError(fmt::format(
-        "{}: selects no run of {}{}", reference, sel.db,
+        "{}: selects no run of {}{}", redact_credentials(reference), db.path(),
         steps ? " but replayed steps (history show prints them; compare reads the replay -J records)" : ""));
   set.note_env("history.runs", std::to_string(run_ids.size()));
   return set;

@@ -234,6 +234,57 @@ std::string stragglers_text(const ResultSet& r) {
   return fmt::format("Stragglers: '{}', of {} timed placements (--stragglers): {}.", r.label, timed, list);
 }
 
+// Production figures (NCCL Inspector: a running job's collectives) against
+// a measured set of the pair: the aligned sizes where production's busbw is
+// below the measured one by more than the tie band, worst first ("" when
+// the pair has no production side).
+bool is_production(const ResultSet& r) {
+  return std::any_of(r.formats.begin(), r.formats.end(),
+                     [](const std::string& f) { return f.starts_with("NCCL Inspector"); });
+}
+std::string production_text(const Comparison& c, const PairComparison& pc) {
+  const ResultSet &base = c.baseline(), &other = c.sets[pc.other];
+  if (is_production(base) == is_production(other)) return "";
+  const bool prod_is_other = is_production(other);
+  const ResultSet &prod = prod_is_other ? other : base, &bench = prod_is_other ? base : other;
+  struct Slow {
+    std::string where;
+    double prod_gbps, bench_gbps, ratio;
+  };
+  std::vector<Slow> slow;
+  std::size_t aligned = 0;
+  for (const SeriesComparison& sc : pc.series)
+    for (const AlignedPoint& a : sc.points) {
+      const double pb = prod_is_other ? a.other->busbw_gbps : a.base->busbw_gbps;
+      const double bb = prod_is_other ? a.base->busbw_gbps : a.other->busbw_gbps;
+      if (!(pb > 0) || !(bb > 0)) continue;
+      ++aligned;
+      if (pb / bb < 1 - c.options.tie_band && a.significant())
+        slow.push_back(
+            {fmt::format("{} {} ranks, {} node{} at {}", sc.base->collective.str(), sc.base->ranks, sc.base->nodes,
+                         sc.base->nodes == 1 ? "" : "s", format_size(static_cast<double>(a.bytes))),
+             pb, bb, pb / bb});
+    }
+  if (aligned == 0)
+    return fmt::format(
+        "Production: '{}' (NCCL Inspector) lines up with no size of '{}' (collective, ranks, nodes, "
+        "size bucket): nothing to hold it against.",
+        prod.label, bench.label);
+  if (slow.empty())
+    return fmt::format(
+        "Production: '{}' (NCCL Inspector) ran as fast as '{}' measured, or faster, at all {} aligned "
+        "sizes (busbw, within the tie band {:.0f}%).",
+        prod.label, bench.label, aligned, c.options.tie_band * 100);
+  std::stable_sort(slow.begin(), slow.end(), [](const Slow& x, const Slow& y) { return x.ratio < y.ratio; });
+  std::string list;
+  for (std::size_t k = 0; k < slow.size() && k < 5; ++k)
+    list += fmt::format("{}{}: busbw {} vs {} GB/s ({:.2f}x)", k ? "; " : "", slow[k].where,
+                        format_gbps(slow[k].prod_gbps), format_gbps(slow[k].bench_gbps), slow[k].ratio);
+  if (slow.size() > 5) list += fmt::format("; and {} more", slow.size() - 5);
+  return fmt::format("Production: '{}' (NCCL Inspector) ran slower than '{}' measured at {} of {} aligned sizes: {}.",
+                     prod.label, bench.label, slow.size(), aligned, list);
+}
+
 // A set's noise flags, one entry per kind (results/noise.hpp's noise_kind)
 // with how often it was flagged: "busy before the run x36 (load average
 // 13.2 on 2 CPUs of vm, ...)". The verdict comes first; this follows it.
@@ -286,6 +337,8 @@ Section verdict_section(const Comparison& c) {
       s.paragraphs.push_back(fmt::format("Noise: '{}' was measured under noise: {}{} (every flag: Inputs).", r.label,
                                          noise_kinds_text(r.noise),
                                          r.oversubscribed ? "; its differences are not called" : ""));
+  for (const PairComparison& pc : c.pairs)  // a running job's figures against the benchmark's
+    if (const std::string prod = production_text(c, pc); !prod.empty()) s.paragraphs.push_back(prod);
   for (const ResultSet& r : c.sets)  // --stragglers: who arrived late, once per set
     if (const std::string late = stragglers_text(r); !late.empty()) s.paragraphs.push_back(late);
   for (const ResultSet& r : c.sets)  // alltoallv: which rank moved the most

@@ -38,6 +38,7 @@
 #include "analysis/accept/baseline.hpp"
 #include "analysis/accept/check_rounds.hpp"
 #include "analysis/accept/simulate.hpp"
+#include "analysis/history/history_db.hpp"
 #include "analysis/history/history_run.hpp"
 #include "results/import/importer.hpp"
 #include "results/import/text_input.hpp"
@@ -673,7 +674,7 @@ void map_nodes(const Comm& world, AcceptanceRun& s) {
 GateBaselines prepare_outputs(const AcceptArgs& args) {
   std::error_code ec;
   // Before anything is created: a bad --history or --prom leaves --out as it was.
-  if (!args.history_db.empty()) {
+  if (!args.history_db.empty() && !is_postgres_url(args.history_db)) {
     const auto raw = std::filesystem::weakly_canonical(std::filesystem::path(args.out_dir) / "raw", ec);
     const auto db = std::filesystem::weakly_canonical(args.history_db, ec);
     const auto [mismatch, _] = std::mismatch(raw.begin(), raw.end(), db.begin(), db.end());

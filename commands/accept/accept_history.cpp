@@ -35,7 +35,7 @@ HistoryPast read_history_past(const AcceptSpec& spec, const std::string& db) {
                         spec.file, g.line, c.name));
 #if CCBENCH_HAVE_SQLITE
   std::error_code ec;
-  if (!std::filesystem::exists(db, ec)) return past;  // the first run: no past yet
+  if (!is_postgres_url(db) && !std::filesystem::exists(db, ec)) return past;  // the first run: no past yet
   HistoryDb history(db, HistoryDb::Access::read);
   for (const Check& c : spec.checks)
     for (std::size_t i = 0; i < c.gates.size(); ++i) {

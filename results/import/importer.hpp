@@ -12,7 +12,18 @@
 
 namespace ccb {
 
-enum class Format { ccbench_jsonl, ccbench_csv, ccbench_table, nccl_tests_text, nccl_tests_json, osu, imb, unknown };
+enum class Format {
+  ccbench_jsonl,
+  ccbench_csv,
+  ccbench_table,
+  nccl_tests_text,
+  nccl_tests_json,
+  osu,
+  imb,
+  nccl_inspector_json,
+  nccl_inspector_prom,
+  unknown
+};
 std::string_view format_name(Format f);
 
 // Guesses the format from the start of the text.
@@ -43,6 +54,11 @@ void import_nccl_tests_rows(std::string_view text, ImportContext& ctx);
 void import_nccl_tests_json(std::string_view text, ImportContext& ctx);
 void import_osu(std::string_view text, ImportContext& ctx);
 void import_imb(std::string_view text, ImportContext& ctx);
+// NCCL Inspector's records of a production job (nccl_inspector.cpp): JSON
+// Lines, or its Prometheus dump; grouped per collective, ranks, nodes and
+// size bucket.
+void import_nccl_inspector_json(std::string_view text, ImportContext& ctx);
+void import_nccl_inspector_prom(std::string_view text, ImportContext& ctx);
 
 // "all_reduce_perf", "/opt/nccl-tests/build/all_reduce_perf" -> "all_reduce";
 // "" when the name is not a known collective.

@@ -24,6 +24,8 @@ std::string_view format_name(Format f) {
     case Format::nccl_tests_json: return "nccl-tests JSON";
     case Format::osu: return "OSU micro-benchmarks";
     case Format::imb: return "IMB-MPI1";
+    case Format::nccl_inspector_json: return "NCCL Inspector JSON";
+    case Format::nccl_inspector_prom: return "NCCL Inspector Prometheus";
     case Format::unknown: break;
   }
   return "unknown";
@@ -35,6 +37,7 @@ Format detect_format(std::string_view text) {
   if (first != std::string_view::npos && head[first] == '{') {
     const auto has = [&](std::string_view key) { return head.find(key) != std::string_view::npos; };
     if (has("\"schema_version\"")) return Format::ccbench_jsonl;
+    if (has("\"coll_perf\"") && has("\"header\"")) return Format::nccl_inspector_json;
     if (has("\"nccl_version\"") || has("\"results\"")) return Format::nccl_tests_json;
     if (has("\"type\"")) return Format::ccbench_jsonl;
     return Format::nccl_tests_json;
@@ -48,6 +51,9 @@ Format detect_format(std::string_view text) {
       return Format::ccbench_table;
   }
   if (head.find("# OSU ") != std::string_view::npos) return Format::osu;
+  if (head.find("nccl_bus_bandwidth_gbs{") != std::string_view::npos ||
+      head.find("nccl_collective_exec_time_microseconds{") != std::string_view::npos)
+    return Format::nccl_inspector_prom;
   if (head.find("Intel(R) MPI Benchmarks") != std::string_view::npos ||
       head.find("# Benchmarking ") != std::string_view::npos)
     return Format::imb;
@@ -138,11 +144,13 @@ Format import_text(std::string_view text, const std::string& name, ResultSet& se
     case Format::nccl_tests_json: import_nccl_tests_json(text, ctx); break;
     case Format::osu: import_osu(text, ctx); break;
     case Format::imb: import_imb(text, ctx); break;
+    case Format::nccl_inspector_json: import_nccl_inspector_json(text, ctx); break;
+    case Format::nccl_inspector_prom: import_nccl_inspector_prom(text, ctx); break;
     case Format::unknown:
       ctx.unread(
           1,
           "not a result format ccbench reads (ccbench JSON Lines, CSV or table text, nccl-tests text or JSON, OSU, "
-          "IMB-MPI1)");
+          "IMB-MPI1, NCCL Inspector)");
       break;
   }
   if (f != Format::unknown && set.points.size() == ctx.points_before && set.unread.size() == unread_before)

@@ -20,6 +20,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 2: ccb::import_nccl_tests_json(text, ctx); break;
     case 3: ccb::import_osu(text, ctx); break;
     case 4: ccb::import_imb(text, ctx); break;
+    case 5:
+      ccb::import_nccl_inspector_json(text, ctx);
+      ccb::import_nccl_inspector_prom(text, ctx);
+      break;
     default: ccb::import_text(text, "fuzz", set, options); break;
   }
   for (const ccb::ImportedPoint& p : set.points)

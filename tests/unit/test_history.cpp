@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "common/redact.hpp"
 #include "common/sha256.hpp"
 #include "analysis/history/change_points.hpp"
 #include "analysis/history/history_db.hpp"
@@ -447,6 +448,24 @@ TEST(PrometheusText, BaseUnitsEscapedLabelsAndPlaceByHostCount) {
   EXPECT_EQ(many.find("ccbench_run_timestamp_seconds"), std::string::npos);
   EXPECT_TRUE(std::isnan(iso_utc_seconds("2026-12-02 00:00:00")));
   EXPECT_DOUBLE_EQ(iso_utc_seconds("1970-01-01T00:00:01.5Z"), 1.5);
+}
+
+// A URL's password never reaches a record or a message.
+TEST(Redaction, CredentialsLeaveURLsAndParameters) {
+  EXPECT_EQ(redact_credentials("--history postgresql://ann:s3cret@db.example/hist?sslmode=require"),
+            "--history postgresql://ann:<redacted>@db.example/hist?sslmode=require");
+  EXPECT_EQ(redact_credentials("postgresql:///h?host=/run/pg&password=s3cret&user=ann"),
+            "postgresql:///h?host=/run/pg&password=<redacted>&user=ann");
+  EXPECT_EQ(redact_credentials("host=db password=s3cret dbname=h"), "host=db password=<redacted> dbname=h");
+  EXPECT_EQ(redact_credentials("a postgresql://ann@db/h b https://x.org/p@q c"),
+            "a postgresql://ann@db/h b https://x.org/p@q c");
+  EXPECT_EQ(redact_credentials("x://u:p@h y://v:w@i"), "x://u:<redacted>@h y://v:<redacted>@i");
+#if CCBENCH_HAVE_SQLITE
+  EXPECT_EQ(url_without_credentials("postgresql://ann:s3cret@db:5432/hist?password=x&sslmode=require"),
+            "postgresql://ann@db:5432/hist?sslmode=require");
+  EXPECT_EQ(url_without_credentials("postgresql:///hist?host=/tmp/pg"), "postgresql:///hist?host=/tmp/pg");
+  EXPECT_EQ(url_without_credentials("postgres://a:b@"), "postgres://a@");
+#endif
 }
 
 }  // namespace

@@ -43,6 +43,10 @@ TEST(Importers, DetectsEachFormat) {
   EXPECT_EQ(detect_format("# nThread 1 nGpus 1 minBytes 8\n"), Format::nccl_tests_text);
   EXPECT_EQ(detect_format("\n# OSU MPI Allreduce Latency Test v7.3\n"), Format::osu);
   EXPECT_EQ(detect_format("#  Intel(R) MPI Benchmarks 2021.7, MPI-1 part\n"), Format::imb);
+  EXPECT_EQ(detect_format("{\"header\":{\"id\":\"0x1\"},\"metadata\":{},\"coll_perf\":{\"coll\":\"AllReduce\"}}\n"),
+            Format::nccl_inspector_json);
+  EXPECT_EQ(detect_format("# HELP nccl_bus_bandwidth_gbs x\nnccl_bus_bandwidth_gbs{collective=\"AllReduce\"} 3\n"),
+            Format::nccl_inspector_prom);
   EXPECT_EQ(detect_format("hello\n"), Format::unknown);
 }
 
@@ -121,6 +125,50 @@ TEST(Importers, NcclTestsAlltoallvPerRankSummary) {
   const ResultSet longer = load("nccl-tests/alltoallv-summary-long-line.log");
   ASSERT_EQ(with(longer, "alltoallv", 0).size(), 1u);
   EXPECT_EQ(with(longer, "alltoallv", 0)[0]->busiest_rank, 1);
+}
+
+// NCCL Inspector's records of a running job: one point per collective,
+// ranks, nodes and size bucket (the nearest power of two), busbw the median
+// over its records, time the bucket's bytes / the median algbw.
+TEST(Importers, NcclInspectorRecordsBecomeBucketedPoints) {
+  const ResultSet s = load("inspector/dgx-a01-job4711.log");
+  EXPECT_TRUE(s.unread.empty()) << s.unread.front();
+  EXPECT_EQ(s.formats.front(), "NCCL Inspector JSON");
+  const auto ar = with(s, "all_reduce", -1);
+  ASSERT_EQ(ar.size(), 4u);  // 2, 8, 32, 128 MiB; the 0.95 x sizes fall in the same buckets
+  EXPECT_EQ(ar[2]->bytes, 32u << 20);
+  EXPECT_EQ(ar[2]->ranks, 8);
+  EXPECT_EQ(ar[2]->nodes, 1);
+  EXPECT_NEAR(ar[2]->busbw_gbps, 412.55 * 0.85, 412.55 * 0.85 * 0.03);
+  EXPECT_NEAR(ar[2]->time_us, static_cast<double>(32u << 20) / (ar[2]->algbw_gbps * 1e3), 1e-9);
+  EXPECT_EQ(ar[2]->samples_us.size(), 48u);  // 6 collectives x 8 ranks, each scaled to the bucket's size
+  const auto rs = with(s, "reduce_scatter", -1);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0]->ranks, 16);
+  EXPECT_EQ(rs[0]->nodes, 2);
+  EXPECT_EQ(s.environment.at("inspector.not_read"), "6 records of point-to-point or unknown operations");
+  EXPECT_TRUE(s.hosts.contains("dgx-a01"));
+
+  // Its Prometheus dump: one record per label set, sizes in decimal units.
+  const ResultSet prom = load("inspector/dgx-a01-GPU.prom");
+  EXPECT_TRUE(prom.unread.empty()) << prom.unread.front();
+  const auto p = with(prom, "all_reduce", -1);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0]->bytes, 128u << 20);  // 134.22MB
+  EXPECT_NEAR(p[0]->busbw_gbps, 391.98 * 1.007, 1.0);
+
+  // What cannot be read is said, line by line.
+  ResultSet bad;
+  import_text(
+      "{\"header\": {\"n_ranks\": 8, \"nnodes\": 1}, \"coll_perf\": {\"coll\": \"AllReduce\", \"coll_msg_size_bytes\": "
+      "8}}\n"
+      "{\"header\": {\"n_ranks\": -3}, \"coll_perf\": {\"coll\": \"AllReduce\", \"coll_exec_time_us\": 5}}\n"
+      "{\"coll_perf\": 1, \"header\": 2}\nnot json\n",
+      "bad.log", bad, {});
+  ASSERT_EQ(bad.unread.size(), 4u);
+  EXPECT_NE(bad.unread[0].find("bad.log:1: neither coll_exec_time_us nor coll_algobw_gbs"), std::string::npos);
+  EXPECT_NE(bad.unread[1].find("bad.log:2: n_ranks, nnodes or coll_msg_size_bytes"), std::string::npos);
+  EXPECT_TRUE(bad.points.empty());
 }
 
 TEST(Importers, NcclTestsPerIterationColumns) {
