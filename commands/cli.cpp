@@ -100,7 +100,8 @@ Usage:
                                      NICs, GPU x GPU/NIC distances; --plan: the binding N
                                      local ranks would get, with warnings
   ccbench compare --run LABEL=PATH --run LABEL=PATH [...]
-                                     line up result sets (ccbench, nccl-tests, OSU, IMB):
+                                     line up result sets (ccbench, nccl-tests, OSU, IMB,
+                                     NCCL Inspector's production records):
                                      ratios, significance, environment, cost; terminal,
                                      --md, --csv, --json, --html (see ccbench compare --help)
   ccbench accept SPEC.yaml [--out DIR]
@@ -108,9 +109,11 @@ Usage:
                                      (all, per-node, pairwise, ring), judge gates, name
                                      defective nodes; exit 0 accepted, 1 rejected, 2 error
   ccbench baseline --out FILE RUN... medians of several runs for relative gates
-  ccbench history add|show|changes|export
-                                     every run kept (SQLite): series over time, change
-                                     points, Prometheus text (see ccbench history --help)
+  ccbench node-labels OUT [--apply]  an accept verdict as Kubernetes node labels, taints and a
+                                     ConfigMap (written; applied with kubectl on request)
+  ccbench history add|show|changes|export|copy
+                                     every run kept (SQLite or PostgreSQL): series over time,
+                                     change points, Prometheus text (see ccbench history --help)
   ccbench model fit|predict|check    the scale model: fit results at several rank counts,
                                      predict larger ones (see ccbench model --help)
   ccbench workload show|predict STEP.yaml

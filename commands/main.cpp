@@ -27,6 +27,7 @@
 #include "commands/replay_command.hpp"
 #include "commands/workload_command.hpp"
 #include "commands/history_command.hpp"
+#include "commands/node_labels_command.hpp"
 #include "commands/model_command.hpp"
 #include "common/terminal_text.hpp"
 #if CCBENCH_HAVE_CUDA
@@ -301,6 +302,7 @@ constexpr Subcommand kSubcommands[] = {
     {"model", [](int argc, char** argv, bool) { return run_model(argc, argv); }},
     {"workload", [](int argc, char** argv, bool) { return run_workload(argc, argv); }},
     {"history", [](int argc, char** argv, bool) { return run_history(argc, argv); }},
+    {"node-labels", [](int argc, char** argv, bool) { return run_node_labels(argc, argv); }},
     {"accept", accept_main},
     {"io", io_main},
     {"replay", replay_main},

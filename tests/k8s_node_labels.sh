@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# ccbench node-labels (docs/acceptance.md "Kubernetes node labels"): an
+# acceptance verdict as node labels, taints and a ConfigMap, checked offline
+# (no Kubernetes API server exists here): the files against golden ones,
+# the ConfigMap and every label command through kubectl's own decoder
+# (--local), --apply against a server that is not there (exit 5), and the
+# input it refuses (exit 2).
+#   k8s_node_labels.sh CCBENCH FIXTURES
+set -uo pipefail
+ccbench=$1 fx=$2/k8s
+out=$(mktemp -d /tmp/ccbench-k8s.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+"$ccbench" node-labels "$fx" --out "$out" > "$out/said.txt" || { cat "$out/said.txt"; fail "node-labels"; }
+grep -q '^node-labels: 5 nodes: 1 failed, 1 suspect, 2 passed, 1 not judged; ' "$out/said.txt" || { cat "$out/said.txt"; fail "the tally"; }
+for f in node-labels.sh node-verdicts.yaml; do
+  diff "$fx/golden/$f" "$out/$f" > "$out/diff.txt" || { cat "$out/diff.txt"; fail "$f differs from the golden file"; }
+done
+if command -v kubectl > /dev/null; then
+  # kubectl's decoder reads the ConfigMap as one, offline; each label command's key and value pass its checks.
+  kubectl label --local -f "$out/node-verdicts.yaml" -o json checked=yes > "$out/cm.json" 2> "$out/kubectl.err" ||
+    { cat "$out/kubectl.err"; fail "kubectl does not read the ConfigMap"; }
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['data']; assert sorted(d) == ['gpu-a03', 'gpu-a04'] and d['gpu-a04'].startswith('failed\n'), d" \
+    "$out/cm.json" || fail "the ConfigMap's data"
+  printf 'apiVersion: v1\nkind: Node\nmetadata:\n  name: node-x\n' > "$out/node.yaml"
+  grep '^kubectl label node ' "$out/node-labels.sh" | while read -r _ _ _ node labels; do
+    # shellcheck disable=SC2086
+    kubectl label --local -f "$out/node.yaml" -o yaml ${labels% --overwrite} > /dev/null 2> "$out/label.err" ||
+      { cat "$out/label.err"; fail "kubectl refuses the labels of $node: $labels"; }
+  done || exit 1
+  # --apply with no server to reach: kubectl fails, ccbench says so (exit 5)
+  printf 'apiVersion: v1\nkind: Config\nclusters: [{name: none, cluster: {server: "https://127.0.0.1:1"}}]\ncontexts: [{name: none, context: {cluster: none}}]\ncurrent-context: none\n' > "$out/kubeconfig"
+  KUBECONFIG="$out/kubeconfig" "$ccbench" node-labels "$fx" --out "$out" --apply > "$out/apply.txt" 2>&1; rc=$?
+  [ $rc = 5 ] && grep -q 'node-labels --apply: .*node-labels.sh failed (exit 1); the cluster may hold part of it' "$out/apply.txt" ||
+    { cat "$out/apply.txt"; fail "--apply without a server: exit $rc"; }
+fi
+# Refused: a host that cannot be a node name, a bad prefix; nothing written
+python3 - "$fx/verdict.json" "$out/bad.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+v["checks"][0]["node_verdicts"][0]["node"] = "gpu;rm -rf /"
+json.dump(v, open(sys.argv[2], "w"))
+PY
+mkdir "$out/bad"
+"$ccbench" node-labels "$out/bad.json" --out "$out/bad" > "$out/bad.txt" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "host 'gpu;rm -rf /' (check node) is not a Kubernetes node name" "$out/bad.txt" && [ -z "$(ls "$out/bad")" ] ||
+  { cat "$out/bad.txt"; fail "a host that is no node name: exit $rc"; }
+"$ccbench" node-labels "$fx" --out "$out/bad" --prefix Ccbench.IO > "$out/prefix.txt" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q -- '--prefix Ccbench.IO: not a DNS subdomain' "$out/prefix.txt" || { cat "$out/prefix.txt"; fail "a bad prefix: exit $rc"; }
+# --node-map: hosts renamed to their nodes
+printf '# host node\ngpu-a04 node-17\n' > "$out/map.txt"
+"$ccbench" node-labels "$fx" --out "$out/bad" --node-map "$out/map.txt" > /dev/null || fail "--node-map"
+grep -q '^kubectl taint node node-17 ccbench.io/health=failed:NoSchedule$' "$out/bad/node-labels.sh" || fail "--node-map: the node's name"
+echo "k8s_node_labels: ok"
