@@ -12,6 +12,9 @@
 #   --rate RATE          shape every host's link to RATE (tc units: 800mbit, 1gbit)
 #   --throttle I=RATE    shape host I (1..N) to RATE instead (repeatable)
 #   --mtu M              MTU of every link (default 1500)
+#   --in-host-rate RATE  ranks of one host talk over TCP through its loopback,
+#                        shaped to RATE, instead of shared memory (time-dilated
+#                        emulation: every transfer shaped, docs/validation.md)
 #   --slurm              a real Slurm instead of mpirun: munged, slurmctld and one
 #                        slurmd per host (inside its namespaces, its own /tmp), a
 #                        generated slurm.conf (partition emu, CPUs = --slots,
@@ -39,18 +42,19 @@
 # Everything it creates is removed when it exits, also on failure or signal.
 set -uo pipefail
 
-hosts=4 slots=1 rate="" mtu=1500 slurm=0 health="" health_interval=${EMU_HEALTH_INTERVAL:-30}
+hosts=4 slots=1 rate="" in_host_rate="" mtu=1500 slurm=0 health="" health_interval=${EMU_HEALTH_INTERVAL:-30}
 declare -A throttle=()
 switches=()
 while [ $# -gt 0 ]; do
   case "$1" in  # an option without its value: said, not looped on
-    -n|--slots|--rate|--throttle|--mtu|--switch|--health-check)
+    -n|--slots|--rate|--in-host-rate|--throttle|--mtu|--switch|--health-check)
       [ $# -ge 2 ] || { echo "$(basename "$0" .sh): $1 needs a value (see --help)" >&2; exit 2; } ;;
   esac
   case "$1" in
     -n) hosts=$2; shift 2 ;;
     --slots) slots=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
+    --in-host-rate) in_host_rate=$2; shift 2 ;;
     --throttle) throttle[${2%%=*}]=${2#*=}; shift 2 ;;
     --mtu) mtu=$2; shift 2 ;;
     --slurm) slurm=1; shift ;;
@@ -164,6 +168,9 @@ for i in $(seq 1 "$hosts"); do
   made+=("link:${tag}v$i")
   ip link set "${tag}v$i" master "$bridge" mtu "$mtu" up || { echo "emu-cluster: --mtu $mtu: refused" >&2; exit 2; }
   ip netns exec "$ns" ip link set lo up
+  if [ -n "$in_host_rate" ]; then  # a host's own traffic (its address included) goes through lo
+    shape lo "$in_host_rate" "$ns" || { echo "emu-cluster: --in-host-rate '$in_host_rate' rejected" >&2; exit 2; }
+  fi
   ip netns exec "$ns" ip link set "${tag}p$i" name eth0 mtu "$mtu" up
   ip netns exec "$ns" ip addr add "$addr/24" dev eth0
   r=${throttle[$i]:-$rate}
@@ -183,11 +190,13 @@ chmod +x "$work/agent"
 
 # Open MPI as root needs the confirmation variables; keep the ones set.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+btls=self,vader,tcp
+[ -n "$in_host_rate" ] && btls=self,tcp  # no shared memory: in-host messages cross the shaped loopback
 if [ "$slurm" = 1 ]; then
   start_slurm || exit 1
   # What mpirun's flags below say, for ranks that srun starts (srun passes
   # the environment on).
-  export OMPI_MCA_btl_tcp_if_include="${subnet}.0/24" OMPI_MCA_btl=self,vader,tcp \
+  export OMPI_MCA_btl_tcp_if_include="${subnet}.0/24" OMPI_MCA_btl=$btls \
     OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=1
   # Host I is namespace ${EMU_TAG}hI, its bridge end ${EMU_TAG}vI (tc on both).
   export EMU_TAG="$tag"
@@ -197,7 +206,7 @@ fi
 mpirun --hostfile "$work/hostfile" \
   --mca plm_rsh_agent "$work/agent" --mca plm_rsh_no_tree_spawn 1 \
   --mca oob_tcp_if_include "${subnet}.0/24" --mca btl_tcp_if_include "${subnet}.0/24" \
-  --mca btl self,vader,tcp --mca btl_vader_single_copy_mechanism none \
+  --mca btl "$btls" --mca btl_vader_single_copy_mechanism none \
   --mca odls_base_sigkill_timeout 5 --mca mpi_yield_when_idle 1 \
   "$@" < /dev/stdin &
 child=$!

@@ -25,6 +25,10 @@
 #     --ccbench PATH     the binary (default build/ccbench)
 #     --workload FILE    default tests/fixtures/workload/emu-3d.yaml
 #     --rate RATE        every host's link (tc units; default 200mbit)
+#     --in-host-rate RATE ranks of a host over TCP through its loopback shaped to
+#                        RATE, not shared memory (time-dilated emulation, with a
+#                        workload whose compute is scaled to match:
+#                        tests/fixtures/workload/emu-3d-dilated.yaml)
 #     --hosts LIST       host counts to predict and replay (default 4,6,8)
 #     --measured LIST    of those, the ones whose dp group size was measured
 #                        on as many hosts as the curve (default 4: its dp
@@ -48,18 +52,19 @@
 #     --out DIR          keep the curves, predictions and replays there
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)  # scripts/
-ccbench="$here/../build/ccbench" workload="$here/../tests/fixtures/workload/emu-3d.yaml" rate=200mbit
+ccbench="$here/../build/ccbench" workload="$here/../tests/fixtures/workload/emu-3d.yaml" rate=200mbit in_host=""
 hosts_list=4,6,8 measured=4 sharing=model calls=nonblocking steps=10 min_inside=0.7 max_error=20 out="" dim=""
 fit_hosts=""
 while [ $# -gt 0 ]; do
   case "$1" in  # an option without its value: said, not looped on
-    --ccbench|--workload|--rate|--hosts|--measured|--steps|--sharing|--mpi-calls|--min-inside|--max-error|--out|--dim|--fit-hosts)
+    --ccbench|--workload|--rate|--in-host-rate|--hosts|--measured|--steps|--sharing|--mpi-calls|--min-inside|--max-error|--out|--dim|--fit-hosts)
       [ $# -ge 2 ] || { echo "$(basename "$0" .sh): $1 needs a value (see --help)" >&2; exit 2; } ;;
   esac
   case "$1" in
     --ccbench) ccbench=$2; shift 2 ;;
     --workload) workload=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
+    --in-host-rate) in_host=$2; shift 2 ;;
     --hosts) hosts_list=$2; shift 2 ;;
     --measured) measured=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
@@ -70,7 +75,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --dim) dim=$2; shift 2 ;;
     --fit-hosts) fit_hosts=$2; shift 2 ;;
-    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,52p' "$0"; exit 0 ;;
     *) echo "workload-validate: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -89,7 +94,8 @@ mkdir -p "$out"
 emu() {  # emu NAME HOSTS SLOTS MPIRUN-ARGS...: one run on the emulated cluster, its output in $out/NAME.log
   local name=$1 n=$2 slots=$3
   shift 3
-  timeout 600 "$here/emu-cluster.sh" -n "$n" --slots "$slots" --rate "$rate" -- "$@" > "$out/$name.log" 2>&1
+  timeout 600 "$here/emu-cluster.sh" -n "$n" --slots "$slots" --rate "$rate" ${in_host:+--in-host-rate "$in_host"} \
+    -- "$@" > "$out/$name.log" 2>&1
   local rc=$?
   if [ $rc = 77 ]; then grep SKIP "$out/$name.log" >&2; exit 77; fi
   [ $rc = 0 ] || { tail -20 "$out/$name.log" >&2; echo "workload-validate: $name on $n hosts failed (exit $rc)" >&2; exit 1; }
@@ -153,7 +159,7 @@ if [ -n "$fit_hosts" ]; then
     { cat "$out/model-fit.txt" >&2; exit 1; }
   models=(--model "$out/model-dp.json")
 fi
-echo "workload-validate: curves measured at $rate (tp: 2 ranks in a host; pp: 2 hosts, one way and both; dp: $(echo $dps | tr ' ' ,) hosts$([ -n "$fit_hosts" ] && echo ", forcing algorithm $fit_algs, scale model fitted on them"); sharing $sharing; $calls MPI calls)" >&2
+echo "workload-validate: curves measured at $rate${in_host:+ (in a host: $in_host over TCP)} (tp: 2 ranks in a host; pp: 2 hosts, one way and both; dp: $(echo $dps | tr ' ' ,) hosts$([ -n "$fit_hosts" ] && echo ", forcing algorithm $fit_algs, scale model fitted on them"); sharing $sharing; $calls MPI calls)" >&2
 
 printf '%-6s %12s %12s %9s %-12s %s\n' hosts measured_ms predicted_ms error steps_inside "error by dimension"
 fail=0 inside_all=0 steps_all=0
