@@ -12,7 +12,7 @@ using enum Holders;
 using enum BusFactor;
 
 // clang-format off
-constexpr std::array<Collective, 13> kCollectives{{
+constexpr std::array<Collective, 15> kCollectives{{
   // id              name              summary                                            red    root   split  p2p    factor                  send   recv   ip-send     ip-recv     source         src-off     holders         root-in-send
   {all_reduce,     "all_reduce",     "every rank gets the reduction of all inputs",     true,  false, false, false, two_n_minus_1_over_n, count, count, zero,       zero,       reduction,     zero,       all_ranks,            false},
   {all_gather,     "all_gather",     "every rank gets every rank's chunk",              false, false, true,  false, n_minus_1_over_n,     chunk, count, rank_chunk, zero,       each_rank,     zero,       all_ranks,            false},
@@ -27,6 +27,8 @@ constexpr std::array<Collective, 13> kCollectives{{
   {pingpong,       "pingpong",       "pairs (r, r+n/2) bounce one message; time = half a round trip", false, false, false, true, one,  count, count, zero,       zero,       peer,          zero,       pair_members,   false},
   {uni_bw,         "uni_bw",         "pairs (r, r+n/2): a window of messages r -> r+n/2", false, false, false, true, one,                count, count, zero,       zero,       peer,          zero,       pair_receivers, false},
   {bi_bw,          "bi_bw",          "pairs (r, r+n/2): windows of messages both ways", false, false, false, true,  two,                  count, count, zero,       zero,       peer,          zero,       pair_members,   false},
+  {moe_dispatch,   "moe_dispatch",   "MoE dispatch: tokens to their experts' ranks (alltoallv; --traffic moe:...)", false, false, true, false, n_minus_1_over_n, count, count, zero, zero, traffic, zero, all_ranks, false},
+  {moe_combine,    "moe_combine",    "MoE combine: the experts' outputs back (alltoallv; --traffic moe:...)", false, false, true, false, n_minus_1_over_n, count, count, zero, zero, traffic, zero, all_ranks, false},
 }};
 // clang-format on
 }  // namespace

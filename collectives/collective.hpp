@@ -26,6 +26,8 @@ enum class CollectiveId {
   pingpong,
   uni_bw,
   bi_bw,
+  moe_dispatch,  // alltoallv under a MoE traffic model (--traffic moe:...), its dispatch
+  moe_combine,   // ... and its combine (the transpose); ccbench moe runs both in order
 };
 
 // Length of a per-rank buffer, in elements: the whole `count` or count / nranks.

@@ -158,7 +158,7 @@ MoeRouting parse_moe(const std::vector<std::string_view>& f, std::string_view sp
       const auto s = whole(val);
       if (!s) throw bad(fmt::format("'{}': expected seed=N, N a whole number", opt));
       seed = *s, seeded = true;
-    } else if (opt == "dispatch" || opt == "combine") m.combine = opt == "combine";
+    } else if (opt == "dispatch" || opt == "combine") m.combine = opt == "combine", m.direction_given = true;
     else if (key == "routing") {  // the rest of the spec is the path (it may hold ':')
       one_skew(MoeSkew::file);
       const std::string path(spec.substr(static_cast<std::size_t>(val.data() - spec.data())));

@@ -29,6 +29,7 @@ struct MoeRouting {
   double value = 1;  // hot R, lognormal SIGMA
   int hot_rank = 0;
   bool combine = false;             // the transpose: expert ranks send the tokens back
+  bool direction_given = false;     // :dispatch or :combine was written
   std::string file;                 // routing file: the path, as given
   int file_ranks = 0;               // its rows
   std::vector<double> file_tokens;  // file_ranks x experts, row by row

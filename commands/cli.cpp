@@ -89,6 +89,7 @@ std::string help_text() {
 
 Usage:
   ccbench <collective> [options]     run a sweep (under mpirun/srun for several ranks)
+  ccbench moe --traffic moe:...      a MoE layer: moe_dispatch, then moe_combine (docs/moe.md)
   ccbench copy [-b -e -f -n -w -J --csv]
                                      host<->GPU and GPU<->GPU copy bandwidth and latency
                                      (copy engines and SM kernels; default 1M..256M x4)
@@ -431,7 +432,9 @@ bool parse_command(const RawArgs& raw, ParsedArgs& out) {
     parse_copy(raw, cfg);
     return false;
   }
-  cfg.collective = find_collective(raw.collective);
+  // ccbench moe: a MoE layer, dispatch then combine (each a run: main.cpp's sweep_command)
+  cfg.moe_layer = raw.collective == "moe";
+  cfg.collective = find_collective(cfg.moe_layer ? "moe_dispatch" : raw.collective);
   if (!cfg.collective)
     throw UsageError(fmt::format("unknown collective '{}' (one of: {})", raw.collective, joined_collectives()));
   return false;
@@ -482,8 +485,33 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
                                                                  std::getenv("NCCL_TESTS_ALLTOALLV_SPREAD"))
                                       : parse_traffic(raw.traffic);
   else if (!raw.traffic.empty())
-    throw UsageError(fmt::format("--traffic: only alltoallv takes a traffic model, not {}",
-                                 cfg.collective ? cfg.collective->name : "this command"));
+    throw UsageError(
+        fmt::format("--traffic: only alltoallv and the MoE layer (moe, moe_dispatch, moe_combine) take "
+                    "a traffic model, not {}",
+                    cfg.collective ? cfg.collective->name : "this command"));
+  if (cfg.collective &&
+      (cfg.collective->id == CollectiveId::moe_dispatch || cfg.collective->id == CollectiveId::moe_combine)) {
+    const std::string_view name = cfg.moe_layer ? "moe" : cfg.collective->name;
+    if (raw.traffic.empty() || cfg.traffic->kind != TrafficKind::moe)
+      throw UsageError(
+          fmt::format("{}: give the layer, --traffic moe:experts=E:topk=K:hidden=H[:hot=R|:lognormal=S|"
+                      ":routing=FILE] (docs/moe.md)",
+                      name));
+    MoeRouting& m = cfg.traffic->moe;
+    const bool combine = cfg.collective->id == CollectiveId::moe_combine;
+    if (m.direction_given && (cfg.moe_layer || m.combine != combine))
+      throw UsageError(fmt::format("{}: --traffic ...:{}: {}", name, m.combine ? "combine" : "dispatch",
+                                   cfg.moe_layer
+                                       ? "ccbench moe runs dispatch, then combine: leave the direction out"
+                                       : fmt::format("{} is the {}", name, combine ? "combine" : "dispatch")));
+    m.combine = combine;
+    if (cfg.moe_layer && !cfg.csv_path.empty())
+      throw UsageError("moe: --csv holds one run, and moe is two (dispatch, combine): write -J");
+    if (cfg.moe_layer && !cfg.prom_path.empty())
+      throw UsageError(
+          "moe: --prom holds one run, and moe is two (dispatch, combine): run moe_dispatch and "
+          "moe_combine with one --prom each");
+  }
   if (!raw.dtype.empty()) cfg.dtypes = parse_one_or_all("-d/--datatype", raw.dtype, all_dtypes(), parse_dtype);
   if (!raw.op.empty()) cfg.ops = parse_one_or_all("-o/--op", raw.op, all_ops(), parse_op);
   set_choice(cfg.timing, "--timing", raw.timing);

@@ -219,10 +219,25 @@ int replay_main(int argc, char** argv, bool printer) {
 
 // A collective sweep, copy, topo, list, help or version: parse_args.
 // A sweep with the command's --history and --prom beside its own outputs.
-int sweep_command(const Config& cfg, const Comm& comm, const std::string& nccl_log) {
+int one_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log) {
   const RunExports e{cfg.history_db, cfg.prom_path, ""};
   const SweepExports exports{[e] { check_run_exports(e); }, [e] { return make_export_writer(e); }};
   return run_sweep(cfg, comm, nccl_log, nullptr, e.any() ? &exports : nullptr);
+}
+
+// ccbench moe: the layer's dispatch, then its combine, each a run of the same
+// sizes (its own table, run record and --history run; -J holds both). The
+// combine runs unless the dispatch failed (wrong data is a result: it goes on).
+int sweep_command(const Config& cfg, const Comm& comm, const std::string& nccl_log) {
+  if (!cfg.moe_layer) return one_sweep(cfg, comm, nccl_log);
+  const int dispatch = one_sweep(cfg, comm, nccl_log);
+  if (dispatch != kExitOk && dispatch != kExitWrongData) return dispatch;
+  Config combine = cfg;
+  combine.collective = &collective(CollectiveId::moe_combine);
+  combine.traffic->moe.combine = true;
+  combine.append_json = true;
+  const int second = one_sweep(combine, comm, nccl_log);
+  return second != kExitOk ? second : dispatch;
 }
 
 int sweep_main(int argc, char** argv, bool printer) {

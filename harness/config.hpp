@@ -78,6 +78,10 @@ struct Config {
   bool observe_path = true;
   std::string observe_path_note;  // why not, when observe_path is false
   std::string json_path;          // -J
+  bool append_json = false;       // -J's records after the file's (ccbench moe's combine run)
+  // ccbench moe: a MoE layer, dispatch (collective moe_dispatch) then
+  // combine (moe_combine), each its own run of the same sizes
+  bool moe_layer = false;
   std::string csv_path;
   std::string history_db;  // --history: add the run to this database when it ends
   std::string prom_path;   // --prom: the run as Prometheus text

@@ -216,7 +216,7 @@ std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank, c
   if (!cfg.csv_path.empty()) check_output_writable("--csv", cfg.csv_path);
   if (exports) exports->check();
   if (cfg.table) writers.push_back(make_table_writer(stdout, cfg.stats_columns));
-  if (!cfg.json_path.empty()) writers.push_back(make_jsonl_writer(cfg.json_path));
+  if (!cfg.json_path.empty()) writers.push_back(make_jsonl_writer(cfg.json_path, cfg.append_json));
   if (!cfg.csv_path.empty()) writers.push_back(make_csv_writer(cfg.csv_path));
   if (exports) writers.push_back(exports->open());
   return writers;

@@ -247,7 +247,7 @@ void check_inputs_outside(const std::string& flag, const std::string& folder,
   }
 }
 
-OutputFile::OutputFile(const std::string& flag, const std::string& path) : path_(path) {
+OutputFile::OutputFile(const std::string& flag, const std::string& path, bool append) : path_(path) {
   const Existing e = look_output(path);
   check_kind(flag, path, e);
   if (written_into(e)) {
@@ -272,7 +272,15 @@ OutputFile::OutputFile(const std::string& flag, const std::string& path) : path_
         refuse(flag, path, "another ccbench run is writing this file (it holds the lock); choose another file");
       refuse(flag, path, fmt::format("cannot lock: {}", std::strerror(err)));
     }
-    if (::ftruncate(fd_, 0) != 0) {
+    if (append) {
+      good_ = static_cast<long long>(::lseek(fd_, 0, SEEK_END));
+      if (good_ < 0) {
+        const int err = errno;
+        ::close(fd_);
+        fd_ = -1;
+        refuse(flag, path, fmt::format("cannot append: {}", std::strerror(err)));
+      }
+    } else if (::ftruncate(fd_, 0) != 0) {
       const int err = errno;
       ::close(fd_);
       fd_ = -1;

@@ -37,7 +37,9 @@ void check_inputs_outside(const std::string& flag, const std::string& folder,
 // the error is kept and later writes do nothing.
 class OutputFile {
  public:
-  OutputFile(const std::string& flag, const std::string& path);  // throws UsageError
+  // `append`: the records go after what the file holds (a second run of one
+  // command into the same file: ccbench moe), else it is truncated.
+  OutputFile(const std::string& flag, const std::string& path, bool append = false);  // throws UsageError
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;

@@ -261,7 +261,7 @@ class TableWriter final : public Writer, private TextSink {
 
 class JsonlWriter final : public Writer {
  public:
-  explicit JsonlWriter(const std::string& path) : file_("-J/--json", path) {}
+  JsonlWriter(const std::string& path, bool append) : file_("-J/--json", path, append) {}
   std::string error() const override { return file_.error(); }
   void begin(const RunInfo& r) override { write(run_to_json(r)); }
   void point(const PointRecord& p) override { write(point_to_json(p)); }
@@ -327,7 +327,9 @@ std::string csv_field(const std::string& v) {
 std::unique_ptr<Writer> make_table_writer(std::FILE* out, bool stats) {
   return std::make_unique<TableWriter>(out, stats);
 }
-std::unique_ptr<Writer> make_jsonl_writer(const std::string& path) { return std::make_unique<JsonlWriter>(path); }
+std::unique_ptr<Writer> make_jsonl_writer(const std::string& path, bool append) {
+  return std::make_unique<JsonlWriter>(path, append);
+}
 std::unique_ptr<Writer> make_csv_writer(const std::string& path) { return std::make_unique<CsvWriter>(path); }
 
 }  // namespace ccb

@@ -50,7 +50,8 @@ class TextSink {
 // nccl-tests' stdout table; `stats` adds per-iteration columns.
 std::unique_ptr<Writer> make_table_writer(std::FILE* out, bool stats);
 // JSON Lines: one run record, one record per point, one end record.
-std::unique_ptr<Writer> make_jsonl_writer(const std::string& path);
+// `append`: after the file's records (a second run into one file: ccbench moe).
+std::unique_ptr<Writer> make_jsonl_writer(const std::string& path, bool append = false);
 // CSV: a header, then one row per point and placement.
 std::unique_ptr<Writer> make_csv_writer(const std::string& path);
 // ccbench io's table and CSV (one row per point; docs/io.md explains the columns).

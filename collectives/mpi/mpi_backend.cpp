@@ -98,6 +98,8 @@ void MpiBackend::run_blocking(const OpArgs& a, MPI_Datatype type, MPI_Op op) {
     case CollectiveId::alltoall:
       MPI_Alltoall(in_place_or(a.in_place, a.send), chunk, type, a.recv, chunk, type, comm_);
       break;
+    case CollectiveId::moe_dispatch:
+    case CollectiveId::moe_combine:
     case CollectiveId::alltoallv: {
       const VCounts& v = vcounts(a);
       MPI_Alltoallv(a.send, v.send_counts.data(), v.send_displs.data(), type, a.recv, v.recv_counts.data(),
@@ -144,6 +146,8 @@ void MpiBackend::run_nonblocking(const OpArgs& a, MPI_Datatype type, MPI_Op op) 
     case CollectiveId::alltoall:
       MPI_Ialltoall(in_place_or(a.in_place, a.send), chunk, type, a.recv, chunk, type, comm_, req);
       break;
+    case CollectiveId::moe_dispatch:
+    case CollectiveId::moe_combine:
     case CollectiveId::alltoallv: {
       const VCounts& v = vcounts(a);
       MPI_Ialltoallv(a.send, v.send_counts.data(), v.send_displs.data(), type, a.recv, v.recv_counts.data(),

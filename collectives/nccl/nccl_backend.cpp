@@ -358,6 +358,8 @@ void NcclBackend::enqueue(const OpArgs& a, const Local& l, int phase) {
         check_nccl(ncclRecv(recv + j * chunk_bytes, a.chunk, type, j, l.comm, l.stream), "ncclRecv");
       }
       break;
+    case CollectiveId::moe_dispatch:
+    case CollectiveId::moe_combine:
     case CollectiveId::alltoallv: {  // grouped sends and receives, as nccl-tests' alltoallv_perf
       const TrafficPlan& t = *a.traffic;
       std::size_t sent = 0, received = 0;

@@ -28,6 +28,16 @@ std::string slurp(const std::string& p) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
+// A stream output starts the file afresh, or (ccbench moe's second run) goes after it.
+TEST(OutputFile, AppendKeepsWhatTheFileHolds) {
+  const std::string f = fresh_dir("append") + "/r.jsonl";
+  { OutputFile("-J", f).write("one\n"); }
+  { OutputFile("-J", f, true).write("two\n"); }
+  EXPECT_EQ(slurp(f), "one\ntwo\n");
+  { OutputFile("-J", f).write("three\n"); }
+  EXPECT_EQ(slurp(f), "three\n");
+}
+
 TEST(OutputFile, PlantedTemporaryLinksAreNotFollowed) {
   const std::string d = fresh_dir("tmp-links");
   std::ofstream(d + "/target") << "precious";
