@@ -76,6 +76,11 @@ G="--backend nccl -g $NGPUS -T 120"
 for coll in all_reduce all_gather reduce_scatter alltoall broadcast reduce gather scatter sendrecv; do
   step "nccl_$coll" 300 $CCB $coll $G -d all -o all -b 8 -e 1M -f 32 -n 3 -w 1 -c 1 -J "$OUT/nccl_$coll.jsonl"
 done
+# alltoallv (grouped ncclSend/ncclRecv) under skewed and MoE traffic (docs/alltoallv.md, docs/moe.md): verified.
+step nccl_alltoallv 300 $CCB alltoallv $G --traffic hot:4 -b 8K -e 64M -f 8 -n 5 -J "$OUT/nccl_alltoallv.jsonl"
+step nccl_moe 300 $CCB moe $G -d bf16 --traffic moe:experts=16:topk=2:hidden=1024:hot=4 -b 1M -e 64M -f 8 -n 5 \
+  -J "$OUT/nccl_moe.jsonl"
+expect_in nccl_moe_combine "$OUT/nccl_moe.log" 'moe_combine backend nccl' "the layer's combine run"
 step nccl_all_reduce_sweep 300 $CCB all_reduce $G -b 8 -e 1G -f 4 -n 20 -w 5 --stats -J "$OUT/sweep.jsonl"
 step nccl_graph 300 $CCB all_reduce $G -G 1 -b 8 -e 64M -f 8 -n 20 -J "$OUT/graph.jsonl"
 step nccl_registered 300 $CCB all_gather $G -R 1 -b 1K -e 64M -f 8 -n 20
