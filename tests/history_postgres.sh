@@ -39,26 +39,7 @@ psql_do() { psql -X -q -v ON_ERROR_STOP=1 "postgresql://ccbench@/${2:-postgres}?
 work=$(mktemp -d /tmp/ccbench-pg-work.XXXXXX)
 trap 'server stop -m immediate 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$out" "$work"' EXIT
 
-# Rewrites an nccl-tests log: host NAME, times x FACTOR, noise from SEED.
-nccl_log() {  # SRC HOST FACTOR SEED > FILE
-  python3 - "$@" <<'PY'
-import random, re, sys
-src, host, factor, seed = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
-rng = random.Random(seed)
-for line in open(src):
-    if " on " in line and line.startswith("#  Rank"):
-        line = re.sub(r" on +\S+ ", f" on {host} ", line)
-    t = line.split()
-    if t and t[0].isdigit() and len(t) >= 13:
-        f = factor * (1 + 0.01 * rng.gauss(0, 1))
-        for i in (5, 9):
-            t[i] = f"{float(t[i]) * f:.2f}"
-            t[i + 1] = f"{float(t[i + 1]) / f:.2f}"
-            t[i + 2] = f"{float(t[i + 2]) / f:.2f}"
-        line = "  ".join(t) + "\n"
-    sys.stdout.write(line)
-PY
-}
+nccl_log() { python3 "$(dirname "$0")/nccl_log.py" "$@"; }  # SRC HOST FACTOR SEED > FILE
 no_password() { ! grep -rq 's3cret' "$@" || fail "the password was printed ($(grep -rl 's3cret' "$@"))"; }
 
 case "$case" in

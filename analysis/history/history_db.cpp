@@ -79,15 +79,6 @@ ALTER TABLE points ADD COLUMN straggler_host TEXT NOT NULL DEFAULT '';
 constexpr const char* kMigrations[] = {kSchema1, kSchema2, kSchema3, kSchema4};
 static_assert(std::size(kMigrations) == kHistorySchemaVersion);
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 class Statement {
  public:
   Statement(sqlite3* db, const char* sql, const std::string& path) : db_(db), path_(path) {
@@ -163,6 +154,21 @@ class Statement {
 }
 
 void Statement::fail(const char* what) const { throw_sqlite(db_, path_, what); }
+
+// A series' key from columns col.. of a row (series' own column order).
+SeriesKey key_at(const Statement& q, int col) {
+  return SeriesKey{q.text(col),
+                   q.text(col + 1),
+                   q.text(col + 2),
+                   q.text(col + 3),
+                   q.text(col + 4),
+                   static_cast<int>(q.integer(col + 5)),
+                   static_cast<int>(q.integer(col + 6)),
+                   static_cast<int>(q.integer(col + 7)),
+                   static_cast<std::uint64_t>(q.integer(col + 8)),
+                   q.text(col + 9),
+                   q.text(col + 10)};
+}
 
 void exec(sqlite3* db, const std::string& path, const char* sql) {
   if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) throw_sqlite(db, path, "exec");
@@ -293,6 +299,15 @@ std::string url_without_credentials(const std::string& url) {
     from = amp + 1;
   }
   return out + kept;
+}
+
+std::string history_utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 void check_history_location(const std::string& flag, const std::string& db, bool may_create_folder) {
@@ -514,7 +529,7 @@ HistoryAdded SqliteHistory::add(const HistoryRun& run) {
                 path_);
   if (same_run > 0) ins.bind(1, same_run);  // the run keeps its id; else NULL: a new one
   ins.bind(2, run.sha256).bind(3, run.source).bind(4, run.format).bind(5, run.started_at).bind(6, run.time_basis);
-  ins.bind(7, utc_now()).bind(8, run.tool).bind(9, run.hosts).bind(10, run.versions).bind(11, run.label);
+  ins.bind(7, history_utc_now()).bind(8, run.tool).bind(9, run.hosts).bind(10, run.versions).bind(11, run.label);
   ins.bind(12, run.run_key).bind(13, std::int64_t{run.complete ? 1 : 0}).bind(14, run.noise);
   ins.step();
   out.run = sqlite3_last_insert_rowid(db_);
@@ -602,17 +617,7 @@ std::vector<StoredSeries> SqliteHistory::series(const SeriesFilter& f) {
   while (q.step()) {
     StoredSeries s;
     s.id = q.integer(0);
-    s.key = SeriesKey{q.text(1),
-                      q.text(2),
-                      q.text(3),
-                      q.text(4),
-                      q.text(5),
-                      static_cast<int>(q.integer(6)),
-                      static_cast<int>(q.integer(7)),
-                      static_cast<int>(q.integer(8)),
-                      static_cast<std::uint64_t>(q.integer(9)),
-                      q.text(10),
-                      q.text(11)};
+    s.key = key_at(q, 1);
     out.push_back(std::move(s));
   }
   confirm_unchanged();
@@ -678,7 +683,7 @@ HistoryAdded SqliteHistory::add_verdict(const VerdictRecord& v) {
                 "INSERT INTO verdicts(content_sha256, source, spec, started_at, added_at, verdict, exit_code, label) "
                 "VALUES(?,?,?,?,?,?,?,?)",
                 path_);
-  ins.bind(1, v.sha256).bind(2, v.source).bind(3, v.spec).bind(4, v.started_at).bind(5, utc_now());
+  ins.bind(1, v.sha256).bind(2, v.source).bind(3, v.spec).bind(4, v.started_at).bind(5, history_utc_now());
   ins.bind(6, v.verdict).bind(7, std::int64_t{v.exit_code}).bind(8, v.label);
   ins.step();
   out.run = sqlite3_last_insert_rowid(db_);
@@ -749,17 +754,7 @@ std::vector<HistoryRun> SqliteHistory::all_runs() {
     const auto it = index.find(q.integer(0));
     if (it == index.end()) continue;
     HistoryValue v;
-    v.key = SeriesKey{q.text(1),
-                      q.text(2),
-                      q.text(3),
-                      q.text(4),
-                      q.text(5),
-                      static_cast<int>(q.integer(6)),
-                      static_cast<int>(q.integer(7)),
-                      static_cast<int>(q.integer(8)),
-                      static_cast<std::uint64_t>(q.integer(9)),
-                      q.text(10),
-                      q.text(11)};
+    v.key = key_at(q, 1);
     v.time_us = q.real(12), v.busbw_gbps = q.real(13), v.algbw_gbps = q.real(14), v.p50_us = q.real(15);
     v.p90_us = q.real(16), v.wrong = static_cast<std::uint64_t>(q.integer(17)), v.skew_us = q.real(18);
     v.straggler_host = q.text(19);

@@ -117,6 +117,8 @@ struct FileStamp {
 // default one (`may_create_folder`). UsageError "FLAG ...: why"; a URL is
 // named without its credentials.
 void check_history_location(const std::string& flag, const std::string& db, bool may_create_folder);
+// Now, as the stores' added_at: "2026-12-05T15:40:00Z".
+std::string history_utc_now();
 // postgresql://... or postgres://...
 inline bool is_postgres_url(const std::string& db) {
   return db.starts_with("postgresql://") || db.starts_with("postgres://");

@@ -81,15 +81,6 @@ CREATE TABLE ccbench.node_verdicts(
 CREATE INDEX node_verdicts_host ON ccbench.node_verdicts(host);
 )";
 
-std::string utc_now_text() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // Text parameters of one statement; std::nullopt is SQL NULL.
 class Params {
  public:
@@ -361,7 +352,7 @@ HistoryAdded PostgresHistory::add(const HistoryRun& run_in) {
     }
     Params ins;
     ins.text(run_in.sha256).text(run_in.source).text(run_in.format).text(run_in.started_at).text(run_in.time_basis);
-    ins.text(utc_now_text()).text(run_in.tool).text(run_in.hosts).text(run_in.versions).text(run_in.label);
+    ins.text(history_utc_now()).text(run_in.tool).text(run_in.hosts).text(run_in.versions).text(run_in.label);
     ins.text(run_in.run_key).integer(run_in.complete ? 1 : 0).text(run_in.noise);
     const std::string columns =
         "content_sha256, source, format, started_at, time_basis, added_at, tool, hosts, versions, label, run_key, "
@@ -429,7 +420,7 @@ HistoryAdded PostgresHistory::add_verdict(const VerdictRecord& v) {
       }
     }
     Params ins;
-    ins.text(v.sha256).text(v.source).text(v.spec).text(v.started_at).text(utc_now_text()).text(v.verdict);
+    ins.text(v.sha256).text(v.source).text(v.spec).text(v.started_at).text(history_utc_now()).text(v.verdict);
     ins.integer(v.exit_code).text(v.label);
     out.run = run("INSERT INTO ccbench.verdicts(content_sha256, source, spec, started_at, added_at, verdict, "
                   "exit_code, label) VALUES($1,$2,$3,$4,$5,$6,$7,$8) RETURNING id",
