@@ -322,23 +322,10 @@ PY
     # past is the first run's raw record, copied with older times and every
     # bandwidth x FACTOR (times / FACTOR) into a database of its own.
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-    cat > "$out/own.yaml" <<'YAML'
-name: its own past
-timeout_s: 120
-checks:
-  - name: node
-    collective: all_reduce
-    sizes: [64K]
-    iterations: 20
-    warmup: 2
-    repeats: 1
-    pattern: per-node
-    gates:
-      - {metric: busbw, at: 64K, baseline: history, max_drop: 0.5, runs: 4}
-YAML
+    cp "$fx/accept/own-past.yaml" "$out/own.yaml"
     mpirun -np 2 "$ccbench" accept "$out/own.yaml" --out "$out/a0" --color never > "$out/a0.log" 2>&1
     rc=$?
-    [ $rc = 2 ] && grep -q 'own.yaml line 12 (check node): baseline: history reads the database --history DB names' \
+    [ $rc = 2 ] && grep -q 'own.yaml line 14 (check node): baseline: history reads the database --history DB names' \
       "$out/a0.log" || { cat "$out/a0.log"; fail "baseline: history without --history: exit $rc"; }
     mpirun -np 2 "$ccbench" accept "$out/own.yaml" --out "$out/a1" --color never --history "$db" > "$out/a1.log" 2> "$out/a1.err" ||
       { cat "$out/a1.log" "$out/a1.err"; fail "the first run (no past): exit $?"; }
@@ -347,23 +334,7 @@ YAML
     grep -q "^ccbench: --history $db: the verdict added$" "$out/a1.err" || { cat "$out/a1.err"; fail "the verdict not added"; }
     past() {  # FACTOR DB: three older copies of a1's raw run, bandwidths x FACTOR
       for day in 1 2 3; do
-        python3 - "$out"/a1/raw/node/*.jsonl "$1" "$day" > "$out/past-$1-$day.jsonl" <<'PY'
-import json, sys
-src, factor, day = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
-for line in open(src):
-    r = json.loads(line)
-    if "started_at" in r:
-        r["started_at"] = f"2026-01-0{day}T00:00:00.000Z"
-    for part in ("out_of_place", "in_place"):
-        if isinstance(r.get(part), dict):
-            m = r[part]
-            for k in ("busbw_gbps", "algbw_gbps"):
-                m[k] *= factor
-            for k in ("time_us", "pipelined_us"):
-                if m.get(k) is not None:
-                    m[k] /= factor
-    print(json.dumps(r))
-PY
+        python3 "$(dirname "$0")/scaled_past.py" "$out"/a1/raw/node/*.jsonl "$1" "$day" > "$out/past-$1-$day.jsonl"
       done
       cp "$db" "$2"
       "$ccbench" history add --db "$2" "$out"/past-"$1"-*.jsonl > /dev/null || fail "history add of the past x $1"

@@ -173,41 +173,12 @@ case "$case" in
       { cat "$work/sweep.err"; fail "a sweep with --history URL"; }
     grep -q "^ccbench: --history postgresql://ccbench@/postgres?host=$out: added as run 1" "$work/sweep.err" ||
       { cat "$work/sweep.err"; fail "the sweep's run added"; }
-    cat > "$work/own.yaml" <<'YAML'
-name: its own past
-timeout_s: 120
-checks:
-  - name: node
-    collective: all_reduce
-    sizes: [64K]
-    iterations: 20
-    warmup: 2
-    repeats: 1
-    pattern: per-node
-    gates:
-      - {metric: busbw, at: 64K, baseline: history, max_drop: 0.5, runs: 4}
-YAML
+    cp "$fx/accept/own-past.yaml" "$work/own.yaml"
     mpirun -np 2 "$ccbench" accept "$work/own.yaml" --out "$work/a1" --color never --history "$url" > "$work/a1.log" 2> "$work/a1.err" ||
       { cat "$work/a1.log" "$work/a1.err"; fail "the first accept (no past)"; }
     grep -q 'history gate not judged: fewer than 3 past runs' "$work/a1/verdict.json" || fail "the first run: no note"
     for day in 1 2 3; do  # a past 1000x faster than this host
-      python3 - "$work"/a1/raw/node/*.jsonl "$day" > "$work/past-$day.jsonl" <<'PY'
-import json, sys
-src, day = sys.argv[1], int(sys.argv[2])
-for line in open(src):
-    r = json.loads(line)
-    if "started_at" in r:
-        r["started_at"] = f"2026-01-0{day}T00:00:00.000Z"
-    for part in ("out_of_place", "in_place"):
-        if isinstance(r.get(part), dict):
-            m = r[part]
-            for k in ("busbw_gbps", "algbw_gbps"):
-                m[k] *= 1000
-            for k in ("time_us", "pipelined_us"):
-                if m.get(k) is not None:
-                    m[k] /= 1000
-    print(json.dumps(r))
-PY
+      python3 "$(dirname "$0")/scaled_past.py" "$work"/a1/raw/node/*.jsonl 1000 "$day" > "$work/past-$day.jsonl"
     done
     "$ccbench" history add --db "$url" "$work"/past-*.jsonl > /dev/null || fail "add the past"
     mpirun -np 2 "$ccbench" accept "$work/own.yaml" --out "$work/a2" --color never --history "$url" > "$work/a2.log" 2>&1
