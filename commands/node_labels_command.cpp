@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -57,12 +56,13 @@ std::vector<CommandOption> node_label_options(NodeLabelArgs& a) {
           flag("-h,--help", "this text", a.help)};
 }
 
+// A whole file's text (results/import's MappedFile: regular files only).
 std::string read_text(const std::string& flag, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("{} {}: cannot read", flag, path));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  try {
+    return std::string(MappedFile(path).text());
+  } catch (const ImportError& e) {
+    throw UsageError(fmt::format("{} {}", flag, e.what()));
+  }
 }
 
 // "HOST NODE" lines ('#' comments); the verdict's hosts renamed.

@@ -247,42 +247,71 @@ std::string production_text(const Comparison& c, const PairComparison& pc) {
   if (is_production(base) == is_production(other)) return "";
   const bool prod_is_other = is_production(other);
   const ResultSet &prod = prod_is_other ? other : base, &bench = prod_is_other ? base : other;
+  if (base.oversubscribed || other.oversubscribed)  // as the at-a-glance table: noise, not a call
+    return fmt::format(
+        "Production: cannot tell whether '{}' (NCCL Inspector) ran slower than '{}' measured: '{}' "
+        "was measured oversubscribed.",
+        prod.label, bench.label, base.oversubscribed ? base.label : other.label);
   struct Slow {
     std::string where;
     double prod_gbps, bench_gbps, ratio;
   };
   std::vector<Slow> slow;
-  std::size_t aligned = 0;
+  // unclear: slower, but flagged as noise or tested and not significant; untested: slower, no test possible.
+  std::size_t aligned = 0, unclear = 0, untested = 0;
   for (const SeriesComparison& sc : pc.series)
     for (const AlignedPoint& a : sc.points) {
       const double pb = prod_is_other ? a.other->busbw_gbps : a.base->busbw_gbps;
       const double bb = prod_is_other ? a.base->busbw_gbps : a.other->busbw_gbps;
       if (!(pb > 0) || !(bb > 0)) continue;
       ++aligned;
-      if (pb / bb < 1 - c.options.tie_band && a.significant())
-        slow.push_back(
-            {fmt::format("{} {} ranks, {} node{} at {}", sc.base->collective.str(), sc.base->ranks, sc.base->nodes,
-                         sc.base->nodes == 1 ? "" : "s", format_size(static_cast<double>(a.bytes))),
-             pb, bb, pb / bb});
+      if (pb / bb >= 1 - c.options.tie_band) continue;
+      if (a.base->first->noise || a.other->first->noise || !a.significant()) {
+        ++unclear;
+        continue;
+      }
+      untested += a.p_value ? 0 : 1;
+      slow.push_back(
+          {fmt::format("{} {} ranks, {} node{} at {}", sc.base->collective.str(), sc.base->ranks, sc.base->nodes,
+                       sc.base->nodes == 1 ? "" : "s", format_size(static_cast<double>(a.bytes))),
+           pb, bb, pb / bb});
     }
   if (aligned == 0)
     return fmt::format(
         "Production: '{}' (NCCL Inspector) lines up with no size of '{}' (collective, ranks, nodes, "
         "size bucket): nothing to hold it against.",
         prod.label, bench.label);
+  const std::string unclear_text =
+      unclear == 0 ? ""
+                   : fmt::format(
+                         "; cannot tell at {} more where it was slower (noise flagged, or the test found the "
+                         "difference not significant)",
+                         unclear);
   if (slow.empty())
-    return fmt::format(
-        "Production: '{}' (NCCL Inspector) ran as fast as '{}' measured, or faster, at all {} aligned "
-        "sizes (busbw, within the tie band {:.0f}%).",
-        prod.label, bench.label, aligned, c.options.tie_band * 100);
+    return unclear == 0 ? fmt::format(
+                              "Production: '{}' (NCCL Inspector) ran as fast as '{}' measured, or faster, at "
+                              "all {} aligned sizes (busbw, within the tie band {:.0f}%).",
+                              prod.label, bench.label, aligned, c.options.tie_band * 100)
+                        : fmt::format(
+                              "Production: '{}' (NCCL Inspector) against '{}', {} aligned sizes: not slower "
+                              "at any where it can be told{}.",
+                              prod.label, bench.label, aligned, unclear_text);
   std::stable_sort(slow.begin(), slow.end(), [](const Slow& x, const Slow& y) { return x.ratio < y.ratio; });
   std::string list;
   for (std::size_t k = 0; k < slow.size() && k < 5; ++k)
     list += fmt::format("{}{}: busbw {} vs {} GB/s ({:.2f}x)", k ? "; " : "", slow[k].where,
                         format_gbps(slow[k].prod_gbps), format_gbps(slow[k].bench_gbps), slow[k].ratio);
   if (slow.size() > 5) list += fmt::format("; and {} more", slow.size() - 5);
-  return fmt::format("Production: '{}' (NCCL Inspector) ran slower than '{}' measured at {} of {} aligned sizes: {}.",
-                     prod.label, bench.label, slow.size(), aligned, list);
+  const std::string untested_text =
+      untested == 0 ? ""
+                    : fmt::format(
+                          "; {} of them without a significance test (per-iteration samples on one side "
+                          "only): the medians alone",
+                          untested == slow.size() ? "all" : std::to_string(untested));
+  return fmt::format(
+      "Production: '{}' (NCCL Inspector) ran slower than '{}' measured at {} of {} aligned sizes: "
+      "{}{}{}.",
+      prod.label, bench.label, slow.size(), aligned, list, untested_text, unclear_text);
 }
 
 // A set's noise flags, one entry per kind (results/noise.hpp's noise_kind)

@@ -32,6 +32,7 @@
 
 #include "results/import/importer.hpp"
 #include "results/import/text_input.hpp"
+#include "results/stats.hpp"
 
 namespace ccb {
 namespace {
@@ -79,16 +80,6 @@ struct Bucket {
 };
 using BucketKey = std::tuple<std::string, int, int, std::uint64_t>;  // collective, ranks, nodes, bucket
 
-double median(std::vector<double> v) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
-  if (v.empty()) return kNaN;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double hi = v[mid];
-  if (v.size() % 2) return hi;
-  return (*std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)) + hi) / 2;
-}
-
 class Buckets {
  public:
   explicit Buckets(ImportContext& ctx) : ctx_(ctx) {}
@@ -119,10 +110,10 @@ class Buckets {
       p.ranks = ranks;
       p.nodes = nodes;
       p.bytes = p.requested_bytes = bucket;
-      p.busbw_gbps = median(k.busbw);
-      p.algbw_gbps = median(k.algbw);
+      p.busbw_gbps = median_of(k.busbw);
+      p.algbw_gbps = median_of(k.algbw);
       if (p.algbw_gbps > 0) p.time_us = static_cast<double>(bucket) / (p.algbw_gbps * 1e3);
-      if (!(p.time_us > 0) || !std::isfinite(p.time_us)) p.time_us = median(k.scaled_time_us);
+      if (!(p.time_us > 0) || !std::isfinite(p.time_us)) p.time_us = median_of(k.scaled_time_us);
       if (!(p.time_us > 0) || !std::isfinite(p.time_us)) continue;  // nothing timed it
       if (k.scaled_time_us.size() > 1) p.samples_us = std::move(k.scaled_time_us);
       p.line = k.first_line;

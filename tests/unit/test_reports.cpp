@@ -59,6 +59,31 @@ TEST(Reports, LongEnvironmentValuesAreNumberedAndGivenInFullBelow) {
   EXPECT_LE(widest, 160u);
 }
 
+// Production (NCCL Inspector) against a measured set: sizes where it is slower
+// are named; what noise or an insignificant test cannot call is "cannot tell".
+TEST(Reports, ProductionSlowerOnlyWhereTheDataCanTell) {
+  const auto production_line = [](Comparison c) {
+    const Report r = build_report(c, {}, {});
+    for (const Section& s : r.sections)
+      for (const std::string& p : s.paragraphs)
+        if (p.starts_with("Production: ")) return p;
+    return std::string();
+  };
+  Comparison slow = hostile_comparison();  // set 1 takes twice as long at large sizes
+  slow.sets[1].formats = {"NCCL Inspector JSON"};
+  const std::string called = production_line(compare_sets(slow.sets, {}));
+  EXPECT_NE(called.find("ran slower than"), std::string::npos) << called;
+  EXPECT_NE(called.find("without a significance test"), std::string::npos) << called;
+  slow.sets[0].oversubscribed = true;
+  const std::string noisy = production_line(compare_sets(slow.sets, {}));
+  EXPECT_NE(noisy.find("cannot tell whether"), std::string::npos) << noisy;
+  EXPECT_EQ(noisy.find("aligned sizes: "), std::string::npos) << noisy;
+  slow.sets[0].oversubscribed = false;
+  for (ImportedPoint& p : slow.sets[1].points) p.noise = 1;  // every slower size flagged
+  const std::string flagged = production_line(compare_sets(slow.sets, {}));
+  EXPECT_NE(flagged.find("not slower at any where it can be told; cannot tell at"), std::string::npos) << flagged;
+}
+
 // Issue 53: the Summary opens with the answer; 36 runs' "busy before the run"
 // flags are one line after it, each kind once (every flag under Inputs).
 TEST(Reports, TheSummaryOpensWithTheVerdictAndSaysEachKindOfNoiseOnce) {
