@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 stage() { echo "== test.sh: $1 done at $((SECONDS / 60)) min $((SECONDS % 60)) s"; }  # docs/development.md "CI"
 # kubectl (the Kubernetes files' offline checks): Debian's kubernetes-client, unless one is installed already.
 kubectl_package=""; command -v kubectl >/dev/null || kubectl_package=kubernetes-client
-CCBENCH_EXTRA_PACKAGES="chromium slurm-wlm munge clang-format prometheus prometheus-node-exporter postgresql $kubectl_package ${CCBENCH_EXTRA_PACKAGES:-}" scripts/setup.sh
+CCBENCH_EXTRA_PACKAGES="chromium slurm-wlm munge clang-format prometheus prometheus-node-exporter postgresql python3-yaml $kubectl_package ${CCBENCH_EXTRA_PACKAGES:-}" scripts/setup.sh
 stage "install + main build"
 (cd build && ctest --output-on-failure -j "$(nproc)" --timeout 600)
 stage "main tests"

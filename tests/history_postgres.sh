@@ -163,7 +163,9 @@ case "$case" in
     [ "$(psql -X -At "$other" -c "SELECT count(*) FROM pg_tables WHERE schemaname = 'ccbench'")" = 1 ] ||
       fail "the foreign schema was changed"
     "$ccbench" history show --db "postgresql://ccbench@/postgres?host=$out/nonexistent" > "$work/nohost.txt" 2>&1; rc=$?
-    [ $rc = 5 ] && grep -q 'cannot connect' "$work/nohost.txt" || { cat "$work/nohost.txt"; fail "no server: exit $rc"; }
+    # One line: libpq's second line joined with "; ", no tab or newline left.
+    [ $rc = 5 ] && grep -q 'cannot connect (.*; Is the server running' "$work/nohost.txt" && [ "$(wc -l < "$work/nohost.txt")" = 1 ] &&
+      ! grep -qP '\t' "$work/nohost.txt" || { cat "$work/nohost.txt"; fail "no server: exit $rc"; }
     no_password "$work"
     ;;
   runs)

@@ -6,12 +6,14 @@
 // once); a server that goes away mid-add commits nothing.
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <tuple>
 #include <limits>
 #include <map>
+#include <string_view>
 
 #include "analysis/history/history_db.hpp"
 #include "common/errors.hpp"
@@ -176,11 +178,21 @@ class PostgresHistory final : public HistoryStore {
   std::vector<VerdictRecord> all_verdicts() override;
 
  private:
-  static std::string one_line(std::string s) {
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-    for (char& c : s)
-      if (c == '\n') c = ' ';
-    return s;
+  // libpq's messages run over lines ("...failed: No such file\n\tIs the
+  // server running..."): their lines, trimmed, joined with "; ".
+  static std::string one_line(const std::string& s) {
+    std::string out;
+    std::size_t start = 0;
+    while (start < s.size()) {
+      std::size_t end = s.find('\n', start);
+      if (end == std::string::npos) end = s.size();
+      std::string_view line(s.data() + start, end - start);
+      while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) line.remove_prefix(1);
+      while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.remove_suffix(1);
+      if (!line.empty()) out.append(out.empty() ? "" : "; ").append(line);
+      start = end + 1;
+    }
+    return out;
   }
   // One statement; a failure is one line: the server gone or a lock waited
   // for past --wait is an output that could not be written (exit 5), a

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# scripts/launch/crd-check.py, the offline check of custom resources against
+# their CRDs' OpenAPI schemas (docs/acceptance.md "Launch templates").
+#   k8s_crd_check.sh REPO_ROOT          the checker on tests/fixtures/k8s/crd:
+#     a resource using every construct passes; each of 20 resources with one
+#     mistake fails with that mistake's message and no other; bad input exits 2.
+#   k8s_crd_check.sh REPO_ROOT launch   scripts/launch/*.yaml against the CRDs
+#     in $CCBENCH_CRD_DIR (Kubeflow's, or `kubectl get crd ... -o yaml` of your
+#     cluster); skipped (77) without it: the CRDs are not part of the repository.
+set -uo pipefail
+root=$1
+check=("python3" "$root/scripts/launch/crd-check.py")
+python3 -c 'import yaml' 2> /dev/null || { echo "SKIP: python3-yaml is not installed"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+if [ "${2:-}" = launch ]; then
+  [ -n "${CCBENCH_CRD_DIR:-}" ] || { echo "SKIP: set CCBENCH_CRD_DIR to a folder of the MPIJob and Trainer CRDs"; exit 77; }
+  "${check[@]}" --crd "$CCBENCH_CRD_DIR" "$root"/scripts/launch/*.yaml || fail "a launch file breaks its CRD's schema"
+  n=$("${check[@]}" --crd "$CCBENCH_CRD_DIR" "$root"/scripts/launch/*.yaml | grep -c ': valid against')
+  [ "$n" -eq 5 ] || fail "expected 2 MPIJobs, 2 TrainJobs and a TrainingRuntime checked, got $n"
+  # The same files with one mistake each are refused by the real schemas.
+  bad=$(mktemp -d /tmp/ccbench-crd.XXXXXX)
+  trap 'rm -rf "$bad"' EXIT
+  sed 's/slotsPerWorker:/slotsPerWorkers:/' "$root/scripts/launch/sweep-mpijob.yaml" > "$bad/mpijob.yaml"
+  sed 's/numNodes: 2/numNodes: "2"/' "$root/scripts/launch/sweep-trainjob.yaml" > "$bad/trainjob.yaml"
+  sed 's/mpiImplementation: OpenMPI/mpiImplementation: MPICH2/' "$root/scripts/launch/trainjob-runtime.yaml" > "$bad/runtime.yaml"
+  "${check[@]}" --crd "$CCBENCH_CRD_DIR" "$bad"/*.yaml > "$bad/out"
+  [ $? -eq 1 ] && grep -q 'spec.slotsPerWorkers: unknown field' "$bad/out" && grep -q "spec.trainer.numNodes: str '2'" "$bad/out" &&
+    grep -q "spec.mlPolicy.mpi.mpiImplementation: 'MPICH2' is not one of" "$bad/out" || { cat "$bad/out"; fail "a broken launch file passed"; }
+  echo "k8s_crd_check launch: ok"
+  exit 0
+fi
+fx=$root/tests/fixtures/k8s/crd
+out=$(mktemp -d /tmp/ccbench-crd.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+
+"${check[@]}" --crd "$fx/widgets.example.ccbench.io.yaml" "$fx/widget-valid.yaml" > "$out/valid" 2>&1 ||
+  { cat "$out/valid"; fail "the valid widget is refused"; }
+grep -q 'Widget w.example: valid against widgets.example.ccbench.io.yaml (v1); 1 CEL rules left' "$out/valid" || fail "no valid line"
+grep -q 'ConfigMap not-checked: a built-in kind (v1), skipped' "$out/valid" || fail "the ConfigMap is not named as skipped"
+
+"${check[@]}" --crd "$fx" "$fx/widget-invalid.yaml" > "$out/invalid" 2>&1
+[ $? -eq 1 ] || { cat "$out/invalid"; fail "invalid widgets do not exit 1"; }
+python3 - "$fx/widget-invalid.yaml" "$out/invalid" <<'PY' || exit 1
+import sys, yaml
+docs = list(yaml.safe_load_all(open(sys.argv[1])))
+blocks, cur = [], None
+for line in open(sys.argv[2]).read().splitlines():
+    if line.startswith("  "):
+        cur.append(line.strip())
+    else:
+        cur = []
+        blocks.append((line, cur))
+if len(blocks) != len(docs):
+    sys.exit(f"FAIL: {len(docs)} documents, {len(blocks)} reported")
+for d, (head, errors) in zip(docs, blocks):
+    want = d["metadata"]["annotations"]["ccbench.io/expect"]
+    if not head.endswith(f"Widget {d['metadata']['name']}: INVALID") or len(errors) != 1 or not errors[0].startswith(want):
+        sys.exit(f"FAIL: {d['metadata']['name']}: want one error {want!r}, got {head!r} {errors}")
+print(f"{len(docs)} invalid widgets, each refused for its own mistake")
+PY
+
+# Bad input: exit 2 and a sentence naming it.
+expect2() {
+  local want=$1; shift
+  "${check[@]}" "$@" > "$out/o" 2>&1
+  local rc=$?
+  [ $rc -eq 2 ] && grep -q -- "$want" "$out/o" || { cat "$out/o"; fail "$* gave exit $rc, not 2 with '$want'"; }
+}
+expect2 "no CRD for MPIJob in group kubeflow.org" --crd "$fx" "$root/scripts/launch/sweep-mpijob.yaml"
+sed 's#example.ccbench.io/v1#example.ccbench.io/v0#' "$fx/widget-valid.yaml" > "$out/v0.yaml"
+expect2 "does not serve example.ccbench.io/v0 (served: v1)" --crd "$fx" "$out/v0.yaml"
+printf 'a: [1\n' > "$out/broken.yaml"
+expect2 "cannot read it as YAML" --crd "$fx" "$out/broken.yaml"
+expect2 "no CustomResourceDefinition in" --crd "$fx/widget-valid.yaml" "$fx/widget-valid.yaml"
+expect2 "cannot read it as YAML" --crd "$fx" "$out/missing.yaml"
+echo "k8s_crd_check: ok"
