@@ -51,7 +51,7 @@ def load_documents(path):
     for d in docs:
         if not isinstance(d, dict):
             raise BadInput(f"{path}: a document is not a mapping")
-        out.extend(d.get("items") or [] if d.get("kind") == "List" else [d])
+        out.extend((d.get("items") or []) if d.get("kind") == "List" else [d])
     return out
 
 
@@ -226,6 +226,8 @@ def check_resource(doc, crds, where):
     """Returns (summary line, errors, CEL rules not evaluated); raises BadInput when no served CRD version fits."""
     api, kind = doc.get("apiVersion", ""), doc.get("kind", "")
     name = (doc.get("metadata") or {}).get("name", "?")
+    if not isinstance(api, str) or not api or not isinstance(kind, str) or not kind:
+        raise BadInput(f"{where}: not a Kubernetes object (no apiVersion and kind)")
     group, _, version = api.rpartition("/")
     if not group or "." not in group:
         return f"{where}: {kind} {name}: a built-in kind ({api}), skipped", [], []
