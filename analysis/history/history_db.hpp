@@ -140,7 +140,7 @@ struct HistoryAdded {
 enum class HistoryAccess { read, write };
 
 // One database engine's side of HistoryDb (below has what each call does):
-// a SQLite file (history_db.cpp) or a PostgreSQL server (postgres_history.cpp).
+// a SQLite file (sqlite_history.cpp) or a PostgreSQL server (postgres_history.cpp).
 class HistoryStore {
  public:
   virtual ~HistoryStore() = default;
@@ -159,6 +159,8 @@ class HistoryStore {
   virtual std::vector<HistoryRun> all_runs() = 0;
   virtual std::vector<VerdictRecord> all_verdicts() = 0;
 };
+// The SQLite file (sqlite_history.cpp).
+std::unique_ptr<HistoryStore> open_sqlite_history(const std::string& path, HistoryAccess access, int busy_timeout_ms);
 // PostgreSQL (postgres_history.cpp): UsageError where this ccbench was built
 // without libpq.
 std::unique_ptr<HistoryStore> open_postgres_history(const std::string& url, HistoryAccess access, int wait_ms);

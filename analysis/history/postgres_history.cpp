@@ -38,7 +38,7 @@ namespace {
 // The lock every writer takes ("ccbh", the SQLite file's application id).
 constexpr long long kWriterLock = kHistoryApplicationId;
 
-// Schema 4 as the SQLite file has it (history_db.cpp), in PostgreSQL's types.
+// Schema 4 as the SQLite file has it (sqlite_history.cpp), in PostgreSQL's types.
 // Text compares byte by byte (COLLATE "C", SQLite's BINARY): the same order.
 constexpr const char* kSchema = R"(
 CREATE SCHEMA IF NOT EXISTS ccbench;
@@ -340,7 +340,7 @@ HistoryAdded PostgresHistory::add(const HistoryRun& run_in) {
         return out;
       }
     }
-    // The same run in another file: one run, the fuller copy (history_db.cpp).
+    // The same run in another file: one run, the fuller copy (sqlite_history.cpp).
     std::int64_t same_run = 0;
     if (!run_in.run_key.empty()) {
       Result same =
