@@ -277,6 +277,9 @@ def main():
     except BadInput as e:
         print(f"crd-check.py: {e}", file=sys.stderr)
         return 2
+    except RecursionError:
+        print("crd-check.py: a document nests too deep or refers to itself (YAML aliases)", file=sys.stderr)
+        return 2
     return 1 if bad else 0
 
 
