@@ -1,6 +1,7 @@
-// ccbench accept's options (accept_command.cpp parses them), shared by the
+// ccbench accept's options (accept_args.cpp parses them), shared by the
 // command and its parts (accept_parts.hpp).
 #pragma once
+#include <optional>
 #include <string>
 
 #include "analysis/accept/spec.hpp"
@@ -25,5 +26,16 @@ struct AcceptArgs {
 
 // --node-check ends the process (exit 1, one line) when it has not finished
 // within this bound: slurmd kills its HealthCheckProgram after 60 s.
+inline constexpr int kNodeCheckSeconds = 55;
+
+// Parses `accept ...` (argv[0] is "accept") and reads the spec. nullopt
+// after --help (the caller prints accept_help()); throws UsageError.
+std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv);
+std::string accept_help();
+
+// The Slurm step controller runs this acceptance: --launcher slurm, or auto
+// inside an allocation (SLURM_JOB_ID) started as one process (not by
+// mpirun, not as a task of an srun step).
+bool uses_slurm_steps(const AcceptArgs& args);
 
 }  // namespace ccb

@@ -10,18 +10,7 @@
 
 namespace ccb {
 
-inline constexpr int kNodeCheckSeconds = 55;
 void start_node_check_deadline();
-
-// The Slurm step controller runs this acceptance: --launcher slurm, or auto
-// inside an allocation (SLURM_JOB_ID) started as one process (not by
-// mpirun, not as a task of an srun step).
-bool uses_slurm_steps(const AcceptArgs& args);
-
-// Parses `accept ...` (argv[0] is "accept") and reads the spec. nullopt
-// after --help (the caller prints accept_help()); throws UsageError.
-std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv);
-std::string accept_help();
 
 // Sets the path settings of the spec's checks in the environment (before
 // MPI_Init and NCCL); returns this process's NCCL log file ("" when none).
