@@ -1,15 +1,16 @@
 // ccbench accept's options: the help text, the option table, parsing and
-// the checks made before anything runs.
+// the checks made before anything runs; a spec's check as the arguments of
+// the sweep or io run that measures it.
 #include "commands/accept/accept_args.hpp"
 
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <string>
 #include <cstdlib>
 #include <filesystem>
 
-#include "commands/accept/accept_parts.hpp"
 #include "commands/cli_errors.hpp"
 #include "commands/option_table.hpp"
 #include "common/errors.hpp"
@@ -17,6 +18,57 @@
 #include "results/yaml_fields.hpp"
 
 namespace ccb {
+
+IoArgs io_check_args(const Check& c, const std::string& spec_file) {
+  const IoCheck& io = *c.io;
+  IoArgs a;
+  a.table = false;
+  a.argv = {"ccbench", "accept", "check=" + c.name};
+  IoOptions& o = a.options;
+  o.dir = io.dir;
+  o.blocks = c.sizes;
+  o.file_bytes = io.file_bytes;
+  o.dataset_files = io.files;
+  o.queue_depth = io.queue_depth;
+  o.threads = io.threads;
+  o.direct = io.direct;
+  o.shared_file = io.shared_file;
+  try {
+    o.patterns = parse_io_patterns(io.pattern);
+    if (o.patterns.size() != 1) throw UsageError("io.pattern: one pattern per check");
+    if (!io.engine.empty()) o.engine = parse_io_engine(io.engine);
+    validate(o);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}:{}: checks: {}: io: {}", spec_file, c.line, c.name, e.what()));
+  }
+  return a;
+}
+
+Config check_config(const Check& c, const std::string& spec_file) {
+  Config cfg;
+  cfg.collective = c.collective;
+  cfg.backend = c.backend;
+  cfg.memory = c.backend == BackendKind::mpi ? c.memory : MemoryKind::host;
+  cfg.path = c.path;
+  cfg.gpus_per_process = c.gpus_per_process;
+  cfg.dtypes = {c.dtype};
+  cfg.ops = {c.op};
+  cfg.sizes = c.sizes;
+  cfg.min_bytes = *std::min_element(c.sizes.begin(), c.sizes.end());
+  cfg.max_bytes = *std::max_element(c.sizes.begin(), c.sizes.end());
+  cfg.iters = c.iterations;
+  cfg.warmup = c.warmup;
+  cfg.check = 1;
+  cfg.bitwise = c.bitwise;
+  cfg.timeout_s = c.timeout_s;
+  cfg.timeout_exit_code = kExitUsage;
+  cfg.timing = TimingMode::pipelined;
+  if (c.times_stragglers()) cfg.stragglers = true, cfg.timing = TimingMode::both;  // each rank timed per iteration
+  cfg.table = false;
+  cfg.progress = ProgressMode::off;
+  cfg.argv = {"ccbench", "accept", spec_file, "check=" + c.name};
+  return cfg;
+}
 
 namespace {
 

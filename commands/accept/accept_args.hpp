@@ -5,6 +5,8 @@
 #include <string>
 
 #include "analysis/accept/spec.hpp"
+#include "commands/io_command.hpp"
+#include "harness/config.hpp"
 
 namespace ccb {
 
@@ -32,6 +34,11 @@ inline constexpr int kNodeCheckSeconds = 55;
 // after --help (the caller prints accept_help()); throws UsageError.
 std::optional<AcceptArgs> parse_accept(int argc, const char* const* argv);
 std::string accept_help();
+
+// A check as the sweep's configuration; an io check as ccbench io's
+// arguments (UsageError naming the spec line when they do not hold).
+Config check_config(const Check& c, const std::string& spec_file);
+IoArgs io_check_args(const Check& c, const std::string& spec_file);
 
 // The Slurm step controller runs this acceptance: --launcher slurm, or auto
 // inside an allocation (SLURM_JOB_ID) started as one process (not by

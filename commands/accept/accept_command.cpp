@@ -54,61 +54,6 @@ class CollectingWriter final : public Writer {
   void end(const EndInfo& e) override { text += json_text(end_to_json(e)) + "\n"; }
 };
 
-}  // namespace
-
-IoArgs io_check_args(const Check& c, const std::string& spec_file) {
-  const IoCheck& io = *c.io;
-  IoArgs a;
-  a.table = false;
-  a.argv = {"ccbench", "accept", "check=" + c.name};
-  IoOptions& o = a.options;
-  o.dir = io.dir;
-  o.blocks = c.sizes;
-  o.file_bytes = io.file_bytes;
-  o.dataset_files = io.files;
-  o.queue_depth = io.queue_depth;
-  o.threads = io.threads;
-  o.direct = io.direct;
-  o.shared_file = io.shared_file;
-  try {
-    o.patterns = parse_io_patterns(io.pattern);
-    if (o.patterns.size() != 1) throw UsageError("io.pattern: one pattern per check");
-    if (!io.engine.empty()) o.engine = parse_io_engine(io.engine);
-    validate(o);
-  } catch (const UsageError& e) {
-    throw UsageError(fmt::format("{}:{}: checks: {}: io: {}", spec_file, c.line, c.name, e.what()));
-  }
-  return a;
-}
-
-Config check_config(const Check& c, const std::string& spec_file) {
-  Config cfg;
-  cfg.collective = c.collective;
-  cfg.backend = c.backend;
-  cfg.memory = c.backend == BackendKind::mpi ? c.memory : MemoryKind::host;
-  cfg.path = c.path;
-  cfg.gpus_per_process = c.gpus_per_process;
-  cfg.dtypes = {c.dtype};
-  cfg.ops = {c.op};
-  cfg.sizes = c.sizes;
-  cfg.min_bytes = *std::min_element(c.sizes.begin(), c.sizes.end());
-  cfg.max_bytes = *std::max_element(c.sizes.begin(), c.sizes.end());
-  cfg.iters = c.iterations;
-  cfg.warmup = c.warmup;
-  cfg.check = 1;
-  cfg.bitwise = c.bitwise;
-  cfg.timeout_s = c.timeout_s;
-  cfg.timeout_exit_code = kExitUsage;
-  cfg.timing = TimingMode::pipelined;
-  if (c.times_stragglers()) cfg.stragglers = true, cfg.timing = TimingMode::both;  // each rank timed per iteration
-  cfg.table = false;
-  cfg.progress = ProgressMode::off;
-  cfg.argv = {"ccbench", "accept", spec_file, "check=" + c.name};
-  return cfg;
-}
-
-namespace {
-
 std::string file_safe(const std::string& s) {
   std::string out;
   for (char ch : s)

@@ -18,11 +18,6 @@
 
 namespace ccb {
 
-// A check as the sweep's configuration; an io check as ccbench io's
-// arguments (UsageError naming the spec line when they do not hold).
-Config check_config(const Check& c, const std::string& spec_file);
-IoArgs io_check_args(const Check& c, const std::string& spec_file);
-
 // The check's repeats on `group` (every rank of it calls this); on its rank
 // 0 the array [{"code": EXIT, "jsonl": RECORDS}, ...], one per repeat run.
 nlohmann::json group_repeats(const AcceptArgs& args, const Check& c, Config& cfg, const Comm& group,
