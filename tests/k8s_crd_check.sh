@@ -3,7 +3,8 @@
 # their CRDs' OpenAPI schemas (docs/acceptance.md "Launch templates").
 #   k8s_crd_check.sh REPO_ROOT          the checker on tests/fixtures/k8s/crd:
 #     a resource using every construct passes; each of 20 resources with one
-#     mistake fails with that mistake's message and no other; bad input exits 2.
+#     mistake fails with that mistake's message and no other; bad input
+#     (files, CRDs or resources of the wrong shape) exits 2.
 #   k8s_crd_check.sh REPO_ROOT launch   scripts/launch/*.yaml against the CRDs
 #     in $CCBENCH_CRD_DIR (Kubeflow's, or `kubectl get crd ... -o yaml` of your
 #     cluster); skipped (77) without it: the CRDs are not part of the repository.
@@ -79,5 +80,10 @@ mkdir "$out/loop"
 printf 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: loop.ccbench.io\n  names: {kind: Loop}\n  versions: [{name: v1, served: true, schema: {openAPIV3Schema: &s {type: object, properties: {metadata: {type: object}, apiVersion: {type: string}, kind: {type: string}, a: *s}}}}]\n' > "$out/loop/crd.yaml"
 printf 'apiVersion: loop.ccbench.io/v1\nkind: Loop\nmetadata: {name: x}\na: &d {a: *d}\n' > "$out/self.yaml"
 expect2 "refers to itself" --crd "$out/loop" "$out/self.yaml"
+expect2 "No such file" --crd "$out/nowhere" "$out/self.yaml"
+printf 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {group: a.b, names: [x], versions: [1]}\n' > "$out/shape.yaml"
+expect2 "a CRD or resource of a shape no API server takes" --crd "$out/shape.yaml" "$fx/widget-valid.yaml"
+sed 's/pattern: "^\[a-z\]+\$"/pattern: "(["/' "$fx/widgets.example.ccbench.io.yaml" > "$out/badpattern.yaml"
+expect2 "unterminated character set" --crd "$out/badpattern.yaml" "$fx/widget-valid.yaml"
 expect2 "not a Kubernetes object (no apiVersion and kind)" --crd "$fx" "$out/plain.yaml"
 echo "k8s_crd_check: ok"

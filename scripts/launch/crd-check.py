@@ -58,8 +58,11 @@ def load_documents(path):
 def load_crds(paths):
     crds = {}
     for p in paths:
-        files = sorted(os.path.join(p, n) for n in os.listdir(p)
-                       if n.endswith((".yaml", ".yml", ".json"))) if os.path.isdir(p) else [p]
+        try:
+            files = sorted(os.path.join(p, n) for n in os.listdir(p)
+                           if n.endswith((".yaml", ".yml", ".json"))) if os.path.isdir(p) else [p]
+        except OSError as e:
+            raise BadInput(f"{p}: cannot list it: {e}")
         for f in files:
             for d in load_documents(f):
                 if d.get("kind") != "CustomResourceDefinition":
@@ -276,6 +279,9 @@ def main():
                     print(f"  CEL at {path or '(root)'}: {rule}")
     except BadInput as e:
         print(f"crd-check.py: {e}", file=sys.stderr)
+        return 2
+    except (AttributeError, TypeError, KeyError, ValueError, re.error) as e:
+        print(f"crd-check.py: a CRD or resource of a shape no API server takes ({type(e).__name__}: {e})", file=sys.stderr)
         return 2
     except RecursionError:
         print("crd-check.py: a document nests too deep or refers to itself (YAML aliases)", file=sys.stderr)
