@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/compare/comparison.hpp"
+#include "analysis/report/number_text.hpp"
 #include "analysis/compare/cost.hpp"
 #include "analysis/decide/decision.hpp"
 #include "analysis/decide/replay_comparison.hpp"
@@ -73,13 +74,6 @@ struct ReportLimits {
 };
 
 Report build_report(const Comparison& c, const CostInputs& cost, const ReportLimits& limits);
-
-// Shared number formatting: "8 B", "64 KiB", "1.5 GiB"; "1.034x"; times in us.
-std::string format_ratio(double r);
-std::string format_us(double us);
-std::string format_gbps(double g);
-std::string format_money(double v, const std::string& currency);
-std::string format_seconds(double s);  // "1.23 s", "45.6 ms", "2.5 h"
 
 // The decision at scale: one sentence per question (first section of the
 // report), and its tables (analysis/report/decision_section.cpp).
