@@ -25,4 +25,11 @@ SplitRule parse_split(std::string_view text, std::string_view source);
 // NCCL_TESTS_SPLIT_MASK's value: hexadecimal, with or without 0x.
 SplitRule parse_split_mask(std::string_view hex);
 
+// --split's groups: how many ran side by side, each group's nodes, the rule
+// and where it came from ("" without --split).
+struct SplitInfo {
+  int groups = 1, group_nodes = 1;
+  std::string rule;
+};
+
 }  // namespace ccb

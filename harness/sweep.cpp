@@ -7,39 +7,34 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
-#include <limits>
 #include <mutex>
 #include <thread>
 #include <memory>
 #include <optional>
 #include <cstdlib>
 #include <map>
-#include <set>
 #include <vector>
 
 #include "common/environment.hpp"
-#include "collectives/nccl/nccl_env.hpp"
-#include "collectives/nccl/nccl_log.hpp"
 #include "harness/every_rank_passes.hpp"
 #include "harness/backends.hpp"
 #include "harness/comm.hpp"
 #include "harness/measure.hpp"
-#if CCBENCH_HAVE_MPI
-#include "harness/mpi_path.hpp"
-#endif
 #include "common/launcher.hpp"
 #include "harness/progress.hpp"
 #include "harness/link_probe.hpp"
 #include "harness/run_info.hpp"
 #include "harness/sweep_sizes.hpp"
 #include "harness/bind_rank.hpp"
-#include "harness/topo/topology.hpp"
 #include "common/errors.hpp"
 #include "harness/stop_signals.hpp"
 #include "harness/watchdog.hpp"
 #include "results/writers.hpp"
 #include "harness/cpu_load.hpp"
 #include "harness/run_outputs.hpp"
+#include "harness/point_observations.hpp"
+#include "harness/run_description.hpp"
+#include "harness/split_rule.hpp"
 
 namespace ccb {
 namespace {
@@ -222,105 +217,6 @@ std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank, c
   return writers;
 }
 
-// What the configuration says of the run, before any collective: the run
-// record of a run that ends during its start-up.
-RunInfo describe_config(const Config& cfg, Backend& backend, const Plan& plan) {
-  const Collective& c = *cfg.collective;
-  RunInfo run;
-  run.argv = cfg.argv;
-  run.collective = std::string(c.name);
-  run.backend = std::string(backend.name());
-  run.backend_reason = cfg.backend_reason;
-  run.memory_kind = std::string(backend.memory().kind());
-  for (DType d : cfg.dtypes) run.dtypes.emplace_back(info(d).name);
-  if (c.reduces)
-    for (ReduceOp o : cfg.ops) run.ops.emplace_back(name(o));
-  run.root = c.rooted ? cfg.root : -1;
-  run.iterations = cfg.iters;
-  run.warmup = cfg.warmup;
-  run.warmup_order = std::string(setting_name(cfg.warmup_order));
-  run.check_iterations = cfg.check;
-  run.aggregation = static_cast<int>(cfg.aggregation);
-  run.blocking = backend.blocking();
-  run.blocking_requested = cfg.blocking;
-  if (run.backend == "mpi") run.mpi_calls = std::string(setting_name(cfg.mpi_calls));
-  run.window = cfg.window;
-  run.precision = cfg.precision;
-  run.time_per_size = cfg.time_per_size;
-  run.max_time_per_size = cfg.max_time_per_size;
-  run.max_iters = cfg.max_iters;
-  run.sync = std::string(setting_name(cfg.sync));
-  run.rotate_buffers = cfg.rotate_buffers;
-  run.rotate_arena_bytes = plan.arena;
-  run.buffer_shift_bytes = plan.shift;
-  run.ranks_per_process = backend.local_ranks();
-  run.cuda_graph = cfg.cuda_graph;
-  run.register_buffers = cfg.register_buffers;
-  run.min_bytes = cfg.min_bytes;
-  run.max_bytes = cfg.max_bytes;
-  run.step_bytes = cfg.step_bytes;
-  run.step_factor = cfg.step_factor;
-  run.strict_sizes = cfg.strict_sizes;
-  run.timing_modes = std::string(setting_name(cfg.timing));
-  if (c.source == Source::traffic) {
-    const TrafficModel m = cfg.traffic.value_or(TrafficModel{});
-    run.traffic = m.text();
-    run.traffic_from = m.from.empty() ? "default" : m.from;
-  }
-  // Pipelined: nccl-tests' definition on every backend (harness/measure.cpp).
-  const std::string pipelined =
-      "pipelined: host steady clock around -n launches and one final synchronisation, after one "
-      "synchronised operation and a barrier; ";
-  run.clock =
-      cfg.sync == SyncMode::window
-          ? fmt::format("{}{} on every process; per_iteration starts at common times on rank 0's clock (window sync)",
-                        pipelined, backend.clock_name())
-          : fmt::format("{}{} on every process, barrier outside the timed region for per_iteration", pipelined,
-                        backend.clock_name());
-  run.clock_resolution_s = backend.clock_resolution_s();
-  run.path_requested = std::string(setting_name(cfg.path));
-  run.started_at = utc_now_iso8601();
-  return run;
-}
-
-RunInfo describe_run(const Config& cfg, const Comm& comm, const SplitInfo& split, Backend& backend,
-                     const std::string& nccl_log, const RankPlacement& me, const std::string& topo_json,
-                     const Plan& plan) {
-  RunInfo run = describe_config(cfg, backend, plan);
-  collect_run_info(comm, me, backend.ranks(), topo_json, run);
-  if (!split.rule.empty()) {  // the header's ranks and nodes are one group's, as every row's
-    run.nodes = split.group_nodes;
-    run.groups = split.groups;
-    run.split = split.rule;
-  }
-  if (backend.name() == "nccl") {
-    run.path_observed = "per point";
-    std::string set;
-    for (const auto& [name, value] : nccl_path_environment(cfg.path)) set += fmt::format("{}={} ", name, value);
-    if (const char* subsys = std::getenv("NCCL_DEBUG_SUBSYS"); cfg.nccl_algorithms && subsys)
-      set += fmt::format("NCCL_DEBUG_SUBSYS={} ", subsys);
-    run.path_evidence = fmt::format("{}NCCL INFO log of rank 0's process: {}", set.empty() ? "" : "set " + set + "; ",
-                                    nccl_log.empty() ? "not captured" : nccl_log);
-    return run;
-  }
-#if CCBENCH_HAVE_MPI
-  run.path_tcp_interfaces = tcp_interfaces_allowed(&run.tcp_unpinned);
-#endif
-  if (!cfg.observe_path) {
-    run.path_observed = "not observed";
-    run.path_evidence = cfg.observe_path_note;
-    return run;
-  }
-#if CCBENCH_HAVE_MPI
-  std::vector<std::string> hosts;  // every process's host, on every process
-  for (const auto& p : run.placement) hosts.push_back(p.host);
-  const ObservedPath observed = observe_path(dynamic_cast<const MpiComm&>(comm), hosts);
-  run.path_observed = observed.path;
-  run.path_evidence = observed.evidence;
-#endif
-  return run;
-}
-
 PointRecord new_record(const Config& cfg, const SplitInfo& split, const Backend& backend, const Task& t,
                        const SizePoint& p) {
   const Collective& c = *cfg.collective;
@@ -339,93 +235,6 @@ PointRecord new_record(const Config& cfg, const SplitInfo& split, const Backend&
   rec.bus_factor = bus_factor(c, backend.ranks());
   rec.busbw_meaningful = true;  // one rank: algbw x the factor (0 for all_reduce), as nccl-tests prints it
   return rec;
-}
-
-// The host of world rank `rank` ("" when the placement does not list it).
-std::string host_of(const std::vector<RankPlacement>& placement, int rank) {
-  for (const RankPlacement& p : placement)
-    if (p.rank == rank) return p.host;
-  return "";
-}
-
-// alltoallv: the point's busiest rank (named with its host) and the extremes.
-TrafficPoint traffic_point(const TrafficModel& model, const TrafficPlan& plan, std::size_t elem, std::size_t count,
-                           const std::vector<RankPlacement>& placement) {
-  TrafficPoint t;
-  t.busiest_rank = plan.busiest_rank();
-  t.busiest_bytes = plan.busiest_elements() * elem;
-  t.busiest_host = host_of(placement, t.busiest_rank);
-  t.sent_min = t.received_min = std::numeric_limits<std::size_t>::max();
-  std::size_t all_sent = 0;
-  for (int r = 0; r < plan.n; ++r) {
-    const std::size_t sent = plan.sent(r) * elem, received = plan.received(r) * elem;
-    all_sent += sent;
-    t.sent_min = std::min(t.sent_min, sent), t.sent_max = std::max(t.sent_max, sent);
-    t.received_min = std::min(t.received_min, received), t.received_max = std::max(t.received_max, received);
-  }
-  t.sent_mean = plan.n > 0 ? all_sent / static_cast<std::size_t>(plan.n) : 0;
-  if (model.kind == TrafficKind::moe) t.tokens = count / model.moe.hidden;
-  // The busiest rank's larger side, by where each peer runs.
-  const int b = t.busiest_rank;
-  const bool receives = plan.received(b) >= plan.sent(b);
-  t.split_known = !t.busiest_host.empty();
-  for (int peer = 0; peer < plan.n && t.split_known; ++peer) {
-    const std::string host = host_of(placement, peer);
-    if (host.empty()) t.split_known = false;
-    const std::size_t bytes = (receives ? plan.at(peer, b) : plan.at(b, peer)) * elem;
-    (host == t.busiest_host ? t.busiest_scale_up : t.busiest_scale_out) += bytes;
-  }
-  if (!t.split_known) t.busiest_scale_up = t.busiest_scale_out = 0;
-  return t;
-}
-
-// --path pcie on nccl where the topology shows NVLink between GPUs: the
-// warning (pcie_request_warning) of the first process whose node has it, on
-// every process ("" otherwise).
-std::string nvlink_under_pcie(const Config& cfg, const Comm& comm, const Backend& backend,
-                              const std::string& topo_json) {
-  if (backend.name() != "nccl" || cfg.path != PathRequest::pcie) return "";
-  std::string mine;
-  if (!topo_json.empty()) {
-    const auto j = nlohmann::json::parse(topo_json, nullptr, false);
-    if (!j.is_discarded()) mine = pcie_request_warning(topology_from_json(j).gpu_gpu);
-  }
-  for (const auto& w : comm.all_strings(mine))
-    if (!w.empty()) return w;
-  return "";
-}
-
-// Every process's lines ("<tag><text>\n"), by tag, over all processes.
-std::map<char, std::set<std::string>> gather_tagged(const Comm& comm, const std::string& mine) {
-  std::map<char, std::set<std::string>> out;
-  for (const auto& all : comm.all_strings(mine))
-    for (std::size_t at = 0, nl; (nl = all.find('\n', at)) != std::string::npos; at = nl + 1)
-      out[all[at]].insert(all.substr(at + 1, nl - at - 1));
-  return out;
-}
-
-// The transports of this point over all processes, and how they compare with
-// --path (nvlink_note: p2p under --path pcie may be NVLink). What the
-// operations chose (NCCL's tuning log: rank 0's process) goes to every process
-// first, so that each can say which of its connections those algorithms use.
-void record_transports(const Config& cfg, const Comm& comm, Backend& backend, const std::string& nvlink_note,
-                       PointRecord& rec) {
-  if (!backend.observes_transports()) return;
-  std::string chosen;
-  for (const auto& a : backend.chosen_algorithms()) chosen += "a" + a + "\n";
-  const std::set<std::string> algorithms = gather_tagged(comm, chosen)['a'];
-  const ObservedTransports mine = backend.observed_transports(algorithms);
-  std::string text = mine.per_point ? "" : "s\n";  // s: a process could not tell this point's own
-  for (const auto& c : mine.classes) text += "c" + c + "\n";
-  for (const auto& t : mine.transports) text += "t" + t + "\n";
-  auto all = gather_tagged(comm, text);
-  const std::set<std::string>& classes = all['c'];
-  rec.path_classes = std::vector<std::string>(classes.begin(), classes.end());
-  rec.transports.assign(all['t'].begin(), all['t'].end());
-  rec.transports_per_point = all['s'].empty();
-  rec.algorithms.assign(algorithms.begin(), algorithms.end());
-  rec.path_warning = path_mismatch(cfg.path, classes, comm.nodes());
-  if (rec.path_warning.empty() && classes.count("p2p")) rec.path_warning = nvlink_note;
 }
 
 // Test-only faults that strike before a point (CCBENCH_FAULT: hang, exit,
@@ -563,7 +372,7 @@ int Sweep::prepare(Writer* extra, const SweepExports* exports) {
   watchdog_->set_activity("the start-up: opening the outputs");
   if (!every_rank_passes(comm, [&] { writers = open_writers(cfg_, rank_, exports); })) return kExitUsage;
   outputs_ = std::make_unique<RunOutputs>(rank_, std::move(writers), extra);
-  outputs_->set_startup_run(describe_config(cfg_, backend_, plan_));
+  outputs_->set_startup_run(describe_config(cfg_, backend_, plan_.arena, plan_.shift));
   RunOutputs& outputs = *outputs_;
   watchdog_->set_last_words([&outputs](const std::string& status, int code) { outputs.last_words(status, code); });
   return kExitOk;
@@ -660,7 +469,7 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
     if (pl.stragglers) {
       ++straggler_checked_;
       if (split_.groups == 1)  // a group's rank is not the world's: no host then
-        pl.stragglers->host = host_of(run_.placement, pl.stragglers->last_rank);
+        pl.stragglers->host = host_of_rank(run_.placement, pl.stragglers->last_rank);
       // Every noise flag naming the host (its ranks share CPUs, it was busy) may explain a straggler.
       for (const std::string& f : run_.noise)
         if (!pl.stragglers->host.empty() && f.ends_with(" of " + pl.stragglers->host))
@@ -684,7 +493,8 @@ int Sweep::run() {
   const Collective& c = *cfg_.collective;
   watchdog_->set_activity("the start-up: describing the run (placement, topologies, path) with every rank");
   if (faults_.hangs_startup(rank_)) hang_forever(rank_, "during the start-up, before the run record");
-  run_ = describe_run(cfg_, comm_, split_, backend_, nccl_log_, placed_.me, placed_.topo_json, plan_);
+  run_ =
+      describe_run(cfg_, comm_, split_, backend_, nccl_log_, placed_.me, placed_.topo_json, plan_.arena, plan_.shift);
   // What threatens the numbers, before the first point (results/noise.hpp).
   cpu_before_ = sample_cpu();
   run_.noise = oversubscription(run_.placement);
@@ -740,7 +550,7 @@ int Sweep::end() {
   end.noisy_measurements = noisy_points_;
   end.straggler_checked = straggler_checked_;
   for (const auto& [rank, count] : stragglers_named_) {
-    const std::string host = split_.groups == 1 ? host_of(run_.placement, rank) : "";
+    const std::string host = split_.groups == 1 ? host_of_rank(run_.placement, rank) : "";
     end.stragglers.push_back(fmt::format("rank {}{} named at {}", rank, host.empty() ? "" : " (" + host + ")", count));
   }
   end.exit_code = end.wrong_total > 0 ? kExitWrongData : kExitOk;

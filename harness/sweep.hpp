@@ -13,13 +13,6 @@
 
 namespace ccb {
 
-// --split's groups: how many ran side by side, each group's nodes, the rule
-// and where it came from ("" without --split).
-struct SplitInfo {
-  int groups = 1, group_nodes = 1;
-  std::string rule;
-};
-
 // Returns the process exit code (see usage_error.hpp).
 // nccl_log: this process's NCCL INFO log file ("" when not captured).
 // extra: one more writer on rank 0 (ccbench accept collects the records with it).
