@@ -277,6 +277,7 @@ Section verdict_top(const AcceptOutcome& o) {
       spec.description.empty() ? "" : " (" + spec.description + ")", o.hosts.size(), node_list, o.started_at,
       o.ended_at, o.engine == "mpi" ? "" : " Each group ran as its own job step (" + o.engine + ")."));
   for (const std::string& e : o.run_errors) top.paragraphs.push_back("Run error: " + e);
+  for (const std::string& r : o.reruns) top.paragraphs.push_back("Slurm: " + r);
   for (const std::string& a : o.actions) top.paragraphs.push_back("Slurm: " + a);
   Table summary;
   summary.header = {
@@ -580,6 +581,7 @@ std::string accept_to_json(const AcceptOutcome& o) {
   j["defective_nodes"] = defective.empty() ? json::object() : json(defective);
   j["run_errors"] = o.run_errors;
   j["actions"] = o.actions;
+  j["step_reruns"] = o.reruns;
   j["spec"] = {{"file", o.spec->file}, {"name", o.spec->name}, {"description", o.spec->description}};
   j["started_at"] = o.started_at;
   j["ended_at"] = o.ended_at;

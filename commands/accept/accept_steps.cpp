@@ -51,6 +51,21 @@ std::string last_line(const std::string& log) {
   return last.empty() ? "no output" : terminal_safe(last);
 }
 
+// Why a step failed, from its log: ccbench's own error line when a task
+// printed one, else the first line that says "error" (srun's "task 0: Exited
+// with exit code 1"), else the last line.
+std::string failure_line(const std::string& log) {
+  std::istringstream in(read_all(log));
+  std::string ours, error;
+  for (std::string line; std::getline(in, line);) {
+    if (ours.empty() && line.rfind("ccbench: ", 0) == 0 && line.rfind("ccbench: warning:", 0) != 0 &&
+        line.rfind("ccbench: progress:", 0) != 0)
+      ours = line;
+    if (error.empty() && line.find("error") != std::string::npos) error = line;
+  }
+  return !ours.empty() ? terminal_safe(ours) : !error.empty() ? terminal_safe(error) : last_line(log);
+}
+
 // One group's job step.
 struct Step {
   NodeGroup nodes;
@@ -60,6 +75,7 @@ struct Step {
   int sigints = 0;
   bool running = false, timed_out = false;
   int status = 0;
+  int reruns = 0;  // 1 once it ran again after ending without a result
 };
 
 std::string group_file(const AcceptArgs& args, const Check& c, const PlannedRound& round, const std::string& hosts,
@@ -83,6 +99,7 @@ class StepController {
   }
 
   const SlurmAllocation& allocation() const { return alloc_; }
+  const std::vector<std::string>& reruns() const { return reruns_; }
   int interrupted() const { return interrupted_; }
   std::vector<std::string>& run_errors() { return run_errors_; }
 
@@ -106,6 +123,7 @@ class StepController {
     const double started = seconds_now();
     for (Step& s : steps) start(c, s);
     wait_for(c, steps);
+    if (rerun_failed(c, round, steps)) wait_for(c, steps);
     fmt::print(stderr, "ccbench accept:   round {} took {:.1f} s\n", round.round + 1, seconds_now() - started);
     std::vector<GroupRun> runs;
     std::size_t failed = 0;
@@ -122,6 +140,37 @@ class StepController {
   }
 
  private:
+  // A step that ended without a result (a task that died at start-up, srun
+  // or PMIx failing: seen once in CI, "srun: Force Terminated" 0.5 s into a
+  // step) runs once more, its first log kept as .try1.log and the rerun said
+  // in the verdict; failing again, it fails its group. Not a hang (timed
+  // out) nor a refused spec (exit 2): those would again. True when any runs.
+  bool rerun_failed(const Check& c, const PlannedRound& round, std::vector<Step>& steps) {
+    bool any = false;
+    for (Step& s : steps) {
+      if (s.timed_out || interrupted_ || s.reruns > 0 || std::filesystem::exists(s.out_file) ||
+          (WIFEXITED(s.status) && WEXITSTATUS(s.status) == kExitUsage))
+        continue;
+      const std::string first_log = group_file(args_, c, round, s.hosts, ".try1.log");
+      std::error_code ec;
+      std::filesystem::rename(s.log_file, first_log, ec);
+      const std::string why = fmt::format("{}: {}", srun_status(s.status), failure_line(ec ? s.log_file : first_log));
+      fmt::print(stderr, "ccbench accept:   {}: the job step ended without a result ({}): once more\n", s.hosts, why);
+      reruns_.push_back(
+          fmt::format("{} pass {} round {}: {}: the job step ended without a result ({}; log {}) and ran "
+                      "once more",
+                      c.name, round.pass, round.round + 1, s.hosts, why, ec ? s.log_file : first_log));
+      ++s.reruns;
+      start(c, s);
+      any = true;
+    }
+    return any;
+  }
+
+  static std::string srun_status(int status) {
+    return WIFEXITED(status) ? fmt::format("srun exit {}", WEXITSTATUS(status)) : "srun killed by a signal";
+  }
+
   void start(const Check& c, Step& s) {
     std::string nodelist;
     for (int n : s.nodes) nodelist += (nodelist.empty() ? "" : ",") + alloc_.hosts[static_cast<std::size_t>(n)];
@@ -199,10 +248,8 @@ class StepController {
         s.timed_out
             ? fmt::format("timed out: no completion in {:.0f} s (a hang: the job step was cancelled)", c.step_timeout_s)
         : interrupted_ ? fmt::format("interrupted by {}", signal_name(interrupted_))
-                       : fmt::format("job step failed ({}): {} (log {})",
-                                     WIFEXITED(s.status) ? fmt::format("srun exit {}", WEXITSTATUS(s.status))
-                                                         : "srun killed by a signal",
-                                     last_line(s.log_file), s.log_file);
+                       : fmt::format("job step failed{} ({}): {} (log {})", s.reruns ? " twice" : "",
+                                     srun_status(s.status), failure_line(s.log_file), s.log_file);
     run.repeats.assign(static_cast<std::size_t>(c.repeats), RepeatResult{{}, why});
     return run;
   }
@@ -211,7 +258,7 @@ class StepController {
   SlurmAllocation alloc_;
   std::string self_, spec_;
   int interrupted_ = 0;
-  std::vector<std::string> run_errors_;
+  std::vector<std::string> run_errors_, reruns_;
 };
 
 // "ccbench: pairs margin -52% (job 12)"; a node without a margin says why
@@ -357,6 +404,7 @@ int run_accept_steps(const AcceptArgs& args) {
       CheckVerdict v = plan.finish(alloc.hosts);
       v.wall_s = seconds_now() - started;
       outcome.checks.push_back(std::move(v));
+      outcome.reruns = steps.reruns();
       write_checks_so_far(args, outcome);
     }
     outcome.ended_at = utc_now_iso8601();
