@@ -128,6 +128,12 @@ start_slurm() {
     { echo "emu-cluster: munged did not start:" >&2; cat "$work/munge/munged.log" >&2; return 1; }
   slurm_pids+=("$(cat "$work/munge/munged.pid")")
   export SLURM_CONF="$work/etc/slurm.conf"
+  # Open MPI sets up every peer in MPI_Init, not at its first message: with
+  # the default, 7 of 60 two-node steps run two at a time on a loaded machine
+  # hung in MPI start-up (a rank still in MPI_Init's last fence accepted its
+  # peer's TCP connection and blocked in PMIx_Get for the peer's address),
+  # 0 of 60 with this (docs/running.md "The emulated Slurm").
+  export OMPI_MCA_mpi_add_procs_cutoff="${OMPI_MCA_mpi_add_procs_cutoff:-100000}"
   write_slurm_conf "$SLURM_CONF"
   unshare --uts /bin/sh -c "hostname emu-ctl && exec slurmctld -D -f '$SLURM_CONF'" > "$work/slurm/log/slurmctld.out" 2>&1 &
   slurm_pids+=($!)

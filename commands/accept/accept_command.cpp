@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -572,10 +573,14 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
   return code;
 }
 
+std::string group_started_file(const std::string& group_out) { return group_out + ".started"; }
+
 int run_accept_group(const AcceptArgs& args, const Comm& world, const std::string& nccl_log) {
   const Check& c = *std::find_if(args.spec.checks.begin(), args.spec.checks.end(),
                                  [&](const Check& ch) { return ch.name == args.run_group; });
   int code = kExitOk;  // the controller validated the spec for the allocation
+  world.barrier();
+  if (world.rank() == 0) std::ofstream(group_started_file(args.group_out)).flush();
   Config cfg = check_config(c, args.spec.file);
   const nlohmann::json repeats = group_repeats(args, c, cfg, world, nccl_log);
   if (world.rank() == 0) {

@@ -23,6 +23,11 @@ namespace ccb {
 nlohmann::json group_repeats(const AcceptArgs& args, const Check& c, Config& cfg, const Comm& group,
                              const std::string& nccl_log);
 
+// What a job step's rank 0 writes (an empty file) once every rank of the
+// step has finished MPI start-up and passed a barrier: the controller tells
+// a step hung at start-up (PMIx, the launcher) from one hung measuring.
+std::string group_started_file(const std::string& group_out);
+
 // A group's {"ranks": N, "repeats": [...]} read back: each repeat kept as
 // --out/raw/CHECK/pP-rR-HOSTS-repK.jsonl, a repeat that could not run (exit
 // 2) added to run_errors.

@@ -69,11 +69,13 @@ std::string failure_line(const std::string& log) {
 // One group's job step.
 struct Step {
   NodeGroup nodes;
-  std::string hosts, out_file, log_file;
+  std::string hosts, out_file, log_file, started_file;
   pid_t pid = -1;
   double started = 0, cancel_sent = 0;
   int sigints = 0;
   bool running = false, timed_out = false;
+  bool started_seen = false;     // its ranks all finished MPI start-up (group_started_file)
+  bool hung_at_startup = false;  // cancelled before they did
   int status = 0;
   int reruns = 0;  // 1 once it ran again after ending without a result
 };
@@ -114,6 +116,7 @@ class StepController {
       s.hosts = group_hosts(g, alloc_.hosts);
       s.out_file = group_file(args_, c, round, s.hosts, ".json");
       s.log_file = group_file(args_, c, round, s.hosts, ".log");
+      s.started_file = group_started_file(s.out_file);
       std::filesystem::remove(s.out_file);
       names += (names.empty() ? "" : ", ") + s.hosts;
       steps.push_back(std::move(s));
@@ -142,29 +145,38 @@ class StepController {
  private:
   // A step that ended without a result (a task that died at start-up, srun
   // or PMIx failing: seen once in CI, "srun: Force Terminated" 0.5 s into a
-  // step) runs once more, its first log kept as .try1.log and the rerun said
-  // in the verdict; failing again, it fails its group. Not a hang (timed
-  // out) nor a refused spec (exit 2): those would again. True when any runs.
+  // step) or whose ranks hung in MPI start-up runs once more, its first log
+  // kept as .try1.log and the rerun said in the verdict; failing again, it
+  // fails its group. Not a hang while measuring nor a refused spec (exit 2):
+  // those would again, and are verdicts. True when any runs again.
   bool rerun_failed(const Check& c, const PlannedRound& round, std::vector<Step>& steps) {
     bool any = false;
     for (Step& s : steps) {
-      if (s.timed_out || interrupted_ || s.reruns > 0 || std::filesystem::exists(s.out_file) ||
+      if ((s.timed_out && !s.hung_at_startup) || interrupted_ || s.reruns > 0 || std::filesystem::exists(s.out_file) ||
           (WIFEXITED(s.status) && WEXITSTATUS(s.status) == kExitUsage))
         continue;
       const std::string first_log = group_file(args_, c, round, s.hosts, ".try1.log");
       std::error_code ec;
       std::filesystem::rename(s.log_file, first_log, ec);
-      const std::string why = fmt::format("{}: {}", srun_status(s.status), failure_line(ec ? s.log_file : first_log));
-      fmt::print(stderr, "ccbench accept:   {}: the job step ended without a result ({}): once more\n", s.hosts, why);
-      reruns_.push_back(
-          fmt::format("{} pass {} round {}: {}: the job step ended without a result ({}; log {}) and ran "
-                      "once more",
-                      c.name, round.pass, round.round + 1, s.hosts, why, ec ? s.log_file : first_log));
+      const std::string log = ec ? s.log_file : first_log;
+      const std::string why =
+          s.hung_at_startup ? startup_hang_text(c)
+                            : fmt::format("ended without a result ({}: {})", srun_status(s.status), failure_line(log));
+      fmt::print(stderr, "ccbench accept:   {}: the job step {}: once more\n", s.hosts, why);
+      reruns_.push_back(fmt::format("{} pass {} round {}: {}: the job step {} (log {}) and ran once more", c.name,
+                                    round.pass, round.round + 1, s.hosts, why, log));
       ++s.reruns;
       start(c, s);
       any = true;
     }
     return any;
+  }
+
+  // A step's ranks have this long to finish MPI start-up: half its bound.
+  static double startup_bound_s(const Check& c) { return c.step_timeout_s / 2; }
+  static std::string startup_hang_text(const Check& c) {
+    return fmt::format("hung at start-up (its ranks had not all finished MPI start-up after {:.0f} s)",
+                       startup_bound_s(c));
   }
 
   static std::string srun_status(int status) {
@@ -183,9 +195,14 @@ class StepController {
         fmt::format("--ntasks-per-node={}", alloc_.tasks_per_node), "--time=" + slurm_minutes(c.step_timeout_s),
         "--job-name=ccbench-accept-" + c.name, "--kill-on-bad-exit=1", self_, "accept", spec_, "--out", args_.out_dir,
         "--run-group", c.name, "--group-out", s.out_file};
+    std::error_code ec;
+    std::filesystem::remove(s.started_file, ec);
     s.pid = spawn_logged(argv, s.log_file);
     s.started = seconds_now();
     s.running = true;
+    s.timed_out = s.started_seen = s.hung_at_startup = false;
+    s.sigints = 0;
+    s.status = 0;
   }
 
   // srun cancels its step on two SIGINTs within a second; SIGKILL when srun
@@ -218,6 +235,12 @@ class StepController {
           s.timed_out = true;
           fmt::print(stderr, "ccbench accept:   {}: no completion in {:.0f} s (step_timeout_s): cancelling its step\n",
                      s.hosts, c.step_timeout_s);
+        } else if (!s.timed_out && !interrupted_ && !s.started_seen && now - s.started > startup_bound_s(c)) {
+          s.started_seen = std::filesystem::exists(s.started_file);
+          if (!s.started_seen) {
+            s.timed_out = s.hung_at_startup = true;
+            fmt::print(stderr, "ccbench accept:   {}: {}: cancelling its step\n", s.hosts, startup_hang_text(c));
+          }
         }
         if (s.timed_out || interrupted_) cancel(s, now);
       }
@@ -245,7 +268,9 @@ class StepController {
     run.round = round.round;
     run.ranks = static_cast<int>(s.nodes.size()) * alloc_.tasks_per_node;
     const std::string why =
-        s.timed_out
+        s.hung_at_startup ? startup_hang_text(c) +
+                                (s.reruns ? " twice (the job step was cancelled)" : " (the job step was cancelled)")
+        : s.timed_out
             ? fmt::format("timed out: no completion in {:.0f} s (a hang: the job step was cancelled)", c.step_timeout_s)
         : interrupted_ ? fmt::format("interrupted by {}", signal_name(interrupted_))
                        : fmt::format("job step failed{} ({}): {} (log {})", s.reruns ? " twice" : "",
