@@ -23,8 +23,9 @@ struct AcceptOutcome {
   // Slurm: what was done to nodes (--drain, --resume), or the commands that
   // would do it; each a line of the report.
   std::vector<std::string> actions;
-  // Slurm: the job steps that ended without a result and ran once more
-  // (each a line of the report, "Slurm: ..."; the first try's log is kept).
+  // Slurm: the job steps that ended without a result or hung at start-up
+  // and ran once more (each a line of the report, "Slurm: ..."; the first
+  // try's log is kept).
   std::vector<std::string> reruns;
   // false while checks are still running: the files written after each check
   // say "incomplete", so a run that dies (a hang) leaves the checks before it.

@@ -77,7 +77,7 @@ struct Step {
   bool started_seen = false;     // its ranks all finished MPI start-up (group_started_file)
   bool hung_at_startup = false;  // cancelled before they did
   int status = 0;
-  int reruns = 0;  // 1 once it ran again after ending without a result
+  int reruns = 0;  // 1 once it ran again (no result, or hung at start-up)
 };
 
 std::string group_file(const AcceptArgs& args, const Check& c, const PlannedRound& round, const std::string& hosts,
