@@ -19,6 +19,7 @@
 #include "commands/cli_errors.hpp"
 #include "commands/option_table.hpp"
 #include "commands/history_verbs.hpp"
+#include "results/quantities.hpp"
 #include "analysis/history/change_points.hpp"
 #include "analysis/history/history_db.hpp"
 #include "analysis/history/history_run.hpp"
@@ -36,7 +37,7 @@ namespace ccb {
 namespace {
 
 struct HistoryArgs {
-  std::string verb, db, label, time, collective, size, node, link, since, prom, html;
+  std::string verb, db, label, cluster, time, collective, size, node, link, since, prom, html;
   std::vector<std::string> runs;
   bool csv = false, json = false, help = false;
   ChangePointOptions changes{.log_scale = true};  // changes and trend: as tested
@@ -53,6 +54,11 @@ std::vector<CommandOption> history_options(HistoryArgs& a) {
              a.db),
       option("--label", "TEXT", "add: a label every added run carries", a.label),
       option("--time", "ISO8601", "add: the time of a run whose record and file give none", a.time),
+      option("--cluster", "LABEL",
+             "add: the cluster of files that name no host (OSU, IMB, nccl-tests without rank lines): their "
+             "series are that cluster's; without it each such file is a place of its own, never merged with "
+             "another file's",
+             a.cluster),
       option_in("--wait", "S",
                 fmt::format("how long to wait for another writer (many nodes' health checks adding at once) before "
                             "giving up (default {})",
@@ -84,7 +90,7 @@ std::vector<CommandOption> history_options(HistoryArgs& a) {
 
 std::string history_help() {
   HistoryArgs defaults;
-  return R"(ccbench history add RUN... [--db DB] [--label TEXT] [--time ISO8601] [--wait S]
+  return R"(ccbench history add RUN... [--db DB] [--label TEXT] [--cluster LABEL] [--time ISO8601] [--wait S]
 ccbench history show [--db DB] [FILTERS] [--csv | --json]
 ccbench history changes [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--span N] [--json]
 ccbench history trend --html FILE [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--span N]
@@ -104,14 +110,17 @@ and verdict) becomes a run
 content's SHA-256 (adding it again adds nothing); its time is the record's
 started_at, else the file's modification time, else --time. Each measured
 point joins its series: collective, dtype, op, path, memory, ranks, nodes,
-size, in-place, the run's hosts and GPU model.
-show: per series, one row per run: started_at, run id, time (us: the file's
-time column; ccbench's is the median per-iteration time of the slowest rank),
-busbw and algbw (GB/s = 1e9 B/s), wrong (verification failures).
+size, in-place, the run's place and GPU model. The place is the run's hosts;
+a file that names none (OSU, IMB, nccl-tests without rank lines) is
+cluster:LABEL with --cluster, else file:PATH (never merged with another
+file's series); "ranks unknown" where the file does not say.
+show: per series, one row per run: started_at, run id, the quantities
+below ('-': not recorded), wrong (verification failures).
 changes: per series, change points by E-Divisive means with Student's t-test
 (Otava's method), kept by --p-value and --magnitude, over spans of --span
-runs. The value is busbw (higher is better) when every run
-has one, else time (lower is better), tested as log(value) (noise is
+runs. Each quantity is tested on its own: busbw_gbps (higher is better) when
+every run has one, else time_us (lower is better), and iteration_p50_us and
+iteration_p90_us where runs recorded them; as log(value) (noise is
 multiplicative; the means are geometric); a change for the worse is a
 regression. Each line: the series, the change (mean after / mean before - 1)
 from which run, p, runs before and after, versions that changed there.
@@ -130,6 +139,8 @@ rose is a repeat offender (exit 1).
 copy: every run and verdict of FROM added to TO (SQLite to PostgreSQL and
 back), each as add adds it: one already in TO is not added again.
 
+Quantities (one definition each; the same names in show --csv and --json):
+)" + quantities_help() + R"(
 Options (FILTERS: --collective, --size, --node, --link, --since):
 )" + option_list(history_options(defaults)) +
          R"(
@@ -184,7 +195,7 @@ std::string add_file(HistoryDb& db, const std::string& file, const HistoryAddReq
                        added.values == 1 ? "" : "s");
   }
   std::string why;
-  const auto run = history_run_of(text, HistoryRunSource{file, file_mtime_utc(file), r.time, r.label}, &why);
+  const auto run = history_run_of(text, HistoryRunSource{file, file_mtime_utc(file), r.time, r.label, r.cluster}, &why);
   if (!run) {
     ++tally.skipped;
     return fmt::format("history: {}: skipped ({})\n", terminal_safe(file), terminal_safe(why));
@@ -213,7 +224,7 @@ int add(const HistoryArgs& a) {
   if (a.runs.empty()) throw UsageError("history add: give the runs to add (files or folders)");
   if (!a.time.empty() && !std::isfinite(iso_utc_seconds(a.time)))
     throw UsageError(fmt::format("history add: --time '{}': expected ISO 8601 UTC, e.g. 2026-12-03T14:00:00Z", a.time));
-  const HistoryAddResult r = add_runs_to_history({a.db, a.runs, a.label, a.time, a.wait_s, false});
+  const HistoryAddResult r = add_runs_to_history({a.db, a.runs, a.label, a.time, a.wait_s, false, a.cluster});
   fmt::print("history: {}: {} added, {} already there, {} skipped; it holds {} run{}{}\n",
              terminal_safe(is_postgres_url(a.db) ? url_without_credentials(a.db) : a.db), r.added, r.present, r.skipped,
              r.runs, r.runs == 1 ? "" : "s",
@@ -233,22 +244,24 @@ int show(const HistoryArgs& a, const SeriesFilter& filter) {
   if (a.csv)
     text =
         "collective,dtype,op,path,memory,ranks,nodes,in_place,bytes,hosts,gpu,run,started_at,time_us,busbw_gbps,"
-        "algbw_gbps,wrong,noise\n";
+        "algbw_gbps,wrong,noise,iteration_p50_us,iteration_p90_us\n";
   for (const StoredSeries& s : all) {
     const std::vector<StoredPoint> pts = db.points(s.id, a.since);
     if (!a.csv && !a.json) {
       text +=
-          fmt::format("# {} ({} run{})\n{:<22} {:>6} {:>12} {:>12} {:>12} {:>6}\n", series_name(s.key), pts.size(),
-                      pts.size() == 1 ? "" : "s", "started_at", "run", "time_us", "busbw_GB/s", "algbw_GB/s", "wrong");
+          fmt::format("# {} ({} run{})\n{:<22} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6}\n", series_name(s.key),
+                      pts.size(), pts.size() == 1 ? "" : "s", "started_at", "run", "time_us", "iter_p50_us",
+                      "iter_p90_us", "busbw_GB/s", "algbw_GB/s", "wrong");
     }
     for (const StoredPoint& p : pts) {
       const SeriesKey& k = s.key;
       if (a.csv) {
-        text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(k.collective),
+        text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(k.collective),
                             csv_field(k.dtype), csv_field(k.op), csv_field(k.path), csv_field(k.memory), k.ranks,
                             k.nodes, k.in_place, k.bytes, csv_field(k.hosts), csv_field(k.gpu), p.run, p.started_at,
                             value_text(p.time_us, "{:.6g}"), value_text(p.busbw_gbps, "{:.6g}"),
-                            value_text(p.algbw_gbps, "{:.6g}"), p.wrong, csv_field(p.noise));
+                            value_text(p.algbw_gbps, "{:.6g}"), p.wrong, csv_field(p.noise),
+                            value_text(p.p50_us, "{:.6g}"), value_text(p.p90_us, "{:.6g}"));
       } else if (a.json) {
         const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
         out.push_back({{"collective", k.collective},
@@ -265,13 +278,16 @@ int show(const HistoryArgs& a, const SeriesFilter& filter) {
                        {"run", p.run},
                        {"started_at", p.started_at},
                        {"time_us", num(p.time_us)},
+                       {"iteration_p50_us", num(p.p50_us)},
+                       {"iteration_p90_us", num(p.p90_us)},
                        {"busbw_gbps", num(p.busbw_gbps)},
                        {"algbw_gbps", num(p.algbw_gbps)},
                        {"wrong", p.wrong},
                        {"noise", p.noise}});
       } else {
-        text += fmt::format("{:<22} {:>6} {:>12} {:>12} {:>12} {:>6}{}\n", p.started_at, p.run,
-                            value_text(p.time_us, "{:.4g}"), value_text(p.busbw_gbps, "{:.4g}"),
+        text += fmt::format("{:<22} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6}{}\n", p.started_at, p.run,
+                            value_text(p.time_us, "{:.4g}"), value_text(p.p50_us, "{:.4g}"),
+                            value_text(p.p90_us, "{:.4g}"), value_text(p.busbw_gbps, "{:.4g}"),
                             value_text(p.algbw_gbps, "{:.4g}"), p.wrong ? std::to_string(p.wrong) : "",
                             p.noise.empty() ? "" : "  noisy: " + p.noise);
       }
@@ -461,8 +477,11 @@ int run_history(int argc, char** argv) {
     check_history_location("--db", a.db, true);  // a URL; add checks the folder
     if (a.verb != "add" && !a.runs.empty())
       throw UsageError(fmt::format("history {}: unexpected argument '{}' (files are add's)", a.verb, a.runs.front()));
-    if (a.verb != "add" && (!a.label.empty() || !a.time.empty()))
-      throw UsageError(fmt::format("history {}: --label and --time are add's", a.verb));
+    if (a.verb != "add" && (!a.label.empty() || !a.time.empty() || !a.cluster.empty()))
+      throw UsageError(fmt::format("history {}: --label, --time and --cluster are add's", a.verb));
+    if (a.cluster.find_first_of(",\n") != std::string::npos)
+      throw UsageError(fmt::format("history add: --cluster '{}': a label without commas or line breaks",
+                                   terminal_safe(a.cluster)));
     if (a.csv && a.json) throw UsageError("history: --csv and --json: give one");
     const bool tabular = a.verb == "show" || a.verb == "verdicts";
     if ((a.csv && !tabular) || (a.json && !tabular && a.verb != "changes"))

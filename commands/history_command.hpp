@@ -32,6 +32,7 @@ struct HistoryAddRequest {
   std::string label, time;
   double wait_s = 30;
   bool quiet = false;  // only skipped files' lines, on stderr
+  std::string cluster;  // --cluster: the place of files that name no host (series_place)
 };
 struct HistoryAddResult {
   std::size_t added = 0, present = 0, skipped = 0;

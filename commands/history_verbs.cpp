@@ -20,16 +20,20 @@
 namespace ccb {
 namespace {
 
-// The value a series is judged by: busbw when every run has one (higher is
-// better), else time (lower is better).
+// A series is judged on each quantity its runs recorded
+// (results/quantities.hpp): the table's time as busbw when every run has one
+// (time_us otherwise: busbw and algbw restate it), and the per-iteration
+// p50 and p90 of the slowest rank, which a slowed rank moves while the
+// pipelined time may not.
 // Runs that recorded noise the series' other runs did not (a host busy
 // before that run) are kept and shown, but left out of the test: one such
 // run before a change widens the variance until a 300x drop is not
 // significant. Noise most of its runs share (an emulated cluster's hosts
 // on one machine, always) is the series' condition, not one run's outlier.
 struct SeriesValues {
-  const char* metric = "busbw";
-  bool higher_better = true;
+  Quantity quantity = Quantity::busbw;
+  std::string_view metric() const { return quantity_def(quantity).column; }
+  bool higher_better() const { return quantity_def(quantity).higher_better; }
   std::vector<double> values;
   std::vector<const StoredPoint*> runs;
   std::size_t noisy = 0;  // runs left out for their noise
@@ -46,8 +50,18 @@ std::set<std::string> noise_kinds(const std::string& noise) {
   return kinds;
 }
 
-SeriesValues values_of(const std::vector<StoredPoint>& pts) {
+// The table time's quantity a series is judged by: busbw when every run has
+// one, else time_us.
+Quantity table_quantity(const std::vector<StoredPoint>& pts) {
+  const bool busbw = !pts.empty() && std::all_of(pts.begin(), pts.end(), [](const StoredPoint& p) {
+    return std::isfinite(p.busbw_gbps) && p.busbw_gbps > 0;
+  });
+  return busbw ? Quantity::busbw : Quantity::time;
+}
+
+SeriesValues values_of(const std::vector<StoredPoint>& pts, Quantity q) {
   SeriesValues v;
+  v.quantity = q;
   std::map<std::string, std::size_t> runs_with;
   for (const StoredPoint& p : pts)
     for (const std::string& k : noise_kinds(p.noise)) ++runs_with[k];
@@ -56,12 +70,8 @@ SeriesValues values_of(const std::vector<StoredPoint>& pts) {
       if (2 * runs_with[k] <= pts.size()) return true;
     return false;
   };
-  const bool busbw = !pts.empty() && std::all_of(pts.begin(), pts.end(), [](const StoredPoint& p) {
-    return std::isfinite(p.busbw_gbps) && p.busbw_gbps > 0;
-  });
-  if (!busbw) v.metric = "time", v.higher_better = false;
   for (const StoredPoint& p : pts) {
-    const double x = busbw ? p.busbw_gbps : p.time_us;
+    const double x = p.value(q);
     if (!std::isfinite(x) || x <= 0) continue;
     if (outlier(p)) {
       ++v.noisy;
@@ -71,6 +81,17 @@ SeriesValues values_of(const std::vector<StoredPoint>& pts) {
     v.runs.push_back(&p);
   }
   return v;
+}
+
+// Every quantity of a series that `history changes` tests: the table's, then
+// the per-iteration ones its runs recorded (a replayed step's time_us is
+// already its median step: judged on that alone).
+std::vector<SeriesValues> judged_values(const SeriesKey& key, const std::vector<StoredPoint>& pts) {
+  std::vector<SeriesValues> out{values_of(pts, table_quantity(pts))};
+  if (is_step_series(key)) return out;
+  for (const Quantity q : {Quantity::iteration_p50, Quantity::iteration_p90})
+    if (SeriesValues v = values_of(pts, q); !v.values.empty()) out.push_back(std::move(v));
+  return out;
 }
 
 std::string p_text(double p) { return p < 1e-300 ? "< 1e-300" : fmt::format("{:.2g}", p); }
@@ -86,39 +107,41 @@ int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePoint
   const std::vector<StoredSeries> all = db.series(filter);
   for (const StoredSeries& s : all) {
     const std::vector<StoredPoint> pts = db.points(s.id, since);
-    const SeriesValues v = values_of(pts);
-    noisy += v.noisy;
-    if (v.values.size() < needed) {
-      ++short_series;
-      continue;
+    bool series_tested = false;
+    const std::vector<SeriesValues> judged = judged_values(s.key, pts);
+    noisy += judged.front().noisy;  // runs, counted once per series (every quantity leaves the same runs out)
+    for (const SeriesValues& v : judged) {
+      if (v.values.size() < needed) continue;
+      series_tested = true;
+      for (const ChangePoint& c : change_points(v.values, options)) {
+        const bool worse = v.higher_better() ? c.mean_after < c.mean_before : c.mean_after > c.mean_before;
+        ++(worse ? regressions : improvements);
+        const StoredPoint& at = *v.runs[c.index];
+        const StoredPoint& prev = *v.runs[c.index - 1];
+        const std::string versions = at.versions != prev.versions
+                                         ? fmt::format("; versions changed there: {} -> {}", prev.versions, at.versions)
+                                         : "";
+        text += fmt::format("{}: {}: {} {:+.1f}% from run {} ({}), p = {}, {} run{} before, {} after{}\n",
+                            worse ? "regression" : "improvement", series_name(s.key), v.metric(),
+                            100 * c.relative_change(), at.run, at.started_at, p_text(c.p), c.before,
+                            c.before == 1 ? "" : "s", c.after, versions);
+        out.push_back({{"series", series_name(s.key)},
+                       {"collective", s.key.collective},
+                       {"bytes", s.key.bytes},
+                       {"hosts", s.key.hosts},
+                       {"metric", v.metric()},
+                       {"kind", worse ? "regression" : "improvement"},
+                       {"relative_change", c.relative_change()},
+                       {"mean_before", c.mean_before},
+                       {"mean_after", c.mean_after},
+                       {"p", c.p},
+                       {"run", at.run},
+                       {"started_at", at.started_at},
+                       {"runs_before", c.before},
+                       {"runs_after", c.after}});
+      }
     }
-    ++tested;
-    for (const ChangePoint& c : change_points(v.values, options)) {
-      const bool worse = v.higher_better ? c.mean_after < c.mean_before : c.mean_after > c.mean_before;
-      ++(worse ? regressions : improvements);
-      const StoredPoint& at = *v.runs[c.index];
-      const StoredPoint& prev = *v.runs[c.index - 1];
-      const std::string versions = at.versions != prev.versions
-                                       ? fmt::format("; versions changed there: {} -> {}", prev.versions, at.versions)
-                                       : "";
-      text += fmt::format("{}: {}: {} {:+.1f}% from run {} ({}), p = {}, {} run{} before, {} after{}\n",
-                          worse ? "regression" : "improvement", series_name(s.key), v.metric, 100 * c.relative_change(),
-                          at.run, at.started_at, p_text(c.p), c.before, c.before == 1 ? "" : "s", c.after, versions);
-      out.push_back({{"series", series_name(s.key)},
-                     {"collective", s.key.collective},
-                     {"bytes", s.key.bytes},
-                     {"hosts", s.key.hosts},
-                     {"metric", v.metric},
-                     {"kind", worse ? "regression" : "improvement"},
-                     {"relative_change", c.relative_change()},
-                     {"mean_before", c.mean_before},
-                     {"mean_after", c.mean_after},
-                     {"p", c.p},
-                     {"run", at.run},
-                     {"started_at", at.started_at},
-                     {"runs_before", c.before},
-                     {"runs_after", c.after}});
-    }
+    ++(series_tested ? tested : short_series);
   }
   if (json) {
     text = out.dump(1) + "\n";
@@ -193,13 +216,13 @@ int history_trend_html(HistoryDb& db, const SeriesFilter& filter, const ChangePo
   std::size_t charts = 0;
   for (const StoredSeries& s : all) {
     const std::vector<StoredPoint> pts = db.points(s.id, since);
-    const SeriesValues v = values_of(pts);
+    const SeriesValues v = values_of(pts, table_quantity(pts));
     if (v.values.empty()) continue;
     const std::vector<ChangePoint> cps =
         v.values.size() >= 2 * options.min_segment ? change_points(v.values, options) : std::vector<ChangePoint>{};
     body += fmt::format(
-        "<h2>{}</h2>\n<p>{} ({}), {} run{}, {} change point{}{}</p>\n{}\n", html_escape(series_name(s.key)), v.metric,
-        v.higher_better ? "GB/s, higher is better" : "us, lower is better", v.values.size(),
+        "<h2>{}</h2>\n<p>{} ({}), {} run{}, {} change point{}{}</p>\n{}\n", html_escape(series_name(s.key)), v.metric(),
+        v.higher_better() ? "higher is better" : "lower is better", v.values.size(),
         v.values.size() == 1 ? "" : "s", cps.size(), cps.size() == 1 ? "" : "s",
         v.noisy ? fmt::format("; {} run{} that recorded noise left out", v.noisy, v.noisy == 1 ? "" : "s") : "",
         trend_svg(v, cps));
@@ -233,7 +256,7 @@ int history_export_prom(HistoryDb& db, const SeriesFilter& filter, const std::st
     t = std::max(t, p.started_at);
   }
   std::vector<PromRun> runs;
-  for (const auto& [hosts, set] : groups) runs.push_back(PromRun{&set, newest[hosts]});
+  for (const auto& [hosts, set] : groups) runs.push_back(PromRun{&set, newest[hosts], is_unnamed_place(hosts) ? hosts : ""});
   write_file_atomically("--prom", out_path, prometheus_text(runs));
   std::size_t series = 0;
   for (const auto& [hosts, set] : groups) series += set.points.size();

@@ -53,14 +53,14 @@ class ExportWriter final : public Writer {
     if (!e_.history_db.empty())
       attempt([&] {
         std::string why;
-        const auto run = history_run_of(*set, format, text_, HistoryRunSource{source, "", "", e_.label}, &why);
+        const auto run = history_run_of(*set, format, text_, HistoryRunSource{source, "", "", e_.label, ""}, &why);
         if (!run)
           throw UsageError(fmt::format("--history {}: the run holds {}", url_without_credentials(e_.history_db), why));
         add_to_history(e_.history_db, *run);
       });
 #endif
     if (!e_.prom_path.empty())
-      attempt([&] { write_file_atomically("--prom", e_.prom_path, prometheus_text({PromRun{&*set, started_at_}})); });
+      attempt([&] { write_file_atomically("--prom", e_.prom_path, prometheus_text({PromRun{&*set, started_at_, ""}})); });
   }
 
  private:
@@ -139,7 +139,7 @@ void export_accept(const RunExports& e, const AcceptOutcome& outcome, [[maybe_un
     const bool verdict = std::filesystem::is_regular_file(out / "verdict.json", ec);
     if (verdict) paths.push_back((out / "verdict.json").string());
     if (!paths.empty()) {
-      const HistoryAddResult r = add_runs_to_history({e.history_db, paths, e.label, "", 30, true});
+      const HistoryAddResult r = add_runs_to_history({e.history_db, paths, e.label, "", 30, true, ""});
       const std::size_t raw = r.added - r.verdicts;
       fmt::print(stderr, "ccbench: --history {}: {} raw run{} added, {} already there, {} skipped\n",
                  terminal_safe(url_without_credentials(e.history_db)), raw, raw == 1 ? "" : "s", r.present, r.skipped);

@@ -9,7 +9,10 @@ ccbench's --help) against the tree and the code.
   3. every --flag in a `ccbench ...` command line of the docs is a flag some
      ccbench source declares;
   4. every exit-code table (docs/failures.md) and `ccbench --help`'s exit-code
-     line name exactly the codes common/errors.hpp defines.
+     line name exactly the codes common/errors.hpp defines;
+  5. every block of the docs marked <!-- quantities --> ... <!-- /quantities -->
+     is, line for line, the "Quantities" section of `ccbench history --help`
+     (results/quantities.cpp: one definition of each quantity).
 
 Usage: docs_check.py REPO_ROOT [CCBENCH]. Prints one line per problem and
 exits 1 when there is any; a test proves each check can fail
@@ -177,6 +180,43 @@ def check_environment(root, ccbench):
                 problems.append(f"ccbench --help: does not list {n}")
 
 
+def help_section(ccbench, args, heading):
+    """The lines of `ccbench ARGS` from the one starting with HEADING to the
+    next blank line, heading left out."""
+    out = subprocess.run([ccbench] + args, capture_output=True, text=True).stdout.splitlines()
+    start = next((i for i, line in enumerate(out) if line.startswith(heading)), None)
+    if start is None:
+        return None
+    section = []
+    for line in out[start + 1:]:
+        if not line.strip():
+            break
+        section.append(line)
+    return section
+
+
+def check_quantities(root, ccbench, files):
+    if not ccbench:
+        return
+    want = help_section(ccbench, ["history", "--help"], "Quantities")
+    if want is None:
+        problems.append("ccbench history --help: no 'Quantities' section")
+        return
+    for md in files:
+        lines = open(os.path.join(root, md), encoding="utf-8").read().splitlines()
+        for i, line in enumerate(lines):
+            if line.strip() != "<!-- quantities -->":
+                continue
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == "<!-- /quantities -->"), None)
+            if end is None:
+                problems.append(f"{md}:{i + 1}: <!-- quantities --> without <!-- /quantities -->")
+                continue
+            got = [x for x in lines[i + 1:end] if not x.startswith("```")]
+            if got != want:
+                problems.append(f"{md}:{i + 1}: the quantities block is not `ccbench history --help`'s "
+                                "Quantities section (results/quantities.cpp): copy it from there")
+
+
 def main():
     root = sys.argv[1]
     ccbench = sys.argv[2] if len(sys.argv) > 2 else None
@@ -188,6 +228,7 @@ def main():
         check_flags(root, md, flags)
     check_exit_codes(root, ccbench)
     check_environment(root, ccbench)
+    check_quantities(root, ccbench, files)
     for p in problems:
         print(p)
     print(f"docs check: {len(files)} files, {len(problems)} problems")

@@ -32,4 +32,12 @@ grep -q '^docs/failures.md: exit-code table names .*, common/errors.hpp defines 
 grep -q '^docs/running.md: does not name CCBENCH_UNNAMED' <<<"$out" || fail "undocumented variable not found"
 grep -q '^harness/cli.cpp: reads CCBENCH_STRAY itself' <<<"$out" || fail "variable read outside its declaration not found"
 [ "$(grep -c . <<<"$out")" = 8 ] || fail "expected 7 problems and the summary line"
+# A quantities block that is not what ccbench's help prints (a fake ccbench
+# that prints another definition) is found.
+mkdir -p "$dir/bin"
+printf '#!/bin/sh\nprintf "Quantities (one definition each):\\ntime_us (us): the pipelined time.\\n\\n"\n' >"$dir/bin/ccbench"
+chmod +x "$dir/bin/ccbench"
+printf '# Q\n<!-- quantities -->\n```\ntime_us (us): the median per-iteration time of the slowest rank.\n```\n<!-- /quantities -->\n' >"$dir/docs/q.md"
+out=$(python3 "$root/tests/docs_check.py" "$dir" "$dir/bin/ccbench")
+grep -q "^docs/q.md:2: the quantities block is not" <<<"$out" || fail "a stale quantities block not found"
 echo "docs check self-test: ok"

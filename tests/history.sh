@@ -8,6 +8,10 @@
 #   history.sh CCBENCH FIXTURES readonly a reader who may not write the folder (issue 52): show, changes,
 #                                       export, compare @history read a clean database, one a writer holds open,
 #                                       and refuse (exit 5) one whose log holds changes they cannot see
+#   history.sh CCBENCH FIXTURES slowrank one rank slowed per iteration in the last 5 of 12 sweeps: found on
+#                                       iteration_p50_us although the pipelined time_us hides it
+#   history.sh CCBENCH FIXTURES places  files that name no host: one series per file unless --cluster joins them;
+#                                       "ranks unknown", never "0 ranks"; export keeps the places apart
 #   history.sh CCBENCH FIXTURES accept  baseline: history: not judged without a past, rejected against a
 #                                       past 1000x faster, passed against one 1000x slower; needs --history
 set -uo pipefail
@@ -69,7 +73,7 @@ exprs = [t["expr"] for p in d["panels"] for t in p["targets"]]
 exprs += [v["definition"] for v in d["templating"]["list"] if "definition" in v]
 used = set(re.findall(r"ccbench_[a-z_]+", " ".join(exprs)))
 docs = set(re.findall(r"`(ccbench_[a-z_]+)`", (root / "docs/history.md").read_text()))
-src = (root / "analysis/history/prometheus_text.cpp").read_text() + (root / "commands/run_exports.cpp").read_text()
+src = (root / "analysis/history/prometheus_text.cpp").read_text() + (root / "commands/run_exports.cpp").read_text() + (root / "results/quantities.cpp").read_text()
 written = set(re.findall(r'"(?:# HELP )?(ccbench_[a-z_]+)', src))
 assert used and used <= docs, f"not in docs/history.md: {used - docs}"
 assert docs <= written, f"documented but not written: {docs - written}"
@@ -211,6 +215,58 @@ PY
     "$ccbench" history export --db "$out/noisy.db" --prom "$out/noisy.prom" > /dev/null &&
       grep -q '^ccbench_noise_flagged{.*} 0$' "$out/noisy.prom" || fail "the metrics carry the noise flag"
     ;;
+  slowrank)
+    # 7 clean sweeps, then 5 with rank 1 sleeping 20 ms in every timed
+    # iteration (CCBENCH_FAULT=slow: the per-iteration loop only, so the
+    # pipelined time_us, the ranks' mean, barely moves).
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    for r in $(seq 1 12); do
+      fault=(); [ "$r" -ge 8 ] && fault=(-x CCBENCH_FAULT=slow:rank=1:us=20000)
+      mpirun -np 2 "${fault[@]}" "$ccbench" all_reduce -b 4K -e 4K -n 10 -w 1 -J "$out/s$r.jsonl" > /dev/null 2> "$out/s$r.err" ||
+        { cat "$out/s$r.err"; fail "sweep $r"; }
+      "$ccbench" history add --db "$db" --time "$(printf '2026-11-%02dT08:00:00Z' "$r")" "$out/s$r.jsonl" > /dev/null ||
+        fail "add sweep $r"
+    done
+    "$ccbench" history changes --db "$db" > "$out/ch.txt"
+    rc=$?
+    [ $rc = 1 ] && grep -q '^regression: all_reduce 4 KiB .*: iteration_p50_us +[0-9.]*% from run 8 (2026-11-08T08:00:00Z)' "$out/ch.txt" ||
+      { cat "$out/ch.txt"; fail "the slowed rank's per-iteration regression (exit $rc)"; }
+    "$ccbench" history show --db "$db" --size 4K --json |
+      python3 -c 'import json,sys; rows=json.load(sys.stdin); assert rows and all("iteration_p50_us" in r for r in rows), rows' ||
+      fail "show --json carries iteration_p50_us"
+    "$ccbench" history export --db "$db" --prom "$out/s.prom" > /dev/null &&
+      grep -q '^# HELP ccbench_iteration_p50_seconds the median over iterations of the slowest rank' "$out/s.prom" &&
+      grep -q '^ccbench_iteration_p50_seconds{collective="all_reduce"' "$out/s.prom" ||
+      { cat "$out/s.prom"; fail "export --prom: the per-iteration p50 with its definition"; }
+    ;;
+  places)
+    # Two sites' OSU files, same collective and sizes, no host named: two series.
+    mkdir -p "$out/site-a" "$out/site-b"
+    cp "$fx/compare/osu/osu_allreduce.txt" "$out/site-a/"
+    cp "$fx/compare/osu/osu_allreduce.txt" "$out/site-b/"
+    sed -i 's/^\(1024 *\)/\1 /' "$out/site-b/osu_allreduce.txt"  # another content, the same figures
+    "$ccbench" history add --db "$db" "$out/site-a/osu_allreduce.txt" "$out/site-b/osu_allreduce.txt" > /dev/null ||
+      fail "add two sites"
+    "$ccbench" history show --db "$db" --size 1K > "$out/show.txt"
+    [ "$(grep -c '^# allreduce\|^# all_reduce' "$out/show.txt")" = 2 ] &&
+      grep -q "file:$out/site-a/osu_allreduce.txt" "$out/show.txt" && grep -q "file:$out/site-b/osu_allreduce.txt" "$out/show.txt" ||
+      { cat "$out/show.txt"; fail "two sites' files that name no host: two series"; }
+    grep -q ' 0 ranks' "$out/show.txt" && { cat "$out/show.txt"; fail "a rank count the file does not give is not 0"; }
+    grep -q 'ranks unknown' "$out/show.txt" || { cat "$out/show.txt"; fail "ranks unknown"; }
+    "$ccbench" history export --db "$db" --prom "$out/p.prom" > /dev/null || fail "export"
+    [ "$(grep -c '^ccbench_time_seconds{.*size_bytes="1024".*place="file:' "$out/p.prom")" = 2 ] ||
+      { cat "$out/p.prom"; fail "export: the two places apart"; }
+    # --cluster says they are one cluster: one series.
+    "$ccbench" history add --db "$out/c.db" --cluster lab "$out/site-a/osu_allreduce.txt" "$out/site-b/osu_allreduce.txt" > /dev/null ||
+      fail "add --cluster"
+    "$ccbench" history show --db "$out/c.db" --size 1K > "$out/c.txt"
+    [ "$(grep -c '^# ' "$out/c.txt")" = 1 ] && grep -q 'cluster:lab (2 runs)' "$out/c.txt" ||
+      { cat "$out/c.txt"; fail "--cluster joins them"; }
+    "$ccbench" history add --db "$out/c.db" --cluster 'a,b' "$out/site-a/osu_allreduce.txt" > "$out/bad.txt" 2>&1
+    [ $? = 2 ] && grep -q -- "--cluster 'a,b'" "$out/bad.txt" || { cat "$out/bad.txt"; fail "a --cluster with a comma"; }
+    "$ccbench" history show --db "$out/c.db" --cluster lab > "$out/bad.txt" 2>&1
+    [ $? = 2 ] || { cat "$out/bad.txt"; fail "--cluster is add's"; }
+    ;;
   changes)
     # Two hosts, 12 runs each; node-b's times 20% up from run 7.
     for r in $(seq 1 12); do
@@ -225,7 +281,7 @@ PY
     cat "$out/ch.txt"
     [ $rc = 1 ] || fail "a regression: exit $rc, expected 1"
     [ "$(grep -c '^regression: ' "$out/ch.txt")" = 2 ] || fail "expected node-b's two 128 MiB series (out-of-place, in-place)"
-    grep '^regression: ' "$out/ch.txt" | grep -v ', node-b: busbw -1[5-9]\.[0-9]% from run [0-9]* (2026-11-07T08:00:00Z), p = .*, 6 runs before, 6 after$' &&
+    grep '^regression: ' "$out/ch.txt" | grep -v ', node-b: busbw_gbps -1[5-9]\.[0-9]% from run [0-9]* (2026-11-07T08:00:00Z), p = .*, 6 runs before, 6 after$' &&
       fail "each regression must be node-b's, about -17% (1/1.2), from run 7"
     grep -q ', node-a' "$out/ch.txt" && fail "node-a did not change"
     "$ccbench" history changes --db "$db" --size 128M --magnitude 0.5 > "$out/big.txt" ||
@@ -281,7 +337,7 @@ PY
     rc=$?
     cat "$out/ch.txt"
     [ $rc = 1 ] || fail "a slower step: exit $rc, expected 1"
-    grep -q '^regression: step:emu-3d tp2.pp2.dp2.ep1.zero0, 8 ranks, .*: time +[23][0-9]\.[0-9]% from run [0-9]* (2026-11-07T08:00:00Z)' \
+    grep -q '^regression: step:emu-3d tp2.pp2.dp2.ep1.zero0, 8 ranks, .*: time_us +[23][0-9]\.[0-9]% from run [0-9]* (2026-11-07T08:00:00Z)' \
       "$out/ch.txt" || fail "the step 30% slower from the seventh run"
     "$ccbench" compare --run a="@history:db=$db" --run b="@history:db=$db" > /dev/null 2> "$out/cmp.err"
     [ $? = 2 ] && grep -q 'selects no run of .* but replayed steps' "$out/cmp.err" || { cat "$out/cmp.err"; fail "@history of steps"; }

@@ -7,12 +7,20 @@
 #include <set>
 
 #include "analysis/compare/mann_whitney.hpp"
+#include "collectives/collective.hpp"
 
 namespace ccb {
 namespace {
 
 double ratio(double other, double base) {
   return (base > 0 && other >= 0 && std::isfinite(base) && std::isfinite(other)) ? other / base : kNaN;
+}
+
+// busbw / (size / time) of a point: its collective's factor at its rank
+// count (nccl-tests' definitions); NaN when either is unknown.
+double factor_of(const ImportedPoint& p) {
+  const Collective* c = find_collective(p.collective.str());
+  return c && p.ranks > 0 ? bus_factor(*c, p.ranks) : kNaN;
 }
 
 // -1 baseline wins, +1 other wins, 0 tie, unknown, or a difference the
@@ -48,7 +56,7 @@ SeriesComparison compare_series(const Series& base, const Series& other, const C
     a.base = &base.points[i];
     a.other = &other.points[j];
     a.alpha = opt.alpha;
-    a.busbw_ratio = ratio(a.other->busbw_gbps, a.base->busbw_gbps);
+    a.busbw_ratio = busbw_ratio_of(*a.other, *a.base);
     a.time_ratio = ratio(a.other->time_us, a.base->time_us);
     if (a.busbw_ratio > 0) log_bus += std::log(a.busbw_ratio), ++n_bus;
     // 0-byte rows (nccl-tests prints them) move nothing: timed, not averaged.
@@ -137,6 +145,18 @@ std::string no_alignment_hint(const PairComparison& pc) {
 }
 
 }  // namespace
+
+double busbw_ratio_of(const SeriesPoint& o, const SeriesPoint& b) {
+  if (b.bytes == 0) return kNaN;
+  const double tr = ratio(o.time_us, b.time_us);
+  if (tr > 0 && std::isfinite(tr)) {
+    const ImportedPoint &po = *o.first, &pb = *b.first;
+    if (po.collective == pb.collective && po.ranks == pb.ranks) return 1 / tr;  // the same factor
+    const double fo = factor_of(po), fb = factor_of(pb);
+    if (fo > 0 && fb > 0) return fo / fb / tr;
+  }
+  return ratio(o.busbw_gbps, b.busbw_gbps);
+}
 
 CurveFacts curve_facts(const Series& s) {
   CurveFacts f;

@@ -32,6 +32,14 @@ struct AlignedPoint {
   double alpha = 0.05;
 };
 
+// other's busbw / the baseline's at one size, from the times (what was
+// measured) and each side's bus factor (nccl-tests' definitions): the busbw
+// columns are rounded as printed (nccl-tests: two decimals), so their ratio
+// reads 0x or 11x where the times say 2x or 9x; they count only when a side
+// has no time. NaN at 0 bytes (nothing moved). Every busbw ratio printed,
+// charted or written (compare's tables, CSV, JSON, HTML) is this one.
+double busbw_ratio_of(const SeriesPoint& other, const SeriesPoint& base);
+
 // Facts of one curve (a series of one set).
 struct CurveFacts {
   double peak_busbw_gbps = kNaN;

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "results/quantities.hpp"
+
 namespace ccb {
 
 // PRAGMA user_version of the schema this ccbench writes (2: verdicts kept;
@@ -86,6 +88,18 @@ struct StoredPoint {
   double time_us = 0, busbw_gbps = 0, algbw_gbps = 0;  // NaN when not recorded
   std::uint64_t wrong = 0;
   std::string noise;  // the run's (HistoryRun::noise): "" when it recorded none
+  double p50_us = std::numeric_limits<double>::quiet_NaN(), p90_us = std::numeric_limits<double>::quiet_NaN();
+  // The quantity by its definition (results/quantities.hpp): NaN when not recorded.
+  double value(Quantity q) const {
+    switch (q) {
+      case Quantity::time: return time_us;
+      case Quantity::iteration_p50: return p50_us;
+      case Quantity::iteration_p90: return p90_us;
+      case Quantity::busbw: return busbw_gbps;
+      case Quantity::algbw: return algbw_gbps;
+    }
+    return std::numeric_limits<double>::quiet_NaN();
+  }
 };
 
 // One run's --stragglers points (schema 4): how many were timed and, per

@@ -47,8 +47,17 @@ std::string hosts_text(const std::set<std::string>& hosts) {
   return out;
 }
 
+std::string series_place(const std::string& hosts, const HistoryRunSource& source) {
+  if (!hosts.empty()) return hosts;
+  if (!source.cluster.empty()) return "cluster:" + source.cluster;
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(source.path, ec);
+  return "file:" + (ec ? source.path : abs.lexically_normal().string());
+}
+
 std::set<std::string> hosts_of(const std::string& joined) {
   std::set<std::string> out;
+  if (is_unnamed_place(joined)) return out;
   std::size_t at = 0;
   for (std::size_t next; (next = joined.find(',', at)) != std::string::npos; at = next + 1)
     if (next > at) out.insert(joined.substr(at, next - at));
@@ -70,6 +79,8 @@ ImportedPoint imported_point(const SeriesKey& key, const StoredPoint& point) {
   ip.time_us = point.time_us;
   ip.busbw_gbps = point.busbw_gbps;
   ip.algbw_gbps = point.algbw_gbps;
+  ip.p50_us = point.p50_us;
+  ip.p90_us = point.p90_us;
   if (point.wrong) ip.wrong = point.wrong;
   ip.noise = point.noise.empty() ? 0 : 1;  // its run's flags, counted as one
   return ip;
@@ -138,6 +149,7 @@ std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::st
   const bool printed_rounded = f == Format::ccbench_table || f == Format::nccl_tests_text;
   const auto below_resolution = [&](double gbps) { return printed_rounded && gbps == 0; };
   run.values.reserve(set.points.size());
+  const std::string place = series_place(run.hosts, source);
   for (const ImportedPoint& p : set.points) {
     HistoryValue v;
     v.key = SeriesKey{p.collective.str(),
@@ -149,7 +161,7 @@ std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::st
                       p.nodes,
                       p.in_place,
                       p.bytes,
-                      run.hosts,
+                      place,
                       p.memory == "device" ? gpu : ""};
     v.time_us = p.time_us;
     v.busbw_gbps = below_resolution(p.busbw_gbps) ? kNaN : p.busbw_gbps;
@@ -213,7 +225,7 @@ std::string series_name(const SeriesKey& k) {
   if (!k.dtype.empty() && k.dtype != "-") s += " " + k.dtype;
   if (!k.op.empty() && k.op != "-") s += " " + k.op;
   if (k.in_place == 1) s += " in-place";
-  s += fmt::format(", {} rank{}", k.ranks, k.ranks == 1 ? "" : "s");
+  s += k.ranks > 0 ? fmt::format(", {} rank{}", k.ranks, k.ranks == 1 ? "" : "s") : ", ranks unknown";
   if (!k.path.empty() && k.path != "auto") s += " " + k.path;
   if (!k.memory.empty() && k.memory != "host") s += " " + k.memory;
   if (!k.gpu.empty()) s += " " + k.gpu;

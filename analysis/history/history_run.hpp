@@ -20,7 +20,21 @@ struct HistoryRunSource {
   std::string mtime;       // ISO 8601 UTC of the file: the run's time when the record has none
   std::string given_time;  // --time: overrides both
   std::string label;
+  // --cluster: what a file that names no host was measured on (its series'
+  // place, series_place); "" for none given.
+  std::string cluster;
 };
+
+// Where a series was measured: its hosts, comma-joined and sorted, when the
+// file names them; else "cluster:LABEL" (--cluster) or "file:PATH" (the
+// file's absolute path), so that two clusters' files that name no host
+// (OSU, IMB, nccl-tests logs without rank lines) never join one series
+// unless the user says they are the same cluster.
+std::string series_place(const std::string& hosts, const HistoryRunSource& source);
+// True for a place that names no host ("cluster:..." or "file:...").
+inline bool is_unnamed_place(std::string_view place) {
+  return place.starts_with("cluster:") || place.starts_with("file:");
+}
 
 // One file's text imported (the format it was read as in `format`).
 ResultSet imported_set(std::string_view text, const std::string& path, Format* format = nullptr);
@@ -44,7 +58,8 @@ std::optional<HistoryRun> history_run_of(std::string_view text, const HistoryRun
 HistoryRun replay_history_run(const ReplayRun& replay, std::string_view text, const HistoryRunSource& source);
 inline bool is_step_series(const SeriesKey& k) { return k.collective.starts_with("step:"); }
 
-// A series' hosts: "a,b" <-> {a, b} (sorted, comma-joined).
+// A series' hosts: "a,b" <-> {a, b} (sorted, comma-joined); an unnamed
+// place has none.
 std::string hosts_text(const std::set<std::string>& hosts);
 std::set<std::string> hosts_of(const std::string& joined);
 

@@ -10,6 +10,7 @@
 #include "common/errors.hpp"
 #include "common/terminal_text.hpp"
 #include "analysis/history/history_run.hpp"
+#include "results/quantities.hpp"
 
 namespace ccb {
 
@@ -50,7 +51,8 @@ namespace {
 
 // Where the run was: one host names it, two name their link; a run over more
 // nodes is labelled by its node count (bounded cardinality).
-std::string place_labels(const ResultSet& set) {
+std::string place_labels(const ResultSet& set, const std::string& unnamed_place) {
+  if (set.hosts.empty() && !unnamed_place.empty()) return fmt::format(",place=\"{}\"", prom_label_value(unnamed_place));
   const std::string joined = hosts_text(set.hosts);
   if (set.hosts.size() == 1) return fmt::format(",host=\"{}\"", prom_label_value(joined));
   if (set.hosts.size() == 2) return fmt::format(",link=\"{}\"", prom_label_value(joined));
@@ -59,22 +61,21 @@ std::string place_labels(const ResultSet& set) {
 
 struct Metric {
   const char* name;
-  const char* help;
+  std::string help;
   std::map<std::string, double> samples;  // labels -> value (a repeated point: the last)
 };
 
 }  // namespace
 
 std::string prometheus_text(const std::vector<PromRun>& runs) {
-  Metric busbw{"ccbench_busbw_bytes_per_second",
-               "Bus bandwidth of the placement's timed operations (nccl-tests' busbw: algbw x the collective's "
-               "factor), bytes per second",
-               {}};
-  Metric algbw{"ccbench_algbw_bytes_per_second", "Algorithm bandwidth: size / time, bytes per second", {}};
-  Metric time{"ccbench_time_seconds",
-              "Time of one operation as the run reports it (ccbench: median over iterations of the slowest rank), "
-              "seconds",
-              {}};
+  // The measured quantities: names and HELP from their one definition.
+  const auto quantity_metric = [](Quantity q) {
+    const QuantityDef& d = quantity_def(q);
+    return Metric{d.prometheus_name.data(), prometheus_help(q), {}};
+  };
+  Metric busbw = quantity_metric(Quantity::busbw), algbw = quantity_metric(Quantity::algbw),
+         time = quantity_metric(Quantity::time), p50 = quantity_metric(Quantity::iteration_p50),
+         p90 = quantity_metric(Quantity::iteration_p90);
   Metric wrong{"ccbench_wrong_elements", "Elements verification found wrong (0: the data was right)", {}};
   Metric started{"ccbench_run_timestamp_seconds", "When the run started, seconds since the epoch", {}};
   Metric noisy{"ccbench_noise_flagged",
@@ -82,7 +83,7 @@ std::string prometheus_text(const std::vector<PromRun>& runs) {
                "steal time): read its values with care; 0 when none",
                {}};
   for (const PromRun& run : runs) {
-    const std::string place = place_labels(*run.set);
+    const std::string place = place_labels(*run.set, run.unnamed_place);
     for (const ImportedPoint& p : run.set->points) {
       const std::string labels = fmt::format(
           "collective=\"{}\",dtype=\"{}\",op=\"{}\",path=\"{}\",memory=\"{}\",size_bytes=\"{}\",in_place=\"{}\","
@@ -93,6 +94,8 @@ std::string prometheus_text(const std::vector<PromRun>& runs) {
       if (std::isfinite(p.busbw_gbps)) busbw.samples[labels] = p.busbw_gbps * 1e9;
       if (std::isfinite(p.algbw_gbps)) algbw.samples[labels] = p.algbw_gbps * 1e9;
       if (std::isfinite(p.time_us)) time.samples[labels] = p.time_us * 1e-6;
+      if (std::isfinite(p.p50_us)) p50.samples[labels] = p.p50_us * 1e-6;
+      if (std::isfinite(p.p90_us)) p90.samples[labels] = p.p90_us * 1e-6;
       if (p.wrong) wrong.samples[labels] = static_cast<double>(*p.wrong);
       noisy.samples[labels] = p.noise > 0 || !run.set->noise.empty() ? 1 : 0;
       if (const double t = iso_utc_seconds(run.run_time); std::isfinite(t))
@@ -100,7 +103,7 @@ std::string prometheus_text(const std::vector<PromRun>& runs) {
     }
   }
   std::string out;
-  for (const Metric* m : {&busbw, &algbw, &time, &wrong, &started, &noisy}) {
+  for (const Metric* m : {&busbw, &algbw, &time, &p50, &p90, &wrong, &started, &noisy}) {
     if (m->samples.size() > kMaxPromSamples)
       throw UsageError(fmt::format("--prom: {} samples of {} (at most {} per file): write fewer sizes or split the run",
                                    m->samples.size(), m->name, kMaxPromSamples));

@@ -17,6 +17,9 @@ inline constexpr std::size_t kMaxPromSamples = 20000;
 struct PromRun {
   const ResultSet* set = nullptr;
   std::string run_time;
+  // A history series' place that names no host ("cluster:LABEL",
+  // "file:PATH"): the label place="..." keeps two such places apart.
+  std::string unnamed_place;
 };
 
 // The metrics of these runs in one file (a label set repeated across them:

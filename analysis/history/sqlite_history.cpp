@@ -562,8 +562,8 @@ std::vector<StoredSeries> SqliteHistory::series(const SeriesFilter& f) {
 std::vector<StoredPoint> SqliteHistory::points(std::int64_t series, const std::string& since) {
   // runs.noise from schema 3 (an older file read as it is has none).
   const std::string sql = fmt::format(
-      "SELECT runs.id, runs.started_at, runs.versions, runs.source, time_us, busbw_gbps, algbw_gbps, wrong, {} "
-      "FROM points JOIN runs ON runs.id = points.run_id WHERE series_id = ?1 AND (?2 = '' OR started_at >= ?2) "
+      "SELECT runs.id, runs.started_at, runs.versions, runs.source, time_us, busbw_gbps, algbw_gbps, wrong, {}, "
+      "p50_us, p90_us FROM points JOIN runs ON runs.id = points.run_id WHERE series_id = ?1 AND (?2 = '' OR started_at >= ?2) "
       "ORDER BY runs.started_at, runs.id",
       version_ >= 3 ? "runs.noise" : "''");
   Statement q(db_, sql.c_str(), path_);
@@ -571,7 +571,7 @@ std::vector<StoredPoint> SqliteHistory::points(std::int64_t series, const std::s
   std::vector<StoredPoint> out;
   while (q.step())
     out.push_back(StoredPoint{q.integer(0), q.text(1), q.text(2), q.text(3), q.real(4), q.real(5), q.real(6),
-                              static_cast<std::uint64_t>(q.integer(7)), q.text(8)});
+                              static_cast<std::uint64_t>(q.integer(7)), q.text(8), q.real(9), q.real(10)});
   confirm_unchanged();
   return out;
 }

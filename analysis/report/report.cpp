@@ -430,9 +430,7 @@ std::vector<ChartGroup> chart_groups(const Comparison& c) {
             curve.time_lo.push_back(p.first->time_lo_us), curve.time_hi.push_back(p.first->time_hi_us);
           const auto at = std::lower_bound(bs.points.begin(), bs.points.end(), p.bytes,
                                            [](const SeriesPoint& q, std::uint64_t b) { return q.bytes < b; });
-          curve.ratio.push_back(at != bs.points.end() && at->bytes == p.bytes && at->busbw_gbps > 0
-                                    ? p.busbw_gbps / at->busbw_gbps
-                                    : kNaN);
+          curve.ratio.push_back(at != bs.points.end() && at->bytes == p.bytes ? busbw_ratio_of(p, *at) : kNaN);
         }
         g.curves.push_back(std::move(curve));
       }

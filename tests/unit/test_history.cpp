@@ -404,14 +404,14 @@ TEST(HistoryRun, NcclTestsTextGivesHostsAndTheFileTime) {
       "        1024           256     float     sum      -1    10.00    0.10    0.10      0    10.00    0.10    0.10"
       "      0\n";
   std::string why;
-  const auto run = history_run_of(text, HistoryRunSource{"ar.log", "2026-01-02T03:04:05Z", "", ""}, &why);
+  const auto run = history_run_of(text, HistoryRunSource{"ar.log", "2026-01-02T03:04:05Z", "", "", ""}, &why);
   ASSERT_TRUE(run) << why;
   EXPECT_EQ(run->hosts, "node-a,node-b");
   EXPECT_EQ(run->started_at, "2026-01-02T03:04:05Z");
   EXPECT_EQ(run->time_basis, "file mtime");
   ASSERT_EQ(run->values.size(), 2u);  // out-of-place and in-place
   EXPECT_EQ(run->values[0].key.gpu, "NVIDIA H100 80GB HBM3");
-  EXPECT_FALSE(history_run_of("hello\n", HistoryRunSource{"x.txt", "", "", ""}, &why));
+  EXPECT_FALSE(history_run_of("hello\n", HistoryRunSource{"x.txt", "", "", "", ""}, &why));
   EXPECT_EQ(why, "not a result format ccbench reads");
 }
 
@@ -427,7 +427,7 @@ TEST(PrometheusText, BaseUnitsEscapedLabelsAndPlaceByHostCount) {
   p.ranks = 2, p.nodes = 1, p.in_place = 0, p.bytes = 1024;
   p.time_us = 250, p.busbw_gbps = 1.5, p.algbw_gbps = 1;
   set.points.push_back(p);
-  const std::string t = prometheus_text({PromRun{&set, "2026-12-02T00:00:00Z"}});
+  const std::string t = prometheus_text({PromRun{&set, "2026-12-02T00:00:00Z", ""}});
   EXPECT_NE(t.find("# TYPE ccbench_busbw_bytes_per_second gauge\n"), std::string::npos) << t;
   EXPECT_NE(t.find("ccbench_busbw_bytes_per_second{collective=\"all_reduce\",dtype=\"float\",op=\"sum\",path=\"auto\","
                    "memory=\"host\",size_bytes=\"1024\",in_place=\"0\",ranks=\"2\",nodes=\"1\",host=\"h\\\"1\"} "
@@ -441,9 +441,9 @@ TEST(PrometheusText, BaseUnitsEscapedLabelsAndPlaceByHostCount) {
       << t;
   EXPECT_EQ(t.find("ccbench_wrong_elements"), std::string::npos);  // not verified: no sample
   set.hosts = {"a", "b"};
-  EXPECT_NE(prometheus_text({PromRun{&set, ""}}).find(",link=\"a,b\"}"), std::string::npos);
+  EXPECT_NE(prometheus_text({PromRun{&set, "", ""}}).find(",link=\"a,b\"}"), std::string::npos);
   set.hosts = {"a", "b", "c"};
-  const std::string many = prometheus_text({PromRun{&set, ""}});
+  const std::string many = prometheus_text({PromRun{&set, "", ""}});
   EXPECT_EQ(many.find("host="), std::string::npos);
   EXPECT_EQ(many.find("ccbench_run_timestamp_seconds"), std::string::npos);
   EXPECT_TRUE(std::isnan(iso_utc_seconds("2026-12-02 00:00:00")));
