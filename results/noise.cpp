@@ -1,5 +1,9 @@
 #include "results/noise.hpp"
 
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
 #include "common/cpu_list.hpp"
 
 #include <fmt/format.h>
@@ -87,6 +91,47 @@ std::vector<std::string> steal_during(const CpuSample& before, const CpuSample& 
   if (share <= kNoiseStealShare) return {};
   return {fmt::format("CPU steal {:.1f}% of {}'s CPU time during the run (bound {:g}%)", 100 * share, host,
                       100 * kNoiseStealShare)};
+}
+
+namespace {
+
+// The numbers of a flag in order ("busy before the run: load average 3.10 on
+// 2 CPUs of vm" -> 3.1, 2, ...; digits inside a word, as in a host name
+// "emu-h2", count too: the callers take only the leading ones they need).
+std::vector<double> numbers_in(std::string_view flag) {
+  std::vector<double> out;
+  std::size_t at = 0;
+  while (at < flag.size()) {
+    if (!std::isdigit(static_cast<unsigned char>(flag[at]))) {
+      ++at;
+      continue;
+    }
+    std::size_t end = at;
+    while (end < flag.size() && (std::isdigit(static_cast<unsigned char>(flag[end])) || flag[end] == '.')) ++end;
+    out.push_back(std::strtod(std::string(flag.substr(at, end - at)).c_str(), nullptr));
+    at = end;
+  }
+  return out;
+}
+
+}  // namespace
+
+double noise_stretch(std::string_view flag) {
+  const std::vector<double> n = numbers_in(flag);
+  const auto ratio_or_inf = [](double a, double b) { return a > 0 && b > 0 ? std::max(1.0, a / b) : INFINITY; };
+  if (flag.starts_with(kOversubscribedFlag) && n.size() >= 2) return ratio_or_inf(n[0], n[1]);  // N ranks on C CPUs
+  if (flag.find(" share ") != std::string_view::npos && flag.find(" CPU") != std::string_view::npos && n.size() >= 2) {
+    const std::size_t share = flag.find(" share ");  // "N ranks of K hosts (...) share C CPUs"
+    const std::vector<double> after = numbers_in(flag.substr(share));
+    return after.empty() ? INFINITY : ratio_or_inf(n[0], after[0]);
+  }
+  if (flag.starts_with("busy before the run") && n.size() >= 2) return n[1] > 0 ? (n[0] + n[1]) / n[1] : INFINITY;
+  if (flag.starts_with("CPU steal") && !n.empty() && n[0] < 100) return 1 / (1 - n[0] / 100);
+  // "pipelined time 5.2x the per-iteration p50 (bound 3x either way)",
+  // "p99 14x the p50 (bound 10x)": the disagreement itself.
+  if ((flag.starts_with("pipelined time") || flag.starts_with("p99")) && n.size() >= 2)
+    return flag.starts_with("p99") ? std::max(1.0, n[1]) : n[0] > 0 ? std::max(n[0], 1 / n[0]) : INFINITY;
+  return INFINITY;
 }
 
 std::string noise_kind(std::string_view flag) {

@@ -33,6 +33,14 @@ std::vector<std::string> measurement_noise(const Measurement& m);
 // steal 7% of vm's CPU time ..." -> "CPU steal N% of vm's CPU time ...").
 std::string noise_kind(std::string_view flag);
 
+// How much a flag's source can stretch a time, from the flag's own numbers
+// (docs/compare.md "Noise and what it can explain"): time-sharing N ranks
+// on C CPUs (oversubscribed, a shared machine) N / C; a load average L on C
+// CPUs before the run (L + C) / C; steal S% 1 / (1 - S); a point whose
+// pipelined time is R x its p50, or whose p99 is R x its p50: R. Infinity for a flag it cannot read (nothing is called
+// over it).
+double noise_stretch(std::string_view flag);
+
 // "oversubscribed: 3 ranks on 2 CPUs of vm", one per host; nothing for ranks
 // with an unknown cpuset.
 std::vector<std::string> oversubscription(const std::vector<RankPlacement>& placement);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/report/render.hpp"
+#include "analysis/compare/series_verdict.hpp"
 #include "results/writers.hpp"
 
 namespace ccb {
@@ -83,8 +84,21 @@ void write_csv(const Comparison& c, std::FILE* out) {
 
 namespace {
 
-// One series of a pair: its aligned points, crossovers and facts.
-nlohmann::json series_json(const SeriesComparison& sc) {
+// A series' verdict (analysis/compare/series_verdict.hpp): what the Summary renders.
+nlohmann::json verdict_json(const SeriesVerdict& v) {
+  using nlohmann::json;
+  static constexpr const char* kKinds[] = {"faster", "on_par", "mixed", "cannot_tell"};
+  return json{{"kind", kKinds[v.kind]},
+              {"faster", v.kind == SeriesVerdict::faster || v.kind == SeriesVerdict::mixed ? json(v.call.lower)
+                                                                                            : json()},
+              {"by", num_json(v.call.ratio)},
+              {"interval", std::isfinite(v.call.lo) ? json::array({v.call.lo, v.call.hi}) : json()},
+              {"reason", v.reason},
+              {"noise", v.noise}};
+}
+
+// One series of a pair: its aligned points, crossovers, facts and verdict.
+nlohmann::json series_json(const SeriesComparison& sc, const SeriesVerdict& verdict) {
   using nlohmann::json;
   json points = json::array();
   for (const AlignedPoint& a : sc.points)
@@ -112,6 +126,7 @@ nlohmann::json series_json(const SeriesComparison& sc) {
               {"only_other_bytes", sc.only_other},
               {"tested", sc.tested},
               {"not_significant", sc.not_significant},
+              {"verdict", verdict_json(verdict)},
               {"points", points}};
 }
 
@@ -140,7 +155,8 @@ std::string render_json(const Comparison& c, const Report& r) {
   json pairs = json::array();
   for (const PairComparison& pc : c.pairs) {
     json series = json::array();
-    for (const SeriesComparison& sc : pc.series) series.push_back(series_json(sc));
+    for (const SeriesComparison& sc : pc.series)
+      series.push_back(series_json(sc, series_verdict(sc, c.baseline(), c.sets[pc.other], c.options)));
     json only_base = json::array(), only_other = json::array();
     for (const Series* s : pc.only_base) only_base.push_back(s->label());
     for (const Series* s : pc.only_other) only_other.push_back(s->label());

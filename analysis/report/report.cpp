@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/compare/series_verdict.hpp"
 #include "analysis/report/summary_lines.hpp"
 
 namespace ccb {
@@ -110,78 +111,98 @@ void append_facts(std::vector<Cell>& row, const SeriesComparison& sc) {
 
 // The verdict first: per compared set and series, which is faster, by how much
 // (geomean of the time ratio over the aligned sizes), at the sizes that matter
-// (smallest size, peak busbw) and whether the difference is significant.
+// (smallest size, peak busbw) and whether the difference is significant; each
+// row and sentence renders the series' verdict (analysis/compare/series_verdict.hpp).
 // One pair's series in the at-a-glance table, and how they were called.
 struct PairTally {
-  std::size_t base_wins = 0, other_wins = 0, ties = 0, tested = 0, significant = 0, noisy = 0;
-  double lo = INFINITY, hi = 0;  // the range of "by" over the series called
-  std::size_t called() const { return base_wins + other_wins + ties; }
+  std::size_t base_wins = 0, other_wins = 0, ties = 0, mixed = 0, tested = 0, significant = 0;
+  std::size_t noisy = 0, unclear = 0;  // cannot tell: noise explains it; another reason
+  std::vector<std::string> called_over_noise;
+  double lo = INFINITY, hi = 0;  // the range of "by" over the series called faster
+  std::size_t called() const { return base_wins + other_wins + ties + mixed; }
 };
 
+std::string by_text(const SeriesVerdict& v) {
+  return std::isfinite(v.call.lo) ? fmt::format("{:.2f}x ({})", v.call.ratio, interval_text(v.call))
+                                  : fmt::format("{:.2f}x", v.call.ratio);
+}
+
 PairTally glance_rows(const Comparison& c, const PairComparison& pc, Table& t) {
-  const std::string &base = c.baseline().label, &other = c.sets[pc.other].label;
+  const ResultSet &base = c.baseline(), &other = c.sets[pc.other];
   PairTally n;
-  const bool oversubscribed = c.baseline().oversubscribed || c.sets[pc.other].oversubscribed;
   for (const SeriesComparison& sc : pc.series) {
-    const double r = sc.geomean_time_ratio;
-    if (std::isnan(r)) continue;
-    std::size_t flagged = 0;
-    for (const AlignedPoint& a : sc.points) flagged += (a.base->first->noise || a.other->first->noise) ? 1 : 0;
-    if (oversubscribed || 2 * flagged > sc.points.size()) {
-      ++n.noisy;
-      t.rows.push_back({{sc.base->label()},
-                        {other},
-                        {"cannot tell", Tone::muted},
-                        {oversubscribed ? "noise: oversubscribed"
-                                        : fmt::format("noise: {} of {} sizes flagged", flagged, sc.points.size()),
-                         Tone::muted}});
-      append_facts(t.rows.back(), sc);
-      continue;
+    if (std::isnan(sc.geomean_time_ratio)) continue;
+    const SeriesVerdict v = series_verdict(sc, base, other, c.options);
+    std::vector<Cell> row{{sc.base->label()}, {other.label}};
+    switch (v.kind) {
+      case SeriesVerdict::faster:
+        (v.other_faster ? n.other_wins : n.base_wins)++;
+        n.lo = std::min(n.lo, v.call.ratio), n.hi = std::max(n.hi, v.call.ratio);
+        if (!v.noise.empty()) n.called_over_noise.push_back(v.noise);
+        row.push_back({v.call.lower, v.other_faster ? Tone::better : Tone::worse});
+        row.push_back({by_text(v), v.other_faster ? Tone::better : Tone::worse});
+        break;
+      case SeriesVerdict::on_par:
+        ++n.ties;
+        row.push_back({"on par"});
+        row.push_back({fmt::format("within {:.0f}%", 100 * c.options.tie_band)});
+        break;
+      case SeriesVerdict::mixed:
+        ++n.mixed;
+        row.push_back({"mixed", Tone::warn});
+        row.push_back({v.reason, Tone::warn});
+        break;
+      case SeriesVerdict::cannot_tell:
+        ++(v.noise_explains ? n.noisy : n.unclear);
+        row.push_back({"cannot tell", Tone::muted});
+        row.push_back({v.reason, Tone::muted});
+        break;
     }
-    const bool tie = std::fabs(r - 1) < c.options.tie_band;
-    const double by = r < 1 ? 1 / r : r;
-    (tie ? n.ties : r < 1 ? n.other_wins : n.base_wins)++;
-    if (!tie) n.lo = std::min(n.lo, by), n.hi = std::max(n.hi, by);
-    n.tested += sc.tested, n.significant += sc.tested - sc.not_significant;
-    t.rows.push_back({{sc.base->label()},
-                      {other},
-                      {tie     ? "on par"
-                       : r < 1 ? other
-                               : base},
-                      {tie ? fmt::format("within {:.0f}%", 100 * c.options.tie_band) : fmt::format("{:.2f}x", by),
-                       tie     ? Tone::plain
-                       : r < 1 ? Tone::better
-                               : Tone::worse}});
+    if (v.kind != SeriesVerdict::cannot_tell) n.tested += sc.tested, n.significant += sc.tested - sc.not_significant;
+    t.rows.push_back(std::move(row));
     append_facts(t.rows.back(), sc);
   }
   return n;
 }
 
-// The Summary's sentence for one pair.
+// The Summary's sentence for one pair: the tally of its series' verdicts.
 std::string pair_verdict(const Comparison& c, const PairComparison& pc, const PairTally& t) {
   const std::string &base = c.baseline().label, &other = c.sets[pc.other].label;
   const std::size_t n = t.called();
+  const std::string not_called =
+      t.noisy + t.unclear == 0
+          ? ""
+          : fmt::format("; {} more series not called ({}{}{})", t.noisy + t.unclear,
+                        t.noisy ? fmt::format("noise explains {}", t.noisy) : "", t.noisy && t.unclear ? ", " : "",
+                        t.unclear ? fmt::format("{} cannot tell: see the at-a-glance table", t.unclear) : "");
   if (n == 0)
-    return t.noisy > 0 ? fmt::format(
-                             "'{}' vs '{}': {} series, none called: noise explains the differences "
-                             "(see the flags above and in the at-a-glance table).",
-                             other, base, t.noisy)
-                       : fmt::format("'{}' vs '{}': no series lines up (see that pair below for why).", other, base);
-  const std::string range = t.hi == 0      ? ""
-                            : t.lo == t.hi ? fmt::format(" by {:.2f}x", t.lo)
-                                           : fmt::format(" by {:.2f}x to {:.2f}x", t.lo, t.hi);
-  const std::string winner = t.other_wins == n  ? fmt::format("'{}' is faster in every series", other)
-                             : t.base_wins == n ? fmt::format("'{}' is faster in every series", base)
-                             : t.ties == n      ? std::string("they are on par in every series")
-                                                : fmt::format("'{}' is faster in {}, '{}' in {}, on par in {}", other,
-                                                              t.other_wins, base, t.base_wins, t.ties);
-  return fmt::format("'{}' vs '{}' (baseline), {} series: {}{} (geomean of the time ratio per series){}{}.", other,
-                     base, n, winner, range,
+    return t.noisy + t.unclear > 0
+               ? fmt::format("'{}' vs '{}': {} series, none called: {} (see the at-a-glance table).", other, base,
+                             t.noisy + t.unclear,
+                             t.unclear == 0 ? "noise explains the differences (see the flags above)"
+                                            : "cannot tell which is faster")
+               : fmt::format("'{}' vs '{}': no series lines up (see that pair below for why).", other, base);
+  const std::size_t wins = t.base_wins + t.other_wins;
+  const std::string range = wins == 0                       ? ""
+                            : fmt::format("{:.2f}", t.lo) == fmt::format("{:.2f}", t.hi)
+                                ? fmt::format(" by {:.2f}x", t.lo)
+                                : fmt::format(" by {:.2f}x to {:.2f}x", t.lo, t.hi);
+  const std::string winner =
+      t.other_wins == n  ? fmt::format("'{}' is faster in every series called{}", other, range)
+      : t.base_wins == n ? fmt::format("'{}' is faster in every series called{}", base, range)
+      : t.ties == n      ? std::string("they are on par in every series called")
+                         : fmt::format("'{}' is faster in {}, '{}' in {}{}, on par in {}, mixed in {}", other,
+                                       t.other_wins, base, t.base_wins, range, t.ties, t.mixed);
+  return fmt::format("'{}' vs '{}' (baseline), {} series called: {} (geomean of the time ratio per series){}{}{}.",
+                     other, base, n, winner,
                      t.tested == 0
                          ? "; no significance test (no per-iteration samples on both sides)"
                          : fmt::format("; {} of {} tested sizes differ significantly (Mann-Whitney, alpha {})",
                                        t.significant, t.tested, c.options.alpha),
-                     t.noisy == 0 ? "" : fmt::format("; {} more series not called: noise", t.noisy));
+                     t.called_over_noise.empty()
+                         ? ""
+                         : fmt::format("; called despite noise: {}", t.called_over_noise.front()),
+                     not_called);
 }
 
 Section verdict_section(const Comparison& c) {
@@ -189,13 +210,14 @@ Section verdict_section(const Comparison& c) {
   s.heading = "Summary";
   Table t;
   t.title = "At a glance";
-  t.header = {"series", "compared", "faster", "by (geomean time)", "smallest size", "peak busbw", "significant sizes"};
+  t.header = {"series", "compared", "faster", "by (geomean time) or why", "smallest size", "peak busbw",
+              "significant sizes"};
   t.left_columns = 3;
   t.keep_header = true;                           // the cells are short; the headers say what they are
   std::vector<std::string> unaligned_references;  // published figures no measured series lines up with
   for (const PairComparison& pc : c.pairs) {
     const PairTally n = glance_rows(c, pc, t);
-    if (n.called() == 0 && n.noisy == 0 && !c.sets[pc.other].published_source.empty())
+    if (n.called() == 0 && n.noisy == 0 && n.unclear == 0 && !c.sets[pc.other].published_source.empty())
       unaligned_references.push_back(c.sets[pc.other].label);  // one line for all of them, below
     else s.paragraphs.push_back(pair_verdict(c, pc, n));
   }
@@ -221,9 +243,10 @@ Section verdict_section(const Comparison& c) {
     if (const std::string busiest = busiest_text(r); !busiest.empty()) s.paragraphs.push_back(busiest);
   if (!t.rows.empty()) {
     t.note =
-        "faster: the set whose time is lower (geomean over the aligned sizes); on par within the tie band. smallest "
-        "size: "
-        "time at the smallest size, baseline vs compared; peak busbw likewise.";
+        "faster: the set whose time is lower (geomean over the aligned sizes), with its interval where a side is a "
+        "prediction; on par within the tie band; mixed: the faster set changes with the size; cannot tell: why "
+        "(docs/compare.md, how a series is called). smallest size: time at the smallest size, baseline vs compared; "
+        "peak busbw likewise.";
     s.tables.push_back(std::move(t));
   }
   return s;

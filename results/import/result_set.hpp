@@ -47,6 +47,7 @@ struct ImportedPoint {
   std::string forced_algorithm;
   std::optional<std::uint64_t> wrong;
   std::uint8_t noise = 0;  // how many noise flags the record gave this placement (results/noise.hpp)
+  float noise_stretch = 1;  // the most its flags can stretch its time (results/noise.hpp noise_stretch)
   // ccbench --stragglers: the skew (the last rank's entry after the median
   // of the others', median over iterations, us) and, when a rank was named
   // late (results/stragglers.hpp), its rank and host (-1, "" otherwise).

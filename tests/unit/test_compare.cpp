@@ -95,7 +95,8 @@ TEST(Comparison, AlignsRatiosGeomeanAndOneSidedPoints) {
 
 TEST(Comparison, CrossoversIgnoreTies) {
   const ResultSet base = set_of("b", {point(8, 1, 10), point(16, 1, 10), point(32, 1, 10), point(64, 1, 10)});
-  const ResultSet other = set_of("o", {point(8, 1, 9), point(16, 1, 10.1), point(32, 1, 11), point(64, 1, 12)});
+  const ResultSet other = set_of(
+      "o", {point(8, 10 / 9.0, 9), point(16, 10 / 10.1, 10.1), point(32, 10 / 11.0, 11), point(64, 10 / 12.0, 12)});
   const Comparison c = compare_sets({base, other}, {});
   const auto& x = c.pairs[0].series[0].crossovers;
   ASSERT_EQ(x.size(), 1u);
