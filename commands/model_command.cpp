@@ -274,7 +274,7 @@ std::string prediction_table(const Model& m, const std::string& file, const std:
           left_out_text(x), 100 * (std::exp(ModelSeries::kUnusableLeftOut) - 1));
     for (const std::string& f : p.flags) s += fmt::format("# flag: {}\n", f);
     s += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11} {:>11} {:>11} {:>8} {:>8} {:>5}\n", "size", "count", "type",
-                     "redop", "time", "lo(90%)", "hi(90%)", "algbw", "busbw", "");
+                     "redop", "time", "lo(90%)", "hi(90%)", "algbw", "busbw", "step");
     s += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11} {:>11} {:>11} {:>8} {:>8} {:>5}\n", "(B)", "(elements)", "",
                      "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "");
     for (const PredictedPoint& q : p.points)
@@ -292,7 +292,9 @@ std::string prediction_table(const Model& m, const std::string& file, const std:
   s += fmt::format(
       "# time: predicted microseconds per operation; lo/hi: 90% prediction interval (\"unbounded\": wider\n"
       "# than {:g}x either way, the data cannot bound it); count: elements per rank, as the sweep prints it;\n"
-      "# extr: size outside the measured ones; a last word names the algorithm the library's rules choose there.\n",
+      "# step extr: the algorithm's per-step message at this rank count lies outside the per-step messages the fit\n"
+      "# measured (read off the fit beyond its data, even at a size the sweeps ran); a last word names the\n"
+      "# algorithm the library's rules choose there.\n",
       kUnboundedFactor);
   return s;
 }

@@ -139,18 +139,32 @@ int show(const TrainingWorkload& w, const StepProgram& prog) {
   return kExitOk;
 }
 
+// "73.1 min", "73 h", "12 s": a duration in the unit that reads best.
+std::string format_duration(double s) {
+  if (s >= 2 * 3600) return fmt::format("{:.3g} h", s / 3600);
+  if (s >= 120) return fmt::format("{:.3g} min", s / 60);
+  return fmt::format("{:.3g} s", s);
+}
+
 void print_goodput(const TrainingWorkload& w, const StepProgram& prog, double step_s) {
   if (w.node_mtbf_hours <= 0 || w.checkpoint_s <= 0) {
     fmt::print("# goodput: not computed (the workload's goodput: gives no node_mtbf_hours and checkpoint_s)\n");
     return;
   }
   const int nodes = (prog.ranks + prog.ranks_per_node - 1) / prog.ranks_per_node;
-  const Goodput g = young_goodput(w.node_mtbf_hours, nodes, w.checkpoint_s, std::max(0.0, w.restart_s));
+  const double step = std::isfinite(step_s) && step_s > 0 ? step_s : 0;
+  const Goodput g = young_goodput(w.node_mtbf_hours, nodes, w.checkpoint_s, std::max(0.0, w.restart_s), step);
   fmt::print(
-      "# goodput (Young): {} node{}, job MTBF {:.1f} h, checkpoint every {:.1f} min: useful {:.1f}% (checkpoints "
-      "{:.1f}%, rework {:.1f}%, restarts {:.1f}%); {:.0f} useful tokens/s\n",
-      nodes, nodes == 1 ? "" : "s", g.job_mtbf_s / 3600, g.interval_s / 60, g.useful * 100, g.lost_checkpoint * 100,
-      g.lost_rework * 100, g.lost_restart * 100, prog.tokens_per_step / step_s * g.useful);
+      "# goodput (Young's interval, Daly's expectation): {} node{}, job MTBF {:.1f} h, checkpoint every {}{}: useful "
+      "{:.1f}% (first order: checkpoints {:.1f}%, rework {:.1f}%, restarts {:.1f}%); {:.3g} useful tokens/s\n",
+      nodes, nodes == 1 ? "" : "s", g.job_mtbf_s / 3600, format_duration(g.interval_s),
+      g.interval_is_steps ? " (every step: Young's interval is shorter than one)" : "", g.useful * 100,
+      g.lost_checkpoint * 100, g.lost_rework * 100, g.lost_restart * 100, prog.tokens_per_step / step_s * g.useful);
+  if (g.step_beyond_mtbf)
+    fmt::print(
+        "# goodput: WARNING: a checkpoint interval of {} is not shorter than the job's MTBF ({:.1f} h): most "
+        "intervals are cut by a failure; the share above counts the work they lose\n",
+        format_duration(g.interval_s), g.job_mtbf_s / 3600);
   // Sensitivity: the useful share when the inputs are off by these factors.
   const double mtbf_factors[] = {0.25, 0.5, 1, 2}, checkpoint_factors[] = {0.5, 1, 2, 4};
   fmt::print("# goodput sensitivity: useful share for node MTBF (rows) and checkpoint time (columns) x factor\n");
@@ -162,7 +176,8 @@ void print_goodput(const TrainingWorkload& w, const StepProgram& prog, double st
     for (double c : checkpoint_factors)
       fmt::print(
           " {:>10.1f}%",
-          young_goodput(w.node_mtbf_hours * m, nodes, w.checkpoint_s * c, std::max(0.0, w.restart_s)).useful * 100);
+          young_goodput(w.node_mtbf_hours * m, nodes, w.checkpoint_s * c, std::max(0.0, w.restart_s), step).useful *
+              100);
     fmt::print("\n");
   }
 }
@@ -226,9 +241,19 @@ std::vector<Option> options_of(const WorkloadArgs& a) {
 
 PredictedStep predict_option(const Option& o, const TrainingWorkload& w, const StepProgram& prog) {
   ResultSet all;
+  std::vector<std::string> oversubscribed;
   if (!o.curves.empty())
-    for (const ResultSet& s : load_measured_runs(o.curves, "workload predict"))
+    for (const ResultSet& s : load_measured_runs(o.curves, "workload predict")) {
       all.points.insert(all.points.end(), s.points.begin(), s.points.end());
+      if (s.oversubscribed) oversubscribed.push_back(s.label);
+    }
+  // compare --workload refuses such curves (no estimate); predict says why its
+  // step cannot be taken as the cluster's (docs/workload.md).
+  for (const std::string& label : oversubscribed)
+    fmt::print(
+        "# WARNING: {} was measured oversubscribed (more ranks than CPUs on a host): its times include waiting for a "
+        "CPU, so this step is not the cluster's (compare --workload gives such curves no estimate)\n",
+        terminal_safe(label));
   const OptionStep os = predict_option_step(w, prog, std::move(all), o.model ? &*o.model : nullptr);
   const StepPrediction& p = os.detail;
   const std::vector<std::string>& modelled = os.modelled;

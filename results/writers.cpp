@@ -16,7 +16,13 @@ namespace ccb {
 std::string format_time_us(double us) {
   if (us >= 10000.0) return fmt::format("{:7.0f}", us);
   if (us >= 100.0) return fmt::format("{:7.1f}", us);
+  if (us > 0 && us < 0.005) return fmt::format("{:7.2g}", us);  // never a measured 0.00
   return fmt::format("{:7.2f}", us);
+}
+
+std::string format_gbps_column(double gbps) {
+  if (gbps > 0 && gbps < 0.005) return fmt::format("{:6.2g}", gbps);  // 0.0042, 4.2e-05: never a measured 0.00
+  return fmt::format("{:6.2f}", gbps);
 }
 
 void TextSink::flush() {
@@ -120,6 +126,7 @@ class TableWriter final : public Writer, private TextSink {
           r.traffic, r.traffic_from,
           r.traffic.starts_with("moe:") ? "the bytes of a rank's tokens (tokens x hidden x the type's size)"
                                         : "the bytes a rank sends on average");
+    if (!r.link_probe.slow_hosts.empty() || !r.link_probe.slow_links.empty()) link_finding_ = r.link_probe.text();
     if (r.link_probe_bytes > 0)
       emit("#  link probe ({} each way, one rank per host in a ring, median of {}): {}\n",
            format_size(r.link_probe_bytes), r.link_probe_repeats,
@@ -170,6 +177,13 @@ class TableWriter final : public Writer, private TextSink {
   }
 
   void point(const PointRecord& p) override {
+    for (const Measurement* pl : {&p.out_of_place, &p.in_place})
+      if (pl->bitwise) {
+        ++bitwise_placements_;
+        bitwise_repeats_ = pl->bitwise->repeats;
+        bitwise_across_ = bitwise_across_ || pl->bitwise->across_ranks;
+        if (pl->bitwise->differing > 0 || !pl->bitwise->first.empty()) ++bitwise_differing_;
+      }
     std::string line = fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", p.bytes, p.count, p.dtype,
                                    p.op.empty() ? "none" : p.op, p.root);
     for (const Measurement* pl : {&p.out_of_place, &p.in_place}) {
@@ -177,8 +191,8 @@ class TableWriter final : public Writer, private TextSink {
         line += fmt::format("  {:>7}  {:>6}  {:>6}  {:>6}", "N/A", "N/A", "N/A", "N/A");
         continue;
       }
-      line += fmt::format("  {}  {:6.2f}  {:>6}  {:>6}", format_time_us(pl->time_us), pl->algbw_gbps,
-                          p.busbw_meaningful ? fmt::format("{:6.2f}", pl->busbw_gbps) : "N/A",
+      line += fmt::format("  {}  {}  {:>6}  {:>6}", format_time_us(pl->time_us), format_gbps_column(pl->algbw_gbps),
+                          p.busbw_meaningful ? format_gbps_column(pl->busbw_gbps) : "N/A",
                           pl->wrong ? fmt::format("{}", *pl->wrong) : "N/A");
     }
     if (stats_) {
@@ -247,7 +261,20 @@ class TableWriter final : public Writer, private TextSink {
     if (e.noisy_measurements > 0)
       emit("# Noise: {} of {} measurements flagged (the '^ noise' lines)\n", e.noisy_measurements, e.measurements);
     if (e.straggler_checked > 0 && e.stragglers.empty())
-      emit("# Stragglers: none named in {} placements (the '^' lines)\n", e.straggler_checked);
+      emit("# Stragglers: no rank arrived late beyond chance in {} placements (the '^' lines){}\n", e.straggler_checked,
+           link_finding_.empty() ? ""
+                                 : "; but the link probe found " + link_finding_ +
+                                       ": a slow link delays every rank alike, so no rank stands out (docs/stragglers.md)");
+    else if (!link_finding_.empty())
+      emit("# Slow links: the link probe found {}\n", link_finding_);
+    if (bitwise_placements_ > 0)
+      emit("# Bitwise (--bitwise): {}\n",
+           bitwise_differing_ == 0
+               ? fmt::format("{} placement{}, each repeated {} times: every bit the same{}", bitwise_placements_,
+                             bitwise_placements_ == 1 ? "" : "s", bitwise_repeats_,
+                             bitwise_across_ ? ", and across the ranks that hold the result" : "")
+               : fmt::format("{} of {} placements differed (the 'bitwise:' notes above)", bitwise_differing_,
+                             bitwise_placements_));
     for (const auto& s : e.stragglers)
       emit("# Straggler: {} of {} placements (the '^' lines)\n", s, e.straggler_checked);
     emit("#\n");
@@ -256,6 +283,10 @@ class TableWriter final : public Writer, private TextSink {
 
  private:
   std::string last_transports_, last_warning_;
+  std::string link_finding_;  // the link probe's slow hosts and links ("" none): the footer says them too
+  std::size_t bitwise_placements_ = 0, bitwise_differing_ = 0;
+  int bitwise_repeats_ = 0;
+  bool bitwise_across_ = false;
   bool stats_;
 };
 

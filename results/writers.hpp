@@ -60,7 +60,12 @@ std::unique_ptr<Writer> make_io_csv_writer(const std::string& path);
 // RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
 std::string csv_field(const std::string& v);
 
-// The table's time format: %7.2f below 100 us, %7.1f below 10 ms, else %7.0f.
+// The table's time format: %7.2f below 100 us, %7.1f below 10 ms, else %7.0f;
+// a time above 0 that %7.2f would print as 0.00, two significant figures.
 std::string format_time_us(double us);
+// The table's GB/s columns: nccl-tests' %6.2f, except a bandwidth above 0
+// that it would print as 0.00 (a slow link's small sizes): two significant
+// figures (0.0042, 4.2e-05), which nccl-tests' parsers read as numbers too.
+std::string format_gbps_column(double gbps);
 
 }  // namespace ccb

@@ -62,21 +62,21 @@ grep -q 'sizes >= 1 MiB: median |error| .*: met' "$out/check.txt" || fail "large
 rab() { echo "$fx/emu-200mbit-$1-hosts-rabenseifner.jsonl"; }
 free() { echo "$fx/emu-200mbit-$1-hosts-unforced.jsonl"; }
 "$ccbench" model fit "$(rab 2)" "$(rab 3)" "$(rab 4)" --out "$out/mr.json" > "$out/fitr.txt" || fail "fit forced"
-grep -q 'forced rabenseifner (Open MPI 6), multi-node (1 rank/node) .* 2,3,4 .* rabenseifner' "$out/fitr.txt" ||
+grep -q 'forced rabenseifner (ompi:6), multi-node (1 rank/node) .* 2,3,4 .* rabenseifner' "$out/fitr.txt" ||
   { cat "$out/fitr.txt"; fail "a forced algorithm is its own series, with its steps"; }
 "$ccbench" model predict "$out/mr.json" --ranks 8 --nodes 8 > "$out/pr.txt" || fail "predict by the rules"
 grep -q "^# series: .*multi-node (1 rank/node), the library's choice$" "$out/pr.txt" &&
-  grep -q '^# assumes rabenseifner (Open MPI 6): Open MPI 4.1 fixed rules: 8 <= ranks < 16, >= 8192 B' "$out/pr.txt" &&
+  grep -q '^# assumes rabenseifner (ompi:6): Open MPI 4.1 fixed rules: 8 <= ranks < 16, >= 8192 B' "$out/pr.txt" &&
   grep -qE ' rabenseifner$' "$out/pr.txt" || { cat "$out/pr.txt"; fail "the library's choice table"; }
 "$ccbench" model check "$out/mr.json" "$(free 6)" "$(free 8)" > "$out/checkr.txt"
 rc=$?
 cat "$out/checkr.txt"
 [ $rc = 0 ] || fail "the library's choice, checked: exit $rc"
-grep -q '^#   14 points where the library chose: rabenseifner (Open MPI 6) (Open MPI 4.1 fixed rules: 8 <= ranks < 16' \
+grep -q '^#   14 points where the library chose: rabenseifner (ompi:6) (Open MPI 4.1 fixed rules: 8 <= ranks < 16' \
   "$out/checkr.txt" || fail "the check names the algorithm and rule"
 # At 3 ranks the rules choose segmented_ring below 256 KiB: not fitted, said.
 "$ccbench" model predict "$out/mr.json" --ranks 3 --nodes 3 -b 64K -e 1M > "$out/p3.txt" || fail "predict at 3"
-grep -q '^# assumes segmented_ring (Open MPI 5): .*: NOT FITTED' "$out/p3.txt" && grep -qE '^ +131072 .* nan .* segmented_ring$' "$out/p3.txt" ||
+grep -q '^# assumes segmented_ring (ompi:5): .*: NOT FITTED' "$out/p3.txt" && grep -qE '^ +131072 .* nan .* segmented_ring$' "$out/p3.txt" ||
   { cat "$out/p3.txt"; fail "an algorithm the rules choose but nobody forced must print NOT FITTED"; }
 # Runs that forced nothing against a model of a forced ring: nothing to compare (exit 2, one line).
 "$ccbench" model check "$out/m.json" "$(free 8)" 2> "$out/none.err"

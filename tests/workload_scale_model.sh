@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 "$ccbench" model fit "$fx"/emu-200mbit-dp{2,3,4}-hosts-libnbc3.jsonl --out "$out/m.json" > "$out/fit.txt" ||
   { cat "$out/fit.txt"; fail "fit"; }
-grep -q 'forced rabenseifner (Open MPI libnbc 3), multi-node (1 rank/node) .* 2,3,4 .* rabenseifner' "$out/fit.txt" ||
+grep -q 'forced rabenseifner (libnbc:3), multi-node (1 rank/node) .* 2,3,4 .* rabenseifner' "$out/fit.txt" ||
   { cat "$out/fit.txt"; fail "fit summary: one series per forced libnbc algorithm, its family"; }
 grep -q '"mpi_calls": "nonblocking"' "$out/m.json" || fail "the model file keeps its runs' calls"
 
@@ -23,7 +23,7 @@ for hosts in 6 8; do
   "$ccbench" workload predict "$fx/emu-2d.yaml" --ranks $((2 * hosts)) --ranks-per-node 2 \
     --curves "$fx/emu-200mbit-tp-nonblocking.jsonl" --model "$out/m.json" --json "$out/p$hosts.json" > "$out/p$hosts.txt" ||
     { cat "$out/p$hosts.txt"; fail "predict at $hosts hosts"; }
-  grep -q "^# not measured, from the scale model: all_reduce at $hosts ranks on $hosts nodes: the library's choice by its rules, from .*forced rabenseifner (Open MPI libnbc 3)" "$out/p$hosts.txt" ||
+  grep -q "^# not measured, from the scale model: all_reduce at $hosts ranks on $hosts nodes: the library's choice by its rules, from .*forced rabenseifner (libnbc:3)" "$out/p$hosts.txt" ||
     { cat "$out/p$hosts.txt"; fail "$hosts hosts: dp read off the library's choice"; }
   python3 - "$out/p$hosts.json" "$fx/replay-emu-$hosts-hosts-2d.jsonl" <<'PY' || fail "$hosts hosts: dp against the replay"
 import json, statistics, sys
@@ -46,6 +46,6 @@ sed 's/"mpi_calls": "nonblocking"/"mpi_calls": "blocking"/' "$out/m.json" > "$ou
   --model "$out/blocking.json" > "$out/b.txt" 2> "$out/b.err"
 rc=$?
 [ $rc = 2 ] || { cat "$out/b.txt" "$out/b.err"; fail "blocking reading: expected exit 2, got $rc"; }
-grep -q "no measured curve for 'dp all_reduce (gradient buckets)'.*its all_reduce fits force rabenseifner (Open MPI libnbc 3)" "$out/b.err" ||
+grep -q "no measured curve for 'dp all_reduce (gradient buckets)'.*its all_reduce fits force rabenseifner (libnbc:3)" "$out/b.err" ||
   { cat "$out/b.err"; fail "blocking reading: the error names the forced fits"; }
 echo "workload scale model: ok"

@@ -160,7 +160,9 @@ namespace {
 double useful_share(const StepFacts& f, const StepAtScale& s, int nodes, double mtbf_factor, double ckpt_factor) {
   const double mtbf = s.cost && std::isfinite(s.cost->node_mtbf_hours) ? s.cost->node_mtbf_hours : f.node_mtbf_hours;
   if (!(mtbf > 0) || !(f.checkpoint_s > 0)) return 1;
-  return young_goodput(mtbf * mtbf_factor, nodes, f.checkpoint_s * ckpt_factor, std::max(0.0, f.restart_s)).useful;
+  return young_goodput(mtbf * mtbf_factor, nodes, f.checkpoint_s * ckpt_factor, std::max(0.0, f.restart_s),
+                       std::isfinite(s.step_s) ? s.step_s : 0)
+      .useful;
 }
 
 // Cost per million useful tokens of a step of `step_s` at a useful share.

@@ -164,9 +164,9 @@ RuleChoice libnbc_allreduce_choice(const RuleQuery& q) {
 std::string algorithm_label(std::string_view forced, std::string_view collective) {
   if (const CollectiveRules* r = rules_of(collective)) {
     if (const OmpiAlgorithm* a = find_forced(forced, "ompi:", r->tuned))
-      return fmt::format("{} (Open MPI {})", a->name, a->id);
+      return fmt::format("{} (ompi:{})", a->name, a->id);  // the forced setting as runs record it: not a version
     if (const OmpiAlgorithm* a = find_forced(forced, "libnbc:", r->libnbc))
-      return fmt::format("{} (Open MPI libnbc {})", a->name, a->id);
+      return fmt::format("{} (libnbc:{})", a->name, a->id);
   }
   if (forced.starts_with("ompi:")) return fmt::format("Open MPI algorithm {}", forced.substr(5));
   if (forced.starts_with("libnbc:")) return fmt::format("Open MPI libnbc algorithm {}", forced.substr(7));

@@ -78,13 +78,15 @@ std::string cheaper_by(const RatioCall& c) {
   if (c.kind != RatioCall::winner) return cannot_tell(c, "cheaper");
   const auto pct = [](double ratio) { return 100 * (1 - 1 / ratio); };
   return fmt::format("'{}' is cheaper by {:.0f}%{}", c.lower, pct(c.ratio),
-                     std::isfinite(c.lo) ? fmt::format(" (range {:.0f}% to {:.0f}%)", pct(c.lo), pct(c.hi)) : "");
+                     std::isfinite(c.lo)
+                         ? range_text(fmt::format("{:.0f}%", pct(c.lo)), fmt::format("{:.0f}%", pct(c.hi)))
+                         : "");
 }
 
 std::string break_even_sentence(const BreakEven& b, const std::string& per) {
   const double lo = std::isfinite(b.utilisation_lo) ? b.utilisation_lo : b.utilisation;
   const double hi = std::isfinite(b.utilisation_hi) ? b.utilisation_hi : b.utilisation;
-  const std::string range = lo < hi ? fmt::format(" (range {} to {})", percent(lo), percent(hi)) : "";
+  const std::string range = lo < hi ? range_text(percent(lo), percent(hi)) : "";
   if (!std::isfinite(b.utilisation) || lo > 1)
     return fmt::format(
         "Owning ('{}') never costs less {} than renting ('{}'): it would need {} utilisation{}, "
@@ -102,15 +104,16 @@ std::string break_even_sentence(const BreakEven& b, const std::string& per) {
         b.own, per, b.rent, percent(lo), percent(hi));
   if (lo <= b.owner_utilisation && b.owner_utilisation <= hi)
     return fmt::format(
-        "Owning ('{}') costs the same {} as renting ('{}') at {} utilisation (range {} to {}), and less above it; "
+        "Owning ('{}') costs the same {} as renting ('{}') at {} utilisation{}, and less above it; "
         "at the stated {:.0f}%, inside that range, cannot tell whether the purchase pays back.",
-        b.own, per, b.rent, percent(b.utilisation), percent(lo), percent(hi), 100 * b.owner_utilisation);
+        b.own, per, b.rent, percent(b.utilisation), range_text(percent(lo), percent(hi)), 100 * b.owner_utilisation);
   const std::string months =
       !std::isfinite(b.months) ? "never pays back"
       : b.months > b.amortisation_months
           ? fmt::format("pays back after {:.3g} months, beyond its {:.0f}-month amortisation", b.months,
                         b.amortisation_months)
-          : fmt::format("pays back after {:.3g} months (amortisation {:.0f})", b.months, b.amortisation_months);
+          : fmt::format("pays back after {:.3g} months (amortisation {:.0f} months)", b.months,
+                        b.amortisation_months);
   return fmt::format(
       "Owning ('{}') costs the same {} as renting ('{}') at {} utilisation{}, and less above it; at the stated "
       "{:.0f}% the purchase {}.",

@@ -26,7 +26,14 @@ std::string format_gbps(double g) {
 
 std::string format_money(double v, const std::string& currency) {
   if (std::isnan(v)) return "-";
-  return v >= 1000 ? fmt::format("{:.0f} {}", v, currency) : fmt::format("{:.4g} {}", v, currency);
+  // An estimate's precision, not a ledger's: 3 significant figures from a million on.
+  if (std::fabs(v) >= 1e9) return fmt::format("{:.3g} billion {}", v / 1e9, currency);
+  if (std::fabs(v) >= 1e6) return fmt::format("{:.3g} million {}", v / 1e6, currency);
+  return std::fabs(v) >= 1000 ? fmt::format("{:.0f} {}", v, currency) : fmt::format("{:.4g} {}", v, currency);
+}
+
+std::string range_text(const std::string& lo, const std::string& hi) {
+  return lo == hi ? std::string() : fmt::format(" (range {} to {})", lo, hi);
 }
 
 std::string format_seconds(double s) {

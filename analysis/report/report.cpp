@@ -177,10 +177,9 @@ std::string pair_verdict(const Comparison& c, const PairComparison& pc, const Pa
                         t.unclear ? fmt::format("{} cannot tell: see the at-a-glance table", t.unclear) : "");
   if (n == 0)
     return t.noisy + t.unclear > 0
-               ? fmt::format("'{}' vs '{}': {} series, none called: {} (see the at-a-glance table).", other, base,
-                             t.noisy + t.unclear,
-                             t.unclear == 0 ? "noise explains the differences (see the flags above)"
-                                            : "cannot tell which is faster")
+               ? fmt::format("'{}' vs '{}': {} series, none called: {} (the at-a-glance table says why).", other,
+                             base, t.noisy + t.unclear,
+                             t.unclear == 0 ? "noise explains the differences" : "cannot tell which is faster")
                : fmt::format("'{}' vs '{}': no series lines up (see that pair below for why).", other, base);
   const std::size_t wins = t.base_wins + t.other_wins;
   const std::string range = wins == 0                       ? ""

@@ -520,8 +520,39 @@ TEST(Goodput, YoungsIntervalAndTheShareLost) {
   EXPECT_NEAR(g.lost_checkpoint, 60 / g.interval_s, 1e-12);
   EXPECT_NEAR(g.lost_rework, g.interval_s / 72000, 1e-12);
   EXPECT_NEAR(g.lost_restart, 300 / 36000.0, 1e-12);
-  EXPECT_NEAR(g.useful, 1 - 2 * 60 / g.interval_s - 300 / 36000.0, 1e-12);  // C / tau = tau / 2M at Young's tau
-  EXPECT_EQ(young_goodput(1, 10000, 600, 600).useful, 0);                   // failures faster than checkpoints
+  // Daly's exact share is Young's first-order one where tau << M.
+  EXPECT_NEAR(g.useful, 1 - 2 * 60 / g.interval_s - 300 / 36000.0, 2e-3);  // C / tau = tau / 2M at Young's tau
+  EXPECT_LT(g.useful, 1 - 2 * 60 / g.interval_s - 300 / 36000.0);          // second-order losses
+  EXPECT_EQ(young_goodput(1, 10000, 600, 600).useful, 0);                  // failures faster than checkpoints
+}
+
+// Issue 67: a 73-hour step on a job whose MTBF is 44.5 h was "checkpoint every
+// 73.1 min: useful 96.9%". A checkpoint comes between steps, and a step longer
+// than the MTBF rarely completes.
+TEST(Goodput, TheIntervalIsAtLeastAStepAndTheShareStaysPossible) {
+  const double step = 73 * 3600.0;
+  const Goodput g = young_goodput(44.5 * 16, 16, 60, 300, step);  // job MTBF 44.5 h
+  EXPECT_TRUE(g.interval_is_steps);
+  EXPECT_GE(g.interval_s, step);
+  EXPECT_TRUE(g.step_beyond_mtbf);
+  EXPECT_NEAR(g.useful, 1.64 / std::expm1(1.64), 0.01);  // tau / (M (e^(tau/M) - 1)) at tau = 1.64 M: 0.39, not 0.97
+  EXPECT_GE(g.useful, 0);
+  // A step shorter than Young's interval: whole steps, at least Young's.
+  const Goodput w = young_goodput(1000, 100, 60, 300, 7);
+  EXPECT_FALSE(w.interval_is_steps);
+  EXPECT_GE(w.interval_s, std::sqrt(2 * 60 * 36000.0));
+  EXPECT_NEAR(std::fmod(w.interval_s, 7), 0, 1e-6);
+  // Over a grid, the share is a share and never above the no-failure case.
+  for (double mtbf : {0.01, 1.0, 100.0, 1e5})
+    for (double ckpt : {1.0, 60.0, 3600.0})
+      for (double st : {0.0, 1.0, 3600.0, 1e6}) {
+        const Goodput x = young_goodput(mtbf, 8, ckpt, 30, st);
+        EXPECT_GE(x.useful, 0);
+        EXPECT_LE(x.useful, 1);
+        if (st > 0) {
+          EXPECT_GE(x.interval_s, st * (1 - 1e-9));
+        }
+      }
 }
 
 // compare --workload STEP.yaml: two options' predicted steps priced per

@@ -70,6 +70,22 @@ TEST(Writers, TimeFormatFollowsNcclTests) {
   EXPECT_EQ(format_time_us(12345.6), "  12346");
 }
 
+// Issue 67: a slow link's busbw is measured, never printed as 0.00; what
+// nccl-tests prints as a number keeps its format.
+TEST(Writers, AMeasuredBandwidthIsNeverPrintedAsZero) {
+  EXPECT_EQ(format_gbps_column(12.345), " 12.35");
+  EXPECT_EQ(format_gbps_column(0.006), "  0.01");
+  EXPECT_EQ(format_gbps_column(0.0042), "0.0042");
+  EXPECT_EQ(format_gbps_column(0.0000421), "4.2e-05");
+  EXPECT_EQ(format_gbps_column(0), "  0.00");  // one rank's all_reduce: busbw is 0 by definition
+  for (double v = 1e-7; v < 1; v *= 1.7) {
+    const std::string text = format_gbps_column(v);
+    EXPECT_GT(std::stod(text), 0) << text;
+    EXPECT_NEAR(std::stod(text) / v, 1, v < 0.005 ? 0.05 : 0.005 / v + 1e-9) << text;
+  }
+  EXPECT_GT(std::stod(format_time_us(0.0031)), 0);
+}
+
 TEST(Writers, TableHasNcclTestsShape) {
   char* buf = nullptr;
   std::size_t len = 0;
