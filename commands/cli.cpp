@@ -1,5 +1,6 @@
 #include "commands/cli_errors.hpp"
 #include "commands/cli.hpp"
+#include "results/nccl_tests_json.hpp"
 
 #include "collectives/nccl/nccl_env.hpp"
 #include "commands/cli_options.hpp"
@@ -434,6 +435,11 @@ bool parse_command(const RawArgs& raw, ParsedArgs& out) {
   }
   // ccbench moe: a MoE layer, dispatch then combine (each a run: main.cpp's sweep_command)
   cfg.moe_layer = raw.collective == "moe";
+  if (cfg.moe_layer && is_nccl_tests_json_path(cfg.json_path))
+    throw UsageError(fmt::format(
+        "-J {}: ccbench moe writes two runs (dispatch, combine) to -J; nccl-tests' .json holds one: give a .jsonl "
+        "name (the suffix rule: docs/running.md)",
+        cfg.json_path));
   cfg.collective = find_collective(cfg.moe_layer ? "moe_dispatch" : raw.collective);
   if (!cfg.collective)
     throw UsageError(fmt::format("unknown collective '{}' (one of: {})", raw.collective, joined_collectives()));

@@ -243,8 +243,10 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
        "one log line per operation on rank 0, which slows launch-bound sizes: do not compare times taken with it",
        nullptr, &cfg.nccl_algorithms},
 
-      {output, "-J,--json", "FILE", "JSON Lines results, flushed point by point (results/SCHEMA.md)", &cfg.json_path,
-       nullptr, true},
+      {output, "-J,--json", "FILE",
+       "results: FILE.json gets nccl-tests' JSON document (its keys, as nccl-tests 2.19 -J writes them); any other "
+       "name (FILE.jsonl) ccbench's JSON Lines record, flushed point by point (results/SCHEMA.md)",
+       &cfg.json_path, nullptr, true},
       {output, "--csv", "FILE",
        "one CSV row per point and placement (per-iteration timing with one rank per process and --sync barrier: both "
        "also carry each rank's mean over iterations combined as OSU -f and IMB print it, the minimum, average and "

@@ -140,7 +140,8 @@ copy: every run and verdict of FROM added to TO (SQLite to PostgreSQL and
 back), each as add adds it: one already in TO is not added again.
 
 Quantities (one definition each; the same names in show --csv and --json):
-)" + quantities_help() + R"(
+)" + quantities_help() +
+         R"(
 Options (FILTERS: --collective, --size, --node, --link, --since):
 )" + option_list(history_options(defaults)) +
          R"(
@@ -248,10 +249,9 @@ int show(const HistoryArgs& a, const SeriesFilter& filter) {
   for (const StoredSeries& s : all) {
     const std::vector<StoredPoint> pts = db.points(s.id, a.since);
     if (!a.csv && !a.json) {
-      text +=
-          fmt::format("# {} ({} run{})\n{:<22} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6}\n", series_name(s.key),
-                      pts.size(), pts.size() == 1 ? "" : "s", "started_at", "run", "time_us", "iter_p50_us",
-                      "iter_p90_us", "busbw_GB/s", "algbw_GB/s", "wrong");
+      text += fmt::format("# {} ({} run{})\n{:<22} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6}\n",
+                          series_name(s.key), pts.size(), pts.size() == 1 ? "" : "s", "started_at", "run", "time_us",
+                          "iter_p50_us", "iter_p90_us", "busbw_GB/s", "algbw_GB/s", "wrong");
     }
     for (const StoredPoint& p : pts) {
       const SeriesKey& k = s.key;
@@ -285,11 +285,11 @@ int show(const HistoryArgs& a, const SeriesFilter& filter) {
                        {"wrong", p.wrong},
                        {"noise", p.noise}});
       } else {
-        text += fmt::format("{:<22} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6}{}\n", p.started_at, p.run,
-                            value_text(p.time_us, "{:.4g}"), value_text(p.p50_us, "{:.4g}"),
-                            value_text(p.p90_us, "{:.4g}"), value_text(p.busbw_gbps, "{:.4g}"),
-                            value_text(p.algbw_gbps, "{:.4g}"), p.wrong ? std::to_string(p.wrong) : "",
-                            p.noise.empty() ? "" : "  noisy: " + p.noise);
+        text +=
+            fmt::format("{:<22} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6}{}\n", p.started_at, p.run,
+                        value_text(p.time_us, "{:.4g}"), value_text(p.p50_us, "{:.4g}"), value_text(p.p90_us, "{:.4g}"),
+                        value_text(p.busbw_gbps, "{:.4g}"), value_text(p.algbw_gbps, "{:.4g}"),
+                        p.wrong ? std::to_string(p.wrong) : "", p.noise.empty() ? "" : "  noisy: " + p.noise);
       }
     }
   }
@@ -480,8 +480,8 @@ int run_history(int argc, char** argv) {
     if (a.verb != "add" && (!a.label.empty() || !a.time.empty() || !a.cluster.empty()))
       throw UsageError(fmt::format("history {}: --label, --time and --cluster are add's", a.verb));
     if (a.cluster.find_first_of(",\n") != std::string::npos)
-      throw UsageError(fmt::format("history add: --cluster '{}': a label without commas or line breaks",
-                                   terminal_safe(a.cluster)));
+      throw UsageError(
+          fmt::format("history add: --cluster '{}': a label without commas or line breaks", terminal_safe(a.cluster)));
     if (a.csv && a.json) throw UsageError("history: --csv and --json: give one");
     const bool tabular = a.verb == "show" || a.verb == "verdicts";
     if ((a.csv && !tabular) || (a.json && !tabular && a.verb != "changes"))

@@ -31,7 +31,7 @@ struct HistoryAddRequest {
   std::vector<std::string> paths;
   std::string label, time;
   double wait_s = 30;
-  bool quiet = false;  // only skipped files' lines, on stderr
+  bool quiet = false;   // only skipped files' lines, on stderr
   std::string cluster;  // --cluster: the place of files that name no host (series_place)
 };
 struct HistoryAddResult {

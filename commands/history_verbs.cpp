@@ -110,36 +110,64 @@ int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePoint
     bool series_tested = false;
     const std::vector<SeriesValues> judged = judged_values(s.key, pts);
     noisy += judged.front().noisy;  // runs, counted once per series (every quantity leaves the same runs out)
+    // One change per series and run: the quantities that moved there are
+    // its parts (a slowed link moves busbw and the per-iteration times at once).
+    struct Part {
+      const SeriesValues* v;
+      ChangePoint c;
+      bool worse;
+    };
+    std::map<std::int64_t, std::vector<Part>> at_run;  // by the first run after the change
+    std::map<std::int64_t, std::pair<const StoredPoint*, const StoredPoint*>> runs;  // that run and the one before
     for (const SeriesValues& v : judged) {
       if (v.values.size() < needed) continue;
       series_tested = true;
       for (const ChangePoint& c : change_points(v.values, options)) {
         const bool worse = v.higher_better() ? c.mean_after < c.mean_before : c.mean_after > c.mean_before;
-        ++(worse ? regressions : improvements);
-        const StoredPoint& at = *v.runs[c.index];
-        const StoredPoint& prev = *v.runs[c.index - 1];
-        const std::string versions = at.versions != prev.versions
-                                         ? fmt::format("; versions changed there: {} -> {}", prev.versions, at.versions)
-                                         : "";
-        text += fmt::format("{}: {}: {} {:+.1f}% from run {} ({}), p = {}, {} run{} before, {} after{}\n",
-                            worse ? "regression" : "improvement", series_name(s.key), v.metric(),
-                            100 * c.relative_change(), at.run, at.started_at, p_text(c.p), c.before,
-                            c.before == 1 ? "" : "s", c.after, versions);
-        out.push_back({{"series", series_name(s.key)},
-                       {"collective", s.key.collective},
-                       {"bytes", s.key.bytes},
-                       {"hosts", s.key.hosts},
-                       {"metric", v.metric()},
-                       {"kind", worse ? "regression" : "improvement"},
-                       {"relative_change", c.relative_change()},
-                       {"mean_before", c.mean_before},
-                       {"mean_after", c.mean_after},
-                       {"p", c.p},
-                       {"run", at.run},
-                       {"started_at", at.started_at},
-                       {"runs_before", c.before},
-                       {"runs_after", c.after}});
+        at_run[v.runs[c.index]->run].push_back({&v, c, worse});
+        runs[v.runs[c.index]->run] = {v.runs[c.index], v.runs[c.index - 1]};
       }
+    }
+    for (const auto& [run, parts] : at_run) {
+      const StoredPoint &at = *runs[run].first, &prev = *runs[run].second;
+      const bool worse = std::any_of(parts.begin(), parts.end(), [](const Part& p) { return p.worse; });
+      ++(worse ? regressions : improvements);
+      const ChangePoint& first = parts.front().c;
+      std::string moved;
+      nlohmann::json quantities = nlohmann::json::array();
+      for (const Part& p : parts) {
+        moved += fmt::format("{}{} {:+.1f}% (p = {})", moved.empty() ? "" : ", ", p.v->metric(),
+                             100 * p.c.relative_change(), p_text(p.c.p));
+        quantities.push_back({{"metric", p.v->metric()},
+                              {"kind", p.worse ? "regression" : "improvement"},
+                              {"relative_change", p.c.relative_change()},
+                              {"mean_before", p.c.mean_before},
+                              {"mean_after", p.c.mean_after},
+                              {"p", p.c.p}});
+      }
+      const std::string versions = at.versions != prev.versions
+                                       ? fmt::format("; versions changed there: {} -> {}", prev.versions, at.versions)
+                                       : "";
+      text += fmt::format("{}: {}: {} from run {} ({}), {} run{} before, {} after{}\n",
+                          worse ? "regression" : "improvement", series_name(s.key), moved, at.run, at.started_at,
+                          first.before, first.before == 1 ? "" : "s", first.after, versions);
+      // The first part (the table's quantity where it moved) as the change's
+      // own fields, every part under "quantities".
+      out.push_back({{"series", series_name(s.key)},
+                     {"collective", s.key.collective},
+                     {"bytes", s.key.bytes},
+                     {"hosts", s.key.hosts},
+                     {"metric", parts.front().v->metric()},
+                     {"kind", worse ? "regression" : "improvement"},
+                     {"relative_change", first.relative_change()},
+                     {"mean_before", first.mean_before},
+                     {"mean_after", first.mean_after},
+                     {"p", first.p},
+                     {"quantities", quantities},
+                     {"run", at.run},
+                     {"started_at", at.started_at},
+                     {"runs_before", first.before},
+                     {"runs_after", first.after}});
     }
     ++(series_tested ? tested : short_series);
   }
@@ -222,8 +250,8 @@ int history_trend_html(HistoryDb& db, const SeriesFilter& filter, const ChangePo
         v.values.size() >= 2 * options.min_segment ? change_points(v.values, options) : std::vector<ChangePoint>{};
     body += fmt::format(
         "<h2>{}</h2>\n<p>{} ({}), {} run{}, {} change point{}{}</p>\n{}\n", html_escape(series_name(s.key)), v.metric(),
-        v.higher_better() ? "higher is better" : "lower is better", v.values.size(),
-        v.values.size() == 1 ? "" : "s", cps.size(), cps.size() == 1 ? "" : "s",
+        v.higher_better() ? "higher is better" : "lower is better", v.values.size(), v.values.size() == 1 ? "" : "s",
+        cps.size(), cps.size() == 1 ? "" : "s",
         v.noisy ? fmt::format("; {} run{} that recorded noise left out", v.noisy, v.noisy == 1 ? "" : "s") : "",
         trend_svg(v, cps));
     ++charts;
@@ -256,7 +284,8 @@ int history_export_prom(HistoryDb& db, const SeriesFilter& filter, const std::st
     t = std::max(t, p.started_at);
   }
   std::vector<PromRun> runs;
-  for (const auto& [hosts, set] : groups) runs.push_back(PromRun{&set, newest[hosts], is_unnamed_place(hosts) ? hosts : ""});
+  for (const auto& [hosts, set] : groups)
+    runs.push_back(PromRun{&set, newest[hosts], is_unnamed_place(hosts) ? hosts : ""});
   write_file_atomically("--prom", out_path, prometheus_text(runs));
   std::size_t series = 0;
   for (const auto& [hosts, set] : groups) series += set.points.size();

@@ -60,7 +60,9 @@ class ExportWriter final : public Writer {
       });
 #endif
     if (!e_.prom_path.empty())
-      attempt([&] { write_file_atomically("--prom", e_.prom_path, prometheus_text({PromRun{&*set, started_at_, ""}})); });
+      attempt([&] {
+        write_file_atomically("--prom", e_.prom_path, prometheus_text({PromRun{&*set, started_at_, ""}}));
+      });
   }
 
  private:

@@ -73,4 +73,30 @@ std::string utf8_repaired(std::string_view s) {
   return out;
 }
 
+std::size_t display_width(std::string_view s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;  // count UTF-8 code points
+  return n;
+}
+
+std::string wrap_words(std::string_view text, std::size_t width, std::string_view indent) {
+  std::string out, line;
+  bool fresh = true;  // nothing on the line but its indent
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(at, end - at);
+    if (!fresh && display_width(line) + 1 + display_width(word) > width) {
+      out += line + "\n";
+      line = std::string(indent);
+      fresh = true;
+    }
+    if (!fresh) line += ' ';
+    line += word;
+    fresh = false;
+    at = end + 1;
+  }
+  return out + line + "\n";
+}
+
 }  // namespace ccb

@@ -16,4 +16,10 @@ std::string terminal_safe_lines(std::string_view s);
 // U+FFFD: what a consumer that validates UTF-8 (Prometheus, JSON) accepts.
 std::string utf8_repaired(std::string_view s);
 
+// Columns a UTF-8 text takes (its code points).
+std::size_t display_width(std::string_view s);
+// Words (split at spaces) wrapped at `width` columns, each line ending in a
+// newline, the lines after the first starting with `indent`.
+std::string wrap_words(std::string_view text, std::size_t width, std::string_view indent = "");
+
 }  // namespace ccb

@@ -1,4 +1,5 @@
 #include "harness/sweep.hpp"
+#include "results/nccl_tests_json.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -211,7 +212,9 @@ std::vector<std::unique_ptr<Writer>> open_writers(const Config& cfg, int rank, c
   if (!cfg.csv_path.empty()) check_output_writable("--csv", cfg.csv_path);
   if (exports) exports->check();
   if (cfg.table) writers.push_back(make_table_writer(stdout, cfg.stats_columns));
-  if (!cfg.json_path.empty()) writers.push_back(make_jsonl_writer(cfg.json_path, cfg.append_json));
+  if (!cfg.json_path.empty())  // the suffix rule: .json is nccl-tests' document, anything else JSON Lines
+    writers.push_back(is_nccl_tests_json_path(cfg.json_path) ? make_nccl_tests_json_writer(cfg.json_path)
+                                                             : make_jsonl_writer(cfg.json_path, cfg.append_json));
   if (!cfg.csv_path.empty()) writers.push_back(make_csv_writer(cfg.csv_path));
   if (exports) writers.push_back(exports->open());
   return writers;

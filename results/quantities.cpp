@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "common/terminal_text.hpp"
+
 namespace ccb {
 
 namespace {
@@ -30,26 +32,6 @@ constexpr std::array<QuantityDef, 5> kQuantities{{
      "algorithm bandwidth: the size divided by time_us, 1 GB/s = 1e9 B/s", "ccbench_algbw_bytes_per_second", 1e9},
 }};
 
-// Greedy word wrap at `width`, continuation lines indented by `indent`.
-std::string wrap(std::string_view text, std::size_t width, std::string_view indent) {
-  std::string out, line;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find(' ', at);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view word = text.substr(at, end - at);
-    if (!line.empty() && line.size() + 1 + word.size() > width) {
-      out += line + "\n";
-      line = std::string(indent);
-    } else if (!line.empty() && line != indent) {
-      line += ' ';
-    }
-    line += word;
-    at = end + 1;
-  }
-  return out + line + "\n";
-}
-
 }  // namespace
 
 std::span<const QuantityDef> quantities() { return kQuantities; }
@@ -63,7 +45,7 @@ const QuantityDef& quantity_def(Quantity q) {
 std::string quantities_help() {
   std::string out;
   for (const QuantityDef& d : kQuantities)
-    out += wrap(fmt::format("{} ({}): {}.", d.column, d.unit, d.meaning), 78, "  ");
+    out += wrap_words(fmt::format("{} ({}): {}.", d.column, d.unit, d.meaning), 78, "  ");
   return out;
 }
 

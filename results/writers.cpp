@@ -262,11 +262,11 @@ class TableWriter final : public Writer, private TextSink {
       emit("# Noise: {} of {} measurements flagged (the '^ noise' lines)\n", e.noisy_measurements, e.measurements);
     if (e.straggler_checked > 0 && e.stragglers.empty())
       emit("# Stragglers: no rank arrived late beyond chance in {} placements (the '^' lines){}\n", e.straggler_checked,
-           link_finding_.empty() ? ""
-                                 : "; but the link probe found " + link_finding_ +
-                                       ": a slow link delays every rank alike, so no rank stands out (docs/stragglers.md)");
-    else if (!link_finding_.empty())
-      emit("# Slow links: the link probe found {}\n", link_finding_);
+           link_finding_.empty()
+               ? ""
+               : "; but the link probe found " + link_finding_ +
+                     ": a slow link delays every rank alike, so no rank stands out (docs/stragglers.md)");
+    else if (!link_finding_.empty()) emit("# Slow links: the link probe found {}\n", link_finding_);
     if (bitwise_placements_ > 0)
       emit("# Bitwise (--bitwise): {}\n",
            bitwise_differing_ == 0

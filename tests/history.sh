@@ -229,7 +229,7 @@ PY
     done
     "$ccbench" history changes --db "$db" > "$out/ch.txt"
     rc=$?
-    [ $rc = 1 ] && grep -q '^regression: all_reduce 4 KiB .*: iteration_p50_us +[0-9.]*% from run 8 (2026-11-08T08:00:00Z)' "$out/ch.txt" ||
+    [ $rc = 1 ] && grep -qE '^regression: all_reduce 4 KiB .*iteration_p50_us \+[0-9.]+% \(p = [^)]*\).* from run 8 \(2026-11-08T08:00:00Z\)' "$out/ch.txt" ||
       { cat "$out/ch.txt"; fail "the slowed rank's per-iteration regression (exit $rc)"; }
     "$ccbench" history show --db "$db" --size 4K --json |
       python3 -c 'import json,sys; rows=json.load(sys.stdin); assert rows and all("iteration_p50_us" in r for r in rows), rows' ||
@@ -281,7 +281,7 @@ PY
     cat "$out/ch.txt"
     [ $rc = 1 ] || fail "a regression: exit $rc, expected 1"
     [ "$(grep -c '^regression: ' "$out/ch.txt")" = 2 ] || fail "expected node-b's two 128 MiB series (out-of-place, in-place)"
-    grep '^regression: ' "$out/ch.txt" | grep -v ', node-b: busbw_gbps -1[5-9]\.[0-9]% from run [0-9]* (2026-11-07T08:00:00Z), p = .*, 6 runs before, 6 after$' &&
+    grep '^regression: ' "$out/ch.txt" | grep -v ', node-b: busbw_gbps -1[5-9]\.[0-9]% (p = [^)]*) from run [0-9]* (2026-11-07T08:00:00Z), 6 runs before, 6 after$' &&
       fail "each regression must be node-b's, about -17% (1/1.2), from run 7"
     grep -q ', node-a' "$out/ch.txt" && fail "node-a did not change"
     "$ccbench" history changes --db "$db" --size 128M --magnitude 0.5 > "$out/big.txt" ||
@@ -337,7 +337,7 @@ PY
     rc=$?
     cat "$out/ch.txt"
     [ $rc = 1 ] || fail "a slower step: exit $rc, expected 1"
-    grep -q '^regression: step:emu-3d tp2.pp2.dp2.ep1.zero0, 8 ranks, .*: time_us +[23][0-9]\.[0-9]% from run [0-9]* (2026-11-07T08:00:00Z)' \
+    grep -q '^regression: step:emu-3d tp2.pp2.dp2.ep1.zero0, 8 ranks, .*: time_us +[23][0-9]\.[0-9]% (p = [^)]*) from run [0-9]* (2026-11-07T08:00:00Z)' \
       "$out/ch.txt" || fail "the step 30% slower from the seventh run"
     "$ccbench" compare --run a="@history:db=$db" --run b="@history:db=$db" > /dev/null 2> "$out/cmp.err"
     [ $? = 2 ] && grep -q 'selects no run of .* but replayed steps' "$out/cmp.err" || { cat "$out/cmp.err"; fail "@history of steps"; }

@@ -105,8 +105,8 @@ SeriesVerdict series_verdict(const SeriesComparison& sc, const ResultSet& base, 
   if (noise.flagged && v.kind != SeriesVerdict::cannot_tell) {
     const double least = std::isfinite(v.call.lo) ? v.call.lo : by;
     if (v.kind == SeriesVerdict::faster && least > noise.stretch * (1 + options.tie_band)) {
-      v.noise = fmt::format("{:.3g}x exceeds the {:.3g}x that the noise can explain ({})", least, noise.stretch,
-                            noise.flag);
+      v.noise =
+          fmt::format("{:.3g}x exceeds the {:.3g}x that the noise can explain ({})", least, noise.stretch, noise.flag);
     } else {
       v.kind = SeriesVerdict::cannot_tell;
       v.noise_explains = true;

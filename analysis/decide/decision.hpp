@@ -62,8 +62,6 @@ struct StepAtScale {
   std::string mtbf_basis;
 };
 
-
-
 // The Summary may not contradict the tables under it: a winner between two
 // sets stands only when the comparison lines up a series of the workload's
 // collective for them and the plateau of its aligned sizes (both sides on the

@@ -471,11 +471,12 @@ std::vector<StoredSeries> PostgresHistory::series(const SeriesFilter& f) {
 }
 
 std::vector<StoredPoint> PostgresHistory::points(std::int64_t series, const std::string& since) {
-  Result r = run(
-      "SELECT runs.id, runs.started_at, runs.versions, runs.source, time_us, busbw_gbps, algbw_gbps, wrong, runs.noise, "
-      "p50_us, p90_us FROM ccbench.points JOIN ccbench.runs ON runs.id = points.run_id WHERE series_id = $1 "
-      "AND ($2 = '' OR started_at >= $2) ORDER BY runs.started_at, runs.id",
-      Params().integer(series).text(since));
+  Result r =
+      run("SELECT runs.id, runs.started_at, runs.versions, runs.source, time_us, busbw_gbps, algbw_gbps, wrong, "
+          "runs.noise, "
+          "p50_us, p90_us FROM ccbench.points JOIN ccbench.runs ON runs.id = points.run_id WHERE series_id = $1 "
+          "AND ($2 = '' OR started_at >= $2) ORDER BY runs.started_at, runs.id",
+          Params().integer(series).text(since));
   std::vector<StoredPoint> out;
   for (int i = 0; i < r.rows(); ++i)
     out.push_back(StoredPoint{r.integer(i, 0), r.text(i, 1), r.text(i, 2), r.text(i, 3), r.real(i, 4), r.real(i, 5),

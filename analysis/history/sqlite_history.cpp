@@ -563,7 +563,8 @@ std::vector<StoredPoint> SqliteHistory::points(std::int64_t series, const std::s
   // runs.noise from schema 3 (an older file read as it is has none).
   const std::string sql = fmt::format(
       "SELECT runs.id, runs.started_at, runs.versions, runs.source, time_us, busbw_gbps, algbw_gbps, wrong, {}, "
-      "p50_us, p90_us FROM points JOIN runs ON runs.id = points.run_id WHERE series_id = ?1 AND (?2 = '' OR started_at >= ?2) "
+      "p50_us, p90_us FROM points JOIN runs ON runs.id = points.run_id WHERE series_id = ?1 AND (?2 = '' OR started_at "
+      ">= ?2) "
       "ORDER BY runs.started_at, runs.id",
       version_ >= 3 ? "runs.noise" : "''");
   Statement q(db_, sql.c_str(), path_);

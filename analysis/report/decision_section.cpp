@@ -77,10 +77,9 @@ std::string percent(double u) { return fmt::format("{:.3g}%", 100 * u); }
 std::string cheaper_by(const RatioCall& c) {
   if (c.kind != RatioCall::winner) return cannot_tell(c, "cheaper");
   const auto pct = [](double ratio) { return 100 * (1 - 1 / ratio); };
-  return fmt::format("'{}' is cheaper by {:.0f}%{}", c.lower, pct(c.ratio),
-                     std::isfinite(c.lo)
-                         ? range_text(fmt::format("{:.0f}%", pct(c.lo)), fmt::format("{:.0f}%", pct(c.hi)))
-                         : "");
+  return fmt::format(
+      "'{}' is cheaper by {:.0f}%{}", c.lower, pct(c.ratio),
+      std::isfinite(c.lo) ? range_text(fmt::format("{:.0f}%", pct(c.lo)), fmt::format("{:.0f}%", pct(c.hi))) : "");
 }
 
 std::string break_even_sentence(const BreakEven& b, const std::string& per) {
@@ -112,8 +111,7 @@ std::string break_even_sentence(const BreakEven& b, const std::string& per) {
       : b.months > b.amortisation_months
           ? fmt::format("pays back after {:.3g} months, beyond its {:.0f}-month amortisation", b.months,
                         b.amortisation_months)
-          : fmt::format("pays back after {:.3g} months (amortisation {:.0f} months)", b.months,
-                        b.amortisation_months);
+          : fmt::format("pays back after {:.3g} months (amortisation {:.0f} months)", b.months, b.amortisation_months);
   return fmt::format(
       "Owning ('{}') costs the same {} as renting ('{}') at {} utilisation{}, and less above it; at the stated "
       "{:.0f}% the purchase {}.",

@@ -88,13 +88,13 @@ namespace {
 nlohmann::json verdict_json(const SeriesVerdict& v) {
   using nlohmann::json;
   static constexpr const char* kKinds[] = {"faster", "on_par", "mixed", "cannot_tell"};
-  return json{{"kind", kKinds[v.kind]},
-              {"faster", v.kind == SeriesVerdict::faster || v.kind == SeriesVerdict::mixed ? json(v.call.lower)
-                                                                                            : json()},
-              {"by", num_json(v.call.ratio)},
-              {"interval", std::isfinite(v.call.lo) ? json::array({v.call.lo, v.call.hi}) : json()},
-              {"reason", v.reason},
-              {"noise", v.noise}};
+  return json{
+      {"kind", kKinds[v.kind]},
+      {"faster", v.kind == SeriesVerdict::faster || v.kind == SeriesVerdict::mixed ? json(v.call.lower) : json()},
+      {"by", num_json(v.call.ratio)},
+      {"interval", std::isfinite(v.call.lo) ? json::array({v.call.lo, v.call.hi}) : json()},
+      {"reason", v.reason},
+      {"noise", v.noise}};
 }
 
 // One series of a pair: its aligned points, crossovers, facts and verdict.

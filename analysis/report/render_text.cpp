@@ -7,6 +7,7 @@
 #include <map>
 
 #include "common/launcher.hpp"
+#include "common/terminal_text.hpp"
 #include "analysis/report/render.hpp"
 
 namespace ccb {
@@ -21,12 +22,6 @@ const char* ansi(Tone t) {
     case Tone::plain: break;
   }
   return "";
-}
-
-std::size_t display_width(std::string_view s) {
-  std::size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;  // count UTF-8 code points
-  return n;
 }
 
 std::string markdown_cell(std::string_view s) {
@@ -66,20 +61,7 @@ namespace {
 constexpr std::size_t kParagraphWidth = 100, kTableWidth = 160, kMinColumn = 12;
 
 // Words wrapped at kParagraphWidth columns.
-std::string wrapped(const std::string& text) {
-  std::string out, line;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find(' ', at);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(at, end - at);
-    if (!line.empty() && display_width(line) + 1 + display_width(word) > kParagraphWidth)
-      out += line + "\n", line.clear();
-    line += (line.empty() ? "" : " ") + word;
-    at = end + 1;
-  }
-  return out + line + "\n";
-}
+std::string wrapped(const std::string& text) { return wrap_words(text, kParagraphWidth); }
 
 // The first `width` columns of a cell, "..." marking what was cut.
 std::string elided(const std::string& text, std::size_t width) {

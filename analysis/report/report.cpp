@@ -177,31 +177,29 @@ std::string pair_verdict(const Comparison& c, const PairComparison& pc, const Pa
                         t.unclear ? fmt::format("{} cannot tell: see the at-a-glance table", t.unclear) : "");
   if (n == 0)
     return t.noisy + t.unclear > 0
-               ? fmt::format("'{}' vs '{}': {} series, none called: {} (the at-a-glance table says why).", other,
-                             base, t.noisy + t.unclear,
+               ? fmt::format("'{}' vs '{}': {} series, none called: {} (the at-a-glance table says why).", other, base,
+                             t.noisy + t.unclear,
                              t.unclear == 0 ? "noise explains the differences" : "cannot tell which is faster")
                : fmt::format("'{}' vs '{}': no series lines up (see that pair below for why).", other, base);
   const std::size_t wins = t.base_wins + t.other_wins;
-  const std::string range = wins == 0                       ? ""
+  const std::string range = wins == 0 ? ""
                             : fmt::format("{:.2f}", t.lo) == fmt::format("{:.2f}", t.hi)
                                 ? fmt::format(" by {:.2f}x", t.lo)
                                 : fmt::format(" by {:.2f}x to {:.2f}x", t.lo, t.hi);
-  const std::string winner =
-      t.other_wins == n  ? fmt::format("'{}' is faster in every series called{}", other, range)
-      : t.base_wins == n ? fmt::format("'{}' is faster in every series called{}", base, range)
-      : t.ties == n      ? std::string("they are on par in every series called")
-                         : fmt::format("'{}' is faster in {}, '{}' in {}{}, on par in {}, mixed in {}", other,
-                                       t.other_wins, base, t.base_wins, range, t.ties, t.mixed);
-  return fmt::format("'{}' vs '{}' (baseline), {} series called: {} (geomean of the time ratio per series){}{}{}.",
-                     other, base, n, winner,
-                     t.tested == 0
-                         ? "; no significance test (no per-iteration samples on both sides)"
-                         : fmt::format("; {} of {} tested sizes differ significantly (Mann-Whitney, alpha {})",
-                                       t.significant, t.tested, c.options.alpha),
-                     t.called_over_noise.empty()
-                         ? ""
-                         : fmt::format("; called despite noise: {}", t.called_over_noise.front()),
-                     not_called);
+  const std::string winner = t.other_wins == n  ? fmt::format("'{}' is faster in every series called{}", other, range)
+                             : t.base_wins == n ? fmt::format("'{}' is faster in every series called{}", base, range)
+                             : t.ties == n
+                                 ? std::string("they are on par in every series called")
+                                 : fmt::format("'{}' is faster in {}, '{}' in {}{}, on par in {}, mixed in {}", other,
+                                               t.other_wins, base, t.base_wins, range, t.ties, t.mixed);
+  return fmt::format(
+      "'{}' vs '{}' (baseline), {} series called: {} (geomean of the time ratio per series){}{}{}.", other, base, n,
+      winner,
+      t.tested == 0 ? "; no significance test (no per-iteration samples on both sides)"
+                    : fmt::format("; {} of {} tested sizes differ significantly (Mann-Whitney, alpha {})",
+                                  t.significant, t.tested, c.options.alpha),
+      t.called_over_noise.empty() ? "" : fmt::format("; called despite noise: {}", t.called_over_noise.front()),
+      not_called);
 }
 
 Section verdict_section(const Comparison& c) {
@@ -209,8 +207,8 @@ Section verdict_section(const Comparison& c) {
   s.heading = "Summary";
   Table t;
   t.title = "At a glance";
-  t.header = {"series", "compared", "faster", "by (geomean time) or why", "smallest size", "peak busbw",
-              "significant sizes"};
+  t.header = {"series",        "compared",   "faster",           "by (geomean time) or why",
+              "smallest size", "peak busbw", "significant sizes"};
   t.left_columns = 3;
   t.keep_header = true;                           // the cells are short; the headers say what they are
   std::vector<std::string> unaligned_references;  // published figures no measured series lines up with

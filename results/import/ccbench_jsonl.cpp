@@ -226,8 +226,8 @@ void read_placement(const json& pl, bool in_place, const ImportedPoint& base, st
   if (const auto s = pl.find("noise"); s != pl.end() && s->is_array()) {
     p.noise = static_cast<std::uint8_t>(std::min<std::size_t>(s->size(), 255));
     for (const json& f : *s)
-      p.noise_stretch = std::max(p.noise_stretch,
-                                 f.is_string() ? static_cast<float>(noise_stretch(f.get<std::string>())) : INFINITY);
+      p.noise_stretch =
+          std::max(p.noise_stretch, f.is_string() ? static_cast<float>(noise_stretch(f.get<std::string>())) : INFINITY);
   }
   if (const json& st = obj_at(pl, "stragglers"); st.is_object()) {
     if (const auto v = num_at(obj_at(st, "skew_us"), "p50_us"); v && *v >= 0) p.straggler_skew_us = *v;

@@ -1,5 +1,5 @@
 // nccl-tests -J: one JSON object with config.devices (rank, hostname, device
-// info), args (argv[0] names the collective), nccl_version and results[] with
+// info), args (argv[0] names the collective; ccbench's -J FILE.json: argv[1]), nccl_version and results[] with
 // out_of_place / in_place {time|cpu_time, alg_bw, bus_bw, nwrong} and, with
 // per-iteration timing, *_per_iter.times_us (kept as samples). Its env list is
 // not read: it holds the whole environment, secrets included.
@@ -39,6 +39,9 @@ std::uint32_t line_of_byte(std::string_view text, std::size_t byte) {
 struct RunFacts {
   std::string collective;
   int ranks = 0, nodes = 0;
+  // "device"; "host" when every device is -1 (ccbench -J FILE.json of a
+  // host-memory run: nccl-tests' document has no field for it).
+  std::string memory = "device";
 };
 RunFacts run_facts(const json& doc, ImportContext& ctx) {
   ctx.set.note_env("tool", "nccl-tests");
@@ -50,18 +53,28 @@ RunFacts run_facts(const json& doc, ImportContext& ctx) {
   }
   RunFacts f;
   if (const auto args = doc.find("args");
-      args != doc.end() && args->is_array() && !args->empty() && (*args)[0].is_string())
-    f.collective = collective_from_program((*args)[0].get<std::string>());
+      args != doc.end() && args->is_array() && !args->empty() && (*args)[0].is_string()) {
+    const std::string program = (*args)[0].get<std::string>();
+    f.collective = collective_from_program(program);
+    // ccbench -J FILE.json: "ccbench all_reduce ..." names it in args[1].
+    const std::string_view base = std::string_view(program).substr(program.find_last_of('/') + 1);
+    if (f.collective.empty() && base == "ccbench" && args->size() > 1 && (*args)[1].is_string())
+      f.collective = collective_from_program((*args)[1].get<std::string>());
+  }
   std::set<std::string> hosts;
   const auto config = doc.find("config");
   if (config != doc.end() && config->is_object()) {
     if (const auto devs = config->find("devices"); devs != config->end() && devs->is_array()) {
       f.ranks = static_cast<int>(devs->size());
+      bool any_device = devs->empty();
       for (const json& d : *devs) {
         if (!d.is_object()) continue;
-        hosts.insert(text_of(d, "hostname"));
+        if (const std::string h = text_of(d, "hostname"); !h.empty()) hosts.insert(h), ctx.set.hosts.insert(h);
         ctx.set.note_env("hardware.gpu", text_of(d, "device_info"));
+        const auto device = number(d, "device");
+        any_device = any_device || !device || *device >= 0;
       }
+      if (!any_device) f.memory = "host";
     }
     if (const auto g = number(*config, "graph")) ctx.set.note_env("config.cuda_graph", fmt::format("{}", *g));
   }
@@ -85,7 +98,7 @@ void read_result(const json& r, std::size_t index, const RunFacts& f, ImportCont
     const std::string op = text_of(r, "redop");
     p.op = op.empty() || op == "none" ? "-" : op;
     p.path = "auto";
-    p.memory = "device";
+    p.memory = f.memory;
     p.ranks = f.ranks;
     p.nodes = f.nodes;
     p.in_place = in_place;

@@ -46,7 +46,7 @@ struct ImportedPoint {
   // (analysis/model/library_rules.hpp names them).
   std::string forced_algorithm;
   std::optional<std::uint64_t> wrong;
-  std::uint8_t noise = 0;  // how many noise flags the record gave this placement (results/noise.hpp)
+  std::uint8_t noise = 0;   // how many noise flags the record gave this placement (results/noise.hpp)
   float noise_stretch = 1;  // the most its flags can stretch its time (results/noise.hpp noise_stretch)
   // ccbench --stragglers: the skew (the last rank's entry after the median
   // of the others', median over iterations, us) and, when a rank was named

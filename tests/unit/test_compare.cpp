@@ -11,6 +11,7 @@
 #include "analysis/compare/mann_whitney.hpp"
 #include "analysis/compare/peer_time.hpp"
 #include "analysis/compare/reference.hpp"
+#include "analysis/compare/series_verdict.hpp"
 
 namespace ccb {
 namespace {
@@ -91,6 +92,76 @@ TEST(Comparison, AlignsRatiosGeomeanAndOneSidedPoints) {
   EXPECT_NEAR(sc.geomean_time_ratio, 1, 1e-12);
   EXPECT_EQ(pc.tested, 0u);  // no samples: no test
   EXPECT_TRUE(sc.points[0].significant());
+}
+
+// Issue 67: the busbw ratio came from the printed two-decimal busbw: 0.000x
+// at 128 B beside a time ratio of 1.968x, 11.000x beside 0.112x at 1 KiB. It
+// comes from the times; the columns only where a side has none.
+TEST(Comparison, TheBusbwRatioComesFromTheTimesNotTheRoundedColumns) {
+  const ResultSet base = set_of("b", {point(128, 10.00, 0.01), point(1024, 91.13, 0.01)});
+  const ResultSet other = set_of("o", {point(128, 19.68, 0.00), point(1024, 10.21, 0.11)});
+  const Comparison c = compare_sets({base, other}, {});
+  const auto& pts = c.pairs[0].series[0].points;
+  ASSERT_EQ(pts.size(), 2u);
+  EXPECT_NEAR(pts[0].busbw_ratio, 1 / 1.968, 1e-9);
+  EXPECT_NEAR(pts[0].busbw_ratio * pts[0].time_ratio, 1, 1e-12);
+  EXPECT_NEAR(pts[1].busbw_ratio, 91.13 / 10.21, 1e-9);
+  // Other rank counts (--ignore-key ranks): the factors' ratio, 2(n-1)/n at 8 over 4.
+  ResultSet eight = other;
+  for (ImportedPoint& p : eight.points) p.ranks = 8;
+  ComparisonOptions o;
+  o.ignored = kKeyRanks;
+  const Comparison r = compare_sets({base, eight}, o);
+  ASSERT_FALSE(r.pairs[0].series.empty());
+  const AlignedPoint& a = r.pairs[0].series[0].points[0];
+  EXPECT_NEAR(a.busbw_ratio * a.time_ratio, (2 * 7 / 8.0) / (2 * 3 / 4.0), 1e-12);
+  // No time on a side: the columns.
+  ResultSet no_time = other;
+  for (ImportedPoint& p : no_time.points) p.time_us = kNaN, p.busbw_gbps = 0.05;
+  EXPECT_NEAR(compare_sets({base, no_time}, {}).pairs[0].series[0].points[0].busbw_ratio, 5, 1e-9);
+}
+
+// Issue 67: the verdicts the report renders, on the cases users saw.
+TEST(SeriesVerdicts, PredictionsNoiseAndCrossoversAreCalledByOneRule) {
+  const auto curve = [](const std::string& label, double factor) {
+    std::vector<ImportedPoint> pts;
+    for (std::uint64_t b = 1024; b <= (1u << 20); b *= 4) pts.push_back(point(b, factor * (5 + b / 1e3), 1));
+    return set_of(label, pts);
+  };
+  const auto verdict = [](const ResultSet& a, const ResultSet& b) {
+    const Comparison c = compare_sets({a, b}, {});
+    return series_verdict(c.pairs[0].series[0], c.sets[0], c.sets[1], c.options);
+  };
+  // A prediction whose interval the data cannot bound: never a winner ("cannot
+  // tell", then "faster in every series by 1.97x" was printed).
+  ResultSet predicted = curve("bare (predicted 1024x128)", 0.5);
+  predicted.predicted_from = "model";
+  for (ImportedPoint& p : predicted.points) p.time_lo_us = p.time_us * 0.9, p.time_hi_us = INFINITY;
+  SeriesVerdict v = verdict(curve("cloud", 1), predicted);
+  EXPECT_EQ(v.kind, SeriesVerdict::cannot_tell);
+  EXPECT_NE(v.reason.find("cannot bound"), std::string::npos) << v.reason;
+  for (ImportedPoint& p : predicted.points) p.time_hi_us = p.time_us * 1.1;  // bounded: called, with its interval
+  v = verdict(curve("cloud", 1), predicted);
+  EXPECT_EQ(v.kind, SeriesVerdict::faster);
+  EXPECT_TRUE(std::isfinite(v.call.lo) && v.call.lo > 1.5 && v.call.hi < 2.5) << v.call.lo << " " << v.call.hi;
+  // 7x apart on a machine busy at load 3 on 2 CPUs (2.5x at most): called, naming it; 1.3x: not.
+  ResultSet tcp = curve("tcp", 7);
+  tcp.oversubscribed = true;
+  tcp.noise = {"oversubscribed: 3 ranks on 2 CPUs of vm", "busy before the run: load average 3.00 on 2 CPUs of vm"};
+  v = verdict(curve("shm", 1), tcp);
+  EXPECT_EQ(v.kind, SeriesVerdict::faster);
+  EXPECT_NE(v.noise.find("exceeds the 2.5x"), std::string::npos) << v.noise;
+  ResultSet near = curve("tcp", 1.3);
+  near.oversubscribed = true, near.noise = tcp.noise;
+  v = verdict(curve("shm", 1), near);
+  EXPECT_EQ(v.kind, SeriesVerdict::cannot_tell);
+  EXPECT_TRUE(v.noise_explains);
+  // Faster at small sizes, slower at large ones: mixed, never "faster".
+  ResultSet crossing = curve("x", 1);
+  for (ImportedPoint& p : crossing.points) p.time_us *= p.bytes < 65536 ? 0.5 : 1.6;
+  v = verdict(curve("y", 1), crossing);
+  EXPECT_EQ(v.kind, SeriesVerdict::mixed);
+  EXPECT_NE(v.reason.find("'y' ahead above"), std::string::npos) << v.reason;
 }
 
 TEST(Comparison, CrossoversIgnoreTies) {

@@ -2,6 +2,8 @@
 // bound and not below it.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "common/cpu_list.hpp"
 #include "results/noise.hpp"
 
@@ -103,6 +105,30 @@ TEST(Noise, AFlagsKindLeavesItsNumbersOut) {
             noise_kind("CPU steal 12% of vm's CPU time during the run"));
   EXPECT_EQ(noise_kind("16 ranks of 8 hosts share 2 CPUs of one machine"),
             "N ranks of N hosts share N CPUs of one machine");
+}
+
+}  // namespace
+}  // namespace ccb
+
+namespace ccb {
+namespace {
+
+// Issue 67: how much each flag's source can stretch a time, from the flag's
+// own numbers, as the flags are written (the functions above write them).
+TEST(Noise, EachFlagSaysHowMuchItCanStretchATime) {
+  std::vector<RankPlacement> four(4);
+  for (RankPlacement& p : four) p.host = "vm", p.bound_cpus = "0-1";
+  EXPECT_DOUBLE_EQ(noise_stretch(oversubscription(four).at(0)), 2);  // 4 ranks on 2 CPUs
+  CpuSample busy;
+  busy.ok = true, busy.load1 = 3;
+  EXPECT_DOUBLE_EQ(noise_stretch(load_before(busy, 2, "emu-h12").at(0)),
+                   2.5);  // (3 + 2) / 2; the host's digits ignored
+  EXPECT_NEAR(noise_stretch("CPU steal 20.0% of vm's CPU time during the run (bound 2%)"), 1.25, 1e-12);
+  EXPECT_DOUBLE_EQ(noise_stretch("pipelined time 5.2x the per-iteration p50 (bound 3x either way)"), 5.2);
+  EXPECT_DOUBLE_EQ(noise_stretch("pipelined time 0.25x the per-iteration p50 (bound 3x either way)"), 4);
+  EXPECT_DOUBLE_EQ(noise_stretch("p99 14x the p50 (bound 10x)"), 14);
+  EXPECT_DOUBLE_EQ(noise_stretch("16 ranks of 8 hosts (emu-h1, ..., emu-h8) share 2 CPUs of one machine"), 8);
+  EXPECT_TRUE(std::isinf(noise_stretch("something else entirely")));  // unread: explains everything
 }
 
 }  // namespace

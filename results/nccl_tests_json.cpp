@@ -1,0 +1,172 @@
+#include "results/nccl_tests_json.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "results/output_file.hpp"
+
+namespace ccb {
+
+namespace {
+
+using nlohmann::json;
+using ordered = nlohmann::ordered_json;
+
+// nccl-tests writes its booleans as the strings "true" and "false".
+std::string json_flag(bool v) { return v ? "true" : "false"; }
+
+// "2026-12-07 03:04:05" in local time, as nccl-tests' TIME_STRING_FORMAT.
+std::string local_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+// A time or bandwidth as nccl-tests writes it (%lf): a number, "nan" for NaN.
+ordered json_number(double v) { return std::isnan(v) ? ordered("nan") : ordered(v); }
+
+// The GPU model and PCI address ("0000:18:00") of a rank's first device,
+// from its node's topology record; "" when not known.
+std::pair<std::string, std::string> device_of(const RunInfo& r, const RankPlacement& p) {
+  if (p.devices.empty()) return {};
+  for (const NodeRecord& n : r.node_topologies) {
+    if (std::find(n.hosts.begin(), n.hosts.end(), p.host) == n.hosts.end()) continue;
+    const json t = json::parse(n.topology_json, nullptr, false);
+    if (t.is_discarded() || !t.contains("gpus")) return {};
+    for (const json& g : t["gpus"])
+      if (g.value("index", -1) == p.devices.front()) {
+        std::string bus = g.value("bus_id", "");
+        if (const std::size_t dot = bus.rfind('.'); dot != std::string::npos) bus.resize(dot);  // domain:bus:device
+        return {g.value("model", ""), bus};
+      }
+  }
+  return {};
+}
+
+class NcclTestsJsonWriter final : public Writer {
+ public:
+  explicit NcclTestsJsonWriter(const std::string& path) : path_(path) {
+    struct stat st {};
+    regular_ = ::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode);
+    // Checked now, as every output is: a path that cannot be written is a
+    // usage error before the run (an empty document until the run begins).
+    if (regular_) write_file_atomically("-J", path_, std::string("{}\n"));
+  }
+  std::string error() const override { return error_; }
+
+  void begin(const RunInfo& r) override {
+    doc_ = ordered::object();
+    doc_["version"] = kNcclTestsJsonVersion;
+    doc_["start_time"] = local_now();
+    doc_["args"] = r.argv;
+    ordered env = ordered::array();
+    for (const auto& [k, v] : r.environment) env.push_back(k + "=" + v);  // filtered and redacted (not the whole environment)
+    doc_["env"] = env;
+    doc_["nccl_version"] = nccl_version_code(r.nccl);
+    ordered config;
+    config["nthreads"] = 1;
+    config["ngpus"] = r.ranks_per_process;
+    config["minimum_bytes"] = r.min_bytes;
+    config["maximum_bytes"] = r.max_bytes;
+    if (r.step_factor > 1) config["step_factor"] = r.step_factor;
+    else config["step_bytes"] = r.step_bytes;
+    config["warmup_iters"] = r.warmup;
+    config["iterations"] = r.iterations;
+    config["aggregated_iterations"] = 1;
+    config["validation"] = r.check_iterations > 0 ? 1 : 0;
+    config["graph"] = r.cuda_graph;
+    config["blocking_collectives"] = json_flag(r.blocking_requested != 0);
+    config["per_iter_timing"] = json_flag(false);
+    config["per_iter_skip"] = 0;
+    config["parallel_init"] = json_flag(false);
+    ordered devices = ordered::array();
+    for (const RankPlacement& p : r.placement) {
+      const auto [model, bus] = device_of(r, p);
+      devices.push_back({{"rank", p.rank},
+                         {"group", 0},
+                         {"pid", p.pid},
+                         {"hostname", p.host},
+                         {"device", p.devices.empty() ? -1 : p.devices.front()},
+                         {"device_hex", bus},
+                         {"device_info", model}});
+    }
+    config["devices"] = devices;
+    doc_["config"] = config;
+    doc_["results"] = ordered::array();
+    flush(false);
+  }
+
+  void point(const PointRecord& p) override {
+    ordered row;
+    row["size"] = p.bytes;
+    row["count"] = p.count;
+    row["type"] = p.dtype;
+    row["redop"] = p.op.empty() ? "none" : p.op;
+    row["root"] = fmt::format("{:6}", p.root);
+    for (const auto& [key, m] : {std::pair{"out_of_place", &p.out_of_place}, std::pair{"in_place", &p.in_place}}) {
+      if (!m->measured) {
+        row[key] = nullptr;
+        continue;
+      }
+      row[key] = {{"time", json_number(m->time_us)},
+                  {"alg_bw", json_number(m->algbw_gbps)},
+                  {"bus_bw", json_number(p.busbw_meaningful ? m->busbw_gbps : NAN)},
+                  {"nwrong", m->wrong ? ordered(static_cast<double>(*m->wrong)) : ordered(nullptr)}};
+    }
+    row["actual_iterations"] = p.iterations;
+    row["experiment_name"] = "";
+    doc_["results"].push_back(std::move(row));
+    if (regular_) flush(false);  // a run cut short leaves a whole document with the points so far
+  }
+
+  void end(const EndInfo& e) override {
+    doc_["out_of_bounds"] = {{"count", e.wrong_total}, {"okay", json_flag(e.wrong_total == 0)}};
+    doc_["average_bus_bandwidth"] = {{"bandwidth", e.avg_busbw_gbps < 0 ? ordered("nan") : ordered(e.avg_busbw_gbps)},
+                                     {"okay", "unchecked"}};
+    doc_["end_time"] = local_now();
+    flush(true);
+  }
+
+ private:
+  void flush(bool last) {
+    if (!error_.empty() || (!regular_ && !last)) return;  // a FIFO or a terminal takes the document once
+    try {
+      write_file_atomically("-J", path_, doc_.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+    } catch (const std::exception& x) {
+      if (error_.empty()) error_ = x.what();
+    }
+  }
+  std::string path_, error_;
+  bool regular_ = true;
+  ordered doc_;
+};
+
+}  // namespace
+int nccl_version_code(const std::string& version) {
+  int major = 0, minor = 0, patch = 0;
+  if (std::sscanf(version.c_str(), "%d.%d.%d", &major, &minor, &patch) < 2) return 0;
+  return major * 10000 + minor * 100 + patch;  // NCCL_VERSION_CODE from 2.9 on
+}
+
+bool is_nccl_tests_json_path(std::string_view path) {
+  if (path.size() < 5) return false;
+  std::string tail(path.substr(path.size() - 5));
+  for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return tail == ".json";
+}
+
+std::unique_ptr<Writer> make_nccl_tests_json_writer(const std::string& path) {
+  return std::make_unique<NcclTestsJsonWriter>(path);
+}
+
+}  // namespace ccb

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# -J FILE.json is nccl-tests' JSON document (results/nccl_tests_json.hpp):
+# the keys and nesting nccl-tests 2.19.6 writes (its src/util.cu:
+# jsonOutputInit, writeDeviceReport, writeBenchmarkLine*, writeResultFooter;
+# tests/fixtures/nccl-tests-json/keys-2.19.json), json.load reads it, the
+# numbers are the table's, ccbench's own importer (compare, history add)
+# reads it back to them, and a run cut short leaves a valid document.
+# Usage: nccl_tests_json.sh CCBENCH FIXTURES NP
+set -uo pipefail
+ccbench=$1 fx=$2 np=$3
+out=$(mktemp -d /tmp/ccbench-ntjson.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+
+mpirun -np "$np" "$ccbench" all_reduce -b 8 -e 64K -f 8 -n 5 -w 1 -J "$out/r.json" > "$out/t.txt" 2> "$out/e.txt" ||
+  { cat "$out/e.txt"; fail "the sweep"; }
+python3 - "$out/r.json" "$out/t.txt" "$fx/nccl-tests-json/keys-2.19.json" "$np" <<'PY' || fail "the document"
+import json, sys
+doc = json.load(open(sys.argv[1]))          # one document: json.load, as nccl-tests' users read it
+keys = json.load(open(sys.argv[3]))
+np = int(sys.argv[4])
+assert list(doc) == keys["top"], f"top-level keys {list(doc)}"
+assert doc["version"] == 3
+assert set(doc["config"]) == set(keys["config"]), f"config keys {sorted(doc['config'])}"
+assert len(doc["config"]["devices"]) == np
+for d in doc["config"]["devices"]:
+    assert list(d) == keys["device"], list(d)
+for flag in ("blocking_collectives", "per_iter_timing", "parallel_init"):
+    assert doc["config"][flag] in ("true", "false"), (flag, doc["config"][flag])  # nccl-tests' booleans are strings
+rows = [l.split() for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
+assert len(rows) == len(doc["results"]) > 0, (len(rows), len(doc["results"]))
+for r, row in zip(doc["results"], rows):
+    assert list(r) == keys["result"], list(r)
+    assert r["size"] == int(row[0]) and r["count"] == int(row[1]) and r["type"] == row[2] and r["redop"] == row[3]
+    assert r["root"].strip() == row[4] and len(r["root"]) == 6, r["root"]
+    for k, at in (("out_of_place", 5), ("in_place", 9)):
+        p = r[k]
+        assert list(p) == keys["placement"], list(p)
+        # the table prints what the document holds, rounded as nccl-tests rounds
+        assert abs(p["time"] - float(row[at])) <= 0.006 * max(1, float(row[at])), (k, p["time"], row[at])
+        assert abs(p["bus_bw"] - float(row[at + 2])) <= 0.006 + 1e-3 * float(row[at + 2]), (k, p["bus_bw"], row[at + 2])
+        assert p["nwrong"] == float(row[at + 3]) == 0
+avg = [l for l in open(sys.argv[2]) if l.startswith("# Avg bus bandwidth")][0].split(":")[1].split()[0]
+assert abs(doc["average_bus_bandwidth"]["bandwidth"] - float(avg)) < 1e-4 * max(1, float(avg))
+assert doc["out_of_bounds"] == {"count": 0, "okay": "true"}
+assert "end_time" in doc
+PY
+
+# compare and history read the document back to the same times as the table.
+"$ccbench" compare --run a="$out/r.json" --run b="$out/r.json" --json "$out/c.json" > /dev/null ||
+  fail "compare reads the .json"
+python3 - "$out/c.json" "$out/r.json" <<'PY' || fail "compare's numbers are the document's"
+import json, sys
+c, doc = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+times = {(r["size"], k): r[k]["time"] for r in doc["results"] for k in ("out_of_place", "in_place")}
+seen = 0
+for s in c["pairs"][0]["series"]:
+    place = "in_place" if s["key"].get("in_place") == 1 else "out_of_place"
+    for p in s["points"]:
+        assert abs(p["baseline_time_us"] - times[(p["bytes"], place)]) < 1e-9, p
+        seen += 1
+assert seen == len(times), (seen, len(times))
+PY
+"$ccbench" history add --db "$out/h.db" "$out/r.json" > /dev/null || fail "history add reads the .json"
+"$ccbench" history show --db "$out/h.db" --size 4K --csv | grep -q "^all_reduce,float,sum,auto,host,$np,1,0,4096,$(hostname)," ||
+  fail "history show: the .json's 4 KiB series, this host's"
+
+# A run cut short (rank 0 exits at 4 KiB): a valid document with the points before it, no end_time.
+mpirun -np "$np" -x CCBENCH_FAULT=exit:rank=0:bytes=4096 "$ccbench" all_reduce -b 8 -e 64K -f 8 -n 2 -J "$out/cut.json" \
+  > /dev/null 2>&1
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [r['size'] for r in d['results']] == [8, 64, 512], [r['size'] for r in d['results']]
+assert 'end_time' not in d
+" "$out/cut.json" || { cat "$out/cut.json"; fail "a run cut short leaves a valid document"; }
+
+# The suffix rule: any other name is ccbench's JSON Lines; moe's two runs refuse .json.
+mpirun -np 2 "$ccbench" all_reduce -b 8 -e 8 -n 2 -J "$out/r.jsonl" > /dev/null 2>&1 &&
+  [ "$(python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).readline())['type'])" "$out/r.jsonl")" = run ] ||
+  fail ".jsonl is the JSON Lines record"
+"$ccbench" moe -J "$out/m.json" > "$out/m.txt" 2>&1
+[ $? = 2 ] && grep -q 'give a .jsonl name' "$out/m.txt" || { cat "$out/m.txt"; fail "moe -J x.json"; }
+echo "nccl-tests JSON: ok"
