@@ -70,7 +70,8 @@ class NcclTestsJsonWriter final : public Writer {
     doc_["start_time"] = local_now();
     doc_["args"] = r.argv;
     ordered env = ordered::array();
-    for (const auto& [k, v] : r.environment) env.push_back(k + "=" + v);  // filtered and redacted (not the whole environment)
+    for (const auto& [k, v] : r.environment)
+      env.push_back(k + "=" + v);  // filtered and redacted (not the whole environment)
     doc_["env"] = env;
     doc_["nccl_version"] = nccl_version_code(r.nccl);
     ordered config;
