@@ -164,8 +164,8 @@ the footer repeats the run's flags, CPU steal above 2% during the run, and
 how many measurements were flagged. compare calls no winner on them.
 
 Exit codes: 0 ok, 1 internal failure, 2 bad input, 3 wrong data, 4 watchdog timeout,
-5 an output could not be written, 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM
-(docs/failures.md).
+5 an output could not be written, 7 average bus bandwidth below 0.9 x NCCL_TESTS_MIN_BW,
+129/130/143 stopped by SIGHUP/SIGINT/SIGTERM (docs/failures.md).
 
 {3})",
                      CCBENCH_VERSION, joined_collectives(), options_help("Per-iteration sampling", kCompatibilityFlags),
@@ -461,6 +461,18 @@ void parse_split_option(const std::string& given, Config& cfg) {
   }
 }
 
+// nccl-tests' NCCL_TESTS_MIN_BW: the average bus bandwidth (GB/s) a run
+// must reach within 10% (below 0.9 x it: the footer's FAILED, exit 7).
+void parse_min_bw(Config& cfg) {
+  const char* v = std::getenv("NCCL_TESTS_MIN_BW");
+  if (!v || !*v) return;
+  char* end = nullptr;
+  const double bw = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !(bw >= 0) || !std::isfinite(bw))
+    throw UsageError(fmt::format("NCCL_TESTS_MIN_BW '{}': expected a bus bandwidth in GB/s (e.g. 180)", v));
+  cfg.min_avg_busbw_gbps = bw;
+}
+
 // What is measured and how: sizes, iterations, root, dtypes, ops, timing.
 void parse_measurement(const RawArgs& raw, Config& cfg) {
   if (!raw.minb.empty()) cfg.min_bytes = parse_bytes("-b/--minbytes", raw.minb);
@@ -480,6 +492,7 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
   if (!raw.avg.empty()) cfg.aggregation = static_cast<RankCombine>(parse_long("-a/--average", raw.avg, 0, 3));
   if (!raw.timeout.empty()) cfg.timeout_s = parse_seconds("-T/--timeout", raw.timeout);
   parse_split_option(raw.split, cfg);
+  parse_min_bw(cfg);
   if (cfg.split && !cfg.history_db.empty())  // refused before measuring, not after (analysis/history/history_run.cpp)
     throw UsageError(fmt::format(
         "--history with {}: a run of groups side by side is not kept in the history (its series would mix with single "

@@ -110,23 +110,43 @@ int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePoint
     bool series_tested = false;
     const std::vector<SeriesValues> judged = judged_values(s.key, pts);
     noisy += judged.front().noisy;  // runs, counted once per series (every quantity leaves the same runs out)
-    // One change per series and run: the quantities that moved there are
-    // its parts (a slowed link moves busbw and the per-iteration times at once).
+    // One change per series and event: the quantities that moved there are
+    // its parts (a slowed link moves busbw and the per-iteration times at
+    // once). A noisier quantity (p90) may place the same step one run
+    // earlier or later: parts within one run of the change are the same
+    // event, at the run of its first part (the table's quantity first).
     struct Part {
       const SeriesValues* v;
       ChangePoint c;
       bool worse;
+      const StoredPoint* at;
+      std::size_t position;  // of its first run after the change, in the series' runs
     };
-    std::map<std::int64_t, std::vector<Part>> at_run;  // by the first run after the change
-    std::map<std::int64_t, std::pair<const StoredPoint*, const StoredPoint*>> runs;  // that run and the one before
+    std::vector<std::vector<Part>> events;
     for (const SeriesValues& v : judged) {
       if (v.values.size() < needed) continue;
       series_tested = true;
       for (const ChangePoint& c : change_points(v.values, options)) {
-        const bool worse = v.higher_better() ? c.mean_after < c.mean_before : c.mean_after > c.mean_before;
-        at_run[v.runs[c.index]->run].push_back({&v, c, worse});
-        runs[v.runs[c.index]->run] = {v.runs[c.index], v.runs[c.index - 1]};
+        const StoredPoint* at = v.runs[c.index];
+        const Part part{&v, c, v.higher_better() ? c.mean_after < c.mean_before : c.mean_after > c.mean_before, at,
+                        static_cast<std::size_t>(at - pts.data())};
+        const auto same = std::find_if(events.begin(), events.end(), [&](const std::vector<Part>& e) {
+          const std::size_t a = e.front().position, b = part.position;
+          return (a > b ? a - b : b - a) <= 1 &&
+                 std::none_of(e.begin(), e.end(), [&](const Part& x) { return x.v == &v; });
+        });
+        if (same != events.end()) same->push_back(part);
+        else events.push_back({part});
       }
+    }
+    std::sort(events.begin(), events.end(),
+              [](const auto& a, const auto& b) { return a.front().position < b.front().position; });
+    std::map<std::int64_t, std::vector<Part>> at_run;  // by the event's first run after the change
+    std::map<std::int64_t, std::pair<const StoredPoint*, const StoredPoint*>> runs;  // that run and the one before
+    for (const std::vector<Part>& e : events) {
+      const Part& first = e.front();
+      at_run[first.at->run] = e;
+      runs[first.at->run] = {first.at, first.position > 0 ? &pts[first.position - 1] : first.at};
     }
     for (const auto& [run, parts] : at_run) {
       const StoredPoint &at = *runs[run].first, &prev = *runs[run].second;
@@ -136,14 +156,16 @@ int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePoint
       std::string moved;
       nlohmann::json quantities = nlohmann::json::array();
       for (const Part& p : parts) {
-        moved += fmt::format("{}{} {:+.1f}% (p = {})", moved.empty() ? "" : ", ", p.v->metric(),
-                             100 * p.c.relative_change(), p_text(p.c.p));
+        moved += fmt::format("{}{} {:+.1f}% (p = {}{})", moved.empty() ? "" : ", ", p.v->metric(),
+                             100 * p.c.relative_change(), p_text(p.c.p),
+                             p.at->run == run ? "" : fmt::format(", from run {}", p.at->run));
         quantities.push_back({{"metric", p.v->metric()},
                               {"kind", p.worse ? "regression" : "improvement"},
                               {"relative_change", p.c.relative_change()},
                               {"mean_before", p.c.mean_before},
                               {"mean_after", p.c.mean_after},
-                              {"p", p.c.p}});
+                              {"p", p.c.p},
+                              {"run", p.at->run}});
       }
       const std::string versions = at.versions != prev.versions
                                        ? fmt::format("; versions changed there: {} -> {}", prev.versions, at.versions)

@@ -31,7 +31,7 @@ class ExportWriter final : public Writer {
   void point(const PointRecord& p) override { add(point_to_json(p)); }
   void end(const EndInfo& end) override {
     add(end_to_json(end));
-    if (end.status != "completed" && end.status != "wrong_data") {
+    if (end.status != "completed" && end.status != "wrong_data" && end.status != "below_min_bw") {
       fmt::print(stderr, "ccbench: --history/--prom: the run ended {}: not added or exported\n",
                  terminal_safe(end.status));
       return;

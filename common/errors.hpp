@@ -23,11 +23,12 @@ enum ExitCode : int {
   kExitRejected =
       1,  // accept: the cluster was rejected; model check: a target was missed; model predict: every fit unusable;
           // history changes: a series regressed
-  kExitUsage = 2,      // bad input: flags, values, files
-  kExitWrongData = 3,  // verification found wrong elements
-  kExitTimeout = 4,    // -T: no operation completed within the timeout
-  kExitOutput = 5,     // an output could not be written (disk full, closed pipe): one line names it
-  kExitSignal = 128,   // + the signal: stopped by SIGHUP (129), SIGINT (130), SIGTERM (143)
+  kExitUsage = 2,       // bad input: flags, values, files
+  kExitWrongData = 3,   // verification found wrong elements
+  kExitTimeout = 4,     // -T: no operation completed within the timeout
+  kExitOutput = 5,      // an output could not be written (disk full, closed pipe): one line names it
+  kExitBelowMinBw = 7,  // the average bus bandwidth fell below 0.9 x NCCL_TESTS_MIN_BW (nccl-tests' exit status)
+  kExitSignal = 128,    // + the signal: stopped by SIGHUP (129), SIGINT (130), SIGTERM (143)
 };
 
 inline int exit_code_of(const UsageError& e) { return dynamic_cast<const OutputError*>(&e) ? kExitOutput : kExitUsage; }

@@ -71,7 +71,7 @@ void RunOutputs::finish(EndInfo e) {
     begun_ = true;
     for (Writer* w : outputs_) w->begin(*startup_run_);
   }
-  e.avg_busbw_gbps = busbw_count_ > 0 ? busbw_sum_ / static_cast<double>(busbw_count_) : -1.0;
+  e.avg_busbw_gbps = average_busbw();
   e.measurements = busbw_count_;
   e.ended_at = utc_now_iso8601();
   // Exports first: the records the other writers end with say how they went.

@@ -31,6 +31,8 @@ class RunOutputs {
   // A placement measured: its busbw enters the end record's mean (nccl-tests'
   // "Avg bus bandwidth": every row and placement measured).
   void measured(double busbw_gbps);
+  // That mean so far (GB/s); -1 before any.
+  double average_busbw() const { return busbw_count_ > 0 ? busbw_sum_ / static_cast<double>(busbw_count_) : -1.0; }
   // Rank 0: the first output that could not be written ("" while all are fine).
   std::string error() const;
   // Collective, at a point boundary, in one reduction: the highest stop

@@ -558,6 +558,11 @@ int Sweep::end() {
   }
   end.exit_code = end.wrong_total > 0 ? kExitWrongData : kExitOk;
   end.status = end.wrong_total > 0 ? "wrong_data" : "completed";
+  // nccl-tests' NCCL_TESTS_MIN_BW: the average within 10% of it, else exit 7 (wrong data first).
+  end.min_avg_busbw_gbps = cfg_.min_avg_busbw_gbps;
+  if (const double avg = outputs_->average_busbw();
+      end.exit_code == kExitOk && cfg_.min_avg_busbw_gbps >= 0 && avg >= 0 && avg < 0.9 * cfg_.min_avg_busbw_gbps)
+    end.exit_code = kExitBelowMinBw, end.status = "below_min_bw";
   outputs_->finish(end);
   if (rank_ == 0 && !outputs_->error().empty()) {
     fmt::print(stderr, "ccbench: cannot write {} (at the end record)\n", outputs_->error());

@@ -224,6 +224,7 @@ struct EndInfo {
   uint64_t wrong_total = 0;
   int exit_code = 0;
   double avg_busbw_gbps = 0;
+  double min_avg_busbw_gbps = -1;  // NCCL_TESTS_MIN_BW (-1: not checked); the check: avg >= 0.9 x it
   std::vector<std::string> noise;  // the run's noise: its start's and steal during it (results/noise.hpp)
   std::size_t noisy_measurements = 0, measurements = 0;  // placements flagged, of those measured
   // --stragglers: each rank named at some placement, "rank 3 (host): 12 of 14

@@ -256,7 +256,11 @@ class TableWriter final : public Writer, private TextSink {
   void end(const EndInfo& e) override {
     emit("# Out of bounds values : {} {}\n", e.wrong_total, e.wrong_total == 0 ? "OK" : "FAILED");
     if (e.points == 0 || e.avg_busbw_gbps < 0) emit("# Avg bus bandwidth    : N/A\n");
-    else emit("# Avg bus bandwidth    : {:.6g}\n", e.avg_busbw_gbps);
+    else
+      emit("# Avg bus bandwidth    : {:.6g}{}\n", e.avg_busbw_gbps,
+           e.min_avg_busbw_gbps < 0                         ? ""
+           : e.avg_busbw_gbps >= 0.9 * e.min_avg_busbw_gbps ? " OK"
+                                                            : " FAILED");
     for (const auto& n : e.noise) emit("# Noise: {}\n", n);
     if (e.noisy_measurements > 0)
       emit("# Noise: {} of {} measurements flagged (the '^ noise' lines)\n", e.noisy_measurements, e.measurements);

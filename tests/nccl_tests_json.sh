@@ -76,6 +76,22 @@ assert [r['size'] for r in d['results']] == [8, 64, 512], [r['size'] for r in d[
 assert 'end_time' not in d
 " "$out/cut.json" || { cat "$out/cut.json"; fail "a run cut short leaves a valid document"; }
 
+# NCCL_TESTS_MIN_BW: nccl-tests' check of the average bus bandwidth (within
+# 10%) and its exit status 7; one far above any host's passes nothing, 0 passes.
+NCCL_TESTS_MIN_BW=1e9 mpirun -np "$np" -x NCCL_TESTS_MIN_BW "$ccbench" all_reduce -b 1K -e 4K -f 4 -n 2 \
+  -J "$out/min.json" > "$out/min.txt" 2>&1
+rc=$?
+[ $rc = 7 ] && grep -q '^# Avg bus bandwidth    : [0-9.e+-]* FAILED$' "$out/min.txt" &&
+  python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['average_bus_bandwidth']['okay'] == 'false'" "$out/min.json" ||
+  { cat "$out/min.txt"; fail "NCCL_TESTS_MIN_BW above the average: exit $rc, expected 7 and FAILED"; }
+NCCL_TESTS_MIN_BW=0 mpirun -np "$np" -x NCCL_TESTS_MIN_BW "$ccbench" all_reduce -b 1K -e 4K -f 4 -n 2 \
+  -J "$out/min0.json" > "$out/min0.txt" 2>&1 && grep -q '^# Avg bus bandwidth    : [0-9.e+-]* OK$' "$out/min0.txt" &&
+  python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['average_bus_bandwidth']['okay'] == 'true'" "$out/min0.json" ||
+  { cat "$out/min0.txt"; fail "NCCL_TESTS_MIN_BW 0: OK, exit 0"; }
+NCCL_TESTS_MIN_BW=fast "$ccbench" all_reduce -b 1K -e 1K > "$out/bad.txt" 2>&1
+[ $? = 2 ] && grep -q "NCCL_TESTS_MIN_BW 'fast': expected a bus bandwidth" "$out/bad.txt" ||
+  { cat "$out/bad.txt"; fail "NCCL_TESTS_MIN_BW=fast: exit 2, one line"; }
+
 # The suffix rule: any other name is ccbench's JSON Lines; moe's two runs refuse .json.
 mpirun -np 2 "$ccbench" all_reduce -b 8 -e 8 -n 2 -J "$out/r.jsonl" > /dev/null 2>&1 &&
   [ "$(python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).readline())['type'])" "$out/r.jsonl")" = run ] ||
