@@ -141,15 +141,10 @@ int history_changes(HistoryDb& db, const SeriesFilter& filter, const ChangePoint
     }
     std::sort(events.begin(), events.end(),
               [](const auto& a, const auto& b) { return a.front().position < b.front().position; });
-    std::map<std::int64_t, std::vector<Part>> at_run;  // by the event's first run after the change
-    std::map<std::int64_t, std::pair<const StoredPoint*, const StoredPoint*>> runs;  // that run and the one before
-    for (const std::vector<Part>& e : events) {
-      const Part& first = e.front();
-      at_run[first.at->run] = e;
-      runs[first.at->run] = {first.at, first.position > 0 ? &pts[first.position - 1] : first.at};
-    }
-    for (const auto& [run, parts] : at_run) {
-      const StoredPoint &at = *runs[run].first, &prev = *runs[run].second;
+    for (const std::vector<Part>& parts : events) {
+      const Part& lead = parts.front();  // the event's run: its first part's
+      const StoredPoint &at = *lead.at, &prev = lead.position > 0 ? pts[lead.position - 1] : at;
+      const std::int64_t run = at.run;
       const bool worse = std::any_of(parts.begin(), parts.end(), [](const Part& p) { return p.worse; });
       ++(worse ? regressions : improvements);
       const ChangePoint& first = parts.front().c;
