@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "results/output_file.hpp"
@@ -35,21 +36,28 @@ std::string local_now() {
 // A time or bandwidth as nccl-tests writes it (%lf): a number, "nan" for NaN.
 ordered json_number(double v) { return std::isnan(v) ? ordered("nan") : ordered(v); }
 
-// The GPU model and PCI address ("0000:18:00") of a rank's first device,
-// from its node's topology record; "" when not known.
-std::pair<std::string, std::string> device_of(const RunInfo& r, const RankPlacement& p) {
-  if (p.devices.empty()) return {};
+// Each host's GPUs, from its node's topology record (parsed once per node).
+std::map<std::string, json> gpus_by_host(const RunInfo& r) {
+  std::map<std::string, json> out;
   for (const NodeRecord& n : r.node_topologies) {
-    if (std::find(n.hosts.begin(), n.hosts.end(), p.host) == n.hosts.end()) continue;
     const json t = json::parse(n.topology_json, nullptr, false);
-    if (t.is_discarded() || !t.contains("gpus")) return {};
-    for (const json& g : t["gpus"])
-      if (g.value("index", -1) == p.devices.front()) {
-        std::string bus = g.value("bus_id", "");
-        if (const std::size_t dot = bus.rfind('.'); dot != std::string::npos) bus.resize(dot);  // domain:bus:device
-        return {g.value("model", ""), bus};
-      }
+    if (t.is_discarded() || !t.contains("gpus") || !t["gpus"].is_array()) continue;
+    for (const std::string& h : n.hosts) out[h] = t["gpus"];
   }
+  return out;
+}
+
+// The GPU model and PCI address ("0000:18:00") of a rank's first device;
+// "" when not known.
+std::pair<std::string, std::string> device_of(const std::map<std::string, json>& gpus, const RankPlacement& p) {
+  const auto it = gpus.find(p.host);
+  if (p.devices.empty() || it == gpus.end()) return {};
+  for (const json& g : it->second)
+    if (g.is_object() && g.value("index", -1) == p.devices.front()) {
+      std::string bus = g.value("bus_id", "");
+      if (const std::size_t dot = bus.rfind('.'); dot != std::string::npos) bus.resize(dot);  // domain:bus:device
+      return {g.value("model", ""), bus};
+    }
   return {};
 }
 
@@ -91,8 +99,9 @@ class NcclTestsJsonWriter final : public Writer {
     config["per_iter_skip"] = 0;
     config["parallel_init"] = json_flag(false);
     ordered devices = ordered::array();
+    const std::map<std::string, json> gpus = gpus_by_host(r);
     for (const RankPlacement& p : r.placement) {
-      const auto [model, bus] = device_of(r, p);
+      const auto [model, bus] = device_of(gpus, p);
       devices.push_back({{"rank", p.rank},
                          {"group", 0},
                          {"pid", p.pid},

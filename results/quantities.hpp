@@ -30,7 +30,8 @@ struct QuantityDef {
   bool derived_from_time;
   std::string_view meaning;  // one sentence, no trailing period
   std::string_view prometheus_name;
-  double prometheus_scale;  // column unit -> Prometheus' base unit (seconds, bytes per second)
+  double prometheus_scale;           // column unit -> Prometheus' base unit
+  std::string_view prometheus_unit;  // that base unit, in words
 };
 
 std::span<const QuantityDef> quantities();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/compare/series.hpp"
+#include "analysis/compare/verdict.hpp"
 #include "results/import/result_set.hpp"
 
 namespace ccb {
@@ -64,6 +65,7 @@ struct SeriesComparison {
   CurveFacts base_facts, other_facts;
   std::vector<Crossover> crossovers;
   std::size_t tested = 0, not_significant = 0;
+  SeriesVerdict verdict;  // faster, on par, mixed or cannot tell: the one call every report renders
 };
 
 struct PairComparison {
@@ -86,5 +88,22 @@ struct Comparison {
 };
 
 Comparison compare_sets(std::vector<ResultSet> sets, const ComparisonOptions& options);
+
+// The series' verdicts (SeriesComparison::verdict; docs/compare.md "How a
+// series is called"): compare_sets fills them; no renderer decides on its own.
+// The most the flagged noise of a series' two sides can stretch a time (1:
+// none flagged; the larger side's, from results/noise.hpp's noise_stretch),
+// and the flag that gives it.
+struct SeriesNoise {
+  double stretch = 1;
+  std::string flag;      // the flag or "N of M sizes flagged"
+  bool flagged = false;  // a side oversubscribed, or most aligned sizes flagged
+};
+SeriesNoise series_noise(const SeriesComparison& sc, const ResultSet& base, const ResultSet& other);
+
+// The verdict of one series (labels: the sets' labels). compare_sets stores
+// it in each SeriesComparison (its `verdict`); reports read it from there.
+SeriesVerdict series_verdict(const SeriesComparison& sc, const ResultSet& base, const ResultSet& other,
+                             const ComparisonOptions& options);
 
 }  // namespace ccb

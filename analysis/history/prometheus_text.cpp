@@ -91,11 +91,15 @@ std::string prometheus_text(const std::vector<PromRun>& runs) {
           prom_label_value(p.collective.str()), prom_label_value(p.dtype.str()), prom_label_value(p.op.str()),
           prom_label_value(p.path.str()), prom_label_value(p.memory.str()), p.bytes,
           p.in_place < 0 ? "" : std::to_string(p.in_place), p.ranks, p.nodes, place);
-      if (std::isfinite(p.busbw_gbps)) busbw.samples[labels] = p.busbw_gbps * 1e9;
-      if (std::isfinite(p.algbw_gbps)) algbw.samples[labels] = p.algbw_gbps * 1e9;
-      if (std::isfinite(p.time_us)) time.samples[labels] = p.time_us * 1e-6;
-      if (std::isfinite(p.p50_us)) p50.samples[labels] = p.p50_us * 1e-6;
-      if (std::isfinite(p.p90_us)) p90.samples[labels] = p.p90_us * 1e-6;
+      // Each quantity in its base unit, by its definition's scale.
+      const auto put = [&](Metric& m, Quantity q, double v) {
+        if (std::isfinite(v)) m.samples[labels] = v * quantity_def(q).prometheus_scale;
+      };
+      put(busbw, Quantity::busbw, p.busbw_gbps);
+      put(algbw, Quantity::algbw, p.algbw_gbps);
+      put(time, Quantity::time, p.time_us);
+      put(p50, Quantity::iteration_p50, p.p50_us);
+      put(p90, Quantity::iteration_p90, p.p90_us);
       if (p.wrong) wrong.samples[labels] = static_cast<double>(*p.wrong);
       noisy.samples[labels] = p.noise > 0 || !run.set->noise.empty() ? 1 : 0;
       if (const double t = iso_utc_seconds(run.run_time); std::isfinite(t))

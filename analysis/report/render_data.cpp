@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/report/render.hpp"
-#include "analysis/compare/series_verdict.hpp"
 #include "results/writers.hpp"
 
 namespace ccb {
@@ -84,7 +83,7 @@ void write_csv(const Comparison& c, std::FILE* out) {
 
 namespace {
 
-// A series' verdict (analysis/compare/series_verdict.hpp): what the Summary renders.
+// A series' verdict (analysis/compare/comparison.cpp): what the Summary renders.
 nlohmann::json verdict_json(const SeriesVerdict& v) {
   using nlohmann::json;
   static constexpr const char* kKinds[] = {"faster", "on_par", "mixed", "cannot_tell"};
@@ -155,8 +154,7 @@ std::string render_json(const Comparison& c, const Report& r) {
   json pairs = json::array();
   for (const PairComparison& pc : c.pairs) {
     json series = json::array();
-    for (const SeriesComparison& sc : pc.series)
-      series.push_back(series_json(sc, series_verdict(sc, c.baseline(), c.sets[pc.other], c.options)));
+    for (const SeriesComparison& sc : pc.series) series.push_back(series_json(sc, sc.verdict));
     json only_base = json::array(), only_other = json::array();
     for (const Series* s : pc.only_base) only_base.push_back(s->label());
     for (const Series* s : pc.only_other) only_other.push_back(s->label());

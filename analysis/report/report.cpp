@@ -8,7 +8,6 @@
 #include <map>
 #include <set>
 
-#include "analysis/compare/series_verdict.hpp"
 #include "analysis/report/summary_lines.hpp"
 
 namespace ccb {
@@ -112,7 +111,7 @@ void append_facts(std::vector<Cell>& row, const SeriesComparison& sc) {
 // The verdict first: per compared set and series, which is faster, by how much
 // (geomean of the time ratio over the aligned sizes), at the sizes that matter
 // (smallest size, peak busbw) and whether the difference is significant; each
-// row and sentence renders the series' verdict (analysis/compare/series_verdict.hpp).
+// row and sentence renders the series' verdict (analysis/compare/comparison.cpp).
 // One pair's series in the at-a-glance table, and how they were called.
 struct PairTally {
   std::size_t base_wins = 0, other_wins = 0, ties = 0, mixed = 0, tested = 0, significant = 0;
@@ -128,11 +127,11 @@ std::string by_text(const SeriesVerdict& v) {
 }
 
 PairTally glance_rows(const Comparison& c, const PairComparison& pc, Table& t) {
-  const ResultSet &base = c.baseline(), &other = c.sets[pc.other];
+  const ResultSet& other = c.sets[pc.other];
   PairTally n;
   for (const SeriesComparison& sc : pc.series) {
     if (std::isnan(sc.geomean_time_ratio)) continue;
-    const SeriesVerdict v = series_verdict(sc, base, other, c.options);
+    const SeriesVerdict& v = sc.verdict;
     std::vector<Cell> row{{sc.base->label()}, {other.label}};
     switch (v.kind) {
       case SeriesVerdict::faster:

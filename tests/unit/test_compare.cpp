@@ -11,7 +11,6 @@
 #include "analysis/compare/mann_whitney.hpp"
 #include "analysis/compare/peer_time.hpp"
 #include "analysis/compare/reference.hpp"
-#include "analysis/compare/series_verdict.hpp"
 
 namespace ccb {
 namespace {
@@ -130,7 +129,7 @@ TEST(SeriesVerdicts, PredictionsNoiseAndCrossoversAreCalledByOneRule) {
   };
   const auto verdict = [](const ResultSet& a, const ResultSet& b) {
     const Comparison c = compare_sets({a, b}, {});
-    return series_verdict(c.pairs[0].series[0], c.sets[0], c.sets[1], c.options);
+    return c.pairs[0].series[0].verdict;
   };
   // A prediction whose interval the data cannot bound: never a winner ("cannot
   // tell", then "faster in every series by 1.97x" was printed).

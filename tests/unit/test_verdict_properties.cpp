@@ -24,7 +24,6 @@
 #include <regex>
 
 #include "analysis/compare/comparison.hpp"
-#include "analysis/compare/series_verdict.hpp"
 #include "analysis/report/render.hpp"
 #include "collectives/collective.hpp"
 
@@ -152,7 +151,7 @@ void check_scenario(std::uint32_t seed, Tally* tally = nullptr) {
   std::vector<SeriesVerdict> verdicts;
   for (const SeriesComparison& s : pc.series) {
     if (std::isnan(s.geomean_time_ratio)) continue;
-    const SeriesVerdict v = series_verdict(s, base, other, c.options);
+    const SeriesVerdict& v = s.verdict;
     verdicts.push_back(v);
     if (tally) {
       ++tally->kinds[v.kind];
