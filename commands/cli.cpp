@@ -129,7 +129,12 @@ Usage:
 
 Collectives: {1}
 
-{2}The table (nccl-tests layout), for out-of-place and then in-place runs:
+{2}The table is nccl-tests 2.19.6's, line for line: its header (version line with
+ccbench=V added, "Collective test starting", "nThread ... unalign", "#  Rank R
+Group G Pid P on HOST device D [BUS] NAME", device -1 [host] for host memory),
+then ccbench's own "# ccbench" block, the rows unbroken, nccl-tests' footer,
+then ccbench's notes per row and its summary lines (docs/running.md "The table").
+Columns, for out-of-place and then in-place runs:
   size     bytes of the larger buffer, as nccl-tests: all_gather, reduce_scatter,
            alltoall, gather and scatter count all ranks' chunks (count x ranks x
            element size); alltoallv: the bytes a rank sends (on average)
@@ -143,7 +148,7 @@ Collectives: {1}
            pingpong: half a round trip; uni_bw, bi_bw: a window divided by --window
   algbw    size / time, in GB/s (1 GB = 1e9 bytes); alltoallv: the busiest
            rank's bytes (sent or received, the larger) / time, as nccl-tests;
-           its '# traffic' lines under the row name that rank, the mean a rank
+           the row's 'traffic:' notes after the footer name that rank, the mean a rank
            sends, and split its bytes inside its host (scale-up) and across
            hosts (scale-out), each / the time (docs/alltoallv.md; --traffic
            moe: tokens per rank, docs/moe.md)
@@ -156,12 +161,12 @@ Collectives: {1}
 Footer: "Out of bounds values" is the sum of #wrong; "Avg bus bandwidth" the
 mean busbw over all rows and placements measured (0-byte rows included), as
 nccl-tests computes it. Noise (comment lines, and "noise" in the JSON):
-"WARNING: noise" under the ranks when a host runs more ranks than the CPUs
-they are bound to (oversubscribed) or was busy before the run (load average
-above its CPUs); "^ noise" under a row whose pipelined time is over 3x away
-from its per-iteration p50, or whose p99 is over 10x its p50; "# Noise" in
-the footer repeats the run's flags, CPU steal above 2% during the run, and
-how many measurements were flagged. compare calls no winner on them.
+"WARNING: noise" in the ccbench block when a host runs more ranks than the
+CPUs they are bound to (oversubscribed) or was busy before the run (load
+average above its CPUs); a row's "noise:" note when its pipelined time is over
+3x away from its per-iteration p50, or its p99 over 10x its p50; "# Noise"
+after the footer repeats the run's flags, CPU steal above 2% during the run,
+and how many measurements were flagged. compare calls no winner on them.
 
 Exit codes: 0 ok, 1 internal failure, 2 bad input, 3 wrong data, 4 watchdog timeout,
 5 an output could not be written, 7 average bus bandwidth below 0.9 x NCCL_TESTS_MIN_BW,

@@ -81,6 +81,8 @@ RunInfo describe_run(const Config& cfg, const Comm& comm, const SplitInfo& split
     run.nodes = split.group_nodes;
     run.groups = split.groups;
     run.split = split.rule;
+    if (cfg.split)
+      for (RankPlacement& p : run.placement) p.group = cfg.split->color(p.rank);
   }
   if (backend.name() == "nccl") {
     run.path_observed = "per point";

@@ -36,31 +36,6 @@ std::string local_now() {
 // A time or bandwidth as nccl-tests writes it (%lf): a number, "nan" for NaN.
 ordered json_number(double v) { return std::isnan(v) ? ordered("nan") : ordered(v); }
 
-// Each host's GPUs, from its node's topology record (parsed once per node).
-std::map<std::string, json> gpus_by_host(const RunInfo& r) {
-  std::map<std::string, json> out;
-  for (const NodeRecord& n : r.node_topologies) {
-    const json t = json::parse(n.topology_json, nullptr, false);
-    if (t.is_discarded() || !t.contains("gpus") || !t["gpus"].is_array()) continue;
-    for (const std::string& h : n.hosts) out[h] = t["gpus"];
-  }
-  return out;
-}
-
-// The GPU model and PCI address ("0000:18:00") of a rank's first device;
-// "" when not known.
-std::pair<std::string, std::string> device_of(const std::map<std::string, json>& gpus, const RankPlacement& p) {
-  const auto it = gpus.find(p.host);
-  if (p.devices.empty() || it == gpus.end()) return {};
-  for (const json& g : it->second)
-    if (g.is_object() && g.value("index", -1) == p.devices.front()) {
-      std::string bus = g.value("bus_id", "");
-      if (const std::size_t dot = bus.rfind('.'); dot != std::string::npos) bus.resize(dot);  // domain:bus:device
-      return {g.value("model", ""), bus};
-    }
-  return {};
-}
-
 class NcclTestsJsonWriter final : public Writer {
  public:
   explicit NcclTestsJsonWriter(const std::string& path) : path_(path) {
@@ -92,23 +67,26 @@ class NcclTestsJsonWriter final : public Writer {
     config["warmup_iters"] = r.warmup;
     config["iterations"] = r.iterations;
     config["aggregated_iterations"] = 1;
-    config["validation"] = r.check_iterations > 0 ? 1 : 0;
+    config["validation"] = r.check_iterations;
     config["graph"] = r.cuda_graph;
     config["blocking_collectives"] = json_flag(r.blocking_requested != 0);
     config["per_iter_timing"] = json_flag(false);
     config["per_iter_skip"] = 0;
     config["parallel_init"] = json_flag(false);
     ordered devices = ordered::array();
-    const std::map<std::string, json> gpus = gpus_by_host(r);
-    for (const RankPlacement& p : r.placement) {
-      const auto [model, bus] = device_of(gpus, p);
-      devices.push_back({{"rank", p.rank},
-                         {"group", 0},
-                         {"pid", p.pid},
-                         {"hostname", p.host},
-                         {"device", p.devices.empty() ? -1 : p.devices.front()},
-                         {"device_hex", bus},
-                         {"device_info", model}});
+    // nccl-tests parses each process's first "#  Rank" line into its entry.
+    int last_pid = -1;
+    std::string last_host;
+    for (const DeviceLine& d : device_lines(r)) {
+      if (d.pid == last_pid && d.host == last_host) continue;
+      last_pid = static_cast<int>(d.pid), last_host = d.host;
+      devices.push_back({{"rank", d.rank},
+                         {"group", d.group},
+                         {"pid", d.pid},
+                         {"hostname", d.host},
+                         {"device", d.device},
+                         {"device_hex", d.device_hex},
+                         {"device_info", d.device_info}});
     }
     config["devices"] = devices;
     doc_["config"] = config;
@@ -164,11 +142,6 @@ class NcclTestsJsonWriter final : public Writer {
 };
 
 }  // namespace
-int nccl_version_code(const std::string& version) {
-  int major = 0, minor = 0, patch = 0;
-  if (std::sscanf(version.c_str(), "%d.%d.%d", &major, &minor, &patch) < 2) return 0;
-  return major * 10000 + minor * 100 + patch;  // NCCL_VERSION_CODE from 2.9 on
-}
 
 bool is_nccl_tests_json_path(std::string_view path) {
   if (path.size() < 5) return false;

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "results/nccl_tests_layout.hpp"
 #include "results/writers.hpp"
 
 namespace ccb {
@@ -26,8 +27,5 @@ inline constexpr int kNcclTestsJsonVersion = 3;  // nccl-tests 2.19's JSON_FILE_
 bool is_nccl_tests_json_path(std::string_view path);
 
 std::unique_ptr<Writer> make_nccl_tests_json_writer(const std::string& path);
-
-// NCCL_VERSION_CODE of "2.21.5" (22105); 0 when not a version.
-int nccl_version_code(const std::string& version);
 
 }  // namespace ccb

@@ -31,6 +31,7 @@ inline constexpr int kSchemaVersion = 3;
 
 struct RankPlacement {
   int rank = 0;
+  int group = 0;  // --split: its group's colour (nccl-tests' "Group"); 0 without
   std::string host;
   long pid = 0;
   int local_rank = 0;

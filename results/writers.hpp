@@ -60,12 +60,14 @@ std::unique_ptr<Writer> make_io_csv_writer(const std::string& path);
 // RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
 std::string csv_field(const std::string& v);
 
-// The table's time format: %7.2f below 100 us, %7.1f below 10 ms, else %7.0f;
-// a time above 0 that %7.2f would print as 0.00, two significant figures.
+// A number in a column of `width` as nccl-tests' getFloatStr prints it
+// (src/util.cu): %.2f, else %.1f, else %.0f, whichever fits, else %.1e
+// (width 6: %.0e); except a value above 0 that %.2f would print as 0.00 (a
+// slow link's small sizes, a sub-10-ns time): two significant figures (0.0042,
+// 4.2e-05), which nccl-tests' parsers read as numbers too.
+std::string nccl_tests_number(double v, int width);
+// The table's time (us, width 7) and GB/s (width 6) columns.
 std::string format_time_us(double us);
-// The table's GB/s columns: nccl-tests' %6.2f, except a bandwidth above 0
-// that it would print as 0.00 (a slow link's small sizes): two significant
-// figures (0.0042, 4.2e-05), which nccl-tests' parsers read as numbers too.
 std::string format_gbps_column(double gbps);
 
 }  // namespace ccb

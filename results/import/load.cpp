@@ -44,7 +44,12 @@ Format detect_format(std::string_view text) {
   }
   if (head.substr(first == std::string_view::npos ? 0 : first).starts_with("collective,backend,path_requested,"))
     return Format::ccbench_csv;
-  // A saved ccbench table: its first line names ccbench, then nccl-tests' layout.
+  // A saved ccbench table: nccl-tests' layout, its version line with "ccbench=V"
+  // (tables written before it: a first line "# ccbench V (rev): COLLECTIVE backend ...").
+  if (const std::size_t at = head.find("# nccl-tests version "); at != std::string_view::npos) {
+    const std::string_view line = head.substr(at, head.find('\n', at) - at);
+    if (line.find(" ccbench=") != std::string_view::npos) return Format::ccbench_table;
+  }
   if (const std::size_t at = head.find("# ccbench "); at != std::string_view::npos) {
     const std::string_view line = head.substr(at, head.find('\n', at) - at);
     if (line.find("): ") != std::string_view::npos && line.find(" backend ") != std::string_view::npos)

@@ -83,6 +83,7 @@ class TextImporter {
     if (!rows_in_segment_) return;
     rows_in_segment_ = false;
     ranks_ = 0;
+    host_ranks_ = 0;
     hosts_.clear();
     host_of_rank_.clear();
     summaries_.clear();
@@ -107,6 +108,9 @@ class TextImporter {
     if (n == 0) return;
     if (h.starts_with("nccl-tests version")) {
       new_segment_if_needed();
+      // ccbench writes this line in nccl-tests' layout with "ccbench=V": not nccl-tests' version.
+      for (std::size_t i = 3; i < std::min<std::size_t>(n, 32); ++i)
+        if (tok[i].starts_with("ccbench=")) return;
       ctx_.set.note_env("versions.nccl_tests", std::string(n > 2 ? tok[2] : ""));
       for (std::size_t i = 3; i < std::min<std::size_t>(n, 32); ++i)
         if (tok[i].starts_with("nccl-library="))
@@ -157,6 +161,10 @@ class TextImporter {
       if (tok[i] == "on") {
         hosts_.insert(std::string(tok[i + 1]));
         ctx_.set.hosts.insert(std::string(tok[i + 1]));
+      }
+      if (tok[i] == "device" && i + 1 < n && tok[i + 1] == "-1") {  // ccbench's mpi backend: host memory
+        ++host_ranks_;
+        break;
       }
       if (tok[i] == "device" && i + 3 < n) {
         std::string model;
@@ -252,7 +260,7 @@ class TextImporter {
       const Collective* c = find_collective(collective_);
       collective_reduces_ = !c || c->reduces;
     }
-    static const Symbol kAuto("auto"), kDevice("device"), kNone("-");
+    static const Symbol kAuto("auto"), kDevice("device"), kHost("host"), kNone("-");
     const Symbol dtype = symbol(tok[2], last_dtype_text_, last_dtype_);
     // An op-less collective's redop column ("none" from 2.13; before, alltoall printed the -o op) is no op.
     const bool no_op = lay.op_at < 0 || tok[lay.op_at] == "none" || !collective_reduces_;
@@ -267,7 +275,7 @@ class TextImporter {
       p.dtype = dtype;
       p.op = op;
       p.path = kAuto;
-      p.memory = kDevice;
+      p.memory = ranks_ > 0 && host_ranks_ == ranks_ ? kHost : kDevice;
       p.ranks = ranks_;
       p.nodes = static_cast<int>(hosts_.size());
       p.in_place = static_cast<int>(g);
@@ -313,6 +321,7 @@ class TextImporter {
   Symbol last_dtype_, last_op_;
   Layout layout_;
   int ranks_ = 0;
+  int host_ranks_ = 0;  // rank lines of device -1 (host memory)
   std::set<std::string> hosts_;
   std::map<int, std::string> host_of_rank_;  // from the '#  Rank' lines
   struct Busiest {

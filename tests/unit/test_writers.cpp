@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -66,8 +67,10 @@ std::string read_file(const std::string& path) {
 
 TEST(Writers, TimeFormatFollowsNcclTests) {
   EXPECT_EQ(format_time_us(12.345), "  12.35");
-  EXPECT_EQ(format_time_us(123.45), "  123.5");
-  EXPECT_EQ(format_time_us(12345.6), "  12346");
+  EXPECT_EQ(format_time_us(123.45), " 123.45");  // nccl-tests' getFloatStr: the most decimals that fit
+  EXPECT_EQ(format_time_us(12345.6), "12345.6");
+  EXPECT_EQ(format_time_us(1234567.8), "1234568");
+  EXPECT_EQ(format_time_us(123456789.0), "1.2e+08");
 }
 
 // Issue 67: a slow link's busbw is measured, never printed as 0.00; what
@@ -153,7 +156,9 @@ PointRecord nccl_point() {
   return p;
 }
 
-TEST(Writers, TableShowsNotesAndPathChanges) {
+// Issue 68: notes, traffic and path lines come after nccl-tests' footer,
+// each naming its row, so that the data rows stay unbroken.
+TEST(Writers, TableShowsNotesAndPathChangesAfterTheFooter) {
   char* buf = nullptr;
   std::size_t len = 0;
   std::FILE* mem = open_memstream(&buf, &len);
@@ -167,22 +172,66 @@ TEST(Writers, TableShowsNotesAndPathChanges) {
   w->point(traced);
   traced.algorithms.clear();  // point-to-point operations log no algorithm
   w->point(traced);
+  w->end(EndInfo{});
   std::fclose(mem);
   const std::string out(buf, len);
   std::free(buf);
-  EXPECT_NE(out.find("#  in-place not measured: NCCL has no avg for fp8 data"), std::string::npos);
+  const std::size_t concluded = out.find("# Collective test concluded: all_reduce_perf\n");
+  ASSERT_NE(concluded, std::string::npos) << out;
+  EXPECT_GT(out.find("#  1024 B float sum in-place not measured: NCCL has no avg for fp8 data"), concluded) << out;
   const std::string warning = " -- WARNING: requested rdma, but NCCL used tcp (observed: p2p, tcp)";
-  const std::string path_line = "# path observed (set up so far): NET/Socket/0, P2P/IPC" + warning;
+  const std::string path_line = "#  1024 B float sum path observed (set up so far): NET/Socket/0, P2P/IPC" + warning;
   ASSERT_NE(out.find(path_line), std::string::npos) << out;
+  EXPECT_GT(out.find(path_line), concluded);
   EXPECT_EQ(out.find(path_line, out.find(path_line) + 1), std::string::npos);
-  EXPECT_NE(
-      out.find("# path observed (used by this point; NCCL chose RING/LL/2ch, TREE/LL/1ch): NET/Socket/0, P2P/IPC" +
-               warning),
-      std::string::npos)
+  EXPECT_NE(out.find("path observed (used by this point; NCCL chose RING/LL/2ch, TREE/LL/1ch): NET/Socket/0, P2P/IPC" +
+                     warning),
+            std::string::npos)
       << out;
-  EXPECT_NE(
-      out.find("# path observed (used by this point; no algorithm logged: point-to-point): NET/Socket/0, P2P/IPC"),
-      std::string::npos)
+  EXPECT_NE(out.find("path observed (used by this point; no algorithm logged: point-to-point): NET/Socket/0, P2P/IPC"),
+            std::string::npos)
+      << out;
+  // The four rows follow each other with no line between them.
+  std::istringstream lines(out);
+  std::string line, kinds;
+  while (std::getline(lines, line)) kinds += line.empty() || line[0] == '#' ? '#' : 'r';
+  EXPECT_NE(kinds.find("#rrrr#"), std::string::npos) << out;
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), 'r'), 4);
+}
+
+// Issue 68: nccl-tests' header lines first, in its order and format.
+TEST(Writers, TableHeaderIsNcclTestsLineForLine) {
+  char* buf = nullptr;
+  std::size_t len = 0;
+  std::FILE* mem = open_memstream(&buf, &len);
+  auto w = make_table_writer(mem, false);
+  RunInfo r = sample_run();
+  r.nccl_headers = r.nccl = "2.28.9";
+  r.min_bytes = 8, r.max_bytes = 1024, r.step_factor = 2, r.warmup = 1, r.iterations = 20, r.check_iterations = 1;
+  r.blocking_requested = 3;
+  r.placement[1].devices = {0, 1};  // -g 2: one line per rank
+  w->begin(r);
+  std::fclose(mem);
+  const std::string out(buf, len);
+  std::free(buf);
+  const std::string expected =
+      "# nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22809 ccbench=0.1.0\n"
+      "# Collective test starting: all_reduce_perf\n"
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 1024 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 "
+      "validation: 1 graph: 0 unalign: 0\n"
+      "# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier \n"
+      "#\n"
+      "# Using devices\n"
+      "#  Rank  0 Group  0 Pid     10 on         h0 device -1 [host] host memory\n"
+      "#  Rank  1 Group  0 Pid     11 on         h0 device  0 [unknown] unknown\n"
+      "#  Rank  2 Group  0 Pid     11 on         h0 device  1 [unknown] unknown\n"
+      "#\n"
+      "# ccbench 0.1.0 (): all_reduce backend mpi memory host\n";
+  EXPECT_EQ(out.substr(0, expected.size()), expected);
+  EXPECT_NE(out.find("\n#                                                              out-of-place                 "
+                     "      in-place          \n#       size         count      type   redop    root     time   algbw "
+                     "  busbw  #wrong     time   algbw   busbw  #wrong \n"),
+            std::string::npos)
       << out;
 }
 

@@ -1,0 +1,44 @@
+// nccl-tests 2.19.6's header and footer lines (src/util.cu
+// writeDeviceReport, writeResultFooter), defined once for the table on stdout
+// and the -J FILE.json document, so that a scraper keyed on nccl-tests' lines
+// reads ccbench's: "# nccl-tests version ...", "# Collective test starting:",
+// "# nThread ... unalign: N", the blocking and per-iteration lines, "# Using
+// devices", one "#  Rank R Group G Pid P on HOST device D [BUS] NAME" line per
+// rank, and after the rows "# Out of bounds values", "# Avg bus bandwidth",
+// "# Collective test concluded:". What ccbench adds comes after these blocks
+// (docs/running.md "The table").
+#pragma once
+#include <string>
+#include <vector>
+
+#include "results/record.hpp"
+
+namespace ccb {
+
+// NCCL_VERSION_CODE of "2.21.5" (22105); 0 when not a version.
+int nccl_version_code(const std::string& version);
+
+// The nccl-tests version whose layout ccbench writes.
+inline constexpr const char* kNcclTestsLayoutVersion = "2.19.6";
+
+// One rank's "#  Rank" line and its JSON config.devices entry. Host memory
+// (the mpi backend) is device -1, bus "host", name "host memory".
+struct DeviceLine {
+  int rank = 0, group = 0;
+  long pid = 0;
+  std::string host;
+  int device = -1;
+  std::string device_hex;   // "0000:18:00" (PCI domain:bus:device), "host", or "" when not known
+  std::string device_info;  // the GPU model, or "host memory"
+};
+std::vector<DeviceLine> device_lines(const RunInfo& r);
+
+// "all_reduce_perf": the program nccl-tests names in its starting and concluded lines.
+std::string nccl_tests_program(const std::string& collective);
+
+// From "# nccl-tests version" through the rank lines and a closing "#".
+std::string nccl_tests_header(const RunInfo& r);
+// "# Out of bounds values" through "# Collective test concluded: NAME" and "#".
+std::string nccl_tests_footer(const EndInfo& e, const std::string& collective);
+
+}  // namespace ccb
