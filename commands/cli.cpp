@@ -80,7 +80,7 @@ double parse_precision(const std::string& text) {
 // The nccl-tests flags ccbench takes (listed together, not one by one).
 constexpr const char* kCompatibilityFlags =
     R"(nccl-tests flags taken for compatibility (other values: one line saying why and what to use):
-  -t 1, -m 1, -N 1, -y 0, -C 0, -I 0, -u 0, -x 0 (what ccbench does anyway); -p 0|1 (no effect:
+  -t 1, -m 1, -y 0, -C 0, -I 0, -u 0, -x 0 (what ccbench does anyway); -p 0|1 (no effect:
   one thread per process). Not supported: -I 1 (nccl-tests' in-loop per-iteration timing: ccbench's
   samples are barrier-separated, --timing both --stats), -r -1 (every root: run once per root),
   -R 2 (symmetric registration: -R 1 is local))";
@@ -313,8 +313,6 @@ void nccl_tests_flags(const std::vector<std::pair<const char*, std::string>>& fl
        "ccbench drives its GPUs from one thread per process: use -g N GPUs per process, or more MPI ranks"},
       {"-m/--agg_iters", 1, 1,
        "each timed launch is one operation; aggregating several in one NCCL group is not supported"},
-      {"-N/--run_cycles", 1, 1,
-       "run the command again instead (each -J file keeps its run; compare and model merge repeats)"},
       {"-p/--parallel_init", 0, 1, ""},
       {"-y/--stream_null", 0, 0,
        "ccbench runs NCCL on its own non-blocking stream; the legacy default stream is not supported"},
@@ -487,6 +485,7 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
   constexpr long kIntMax = std::numeric_limits<int>::max();
   if (!raw.iters.empty()) cfg.iters = static_cast<int>(parse_long("-n/--iters", raw.iters, 1, kIntMax));
   if (!raw.warmup.empty()) cfg.warmup = static_cast<int>(parse_long("-w/--warmup_iters", raw.warmup, 0, kIntMax));
+  if (!raw.run_cycles.empty()) cfg.run_cycles = parse_long("-N/--run_cycles", raw.run_cycles, 0, kIntMax);
   if (!raw.check.empty()) cfg.check = static_cast<int>(parse_long("-c/--check", raw.check, 0, kIntMax));
   if (!raw.bitwise.empty()) cfg.bitwise = static_cast<int>(parse_long("--bitwise", raw.bitwise, 1, 1000));
   if (raw.root == "-1")
@@ -644,9 +643,11 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
                     "buffers of -e bytes; give -e 8 or more",
                     cfg.max_bytes));
   parse_backend(raw, out.command, cfg);
+  if (cfg.run_cycles != 1 && out.command == Command::copy)
+    throw UsageError(fmt::format("-N/--run_cycles {}: ccbench copy runs its sizes once; run it again instead",
+                                 cfg.run_cycles));
   nccl_tests_flags({{"-t/--nthreads", raw.nthreads},
                     {"-m/--agg_iters", raw.agg_iters},
-                    {"-N/--run_cycles", raw.run_cycles},
                     {"-p/--parallel_init", raw.parallel_init},
                     {"-y/--stream_null", raw.stream_null},
                     {"-C/--report_cputime", raw.cputime},

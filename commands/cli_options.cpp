@@ -107,6 +107,13 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
 
       {timing, "-n,--iters", "N", fmt::format("timed iterations per size and mode (default {})", d.iters), &raw.iters},
       {timing, "-w,--warmup_iters", "N", fmt::format("untimed iterations first (default {})", d.warmup), &raw.warmup},
+      {timing, "-N,--run_cycles", "N",
+       fmt::format("as nccl-tests: the sweep over sizes N times for each type and op, after one warm-up; each "
+                   "cycle's rows printed and recorded, the footer's average over all (default {}). 0: until "
+                   "stopped (burn-in): SIGINT, SIGTERM or SIGHUP ends it at the next point with the end record "
+                   "written and exit 128 + the signal",
+                   d.run_cycles),
+       &raw.run_cycles},
       {timing, "--warmup-order", "ORDER",
        "sizes-first: -w operations at every size from -b to -e (doubling) before the first point, as nccl-tests; "
        "per-point: -w just before each point is timed, as OSU and IMB; auto (default): sizes-first on nccl, per-point "
@@ -280,7 +287,6 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
       // nccl-tests flags taken for compatibility (one paragraph in --help).
       {nullptr, "-t,--nthreads", "N", "", &raw.nthreads},
       {nullptr, "-m,--agg_iters", "N", "", &raw.agg_iters},
-      {nullptr, "-N,--run_cycles", "N", "", &raw.run_cycles},
       {nullptr, "-p,--parallel_init", "0|1", "", &raw.parallel_init},
       {nullptr, "-y,--stream_null", "0|1", "", &raw.stream_null},
       {nullptr, "-C,--report_cputime", "0|1", "", &raw.cputime},

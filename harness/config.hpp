@@ -57,6 +57,7 @@ struct Config {
   long step_factor = 1;
   std::vector<std::size_t> sizes;  // an explicit list (ccbench accept); when set, min/max/step are not used
   int iters = 20;
+  long run_cycles = 1;  // -N: the sweep over sizes this many times (0: until a signal stops it)
   int warmup = 1;
   WarmUpOrder warmup_order = WarmUpOrder::automatic;  // automatic: sizes_first on nccl, per_point on mpi
   int check = 1;                                      // verification iterations per point; 0 = no check

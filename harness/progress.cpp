@@ -35,14 +35,16 @@ void Progress::update(const std::string& what, std::size_t bytes) {
   const double left = estimate_left(elapsed, done_weight_, total_weight_, elapsed - last_at_, weight(bytes));
   last_at_ = elapsed;
   if (style_ == Style::off) return;
+  // No total (-N 0, until stopped): the count alone, no estimate.
+  const std::string of = total_points_ > 0 ? fmt::format("/{}", total_points_) : std::string(" (until stopped)");
   if (style_ == Style::live) {
-    fmt::print(stderr, "\r\033[K[{}] {} point {}/{} elapsed {:.1f}s left ~{:.1f}s", what, format_size(bytes),
-               done_points_, total_points_, elapsed, left);
+    fmt::print(stderr, "\r\033[K[{}] {} point {}{} elapsed {:.1f}s{}", what, format_size(bytes), done_points_, of,
+               elapsed, total_points_ > 0 ? fmt::format(" left ~{:.1f}s", left) : std::string());
   } else {
     if (elapsed - last_line_ < kLineSeconds) return;  // a short sweep prints nothing
     last_line_ = elapsed;
-    fmt::print(stderr, "ccbench: progress: {} {} point {}/{}, elapsed {:.1f} s, ~{:.1f} s left\n", what,
-               format_size(bytes), done_points_, total_points_, elapsed, left);
+    fmt::print(stderr, "ccbench: progress: {} {} point {}{}, elapsed {:.1f} s{}\n", what, format_size(bytes),
+               done_points_, of, elapsed, total_points_ > 0 ? fmt::format(", ~{:.1f} s left", left) : std::string());
   }
   std::fflush(stderr);
 }

@@ -14,6 +14,7 @@ class Progress {
   enum class Style { off, live, lines };
   static constexpr double kLineSeconds = 10;
 
+  // total_points 0: no total (-N 0 runs until stopped).
   Progress(Style style, std::size_t total_points, double total_weight);
   void update(const std::string& what, std::size_t bytes);  // after a point completes
   void finish();

@@ -521,7 +521,8 @@ int Sweep::run() {
   progress_ = std::make_unique<Progress>(
       rank_ == 0 ? Progress::choose(cfg_.progress, isatty(2), launcher_rank_variable() != nullptr)
                  : Progress::Style::off,
-      plan_.points, plan_.weight);
+      plan_.points * static_cast<std::size_t>(cfg_.run_cycles),
+      plan_.weight * static_cast<double>(cfg_.run_cycles));  // -N 0: no total
 
   for (const auto& t : plan_.tasks) {
     if (cfg_.warmup_order == WarmUpOrder::sizes_first && cfg_.warmup > 0 && !t.points.empty()) {
@@ -533,10 +534,12 @@ int Sweep::run() {
                                           t.op ? " " + std::string(name(*t.op)) : ""));
       warm_up_every_size(backend_, cfg_, task, largest, buffers_.local, *watchdog_);
     }
-    for (const auto& p : t.points) {
-      if (const int code = stop_at_boundary(); code >= 0) return code;
-      measure(t, p);
-    }
+    // -N: the sizes again, cycle after cycle (0: until a signal stops the run).
+    for (long cycle = 0; cfg_.run_cycles == 0 || cycle < cfg_.run_cycles; ++cycle)
+      for (const auto& p : t.points) {
+        if (const int code = stop_at_boundary(); code >= 0) return code;
+        measure(t, p);
+      }
   }
   return end();
 }

@@ -145,8 +145,8 @@ class TableWriter final : public Writer, private TextSink {
       extra_h3 = "     (us)     (us)     (us)     (us)     (us)     (us)     (us)     (us)";
     }
     // nccl-tests' writeResultHeader, to the space; --stats columns after it.
-    emit("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place          {}\n", "",
-         "", "", "", "", extra_h1);
+    emit("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place          {}\n",
+         "", "", "", "", "", extra_h1);
     emit("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n", "size",
          "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong",
          stats_ ? "  " + extra_h2 : " ");

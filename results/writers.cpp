@@ -15,8 +15,21 @@ namespace ccb {
 
 std::string nccl_tests_number(double v, int width) {
   const auto w = static_cast<std::size_t>(width);
-  // A measured value above 0 that %.2f would print as 0.00: two significant figures.
-  if (v > 0 && v < 0.005) return fmt::format("{:>{}}", fmt::format("{:.2g}", v), width);
+  // A measured value above 0 that %.2f would print as 0.00: two significant
+  // figures that fit the column (0.0042, else 6.9e-4 with the exponent's
+  // sign and zeros dropped, else one figure).
+  if (v > 0 && v < 0.005) {
+    std::string t = fmt::format("{:.2g}", v);
+    for (const int decimals : {1, 0}) {
+      if (t.size() <= w) break;
+      t = fmt::format("{:.{}e}", v, decimals);  // 6.9e-04
+      const std::size_t e = t.find('e');
+      std::string exponent = t.substr(e + 2);
+      exponent.erase(0, std::min(exponent.find_first_not_of('0'), exponent.size() - 1));
+      t = t.substr(0, e + 1) + (t[e + 1] == '-' ? "-" : "") + exponent;
+    }
+    return fmt::format("{:>{}}", t, width);
+  }
   for (const int decimals : {2, 1, 0})
     if (std::string t = fmt::format("{:{}.{}f}", v, width, decimals); t.size() <= w) return t;
   return fmt::format("{:{}.{}e}", v, width, width >= 7 ? 1 : 0);

@@ -63,8 +63,8 @@ std::string csv_field(const std::string& v);
 // A number in a column of `width` as nccl-tests' getFloatStr prints it
 // (src/util.cu): %.2f, else %.1f, else %.0f, whichever fits, else %.1e
 // (width 6: %.0e); except a value above 0 that %.2f would print as 0.00 (a
-// slow link's small sizes, a sub-10-ns time): two significant figures (0.0042,
-// 4.2e-05), which nccl-tests' parsers read as numbers too.
+// slow link's small sizes, a sub-10-ns time): two significant figures within
+// the width (0.0042, 6.9e-4), which nccl-tests' parsers read as numbers too.
 std::string nccl_tests_number(double v, int width);
 // The table's time (us, width 7) and GB/s (width 6) columns.
 std::string format_time_us(double us);

@@ -5,6 +5,10 @@
 # tests/fixtures/nccl-tests-json/keys-2.19.json), json.load reads it, the
 # numbers are the table's, ccbench's own importer (compare, history add)
 # reads it back to them, and a run cut short leaves a valid document.
+# The table is read as nccl-tests' log scrapers read it: its header lines
+# by their patterns (the rank lines by nccl-tests' own parseRankInfo
+# format), the columns at nccl-tests' positions, the rows unbroken, the
+# footer in order; -N repeats the sizes and -N 0 runs until a signal.
 # Usage: nccl_tests_json.sh CCBENCH FIXTURES NP
 set -uo pipefail
 ccbench=$1 fx=$2 np=$3
@@ -46,6 +50,69 @@ assert abs(doc["average_bus_bandwidth"]["bandwidth"] - float(avg)) < 1e-4 * max(
 assert doc["out_of_bounds"] == {"count": 0, "okay": "true"}
 assert "end_time" in doc
 PY
+
+# The table as a log scraper reads nccl-tests' (src/util.cu's formats).
+python3 - "$out/t.txt" "$out/r.json" "$np" <<'PY' || { cat "$out/t.txt"; fail "the table's nccl-tests lines"; }
+import json, re, sys
+lines = open(sys.argv[1]).read().split("\n")
+doc, np = json.load(open(sys.argv[2])), int(sys.argv[3])
+assert re.match(r"^# nccl-tests version (\S+) nccl-headers=(\d+) nccl-library=(\d+)( |$)", lines[0]), lines[0]
+assert lines[1] == "# Collective test starting: all_reduce_perf", lines[1]
+m = re.match(r"^# nThread (\d+) nGpus (\d+) minBytes (\d+) maxBytes (\d+) step: (\d+)\((factor|bytes)\) "
+             r"warmup iters: (\d+) iters: (\d+) agg iters: (\d+) validation: (\d+) graph: (\d+) unalign: (\d+)$", lines[2])
+assert m and m.groups() == ("1", "1", "8", "65536", "8", "factor", "1", "5", "1", "1", "0", "0"), lines[2]
+assert lines[3:5] == ["#", "# Using devices"], lines[3:5]
+# nccl-tests' parseRankInfo: "#  Rank %d Group %d Pid %d on %1024s device %d [%128[^]]] %1024[^\n]"
+rank = re.compile(r"^#  Rank +(\d+) Group +(\d+) Pid +(\d+) on +(\S+) device +(-?\d+) \[([^\]]+)\] (.+)$")
+ranks = [rank.match(l) for l in lines[5:5 + np]]
+assert all(ranks) and [int(r.group(1)) for r in ranks] == list(range(np)), lines[5:5 + np]
+assert lines[5 + np] == "#", lines[5 + np]
+for r, d in zip(ranks, doc["config"]["devices"]):  # the document's devices are the lines' fields
+    assert (int(r.group(1)), int(r.group(2)), int(r.group(3)), r.group(4), int(r.group(5)), r.group(6), r.group(7)) == \
+        (d["rank"], d["group"], d["pid"], d["hostname"], d["device"], d["device_hex"], d["device_info"]), (r.groups(), d)
+# The column header, then only rows, then the footer in nccl-tests' order.
+head = next(i for i, l in enumerate(lines) if l.startswith("#       size "))
+foot = next(i for i, l in enumerate(lines) if l.startswith("# Out of bounds values"))
+rows = lines[head + 2:foot]
+assert rows and all(not l.startswith("#") and len(l.split()) == 13 for l in rows), rows
+# Each column ends where its header ends (nccl-tests right-aligns both).
+ends = [m.end() for m in re.finditer(r"\S+", lines[head])][1:]
+for l in rows:
+    assert [m.end() for m in re.finditer(r"\S+", l)] == ends, (lines[head], l)
+assert re.match(r"^# Out of bounds values : 0 OK$", lines[foot]), lines[foot]
+assert re.match(r"^# Avg bus bandwidth    : [0-9.e+-]+ $", lines[foot + 1]), repr(lines[foot + 1])
+assert lines[foot + 2:foot + 4] == ["#", "# Collective test concluded: all_reduce_perf"], lines[foot + 2:foot + 4]
+PY
+
+# -N 3: each cycle's rows, printed and recorded; the average over all of them.
+mpirun -np "$np" "$ccbench" all_reduce -b 1K -e 4K -f 2 -n 2 -w 1 -N 3 -J "$out/n3.json" > "$out/n3.txt" 2>&1 ||
+  { cat "$out/n3.txt"; fail "-N 3"; }
+python3 - "$out/n3.json" "$out/n3.txt" <<'PY' || { cat "$out/n3.txt"; fail "-N 3: three cycles of three sizes"; }
+import json, sys
+doc = json.load(open(sys.argv[1]))
+sizes = [r["size"] for r in doc["results"]]
+assert sizes == [1024, 2048, 4096] * 3, sizes
+rows = [l.split() for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
+assert [int(r[0]) for r in rows] == sizes, rows
+bw = [r[k]["bus_bw"] for r in doc["results"] for k in ("out_of_place", "in_place")]
+assert abs(doc["average_bus_bandwidth"]["bandwidth"] - sum(bw) / len(bw)) < 1e-6 * max(1, sum(bw)), (doc["average_bus_bandwidth"], bw)
+PY
+# -N 0: until stopped (one process here: the signal goes to ccbench itself);
+# SIGINT ends it at the next point, the end record written, exit 130.
+"$ccbench" all_reduce --backend mpi -b 1K -e 4K -f 2 -n 2 -w 1 -N 0 -J "$out/n0.jsonl" > "$out/n0.txt" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+  n=$(grep -c '"type":"point"' "$out/n0.jsonl" 2>/dev/null)
+  [ "${n:-0}" -ge 7 ] && break
+  sleep 0.1
+done
+kill -INT $pid
+wait $pid
+rc=$?
+points=$(grep -c '"type":"point"' "$out/n0.jsonl")
+[ $rc = 130 ] && [ "$points" -ge 7 ] && tail -1 "$out/n0.jsonl" | grep -q '"status":"interrupted: SIGINT"' &&
+  [ "$(grep -vc '^#' "$out/n0.txt")" -ge "$points" ] ||
+  { cat "$out/n0.txt"; fail "-N 0 stopped by SIGINT: exit $rc (expected 130), $points points kept"; }
 
 # compare and history read the document back to the same times as the table.
 "$ccbench" compare --run a="$out/r.json" --run b="$out/r.json" --json "$out/c.json" > /dev/null ||

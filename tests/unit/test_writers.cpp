@@ -79,10 +79,13 @@ TEST(Writers, AMeasuredBandwidthIsNeverPrintedAsZero) {
   EXPECT_EQ(format_gbps_column(12.345), " 12.35");
   EXPECT_EQ(format_gbps_column(0.006), "  0.01");
   EXPECT_EQ(format_gbps_column(0.0042), "0.0042");
-  EXPECT_EQ(format_gbps_column(0.0000421), "4.2e-05");
+  EXPECT_EQ(format_gbps_column(0.0000421), "4.2e-5");  // within the column's 6 characters
+  EXPECT_EQ(format_gbps_column(0.00069), "6.9e-4");
+  EXPECT_EQ(format_gbps_column(4.2e-12), " 4e-12");
   EXPECT_EQ(format_gbps_column(0), "  0.00");  // one rank's all_reduce: busbw is 0 by definition
   for (double v = 1e-7; v < 1; v *= 1.7) {
     const std::string text = format_gbps_column(v);
+    EXPECT_EQ(text.size(), 6u) << text;
     EXPECT_GT(std::stod(text), 0) << text;
     EXPECT_NEAR(std::stod(text) / v, 1, v < 0.005 ? 0.05 : 0.005 / v + 1e-9) << text;
   }
