@@ -73,9 +73,9 @@ std::string nccl_tests_program(const std::string& collective) { return collectiv
 std::string nccl_tests_header(const RunInfo& r) {
   // nccl-tests prints its headers' and the loaded library's NCCL_VERSION_CODE;
   // ccbench adds its own version as one more key=value (0: no NCCL in this build).
-  std::string out = fmt::format("# nccl-tests version {} nccl-headers={} nccl-library={} ccbench={}\n",
-                                kNcclTestsLayoutVersion, nccl_version_code(r.nccl_headers), nccl_version_code(r.nccl),
-                                r.ccbench_version);
+  std::string out =
+      fmt::format("# nccl-tests version {} nccl-headers={} nccl-library={} ccbench={}\n", kNcclTestsLayoutVersion,
+                  nccl_version_code(r.nccl_headers), nccl_version_code(r.nccl), r.ccbench_version);
   out += fmt::format("# Collective test starting: {}\n", nccl_tests_program(r.collective));
   const bool factor = r.step_factor > 1;
   out += fmt::format(
@@ -97,8 +97,8 @@ std::string nccl_tests_header(const RunInfo& r) {
 
 std::string nccl_tests_footer(const EndInfo& e, const std::string& collective) {
   // nccl-tests' "%g %s": a space before the (possibly empty) verdict.
-  std::string out = fmt::format("# {:<20} : {} {}\n", "Out of bounds values", e.wrong_total,
-                                e.wrong_total == 0 ? "OK" : "FAILED");
+  std::string out =
+      fmt::format("# {:<20} : {} {}\n", "Out of bounds values", e.wrong_total, e.wrong_total == 0 ? "OK" : "FAILED");
   if (e.points == 0 || e.avg_busbw_gbps < 0) out += fmt::format("# {:<20} : N/A\n", "Avg bus bandwidth");
   else
     out += fmt::format("# {:<20} : {:g} {}\n", "Avg bus bandwidth", e.avg_busbw_gbps,
