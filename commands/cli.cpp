@@ -644,8 +644,8 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
                     cfg.max_bytes));
   parse_backend(raw, out.command, cfg);
   if (cfg.run_cycles != 1 && out.command == Command::copy)
-    throw UsageError(fmt::format("-N/--run_cycles {}: ccbench copy runs its sizes once; run it again instead",
-                                 cfg.run_cycles));
+    throw UsageError(
+        fmt::format("-N/--run_cycles {}: ccbench copy runs its sizes once; run it again instead", cfg.run_cycles));
   nccl_tests_flags({{"-t/--nthreads", raw.nthreads},
                     {"-m/--agg_iters", raw.agg_iters},
                     {"-p/--parallel_init", raw.parallel_init},
