@@ -13,6 +13,7 @@
 #include <string>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "collectives/collective.hpp"
@@ -85,6 +86,18 @@ class Backend {
   // -G N (nccl-tests): capture_begin() starts capturing what run() issues
   // (false: this backend cannot); capture_end() makes it one graph per GPU;
   // capture_launch(n) launches it n times without waiting.
+  // -I 1 on an asynchronous backend (nccl-tests' per-iteration timing):
+  // stream_marks_begin(slots) readies that many timing marks per local rank,
+  // stream_mark(slot) records one where the rank's operations run (its
+  // stream), and after the caller synchronised, stream_mark_seconds gives
+  // for each k of `spans` the seconds from mark from[k] to mark to[k], max
+  // over this process's ranks. Synchronous backends take the host clock
+  // instead (harness/measure.cpp) and leave these as they are.
+  virtual void stream_marks_begin(int slots) { (void)slots; }
+  virtual void stream_mark(int slot) { (void)slot; }
+  virtual std::vector<double> stream_mark_seconds(const std::vector<std::pair<int, int>>& spans) {
+    return std::vector<double>(spans.size(), 0.0);
+  }
   virtual bool capture_begin() { return false; }
   virtual void capture_end() {}
   virtual void capture_launch(int) {}

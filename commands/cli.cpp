@@ -80,9 +80,8 @@ double parse_precision(const std::string& text) {
 // The nccl-tests flags ccbench takes (listed together, not one by one).
 constexpr const char* kCompatibilityFlags =
     R"(nccl-tests flags taken for compatibility (other values: one line saying why and what to use):
-  -t 1, -m 1, -y 0, -C 0, -I 0, -u 0, -x 0 (what ccbench does anyway); -p 0|1 (no effect:
-  one thread per process). Not supported: -I 1 (nccl-tests' in-loop per-iteration timing: ccbench's
-  samples are barrier-separated, --timing both --stats), -r -1 (every root: run once per root),
+  -t 1, -m 1, -y 0, -C 0, -u 0, -x 0 (what ccbench does anyway); -p 0|1 (no effect:
+  one thread per process). Not supported: -r -1 (every root: run once per root),
   -R 2 (symmetric registration: -R 1 is local))";
 
 std::string help_text() {
@@ -318,10 +317,6 @@ void nccl_tests_flags(const std::vector<std::pair<const char*, std::string>>& fl
        "ccbench runs NCCL on its own non-blocking stream; the legacy default stream is not supported"},
       {"-C/--report_cputime", 0, 0,
        "ccbench times to completion; the host time to enqueue (nccl-tests -C 1) is not reported"},
-      {"-I/--per_iter_timing", 0, 0,
-       "nccl-tests times each of the -n back-to-back iterations with CUDA events inside its pipelined loop; "
-       "ccbench's per-iteration samples are barrier-separated operations: --timing both --stats shows their "
-       "p50/p99"},
       {"-x/--cta_policy", 0, 0, "ccbench does not set NCCL's CTA policy: only 0, NCCL's default, which it uses"},
       {"-u/--unalign", 0, 0, "misaligned buffers are not supported; ccbench's buffers are page-aligned"},
   };
@@ -486,6 +481,12 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
   if (!raw.iters.empty()) cfg.iters = static_cast<int>(parse_long("-n/--iters", raw.iters, 1, kIntMax));
   if (!raw.warmup.empty()) cfg.warmup = static_cast<int>(parse_long("-w/--warmup_iters", raw.warmup, 0, kIntMax));
   if (!raw.run_cycles.empty()) cfg.run_cycles = parse_long("-N/--run_cycles", raw.run_cycles, 0, kIntMax);
+  if (!raw.per_iter.empty()) cfg.per_iter_timing = parse_long("-I/--per_iter_timing", raw.per_iter, 0, 1) == 1;
+  if (!raw.per_iter_skip.empty())
+    cfg.per_iter_skip = static_cast<int>(parse_long("-K/--per_iter_skip", raw.per_iter_skip, 0, kIntMax));
+  if (cfg.per_iter_skip >= cfg.iters)
+    throw UsageError(fmt::format("-K/--per_iter_skip {}: leaves none of the -n {} iterations to summarise; give fewer",
+                                 cfg.per_iter_skip, cfg.iters));
   if (!raw.check.empty()) cfg.check = static_cast<int>(parse_long("-c/--check", raw.check, 0, kIntMax));
   if (!raw.bitwise.empty()) cfg.bitwise = static_cast<int>(parse_long("--bitwise", raw.bitwise, 1, 1000));
   if (raw.root == "-1")
@@ -620,6 +621,14 @@ void check_combinations(const Config& cfg) {
       cfg.timing == TimingMode::pipelined)
     throw UsageError(
         "--precision, --time-per-size and --sync window shape per-iteration samples: not with --timing pipelined");
+  if (cfg.per_iter_timing && cfg.cuda_graph > 0)
+    throw UsageError(
+        "-I 1 with -G: the iterations run inside one graph launch, so there is no iteration to time on its own; "
+        "choose one");
+  if (cfg.per_iter_timing && cfg.timing == TimingMode::per_iteration)
+    throw UsageError(
+        "-I 1 times the iterations of the pipelined loop: not with --timing per_iteration (its samples are "
+        "ccbench's own, barrier-separated)");
   if (cfg.stragglers && cfg.timing == TimingMode::pipelined)
     throw UsageError(
         "--stragglers reads each rank's entry into every per-iteration sample: not with --timing pipelined");
@@ -651,7 +660,6 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
                     {"-p/--parallel_init", raw.parallel_init},
                     {"-y/--stream_null", raw.stream_null},
                     {"-C/--report_cputime", raw.cputime},
-                    {"-I/--per_iter_timing", raw.per_iter},
                     {"-x/--cta_policy", raw.cta_policy},
                     {"-u/--unalign", raw.unalign}});
   parse_sampling(raw, cfg);

@@ -137,6 +137,17 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
                    "CCBENCH_INIT_TIMEOUT seconds (docs/failures.md)",
                    d.timeout_s, d.timeout_exit_code),
        &raw.timeout},
+      {timing, "-I,--per_iter_timing", "0|1",
+       "1: as nccl-tests, each of the -n back-to-back iterations of the pipelined loop timed where it runs (nccl: "
+       "CUDA events on the stream; mpi: the host clock between the calls' starts, no barrier between them), max over "
+       "each process's ranks and then over processes; the table adds i_min, i_max, i_p99 and i_cv% after each "
+       "placement, -J FILE.json its out_of_place_per_iter blocks (docs/running.md). Not with -G or --timing "
+       "per_iteration",
+       &raw.per_iter},
+      {timing, "-K,--per_iter_skip", "N",
+       "with -I 1: leave the first N iterations out of the i_* summary (they stay in the JSON's times_us; default "
+       "0, below -n)",
+       &raw.per_iter_skip},
       {timing, "-G,--cudagraph", "N",
        fmt::format("nccl, as nccl-tests: the -n timed launches are captured as one CUDA graph per GPU, launched N "
                    "times, and the time is divided by n x N (default {}: direct calls). Per-iteration samples and "
@@ -290,7 +301,6 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
       {nullptr, "-p,--parallel_init", "0|1", "", &raw.parallel_init},
       {nullptr, "-y,--stream_null", "0|1", "", &raw.stream_null},
       {nullptr, "-C,--report_cputime", "0|1", "", &raw.cputime},
-      {nullptr, "-I,--per_iter_timing", "0|1", "", &raw.per_iter},
       {nullptr, "-x,--cta_policy", "N", "", &raw.cta_policy},
       {nullptr, "-u,--unalign", "N", "", &raw.unalign},
   };

@@ -58,6 +58,10 @@ struct Config {
   std::vector<std::size_t> sizes;  // an explicit list (ccbench accept); when set, min/max/step are not used
   int iters = 20;
   long run_cycles = 1;  // -N: the sweep over sizes this many times (0: until a signal stops it)
+  // -I 1 / -K N: nccl-tests' per-iteration timing inside the pipelined loop,
+  // the first K iterations left out of its summary (harness/measure.cpp).
+  bool per_iter_timing = false;
+  int per_iter_skip = 0;
   int warmup = 1;
   WarmUpOrder warmup_order = WarmUpOrder::automatic;  // automatic: sizes_first on nccl, per_point on mpi
   int check = 1;                                      // verification iterations per point; 0 = no check

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -62,10 +63,14 @@ void issued(const Backend& backend, Watchdog& watchdog, long k) {
 }  // namespace
 
 // The timed loop: `next` is the caller's lambda, called directly (no
-// std::function indirection between the launches).
+// std::function indirection between the launches). `iteration_s` (-I 1):
+// each iteration's seconds where it ran, max over this process's ranks, as
+// nccl-tests times them: from a mark before its launch to the next one's (-z
+// 3: to a mark after its completion, before the barrier), on the stream of
+// an asynchronous backend, else on the host clock.
 template <class Next>
 double pipelined_seconds(Backend& backend, const Comm& comm, const Config& cfg, int iters, Watchdog& watchdog,
-                         const Next& next) {
+                         const Next& next, std::vector<double>* iteration_s = nullptr) {
   using Clock = std::chrono::steady_clock;
   // -G N: the n launches captured as one CUDA graph, launched N times.
   if (cfg.cuda_graph > 0 && backend.capture_begin()) {
@@ -80,24 +85,74 @@ double pipelined_seconds(Backend& backend, const Comm& comm, const Config& cfg, 
     watchdog.heartbeat(iters);
     return std::chrono::duration<double>(Clock::now() - t0).count() / (static_cast<double>(iters) * cfg.cuda_graph);
   }
+  const bool paired = cfg.blocking == 3, on_stream = backend.asynchronous();
+  const int slots = iteration_s ? (paired ? 2 * iters : iters + 1) : 0;
+  std::vector<Clock::time_point> host(on_stream ? 0 : static_cast<std::size_t>(slots));
+  if (slots > 0 && on_stream) backend.stream_marks_begin(slots);
+  const auto mark = [&](int slot) {
+    if (slot >= slots) return;
+    if (on_stream) backend.stream_mark(slot);
+    else host[static_cast<std::size_t>(slot)] = Clock::now();
+  };
   // -z (nccl-tests): 1 waits for each operation and adds a barrier, 2 only
   // waits, 3 waits and adds a barrier whose time is left out.
   double excluded = 0;
   const auto t0 = Clock::now();
   for (int k = 0; k < iters; ++k) {
-    backend.run(next(k));
+    const auto& ops = next(k);
+    mark(paired ? 2 * k : k);
+    backend.run(ops);
     if (cfg.blocking >= 1) backend.synchronize();
     if (cfg.blocking == 1) comm.barrier();
     if (cfg.blocking == 3) {
+      mark(2 * k + 1);
       const auto b0 = Clock::now();
       comm.barrier();
       excluded += std::chrono::duration<double>(Clock::now() - b0).count();
     }
     issued(backend, watchdog, k);
   }
+  if (!paired) mark(iters);
   backend.synchronize();
-  return (std::chrono::duration<double>(Clock::now() - t0).count() - excluded) / iters;
+  const double seconds = (std::chrono::duration<double>(Clock::now() - t0).count() - excluded) / iters;
+  if (slots > 0) {
+    std::vector<std::pair<int, int>> spans;
+    for (int k = 0; k < iters; ++k) spans.emplace_back(paired ? 2 * k : k, paired ? 2 * k + 1 : k + 1);
+    if (on_stream) {
+      *iteration_s = backend.stream_mark_seconds(spans);
+    } else {
+      iteration_s->clear();
+      for (const auto& [from, to] : spans)
+        iteration_s->push_back(
+            std::chrono::duration<double>(host[static_cast<std::size_t>(to)] - host[static_cast<std::size_t>(from)])
+                .count());
+    }
+  }
+  return seconds;
 }
+
+namespace {
+
+// -I 1: every process's iteration times (us per operation) on rank 0, and
+// per iteration their max, as nccl-tests' i_* (empty elsewhere).
+Measurement::InLoop gather_in_loop(const Comm& comm, const std::vector<double>& seconds, double per_op, int skip) {
+  std::string mine(seconds.size() * sizeof(double), '\0');
+  std::memcpy(mine.data(), seconds.data(), mine.size());
+  const std::vector<std::string> all = comm.gather_strings(mine);
+  Measurement::InLoop out;
+  out.skipped = skip;
+  for (const std::string& row : all) {
+    std::vector<double> us(row.size() / sizeof(double));
+    std::memcpy(us.data(), row.data(), us.size() * sizeof(double));
+    for (double& v : us) v = v / per_op * 1e6;
+    if (out.times_us.size() < us.size()) out.times_us.resize(us.size(), 0.0);
+    for (std::size_t k = 0; k < us.size(); ++k) out.times_us[k] = std::max(out.times_us[k], us[k]);
+    if (all.size() > 1) out.per_process_us.push_back(std::move(us));
+  }
+  return out;
+}
+
+}  // namespace
 
 std::optional<TrafficPlan> plan_traffic(const Config& cfg, int n, std::size_t count) {
   if (cfg.collective->source != Source::traffic) return std::nullopt;
@@ -198,8 +253,12 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
   out.measured = true;
   if (cfg.timing != TimingMode::per_iteration) {
     comm.barrier();
-    out.pipelined_us = comm.combine(pipelined_seconds(backend, comm, cfg, iters, watchdog, next) / per_op * 1e6,
-                                    cfg.aggregation, active);
+    std::vector<double> iteration_s;
+    out.pipelined_us = comm.combine(
+        pipelined_seconds(backend, comm, cfg, iters, watchdog, next, cfg.per_iter_timing ? &iteration_s : nullptr) /
+            per_op * 1e6,
+        cfg.aggregation, active);
+    if (cfg.per_iter_timing) out.in_loop = gather_in_loop(comm, iteration_s, per_op, cfg.per_iter_skip);
   }
   if (cfg.timing != TimingMode::pipelined)
     sample_per_iteration(backend, comm, cfg, iters, per_op, active, clock, watchdog, next, out,

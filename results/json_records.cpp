@@ -56,6 +56,10 @@ json placement_json(const Measurement& p) {
                        {"lateness_us", s.lateness_us},
                        {"last_counts", s.last_counts}};
   }
+  if (p.in_loop)
+    j["in_loop"] = {{"skipped", p.in_loop->skipped},
+                    {"times_us", p.in_loop->times_us},
+                    {"per_process_times_us", p.in_loop->per_process_us}};
   return j;
 }
 
@@ -141,6 +145,8 @@ json run_to_json(const RunInfo& r) {
         {"window", r.window},
         {"ranks_per_process", r.ranks_per_process},
         {"cuda_graph", r.cuda_graph},
+        {"per_iter_timing", r.per_iter_timing},
+        {"per_iter_skip", r.per_iter_skip},
         {"sampling",
          {{"precision", r.precision},
           {"time_per_size_s", r.time_per_size},

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "results/output_file.hpp"
+#include "results/stats.hpp"
 
 namespace ccb {
 
@@ -35,6 +36,26 @@ std::string local_now() {
 
 // A time or bandwidth as nccl-tests writes it (%lf): a number, "nan" for NaN.
 ordered json_number(double v) { return std::isnan(v) ? ordered("nan") : ordered(v); }
+
+// -I 1: nccl-tests' writePerIterReport block of one placement.
+ordered per_iter_block(const Measurement::InLoop& in) {
+  const std::size_t skip = std::min(in.times_us.size(), static_cast<std::size_t>(std::max(0, in.skipped)));
+  const InLoopStats s =
+      in_loop_stats(std::vector<double>(in.times_us.begin() + static_cast<std::ptrdiff_t>(skip), in.times_us.end()));
+  ordered b;
+  b["skipped_iterations"] = in.skipped;
+  b["min_us"] = s.min;
+  b["max_us"] = s.max;
+  b["avg_us"] = s.avg;
+  b["p50_us"] = s.p50;
+  b["p95_us"] = s.p95;
+  b["p99_us"] = s.p99;
+  b["stdev_us"] = s.stdev;
+  b["cv_pct"] = s.cv_pct;
+  b["times_us"] = in.times_us;
+  if (!in.per_process_us.empty()) b["per_process_max_times_us"] = in.per_process_us;
+  return b;
+}
 
 class NcclTestsJsonWriter final : public Writer {
  public:
@@ -70,8 +91,8 @@ class NcclTestsJsonWriter final : public Writer {
     config["validation"] = r.check_iterations;
     config["graph"] = r.cuda_graph;
     config["blocking_collectives"] = json_flag(r.blocking_requested != 0);
-    config["per_iter_timing"] = json_flag(false);
-    config["per_iter_skip"] = 0;
+    config["per_iter_timing"] = json_flag(r.per_iter_timing);
+    config["per_iter_skip"] = r.per_iter_skip;
     config["parallel_init"] = json_flag(false);
     ordered devices = ordered::array();
     // nccl-tests parses each process's first "#  Rank" line into its entry.
@@ -110,6 +131,7 @@ class NcclTestsJsonWriter final : public Writer {
                   {"alg_bw", json_number(m->algbw_gbps)},
                   {"bus_bw", json_number(p.busbw_meaningful ? m->busbw_gbps : NAN)},
                   {"nwrong", m->wrong ? ordered(static_cast<double>(*m->wrong)) : ordered(nullptr)}};
+      if (m->in_loop) row[std::string(key) + "_per_iter"] = per_iter_block(*m->in_loop);
     }
     row["actual_iterations"] = p.iterations;
     row["experiment_name"] = "";

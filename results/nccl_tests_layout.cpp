@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
+
+#include "results/stats.hpp"
+#include "results/writers.hpp"
 
 namespace ccb {
 namespace {
@@ -87,12 +91,51 @@ std::string nccl_tests_header(const RunInfo& r) {
   if (r.blocking_requested == 2) out += "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n";
   if (r.blocking_requested == 3)
     out += "# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier \n";
+  if (r.per_iter_timing)  // nccl-tests names its CUDA events; ccbench's mpi backend times on the host clock
+    out += fmt::format("# Per-Iteration Report: {} timing; i_* uses max over process rows{} \n",
+                       r.backend == "nccl" ? "CUDA event" : "host clock",
+                       r.per_iter_skip > 0 ? fmt::format("; summary skips first {} iterations", r.per_iter_skip) : "");
   out += "#\n# Using devices\n";
   for (const DeviceLine& d : device_lines(r))
     out += fmt::format("#  Rank {:2} Group {:2} Pid {:6} on {:>10} device {:2} [{}] {}\n", d.rank, d.group, d.pid,
                        d.host, d.device, d.device_hex.empty() ? "unknown" : d.device_hex,
                        d.device_info.empty() ? "unknown" : d.device_info);
   return out + "#\n";
+}
+
+std::string nccl_tests_column_header(bool per_iter, const std::array<std::string, 3>& extra) {
+  const auto tail = [](const std::string& e) { return e.empty() ? std::string(" ") : "  " + e; };
+  if (!per_iter)
+    return fmt::format(
+        "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place          {}\n"
+        "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n"
+        "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n",
+        "", "", "", "", "", extra[0], "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
+        "time", "algbw", "busbw", "#wrong", tail(extra[1]), "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)",
+        "", "(us)", "(GB/s)", "(GB/s)", "", tail(extra[2]));
+  constexpr const char* kRow =
+      "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>6}  "
+      "{:>6}  {:>6}  {:>7}  {:>7}  {:>7}  {:>7}{}\n";
+  return fmt::format(
+             "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}              out-of-place (+ per-iteration)                      "
+             "          in-place (+ per-iteration){}\n",
+             "", "", "", "", "", extra[0].empty() ? "" : "  " + extra[0]) +
+         fmt::format(fmt::runtime(kRow), "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
+                     "i_min", "i_max", "i_p99", "i_cv%", "time", "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99",
+                     "i_cv%", tail(extra[1])) +
+         fmt::format(fmt::runtime(kRow), "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
+                     "(us)", "(us)", "(%)", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)",
+                     tail(extra[2]));
+}
+
+std::string nccl_tests_in_loop_cells(const std::optional<Measurement::InLoop>& in_loop) {
+  if (!in_loop || in_loop->times_us.empty())
+    return fmt::format("  {:>7}  {:>7}  {:>7}  {:>7}", "N/A", "N/A", "N/A", "N/A");
+  const std::vector<double>& t = in_loop->times_us;
+  const std::size_t skip = std::min(t.size(), static_cast<std::size_t>(std::max(0, in_loop->skipped)));
+  const InLoopStats s = in_loop_stats(std::vector<double>(t.begin() + static_cast<std::ptrdiff_t>(skip), t.end()));
+  return fmt::format("  {}  {}  {}  {}", nccl_tests_number(s.min, 7), nccl_tests_number(s.max, 7),
+                     nccl_tests_number(s.p99, 7), nccl_tests_number(s.cv_pct, 7));
 }
 
 std::string nccl_tests_footer(const EndInfo& e, const std::string& collective) {

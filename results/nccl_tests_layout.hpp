@@ -8,6 +8,8 @@
 // "# Collective test concluded:". What ccbench adds comes after these blocks
 // (docs/running.md "The table").
 #pragma once
+#include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,15 @@ std::string nccl_tests_program(const std::string& collective);
 
 // From "# nccl-tests version" through the rank lines and a closing "#".
 std::string nccl_tests_header(const RunInfo& r);
+// nccl-tests' column header (writeResultHeader; -I 1: with i_min, i_max,
+// i_p99, i_cv% after each placement), with `extra` (three lines: --stats
+// columns) after each line's last column; each line ends where nccl-tests'
+// ends, with a space.
+std::string nccl_tests_column_header(bool per_iter, const std::array<std::string, 3>& extra);
+// -I 1: a row's i_min, i_max, i_p99 (us) and i_cv% of one placement, each
+// "  %7s"; N/A when not measured.
+std::string nccl_tests_in_loop_cells(const std::optional<Measurement::InLoop>& in_loop);
+
 // "# Out of bounds values" through "# Collective test concluded: NAME" and "#".
 std::string nccl_tests_footer(const EndInfo& e, const std::string& collective);
 

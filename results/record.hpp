@@ -111,6 +111,8 @@ struct RunInfo {
   double clock_resolution_s = 0;
   int iterations = 0, warmup = 0, check_iterations = 0, aggregation = 1, root = 0, window = 0;
   int ranks_per_process = 1, cuda_graph = 0, register_buffers = 0;
+  bool per_iter_timing = false;  // -I 1 (its clock: clock_name)
+  int per_iter_skip = 0;         // -K
   double precision = 0, time_per_size = 0, max_time_per_size = 0;
   long max_iters = 0;
   std::string sync = "barrier";
@@ -169,6 +171,17 @@ struct Measurement {
   std::optional<double> start_skew_p50_us, start_skew_max_us;
   std::vector<std::string> noise;        // what makes this time untrustworthy (results/noise.hpp); empty: nothing seen
   std::optional<Stragglers> stragglers;  // --stragglers (results/stragglers.hpp)
+  // -I 1: nccl-tests' per-iteration timing inside the pipelined loop. Each
+  // of the -n iterations in us, max over each process's ranks (per_process_us,
+  // one row per process when there are several) and then over processes
+  // (times_us); the first `skipped` (-K) are left out of the summary
+  // (in_loop_stats in results/stats.hpp).
+  struct InLoop {
+    int skipped = 0;
+    std::vector<double> times_us;
+    std::vector<std::vector<double>> per_process_us;
+  };
+  std::optional<InLoop> in_loop;
 };
 
 // alltoallv, one point (collectives/traffic.hpp): the rank that moves the

@@ -67,4 +67,21 @@ double median_of(std::vector<double> values) {
   return quantile_sorted(values, 0.5);
 }
 
+InLoopStats in_loop_stats(std::vector<double> v) {
+  InLoopStats s;
+  const std::size_t n = v.size();
+  if (n == 0) return s;
+  std::sort(v.begin(), v.end());
+  const auto at = [&](std::size_t p) { return v[std::min(n - 1, (n * p + 99) / 100 - 1)]; };
+  s.min = v.front(), s.max = v.back(), s.p50 = v[n / 2], s.p95 = at(95), s.p99 = at(99);
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.avg = sum / static_cast<double>(n);
+  double var = 0;
+  for (double x : v) var += (x - s.avg) * (x - s.avg);
+  s.stdev = std::sqrt(var / static_cast<double>(n));
+  s.cv_pct = s.avg > 0 ? s.stdev / s.avg * 100.0 : 0.0;
+  return s;
+}
+
 }  // namespace ccb

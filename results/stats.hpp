@@ -39,4 +39,13 @@ double median_of(std::vector<double> values);
 // larger side: max(p50 - lo, hi - p50) / p50. nullopt without an interval.
 std::optional<double> median_precision(const Summary& s);
 
+// -I 1's summary, with nccl-tests' own definitions (src/util.cu
+// computeIterStats): p50 the sorted value at n/2, p95 and p99 at index
+// min(n - 1, ceil(n x p / 100) - 1), the standard deviation over n (not n - 1),
+// cv_pct = 100 x stdev / avg; all zero for no samples.
+struct InLoopStats {
+  double min = 0, max = 0, avg = 0, p50 = 0, p95 = 0, p99 = 0, stdev = 0, cv_pct = 0;
+};
+InLoopStats in_loop_stats(std::vector<double> samples);
+
 }  // namespace ccb

@@ -144,15 +144,8 @@ class TableWriter final : public Writer, private TextSink {
       extra_h2 = "      p50      p99  ci95-lo  ci95-hi      p50      p99  ci95-lo  ci95-hi";
       extra_h3 = "     (us)     (us)     (us)     (us)     (us)     (us)     (us)     (us)";
     }
-    // nccl-tests' writeResultHeader, to the space; --stats columns after it.
-    emit("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place          {}\n",
-         "", "", "", "", "", extra_h1);
-    emit("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n", "size",
-         "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong",
-         stats_ ? "  " + extra_h2 : " ");
-    emit("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n", "(B)",
-         "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "",
-         stats_ ? "  " + extra_h3 : " ");
+    emit("{}", nccl_tests_column_header(r.per_iter_timing, {extra_h1, extra_h2, extra_h3}));
+    in_loop_ = r.per_iter_timing;
     flush();
   }
 
@@ -169,11 +162,13 @@ class TableWriter final : public Writer, private TextSink {
     for (const Measurement* pl : {&p.out_of_place, &p.in_place}) {
       if (!pl->measured) {
         line += fmt::format("  {:>7}  {:>6}  {:>6}  {:>6}", "N/A", "N/A", "N/A", "N/A");
+        if (in_loop_) line += nccl_tests_in_loop_cells(std::nullopt);
         continue;
       }
       line += fmt::format("  {}  {}  {:>6}  {:>6}", format_time_us(pl->time_us), format_gbps_column(pl->algbw_gbps),
                           p.busbw_meaningful ? format_gbps_column(pl->busbw_gbps) : "N/A",
                           pl->wrong ? fmt::format("{}", *pl->wrong) : "N/A");
+      if (in_loop_) line += nccl_tests_in_loop_cells(pl->in_loop);
     }
     if (stats_) {
       for (const Measurement* pl : {&p.out_of_place, &p.in_place}) {
@@ -262,7 +257,8 @@ class TableWriter final : public Writer, private TextSink {
 
  private:
   std::string collective_;
-  std::string notes_;  // each row's notes, printed after the footer
+  bool in_loop_ = false;  // -I 1: i_* columns after each placement
+  std::string notes_;     // each row's notes, printed after the footer
   std::string last_transports_, last_warning_;
   std::string link_finding_;  // the link probe's slow hosts and links ("" none): the footer says them too
   std::size_t bitwise_placements_ = 0, bitwise_differing_ = 0;

@@ -9,9 +9,11 @@
 # by their patterns (the rank lines by nccl-tests' own parseRankInfo
 # format), the columns at nccl-tests' positions, the rows unbroken, the
 # footer in order; -N repeats the sizes and -N 0 runs until a signal.
-# Usage: nccl_tests_json.sh CCBENCH FIXTURES NP
+# -I 1 -K N add nccl-tests' per-iteration blocks and i_* columns; with the
+# path of an nccl-tests source tree, its tools/analyze_perf_json.py reads them.
+# Usage: nccl_tests_json.sh CCBENCH FIXTURES NP [NCCL_TESTS_SRC]
 set -uo pipefail
-ccbench=$1 fx=$2 np=$3
+ccbench=$1 fx=$2 np=$3 peer=${4:-}
 out=$(mktemp -d /tmp/ccbench-ntjson.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -83,6 +85,44 @@ assert re.match(r"^# Out of bounds values : 0 OK$", lines[foot]), lines[foot]
 assert re.match(r"^# Avg bus bandwidth    : [0-9.e+-]+ $", lines[foot + 1]), repr(lines[foot + 1])
 assert lines[foot + 2:foot + 4] == ["#", "# Collective test concluded: all_reduce_perf"], lines[foot + 2:foot + 4]
 PY
+
+# -I 1 -K 1: each pipelined iteration timed, max over processes; the summary skips the first.
+mpirun -np "$np" "$ccbench" all_reduce -b 1K -e 4K -f 4 -n 6 -w 1 -I 1 -K 1 -J "$out/i.json" > "$out/i.txt" 2>&1 ||
+  { cat "$out/i.txt"; fail "-I 1"; }
+python3 - "$out/i.json" "$out/i.txt" "$np" <<'PY' || { cat "$out/i.txt"; fail "-I 1: nccl-tests' per-iteration blocks and columns"; }
+import json, re, sys
+doc, text, np = json.load(open(sys.argv[1])), open(sys.argv[2]).read(), int(sys.argv[3])
+assert doc["config"]["per_iter_timing"] == "true" and doc["config"]["per_iter_skip"] == 1, doc["config"]
+assert re.search(r"^# Per-Iteration Report: host clock timing; i_\* uses max over process rows; summary skips first 1 iterations $", text, re.M), text
+head = re.search(r"^#       size .*$", text, re.M).group(0).split()
+assert head[1:] == "size count type redop root time algbw busbw #wrong i_min i_max i_p99 i_cv% time algbw busbw #wrong i_min i_max i_p99 i_cv%".split(), head
+rows = [l.split() for l in text.splitlines() if l.strip() and not l.startswith("#")]
+assert len(rows) == len(doc["results"]) == 2, rows
+for r, row in zip(doc["results"], rows):
+    assert list(r) == ["size", "count", "type", "redop", "root", "out_of_place", "out_of_place_per_iter", "in_place",
+                       "in_place_per_iter", "actual_iterations", "experiment_name"], list(r)
+    for key, at in (("out_of_place_per_iter", 9), ("in_place_per_iter", 17)):
+        b = r[key]
+        assert b["skipped_iterations"] == 1 and len(b["times_us"]) == 6, b
+        rows_p = b.get("per_process_max_times_us", [])
+        assert len(rows_p) == (np if np > 1 else 0), rows_p
+        if rows_p:  # times_us is the max over process rows, per iteration
+            assert b["times_us"] == [max(col) for col in zip(*rows_p)], b
+        kept = sorted(b["times_us"][1:])
+        assert b["min_us"] == kept[0] and b["max_us"] == kept[-1] and b["p50_us"] == kept[len(kept) // 2], b
+        for col, k in ((at, "min_us"), (at + 1, "max_us"), (at + 2, "p99_us"), (at + 3, "cv_pct")):
+            assert abs(float(row[col]) - b[k]) <= 0.006 * max(1, b[k]), (key, k, row[col], b[k])
+PY
+if [ -n "$peer" ]; then
+  python3 "$peer/tools/analyze_perf_json.py" --all "$out/i.json" > "$out/analyze.txt" 2>&1 &&
+    { [ "$np" = 1 ] || grep -q 'Consistency (times_us == max over process rows, OOP): PASS' "$out/analyze.txt"; } ||
+    { cat "$out/analyze.txt"; fail "nccl-tests' analyze_perf_json.py on -I 1's document"; }
+fi
+"$ccbench" all_reduce --backend nccl -I 1 -G 1 > "$out/ig.txt" 2>&1
+[ $? = 2 ] && grep -q -- '-I 1 with -G' "$out/ig.txt" || { cat "$out/ig.txt"; fail "-I 1 with -G: one line, exit 2"; }
+"$ccbench" all_reduce --backend mpi -I 1 -n 4 -K 4 > "$out/ik.txt" 2>&1
+[ $? = 2 ] && grep -q -- '-K/--per_iter_skip 4: leaves none of the -n 4 iterations' "$out/ik.txt" ||
+  { cat "$out/ik.txt"; fail "-K as large as -n: one line, exit 2"; }
 
 # -N 3: each cycle's rows, printed and recorded; the average over all of them.
 mpirun -np "$np" "$ccbench" all_reduce -b 1K -e 4K -f 2 -n 2 -w 1 -N 3 -J "$out/n3.json" > "$out/n3.txt" 2>&1 ||

@@ -244,6 +244,7 @@ void NcclBackend::teardown_step(TeardownStep step) {
         if (l.start) cudaEventDestroy(l.start);
         if (l.stop) cudaEventDestroy(l.stop);
         for (cudaEvent_t e : l.marks) cudaEventDestroy(e);
+        for (cudaEvent_t e : l.timing_marks) cudaEventDestroy(e);
         if (l.stream) cudaStreamDestroy(l.stream);
       }
       break;
@@ -641,6 +642,35 @@ void NcclBackend::capture_launch(int times) {
     for (auto& l : locals_) launch_graph(l, &Local::loop);
     if (completed_) mark(1);  // each launch is the -n operations
   }
+}
+
+void NcclBackend::stream_marks_begin(int slots) {
+  for (auto& l : locals_) {
+    check(cudaSetDevice(l.device), "cudaSetDevice");
+    while (l.timing_marks.size() < static_cast<std::size_t>(slots)) {
+      cudaEvent_t e = nullptr;
+      check(cudaEventCreate(&e), "cudaEventCreate");
+      l.timing_marks.push_back(e);
+    }
+  }
+}
+
+void NcclBackend::stream_mark(int slot) {
+  for (auto& l : locals_)
+    check(cudaEventRecord(l.timing_marks.at(static_cast<std::size_t>(slot)), l.stream), "cudaEventRecord");
+}
+
+std::vector<double> NcclBackend::stream_mark_seconds(const std::vector<std::pair<int, int>>& spans) {
+  std::vector<double> out(spans.size(), 0.0);
+  for (auto& l : locals_)
+    for (std::size_t k = 0; k < spans.size(); ++k) {
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, l.timing_marks.at(static_cast<std::size_t>(spans[k].first)),
+                                 l.timing_marks.at(static_cast<std::size_t>(spans[k].second))),
+            "cudaEventElapsedTime");
+      out[k] = std::max(out[k], static_cast<double>(ms) * 1e-3);
+    }
+  return out;
 }
 
 void NcclBackend::start_clock() {

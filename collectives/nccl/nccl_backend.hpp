@@ -83,6 +83,9 @@ class NcclBackend final : public Backend {
   Offset in_place_recv(const Collective& c) const override;
   // ncclBroadcast copies the root's send buffer into its receive buffer: that copy is checked.
   bool root_result_in_send(const Collective&) const override { return false; }
+  void stream_marks_begin(int slots) override;
+  void stream_mark(int slot) override;
+  std::vector<double> stream_mark_seconds(const std::vector<std::pair<int, int>>& spans) override;
   void start_clock() override;
   double stop_clock() override;
   bool capture_begin() override;
@@ -125,6 +128,7 @@ class NcclBackend final : public Backend {
     // every few operations, reaped (one heartbeat each) as they complete.
     std::vector<cudaEvent_t> marks;
     MarkRing ring{kMarks};
+    std::vector<cudaEvent_t> timing_marks;  // -I 1: one per iteration boundary, grown as needed
   };
   void issue(std::span<const OpArgs> args, int phase);
   void enqueue(const OpArgs& a, const Local& l, int phase);

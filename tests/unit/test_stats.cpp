@@ -108,4 +108,22 @@ TEST(Sampling, StopRules) {
   EXPECT_EQ(stop_reason(c, tight, 0.5, 100), "time_per_size");
 }
 
+// -I 1's summary uses nccl-tests' definitions (src/util.cu computeIterStats),
+// not ccbench's interpolated quantiles: checked on values where they differ.
+TEST(Stats, InLoopStatsAreNcclTests) {
+  const InLoopStats s = in_loop_stats({4, 1, 3, 2});
+  EXPECT_EQ(s.min, 1);
+  EXPECT_EQ(s.max, 4);
+  EXPECT_EQ(s.p50, 3);  // sorted[n / 2], where the interpolated median is 2.5
+  EXPECT_EQ(s.p95, 4);  // index min(n - 1, ceil(n p / 100) - 1)
+  EXPECT_EQ(s.avg, 2.5);
+  EXPECT_DOUBLE_EQ(s.stdev, std::sqrt(1.25));  // over n, not n - 1
+  EXPECT_DOUBLE_EQ(s.cv_pct, std::sqrt(1.25) / 2.5 * 100);
+  std::vector<double> hundred(100);
+  for (int i = 0; i < 100; ++i) hundred[static_cast<std::size_t>(i)] = i + 1;
+  EXPECT_EQ(in_loop_stats(hundred).p99, 99);
+  EXPECT_EQ(in_loop_stats(hundred).p95, 95);
+  EXPECT_EQ(in_loop_stats({}).cv_pct, 0);
+}
+
 }  // namespace ccb
