@@ -80,7 +80,7 @@ double parse_precision(const std::string& text) {
 // The nccl-tests flags ccbench takes (listed together, not one by one).
 constexpr const char* kCompatibilityFlags =
     R"(nccl-tests flags taken for compatibility (other values: one line saying why and what to use):
-  -t 1, -m 1, -y 0, -C 0, -u 0, -x 0 (what ccbench does anyway); -p 0|1 (no effect:
+  -t 1, -m 1, -y 0, -u 0, -x 0 (what ccbench does anyway); -p 0|1 (no effect:
   one thread per process). Not supported: -r -1 (every root: run once per root),
   -R 2 (symmetric registration: -R 1 is local))";
 
@@ -315,8 +315,6 @@ void nccl_tests_flags(const std::vector<std::pair<const char*, std::string>>& fl
       {"-p/--parallel_init", 0, 1, ""},
       {"-y/--stream_null", 0, 0,
        "ccbench runs NCCL on its own non-blocking stream; the legacy default stream is not supported"},
-      {"-C/--report_cputime", 0, 0,
-       "ccbench times to completion; the host time to enqueue (nccl-tests -C 1) is not reported"},
       {"-x/--cta_policy", 0, 0, "ccbench does not set NCCL's CTA policy: only 0, NCCL's default, which it uses"},
       {"-u/--unalign", 0, 0, "misaligned buffers are not supported; ccbench's buffers are page-aligned"},
   };
@@ -481,6 +479,8 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
   if (!raw.iters.empty()) cfg.iters = static_cast<int>(parse_long("-n/--iters", raw.iters, 1, kIntMax));
   if (!raw.warmup.empty()) cfg.warmup = static_cast<int>(parse_long("-w/--warmup_iters", raw.warmup, 0, kIntMax));
   if (!raw.run_cycles.empty()) cfg.run_cycles = parse_long("-N/--run_cycles", raw.run_cycles, 0, kIntMax);
+  if (!raw.cputime.empty()) cfg.report_cputime = parse_long("-C/--report_cputime", raw.cputime, 0, 1) == 1;
+  if (!raw.timestamps.empty()) cfg.report_timestamps = parse_long("-S/--report_timestamps", raw.timestamps, 0, 1) == 1;
   if (!raw.per_iter.empty()) cfg.per_iter_timing = parse_long("-I/--per_iter_timing", raw.per_iter, 0, 1) == 1;
   if (!raw.per_iter_skip.empty())
     cfg.per_iter_skip = static_cast<int>(parse_long("-K/--per_iter_skip", raw.per_iter_skip, 0, kIntMax));
@@ -625,6 +625,9 @@ void check_combinations(const Config& cfg) {
     throw UsageError(
         "-I 1 with -G: the iterations run inside one graph launch, so there is no iteration to time on its own; "
         "choose one");
+  if (cfg.report_cputime && cfg.timing == TimingMode::per_iteration)
+    throw UsageError(
+        "-C 1 reports the pipelined loop's host time: not with --timing per_iteration (there is no loop to time)");
   if (cfg.per_iter_timing && cfg.timing == TimingMode::per_iteration)
     throw UsageError(
         "-I 1 times the iterations of the pipelined loop: not with --timing per_iteration (its samples are "
@@ -659,7 +662,6 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
                     {"-m/--agg_iters", raw.agg_iters},
                     {"-p/--parallel_init", raw.parallel_init},
                     {"-y/--stream_null", raw.stream_null},
-                    {"-C/--report_cputime", raw.cputime},
                     {"-x/--cta_policy", raw.cta_policy},
                     {"-u/--unalign", raw.unalign}});
   parse_sampling(raw, cfg);

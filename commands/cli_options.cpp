@@ -148,6 +148,13 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
        "with -I 1: leave the first N iterations out of the i_* summary (they stay in the JSON's times_us; default "
        "0, below -n)",
        &raw.per_iter_skip},
+      {timing, "-C,--report_cputime", "0|1",
+       "1: as nccl-tests, the time column is 'cputime': the host time to issue the -n operations, up to the last "
+       "launch's return and before waiting for completion, per operation (nccl: the enqueue cost; mpi: the calls "
+       "block, so about the time; -z 3: the time without the barriers; -G: the graph launches' per operation), "
+       "combined over ranks per -a. algbw and busbw stay the completed time's; -J FILE.json writes 'cpu_time' for "
+       "'time'; the JSON Lines record keeps time_us and adds cputime_us",
+       &raw.cputime},
       {timing, "-G,--cudagraph", "N",
        fmt::format("nccl, as nccl-tests: the -n timed launches are captured as one CUDA graph per GPU, launched N "
                    "times, and the time is divided by n x N (default {}: direct calls). Per-iteration samples and "
@@ -279,6 +286,10 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
        "the run's figures as Prometheus text when it ends completed (busbw and algbw in bytes/s, time in s; a "
        "temporary file renamed, for node_exporter's textfile collector; docs/history.md)",
        &cfg.prom_path},
+      {output, "-S,--report_timestamps", "0|1",
+       "1: as nccl-tests, each row ends with the local time it was printed (%Y-%m-%d %H:%M:%S) under a 'timestamp' "
+       "column; the table only",
+       &raw.timestamps},
       {output, "--stats", nullptr,
        "extra table columns: per-iteration p50 and p99 and the 95% confidence interval of the median, in us", nullptr,
        &cfg.stats_columns},
@@ -300,7 +311,6 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
       {nullptr, "-m,--agg_iters", "N", "", &raw.agg_iters},
       {nullptr, "-p,--parallel_init", "0|1", "", &raw.parallel_init},
       {nullptr, "-y,--stream_null", "0|1", "", &raw.stream_null},
-      {nullptr, "-C,--report_cputime", "0|1", "", &raw.cputime},
       {nullptr, "-x,--cta_policy", "N", "", &raw.cta_policy},
       {nullptr, "-u,--unalign", "N", "", &raw.unalign},
   };

@@ -18,8 +18,8 @@ struct RawArgs {
       warmup_order, window, path, backend, memory, ngpus, graph, reg, bind, plan, precision, time_per_size, max_time,
       max_iters, sync, progress, split, mpi_calls, bitwise, traffic;
   // nccl-tests' flags ccbench has no own use for (nccl_tests_flags).
-  std::string nthreads, agg_iters, run_cycles, parallel_init, stream_null, cputime, per_iter, per_iter_skip, cta_policy,
-      unalign;
+  std::string nthreads, agg_iters, run_cycles, parallel_init, stream_null, cputime, timestamps, per_iter, per_iter_skip,
+      cta_policy, unalign;
 };
 
 struct OptionRow {

@@ -62,6 +62,8 @@ struct Config {
   // the first K iterations left out of its summary (harness/measure.cpp).
   bool per_iter_timing = false;
   int per_iter_skip = 0;
+  bool report_cputime = false;     // -C 1: the table's time column is the host time to issue (cputime)
+  bool report_timestamps = false;  // -S 1: each row ends with the local time it was printed
   int warmup = 1;
   WarmUpOrder warmup_order = WarmUpOrder::automatic;  // automatic: sizes_first on nccl, per_point on mpi
   int check = 1;                                      // verification iterations per point; 0 = no check

@@ -70,7 +70,7 @@ void issued(const Backend& backend, Watchdog& watchdog, long k) {
 // an asynchronous backend, else on the host clock.
 template <class Next>
 double pipelined_seconds(Backend& backend, const Comm& comm, const Config& cfg, int iters, Watchdog& watchdog,
-                         const Next& next, std::vector<double>* iteration_s = nullptr) {
+                         const Next& next, std::vector<double>* iteration_s = nullptr, double* cpu_s = nullptr) {
   using Clock = std::chrono::steady_clock;
   // -G N: the n launches captured as one CUDA graph, launched N times.
   if (cfg.cuda_graph > 0 && backend.capture_begin()) {
@@ -80,6 +80,8 @@ double pipelined_seconds(Backend& backend, const Comm& comm, const Config& cfg, 
     watchdog.graph_begins(iters);  // one heartbeat per launch of `iters` operations
     const auto t0 = Clock::now();
     backend.capture_launch(cfg.cuda_graph);
+    if (cpu_s)  // nccl-tests divides this by -n alone; per operation it is by n x N
+      *cpu_s = std::chrono::duration<double>(Clock::now() - t0).count() / (static_cast<double>(iters) * cfg.cuda_graph);
     backend.synchronize();
     watchdog.graph_ends();
     watchdog.heartbeat(iters);
@@ -113,6 +115,7 @@ double pipelined_seconds(Backend& backend, const Comm& comm, const Config& cfg, 
     issued(backend, watchdog, k);
   }
   if (!paired) mark(iters);
+  if (cpu_s) *cpu_s = (std::chrono::duration<double>(Clock::now() - t0).count() - excluded) / iters;
   backend.synchronize();
   const double seconds = (std::chrono::duration<double>(Clock::now() - t0).count() - excluded) / iters;
   if (slots > 0) {
@@ -254,10 +257,12 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
   if (cfg.timing != TimingMode::per_iteration) {
     comm.barrier();
     std::vector<double> iteration_s;
-    out.pipelined_us = comm.combine(
-        pipelined_seconds(backend, comm, cfg, iters, watchdog, next, cfg.per_iter_timing ? &iteration_s : nullptr) /
-            per_op * 1e6,
-        cfg.aggregation, active);
+    double cpu_s = 0;
+    out.pipelined_us = comm.combine(pipelined_seconds(backend, comm, cfg, iters, watchdog, next,
+                                                      cfg.per_iter_timing ? &iteration_s : nullptr, &cpu_s) /
+                                        per_op * 1e6,
+                                    cfg.aggregation, active);
+    if (cfg.report_cputime) out.cputime_us = comm.combine(cpu_s / per_op * 1e6, cfg.aggregation, active);
     if (cfg.per_iter_timing) out.in_loop = gather_in_loop(comm, iteration_s, per_op, cfg.per_iter_skip);
   }
   if (cfg.timing != TimingMode::pipelined)

@@ -46,6 +46,8 @@ RunInfo describe_config(const Config& cfg, Backend& backend, std::size_t arena_b
   run.cuda_graph = cfg.cuda_graph;
   run.per_iter_timing = cfg.per_iter_timing;
   run.per_iter_skip = cfg.per_iter_skip;
+  run.report_cputime = cfg.report_cputime;
+  run.report_timestamps = cfg.report_timestamps;
   run.register_buffers = cfg.register_buffers;
   run.min_bytes = cfg.min_bytes;
   run.max_bytes = cfg.max_bytes;

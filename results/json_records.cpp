@@ -26,6 +26,7 @@ json placement_json(const Measurement& p) {
                     {"differing", p.bitwise->differing},
                     {"first_difference", p.bitwise->first.empty() ? json(nullptr) : json(p.bitwise->first)}};
   j["pipelined_us"] = p.pipelined_us ? json(*p.pipelined_us) : json(nullptr);
+  if (p.cputime_us) j["cputime_us"] = *p.cputime_us;
   j["per_iteration"] = p.per_iteration_us ? summary_to_json(*p.per_iteration_us) : json(nullptr);
   j["rank_means"] =
       p.rank_means
@@ -147,6 +148,7 @@ json run_to_json(const RunInfo& r) {
         {"cuda_graph", r.cuda_graph},
         {"per_iter_timing", r.per_iter_timing},
         {"per_iter_skip", r.per_iter_skip},
+        {"report_cputime", r.report_cputime},
         {"sampling",
          {{"precision", r.precision},
           {"time_per_size_s", r.time_per_size},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -103,16 +104,24 @@ std::string nccl_tests_header(const RunInfo& r) {
   return out + "#\n";
 }
 
-std::string nccl_tests_column_header(bool per_iter, const std::array<std::string, 3>& extra) {
-  const auto tail = [](const std::string& e) { return e.empty() ? std::string(" ") : "  " + e; };
-  if (!per_iter)
+std::string nccl_tests_column_header(const RunInfo& r, const std::array<std::string, 3>& extra) {
+  // Each line ends " %*s": the -S column (its label, then its format as the
+  // unit), padded to 19, or nothing; then the --stats columns.
+  const auto tail = [&](std::size_t line) {
+    static constexpr const char* kTimestamp[] = {"", "timestamp", "%Y-%m-%d %H:%M:%S"};
+    std::string t = r.report_timestamps && line > 0 ? fmt::format(" {:>19}", kTimestamp[line]) : " ";
+    if (!extra[line].empty()) t += " " + extra[line];
+    return t;
+  };
+  const char* time = r.report_cputime ? "cputime" : "time";
+  if (!r.per_iter_timing)
     return fmt::format(
         "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place          {}\n"
         "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n"
         "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}{}\n",
-        "", "", "", "", "", extra[0], "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
-        "time", "algbw", "busbw", "#wrong", tail(extra[1]), "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)",
-        "", "(us)", "(GB/s)", "(GB/s)", "", tail(extra[2]));
+        "", "", "", "", "", extra[0], "size", "count", "type", "redop", "root", time, "algbw", "busbw", "#wrong", time,
+        "algbw", "busbw", "#wrong", tail(1), "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
+        "(GB/s)", "(GB/s)", "", tail(2));
   constexpr const char* kRow =
       "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>6}  "
       "{:>6}  {:>6}  {:>7}  {:>7}  {:>7}  {:>7}{}\n";
@@ -120,12 +129,20 @@ std::string nccl_tests_column_header(bool per_iter, const std::array<std::string
              "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}              out-of-place (+ per-iteration)                      "
              "          in-place (+ per-iteration){}\n",
              "", "", "", "", "", extra[0].empty() ? "" : "  " + extra[0]) +
-         fmt::format(fmt::runtime(kRow), "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
-                     "i_min", "i_max", "i_p99", "i_cv%", "time", "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99",
-                     "i_cv%", tail(extra[1])) +
+         fmt::format(fmt::runtime(kRow), "size", "count", "type", "redop", "root", time, "algbw", "busbw", "#wrong",
+                     "i_min", "i_max", "i_p99", "i_cv%", time, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99",
+                     "i_cv%", tail(1)) +
          fmt::format(fmt::runtime(kRow), "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
-                     "(us)", "(us)", "(%)", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)",
-                     tail(extra[2]));
+                     "(us)", "(us)", "(%)", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)", tail(2));
+}
+
+std::string nccl_tests_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return fmt::format("{:>21}", buf);
 }
 
 std::string nccl_tests_in_loop_cells(const std::optional<Measurement::InLoop>& in_loop) {

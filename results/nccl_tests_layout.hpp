@@ -41,10 +41,12 @@ std::string nccl_tests_program(const std::string& collective);
 // From "# nccl-tests version" through the rank lines and a closing "#".
 std::string nccl_tests_header(const RunInfo& r);
 // nccl-tests' column header (writeResultHeader; -I 1: with i_min, i_max,
-// i_p99, i_cv% after each placement), with `extra` (three lines: --stats
-// columns) after each line's last column; each line ends where nccl-tests'
-// ends, with a space.
-std::string nccl_tests_column_header(bool per_iter, const std::array<std::string, 3>& extra);
+// i_p99, i_cv% after each placement; -C 1: cputime for time; -S 1: a
+// timestamp column), with `extra` (three lines: --stats columns) after each
+// line's last column; each line ends where nccl-tests' ends, with a space.
+std::string nccl_tests_column_header(const RunInfo& r, const std::array<std::string, 3>& extra);
+// -S 1: the local time now, "%21s" of "%Y-%m-%d %H:%M:%S", as nccl-tests ends a row.
+std::string nccl_tests_timestamp();
 // -I 1: a row's i_min, i_max, i_p99 (us) and i_cv% of one placement, each
 // "  %7s"; N/A when not measured.
 std::string nccl_tests_in_loop_cells(const std::optional<Measurement::InLoop>& in_loop);

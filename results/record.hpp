@@ -111,8 +111,10 @@ struct RunInfo {
   double clock_resolution_s = 0;
   int iterations = 0, warmup = 0, check_iterations = 0, aggregation = 1, root = 0, window = 0;
   int ranks_per_process = 1, cuda_graph = 0, register_buffers = 0;
-  bool per_iter_timing = false;  // -I 1 (its clock: clock_name)
-  int per_iter_skip = 0;         // -K
+  bool per_iter_timing = false;    // -I 1 (its clock: clock_name)
+  int per_iter_skip = 0;           // -K
+  bool report_cputime = false;     // -C 1: the table's time column is cputime_us
+  bool report_timestamps = false;  // -S 1
   double precision = 0, time_per_size = 0, max_time_per_size = 0;
   long max_iters = 0;
   std::string sync = "barrier";
@@ -145,7 +147,10 @@ struct Measurement {
   double time_us = 0;  // the table's time: see time_source
   std::string time_source;
   double algbw_gbps = 0, busbw_gbps = 0;
-  std::optional<double> pipelined_us;       // batch time / iterations, ranks combined per -a
+  std::optional<double> pipelined_us;  // batch time / iterations, ranks combined per -a
+  // -C 1: the host time to issue the pipelined loop's operations (up to the
+  // last launch's return, before waiting), per operation, combined per -a.
+  std::optional<double> cputime_us;
   std::optional<Summary> per_iteration_us;  // each iteration's max over ranks
   std::optional<RankMeans> rank_means;      // --sync barrier, one rank per process; else absent
   std::optional<uint64_t> wrong;            // summed over ranks; absent when not checked

@@ -144,8 +144,10 @@ class TableWriter final : public Writer, private TextSink {
       extra_h2 = "      p50      p99  ci95-lo  ci95-hi      p50      p99  ci95-lo  ci95-hi";
       extra_h3 = "     (us)     (us)     (us)     (us)     (us)     (us)     (us)     (us)";
     }
-    emit("{}", nccl_tests_column_header(r.per_iter_timing, {extra_h1, extra_h2, extra_h3}));
+    emit("{}", nccl_tests_column_header(r, {extra_h1, extra_h2, extra_h3}));
     in_loop_ = r.per_iter_timing;
+    cputime_ = r.report_cputime;
+    timestamps_ = r.report_timestamps;
     flush();
   }
 
@@ -165,11 +167,13 @@ class TableWriter final : public Writer, private TextSink {
         if (in_loop_) line += nccl_tests_in_loop_cells(std::nullopt);
         continue;
       }
-      line += fmt::format("  {}  {}  {:>6}  {:>6}", format_time_us(pl->time_us), format_gbps_column(pl->algbw_gbps),
+      const double time_us = cputime_ && pl->cputime_us ? *pl->cputime_us : pl->time_us;
+      line += fmt::format("  {}  {}  {:>6}  {:>6}", format_time_us(time_us), format_gbps_column(pl->algbw_gbps),
                           p.busbw_meaningful ? format_gbps_column(pl->busbw_gbps) : "N/A",
                           pl->wrong ? fmt::format("{}", *pl->wrong) : "N/A");
       if (in_loop_) line += nccl_tests_in_loop_cells(pl->in_loop);
     }
+    if (timestamps_) line += nccl_tests_timestamp();
     if (stats_) {
       for (const Measurement* pl : {&p.out_of_place, &p.in_place}) {
         if (!pl->per_iteration_us) {
@@ -257,8 +261,10 @@ class TableWriter final : public Writer, private TextSink {
 
  private:
   std::string collective_;
-  bool in_loop_ = false;  // -I 1: i_* columns after each placement
-  std::string notes_;     // each row's notes, printed after the footer
+  bool in_loop_ = false;     // -I 1: i_* columns after each placement
+  bool cputime_ = false;     // -C 1: the time column is cputime
+  bool timestamps_ = false;  // -S 1: each row ends with the time
+  std::string notes_;        // each row's notes, printed after the footer
   std::string last_transports_, last_warning_;
   std::string link_finding_;  // the link probe's slow hosts and links ("" none): the footer says them too
   std::size_t bitwise_placements_ = 0, bitwise_differing_ = 0;

@@ -124,6 +124,24 @@ fi
 [ $? = 2 ] && grep -q -- '-K/--per_iter_skip 4: leaves none of the -n 4 iterations' "$out/ik.txt" ||
   { cat "$out/ik.txt"; fail "-K as large as -n: one line, exit 2"; }
 
+# -C 1 -S 1: the time column is cputime ("cpu_time" in the document), each row ends with its local time.
+mpirun -np "$np" "$ccbench" all_reduce -b 1K -e 4K -f 4 -n 4 -w 1 -C 1 -S 1 -J "$out/cs.json" > "$out/cs.txt" 2>&1 ||
+  { cat "$out/cs.txt"; fail "-C 1 -S 1"; }
+python3 - "$out/cs.json" "$out/cs.txt" <<'PY' || { cat "$out/cs.txt"; fail "-C 1 -S 1: nccl-tests' cputime and timestamp columns"; }
+import json, re, sys
+doc, text = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
+head = re.search(r"^#       size .*$", text, re.M).group(0).split()
+assert head[1:] == "size count type redop root cputime algbw busbw #wrong cputime algbw busbw #wrong timestamp".split(), head
+assert re.search(r"^#        \(B\) .* %Y-%m-%d %H:%M:%S$", text, re.M), text
+rows = [l.split() for l in text.splitlines() if l.strip() and not l.startswith("#")]
+for r, row in zip(doc["results"], rows):
+    assert len(row) == 15 and re.match(r"^\d{4}-\d\d-\d\d$", row[13]) and re.match(r"^\d\d:\d\d:\d\d$", row[14]), row
+    for k, at in (("out_of_place", 5), ("in_place", 9)):
+        assert "time" not in r[k] and abs(r[k]["cpu_time"] - float(row[at])) <= 0.006 * max(1, float(row[at])), (r[k], row)
+PY
+"$ccbench" all_reduce --backend mpi -C 1 --timing per_iteration > "$out/ct.txt" 2>&1
+[ $? = 2 ] && grep -q -- '-C 1 reports the pipelined loop' "$out/ct.txt" || { cat "$out/ct.txt"; fail "-C 1 with --timing per_iteration"; }
+
 # -N 3: each cycle's rows, printed and recorded; the average over all of them.
 mpirun -np "$np" "$ccbench" all_reduce -b 1K -e 4K -f 2 -n 2 -w 1 -N 3 -J "$out/n3.json" > "$out/n3.txt" 2>&1 ||
   { cat "$out/n3.txt"; fail "-N 3"; }
