@@ -80,9 +80,9 @@ double parse_precision(const std::string& text) {
 // The nccl-tests flags ccbench takes (listed together, not one by one).
 constexpr const char* kCompatibilityFlags =
     R"(nccl-tests flags taken for compatibility (other values: one line saying why and what to use):
-  -t 1, -m 1, -y 0, -u 0, -x 0 (what ccbench does anyway); -p 0|1 (no effect:
-  one thread per process). Not supported: -r -1 (every root: run once per root),
-  -R 2 (symmetric registration: -R 1 is local))";
+  -t 1, -m 1, -y 0, -D 0, -V 16, -M 0 (what ccbench does anyway); -p 0|1 (no effect: one
+  thread per process). Not supported: -r -1 (every root: run once per root); nccl-tests'
+  --memory (-M) is ccbench's --memory KIND, so give -M)";
 
 std::string help_text() {
   return fmt::format(R"(ccbench {0} - collective-communication benchmark
@@ -313,10 +313,15 @@ void nccl_tests_flags(const std::vector<std::pair<const char*, std::string>>& fl
       {"-m/--agg_iters", 1, 1,
        "each timed launch is one operation; aggregating several in one NCCL group is not supported"},
       {"-p/--parallel_init", 0, 1, ""},
+      {"-D/--device_implementation", 0, 0,
+       "nccl-tests' own kernels on NCCL's device API (NCCL >= 2.28) are not in ccbench, which times NCCL's host "
+       "API collectives: leave -D out (or run nccl-tests for that kernel)"},
+      {"-V/--device_cta_count", 16, 16, "sets the CTAs of -D's kernels, which ccbench does not run: leave it out"},
+      {"-M", 0, 0,
+       "nccl-tests' GPU memory report is not implemented: NCCL_DEBUG=INFO logs each communicator's memory, and "
+       "nvidia-smi shows the process's"},
       {"-y/--stream_null", 0, 0,
        "ccbench runs NCCL on its own non-blocking stream; the legacy default stream is not supported"},
-      {"-x/--cta_policy", 0, 0, "ccbench does not set NCCL's CTA policy: only 0, NCCL's default, which it uses"},
-      {"-u/--unalign", 0, 0, "misaligned buffers are not supported; ccbench's buffers are page-aligned"},
   };
   for (const auto& [flag, value] : flags) {
     if (value.empty()) continue;
@@ -479,6 +484,7 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
   if (!raw.iters.empty()) cfg.iters = static_cast<int>(parse_long("-n/--iters", raw.iters, 1, kIntMax));
   if (!raw.warmup.empty()) cfg.warmup = static_cast<int>(parse_long("-w/--warmup_iters", raw.warmup, 0, kIntMax));
   if (!raw.run_cycles.empty()) cfg.run_cycles = parse_long("-N/--run_cycles", raw.run_cycles, 0, kIntMax);
+  if (!raw.unalign.empty()) cfg.unalign = static_cast<int>(parse_long("-u/--unalign", raw.unalign, 0, 4096));
   if (!raw.cputime.empty()) cfg.report_cputime = parse_long("-C/--report_cputime", raw.cputime, 0, 1) == 1;
   if (!raw.timestamps.empty()) cfg.report_timestamps = parse_long("-S/--report_timestamps", raw.timestamps, 0, 1) == 1;
   if (!raw.per_iter.empty()) cfg.per_iter_timing = parse_long("-I/--per_iter_timing", raw.per_iter, 0, 1) == 1;
@@ -549,10 +555,6 @@ void parse_backend(const RawArgs& raw, Command command, Config& cfg) {
   set_choice(cfg.backend, "--backend", raw.backend);
   const std::string algorithms = cfg.nccl_algorithms ? "given" : "";
   constexpr long kIntMax = std::numeric_limits<int>::max();
-  if (raw.reg == "2")
-    throw UsageError(
-        "-R/--registerbuffers 2: symmetric registration (ncclCommWindowRegister) is not supported; -R 1 registers "
-        "buffers locally (ncclCommRegister)");
   // nccl-tests' defaults typed out (-g 1, -G 0, -R 0) change nothing on any
   // backend: only a value other than the default implies or needs nccl.
   const auto beyond_default = [](const std::string& v, const char* flag, long def, long lo, long hi) {
@@ -560,12 +562,14 @@ void parse_backend(const RawArgs& raw, Command command, Config& cfg) {
   };
   const std::string ngpus = beyond_default(raw.ngpus, "-g/--ngpus", 1, 1, 64);
   const std::string graph = beyond_default(raw.graph, "-G/--cudagraph", 0, 0, kIntMax);
-  const std::string reg = beyond_default(raw.reg, "-R/--registerbuffers", 0, 0, 1);
+  const std::string reg = beyond_default(raw.reg, "-R/--registerbuffers", 0, 0, 2);
+  const std::string cta = beyond_default(raw.cta_policy, "-x/--cta_policy", 0, 0, 2);
   if (raw.backend.empty() && command == Command::run)
     resolve_backend(cfg,
                     {{"-g/--ngpus", &ngpus},
                      {"-G/--cudagraph", &graph},
                      {"-R/--registerbuffers", &reg},
+                     {"-x/--cta_policy", &cta},
                      {"--nccl-log-dir", &cfg.nccl_log_dir},
                      {"--nccl-algorithms", &algorithms}},
                     raw.memory);
@@ -577,11 +581,24 @@ void parse_backend(const RawArgs& raw, Command command, Config& cfg) {
     throw UsageError("--mpi-calls: applies to --backend mpi (NCCL's calls are always asynchronous on a stream)");
   if (!raw.ngpus.empty()) cfg.gpus_per_process = static_cast<int>(parse_long("-g/--ngpus", raw.ngpus, 1, 64));
   if (!raw.graph.empty()) cfg.cuda_graph = static_cast<int>(parse_long("-G/--cudagraph", raw.graph, 0, kIntMax));
-  if (!raw.reg.empty()) cfg.register_buffers = static_cast<int>(parse_long("-R/--registerbuffers", raw.reg, 0, 1));
-  if (cfg.backend == BackendKind::nccl) return;
+  if (!raw.reg.empty()) cfg.register_buffers = static_cast<int>(parse_long("-R/--registerbuffers", raw.reg, 0, 2));
+  if (!raw.cta_policy.empty()) cfg.cta_policy = static_cast<int>(parse_long("-x/--cta_policy", raw.cta_policy, 0, 2));
+  if (cfg.backend == BackendKind::nccl) {
+    // Options that need a newer NCCL than some clusters load: one line naming the version, before the run.
+    std::string gap;
+#if CCBENCH_HAVE_NCCL
+    if (cfg.register_buffers == 2)
+      gap = nccl_feature_gap("-R 2 (symmetric registration, ncclCommWindowRegister)", 22700);
+    if (gap.empty() && cfg.cta_policy >= 0) gap = nccl_feature_gap("-x (ncclConfig_t.CTAPolicy)", 22700);
+    if (gap.empty() && cfg.cta_policy == 2) gap = nccl_feature_gap("-x 2 (NCCL_CTA_POLICY_ZERO)", 22800);
+#endif
+    if (!gap.empty()) throw UsageError(gap);
+    return;
+  }
   const std::pair<const std::string*, const char*> nccl_only[] = {{&ngpus, "-g/--ngpus"},
                                                                   {&graph, "-G/--cudagraph"},
                                                                   {&reg, "-R/--registerbuffers"},
+                                                                  {&cta, "-x/--cta_policy"},
                                                                   {&cfg.nccl_log_dir, "--nccl-log-dir"},
                                                                   {&algorithms, "--nccl-algorithms"}};
   for (const auto& [value, flag] : nccl_only)
@@ -662,8 +679,9 @@ ParsedArgs parse_args(int argc, const char* const* argv) {
                     {"-m/--agg_iters", raw.agg_iters},
                     {"-p/--parallel_init", raw.parallel_init},
                     {"-y/--stream_null", raw.stream_null},
-                    {"-x/--cta_policy", raw.cta_policy},
-                    {"-u/--unalign", raw.unalign}});
+                    {"-D/--device_implementation", raw.device_impl},
+                    {"-V/--device_cta_count", raw.device_ctas},
+                    {"-M", raw.memory_report}});
   parse_sampling(raw, cfg);
   check_combinations(cfg);
   return out;

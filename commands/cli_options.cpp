@@ -82,6 +82,10 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
        fmt::format("{} (default {}; reducing collectives only)", joined_ops(), name(d.ops.front())), &raw.op},
       {sweep, "-r,--root", "R", fmt::format("root rank of broadcast, reduce, gather, scatter (default {})", d.root),
        &raw.root},
+      {sweep, "-u,--unalign", "N",
+       "as nccl-tests: every send and receive buffer starts N elements past its allocation (page-aligned), so the "
+       "library sees misaligned buffers (default 0; at most 4096)",
+       &raw.unalign},
       {sweep, "--window", "N", fmt::format("messages per iteration of uni_bw and bi_bw (default {})", d.window),
        &raw.window},
       {sweep, "--split", "RULE",
@@ -241,11 +245,16 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
                    "needed",
                    d.gpus_per_process),
        &raw.ngpus},
-      {backend, "-R,--registerbuffers", "0|1",
-       fmt::format("nccl: 1 registers buffers with ncclCommRegister (default {}); buffers come from ncclMemAlloc "
+      {backend, "-R,--registerbuffers", "0|1|2",
+       fmt::format("nccl: 1 registers buffers with ncclCommRegister, 2 as symmetric windows with "
+                   "ncclCommWindowRegister (NCCL >= 2.27), as nccl-tests (default {}); buffers come from ncclMemAlloc "
                    "either way",
                    d.register_buffers),
        &raw.reg},
+      {backend, "-x,--cta_policy", "0|1|2",
+       "nccl: NCCL's CTA policy for the communicators (ncclConfig_t.CTAPolicy: 0 default, 1 efficiency, 2 zero; "
+       "NCCL >= 2.27, 2 >= 2.28), as nccl-tests; without it NCCL's own default",
+       &raw.cta_policy},
       {backend, "--path", "PATH",
        "auto, nvlink, pcie, shm, rdma, tcp. mpi: sets Open MPI's pml/btl (shm, tcp, rdma); the observed path is "
        "measured with network counters. nccl: sets NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_NVLS_ENABLE, NCCL_NET, "
@@ -311,8 +320,9 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
       {nullptr, "-m,--agg_iters", "N", "", &raw.agg_iters},
       {nullptr, "-p,--parallel_init", "0|1", "", &raw.parallel_init},
       {nullptr, "-y,--stream_null", "0|1", "", &raw.stream_null},
-      {nullptr, "-x,--cta_policy", "N", "", &raw.cta_policy},
-      {nullptr, "-u,--unalign", "N", "", &raw.unalign},
+      {nullptr, "-D,--device_implementation", "N", "", &raw.device_impl},
+      {nullptr, "-V,--device_cta_count", "N", "", &raw.device_ctas},
+      {nullptr, "-M", "0|1", "", &raw.memory_report},
   };
 }
 

@@ -19,7 +19,7 @@ struct RawArgs {
       max_iters, sync, progress, split, mpi_calls, bitwise, traffic;
   // nccl-tests' flags ccbench has no own use for (nccl_tests_flags).
   std::string nthreads, agg_iters, run_cycles, parallel_init, stream_null, cputime, timestamps, per_iter, per_iter_skip,
-      cta_policy, unalign;
+      device_impl, device_ctas, memory_report, cta_policy, unalign;
 };
 
 struct OptionRow {

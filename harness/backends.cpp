@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+
 #include "harness/every_rank_passes.hpp"
 #include "common/errors.hpp"
 #if CCBENCH_HAVE_MPI
@@ -84,15 +87,17 @@ std::unique_ptr<Backend> make_mpi(const Config& cfg, const Comm& comm) {
 std::unique_ptr<Backend> make_nccl(const Config& cfg, const Comm& comm, const std::string& log_file) {
   NcclOptions o;
   if (!every_rank_passes(comm, [&] {
-        o.devices = choose_devices(comm.local_rank(), comm.local_size(), cfg.gpus_per_process,
-                                   visible_gpus("--backend nccl"), host_name());
+        o.devices =
+            choose_devices(comm.local_rank(), comm.local_size(), cfg.gpus_per_process, visible_gpus("--backend nccl"),
+                           host_name(), first_device_from(std::getenv("NCCL_TESTS_DEVICE")));
       }))
     return nullptr;
   o.nranks = comm.size() * cfg.gpus_per_process;  // every process drives -g GPUs
   o.first_rank = comm.rank() * cfg.gpus_per_process;
   o.blocking = cfg.blocking != 0;
   o.graph = cfg.cuda_graph > 0;
-  o.register_buffers = cfg.register_buffers != 0;
+  o.register_buffers = cfg.register_buffers;
+  o.cta_policy = cfg.cta_policy;
   o.two_p2p_peers = cfg.collective && cfg.collective->id == CollectiveId::sendrecv;
   o.log_file = log_file;
   o.tuning_log = nccl_subsys_logs_tuning(std::getenv("NCCL_DEBUG_SUBSYS"));
@@ -112,8 +117,27 @@ void require_gpu(const std::string& what) {
 #endif
 }
 
-std::vector<int> choose_devices(int local_rank, int local_size, int per_process, int visible, const std::string& host) {
+std::optional<int> first_device_from(const char* value) {
+  if (!value) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(value, &end, 10);
+  if (end == value || *end != '\0' || errno != 0 || v < 0 || v > 1023)
+    throw UsageError(fmt::format("NCCL_TESTS_DEVICE '{}': expected the first GPU's ordinal (0, 1, ...)", value));
+  return static_cast<int>(v);
+}
+
+std::vector<int> choose_devices(int local_rank, int local_size, int per_process, int visible, const std::string& host,
+                                std::optional<int> first) {
   std::vector<int> out;
+  if (first) {
+    if (*first + per_process > visible)
+      throw UsageError(
+          fmt::format("NCCL_TESTS_DEVICE={} with -g/--ngpus {}: GPU {} requested, but {} are visible on {}", *first,
+                      per_process, *first + per_process - 1, visible, host));
+    for (int j = 0; j < per_process; ++j) out.push_back(*first + j);
+    return out;
+  }
   if (visible >= local_size * per_process) {
     for (int j = 0; j < per_process; ++j) out.push_back(local_rank * per_process + j);
   } else if (visible == per_process) {

@@ -3,6 +3,7 @@
 // process). What the user can fix is a UsageError, agreed on by every process.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "collectives/backend.hpp"
@@ -22,6 +23,11 @@ std::unique_ptr<Backend> make_backend(const Config& cfg, const Comm& comm, const
 // visible to it: consecutive blocks; or all of them when the launcher left
 // exactly `per_process` visible (CUDA_VISIBLE_DEVICES per rank). Throws
 // UsageError when neither fits.
-std::vector<int> choose_devices(int local_rank, int local_size, int per_process, int visible, const std::string& host);
+// `first` (nccl-tests' NCCL_TESTS_DEVICE): every process takes GPUs first,
+// first + 1, ... instead of its local rank's share.
+std::vector<int> choose_devices(int local_rank, int local_size, int per_process, int visible, const std::string& host,
+                                std::optional<int> first = std::nullopt);
+// NCCL_TESTS_DEVICE's value (nullptr: unset); throws UsageError when it is not a GPU ordinal.
+std::optional<int> first_device_from(const char* value);
 
 }  // namespace ccb

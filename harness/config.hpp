@@ -28,7 +28,8 @@ struct Config {
   MpiCalls mpi_calls = MpiCalls::blocking;  // mpi backend: --mpi-calls
   int gpus_per_process = 1;                 // -g
   int cuda_graph = 0;                       // -G: > 0 captures each operation as a CUDA graph and replays it
-  int register_buffers = 0;                 // -R: 1 registers buffers with ncclCommRegister
+  int register_buffers = 0;                 // -R: 1 ncclCommRegister, 2 ncclCommWindowRegister (symmetric)
+  int cta_policy = -1;                      // -x: NCCL's CTA policy (ncclConfig_t.CTAPolicy); -1: NCCL's default
   std::string nccl_log_dir;                 // where NCCL's INFO log goes (empty: $TMPDIR/ccbench-nccl)
   std::string tcp_if;                       // --tcp-if: the interfaces Open MPI's TCP transport may use
   bool nccl_algorithms = false;             // --nccl-algorithms: NCCL logs each operation's algorithm (TUNING)
@@ -62,6 +63,7 @@ struct Config {
   // the first K iterations left out of its summary (harness/measure.cpp).
   bool per_iter_timing = false;
   int per_iter_skip = 0;
+  int unalign = 0;                 // -u N: every buffer starts N elements past its allocation (nccl-tests)
   bool report_cputime = false;     // -C 1: the table's time column is the host time to issue (cputime)
   bool report_timestamps = false;  // -S 1: each row ends with the local time it was printed
   int warmup = 1;

@@ -47,6 +47,7 @@ RunInfo describe_config(const Config& cfg, Backend& backend, std::size_t arena_b
   run.per_iter_timing = cfg.per_iter_timing;
   run.per_iter_skip = cfg.per_iter_skip;
   run.report_cputime = cfg.report_cputime;
+  run.unalign = cfg.unalign;
   run.report_timestamps = cfg.report_timestamps;
   run.register_buffers = cfg.register_buffers;
   run.min_bytes = cfg.min_bytes;

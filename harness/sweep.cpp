@@ -179,7 +179,24 @@ Plan make_plan(const Config& cfg, const Comm& comm, Backend& backend) {
     throw UsageError(fmt::format("--sync window: needs a host-clock backend (mpi); {} times with {}", backend.name(),
                                  backend.clock_name()));
   validate_for_world(cfg, comm, backend, plan.tasks, plan.send_max, plan.recv_max);
+  // -u N: room for N elements of the widest type before each buffer's start.
+  plan.send_max += static_cast<std::size_t>(cfg.unalign) * 8;
+  plan.recv_max += static_cast<std::size_t>(cfg.unalign) * 8;
   return plan;
+}
+
+// The buffers a point of `elem`-byte elements uses: -u N elements past each
+// allocation, and what the receive buffer holds from there.
+std::vector<PointBuffers> unaligned(const std::vector<PointBuffers>& local, std::size_t elem, int unalign,
+                                    std::size_t recv_bytes) {
+  std::vector<PointBuffers> out = local;
+  const std::size_t skip = static_cast<std::size_t>(unalign) * elem;
+  for (PointBuffers& b : out) {
+    b.send = static_cast<unsigned char*>(b.send) + skip;
+    b.recv = static_cast<unsigned char*>(b.recv) + skip;
+    b.recv_capacity_count = (recv_bytes - skip) / elem;
+  }
+  return out;
 }
 
 // The largest send and receive buffers of every local rank; an allocation
@@ -446,7 +463,7 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
   if (traffic)
     rec.traffic =
         traffic_point(cfg_.traffic.value_or(TrafficModel{}), *traffic, info(t.dtype).size, p.count, run_.placement);
-  for (auto& b : buffers_.local) b.recv_capacity_count = plan_.recv_max / info(t.dtype).size;
+  const std::vector<PointBuffers> buffers = unaligned(buffers_.local, info(t.dtype).size, cfg_.unalign, plan_.recv_max);
   for (bool in_place : {false, true}) {
     if (in_place && !has_in_place(c)) continue;
     args.in_place = in_place;
@@ -456,7 +473,7 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
     watchdog_->set_activity(doing);
     try {
       if (!in_place) inject_faults(faults_, backend_, first_rank_, p.bytes);
-      measure_placement(backend_, comm_, cfg_, args, buffers_.local, faults_, *watchdog_, clock_, pl);
+      measure_placement(backend_, comm_, cfg_, args, buffers, faults_, *watchdog_, clock_, pl);
     } catch (const std::exception& e) {
       progress_->finish();
       const std::string what = fmt::format("{} during {}", e.what(), doing);
@@ -532,7 +549,8 @@ int Sweep::run() {
       for (const auto& p : t.points) largest = std::max(largest, p.bytes);
       watchdog_->set_activity(fmt::format("the warm-up of every size ({} {}{})", c.name, info(t.dtype).name,
                                           t.op ? " " + std::string(name(*t.op)) : ""));
-      warm_up_every_size(backend_, cfg_, task, largest, buffers_.local, *watchdog_);
+      warm_up_every_size(backend_, cfg_, task, largest,
+                         unaligned(buffers_.local, info(t.dtype).size, cfg_.unalign, plan_.recv_max), *watchdog_);
     }
     // -N: the sizes again, cycle after cycle (0: until a signal stops the run).
     for (long cycle = 0; cfg_.run_cycles == 0 || cycle < cfg_.run_cycles; ++cycle)

@@ -85,9 +85,9 @@ std::string nccl_tests_header(const RunInfo& r) {
   const bool factor = r.step_factor > 1;
   out += fmt::format(
       "# nThread 1 nGpus {} minBytes {} maxBytes {} step: {}({}) warmup iters: {} iters: {} agg iters: 1 "
-      "validation: {} graph: {} unalign: 0\n",
+      "validation: {} graph: {} unalign: {}\n",
       r.ranks_per_process, r.min_bytes, r.max_bytes, factor ? static_cast<std::size_t>(r.step_factor) : r.step_bytes,
-      factor ? "factor" : "bytes", r.warmup, r.iterations, r.check_iterations, r.cuda_graph);
+      factor ? "factor" : "bytes", r.warmup, r.iterations, r.check_iterations, r.cuda_graph, r.unalign);
   if (r.blocking_requested == 1) out += "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n";
   if (r.blocking_requested == 2) out += "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n";
   if (r.blocking_requested == 3)

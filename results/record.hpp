@@ -113,6 +113,7 @@ struct RunInfo {
   int ranks_per_process = 1, cuda_graph = 0, register_buffers = 0;
   bool per_iter_timing = false;    // -I 1 (its clock: clock_name)
   int per_iter_skip = 0;           // -K
+  int unalign = 0;                 // -u: elements every buffer starts past its allocation
   bool report_cputime = false;     // -C 1: the table's time column is cputime_us
   bool report_timestamps = false;  // -S 1
   double precision = 0, time_per_size = 0, max_time_per_size = 0;

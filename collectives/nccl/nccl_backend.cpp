@@ -100,9 +100,17 @@ void* device_alloc(std::size_t bytes) {
   return p;
 }
 
-void deregister(ncclComm_t comm, void* handle) {
+void deregister(ncclComm_t comm, void* handle, bool window) {
   // An aborted communicator (nullptr) took its registrations.
-  if (const auto dereg = nccl_entry_points().comm_deregister; dereg && handle && comm) dereg(comm, handle);
+  if (!handle || !comm) return;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+  if (window) {
+    if (const auto dereg = nccl_entry_points().window_deregister) dereg(comm, static_cast<ncclWindow_t>(handle));
+    return;
+  }
+#endif
+  (void)window;
+  if (const auto dereg = nccl_entry_points().comm_deregister) dereg(comm, handle);
 }
 
 void device_free(void* p) {
@@ -118,7 +126,7 @@ NcclMemory::~NcclMemory() { release_all(); }
 
 void NcclMemory::release_all() {
   for (auto& [p, a] : allocations_) {
-    deregister(backend_.comm(a.local), a.handle);
+    deregister(backend_.comm(a.local), a.handle, a.window);
     device_free(p);
   }
   allocations_.clear();
@@ -130,9 +138,18 @@ void* NcclMemory::allocate(std::size_t bytes, int local) {
   Allocation a{local, nullptr};
   if (backend_.register_buffers()) {
     const auto reg = nccl_entry_points().comm_register;
-    ncclResult_t r = reg ? reg(backend_.comm(local), p, bytes == 0 ? 1 : bytes, &a.handle)
-                         : ncclInvalidUsage;  // no ncclCommRegister before 2.19
-    if (r == ncclInProgress) {                // a non-blocking communicator: finished by polling
+    ncclResult_t r = ncclInvalidUsage;  // no ncclCommRegister before 2.19, no window before 2.27
+    if (backend_.register_buffers() == 1 && reg) r = reg(backend_.comm(local), p, bytes == 0 ? 1 : bytes, &a.handle);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    // -R 2, as nccl-tests: a symmetric window, registered by every rank in the same order (collective).
+    if (const auto win = nccl_entry_points().window_register; backend_.register_buffers() == 2 && win) {
+      ncclWindow_t w = nullptr;
+      r = win(backend_.comm(local), p, bytes == 0 ? 1 : bytes, &w, NCCL_WIN_COLL_SYMMETRIC);
+      a.handle = w;
+      a.window = true;
+    }
+#endif
+    if (r == ncclInProgress) {  // a non-blocking communicator: finished by polling
       r = ncclSuccess;
       try {
         backend_.settle(ncclInProgress, "ncclCommRegister", local);
@@ -142,7 +159,7 @@ void* NcclMemory::allocate(std::size_t bytes, int local) {
     }
     if (r != ncclSuccess) {
       device_free(p);
-      check_nccl(r, "ncclCommRegister");
+      check_nccl(r, a.window ? "ncclCommWindowRegister" : "ncclCommRegister");
     }
   }
   allocations_[p] = a;
@@ -152,7 +169,7 @@ void* NcclMemory::allocate(std::size_t bytes, int local) {
 void NcclMemory::release(void* p) {
   const auto it = allocations_.find(p);
   if (it == allocations_.end()) return;
-  deregister(backend_.comm(it->second.local), it->second.handle);
+  deregister(backend_.comm(it->second.local), it->second.handle, it->second.window);
   device_free(p);
   allocations_.erase(it);
 }
@@ -179,6 +196,9 @@ NcclBackend::NcclBackend(const NcclOptions& options) : options_(options) {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
   config.nvlinkCentricSched = 1;
+#endif
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+  if (options_.cta_policy >= 0) config.CTAPolicy = options_.cta_policy;  // -x (checked against the library: cli)
 #endif
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 30, 0)
   if (options_.two_p2p_peers) config.maxP2pPeers = 2;

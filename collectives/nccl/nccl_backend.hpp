@@ -35,13 +35,14 @@ struct NcclOptions {
   ncclUniqueId id{};
   int nranks = 1;
   int first_rank = 0;
-  std::vector<int> devices;       // CUDA ordinals of this process's ranks
-  bool blocking = false;          // -z 1-3 (reported; harness/measure.cpp waits for each operation)
-  bool graph = false;             // -G: replay each operation from a CUDA graph
-  bool register_buffers = false;  // -R 1
-  bool two_p2p_peers = false;     // sendrecv: each rank talks to 2 peers (maxP2pPeers, NCCL >= 2.30)
-  std::string log_file;           // this process's NCCL INFO log ("" = not captured)
-  bool tuning_log = false;        // the log has NCCL_TUNING lines (each operation's algorithm)
+  std::vector<int> devices;    // CUDA ordinals of this process's ranks
+  bool blocking = false;       // -z 1-3 (reported; harness/measure.cpp waits for each operation)
+  bool graph = false;          // -G: replay each operation from a CUDA graph
+  int register_buffers = 0;    // -R: 1 ncclCommRegister, 2 ncclCommWindowRegister (symmetric, NCCL >= 2.27)
+  int cta_policy = -1;         // -x: ncclConfig_t.CTAPolicy (NCCL >= 2.27); -1 NCCL's default
+  bool two_p2p_peers = false;  // sendrecv: each rank talks to 2 peers (maxP2pPeers, NCCL >= 2.30)
+  std::string log_file;        // this process's NCCL INFO log ("" = not captured)
+  bool tuning_log = false;     // the log has NCCL_TUNING lines (each operation's algorithm)
 };
 
 class NcclBackend;
@@ -59,7 +60,8 @@ class NcclMemory final : public DeviceMemory {
  private:
   struct Allocation {
     int local;
-    void* handle;  // ncclCommRegister's, or nullptr
+    void* handle;         // ncclCommRegister's or ncclCommWindowRegister's, or nullptr
+    bool window = false;  // -R 2: a symmetric window
   };
   NcclBackend& backend_;
   std::map<void*, Allocation> allocations_;
@@ -111,7 +113,7 @@ class NcclBackend final : public Backend {
 
   int device(int local) const { return locals_[static_cast<std::size_t>(local)].device; }
   ncclComm_t comm(int local) const { return locals_[static_cast<std::size_t>(local)].comm; }
-  bool register_buffers() const { return options_.register_buffers; }
+  int register_buffers() const { return options_.register_buffers; }
   // r from a call on local rank `local`'s communicator (-1: every local one):
   // ncclInProgress is polled to its end; an error throws naming `what`.
   void settle(ncclResult_t r, const char* what, int local = -1);

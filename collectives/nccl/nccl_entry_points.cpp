@@ -2,6 +2,9 @@
 
 #include <dlfcn.h>
 
+#include "collectives/nccl/nccl_lifecycle.hpp"
+#include "collectives/nccl/nccl_version.hpp"
+
 namespace ccb {
 namespace {
 
@@ -24,6 +27,10 @@ const NcclEntryPoints& nccl_entry_points() {
     look_up(p.comm_deregister, "ncclCommDeregister");
     look_up(p.get_last_error, "ncclGetLastError");
     look_up(p.init_rank_config, "ncclCommInitRankConfig");
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    look_up(p.window_register, "ncclCommWindowRegister");
+    look_up(p.window_deregister, "ncclCommWindowDeregister");
+#endif
     return p;
   }();
   return e;
@@ -36,5 +43,9 @@ int nccl_loaded_version_code() {
 }
 
 int nccl_header_version_code() { return NCCL_VERSION_CODE; }
+
+std::string nccl_feature_gap(std::string_view what, int needed) {
+  return nccl_version_gap(what, needed, nccl_header_version_code(), nccl_loaded_version_code());
+}
 
 }  // namespace ccb

@@ -24,6 +24,10 @@ struct NcclEntryPoints {
   decltype(&ncclCommDeregister) comm_deregister = nullptr;       // 2.19
   decltype(&ncclGetLastError) get_last_error = nullptr;          // 2.13
   decltype(&ncclCommInitRankConfig) init_rank_config = nullptr;  // 2.14
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+  decltype(&ncclCommWindowRegister) window_register = nullptr;      // 2.27 (-R 2)
+  decltype(&ncclCommWindowDeregister) window_deregister = nullptr;  // 2.27
+#endif
 };
 
 // Looked up once (dlsym in the process's global scope, where libnccl is).

@@ -16,6 +16,15 @@ std::string nccl_fp8_gap(int header_code, int loaded_code) {
   return "";
 }
 
+std::string nccl_version_gap(std::string_view what, int needed, int header_code, int loaded_code) {
+  if (header_code >= needed && loaded_code >= needed) return "";
+  return std::string(what) + " needs NCCL " + nccl_version_text(needed) + " or newer: " +
+         (header_code < needed ? "this ccbench was built with NCCL " + nccl_version_text(header_code) +
+                                     " headers (build it with newer ones, or leave the option out)"
+                               : "the NCCL loaded here is " + nccl_version_text(loaded_code) +
+                                     " (point LD_LIBRARY_PATH at a newer libnccl, or leave the option out)");
+}
+
 std::vector<TeardownStep> nccl_teardown_steps(bool aborted) {
   if (aborted) return {TeardownStep::graphs, TeardownStep::buffers, TeardownStep::events_streams};
   return {TeardownStep::graphs, TeardownStep::drain_streams, TeardownStep::buffers, TeardownStep::communicators,

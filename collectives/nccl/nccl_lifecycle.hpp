@@ -17,6 +17,10 @@ std::string nccl_version_text(int code);
 // why not. The loaded library decides (an older one answered
 // ncclInvalidArgument mid-sweep while the headers said yes).
 std::string nccl_fp8_gap(int header_code, int loaded_code);
+// "" when `what` (an option, "-R 2 (ncclCommWindowRegister)") that needs NCCL
+// `needed` (a version code) is in both the headers ccbench was built with and
+// the library loaded now; else one line naming the version needed and both.
+std::string nccl_version_gap(std::string_view what, int needed, int header_code, int loaded_code);
 
 // What NcclBackend releases, in this order (nccl_teardown_steps):
 //   graphs          every CUDA graph holding NCCL kernels (the per-operation

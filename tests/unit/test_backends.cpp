@@ -27,4 +27,19 @@ TEST(Backends, TooFewGpusIsAUsageError) {
   }
 }
 
+// nccl-tests' NCCL_TESTS_DEVICE: every process starts at that GPU.
+TEST(Backends, NcclTestsDeviceSetsTheFirstGpu) {
+  EXPECT_EQ(choose_devices(3, 4, 2, 8, "h", 4), (std::vector<int>{4, 5}));
+  EXPECT_EQ(first_device_from(nullptr), std::nullopt);
+  EXPECT_EQ(first_device_from("2"), 2);
+  EXPECT_THROW(first_device_from("gpu1"), UsageError);
+  EXPECT_THROW(first_device_from("-1"), UsageError);
+  try {
+    choose_devices(0, 1, 2, 4, "node3", 3);
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "NCCL_TESTS_DEVICE=3 with -g/--ngpus 2: GPU 4 requested, but 4 are visible on node3");
+  }
+}
+
 }  // namespace ccb

@@ -58,6 +58,17 @@ TEST(NcclVersions, Fp8FollowsTheLoadedLibrary) {
   EXPECT_EQ(nccl_fp8_gap(22304, 22809), "this ccbench was built with NCCL 2.23.4 headers, which have no fp8 types");
 }
 
+// Issue 68: -R 2 and -x need NCCL 2.27 in the headers and the loaded library alike; one line names both.
+TEST(NcclVersions, AnOptionNamesTheVersionItNeeds) {
+  EXPECT_EQ(nccl_version_gap("-R 2", 22700, 22809, 22700), "");
+  EXPECT_EQ(nccl_version_gap("-R 2", 22700, 22809, 22304),
+            "-R 2 needs NCCL 2.27.0 or newer: the NCCL loaded here is 2.23.4 (point LD_LIBRARY_PATH at a newer "
+            "libnccl, or leave the option out)");
+  EXPECT_EQ(nccl_version_gap("-x 2", 22800, 22705, 22809),
+            "-x 2 needs NCCL 2.28.0 or newer: this ccbench was built with NCCL 2.27.5 headers (build it with newer "
+            "ones, or leave the option out)");
+}
+
 // Issue 54 item 5: Sweep's teardown quiesces the backend (the steps before
 // `buffers`), frees its buffers, then the backend runs the rest: graphs and
 // issued work never outlive the buffers they hold.
