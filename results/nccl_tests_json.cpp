@@ -147,6 +147,8 @@ class NcclTestsJsonWriter final : public Writer {
         {"bandwidth", e.avg_busbw_gbps < 0 ? ordered("nan") : ordered(e.avg_busbw_gbps)},
         {"okay", e.min_avg_busbw_gbps < 0 ? ordered("unchecked")
                                           : ordered(json_flag(e.avg_busbw_gbps >= 0.9 * e.min_avg_busbw_gbps))}};
+    // nccl-tests' writeErrors: NCCL's last error, "" when none (here: the run's failure).
+    doc_["errors"] = ordered::array({nccl_tests_error(e)});
     doc_["end_time"] = local_now();
     flush(true);
   }

@@ -2,7 +2,7 @@
 // writes it: version, start_time, args, env, nccl_version, config with its
 // devices, results[] with size, count, type, redop, root, out_of_place and
 // in_place {time, alg_bw, bus_bw, nwrong}, actual_iterations,
-// experiment_name; out_of_bounds, average_bus_bandwidth, end_time), so that
+// experiment_name; out_of_bounds, average_bus_bandwidth, errors, end_time), so that
 // scripts written for nccl-tests' JSON read ccbench's. Differences, each on
 // purpose (docs/running.md "-J and the suffix rule"): env holds the
 // filtered, redacted environment ccbench records, not the whole one; a

@@ -155,6 +155,10 @@ std::string nccl_tests_in_loop_cells(const std::optional<Measurement::InLoop>& i
                      nccl_tests_number(s.p99, 7), nccl_tests_number(s.cv_pct, 7));
 }
 
+std::string nccl_tests_error(const EndInfo& e) {
+  return e.status.starts_with("failed: ") ? e.status.substr(8) : std::string();
+}
+
 std::string nccl_tests_footer(const EndInfo& e, const std::string& collective) {
   // nccl-tests' "%g %s": a space before the (possibly empty) verdict.
   std::string out =
@@ -165,7 +169,9 @@ std::string nccl_tests_footer(const EndInfo& e, const std::string& collective) {
                        e.min_avg_busbw_gbps < 0                         ? ""
                        : e.avg_busbw_gbps >= 0.9 * e.min_avg_busbw_gbps ? "OK"
                                                                         : "FAILED");
-  out += fmt::format("#\n# Collective test concluded: {}\n#\n", nccl_tests_program(collective));
+  // nccl-tests then prints "#" and its writeErrors line: "# error: TEXT", or an empty line.
+  out += fmt::format("#\n# Collective test concluded: {}\n#\n{}\n", nccl_tests_program(collective),
+                     nccl_tests_error(e).empty() ? "" : "# error: " + nccl_tests_error(e));
   return out;
 }
 

@@ -51,7 +51,10 @@ std::string nccl_tests_timestamp();
 // "  %7s"; N/A when not measured.
 std::string nccl_tests_in_loop_cells(const std::optional<Measurement::InLoop>& in_loop);
 
-// "# Out of bounds values" through "# Collective test concluded: NAME" and "#".
+// "# Out of bounds values" through "# Collective test concluded: NAME", "#"
+// and nccl-tests' error line ("# error: ..." or an empty line).
 std::string nccl_tests_footer(const EndInfo& e, const std::string& collective);
+// The run's failure for nccl-tests' "errors" (a failed run's status), "" when none.
+std::string nccl_tests_error(const EndInfo& e);
 
 }  // namespace ccb

@@ -149,6 +149,23 @@ for c in "all_reduce --buffer-shift" "alltoall --rotate-buffers" "all_gather"; d
     { cat "$out/u.txt"; fail "-u 3 ($c): unaligned buffers, every result right"; }
 done
 
+# scripts/validate/nccl_tests_view.py (what the GPU parity run diffs against nccl-tests itself): two
+# runs of one command have one view, stdout and document alike; another flag set (-I 1) another.
+view=$(dirname "$0")/../scripts/validate/nccl_tests_view.py
+mpirun -np "$np" "$ccbench" all_reduce -b 8 -e 64K -f 8 -n 5 -w 1 -J "$out/r2.json" > "$out/t2.txt" 2>&1 ||
+  fail "the sweep, again"
+python3 "$view" diff "$out/t.txt" "$out/t2.txt" && python3 "$view" diff "$out/r.json" "$out/r2.json" ||
+  fail "nccl_tests_view.py: one command, two views"
+python3 "$view" diff "$out/t.txt" "$out/i.txt" > /dev/null && fail "nccl_tests_view.py: -I 1's view is another"
+python3 "$view" view "$out/t.txt" | python3 -c "
+import json, sys
+v = json.load(sys.stdin)
+assert v['nthread_fields'] == ['nThread', 'nGpus', 'minBytes', 'maxBytes', 'step', 'warmup iters', 'iters', 'agg iters',
+                               'validation', 'graph', 'unalign'], v['nthread_fields']
+assert v['footer'] == ['Out of bounds values', 'Avg bus bandwidth', 'Collective test concluded'], v['footer']
+assert v['version_keys'] == ['nccl-headers', 'nccl-library'] and v['program'] == 'all_reduce_perf', v
+" || fail "nccl_tests_view.py: nccl-tests' header and footer in ccbench's table"
+
 # -N 3: each cycle's rows, printed and recorded; the average over all of them.
 mpirun -np "$np" "$ccbench" all_reduce -b 1K -e 4K -f 2 -n 2 -w 1 -N 3 -J "$out/n3.json" > "$out/n3.txt" 2>&1 ||
   { cat "$out/n3.txt"; fail "-N 3"; }

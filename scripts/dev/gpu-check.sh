@@ -133,6 +133,17 @@ step nccl_user_debug 60 bash -c "rm -rf $OUT/nd; NCCL_DEBUG=WARN TMPDIR=$OUT/nd 
 step nccl_init_bound 60 bash -c "CCBENCH_INIT_TIMEOUT=3 CCBENCH_FAULT=init_hang:rank=0 $CCB all_reduce --backend nccl \
   -g 1 -T 1 -b 1M -e 1M -n 5; rc=\$?; echo exit \$rc; [ \$rc -eq 4 ]"
 step nccl_graph_bound 120 $CCB all_reduce --backend nccl -g 1 -G 2 -T 1 -b 4G -e 4G -n 40 -w 1 -c 0 --timing pipelined
+# nccl-tests' flags on the NCCL path (issue 68): -I 1 times each iteration
+# with CUDA events, -C 1 the enqueue, -u 3 misaligns every buffer; the
+# document must carry the per-iteration blocks and every result be right.
+step nccl_tests_flags 60 bash -c "$CCB all_reduce --backend nccl -g 1 -b 1K -e 16M -f 16 -n 10 -I 1 -K 1 -C 1 -u 3 \
+  -J $OUT/flags.json && python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); r=d['results']; \
+  assert r and all(len(x['out_of_place_per_iter']['times_us']) == 10 and x['out_of_place']['nwrong'] == 0 \
+  and 'cpu_time' in x['in_place'] for x in r), r; print('per-iteration blocks:', len(r))\" $OUT/flags.json"
+# -R 2 (symmetric windows) and -x 1 (CTA policy) need NCCL 2.27: on an older
+# library the run must refuse in one line naming the version (exit 2).
+step nccl_symmetric 60 bash -c "$CCB all_reduce --backend nccl -g 1 -b 1K -e 64M -f 64 -n 5 -R 2 -x 1; rc=\$?; \
+  echo exit \$rc; [ \$rc -eq 0 ] || { [ \$rc -eq 2 ] && echo 'refused: the NCCL here is older than 2.27'; }"
 # ccbench accept with the NCCL backend on this node's GPUs (one process).
 # Storage -> GPU (ccbench io): pageable, pinned and device destinations side by side.
 # O_DIRECT needs a real filesystem: $OUT is on the checkout's disk; a tmpfs drops --direct.
@@ -161,5 +172,5 @@ for mem in pageable pinned device; do
   [ -f "$OUT/io_$mem.log" ] && { echo "-- io to $mem memory:"; grep -E "^ +(seq_read|rand_read|dataset) " "$OUT/io_$mem.log"; }
 done
 [ -f "$OUT/accept/verdict.md" ] && { echo "-- accept (NCCL, this node):"; grep -E "^## Verdict|^\| gpu-all-reduce|^\| 1 " "$OUT/accept/verdict.md"; }
-grep -h '# path observed' "$OUT"/nccl_*.log | sort | uniq -c | head
+grep -h 'path observed' "$OUT"/nccl_*.log | sed 's/^#.* path observed/path observed/' | sort | uniq -c | head
 ! printf '%s\n' "${SUMMARY[@]}" | grep -q FAILED

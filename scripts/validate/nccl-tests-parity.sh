@@ -4,7 +4,9 @@
 # where `scripts/dev/gpu-check.sh --stage DIR` puts it), --archive FILE, or takes
 # --nccl-tests DIR (a built tree), runs each tool --rounds times per collective, and prints per
 # size the ratio ccbench / nccl-tests of time and algbw (medians over the
-# rounds, through ccbench compare), then the targets of issue 14: time within
+# rounds, through ccbench compare), after one run of each with -I 1 -J x.json
+# whose stdout and document must have the same structure
+# (scripts/validate/nccl_tests_view.py diff), then the targets of issue 14: time within
 # +-2% at >= 1 MiB and +-5% below, out-of-place and in-place rows alike. A
 # case that fails (a run over its bound, a build of its binary missing) is
 # reported and the next case runs; the exit says whether any failed.
@@ -43,7 +45,7 @@ while [ $# -gt 0 ]; do
     --ccbench) ccbench=$(abs "$2"); shift 2 ;;
     --out) out=$(abs "$2"); shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set /{/^set /!p}' "$0"; exit 0 ;;
     *) echo "nccl-tests-parity: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -102,6 +104,17 @@ runs() {  # runs NAME COLLECTIVE EXTRA...: the alternating rounds of one case
     timeout -k 10 "$bound" "$ccbench" "$coll" --backend nccl -g "$gpus" "${sweep[@]}" "$@" --timing pipelined -J "$out/$name/ccbench/$r.jsonl" \
       > "$out/$name/ccbench/$r.txt" 2>&1 ||
       { tail -5 "$out/$name/ccbench/$r.txt" >&2; echo "nccl-tests-parity: ccbench $coll $* failed (exit $?; 124/137: over ${bound} s)" >&2; return 1; }
+  done
+  # The structure: what a parser of nccl-tests' stdout and -J JSON sees, diffed (scripts/validate/nccl_tests_view.py).
+  timeout -k 10 "$bound" "$nt/${coll}_perf" -g "$gpus" "${sweep[@]}" "$@" -I 1 -J "$out/$name/structure-nt.json" \
+    > "$out/$name/structure-nt.txt" 2>&1 &&
+    timeout -k 10 "$bound" "$ccbench" "$coll" --backend nccl -g "$gpus" "${sweep[@]}" "$@" -I 1 \
+      -J "$out/$name/structure-cc.json" > "$out/$name/structure-cc.txt" 2>&1 ||
+    { echo "nccl-tests-parity: $name: the structure runs (-I 1 -J .json) failed" >&2; return 1; }
+  for f in txt json; do
+    python3 scripts/validate/nccl_tests_view.py diff "$out/$name/structure-nt.$f" "$out/$name/structure-cc.$f" \
+      > "$out/$name/structure-$f.diff" ||
+      { cat "$out/$name/structure-$f.diff" >&2; echo "nccl-tests-parity: $name: the $f structure differs" >&2; return 1; }
   done
   "$ccbench" compare --run nccl-tests="$out/$name/nccl-tests" --run ccbench="$out/$name/ccbench" \
     --ignore-key path,memory,nodes --csv "$out/$name/compare.csv" -q --color never ||
