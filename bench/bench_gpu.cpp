@@ -7,10 +7,13 @@
 //     all_reduce with CUDA events per iteration vs a bare ncclAllReduce loop
 //     timed the same way, alternating in rounds; ratio target <= 1.05.
 // Without a usable GPU it says so and exits 0 (nothing to measure).
+// --enforce (scripts/dev/gpu-check.sh): exit 1 when a target is missed or
+// there is no GPU, each miss named on one line.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "kernels/cuda/device_kernels.hpp"
@@ -24,6 +27,13 @@
 
 namespace {
 using ccb::cuda::check;
+
+int missed = 0;  // targets missed, each printed as "MISSED: ..."
+void target(bool met, const std::string& what) {
+  if (met) return;
+  ++missed;
+  std::printf("MISSED: %s\n", what.c_str());
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -73,6 +83,10 @@ void kernels_vs_copy() {
                 fill_gbps / copy_gbps);
     std::printf("%-28s %-9s %10.1f %9.2f\n", "verify (read, sync + copy 8 B)", std::string(ccb::info(d).name).c_str(),
                 verify_gbps, verify_gbps / copy_gbps);
+    const std::string name(ccb::info(d).name);
+    target(fill_gbps / copy_gbps >= 0.8, "fill " + name + " at " + std::to_string(fill_gbps / copy_gbps) + " x copy");
+    target(verify_gbps / copy_gbps >= 0.8,
+           "verify " + name + " at " + std::to_string(verify_gbps / copy_gbps) + " x copy");
   }
   cudaFree(x);
   cudaFree(y);
@@ -125,21 +139,24 @@ void nccl_timing_overhead() {
       "per-iteration CUDA-event timing, 8 B float all_reduce on 1 GPU, %d iterations x %d rounds:\n"
       "  bare ncclAllReduce %.2f us, ccbench %.2f us, ratio %.3f (median of rounds; target <= 1.05)\n",
       iters, rounds, median(bare_us), median(harness_us), median(ratios));
+  target(median(ratios) <= 1.05, "per-iteration timing overhead ratio " + std::to_string(median(ratios)));
   backend.memory().release(buf);
 }
 #endif
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool enforce = argc > 1 && std::string(argv[1]) == "--enforce";
   const ccb::GpuInfo g = ccb::query_gpus();
   if (!g.error.empty() || g.devices == 0) {
     std::printf("bench_gpu: skipped, no usable GPU (%s)\n", g.error.empty() ? "0 devices" : g.error.c_str());
-    return 0;
+    return enforce ? 1 : 0;
   }
   kernels_vs_copy();
 #if CCBENCH_HAVE_NCCL
   nccl_timing_overhead();
 #endif
-  return 0;
+  if (missed > 0) std::printf("bench_gpu: %d target(s) missed\n", missed);
+  return enforce && missed > 0 ? 1 : 0;
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,14 +41,24 @@ struct BitwiseOutcome {
   std::string first;            // the first difference in words ("" when identical)
 };
 
-// One rank's part (every rank calls it; collective over comm): `run_once`
-// fills the inputs and runs the operation once; `result`/`bytes` is this
-// rank's result region (nullptr/0: it holds none). `same_everywhere`: every
-// holder holds the same result (all_reduce, all_gather, broadcast).
-// `flip_at_repeat` >= 1: test-only, one bit of this rank's copy is flipped
-// at that repeat (CCBENCH_FAULT=bitflip).
+// What one local rank holds (every GPU of a process with -g N is one):
+// `data`/`bytes` its result region (nullptr/0: it holds none);
+// `flip_at_repeat` >= 1: test-only, one bit of this copy is flipped at that
+// repeat (CCBENCH_FAULT=bitflip).
+struct BitwiseRegion {
+  int rank = 0;  // the world rank
+  const void* data = nullptr;
+  std::size_t bytes = 0;
+  int flip_at_repeat = 0;
+};
+
+// One process's part (every process calls it; collective over comm):
+// `run_once` fills the inputs and runs the operation once, for every local
+// rank; each of `regions` is compared with its own first repeat, and with
+// `same_everywhere` (all_reduce, all_gather, broadcast: every holder holds
+// the same result) every rank's with every other's, on this process and
+// across processes.
 BitwiseOutcome check_bitwise(int repeats, const Comm& comm, Memory& mem, const std::function<void()>& run_once,
-                             const void* result, std::size_t bytes, std::size_t elem, bool same_everywhere,
-                             int flip_at_repeat);
+                             std::span<const BitwiseRegion> regions, std::size_t elem, bool same_everywhere);
 
 }  // namespace ccb

@@ -275,6 +275,9 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
     uint64_t wrong = 0;
     const bool root_in_send = backend.root_result_in_send(c);
     for (int k = 0; k < cfg.check; ++k) {
+      // -G: the graph is captured (after a direct run that connects) before
+      // the inputs are filled, so the run checked is the graph's launch.
+      backend.prepare(locals);
       prepare(1);
       watchdog.heartbeat(k);
       comm.barrier();
@@ -291,9 +294,13 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
     }
     out.wrong = comm.sum(wrong);
     if (cfg.bitwise > 0) {  // --bitwise: the same inputs again, compared bit for bit (harness/bitwise.hpp)
-      const OpArgs& first = locals.front();
-      const ResultRegion r = result_region(first, first.rank, n, root_in_send);
+      std::vector<BitwiseRegion> regions;  // every local rank's (-g N: every GPU's)
+      for (const auto& a : locals) {
+        const ResultRegion r = result_region(a, a.rank, n, root_in_send);
+        regions.push_back(BitwiseRegion{a.rank, r.data, r.count * elem, faults.flips_at(a.rank)});
+      }
       const auto run_once = [&] {
+        backend.prepare(locals);
         prepare(1);
         comm.barrier();
         backend.run(locals);
@@ -302,8 +309,7 @@ void measure_placement(Backend& backend, const Comm& comm, const Config& cfg, co
       };
       const bool same = c.holders == Holders::all_ranks && c.source_offset == Offset::zero &&
                         (c.source == Source::reduction || c.source == Source::each_rank || c.source == Source::root);
-      const BitwiseOutcome b = check_bitwise(cfg.bitwise, comm, mem, run_once, r.data, r.count * elem, elem, same,
-                                             faults.flips_at(first.rank));
+      const BitwiseOutcome b = check_bitwise(cfg.bitwise, comm, mem, run_once, regions, elem, same);
       out.bitwise = Measurement::Bitwise{b.repeats, b.across_ranks, b.differing, b.first};
       *out.wrong += b.differing;
       if (!b.first.empty()) out.note += (out.note.empty() ? "" : "; ") + std::string("bitwise: ") + b.first;

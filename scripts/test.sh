@@ -3,7 +3,8 @@
 # unit tests, multi-rank tests under mpirun (2, 3, 4 ranks), error-message tests,
 # ccbench compare on fixtures and on two real runs (headless Chromium screenshot),
 # --prom read back through a real node_exporter and Prometheus;
-# then the same unit tests in a build without MPI, hwloc or fmt's library;
+# then the GPU check's rehearsal: a build as a bare GPU machine makes it (no MPI,
+# hwloc or packaged fmt/json/CLI11/yaml-cpp/liburing), its output checked and its tests run;
 # then scripts/dev/sanitize.sh (ASan + UBSan build and tests, 10,000 runs per fuzzer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,19 +16,18 @@ stage "install + main build"
 (cd build && ctest --output-on-failure -j "$(nproc)" --timeout 600)
 stage "main tests"
 
-# The build a GPU machine without MPI, hwloc or the fmt/json/CLI11 packages
-# gets (see scripts/dev/gpu-check.sh): headers staged in deps/, one process only.
+# The GPU check's rehearsal (scripts/dev/gpu-check.sh --rehearse): this machine
+# as a bare GPU machine sees it (no MPI, hwloc, yaml-cpp, liburing, pkg-config or
+# fmt/json/CLI11 packages; what it needs staged in deps/), preflight, the build
+# and every step listed, then its output files checked; the build's tests run.
 # Unoptimised (build type None: -O0, no -g): it proves the build and its tests, not its speed, and
 # header-only fmt at -O2 doubled the stage's time.
 scripts/dev/gpu-check.sh --stage >/dev/null
-variant=(-S . -B build-nompi -G Ninja -DCMAKE_BUILD_TYPE=None -DCCBENCH_MPI=OFF -DCCBENCH_BENCH=OFF
-         -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
-         -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON
-         -DCMAKE_DISABLE_FIND_PACKAGE_yaml-cpp=ON -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON
-         -DCMAKE_CUDA_ARCHITECTURES=90)
-[ "${CI:-}" = "true" ] && variant+=(-DCCBENCH_WERROR=ON)
-cmake "${variant[@]}" >/dev/null
-cmake --build build-nompi -j "$(nproc)"
+mkdir -p build-nompi
+GPU_CHECK_BUILD=build-nompi GPU_CHECK_BUILD_TYPE=None GPU_CHECK_TARGETS_ONLY=0 GPU_CHECK_BUILD_BOUND=1500 \
+  GPU_CHECK_BUDGET=1800 OUT=build-nompi/out scripts/dev/gpu-check.sh --rehearse > build-nompi/rehearsal.txt 2>&1 ||
+  { cat build-nompi/rehearsal.txt; exit 1; }
+tests/gpu_check_rehearsal.sh build-nompi/out
 (cd build-nompi && ctest --output-on-failure -j "$(nproc)" --timeout 600)
 stage "build without MPI + its tests"
 

@@ -89,6 +89,8 @@ bool same_args(const std::vector<OpArgs>& a, std::span<const OpArgs> b) {
   for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
+void group_start() { check_nccl(ncclGroupStart(), "ncclGroupStart"); }
+
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
 // ncclMemAlloc (a loaded NCCL >= 2.19) gives buffers NVLS and registration
@@ -124,10 +126,13 @@ void device_free(void* p) {
 
 NcclMemory::~NcclMemory() { release_all(); }
 
+// Once an abort began, what buffer_release allows: never the communicator,
+// and the memory only after the abort returned (else it is left to the exit).
 void NcclMemory::release_all() {
+  const BufferRelease may = buffer_release(backend_.abort_state());
   for (auto& [p, a] : allocations_) {
-    deregister(backend_.comm(a.local), a.handle, a.window);
-    device_free(p);
+    if (may.deregister) deregister(backend_.comm(a.local), a.handle, a.window);
+    if (may.free) device_free(p);
   }
   allocations_.clear();
 }
@@ -169,14 +174,14 @@ void* NcclMemory::allocate(std::size_t bytes, int local) {
 void NcclMemory::release(void* p) {
   const auto it = allocations_.find(p);
   if (it == allocations_.end()) return;
-  deregister(backend_.comm(it->second.local), it->second.handle, it->second.window);
-  device_free(p);
+  const BufferRelease may = buffer_release(backend_.abort_state());
+  if (may.deregister) deregister(backend_.comm(it->second.local), it->second.handle, it->second.window);
+  if (may.free) device_free(p);
   allocations_.erase(it);
 }
 
 // --- backend ------------------------------------------------------------------
 
-// NCCL >= 2.9 encodes major * 10000 + minor * 100 + patch.
 std::string nccl_version() { return nccl_version_text(nccl_loaded_version_code()); }
 
 NcclBackend::NcclBackend(const NcclOptions& options) : options_(options) {
@@ -204,22 +209,23 @@ NcclBackend::NcclBackend(const NcclOptions& options) : options_(options) {
   if (options_.two_p2p_peers) config.maxP2pPeers = 2;
 #endif
   const auto init_config = nccl_entry_points().init_rank_config;  // NCCL >= 2.14; before: defaults
-  check_nccl(ncclGroupStart(), "ncclGroupStart");
-  for (std::size_t j = 0; j < locals_.size(); ++j) {
-    check(cudaSetDevice(locals_[j].device), "cudaSetDevice");
-    const int rank = options_.first_rank + static_cast<int>(j);
-    const ncclResult_t r = init_config ? init_config(&locals_[j].comm, options_.nranks, options_.id, rank, &config)
-                                       : ncclCommInitRank(&locals_[j].comm, options_.nranks, options_.id, rank);
-    if (r != ncclInProgress) check_nccl(r, "ncclCommInitRankConfig");
-  }
-  settle(ncclGroupEnd(), "ncclCommInitRankConfig (group)");
+  const ncclResult_t end = in_group(group_start, ncclGroupEnd, [&] {
+    for (std::size_t j = 0; j < locals_.size(); ++j) {
+      check(cudaSetDevice(locals_[j].device), "cudaSetDevice");
+      const int rank = options_.first_rank + static_cast<int>(j);
+      const ncclResult_t r = init_config ? init_config(&locals_[j].comm, options_.nranks, options_.id, rank, &config)
+                                         : ncclCommInitRank(&locals_[j].comm, options_.nranks, options_.id, rank);
+      if (r != ncclInProgress) check_nccl(r, "ncclCommInitRankConfig");
+    }
+  });
+  settle(end, "ncclCommInitRankConfig (group)");
 }
 
 // In nccl_teardown_steps' order (collectives/nccl/nccl_lifecycle.hpp). An
 // abort that did not return in time leaves everything as it is: each step
 // would wait on the communicator the abort still holds.
 NcclBackend::~NcclBackend() {
-  if (abort_stuck_.load()) return;
+  if (abort_state_.load() == AbortState::stuck) return;
   for (const TeardownStep step : nccl_teardown_steps(aborted())) teardown_step(step);
 }
 
@@ -227,7 +233,7 @@ NcclBackend::~NcclBackend() {
 // the buffers it allocated next (Sweep's teardown), so nothing may still
 // hold them. Graphs are captured again on demand.
 void NcclBackend::quiesce() {
-  if (abort_stuck_.load()) return;
+  if (abort_state_.load() == AbortState::stuck) return;
   for (const TeardownStep step : nccl_teardown_steps(aborted())) {
     if (step == TeardownStep::buffers) return;
     teardown_step(step);
@@ -275,11 +281,10 @@ std::string_view NcclBackend::clock_name() const {
   return "per_iteration: CUDA events on each GPU's stream (cudaEventElapsedTime), max over this process's GPUs";
 }
 
-// fp8 needs both the headers (the type names) and the library loaded at run
-// time (an older one answers ncclInvalidArgument mid-sweep): nccl_fp8_gap.
+// bf16 (NCCL 2.10) and fp8 (2.24) need both the headers and the library
+// loaded at run time (an older one answers ncclInvalidArgument mid-sweep).
 std::string NcclBackend::check_dtype(DType d) const {
-  if (d != DType::f8e4m3 && d != DType::f8e5m2) return "";
-  const std::string gap = nccl_fp8_gap(nccl_header_version_code(), nccl_loaded_version_code());
+  const std::string gap = nccl_type_gap(d, nccl_header_version_code(), nccl_loaded_version_code());
   return gap.empty() ? "" : std::string(info(d).name) + ": " + gap;
 }
 
@@ -428,10 +433,20 @@ void NcclBackend::enqueue(const OpArgs& a, const Local& l, int phase) {
   }
 }
 
+// One group of every local rank's part, inside the gate abort() closes.
 void NcclBackend::issue(std::span<const OpArgs> args, int phase) {
-  check_nccl(ncclGroupStart(), "ncclGroupStart");
-  for (std::size_t j = 0; j < args.size(); ++j) enqueue(args[j], locals_[j], phase);
-  settle(ncclGroupEnd(), "ncclGroupEnd");
+  if (!gate_.enter()) park();  // the watchdog is aborting: never call NCCL beside it
+  ncclResult_t end = ncclSuccess;
+  try {
+    end = in_group(group_start, ncclGroupEnd, [&] {
+      for (std::size_t j = 0; j < args.size(); ++j) enqueue(args[j], locals_[j], phase);
+    });
+  } catch (...) {
+    gate_.leave();
+    throw;
+  }
+  gate_.leave();
+  settle(end, "ncclGroupEnd");
 }
 
 // --- waiting: polls, so that async errors and the watchdog's heartbeats get through ---
@@ -581,6 +596,10 @@ void NcclBackend::end_capture(cudaGraphExec_t Local::*exec) {
     check(cudaStreamEndCapture(l.stream, &graph), "cudaStreamEndCapture");
     check(cudaGraphInstantiate(&(l.*exec), graph, 0), "cudaGraphInstantiate");
     cudaGraphDestroy(graph);
+    // The per-operation graph is uploaded now, so that its first timed launch
+    // (a per-iteration sample) does not carry the upload. The -G loop is not:
+    // nccl-tests' pipelined -G time includes its first launch's upload.
+    if (exec == &Local::graph) check(cudaGraphUpload(l.*exec, l.stream), "cudaGraphUpload");
   }
 }
 
@@ -593,6 +612,7 @@ void NcclBackend::capture_graph(std::span<const OpArgs> args) {
   begin_capture();
   issue_all(args);
   end_capture(&Local::graph);
+  synchronize();  // the upload done before anything is timed or filled
   graph_args_.assign(args.begin(), args.end());
 }
 
@@ -719,22 +739,23 @@ std::string NcclBackend::abort() {
     std::lock_guard<std::mutex> lock(comm_mu_);
     if (aborted_) return "already aborted";
     aborted_ = true;
+    abort_state_.store(AbortState::running);
   }
   const auto done = run_with_deadline(
       [this] {
+        // A group the measuring thread is enqueuing ends first (it takes
+        // microseconds); one stuck in NCCL longer is what the abort is for.
+        const bool quiet = gate_.close(std::chrono::milliseconds(kGateGraceMs));
         std::lock_guard<std::mutex> lock(comm_mu_);
         destroy_graphs();
-        int aborted = 0;
-        for (auto& l : locals_)
-          if (l.comm && ncclCommAbort(l.comm) == ncclSuccess) {
-            l.comm = nullptr;
-            ++aborted;
-          }
-        return "ncclCommAbort on " + std::to_string(aborted) + " communicator(s)";
+        const int aborted = abort_communicators(locals_, [](ncclComm_t c) { return ncclCommAbort(c) == ncclSuccess; });
+        abort_state_.store(AbortState::done);
+        return "ncclCommAbort on " + std::to_string(aborted) + " communicator(s)" +
+               (quiet ? "" : " (a group was still being enqueued after " + std::to_string(kGateGraceMs) + " ms)");
       },
       kAbortSeconds);
   if (done) return *done;
-  abort_stuck_.store(true);
+  abort_state_.store(AbortState::stuck);
   return "ncclCommAbort did not return within " + std::to_string(kAbortSeconds) + " s; left behind";
 }
 

@@ -98,6 +98,7 @@ class NcclBackend final : public Backend {
   std::string abort() override;
   void quiesce() override;
   static constexpr double kAbortSeconds = 5;  // how long abort() waits for ncclCommAbort
+  static constexpr int kGateGraceMs = 1000;   // how long abort() waits for a group being enqueued
   static constexpr std::size_t kMarks = 64;
   bool asynchronous() const override { return true; }
   void on_completion(std::function<void()> f) override { completed_ = std::move(f); }
@@ -114,6 +115,7 @@ class NcclBackend final : public Backend {
   int device(int local) const { return locals_[static_cast<std::size_t>(local)].device; }
   ncclComm_t comm(int local) const { return locals_[static_cast<std::size_t>(local)].comm; }
   int register_buffers() const { return options_.register_buffers; }
+  AbortState abort_state() const { return abort_state_.load(); }
   // r from a call on local rank `local`'s communicator (-1: every local one):
   // ncclInProgress is polled to its end; an error throws naming `what`.
   void settle(ncclResult_t r, const char* what, int local = -1);
@@ -161,12 +163,13 @@ class NcclBackend final : public Backend {
   bool capturing_ = false;          // run() issues into the loop's capture
   NcclTransports seen_;
   std::streamoff log_offset_ = 0;
-  std::string log_carry_;                 // a partial last line
-  std::function<void()> completed_;       // the watchdog's heartbeat ("" = no marks)
-  unsigned long issued_ = 0;              // operations run(), for the mark stride
-  std::mutex comm_mu_;                    // abort() (watchdog thread) vs polling (the sweep's)
-  bool aborted_ = false;                  // under comm_mu_
-  std::atomic<bool> abort_stuck_{false};  // ncclCommAbort overran its deadline: teardown touches nothing
+  std::string log_carry_;                                  // a partial last line
+  std::function<void()> completed_;                        // the watchdog's heartbeat ("" = no marks)
+  unsigned long issued_ = 0;                               // operations run(), for the mark stride
+  std::mutex comm_mu_;                                     // abort() (watchdog thread) vs polling (the sweep's)
+  bool aborted_ = false;                                   // under comm_mu_
+  std::atomic<AbortState> abort_state_{AbortState::none};  // stuck: teardown touches nothing
+  EnqueueGate gate_;                                       // the measuring thread's groups against abort()
 };
 
 }  // namespace ccb

@@ -1,10 +1,13 @@
 // Device kernels against the host kernels: the same bytes for every dtype and
 // pattern, the same counts of wrong elements, the same reductions. Each test
-// skips, saying why, when no GPU is usable.
+// skips, saying why, when no GPU is usable; with CCBENCH_REQUIRE_GPU=1 (the GPU
+// check) it fails instead, so a run that tested nothing cannot pass.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <optional>
 #include <vector>
 
@@ -17,11 +20,19 @@
 namespace ccb {
 namespace {
 
-#define REQUIRE_GPU()                                                                 \
-  do {                                                                                \
-    const GpuInfo g = query_gpus();                                                   \
-    if (!g.error.empty() || g.devices == 0)                                           \
-      GTEST_SKIP() << "no usable GPU: " << (g.error.empty() ? "0 devices" : g.error); \
+bool gpu_required() {
+  const char* v = std::getenv("CCBENCH_REQUIRE_GPU");
+  return v && std::string(v) == "1";
+}
+
+#define REQUIRE_GPU()                                                                        \
+  do {                                                                                       \
+    const GpuInfo g = query_gpus();                                                          \
+    if (!g.error.empty() || g.devices == 0) {                                                \
+      const std::string why = "no usable GPU: " + (g.error.empty() ? "0 devices" : g.error); \
+      if (gpu_required()) FAIL() << why << " (CCBENCH_REQUIRE_GPU=1)";                       \
+      GTEST_SKIP() << why;                                                                   \
+    }                                                                                        \
   } while (0)
 
 // A device buffer with a host mirror.

@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "collectives/nccl/nccl_lifecycle.hpp"
@@ -46,16 +50,26 @@ TEST(BufferSlots, RotationIsPageAlignedAndFixedIsOneSlot) {
   EXPECT_EQ(buffer_slots(zero, 0).slots, 1u);  // a 0-byte point does not divide by zero
 }
 
-// Issue 54 item 2: fp8 is gated on the library loaded, not on the headers.
-TEST(NcclVersions, Fp8FollowsTheLoadedLibrary) {
+// Issue 54 item 2: fp8 is gated on the library loaded, not on the headers;
+// issue 69 item 8: bf16 too (NCCL 2.10), and versions before 2.9 print right.
+TEST(NcclVersions, TypesFollowTheLoadedLibrary) {
   EXPECT_EQ(nccl_version_text(22809), "2.28.9");
   EXPECT_EQ(nccl_version_text(21803), "2.18.3");
-  EXPECT_EQ(nccl_fp8_gap(22809, 22809), "");
-  EXPECT_EQ(nccl_fp8_gap(22809, 22400), "");
-  EXPECT_EQ(
-      nccl_fp8_gap(22809, 22105),
-      "the NCCL loaded here (2.21.5) has no fp8 types (needs 2.24 or newer; ccbench was built with 2.28.9 headers)");
-  EXPECT_EQ(nccl_fp8_gap(22304, 22809), "this ccbench was built with NCCL 2.23.4 headers, which have no fp8 types");
+  EXPECT_EQ(nccl_version_text(2804), "2.8.4");  // NCCL_VERSION(2, 8, 4) before 2.9 (was "0.28.4")
+  EXPECT_EQ(nccl_version_text(2708), "2.7.8");
+  EXPECT_EQ(nccl_type_gap(DType::f8e4m3, 22809, 22809), "");
+  EXPECT_EQ(nccl_type_gap(DType::f8e5m2, 22809, 22400), "");
+  EXPECT_EQ(nccl_type_gap(DType::f8e4m3, 22809, 22105),
+            "the NCCL loaded here (2.21.5) has no f8e4m3 type (needs 2.24.0 or newer; ccbench was built with 2.28.9 "
+            "headers)");
+  EXPECT_EQ(nccl_type_gap(DType::f8e5m2, 22304, 22809),
+            "this ccbench was built with NCCL 2.23.4 headers, which have no f8e5m2 type");
+  EXPECT_EQ(nccl_type_gap(DType::bfloat16, 22809, 21000), "");
+  EXPECT_EQ(nccl_type_gap(DType::bfloat16, 22809, 2804),
+            "the NCCL loaded here (2.8.4) has no bfloat16 type (needs 2.10.0 or newer; ccbench was built with 2.28.9 "
+            "headers)");
+  for (DType d : {DType::float32, DType::half, DType::int8, DType::float64})
+    EXPECT_EQ(nccl_type_gap(d, 22809, 2708), "") << info(d).name;
 }
 
 // Issue 68: -R 2 and -x need NCCL 2.27 in the headers and the loaded library alike; one line names both.
@@ -187,6 +201,75 @@ TEST(WatchdogSetup, TheFirstUseOfASizeGetsTheSetUpBoundLaterOnesTheTimeout) {
   EXPECT_FALSE(w.first_use_begins(1024));  // connected already: -T applies
   EXPECT_TRUE(w.first_use_begins(2048));
   w.setup_ends();
+}
+
+// Issue 69 item 3: an exception inside a group ends the group before it goes on.
+TEST(NcclLifecycle, AGroupIsEndedWhenItsBodyThrows) {
+  int starts = 0, ends = 0;
+  const auto start = [&] { ++starts; };
+  const auto end = [&] { return ++ends; };
+  EXPECT_THROW(in_group(start, end, [] { throw std::runtime_error("enqueue failed"); }), std::runtime_error);
+  EXPECT_EQ(starts, 1);
+  EXPECT_EQ(ends, 1);                         // before the fix: 0, and the next group nested inside the open one
+  EXPECT_EQ(in_group(start, end, [] {}), 2);  // end()'s result is the group's
+  EXPECT_EQ(starts, 2);
+}
+
+// Issue 69 item 4: a failed ncclCommAbort forgets the handle as a successful one does.
+TEST(NcclLifecycle, AbortForgetsEveryHandleWhateverTheAnswer) {
+  struct Local {
+    int* comm;
+  };
+  int a = 0, b = 0, c = 0;
+  std::vector<Local> locals{{&a}, {&b}, {nullptr}, {&c}};
+  std::vector<int*> aborted;
+  const int ok = abort_communicators(locals, [&](int* comm) {
+    aborted.push_back(comm);
+    return comm != &b;  // the second abort reports an error
+  });
+  EXPECT_EQ(ok, 2);
+  EXPECT_EQ(aborted, (std::vector<int*>{&a, &b, &c}));
+  for (const Local& l : locals) EXPECT_EQ(l.comm, nullptr);
+}
+
+// Issue 69 item 5: once an abort began, freeing buffers never goes through the
+// communicator, and touches the memory only after the abort returned.
+TEST(NcclLifecycle, BuffersAreReleasedAsTheAbortAllows) {
+  EXPECT_TRUE(buffer_release(AbortState::none).deregister);
+  EXPECT_TRUE(buffer_release(AbortState::none).free);
+  EXPECT_FALSE(buffer_release(AbortState::done).deregister);
+  EXPECT_TRUE(buffer_release(AbortState::done).free);
+  for (AbortState s : {AbortState::running, AbortState::stuck}) {
+    EXPECT_FALSE(buffer_release(s).deregister);
+    EXPECT_FALSE(buffer_release(s).free);
+  }
+}
+
+// Issue 69 item 6: the abort waits for a group being enqueued (never calls
+// ncclCommAbort beside it), gives up on one stuck past the grace, and no
+// group starts after it.
+TEST(NcclLifecycle, TheAbortWaitsForAGroupBeingEnqueued) {
+  EnqueueGate gate;
+  ASSERT_TRUE(gate.enter());
+  std::atomic<bool> left{false};
+  std::thread enqueuer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    left = true;
+    gate.leave();
+  });
+  EXPECT_TRUE(gate.close(std::chrono::seconds(30)));  // returns once the group left, not before
+  EXPECT_TRUE(left.load());
+  enqueuer.join();
+  EXPECT_FALSE(gate.enter());  // closed: the measuring thread parks instead
+
+  EnqueueGate stuck;
+  ASSERT_TRUE(stuck.enter());  // a group that never leaves
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(stuck.close(std::chrono::milliseconds(20)));
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(20));
+
+  EnqueueGate idle;
+  EXPECT_TRUE(idle.close(std::chrono::milliseconds(0)));
 }
 
 }  // namespace
