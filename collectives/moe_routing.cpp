@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "collectives/traffic_draws.hpp"
+#include "common/user_file.hpp"
 #include "common/errors.hpp"
 
 namespace ccb {
@@ -163,11 +164,7 @@ MoeRouting parse_moe(const std::vector<std::string_view>& f, std::string_view sp
       one_skew(MoeSkew::file);
       const std::string path(spec.substr(static_cast<std::size_t>(val.data() - spec.data())));
       if (path.empty()) throw bad("routing= needs a file");
-      std::ifstream in(path, std::ios::binary);
-      if (!in) throw bad(fmt::format("cannot read routing file {}", path));
-      std::ostringstream text;
-      text << in.rdbuf();
-      const MoeRouting r = read_routing_file(text.str(), path);
+      const MoeRouting r = read_routing_file(read_user_file(path, "routing file"), path);
       m.file = r.file, m.file_ranks = r.file_ranks, m.file_tokens = r.file_tokens;
       if (experts != 0 && static_cast<int>(experts) != r.experts)
         throw bad(fmt::format("routing file {} has {} experts (columns), not {}", path, r.experts, experts));

@@ -1,5 +1,7 @@
 #include "collectives/traffic.hpp"
 
+#include "common/user_file.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -104,11 +106,7 @@ TrafficModel parse_traffic(std::string_view spec) {
   if (kind == "matrix") {
     if (f.size() < 2 || spec.size() <= 7) throw bad("expected matrix:FILE");
     const std::string path(spec.substr(7));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw bad(fmt::format("cannot read {}", path));
-    std::ostringstream text;
-    text << in.rdbuf();
-    TrafficModel read = read_traffic_matrix(text.str(), path);
+    TrafficModel read = read_traffic_matrix(read_user_file(path, "--traffic matrix"), path);
     read.from = m.from;
     return read;
   }
@@ -175,7 +173,12 @@ TrafficModel parse_traffic(std::string_view spec) {
 
 TrafficModel traffic_from_environment(const char* matrix_file, const char* spread) {
   if (matrix_file && *matrix_file) {
-    TrafficModel m = parse_traffic(fmt::format("matrix:{}", matrix_file));
+    TrafficModel m;
+    try {
+      m = parse_traffic(fmt::format("matrix:{}", matrix_file));
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("NCCL_TESTS_ALLTOALLV_MATRIX_FILE: {}", e.what()));
+    }
     m.from = "NCCL_TESTS_ALLTOALLV_MATRIX_FILE";
     return m;
   }

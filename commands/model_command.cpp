@@ -1,5 +1,6 @@
 #include "commands/cli_errors.hpp"
 #include "commands/option_table.hpp"
+#include "common/user_file.hpp"
 #include "results/json_text.hpp"
 #include "commands/model_command.hpp"
 
@@ -169,18 +170,7 @@ std::string model_help() {
                      option_list(predict_options(predict)), option_list(check_options(check)));
 }
 
-std::string read_model_file(const std::string& file) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec))
-    throw UsageError(fmt::format("model: {}: not a readable file", terminal_safe(file)));
-  if (std::filesystem::file_size(file, ec) > (64u << 20))
-    throw UsageError(fmt::format("model: {}: larger than 64 MiB: not a model file", terminal_safe(file)));
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in && !in.eof()) throw UsageError(fmt::format("model: cannot read {}", terminal_safe(file)));
-  return text.str();
-}
+std::string read_model_file(const std::string& file) { return read_user_file(file, "model:"); }
 
 std::string fit_summary(const Model& m, const std::string& out) {
   std::string s = fmt::format("# ccbench model fit: {} series from {} file(s), backend {}\n", m.series.size(),

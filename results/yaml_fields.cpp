@@ -11,17 +11,12 @@
 #include <limits>
 
 #include "common/errors.hpp"
+#include "common/user_file.hpp"
 
 namespace ccb::yamlf {
 
 std::string read_text(const std::string& path, long max_bytes) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max_bytes)
-    throw UsageError(fmt::format("{}: cannot read (not a regular file of at most {} MiB)", path, max_bytes >> 20));
-  std::ifstream in(path, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in && !in.eof()) throw UsageError(fmt::format("{}: cannot read", path));
-  return text;
+  return read_user_file(path, "", static_cast<std::size_t>(max_bytes));
 }
 
 }  // namespace ccb::yamlf

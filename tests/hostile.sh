@@ -4,7 +4,7 @@
 # temporary folder. Every case must exit with its code, print exactly one
 # line on stderr matching its pattern, and finish within 60 s and 4 GiB of
 # address space: never a crash, a hang or unbounded memory.
-# Usage: hostile.sh CCBENCH GOOD_RESULT_FILE [cli|results|specs|accept|model|steps|history]
+# Usage: hostile.sh CCBENCH GOOD_RESULT_FILE [cli|results|files|specs|accept|model|steps|history]
 set -u
 ccbench=$1 good=$2 only=${3:-}
 dir=$(mktemp -d)
@@ -179,7 +179,7 @@ if [ -z "$only" ] || [ "$only" = accept ]; then
   mkfifo "$dir/a-fifo.yaml"; acc fifo "not a regular file" "$dir/a-fifo.yaml"
   acc directory "not a regular file" "$dir"
   acc missing "cannot read" "$dir/nonexistent.yaml"
-  truncate -s 2M "$dir/a-big.yaml"; acc two_megabytes "at most 1 MiB" "$dir/a-big.yaml"
+  truncate -s 2M "$dir/a-big.yaml"; acc two_megabytes "over the 1 MiB limit" "$dir/a-big.yaml"
   head -c 4096 /dev/urandom >"$dir/base.json"
   printf "${ok/min: 1/baseline: base.json, max_drop: 0.05}" >"$dir/a-base.yaml"; acc binary_baseline "base.json:[0-9]+: not a valid baseline file" "$dir/a-base.yaml"
   printf '{"ccbench_baseline": 1, "runs": ["r"],\n "entries": [{"collective": "all_reduce"}]}\n' >"$dir/base.json"
@@ -223,6 +223,28 @@ if [ -z "$only" ] || [ "$only" = accept ]; then
   check accept/bad_color 2 "accept: --color 'blue': unknown" -- accept "$dir/a-nan.yaml" --color blue
   check baseline/no_out 2 "baseline: --out FILE is required" -- baseline "$good"
   check baseline/no_points 2 "baseline: .*: no measured points could be read" -- baseline --out "$dir/b.json" "$dir/base.json"
+fi
+
+# Files a user names that are not files (issue 73 class 1): a FIFO (blocked
+# the reader past -T), /dev/zero and a sparse 8 GiB file (bad_alloc, exit 134),
+# a folder: each refused in one line before a byte is read, exit 2.
+if [ -z "$only" ] || [ "$only" = files ]; then
+  mkfifo "$dir/fifo"; mkdir -p "$dir/folder"; truncate -s 8G "$dir/sparse"
+  for f in /dev/zero "$dir/fifo" "$dir/folder"; do
+    n=$(basename "$f")
+    check "files/matrix_$n" 2 "--traffic matrix $f: cannot read \(not a regular file\)" -- \
+      alltoallv -T 3 -b 8 -e 8 --traffic "matrix:$f"
+    NCCL_TESTS_ALLTOALLV_MATRIX_FILE=$f check "files/matrix_env_$n" 2 \
+      "NCCL_TESTS_ALLTOALLV_MATRIX_FILE: --traffic matrix $f: cannot read \(not a regular file\)" -- alltoallv -T 3 -b 8 -e 8
+    check "files/routing_$n" 2 "routing file $f: cannot read \(not a regular file\)" -- \
+      moe -T 3 -b 8 -e 8 --traffic "moe:experts=4:topk=1:hidden=8:routing=$f"
+    check "files/model_$n" 2 "model: $f: cannot read \(not a regular file\)" -- model predict "$f" --ranks 4
+  done
+  check files/matrix_sparse 2 "--traffic matrix $dir/sparse: cannot read \(8589934592 bytes, over the 64 MiB limit\)" -- \
+    alltoallv -T 3 -b 8 -e 8 --traffic "matrix:$dir/sparse"
+  check files/routing_sparse 2 "routing file $dir/sparse: cannot read \(8589934592 bytes, over the 64 MiB limit\)" -- \
+    moe -T 3 -b 8 -e 8 --traffic "moe:experts=4:topk=1:hidden=8:routing=$dir/sparse"
+  check files/model_sparse 2 "model: $dir/sparse: cannot read \(8589934592 bytes" -- model predict "$dir/sparse" --ranks 4
 fi
 
 if [ -z "$only" ] || [ "$only" = model ]; then

@@ -47,6 +47,36 @@ mkdir "$out/bad"
   { cat "$out/bad.txt"; fail "a host that is no node name: exit $rc"; }
 "$ccbench" node-labels "$fx" --out "$out/bad" --prefix Ccbench.IO > "$out/prefix.txt" 2>&1; rc=$?
 [ $rc = 2 ] && grep -q -- '--prefix Ccbench.IO: not a DNS subdomain' "$out/prefix.txt" || { cat "$out/prefix.txt"; fail "a bad prefix: exit $rc"; }
+# Issue 73: text of the verdict never becomes a command of the script: a
+# payload planted in every field that reaches it; and a status accept never
+# writes is refused (it was read as passed, and the node's taint removed).
+python3 - "$fx/verdict.json" "$out/payload.json" "$out/status.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+bad = "x\ntouch PWNED\n'$(touch PWNED)'`touch PWNED`;touch PWNED"
+for key in ("started_at", "verdict", "spec"):
+    v[key] = bad
+v["checks"][0]["name"] = bad
+for n in v["checks"][0]["node_verdicts"]:
+    n["reason"] = bad
+json.dump(v, open(sys.argv[2], "w"))
+v = json.load(open(sys.argv[1]))
+v["checks"][0]["node_verdicts"][3]["status"] = "FAILED"
+json.dump(v, open(sys.argv[3], "w"))
+PY
+mkdir "$out/payload"
+"$ccbench" node-labels "$out/payload.json" --out "$out/payload" > "$out/payload.txt" 2>&1 || { cat "$out/payload.txt"; fail "payload verdict"; }
+# Run it as --apply would, with a kubectl that only records its arguments: no payload may run.
+mkdir -p "$out/fakebin" "$out/run"
+printf '#!/bin/sh\necho "$@" >> "%s/kubectl.calls"\n' "$out" > "$out/fakebin/kubectl"; chmod +x "$out/fakebin/kubectl"
+(cd "$out/run" && PATH="$out/fakebin:/usr/bin:/bin" sh "$out/payload/node-labels.sh") > "$out/run.txt" 2>&1 ||
+  { cat "$out/run.txt"; fail "the script with a planted payload failed"; }
+[ -z "$(find "$out" -name PWNED)" ] || fail "a payload in the verdict ran as a command"
+[ "$(grep -c '^label node ' "$out/kubectl.calls")" = 4 ] || { cat "$out/kubectl.calls"; fail "not one label per judged node"; }
+mkdir "$out/status"
+"$ccbench" node-labels "$out/status.json" --out "$out/status" > "$out/status.txt" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "host gpu-a04 (check node): status 'FAILED' is not one accept writes" "$out/status.txt" &&
+  [ -z "$(ls "$out/status")" ] || { cat "$out/status.txt"; fail "an unknown status: exit $rc"; }
 # --node-map: hosts renamed to their nodes
 printf '# host node\ngpu-a04 node-17\n' > "$out/map.txt"
 "$ccbench" node-labels "$fx" --out "$out/bad" --node-map "$out/map.txt" > /dev/null || fail "--node-map"

@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "analysis/accept/verdict.hpp"
 #include "common/errors.hpp"
 
 namespace ccb {
@@ -44,12 +45,33 @@ std::string label_value(std::string_view s) {
   return out;
 }
 
-// Worst first: DEFECTIVE, suspect, the rest.
-int rank_of(const std::string& status) {
-  if (status == "DEFECTIVE" || status == "defective") return 0;
-  if (status == "suspect") return 1;
-  if (status == "in failed group") return 2;
-  return 3;  // pass, cleared, presumed good
+// Text for a comment line of the script: printable ASCII, at most 80
+// characters (a newline in a hand-edited field would start a command).
+std::string comment_text(std::string_view s) {
+  std::string out;
+  for (char c : s.substr(0, 80)) out += c >= 0x20 && c < 0x7f ? c : '?';
+  return out;
+}
+
+// Worst first: DEFECTIVE, suspect, in failed group, the rest. A status is one
+// accept writes (NodeStatus's names; history's lower-case "defective" too):
+// another ("FAILED", "DEFECTIVE ") is refused, never read as passed.
+int rank_of(const std::string& status, const VerdictRecord& v, const NodeVerdictRow& r) {
+  const std::optional<NodeStatus> s = status == "defective" ? NodeStatus::defective : parse_setting<NodeStatus>(status);
+  if (!s) {
+    std::string known;
+    for (const auto& [value, text] : SettingNames<NodeStatus>::table)
+      known += (known.empty() ? "" : ", ") + std::string(text);
+    throw UsageError(
+        fmt::format("{}: host {} (check {}): status '{}' is not one accept writes ({}): nothing was written", v.source,
+                    r.host, label_value(r.check), label_value(status), known));
+  }
+  switch (*s) {
+    case NodeStatus::defective: return 0;
+    case NodeStatus::suspect: return 1;
+    case NodeStatus::group_failed: return 2;
+    default: return 3;  // pass, cleared, presumed good
+  }
 }
 
 }  // namespace
@@ -68,7 +90,7 @@ std::vector<NodeHealth> node_health(const VerdictRecord& v, const NodeLabelOptio
           "{}: host '{}' (check {}) is not a Kubernetes node name (a DNS-1123 subdomain): nothing was written",
           v.source, r.host.substr(0, 80), r.check));
     auto [it, fresh] = worst.try_emplace(r.host, 3, std::vector<std::string>{});
-    const int rank = rank_of(r.status);
+    const int rank = rank_of(r.status, v, r);
     it->second.first = std::min(it->second.first, rank);
     if (rank < 3)
       it->second.second.push_back(fmt::format("{}: {}{}", r.check, r.status, r.reason.empty() ? "" : ": " + r.reason));
@@ -93,8 +115,8 @@ std::string kubectl_script(const std::vector<NodeHealth>& nodes, const VerdictRe
       "# {}: passed, suspect (a first failure: taint PreferNoSchedule) or failed (confirmed: taint\n"
       "# NoSchedule); a node no check could judge is left as it is. Run: sh THIS_FILE (kubectl's context).\n"
       "set -e\n",
-      label_value(v.verdict), v.started_at, label_value(v.source.substr(v.source.rfind('/') + 1)), label_value(v.spec),
-      key);
+      label_value(v.verdict), comment_text(v.started_at), label_value(v.source.substr(v.source.rfind('/') + 1)),
+      label_value(v.spec), key);
   const std::string when = label_value(v.started_at);
   for (const NodeHealth& n : nodes) {
     if (n.health.empty()) {

@@ -1,7 +1,10 @@
 #include "analysis/model/skewed_alltoall.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
+#include "common/errors.hpp"
 #include "kernels/dtype.hpp"
 
 namespace ccb {
@@ -28,6 +31,11 @@ PredictedPoint at_bytes(const Prediction& p, std::uint64_t bytes) {
 
 std::vector<SkewedPrediction> predict_alltoallv(const Model& m, int ranks, int nodes, const TrafficModel& traffic,
                                                 const std::vector<std::uint64_t>& sizes) {
+  if (ranks > kMaxTrafficPlanRanks)
+    throw UsageError(
+        fmt::format("--traffic {}: {} ranks: alltoallv traffic is planned as an n x n matrix, for at most "
+                    "{} ranks (predict alltoall without --traffic at this scale)",
+                    traffic.text(), ranks, kMaxTrafficPlanRanks));
   std::vector<SkewedPrediction> out;
   for (const ModelSeries& s : m.series) {
     if (s.collective != "alltoall" || s.in_place == 1 || !s.forced.empty()) continue;

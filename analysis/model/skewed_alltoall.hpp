@@ -46,9 +46,14 @@ struct SkewedPrediction {
   std::vector<SkewedPoint> points;
 };
 
+// The most ranks a prediction plans traffic for: the plan is an n x n
+// matrix of counts per size (20,000 ranks took 6.2 GB and 33 s per size;
+// 65,536 ran out of memory), so above this the prediction is refused.
+inline constexpr int kMaxTrafficPlanRanks = 4096;
+
 // One prediction per out-of-place alltoall series of the model (per dtype,
 // path and memory); empty when the model has none. UsageError when the
-// traffic model does not fit the rank count.
+// traffic model does not fit the rank count, or above kMaxTrafficPlanRanks.
 std::vector<SkewedPrediction> predict_alltoallv(const Model& m, int ranks, int nodes, const TrafficModel& traffic,
                                                 const std::vector<std::uint64_t>& sizes);
 

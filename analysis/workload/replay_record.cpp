@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "common/user_file.hpp"
 
 namespace ccb {
 namespace {
@@ -100,11 +101,7 @@ bool is_replay_text(std::string_view text) {
 }
 
 ReplayRun read_replay(const std::string& label, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("{}: cannot be read", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return replay_of_text(label, text.str(), path);
+  return replay_of_text(label, read_user_file(path, ""), path);
 }
 
 ReplayRun replay_of_text(const std::string& label, std::string_view text, const std::string& path) {

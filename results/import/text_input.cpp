@@ -12,21 +12,20 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "common/user_file.hpp"
+
 namespace ccb {
 
 namespace {
 
-// A descriptor of a regular file opened for reading (never blocking on a
-// FIFO), and its size; ImportError for anything else.
+// A descriptor of a regular file opened for reading (common/user_file's
+// open_regular_file: never blocking on a FIFO), and its size; ImportError for anything else.
 int open_regular(const std::string& path, std::size_t& size) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw ImportError(fmt::format("{}: cannot open ({})", path, std::strerror(errno)));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw ImportError(fmt::format("{}: not a regular file", path));
-  }
-  size = static_cast<std::size_t>(st.st_size);
+  std::string why;
+  const int fd = open_regular_file(path, size, why);
+  if (fd < 0)
+    throw ImportError(why == "not a regular file" ? fmt::format("{}: not a regular file", path)
+                                                  : fmt::format("{}: cannot open ({})", path, why));
   return fd;
 }
 

@@ -32,9 +32,7 @@ class GraphPlanBackend final : public Backend {
   int first_rank() const override { return 0; }
   std::size_t max_count() const override { return std::size_t{1} << 30; }
   void start_clock() override { t0_ = std::chrono::steady_clock::now(); }
-  double stop_clock() override {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-  }
+  double stop_clock() override { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
   double clock_resolution_s() const override { return 1e-9; }
   bool capture_begin() override { return capturing_ = true; }
   void capture_end() override { capturing_ = false; }
@@ -96,8 +94,8 @@ TEST(GraphCheck, TheCheckVerifiesTheLaunchedGraph) {
   Measurement out;
   measure_placement(backend, comm, cfg, args, {&buffers, 1}, Faults{}, watchdog, Comm::ClockOffset{}, out);
   ASSERT_TRUE(out.wrong.has_value()) << out.note;
-  EXPECT_EQ(*out.wrong, 0u) << "the check read a direct run (" << backend.direct_runs << " direct, "
-                            << backend.launches << " launches)";
+  EXPECT_EQ(*out.wrong, 0u) << "the check read a direct run (" << backend.direct_runs << " direct, " << backend.launches
+                            << " launches)";
   EXPECT_GT(backend.launches, 0);
   mem.release(buffers.send);
   mem.release(buffers.recv);

@@ -97,7 +97,8 @@ TEST(MoeRouting, BadInputIsOneLine) {
            {"moe:experts=8:topk=2:hidden=1:hot=2:lognormal=1", "at most one of"},
            {"moe:experts=8:topk=2:hidden=1:rank=2", "rank= goes with hot=R"},
            {"moe:experts=8:topk=2:hidden=1:bogus", "not an option of moe"},
-           {"moe:experts=8:topk=2:hidden=1:routing=/nonexistent/file", "cannot read routing file"},
+           {"moe:experts=8:topk=2:hidden=1:routing=/nonexistent/file",
+            "routing file /nonexistent/file: cannot read (No such file or directory)"},
        }) {
     const std::string &spec = row.first, &words = row.second;  // not a structured binding: clang captures none
     const std::string why = refusal([&] { parse_traffic(spec); });

@@ -109,13 +109,14 @@ TEST(Traffic, BadInputIsOneLine) {
   struct Case {
     std::string spec, says;
   };
-  for (const Case& c : {Case{"hot:0.5", "the hot ratio is at least 1"}, Case{"hot", "hot needs a value"},
-                        Case{"hot:x", "'x' is not a number"}, Case{"spread:1.5", "between 0 (uniform) and 1"},
-                        Case{"lognormal:-1", "SIGMA is between 0 and 4"}, Case{"permutations:0", "K is a whole number"},
-                        Case{"permutations:1.5", "K is a whole number"}, Case{"hot:2:seed=3", "not an option of hot"},
-                        Case{"zipf:1", "expected uniform, spread:F"}, Case{"uniform:2", "uniform takes no value"},
-                        Case{"matrix:/nonexistent/m.txt", "cannot read /nonexistent/m.txt"},
-                        Case{"hot:2:rank=-1", "expected rank=K"}}) {
+  for (const Case& c :
+       {Case{"hot:0.5", "the hot ratio is at least 1"}, Case{"hot", "hot needs a value"},
+        Case{"hot:x", "'x' is not a number"}, Case{"spread:1.5", "between 0 (uniform) and 1"},
+        Case{"lognormal:-1", "SIGMA is between 0 and 4"}, Case{"permutations:0", "K is a whole number"},
+        Case{"permutations:1.5", "K is a whole number"}, Case{"hot:2:seed=3", "not an option of hot"},
+        Case{"zipf:1", "expected uniform, spread:F"}, Case{"uniform:2", "uniform takes no value"},
+        Case{"matrix:/nonexistent/m.txt", "--traffic matrix /nonexistent/m.txt: cannot read (No such file"},
+        Case{"hot:2:rank=-1", "expected rank=K"}}) {
     const std::string why = refusal([&] { parse_traffic(c.spec); });
     EXPECT_NE(why.find(c.says), std::string::npos) << c.spec << ": " << why;
     EXPECT_EQ(why.find('\n'), std::string::npos) << c.spec;
