@@ -1,4 +1,5 @@
 #include "commands/baseline_command.hpp"
+#include "common/redact.hpp"
 
 #include <fmt/format.h>
 
@@ -81,7 +82,7 @@ int run_baseline(int argc, const char* const* argv) {
               terminal_safe(b.runs[e.runs[i]]), m->median);
     return print_or_fail(said);
   } catch (const UsageError& e) {
-    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+    fmt::print(stderr, "ccbench: {}\n", printable_error(e.what()));
     return exit_code_of(e);
   }
 }

@@ -1,4 +1,5 @@
 #include "commands/cli_errors.hpp"
+#include "common/redact.hpp"
 #include "commands/option_table.hpp"
 #include "commands/compare_command.hpp"
 #include "commands/history_command.hpp"
@@ -581,7 +582,7 @@ int run_compare(int argc, const char* const* argv) {
   try {
     return compare(parse(argc, argv));
   } catch (const UsageError& e) {
-    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+    fmt::print(stderr, "ccbench: {}\n", printable_error(e.what()));
     return exit_code_of(e);
   }
 }

@@ -1,4 +1,5 @@
 #include "commands/copy_bench.hpp"
+#include "common/redact.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -376,7 +377,7 @@ int run_copy_bench(const Config& cfg) {
     if (!cfg.json_path.empty()) check_output_writable("-J/--json", cfg.json_path);
     if (!cfg.csv_path.empty()) check_output_writable("--csv", cfg.csv_path);
   } catch (const UsageError& e) {
-    fmt::print(stderr, "ccbench: {}\n", e.what());
+    fmt::print(stderr, "ccbench: {}\n", printable_error(e.what()));
     return exit_code_of(e);
   }
   if (!cfg.json_path.empty()) out.writers.push_back(make_jsonl_writer(cfg.json_path));

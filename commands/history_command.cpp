@@ -13,6 +13,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "common/redact.hpp"
 #include "common/environment.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
@@ -61,7 +62,8 @@ std::vector<CommandOption> history_options(HistoryArgs& a) {
              a.cluster),
       option_in("--wait", "S",
                 fmt::format("how long to wait for another writer (many nodes' health checks adding at once) before "
-                            "giving up (default {})",
+                            "giving up (default {}); a PostgreSQL server gets this + 10 s to answer each call, "
+                            "connecting included, then exit 5",
                             a.wait_s),
                 a.wait_s, 0.0, 86400.0),
       option("--collective", "NAME", "filter: series of this collective", a.collective),
@@ -517,7 +519,7 @@ int run_history(int argc, char** argv) {
     if (a.verb == "trend") return history_trend_html(db, filter, a.changes, a.since, a.html);
     return history_changes(db, filter, a.changes, a.json, a.since);
   } catch (const UsageError& e) {
-    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+    fmt::print(stderr, "ccbench: {}\n", printable_error(e.what()));
     return exit_code_of(e);
   }
 }

@@ -29,6 +29,7 @@
 #include "commands/history_command.hpp"
 #include "commands/node_labels_command.hpp"
 #include "commands/model_command.hpp"
+#include "common/redact.hpp"
 #include "common/terminal_text.hpp"
 #if CCBENCH_HAVE_CUDA
 #include "commands/copy_bench.hpp"
@@ -47,6 +48,10 @@
 
 namespace ccb {
 namespace {
+
+// An error's one line as printed: terminal-safe, and with any credential a
+// user's text carried into it (a connection string given as a path) redacted.
+std::string said(const std::exception& e) { return printable_error(e.what()); }
 
 #if CCBENCH_HAVE_MPI
 Config rank0_config(int argc, char** argv) {
@@ -144,7 +149,7 @@ int run_launched(int argc, char** argv, bool printer, const std::string& error, 
     const MpiComm world(MPI_COMM_WORLD);
     if (no_early_error(world, error)) code = run(world);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ccbench: {} failed: {}\n", what, terminal_safe(e.what()));
+    fmt::print(stderr, "ccbench: {} failed: {}\n", what, said(e));
     MPI_Abort(MPI_COMM_WORLD, fail_code);
   }
   MPI_Finalize();
@@ -157,7 +162,7 @@ int run_launched(int argc, char** argv, bool printer, const std::string& error, 
   try {
     code = run(SoloComm{});
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ccbench: {} failed: {}\n", what, terminal_safe(e.what()));
+    fmt::print(stderr, "ccbench: {} failed: {}\n", what, said(e));
     code = fail_code;
   }
 #endif
@@ -175,7 +180,7 @@ int accept_main(int argc, char** argv, bool printer) {
     if (!args) return printer ? print_or_fail(accept_help()) : kExitOk;
     nccl_log = request_accept_paths(args->spec);
   } catch (const UsageError& e) {
-    error = terminal_safe(e.what());
+    error = said(e);
   }
   if (!error.empty() && print_unless_launched(error)) return kExitUsage;
   if (error.empty() && !args->simulate.empty()) return run_accept_simulated(*args);
@@ -198,7 +203,7 @@ int parsed_then_launched(int argc, char** argv, bool printer, const char* what, 
     args = parse(argc, argv);
     if (!args) return printer ? print_or_fail(help) : kExitOk;
   } catch (const UsageError& e) {
-    error = terminal_safe(e.what());
+    error = said(e);
   }
   if (!error.empty() && print_unless_launched(error)) return kExitUsage;
   return run_launched(argc, argv, printer, error, what, kExitInternal,
@@ -247,7 +252,7 @@ int sweep_main(int argc, char** argv, bool printer) {
     args = parse_args(argc, argv);
     if (args.command == Command::run) nccl_log = request_path(args.config);
   } catch (const UsageError& e) {
-    error = terminal_safe(e.what());
+    error = said(e);
     if (print_unless_launched(error)) return kExitUsage;
     args.command = Command::run;  // the job agrees on the error first (below)
   }
@@ -261,7 +266,7 @@ int sweep_main(int argc, char** argv, bool printer) {
       try {
         return run_copy_bench(args.config);
       } catch (const std::exception& e) {
-        fmt::print(stderr, "ccbench: run failed: {}\n", terminal_safe(e.what()));
+        fmt::print(stderr, "ccbench: run failed: {}\n", said(e));
         return kExitInternal;
       }
 #else
@@ -286,7 +291,7 @@ int sweep_main(int argc, char** argv, bool printer) {
       code = topo ? run_topo(cfg, comm) : sweep_command(cfg, comm, nccl_log);
     }
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ccbench: run failed: {}\n", terminal_safe(e.what()));
+    fmt::print(stderr, "ccbench: run failed: {}\n", said(e));
     MPI_Abort(MPI_COMM_WORLD, kExitInternal);
   }
   MPI_Finalize();
@@ -299,7 +304,7 @@ int sweep_main(int argc, char** argv, bool printer) {
     const SoloComm comm;
     code = topo ? run_topo(args.config, comm) : sweep_command(args.config, comm, nccl_log);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ccbench: run failed: {}\n", terminal_safe(e.what()));
+    fmt::print(stderr, "ccbench: run failed: {}\n", said(e));
   }
 #endif
   return code;

@@ -1,4 +1,5 @@
 #include "commands/cli_errors.hpp"
+#include "common/redact.hpp"
 #include "commands/option_table.hpp"
 #include "common/user_file.hpp"
 #include "results/json_text.hpp"
@@ -705,7 +706,7 @@ int run_model(int argc, const char* const* argv) {
                                  : fmt::format("model: unknown command '{}' (fit or predict; see ccbench model --help)",
                                                terminal_safe(sub)));
   } catch (const UsageError& e) {
-    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+    fmt::print(stderr, "ccbench: {}\n", printable_error(e.what()));
     return exit_code_of(e);
   }
 }

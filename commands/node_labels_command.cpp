@@ -1,4 +1,5 @@
 #include "commands/node_labels_command.hpp"
+#include "common/redact.hpp"
 
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -136,7 +137,7 @@ int run_node_labels(int argc, const char* const* argv) {
     fmt::print("node-labels: applied\n");
     return kExitOk;
   } catch (const UsageError& e) {
-    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+    fmt::print(stderr, "ccbench: {}\n", printable_error(e.what()));
     return exit_code_of(e);
   }
 }

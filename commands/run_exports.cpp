@@ -11,6 +11,7 @@
 #include "analysis/history/history_db.hpp"
 #include "analysis/history/history_run.hpp"
 #include "analysis/history/prometheus_text.hpp"
+#include "common/redact.hpp"
 #include "common/errors.hpp"
 #include "results/json_records.hpp"
 #include "results/output_file.hpp"

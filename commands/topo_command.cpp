@@ -1,4 +1,5 @@
 #include "commands/topo_command.hpp"
+#include "common/redact.hpp"
 #include "results/json_text.hpp"
 
 #include <fmt/format.h>
@@ -68,7 +69,7 @@ int run_topo(const Config& cfg, const Comm& comm) {
     try {
       write_file_atomically("--json", cfg.json_path, text);
     } catch (const UsageError& e) {
-      fmt::print(stderr, "ccbench: {}\n", e.what());
+      fmt::print(stderr, "ccbench: {}\n", printable_error(e.what()));
       return kExitOutput;
     }
     return kExitOk;

@@ -1,4 +1,5 @@
 #include "commands/workload_command.hpp"
+#include "common/redact.hpp"
 
 #include <fmt/format.h>
 
@@ -390,7 +391,7 @@ int run_workload(int argc, char** argv) {
     const StepProgram prog = derive_step(w, a.ranks, a.per_node);
     return a.verb == "show" ? show(w, prog) : predict(a, w, prog);
   } catch (const UsageError& e) {
-    fmt::print(stderr, "ccbench: {}\n", e.what());
+    fmt::print(stderr, "ccbench: {}\n", printable_error(e.what()));
     return exit_code_of(e);
   }
 }

@@ -162,6 +162,24 @@ case "$case" in
     [ $rc = 2 ] && grep -q 'that ccbench did not make' "$work/other.txt" || { cat "$work/other.txt"; fail "a foreign schema: exit $rc"; }
     [ "$(psql -X -At "$other" -c "SELECT count(*) FROM pg_tables WHERE schemaname = 'ccbench'")" = 1 ] ||
       fail "the foreign schema was changed"
+    # Issue 73: a server that stops answering (SIGSTOP on the postmaster)
+    # ends add within --wait + 10 s + a margin, exit 5 (show, changes and a
+    # sweep's --history open the server the same way).
+    pid=$(head -1 "$out/data/postmaster.pid")
+    kill -STOP "$pid"
+    start=$SECONDS
+    timeout 60 "$ccbench" history add --db "$url" --wait 2 "$work/two.log" > "$work/stopped.txt" 2>&1
+    rc=$? took=$((SECONDS - start))
+    kill -CONT "$pid"
+    [ $rc = 5 ] && [ $took -le 30 ] && grep -q 'cannot connect\|did not answer within' "$work/stopped.txt" ||
+      { cat "$work/stopped.txt"; fail "history add on a stopped server: exit $rc after $took s"; }
+    # Passwords in every form libpq reads: never in a message.
+    for form in "postgresql://u:s3cret?x@/db?host=$out/nonexistent" "postgresql://u:s3cret#x@/db?host=$out/nonexistent" \
+                "postgresql:///db?host=$out/nonexistent&pass%77ord=s3cret" "postgresql://u:s3cret/x@$out/db" \
+                "postgresql://u:s3%zzcret@/db" "host=$out/nonexistent password=s3cret dbname=x" "postgresql:/u:s3cret@db"; do
+      "$ccbench" history show --db "$form" > "$work/form.txt" 2>&1; rc=$?
+      { [ $rc = 2 ] || [ $rc = 5 ]; } && ! grep -q s3cret "$work/form.txt" || { cat "$work/form.txt"; fail "$form: exit $rc"; }
+    done
     "$ccbench" history show --db "postgresql://ccbench@/postgres?host=$out/nonexistent" > "$work/nohost.txt" 2>&1; rc=$?
     # One line: libpq's second line joined with "; ", no tab or newline left.
     [ $rc = 5 ] && grep -q 'cannot connect (.*; Is the server running' "$work/nohost.txt" && [ "$(wc -l < "$work/nohost.txt")" = 1 ] &&

@@ -8,37 +8,9 @@
 #include <filesystem>
 
 #include "common/errors.hpp"
+#include "common/redact.hpp"
 
 namespace ccb {
-
-std::string url_without_credentials(const std::string& url) {
-  const std::size_t start = url.find("://");
-  if (start == std::string::npos) return url;
-  const std::size_t authority = start + 3;
-  const std::size_t end = std::min(url.find_first_of("/?#", authority), url.size());
-  std::string out = url.substr(0, authority);
-  const std::size_t at = url.rfind('@', end - 1);
-  if (at != std::string::npos && at >= authority && at < end) {
-    const std::string user = url.substr(authority, at - authority);
-    out += user.substr(0, user.find(':')) + "@";
-    out += url.substr(at + 1, end - at - 1);
-  } else {
-    out += url.substr(authority, end - authority);
-  }
-  const std::size_t q = url.find('?', end);
-  out += url.substr(end, (q == std::string::npos ? url.size() : q) - end);
-  if (q == std::string::npos) return out;
-  std::string kept;
-  std::size_t from = q + 1;
-  while (from <= url.size()) {
-    const std::size_t amp = std::min(url.find('&', from), url.size());
-    const std::string param = url.substr(from, amp - from);
-    if (!param.empty() && !param.starts_with("password=") && !param.starts_with("sslpassword="))
-      kept += (kept.empty() ? "?" : "&") + param;
-    from = amp + 1;
-  }
-  return out + kept;
-}
 
 std::string history_utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -72,7 +44,7 @@ void check_history_location(const std::string& flag, const std::string& db, bool
 }
 
 HistoryDb::HistoryDb(const std::string& location, Access access, int busy_timeout_ms)
-    : path_(is_postgres_url(location) ? url_without_credentials(location) : location),
+    : path_(is_postgres_url(location) ? url_without_credentials(location) : redact_credentials(location)),
       store_(is_postgres_url(location) ? open_postgres_history(location, access, busy_timeout_ms)
                                        : open_sqlite_history(location, access, busy_timeout_ms)) {}
 

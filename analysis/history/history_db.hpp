@@ -137,9 +137,11 @@ std::string history_utc_now();
 inline bool is_postgres_url(const std::string& db) {
   return db.starts_with("postgresql://") || db.starts_with("postgres://");
 }
-// The URL without its password (user:secret@ -> user@; password=... in the
-// query left out): what messages and records name.
-std::string url_without_credentials(const std::string& url);
+
+// What libpq reads as secrets in a connection string (PQconninfoParse: the
+// password, sslpassword, and a port, which "u:s3cret/x@h" fills with the
+// password); `parsed` false when libpq cannot read it or is not built in.
+std::vector<std::string> libpq_secrets(const std::string& conninfo, bool& parsed);
 
 struct HistoryAdded {
   bool added = false;  // false: the run was there (run id of that one): the same content, or the

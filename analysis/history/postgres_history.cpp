@@ -6,7 +6,11 @@
 // once); a server that goes away mid-add commits nothing.
 #include <fmt/format.h>
 
+#include <poll.h>
+
 #include <cctype>
+#include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
@@ -17,6 +21,7 @@
 
 #include "analysis/history/history_db.hpp"
 #include "common/errors.hpp"
+#include "common/redact.hpp"
 
 #if CCBENCH_HAVE_LIBPQ
 #include <libpq-fe.h>
@@ -26,12 +31,32 @@ namespace ccb {
 
 #if !CCBENCH_HAVE_LIBPQ
 
+std::vector<std::string> libpq_secrets(const std::string&, bool& parsed) {
+  parsed = false;
+  return {};
+}
+
 std::unique_ptr<HistoryStore> open_postgres_history(const std::string& url, HistoryAccess, int) {
   throw UsageError(fmt::format("history: {}: this ccbench was built without libpq (install libpq-dev and build again)",
                                url_without_credentials(url)));
 }
 
 #else
+
+std::vector<std::string> libpq_secrets(const std::string& conninfo, bool& parsed) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &error);
+  if (error) PQfreemem(error);
+  parsed = options != nullptr;
+  std::vector<std::string> secrets;
+  for (PQconninfoOption* o = options; o && o->keyword; ++o)
+    if (o->val && *o->val &&
+        (std::string_view(o->keyword) == "password" || std::string_view(o->keyword) == "sslpassword" ||
+         std::string_view(o->keyword) == "port"))  // "u:s3cret/x@h" reads the password as the port
+      secrets.emplace_back(o->val);
+  PQconninfoFree(options);
+  return secrets;
+}
 
 namespace {
 
@@ -139,10 +164,22 @@ class Result {
 class PostgresHistory final : public HistoryStore {
  public:
   PostgresHistory(const std::string& url, HistoryAccess access, int wait_ms)
-      : name_(url_without_credentials(url)), access_(access) {
-    conn_ = PQconnectdb(url.c_str());
+      : name_(url_without_credentials(url)), access_(access), answer_ms_(std::max(1, wait_ms) + kAnswerSlackMs) {
+    bool parsed = false;
+    secrets_ = libpq_secrets(url, parsed);
+    if (!parsed)  // libpq's message quotes the string, password and all: not echoed
+      throw UsageError(fmt::format("history: {}: not a connection string libpq reads (docs/history.md)", name_));
+    // Every call to the server is bounded (a stopped server hung show and
+    // add): connecting by connect_timeout, each statement by poll() below,
+    // both --wait + 10 s; TCP keepalives find a peer that vanished.
+    const std::string connect_s = std::to_string((answer_ms_ + 999) / 1000);
+    const char* keys[] = {
+        "dbname", "connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
+        nullptr};
+    const char* values[] = {url.c_str(), connect_s.c_str(), "1", "10", "5", "3", nullptr};
+    conn_ = PQconnectdbParams(keys, values, 1);
     if (!conn_ || PQstatus(conn_) != CONNECTION_OK) {
-      const std::string why = conn_ ? one_line(PQerrorMessage(conn_)) : "out of memory";
+      const std::string why = conn_ ? scrub(one_line(PQerrorMessage(conn_))) : "out of memory";
       PQfinish(conn_);
       conn_ = nullptr;
       throw OutputError(fmt::format("history: {}: cannot connect ({})", name_, why));
@@ -198,16 +235,53 @@ class PostgresHistory final : public HistoryStore {
   // for past --wait is an output that could not be written (exit 5), a
   // database that is not ours the user's input (exit 2).
   Result run(const std::string& sql, const Params& params) {
-    const std::vector<const char*> values = params.pointers();
-    Result r(PQexecParams(conn_, sql.c_str(), params.size(), nullptr, values.data(), nullptr, nullptr, 0));
+    Result r(call(sql, &params));
     const ExecStatusType status = PQresultStatus(r.get());
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return r;
     fail(r.get());
   }
+  // One statement (or, without params, a script of several), its answer
+  // awaited at most answer_ms_: the last result, nullptr on a send error.
+  // A server that does not answer in time is an output that could not be
+  // written (exit 5), like one that went away.
+  PGresult* call(const std::string& sql, const Params* params) {
+    const std::vector<const char*> values = params ? params->pointers() : std::vector<const char*>{};
+    const int sent =
+        params ? PQsendQueryParams(conn_, sql.c_str(), params->size(), nullptr, values.data(), nullptr, nullptr, 0)
+               : PQsendQuery(conn_, sql.c_str());
+    if (!sent) return nullptr;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(answer_ms_);
+    while (PQisBusy(conn_)) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      if (left <= 0)
+        throw OutputError(
+            fmt::format("history: {}: the server did not answer within {:g} s (--wait + {} s); "
+                        "nothing more was written: run the command again",
+                        name_, answer_ms_ / 1000.0, kAnswerSlackMs / 1000));
+      pollfd p{PQsocket(conn_), POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left)) < 0 && errno != EINTR) break;
+      if (!PQconsumeInput(conn_)) break;
+    }
+    PGresult* last = nullptr;
+    while (PGresult* r = PQgetResult(conn_)) {
+      PQclear(last);
+      last = r;
+    }
+    return last;
+  }
+  // A libpq message with the URL's passwords (as libpq read them) taken out.
+  std::string scrub(std::string text) const {
+    for (const std::string& secret : secrets_)
+      for (std::size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at))
+        text.replace(at, secret.size(), "<redacted>");
+    return redact_credentials(text);
+  }
   [[noreturn]] void fail(PGresult* r) {
     const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
     const std::string code = state ? state : "";
-    const std::string msg = one_line(r && *PQresultErrorMessage(r) ? PQresultErrorMessage(r) : PQerrorMessage(conn_));
+    const std::string msg =
+        scrub(one_line(r && *PQresultErrorMessage(r) ? PQresultErrorMessage(r) : PQerrorMessage(conn_)));
     if (PQstatus(conn_) != CONNECTION_OK)
       throw OutputError(
           fmt::format("history: {}: the server went away ({}); what was being added is not there: run "
@@ -232,7 +306,11 @@ class PostgresHistory final : public HistoryStore {
     run("SELECT pg_advisory_xact_lock($1)", Params().integer(kWriterLock));
   }
   void rollback() {
-    if (PQstatus(conn_) == CONNECTION_OK) PQclear(PQexec(conn_, "ROLLBACK"));
+    if (PQstatus(conn_) != CONNECTION_OK) return;
+    try {
+      PQclear(call("ROLLBACK", nullptr));
+    } catch (const OutputError&) {  // a server that stopped answering: the transaction ends with the connection
+    }
   }
 
   // The schema: made by the first writer, under the writer lock; a ccbench
@@ -266,7 +344,7 @@ class PostgresHistory final : public HistoryStore {
                           "ccbench.meta); nothing was changed",
                           name_));
         if (!meta) {
-          Result made(PQexec(conn_, kSchema));
+          Result made(call(kSchema, nullptr));
           if (PQresultStatus(made.get()) != PGRES_COMMAND_OK) fail(made.get());
           run("INSERT INTO ccbench.meta(application_id, version) VALUES($1, $2)",
               Params().integer(kHistoryApplicationId).integer(kHistorySchemaVersion));
@@ -304,8 +382,11 @@ class PostgresHistory final : public HistoryStore {
   }
 
   PGconn* conn_ = nullptr;
+  static constexpr int kAnswerSlackMs = 10000;  // a statement's own work beyond --wait's lock waits
   std::string name_;
   HistoryAccess access_;
+  int answer_ms_;                     // how long a call may wait for the server's answer
+  std::vector<std::string> secrets_;  // the passwords libpq read from the URL
   bool in_batch_ = false;
 };
 

@@ -1,4 +1,5 @@
 #include "results/json_text.hpp"
+#include "common/redact.hpp"
 #include "commands/accept/accept_command.hpp"
 #include "commands/run_exports.hpp"
 #include "commands/accept/accept_parts.hpp"
@@ -565,7 +566,7 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
       const int printed = write_and_print(args, outcome, fmt::format("raw results: {}/raw/", args.out_dir), code);
       if (printed != kExitOk && code == kExitOk) code = printed;
     } catch (const UsageError& e) {
-      fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+      fmt::print(stderr, "ccbench: {}\n", printable_error(e.what()));
       code = exit_code_of(e);
     }
   }
@@ -588,7 +589,7 @@ int run_accept_group(const AcceptArgs& args, const Comm& world, const std::strin
       write_file_atomically("--group-out", args.group_out,
                             json_text(nlohmann::json{{"ranks", world.size()}, {"repeats", repeats}}) + "\n");
     } catch (const UsageError& e) {
-      fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+      fmt::print(stderr, "ccbench: {}\n", printable_error(e.what()));
       code = exit_code_of(e);
     }
   }
@@ -658,7 +659,7 @@ int run_accept_simulated(const AcceptArgs& args) {
     const int printed = write_and_print(args, outcome, "simulated, no raw results", outcome.exit_code());
     return outcome.exit_code() != kExitOk ? outcome.exit_code() : printed;
   } catch (const UsageError& e) {
-    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+    fmt::print(stderr, "ccbench: {}\n", printable_error(e.what()));
     return exit_code_of(e);
   }
 }

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "common/errors.hpp"
+#include "common/redact.hpp"
 #include "common/terminal_text.hpp"
 #include "commands/accept/accept_command.hpp"
 #include "commands/accept/accept_parts.hpp"
@@ -445,7 +446,7 @@ int run_accept_steps(const AcceptArgs& args) {
     if (printed != kExitOk && code == kExitOk) code = printed;
     return code;
   } catch (const UsageError& e) {
-    fmt::print(stderr, "ccbench: {}\n", terminal_safe(e.what()));
+    fmt::print(stderr, "ccbench: {}\n", printable_error(e.what()));
     return exit_code_of(e);
   }
 }

@@ -460,12 +460,47 @@ TEST(Redaction, CredentialsLeaveURLsAndParameters) {
   EXPECT_EQ(redact_credentials("a postgresql://ann@db/h b https://x.org/p@q c"),
             "a postgresql://ann@db/h b https://x.org/p@q c");
   EXPECT_EQ(redact_credentials("x://u:p@h y://v:w@i"), "x://u:<redacted>@h y://v:<redacted>@i");
-#if CCBENCH_HAVE_SQLITE
   EXPECT_EQ(url_without_credentials("postgresql://ann:s3cret@db:5432/hist?password=x&sslmode=require"),
             "postgresql://ann@db:5432/hist?sslmode=require");
   EXPECT_EQ(url_without_credentials("postgresql:///hist?host=/tmp/pg"), "postgresql:///hist?host=/tmp/pg");
   EXPECT_EQ(url_without_credentials("postgres://a:b@"), "postgres://a@");
-#endif
+}
+
+// Issue 73 item 5: every form libpq reads a password from, held against
+// libpq's own reading (PQconninfoParse, when this build has libpq): neither
+// the recorded text nor the name in messages carries it. Forms libpq refuses
+// (a bad %zz escape, a mistyped scheme) echo the string in libpq's message,
+// so the redactor covers them too.
+TEST(Redaction, EveryFormLibpqReadsAPasswordFrom) {
+  const std::vector<std::string> forms = {
+      "postgresql://u:s3cret?x@/db?host=/tmp",
+      "postgresql://u:s3cret#x@/db?host=/tmp",
+      "postgresql:///db?host=/tmp&pass%77ord=s3cret",
+      "postgresql:///db?host=/tmp&PASSWORD=nothing&password=s3cret",
+      "postgresql://u:s3cret/x@h/db",
+      "postgresql://u:s3%zzcret@h/db",
+      "postgres://u:s3cret@h:5432/db?sslmode=require",
+      "postgresql://u:s3cret@[::1]:5432/db",
+      "host=/tmp password=s3cret dbname=x",
+      "host=/tmp password = 's3cret and more' dbname=x",
+      "host=/tmp password='s3\\'cret' dbname=x",
+      "host=/tmp sslpassword=s3cret dbname=x",
+      "postgresql:/u:s3cret@db",
+      "--history=postgresql://u:s3cret@db/h",
+  };
+  for (const std::string& form : forms) {
+    bool parsed = false;
+    std::vector<std::string> secrets = libpq_secrets(form, parsed);
+    secrets.push_back("s3cret");
+    const std::string recorded = redact_credentials(form), named = url_without_credentials(form);
+    for (const std::string& secret : secrets) {
+      if (secret == "5432" || secret == "nothing") continue;  // a real port; not libpq's password (keys are lower case)
+      EXPECT_EQ(recorded.find(secret), std::string::npos) << form << " -> " << recorded << " (libpq: " << secret << ")";
+      if (form.starts_with("postgres")) {  // a URL (the keyword form is named by nothing)
+        EXPECT_EQ(named.find(secret), std::string::npos) << form << " -> " << named;
+      }
+    }
+  }
 }
 
 }  // namespace
