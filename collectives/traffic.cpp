@@ -89,8 +89,15 @@ TrafficModel read_traffic_matrix(const std::string& text, const std::string& nam
   m.weights = std::move(t.values);
   if (row != cols)
     throw UsageError(fmt::format("traffic matrix {}: {} rows of {} numbers: not square", name, row, cols));
-  if (std::accumulate(m.weights.begin(), m.weights.end(), 0.0) <= 0)
-    throw UsageError(fmt::format("traffic matrix {}: every entry is 0: nothing to send", name));
+  const double total = std::accumulate(m.weights.begin(), m.weights.end(), 0.0);
+  if (total <= 0) throw UsageError(fmt::format("traffic matrix {}: every entry is 0: nothing to send", name));
+  // The plan divides by row sums: one that overflows (1e308 entries) gave a
+  // rank bytes the matrix says 0.
+  if (!std::isfinite(total))
+    throw UsageError(
+        fmt::format("traffic matrix {}: its entries add up past the largest number (1.8e308): use "
+                    "smaller byte counts (only their proportions matter)",
+                    name));
   m.dim = static_cast<int>(row);
   return m;
 }

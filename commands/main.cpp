@@ -333,8 +333,10 @@ constexpr Subcommand kSubcommands[] = {
 
 int main(int argc, char** argv) {
   ccb::set_invoked_as(argv[0]);
-  // A closed pipe is a write error that each output reports, not a silent death.
+  // A closed pipe, or a file past the size limit (ulimit -f), is a write
+  // error that each output reports (exit 5), not a silent death.
   std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);
   const bool printer = ccb::launcher_rank() == 0;
   if (argc > 1)
     for (const ccb::Subcommand& s : ccb::kSubcommands)

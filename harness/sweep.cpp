@@ -564,7 +564,13 @@ int Sweep::run() {
 
 // The end record of a sweep that measured every point.
 int Sweep::end() {
-  if (rank_ == 0 && !outputs_->error().empty()) return outputs_->fail();
+  // An output rank 0 could not write at the last point stops every rank here
+  // together (rank 0 alone returned, and the others waited in the next
+  // collective until -T, or for ever).
+  if (outputs_->at_boundary(comm_, 0).output_failed) {
+    progress_->finish();
+    return rank_ == 0 ? outputs_->fail() : kExitOutput;
+  }
   progress_->finish();
   std::vector<std::string> noise = run_.noise;
   for (std::string& f : host_load_flags(comm_, cpu_before_, true)) noise.push_back(std::move(f));

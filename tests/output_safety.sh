@@ -117,6 +117,27 @@ EOF
     [ $code = 5 ] || fail "topo --json on a full disk: exit $code, expected 5"
     one_line "--json $mnt/topo.json: cannot write: No space left on device"
     [ ! -e "$mnt/topo.json" ] || fail "a partial topo.json was left"
+    # Issue 73: the file cannot grow at the last point under mpirun: rank 0
+    # stopped alone and rank 1 waited in the end's collective for ever. A
+    # file-size limit on each rank (RLIMIT_FSIZE: the write fails with EFBIG,
+    # byte for byte where a tmpfs fills by pages; ccbench ignores SIGXFSZ) in
+    # the middle of the last point's record; TCP between the ranks, since
+    # shared-memory segments are files under the same limit.
+    sweep2() {  # sweep2 LIMIT FILE: a 2-rank sweep of 5 points, -J FILE, each rank's files limited to LIMIT bytes
+      timeout -k 5 30 mpirun --allow-run-as-root --oversubscribe --mca btl self,tcp -np 2 python3 -c 'import os, resource, sys
+n = int(sys.argv[1]); resource.setrlimit(resource.RLIMIT_FSIZE, (n, n))
+os.execvp(sys.argv[2], sys.argv[2:])' "$1" "$ccbench" all_reduce -b 8 -e 128 -f 2 -n 2 -w 1 -J "$2" >/dev/null 2>"$dir/err"
+    }
+    sweep2 100000000 "$dir/whole.jsonl" || fail "the 2-rank sweep without a limit"
+    limit=$(python3 -c 'import sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+points = [i for i, l in enumerate(lines) if b"\"type\":\"point\"" in l]
+last = points[-1]
+print(sum(len(l) + 1 for l in lines[:last]) + len(lines[last]) // 2)' "$dir/whole.jsonl")
+    sweep2 "$limit" "$dir/limited.jsonl"; code=$?
+    [ $code = 124 ] && fail "the file full at the last point: the job hung"
+    [ $code = 5 ] && grep -q 'stopped after 5 points' "$dir/err" ||
+      { cat "$dir/err"; fail "the file full at the last point: exit $code, expected 5"; }
     ;;
   stdout)
     "$ccbench" --help >/dev/full 2>"$dir/err"

@@ -198,5 +198,19 @@ TEST(Traffic, AlltoallvIsPredictedAtItsBusiestRanksBytes) {
                   .empty());
 }
 
+// Issue 73 item 10: a matrix whose row sums overflow is refused (its plan
+// gave a rank bytes the matrix says 0).
+TEST(Traffic, AMatrixWhoseSumsOverflowIsRefused) {
+  try {
+    read_traffic_matrix("1e308 1e308\n0 1\n", "m.txt");
+    FAIL() << "accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("traffic matrix m.txt: its entries add up past the largest number"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(read_traffic_matrix("1e300 1e300\n0 1\n", "m.txt"));
+}
+
 }  // namespace traffic_test
 }  // namespace ccb
