@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 
+#include "collectives/collective.hpp"
 #include "common/sizes.hpp"
 #include "results/stats.hpp"
 
@@ -115,6 +116,16 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
                               check.reduces() ? name(check.op) : "-", run.ranks, nodes, g.at_bytes);
     }
     gr.bar = g.bar(gr.base.value_or(0));
+    // busbw is 0 by definition where nccl-tests' factor is (all_reduce at 1
+    // rank: a per-node group of one rank): no bar can judge it, and a
+    // healthy node was named DEFECTIVE at -100%.
+    const bool no_busbw = g.metric == Metric::busbw && check.collective && run.ranks >= 1 &&
+                          bus_factor(*check.collective, run.ranks) == 0;
+    if (no_busbw)
+      gr.note = fmt::format(
+          "busbw gate not judged: {}'s busbw is 0 by definition at {} rank{} (nccl-tests' factor); "
+          "gate on algbw or time, or run more ranks per group",
+          check.collective->name, run.ranks, run.ranks == 1 ? "" : "s");
     for (const RepeatResult& r : run.repeats) {
       double value = kNaNv;
       if (r.error.empty())
@@ -131,14 +142,14 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
           if (p.requested_bytes == g.at_bytes && p.noisy) v.noisy = true;
     }
     // No peers or no past yet: not judged.
-    gr.pass = gr.passed >= check.pass_repeats || ((g.population || g.history) && !gr.base);
+    gr.pass = gr.passed >= check.pass_repeats || ((g.population || g.history) && !gr.base) || no_busbw;
     v.gates.push_back(gr);
   }
   v.headline = v.gates.empty() ? kNaNv : median_of(v.gates.front().values);
   v.margin = kNaNv;
   for (std::size_t i = 0; i < v.gates.size(); ++i) {
     const double m = median_of(v.gates[i].values), bar = v.gates[i].bar;
-    if (!std::isfinite(m) || !(bar > 0)) continue;
+    if (!std::isfinite(m) || !(bar > 0) || !v.gates[i].note.empty()) continue;  // not judged: no margin
     const double mi = higher_is_better(check.gates[i].metric) ? (m - bar) / bar : (bar - m) / bar;
     v.margin = std::isnan(v.margin) ? mi : std::min(v.margin, mi);
   }

@@ -252,6 +252,23 @@ TEST(AcceptVerdict, KOfNRepeats) {
   EXPECT_DOUBLE_EQ(v.headline, 9);
 }
 
+// Issue 73 item 8: a per-node group of one rank has no all_reduce busbw (0 by
+// nccl-tests' factor); the gate is not judged, and the node is not DEFECTIVE.
+TEST(AcceptVerdict, ABusbwGateOnOneRankIsNotJudged) {
+  const Check c = pair_check();
+  GroupRun r = run_of({0}, {0, 0, 0});
+  r.ranks = 1;
+  for (auto& rep : r.repeats) rep.points[0].algbw_gbps = 40;
+  const GroupVerdict v = judge_group(c, r, {});
+  EXPECT_TRUE(v.pass) << v.reason;
+  EXPECT_NE(v.gates[0].note.find("busbw gate not judged: all_reduce's busbw is 0 by definition at 1 rank"),
+            std::string::npos)
+      << v.gates[0].note;
+  EXPECT_TRUE(std::isnan(v.margin));  // never -100%
+  r.ranks = 2;                        // the same zeros at 2 ranks are a failure
+  EXPECT_FALSE(judge_group(c, r, {}).pass);
+}
+
 TEST(AcceptVerdict, AGateSizeNoRepeatReportedSaysSoNotNan) {
   const Check c = pair_check();
   GroupRun r = run_of({0, 1}, {12, 12, 12});
