@@ -489,9 +489,11 @@ TEST(Redaction, EveryFormLibpqReadsAPasswordFrom) {
       "--history=postgresql://u:s3cret@db/h",
   };
   for (const std::string& form : forms) {
+    std::vector<std::string> secrets{"s3cret"};
+#if CCBENCH_HAVE_SQLITE  // the history library (and libpq's reading) is built with SQLite
     bool parsed = false;
-    std::vector<std::string> secrets = libpq_secrets(form, parsed);
-    secrets.push_back("s3cret");
+    for (const std::string& s : libpq_secrets(form, parsed)) secrets.push_back(s);
+#endif
     const std::string recorded = redact_credentials(form), named = url_without_credentials(form);
     for (const std::string& secret : secrets) {
       if (secret == "5432" || secret == "nothing") continue;  // a real port; not libpq's password (keys are lower case)
