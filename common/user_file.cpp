@@ -29,6 +29,25 @@ int open_regular_file(const std::string& path, std::size_t& size, std::string& w
   return fd;
 }
 
+bool read_prefix(int fd, std::size_t bytes, std::string& text, std::string& why) {
+  text.assign(bytes, '\0');
+  std::size_t got = 0;
+  while (got < bytes) {
+    const ssize_t n = ::pread(fd, text.data() + got, bytes - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      why = std::strerror(errno);
+      ::close(fd);
+      return false;
+    }
+    if (n == 0) break;  // shorter than its size said: what is there
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  text.resize(got);
+  return true;
+}
+
 std::string read_user_file(const std::string& path, std::string_view what, std::size_t max_bytes) {
   const std::string name = what.empty() ? terminal_safe(path) : fmt::format("{} {}", what, terminal_safe(path));
   std::size_t size = 0;
@@ -39,21 +58,8 @@ std::string read_user_file(const std::string& path, std::string_view what, std::
     ::close(fd);
     throw UsageError(fmt::format("{}: cannot read ({} bytes, over the {} MiB limit)", name, size, max_bytes >> 20));
   }
-  std::string text(size, '\0');
-  std::size_t got = 0;
-  while (got < size) {
-    const ssize_t n = ::pread(fd, text.data() + got, size - got, static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw UsageError(fmt::format("{}: cannot read ({})", name, std::strerror(err)));
-    }
-    if (n == 0) break;  // shorter than its size said: what is there
-    got += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  text.resize(got);
+  std::string text;
+  if (!read_prefix(fd, size, text, why)) throw UsageError(fmt::format("{}: cannot read ({})", name, why));
   return text;
 }
 

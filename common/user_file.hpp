@@ -16,6 +16,10 @@ inline constexpr std::size_t kMaxUserFileBytes = std::size_t{64} << 20;
 // in `why` ("not a regular file", "No such file or directory").
 int open_regular_file(const std::string& path, std::size_t& size, std::string& why);
 
+// Up to `bytes` from the start of an open descriptor (fewer at its end),
+// which it closes; false with why in `why` when a read failed.
+bool read_prefix(int fd, std::size_t bytes, std::string& text, std::string& why);
+
 // The whole text of `path`, or a UsageError "WHAT PATH: cannot read (why)"
 // (`what` names the file's role: "--traffic matrix", "routing file"; "" for
 // none).

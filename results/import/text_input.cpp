@@ -49,22 +49,9 @@ MappedFile::MappedFile(const std::string& path) {
 std::string read_head(const std::string& path, std::size_t bytes) {
   std::size_t size = 0;
   const int fd = open_regular(path, size);
-  bytes = std::min(bytes, size);
-  std::string head(bytes, '\0');
-  std::size_t got = 0;
-  while (got < bytes) {
-    const ssize_t n = ::pread(fd, head.data() + got, bytes - got, static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw ImportError(fmt::format("{}: cannot read ({})", path, std::strerror(err)));
-    }
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  head.resize(got);
+  std::string head, why;
+  if (!read_prefix(fd, std::min(bytes, size), head, why))
+    throw ImportError(fmt::format("{}: cannot read ({})", path, why));
   return head;
 }
 
