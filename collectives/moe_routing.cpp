@@ -10,6 +10,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "collectives/traffic_draws.hpp"
@@ -29,6 +30,7 @@ constexpr int kMaxTopk = 64;
 constexpr std::uint64_t kMaxHidden = 1 << 24;
 constexpr double kMaxFileTokens = 1e15;          // a routing file's entry
 constexpr std::uint64_t kMaxDraws = 1ull << 31;  // tokens x ranks x topk: about 20 s of drawing here
+constexpr int kMissesPerPick = 4;                // alias draws on taken experts before draw_remaining
 
 // Walker's alias table: one draw in proportion to the weights in O(1).
 struct ExpertAlias {
@@ -57,20 +59,25 @@ struct ExpertAlias {
   }
 };
 
-// One draw over the experts not yet `taken` (the slow path when rejection
-// keeps hitting taken ones: a few experts hold nearly all the weight).
-int draw_remaining(const std::vector<double>& w, const std::vector<int>& taken, std::mt19937_64& g) {
-  double sum = 0;
-  for (std::size_t e = 0; e < w.size(); ++e)
-    if (std::find(taken.begin(), taken.end(), static_cast<int>(e)) == taken.end()) sum += w[e];
-  double at = uniform01(g) * sum;
-  int last = -1;
-  for (std::size_t e = 0; e < w.size(); ++e) {
-    if (std::find(taken.begin(), taken.end(), static_cast<int>(e)) != taken.end()) continue;
-    last = static_cast<int>(e);
-    if ((at -= w[e]) < 0) return last;
+// One draw over the experts not yet `taken`, in proportion to their weights
+// (the path when the alias keeps hitting taken ones: a few experts hold
+// nearly all the weight). O(topk + log experts): the draw is placed on the
+// weights' prefix sums with the taken experts' intervals skipped.
+int draw_remaining(const std::vector<double>& w, const std::vector<double>& start, std::vector<int> taken,
+                   std::mt19937_64& g) {
+  std::sort(taken.begin(), taken.end());
+  double left = start.back() + w.back();
+  for (int e : taken) left -= w[static_cast<std::size_t>(e)];
+  double x = uniform01(g) * left;
+  for (int e : taken) {
+    if (x < start[static_cast<std::size_t>(e)]) break;
+    x += w[static_cast<std::size_t>(e)];
   }
-  return last;
+  const std::size_t n = w.size();
+  std::size_t e = static_cast<std::size_t>(std::upper_bound(start.begin(), start.end(), x) - start.begin());
+  e = e == 0 ? 0 : std::min(e - 1, n - 1);
+  while (std::binary_search(taken.begin(), taken.end(), static_cast<int>(e))) e = (e + 1) % n;  // rounding
+  return static_cast<int>(e);
 }
 
 // Tokens drawn: each of a rank's tokens picks topk distinct experts in
@@ -86,18 +93,19 @@ void draw_tokens(const MoeRouting& m, int n, std::uint64_t tokens_per_rank, std:
   if (m.skew == MoeSkew::lognormal)
     for (double& x : w) x = std::exp(m.value * standard_normal(g));
   const ExpertAlias alias(w);
+  std::vector<double> start(w.size(), 0.0);  // start[e]: the weight of experts before e
+  for (std::size_t e = 1; e < w.size(); ++e) start[e] = start[e - 1] + w[e - 1];
   std::vector<int> chosen;
   std::vector<char> hit(nn);
   for (int i = 0; i < n; ++i)
     for (std::uint64_t t = 0; t < tokens_per_rank; ++t) {
       chosen.clear();
-      int misses = 0;
       while (static_cast<int>(chosen.size()) < m.topk) {
         int e = alias.draw(g);
-        if (std::find(chosen.begin(), chosen.end(), e) != chosen.end()) {
-          if (++misses < 32 * m.topk) continue;
-          e = draw_remaining(w, chosen, g);
-        }
+        // A taken expert: draw again, at most kMissesPerPick times, then
+        // among the rest directly (the same distribution either way).
+        for (int misses = 0; std::find(chosen.begin(), chosen.end(), e) != chosen.end();)
+          e = ++misses < kMissesPerPick ? alias.draw(g) : draw_remaining(w, start, chosen, g);
         chosen.push_back(e);
       }
       std::fill(hit.begin(), hit.end(), 0);
@@ -130,10 +138,13 @@ MoeRouting parse_moe(const std::vector<std::string_view>& f, std::string_view sp
   MoeRouting m;
   std::uint64_t hidden = 0, experts = 0, topk = 0;
   bool seeded = false, hot_rank_given = false;
+  std::set<std::string_view> given;  // each key once: a later one never silently wins
   for (std::size_t k = 1; k < f.size(); ++k) {
     const std::string_view opt = f[k];
     const std::size_t eq = opt.find('=');
     const std::string_view key = opt.substr(0, eq), val = eq == std::string_view::npos ? "" : opt.substr(eq + 1);
+    if (key != "routing" && !given.insert(opt == "combine" ? "dispatch" : key).second)
+      throw bad(fmt::format("'{}': {} given twice", opt, opt == "combine" || opt == "dispatch" ? "a direction" : key));
     const auto count = [&](std::uint64_t lo, std::uint64_t hi) {
       const auto v = whole(val);
       if (!v || *v < lo || *v > hi)

@@ -160,6 +160,11 @@ SeriesFilter filter_of(const HistoryArgs& a) {
   f.collective = a.collective;
   f.host = a.node;
   f.since = a.since;
+  if (!a.since.empty() && !is_iso_day_or_time(a.since))
+    throw UsageError(
+        fmt::format("history: --since '{}': expected an ISO 8601 UTC day or time, e.g. 2026-12-03 or "
+                    "2026-12-03T14:00:00Z",
+                    terminal_safe(a.since)));
   if (!a.size.empty()) {
     const auto b = parse_size(a.size);
     if (!b || *b == 0) throw UsageError(fmt::format("history: --size '{}': not a size (e.g. 1M, 1GiB, 4096)", a.size));
@@ -310,11 +315,13 @@ int copy(const HistoryArgs& a) {
   check_history_location("TO", to, false);
   HistoryDb source(from, HistoryDb::Access::read, static_cast<int>(a.wait_s * 1000));
   std::error_code ec;
+  const auto same = [] { return UsageError("history copy: FROM and TO are the same database"); };
   if (from == to || (!is_postgres_url(from) && !is_postgres_url(to) && std::filesystem::equivalent(from, to, ec)))
-    throw UsageError("history copy: FROM and TO are the same database");
+    throw same();
   const std::vector<HistoryRun> runs = source.all_runs();
   const std::vector<VerdictRecord> verdicts = source.all_verdicts();
   HistoryDb target(to, HistoryDb::Access::write, static_cast<int>(a.wait_s * 1000));
+  if (target.identity() == source.identity()) throw same();  // two spellings of one (a URL's host= or user=)
   std::size_t added = 0, present = 0, values = 0;
   target.begin_batch();
   for (const HistoryRun& r : runs) {

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdlib>
+
 namespace ccb {
 namespace {
 
@@ -19,6 +22,18 @@ std::string flag_text(const CommandOption& r) {
 }
 
 }  // namespace
+
+CLI::Validator finite_range(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi)
+          return fmt::format("Value {} not a number in [{} - {}]", text, lo, hi);
+        return "";
+      },
+      fmt::format("FLOAT in [{} - {}]", lo, hi));
+}
 
 CommandOption flag(std::string flags, std::string help, bool& target) {
   std::string spelling = flags;

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -32,10 +33,16 @@ inline CommandOption checked(CommandOption row, CLI::Validator check) {
   row.declare = [declare = std::move(row.declare), check](CLI::App& app) { return declare(app)->check(check); };
   return row;
 }
+// A real number in [lo, hi]: NaN and infinities refused (CLI::Range lets NaN
+// through, every comparison with it being false).
+CLI::Validator finite_range(double lo, double hi);
 // An option refused outside [lo, hi].
 template <class T>
 CommandOption option_in(std::string flags, std::string value, std::string help, T& target, T lo, T hi) {
-  return checked(option(std::move(flags), std::move(value), std::move(help), target), CLI::Range(lo, hi));
+  if constexpr (std::is_floating_point_v<T>)
+    return checked(option(std::move(flags), std::move(value), std::move(help), target),
+                   finite_range(static_cast<double>(lo), static_cast<double>(hi)));
+  else return checked(option(std::move(flags), std::move(value), std::move(help), target), CLI::Range(lo, hi));
 }
 // A flag without a value.
 CommandOption flag(std::string flags, std::string help, bool& target);

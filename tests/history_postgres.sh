@@ -88,6 +88,16 @@ case "$case" in
       diff "$work/h.txt" "$work/c.txt" > "$work/cdiff.txt" || { head "$work/cdiff.txt"; fail "the copy in $db differs"; }
     done
     "$ccbench" history copy "$url" "$url" > "$work/self.txt" 2>&1; [ $? = 2 ] || fail "copy onto itself"
+    # Another spelling of the same database: refused at once, not copied onto itself.
+    "$ccbench" history copy "$url" "postgresql:///postgres?host=$out&user=ccbench" > "$work/self2.txt" 2>&1
+    [ $? = 2 ] && grep -q "FROM and TO are the same database" "$work/self2.txt" || { cat "$work/self2.txt"; fail "copy onto another spelling of itself"; }
+    # A label and a host that are not UTF-8 (PostgreSQL refuses such text): both stores keep the same repaired text.
+    sed 's/vm-a1/vm-\xff/g' "$work/runs/r1.log" > "$work/latin1.log"
+    for db in "$work/h.db" "$url"; do
+      "$ccbench" history add --db "$db" --label $'caf\xe9' "$work/latin1.log" > "$work/l.txt" 2>&1 || { cat "$work/l.txt"; fail "a non-UTF-8 label into $db"; }
+    done
+    same show --csv --node $'vm-\xef\xbf\xbd'
+    grep -q $'vm-\xef\xbf\xbd' "$work/pg.txt" || fail "the repaired host kept"
     no_password "$work"
     ;;
   writers)

@@ -9,6 +9,7 @@
 
 #include "common/errors.hpp"
 #include "common/redact.hpp"
+#include "common/terminal_text.hpp"
 
 namespace ccb {
 
@@ -49,5 +50,32 @@ HistoryDb::HistoryDb(const std::string& location, Access access, int busy_timeou
                                        : open_sqlite_history(location, access, busy_timeout_ms)) {}
 
 HistoryDb::~HistoryDb() = default;
+
+std::string stored_text(std::string_view text) {
+  std::string s = utf8_repaired(text);
+  // U+0000 is UTF-8 but no PostgreSQL text: the same replacement character.
+  for (std::size_t at; (at = s.find('\0')) != std::string::npos;) s.replace(at, 1, "\xEF\xBF\xBD");
+  return s;
+}
+
+HistoryRun stored_form(HistoryRun run) {
+  for (std::string* s : {&run.source, &run.format, &run.started_at, &run.time_basis, &run.tool, &run.hosts,
+                         &run.versions, &run.label, &run.run_key, &run.noise})
+    *s = stored_text(*s);
+  for (HistoryValue& v : run.values) {
+    SeriesKey& k = v.key;
+    for (std::string* s : {&k.collective, &k.dtype, &k.op, &k.path, &k.memory, &k.hosts, &k.gpu, &v.straggler_host})
+      *s = stored_text(*s);
+  }
+  return run;
+}
+
+VerdictRecord stored_form(VerdictRecord verdict) {
+  for (std::string* s : {&verdict.source, &verdict.spec, &verdict.started_at, &verdict.verdict, &verdict.label})
+    *s = stored_text(*s);
+  for (NodeVerdictRow& row : verdict.nodes)
+    for (std::string* s : {&row.check, &row.host, &row.status, &row.reason}) *s = stored_text(*s);
+  return verdict;
+}
 
 }  // namespace ccb

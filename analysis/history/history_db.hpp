@@ -174,12 +174,21 @@ class HistoryStore {
   // first (history copy): what add and add_verdict take back.
   virtual std::vector<HistoryRun> all_runs() = 0;
   virtual std::vector<VerdictRecord> all_verdicts() = 0;
+  // What the database is, whatever its spelling: the same for two paths or
+  // URLs that reach one database (history copy refuses copying onto it).
+  virtual std::string identity() = 0;
 };
 // The SQLite file (sqlite_history.cpp).
 std::unique_ptr<HistoryStore> open_sqlite_history(const std::string& path, HistoryAccess access, int busy_timeout_ms);
 // PostgreSQL (postgres_history.cpp): UsageError where this ccbench was built
 // without libpq.
 std::unique_ptr<HistoryStore> open_postgres_history(const std::string& url, HistoryAccess access, int wait_ms);
+
+// Text as both stores keep it: well-formed UTF-8 without NUL (PostgreSQL
+// refuses both), any other byte U+FFFD (utf8_repaired).
+std::string stored_text(std::string_view text);
+HistoryRun stored_form(HistoryRun run);
+VerdictRecord stored_form(VerdictRecord verdict);
 
 class HistoryDb {
  public:
@@ -195,9 +204,11 @@ class HistoryDb {
   HistoryDb(const HistoryDb&) = delete;
   HistoryDb& operator=(const HistoryDb&) = delete;
 
-  Added add(const HistoryRun& run) { return store_->add(run); }
+  // Every text is stored as stored_text makes it, in either store (so a
+  // label that SQLite would keep is never a batch PostgreSQL refuses).
+  Added add(const HistoryRun& run) { return store_->add(stored_form(run)); }
   // The same for a verdict, idempotent by its SHA-256 (values: node rows).
-  Added add_verdict(const VerdictRecord& verdict) { return store_->add_verdict(verdict); }
+  Added add_verdict(const VerdictRecord& verdict) { return store_->add_verdict(stored_form(verdict)); }
 
   // Adds between begin_batch() and commit_batch() share one transaction (one
   // write of each touched page instead of one per run): `history add` of many
@@ -210,6 +221,7 @@ class HistoryDb {
     return store_->points(series, since);
   }
   std::int64_t run_count() { return store_->run_count(); }
+  std::string identity() { return store_->identity(); }
   // Runs with --stragglers points, oldest first, over the series `filter`
   // selects (its collective, host, since; bytes): none before schema 4.
   std::vector<StragglerRun> straggler_runs(const SeriesFilter& filter) { return store_->straggler_runs(filter); }

@@ -11,6 +11,7 @@
 #include "analysis/history/history_db.hpp"
 #include "common/redact.hpp"
 #include "analysis/history/history_run.hpp"
+#include "analysis/history/prometheus_text.hpp"
 
 namespace ccb {
 
@@ -57,10 +58,11 @@ Selection parse_reference(const std::string& ref, const std::string& default_db)
       sel.filter.link = split(value, '+');
       std::sort(sel.filter.link.begin(), sel.filter.link.end());
       if (sel.filter.link.size() < 2) throw bad(fmt::format("link '{}': expected two hosts, A+B", value));
-    } else if (key == "since") {
-      sel.filter.since = value;
-    } else if (key == "until") {
-      sel.until = value;
+    } else if (key == "since" || key == "until") {
+      if (!is_iso_day_or_time(value))
+        throw bad(fmt::format("{} '{}': expected an ISO 8601 UTC day or time (2026-12-03, 2026-12-03T14:00:00Z)", key,
+                              value));
+      (key == "since" ? sel.filter.since : sel.until) = value;
     } else if (key == "run") {
       char* end = nullptr;
       sel.run = std::strtoll(value.c_str(), &end, 10);

@@ -10,8 +10,8 @@
 namespace ccb {
 
 // "@history" or "@history:KEY=VALUE,...": db (default: history's --db
-// default), collective, size, node, link (A+B), since, until (ISO 8601
-// prefixes: since <= started_at < until), run (one run id).
+// default), collective, size, node, link (A+B), since, until (an ISO 8601
+// UTC day or time: since <= started_at < until), run (one run id).
 inline bool is_history_reference(const std::string& path) {
   return path == "@history" || path.starts_with("@history:");
 }

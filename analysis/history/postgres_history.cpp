@@ -213,6 +213,13 @@ class PostgresHistory final : public HistoryStore {
   std::int64_t verdict_count() override { return run("SELECT count(*) FROM ccbench.verdicts", {}).integer(0, 0); }
   std::vector<HistoryRun> all_runs() override;
   std::vector<VerdictRecord> all_verdicts() override;
+  // The server instance (its start, to the microsecond, and port) and the
+  // database in it: readable by any user, unlike the data directory.
+  std::string identity() override {
+    Result r =
+        run("SELECT current_database(), pg_postmaster_start_time()::text, coalesce(inet_server_port(), 0)::text", {});
+    return fmt::format("postgres:{}:{}:{}", r.text(0, 2), r.text(0, 1), r.text(0, 0));
+  }
 
  private:
   // libpq's messages run over lines ("...failed: No such file\n\tIs the

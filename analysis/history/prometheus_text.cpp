@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <string_view>
 
 #include "common/errors.hpp"
 #include "common/terminal_text.hpp"
@@ -28,23 +30,44 @@ std::string prom_label_value(const std::string& v) {
 }
 
 double iso_utc_seconds(const std::string& iso) {
+  // Canonical digits only ("2026-12-3T1:2:3Z" would sort wrong beside
+  // stored times), each field in its calendar range (timegm would carry
+  // month 13 day 45 into the next year).
+  static constexpr std::string_view kShape = "dddd-dd-ddTdd:dd:dd";
+  if (iso.size() < kShape.size() + 1) return NAN;
+  for (std::size_t i = 0; i < kShape.size(); ++i)
+    if (kShape[i] == 'd' ? !std::isdigit(static_cast<unsigned char>(iso[i])) : iso[i] != kShape[i]) return NAN;
+  const auto field = [&](std::size_t at, std::size_t n) { return std::stoi(iso.substr(at, n)); };
   std::tm tm{};
-  int consumed = 0;
-  if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                  &tm.tm_min, &tm.tm_sec, &consumed) != 6)
-    return NAN;
+  tm.tm_year = field(0, 4) - 1900;
+  tm.tm_mon = field(5, 2) - 1;
+  tm.tm_mday = field(8, 2);
+  tm.tm_hour = field(11, 2);
+  tm.tm_min = field(14, 2);
+  tm.tm_sec = field(17, 2);
   double frac = 0;
-  std::size_t at = static_cast<std::size_t>(consumed);
-  if (at < iso.size() && iso[at] == '.') {
+  std::size_t at = kShape.size();
+  if (iso[at] == '.') {
     std::size_t end = at + 1;
     while (end < iso.size() && std::isdigit(static_cast<unsigned char>(iso[end]))) ++end;
+    if (end == at + 1) return NAN;
     frac = std::stod("0" + iso.substr(at, end - at));
     at = end;
   }
   if (at + 1 != iso.size() || iso[at] != 'Z') return NAN;
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return static_cast<double>(timegm(&tm)) + frac;
+  const std::tm typed = tm;
+  const time_t t = timegm(&tm);
+  std::tm back{};
+  if (!gmtime_r(&t, &back) || back.tm_year != typed.tm_year || back.tm_mon != typed.tm_mon ||
+      back.tm_mday != typed.tm_mday || back.tm_hour != typed.tm_hour || back.tm_min != typed.tm_min ||
+      back.tm_sec != typed.tm_sec)
+    return NAN;
+  return static_cast<double>(t) + frac;
+}
+
+bool is_iso_day_or_time(const std::string& text) {
+  if (text.size() == 10) return std::isfinite(iso_utc_seconds(text + "T00:00:00Z"));
+  return std::isfinite(iso_utc_seconds(text));
 }
 
 namespace {

@@ -29,7 +29,10 @@ std::string prometheus_text(const std::vector<PromRun>& runs);
 // Label value escaping of the text format: backslash, quote, line feed.
 std::string prom_label_value(const std::string& v);
 
-// Seconds since the epoch of "YYYY-MM-DDTHH:MM:SS[.fff]Z"; NaN when not that.
+// Seconds since the epoch of "YYYY-MM-DDTHH:MM:SS[.fff]Z" (two digits a
+// field, each in its calendar range); NaN when not that.
 double iso_utc_seconds(const std::string& iso);
+// "YYYY-MM-DD" or the form above: what --since takes.
+bool is_iso_day_or_time(const std::string& text);
 
 }  // namespace ccb

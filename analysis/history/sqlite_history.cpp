@@ -255,6 +255,12 @@ class SqliteHistory final : public HistoryStore {
   std::int64_t verdict_count() override;
   std::vector<HistoryRun> all_runs() override;
   std::vector<VerdictRecord> all_verdicts() override;
+  std::string identity() override {
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0) return "sqlite:" + path_;
+    return fmt::format("sqlite:{}:{}", static_cast<unsigned long long>(st.st_dev),
+                       static_cast<unsigned long long>(st.st_ino));
+  }
 
  private:
   void open(const std::string& name, int flags, int busy_timeout_ms);

@@ -82,6 +82,16 @@ void read_model(const std::string& path, const YAML::Node& root, TrainingWorkloa
     w.routing = yamlf::text(path, m, "model", "routing");
     if (w.routing.starts_with("routing="))
       yamlf::fail(path, m["routing"], "model.routing", "a routing file is for ccbench alltoallv, not a step");
+    for (std::string_view rest = w.routing; !rest.empty();) {  // the model's own fields are not routing's
+      const std::size_t colon = std::min(rest.find(':'), rest.size());
+      const std::string_view field = rest.substr(0, colon), key = field.substr(0, field.find('='));
+      if (key == "experts" || key == "topk" || key == "hidden" || key == "dispatch" || key == "combine")
+        yamlf::fail(path, m["routing"], "model.routing",
+                    fmt::format("'{}' is the model's own (model.experts, model.top_k, model.hidden; the phase "
+                                "from the step): routing takes hot=, rank=, lognormal=, seed=",
+                                field));
+      rest = rest.substr(std::min(colon + 1, rest.size()));
+    }
     try {
       (void)parse_traffic(moe_spec(w, "dispatch"));
     } catch (const UsageError& e) {

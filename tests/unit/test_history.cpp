@@ -448,6 +448,15 @@ TEST(PrometheusText, BaseUnitsEscapedLabelsAndPlaceByHostCount) {
   EXPECT_EQ(many.find("ccbench_run_timestamp_seconds"), std::string::npos);
   EXPECT_TRUE(std::isnan(iso_utc_seconds("2026-12-02 00:00:00")));
   EXPECT_DOUBLE_EQ(iso_utc_seconds("1970-01-01T00:00:01.5Z"), 1.5);
+  // Each field in its calendar range, two digits each: nothing carried over.
+  for (const char* bad : {"2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z", "2026-12-03T24:00:00Z", "2026-12-3T10:00:00Z",
+                          "2026-12-03T10:00:00.Z", "2026-12-03T10:00:00", "99999"})
+    EXPECT_TRUE(std::isnan(iso_utc_seconds(bad))) << bad;
+  EXPECT_TRUE(std::isfinite(iso_utc_seconds("2024-02-29T23:59:59Z")));
+  EXPECT_TRUE(is_iso_day_or_time("2026-12-03"));
+  EXPECT_TRUE(is_iso_day_or_time("2026-12-03T14:00:00Z"));
+  for (const char* bad : {"2026-13-45", "yesterday", "2026-12", "", "2026-12-03T14:00"})
+    EXPECT_FALSE(is_iso_day_or_time(bad)) << bad;
 }
 
 // A URL's password never reaches a record or a message.

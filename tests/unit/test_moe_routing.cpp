@@ -88,6 +88,20 @@ TEST(MoeRouting, ARoutingFileGivesTheShapeOfEachRanksTokens) {
   std::remove(path.c_str());
 }
 
+// Experts drawn without replacement when the alias keeps hitting taken
+// ones: hot=1e6 makes the hot rank's 4 experts all but certain, so each
+// token's other 4 picks come from draw_remaining, uniformly over the 12
+// left: a cold rank (4 of them) is hit with 1 - C(8,4)/C(12,4) = 0.8586.
+TEST(MoeRouting, DrawsAmongTheRestAreInProportionWhenFewExpertsHoldTheWeight) {
+  const int tokens = 20000;
+  const TrafficPlan p =
+      make_traffic_plan(parse_traffic("moe:experts=16:topk=8:hidden=1:hot=1e6:rank=0:seed=3"), 4, tokens);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(p.at(i, 0), static_cast<std::uint64_t>(tokens)) << i;
+    for (int j = 1; j < 4; ++j) EXPECT_NEAR(static_cast<double>(p.at(i, j)) / tokens, 1 - 70.0 / 495, 0.02) << i << j;
+  }
+}
+
 TEST(MoeRouting, BadInputIsOneLine) {
   for (const auto& row : std::vector<std::pair<std::string, std::string>>{
            {"moe:experts=8:topk=2", "needs experts=E, topk=K and hidden=H"},
@@ -97,6 +111,8 @@ TEST(MoeRouting, BadInputIsOneLine) {
            {"moe:experts=8:topk=2:hidden=1:hot=2:lognormal=1", "at most one of"},
            {"moe:experts=8:topk=2:hidden=1:rank=2", "rank= goes with hot=R"},
            {"moe:experts=8:topk=2:hidden=1:bogus", "not an option of moe"},
+           {"moe:experts=8:topk=2:hidden=1:experts=16", "'experts=16': experts given twice"},
+           {"moe:experts=8:topk=2:hidden=1:dispatch:combine", "a direction given twice"},
            {"moe:experts=8:topk=2:hidden=1:routing=/nonexistent/file",
             "routing file /nonexistent/file: cannot read (No such file or directory)"},
        }) {
