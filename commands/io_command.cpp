@@ -448,12 +448,12 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
   const int rank = comm.rank();
   FreeSpace space;
   Faults faults;
-  if (!every_rank_passes(comm, [&] { check_io_plan(o, comm, space, faults); })) return kExitUsage;
+  if (const int code = exit_code_of_every_rank(comm, [&] { check_io_plan(o, comm, space, faults); })) return code;
   std::vector<std::unique_ptr<Writer>> writers;
-  if (!every_rank_passes(comm, [&] {
+  if (const int code = exit_code_of_every_rank(comm, [&] {
         if (rank == 0) writers = open_io_writers(args);
       }))
-    return kExitUsage;
+    return code;
   // The same outputs and end record as a sweep's (harness/run_outputs.hpp):
   // an output that cannot be written stops the run at the next point.
   RunOutputs outputs(rank, std::move(writers), extra);
@@ -462,7 +462,8 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
   stamp.erase(std::remove_if(stamp.begin(), stamp.end(), [](char c) { return c == '-' || c == ':'; }), stamp.end());
   const std::string folder = comm.all_strings(fmt::format("ccbench-io-{}-{}", stamp, getpid())).front();
   std::unique_ptr<Workspace> ws;
-  if (!every_rank_passes(comm, [&] { ws = std::make_unique<Workspace>(o.dir, folder, o.keep); })) return kExitUsage;
+  if (const int code = exit_code_of_every_rank(comm, [&] { ws = std::make_unique<Workspace>(o.dir, folder, o.keep); }))
+    return code;
 
   install_stop_signals();
   outputs.begin(describe_io_run(args, comm, space, *ws));

@@ -21,6 +21,9 @@
 namespace ccb {
 namespace {
 
+// What one ConfigMap may hold (the API server's limit on an object's data).
+constexpr std::size_t kConfigMapLimit = 1 << 20;
+
 const std::string kNodeLabelsHelp = R"(usage: ccbench node-labels VERDICT [--out DIR] [--prefix P] [--apply]
 
 An acceptance verdict (accept --out's verdict.json, or that folder) as
@@ -115,16 +118,23 @@ int run_node_labels(int argc, const char* const* argv) {
     if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
       throw UsageError(fmt::format("--out {}: not a folder", dir.string()));
     const std::string script = (dir / "node-labels.sh").string(), cm = (dir / a.o.configmap_file).string();
-    write_file_atomically("--out", cm, verdict_configmap(nodes, *v, a.o));
+    const std::string configmap = verdict_configmap(nodes, *v, a.o);
+    if (configmap.size() > kConfigMapLimit)  // the API server refuses it: say so before anything is written
+      throw UsageError(
+          fmt::format("node-labels: the ConfigMap would be {} bytes, more than the {} (1 MiB) "
+                      "Kubernetes stores; nothing written",
+                      configmap.size(), kConfigMapLimit));
+    write_file_atomically("--out", cm, configmap);
     write_file_atomically("--out", script, kubectl_script(nodes, *v, a.o));
     std::size_t failed = 0, suspect = 0, passed = 0, left = 0;
     for (const NodeHealth& n : nodes)
       (n.health == "failed" ? failed : n.health == "suspect" ? suspect : n.health == "passed" ? passed : left) += 1;
-    fmt::print("node-labels: {} nodes: {} failed, {} suspect, {} passed, {} not judged; {} and {}{}\n", nodes.size(),
-               failed, suspect, passed, left, terminal_safe(script), terminal_safe(cm),
-               a.apply ? "" : " written (nothing applied: sh the script, or --apply)");
+    if (const int code = print_or_fail(
+            fmt::format("node-labels: {} nodes: {} failed, {} suspect, {} passed, {} not judged; {} and {}{}\n",
+                        nodes.size(), failed, suspect, passed, left, terminal_safe(script), terminal_safe(cm),
+                        a.apply ? "" : " written (nothing applied: sh the script, or --apply)")))
+      return code;  // stdout on /dev/full: 5
     if (!a.apply) return kExitOk;
-    std::fflush(stdout);
     const std::string command = fmt::format("sh '{}'", script);  // the path has no quote: refused below
     if (script.find('\'') != std::string::npos)
       throw UsageError(fmt::format("--out {}: a folder name with a quote cannot be run by --apply", dir.string()));
@@ -134,8 +144,7 @@ int run_node_labels(int argc, const char* const* argv) {
           fmt::format("node-labels --apply: {} failed (exit {}); the cluster may hold part of it: "
                       "fix kubectl's access and run it again (it is idempotent)",
                       script, WIFEXITED(status) ? WEXITSTATUS(status) : -1));
-    fmt::print("node-labels: applied\n");
-    return kExitOk;
+    return print_or_fail("node-labels: applied\n");
   } catch (const UsageError& e) {
     fmt::print(stderr, "ccbench: {}\n", printable_error(e.what()));
     return exit_code_of(e);

@@ -220,10 +220,12 @@ int Replay::prepare() {
   }
   noise_ = oversubscription(placement);
   for (std::string& s : shared_machines(placement)) noise_.push_back(std::move(s));
-  if (!every_rank_passes(world_, [&] { plan_replay(args_, world_, hosts_, w_, prog_, prediction_); }))
-    return kExitUsage;
-  if (!every_rank_passes(world_, [&] { engine_.emplace(prog_, world_.handle(), args_.max_buffer_bytes); }))
-    return kExitUsage;
+  if (const int code =
+          exit_code_of_every_rank(world_, [&] { plan_replay(args_, world_, hosts_, w_, prog_, prediction_); }))
+    return code;
+  if (const int code =
+          exit_code_of_every_rank(world_, [&] { engine_.emplace(prog_, world_.handle(), args_.max_buffer_bytes); }))
+    return code;
   // A -J file locked by another run: exit 2 on every rank; one that cannot be created: 5.
   int code = kExitOk;
   std::string error;

@@ -43,14 +43,14 @@ std::string binding_plan_text(const NodeTopology& t, BindPolicy policy, int rank
 
 int run_topo(const Config& cfg, const Comm& comm) {
   NodeTopology mine;
-  if (!every_rank_passes(comm, [&] {
+  if (const int code = exit_code_of_every_rank(comm, [&] {
         try {
           mine = load_topology(cfg.topo_xml);
         } catch (const std::exception& e) {
           throw UsageError(fmt::format("--xml: {}", e.what()));
         }
       }))
-    return kExitUsage;
+    return code;
   std::vector<NodeTopology> all;
   for (const auto& text : comm.all_strings(json_text(topology_json(mine))))
     all.push_back(topology_from_json(nlohmann::json::parse(text)));

@@ -371,15 +371,15 @@ int Sweep::prepare(Writer* extra, const SweepExports* exports) {
   // the run's description) can hang as a point can (a wrong interface).
   start_watchdog();
   watchdog_->set_activity("the start-up: planning the sweep");
-  if (!every_rank_passes(comm, [&] { plan_ = make_plan(cfg_, comm, backend_); })) return kExitUsage;
-  if (!every_rank_passes(comm, [&] {
+  if (const int code = exit_code_of_every_rank(comm, [&] { plan_ = make_plan(cfg_, comm, backend_); })) return code;
+  if (const int code = exit_code_of_every_rank(comm, [&] {
         faults_ = faults_from_environment();
         if (faults_.kind == Faults::Kind::gpu_hang && backend_.name() != "nccl")
           throw UsageError(
               fmt::format("CCBENCH_FAULT gpu_hang: needs the nccl backend (a GPU stream to hang); this run uses {}",
                           backend_.name()));
       }))
-    return kExitUsage;
+    return code;
   // --bind before the buffers are touched, so that memory lands on the chosen node.
   watchdog_->set_activity("the start-up: binding and the clock offset");
   placed_ = place_process(cfg_.bind, comm, {first_rank_, backend_.ranks() * split_.groups, backend_.devices()});
@@ -387,10 +387,12 @@ int Sweep::prepare(Writer* extra, const SweepExports* exports) {
   placed_.me.clock_offset_us = clock_.offset_s * 1e6;
   placed_.me.clock_offset_rtt_us = clock_.rtt_s * 1e6;
   watchdog_->set_activity("the start-up: allocating buffers");
-  if (!every_rank_passes(comm, [&] { allocate_buffers(cfg_, backend_, plan_, buffers_); })) return kExitUsage;
+  if (const int code = exit_code_of_every_rank(comm, [&] { allocate_buffers(cfg_, backend_, plan_, buffers_); }))
+    return code;
   std::vector<std::unique_ptr<Writer>> writers;
   watchdog_->set_activity("the start-up: opening the outputs");
-  if (!every_rank_passes(comm, [&] { writers = open_writers(cfg_, rank_, exports); })) return kExitUsage;
+  if (const int code = exit_code_of_every_rank(comm, [&] { writers = open_writers(cfg_, rank_, exports); }))
+    return code;  // 5 for an output that cannot be written (a full disk, an unreachable --history server)
   outputs_ = std::make_unique<RunOutputs>(rank_, std::move(writers), extra);
   outputs_->set_startup_run(describe_config(cfg_, backend_, plan_.arena, plan_.shift));
   RunOutputs& outputs = *outputs_;
@@ -656,7 +658,7 @@ int run_sweep(const Config& cfg, const Comm& comm, const std::string& nccl_log, 
               const SweepExports* exports) {
   SplitInfo split{1, comm.nodes(), ""};
   std::unique_ptr<Comm> group;
-  if (!every_rank_passes(comm, [&] { group = split_into_groups(cfg, comm, split); })) return kExitUsage;
+  if (const int code = exit_code_of_every_rank(comm, [&] { group = split_into_groups(cfg, comm, split); })) return code;
   std::unique_ptr<Backend> backend = agreed_backend(cfg, comm, nccl_log, group.get());
   if (!backend) return kExitUsage;
   Backend& b = *backend;

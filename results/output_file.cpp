@@ -321,8 +321,9 @@ void write_file_atomically(const std::string& flag, const std::string& path,
   const std::filesystem::path target(path);
   std::string tmp = (std::filesystem::path(folder_of(path)) / ("." + target.filename().string() + ".XXXXXX")).string();
   const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);  // O_CREAT | O_EXCL: never an existing name or link
-  if (fd < 0)
-    refuse(flag, path, fmt::format("cannot create a temporary file in {}: {}", folder_of(path), std::strerror(errno)));
+  if (fd < 0)  // a read-only folder or mount, no space, no inode: the output cannot be written (5)
+    throw OutputError(fmt::format("{} {}: cannot create a temporary file in {}: {}", flag, path, folder_of(path),
+                                  std::strerror(errno)));
   const TemporaryGuard guard(tmp);
   const mode_t mask = ::umask(0);
   ::umask(mask);

@@ -221,6 +221,11 @@ if [ -z "$only" ] || [ "$only" = accept ]; then
     accept "$dir/a-swx.yaml" --simulate "$dir/c4096.yaml" --out "$dir/acc-sim"
   check accept/no_spec 2 "accept: give exactly one spec file" -- accept
   check accept/bad_color 2 "accept: --color 'blue': unknown" -- accept "$dir/a-nan.yaml" --color blue
+  # The Slurm step controller's start-up flag (FILE.started) is made by rank 0, never through a link planted there.
+  echo keep > "$dir/victim"; ln -sf "$dir/victim" "$dir/grp.json.started"
+  check accept/started_flag_symlink 0 "grp.json.started: cannot make the start-up flag \(Too many levels of symbolic links\)" -- \
+    accept "$(dirname "$0")/../examples/acceptance/cpu-tcp-cluster.yaml" --run-group node --group-out "$dir/grp.json"
+  [ "$(cat "$dir/victim")" = keep ] || { failures=$((failures + 1)); echo "FAIL accept/started_flag_symlink: the link's target was written"; }
   check baseline/no_out 2 "baseline: --out FILE is required" -- baseline "$good"
   check baseline/no_points 2 "baseline: .*: no measured points could be read" -- baseline --out "$dir/b.json" "$dir/base.json"
 fi

@@ -81,4 +81,30 @@ mkdir "$out/status"
 printf '# host node\ngpu-a04 node-17\n' > "$out/map.txt"
 "$ccbench" node-labels "$fx" --out "$out/bad" --node-map "$out/map.txt" > /dev/null || fail "--node-map"
 grep -q '^kubectl taint node node-17 ccbench.io/health=failed:NoSchedule$' "$out/bad/node-labels.sh" || fail "--node-map: the node's name"
+# Exit codes (issue 73): stdout on /dev/full and a folder that cannot be written are outputs that
+# cannot be written (5); a ConfigMap over the 1 MiB Kubernetes stores is refused before anything is written (2).
+"$ccbench" node-labels "$fx" --out "$out/bad" > /dev/full 2> "$out/full.txt"; rc=$?
+[ $rc = 5 ] && grep -q 'cannot write' "$out/full.txt" || { cat "$out/full.txt"; fail "stdout on /dev/full: exit $rc"; }
+mkdir "$out/ro"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o ro,size=64k tmpfs "$out/ro" 2> /dev/null; then
+  "$ccbench" node-labels "$fx" --out "$out/ro" > "$out/ro.txt" 2>&1; rc=$?
+  umount "$out/ro"
+  [ $rc = 5 ] && grep -q "cannot create a temporary file in .*Read-only file system" "$out/ro.txt" || { cat "$out/ro.txt"; fail "a read-only --out: exit $rc"; }
+elif [ "$(id -u)" != 0 ]; then
+  chmod a-w "$out/ro"
+  "$ccbench" node-labels "$fx" --out "$out/ro" > "$out/ro.txt" 2>&1; rc=$?
+  [ $rc = 5 ] || { cat "$out/ro.txt"; fail "a read-only --out: exit $rc"; }
+fi
+python3 - "$fx/verdict.json" "$out/huge.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+v["checks"] = [{"name": "node", "node_verdicts": [
+    {"node": "gpu-%05d" % i, "status": "DEFECTIVE", "reason": "busbw far below its bar " + "x" * 200, "margin": -0.5}
+    for i in range(6000)]}]
+json.dump(v, open(sys.argv[2], "w"))
+PY
+mkdir "$out/huge"
+"$ccbench" node-labels "$out/huge.json" --out "$out/huge" > "$out/huge.txt" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "the ConfigMap would be [0-9]* bytes, more than the 1048576 (1 MiB) Kubernetes stores" "$out/huge.txt" &&
+  [ -z "$(ls "$out/huge")" ] || { cat "$out/huge.txt"; fail "a ConfigMap over 1 MiB: exit $rc"; }
 echo "k8s_node_labels: ok"

@@ -7,11 +7,13 @@
 #include "commands/io_command.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <algorithm>
 #include <csignal>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +32,7 @@
 #include "harness/sweep.hpp"
 #include "harness/watchdog.hpp"
 #include "common/errors.hpp"
+#include "common/terminal_text.hpp"
 #if CCBENCH_HAVE_MPI
 #include "harness/mpi_path.hpp"
 #endif
@@ -520,16 +523,16 @@ int run_accept(const AcceptArgs& args, const Comm& world, const std::string& ncc
   const std::unique_ptr<Watchdog> control = control_plane_watchdog(spec.timeout_s, world);
   control->set_activity("ccbench accept's control plane (checking the spec, mapping the nodes)");
   // The same spec everywhere: rank 0's text governs.
-  if (!every_rank_passes(world, [&] { check_same_spec(args, world); })) return kExitUsage;
+  if (const int code = exit_code_of_every_rank(world, [&] { check_same_spec(args, world); })) return code;
   map_nodes(world, s);
-  if (!every_rank_passes(world, [&] {
+  if (const int code = exit_code_of_every_rank(world, [&] {
         validate_for_nodes(spec, s.ranks_per_node);
         if (world.rank() == 0) {
           s.baselines = prepare_outputs(args);
           s.detail = std::make_unique<GroupDetailFile>(args);
         }
       }))
-    return kExitUsage;
+    return code;
 
   AcceptOutcome outcome;
   outcome.spec = &spec;
@@ -581,7 +584,14 @@ int run_accept_group(const AcceptArgs& args, const Comm& world, const std::strin
                                  [&](const Check& ch) { return ch.name == args.run_group; });
   int code = kExitOk;  // the controller validated the spec for the allocation
   world.barrier();
-  if (world.rank() == 0) std::ofstream(group_started_file(args.group_out)).flush();
+  if (world.rank() == 0) {  // the controller's start-up flag: made here, never through a link planted in its place
+    const std::string flag = group_started_file(args.group_out);
+    const int fd = ::open(flag.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+      fmt::print(stderr, "ccbench: {}: cannot make the start-up flag ({})\n", terminal_safe(flag),
+                 std::strerror(errno));
+    else ::close(fd);
+  }
   Config cfg = check_config(c, args.spec.file);
   const nlohmann::json repeats = group_repeats(args, c, cfg, world, nccl_log);
   if (world.rank() == 0) {

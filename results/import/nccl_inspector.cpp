@@ -150,6 +150,21 @@ bool sane(const Record& r) {
   return r.ranks > 0 && r.ranks < (1 << 24) && r.nodes >= 0 && r.nodes <= r.ranks && r.bytes >= 0 && r.bytes < 1.8e19;
 }
 
+// "" when each measured figure the record has is a finite number that can
+// be measured (a time above 0, bandwidths 0 or more) and one of time and
+// algbw is there to place the point; else why not (a negative busbw became
+// a point of -350 GB/s).
+std::string unmeasurable(const Record& r, const char* time, const char* algbw, const char* busbw) {
+  const auto bad = [](double v, bool zero_ok) {
+    return !std::isnan(v) && !(std::isfinite(v) && (v > 0 || (zero_ok && v == 0)));
+  };
+  if (bad(r.time_us, false)) return fmt::format("{} {:g}: not a time above 0", time, r.time_us);
+  if (bad(r.algbw, true)) return fmt::format("{} {:g}: not a bandwidth of 0 or more", algbw, r.algbw);
+  if (bad(r.busbw, true)) return fmt::format("{} {:g}: not a bandwidth of 0 or more", busbw, r.busbw);
+  if (!(r.time_us > 0) && !(r.algbw > 0)) return fmt::format("neither {} nor {} is a positive number", time, algbw);
+  return "";
+}
+
 }  // namespace
 
 void import_nccl_inspector_json(std::string_view text, ImportContext& ctx) {
@@ -191,8 +206,9 @@ void import_nccl_inspector_json(std::string_view text, ImportContext& ctx) {
       ctx.unread(n, "n_ranks, nnodes or coll_msg_size_bytes missing or out of range");
       continue;
     }
-    if (!(r.time_us > 0) && !(r.algbw > 0)) {
-      ctx.unread(n, "neither coll_exec_time_us nor coll_algobw_gbs is a positive number");
+    if (const std::string why = unmeasurable(r, "coll_exec_time_us", "coll_algobw_gbs", "coll_busbw_gbs");
+        !why.empty()) {
+      ctx.unread(n, why);
       continue;
     }
     buckets.add(r);
@@ -279,6 +295,12 @@ void import_nccl_inspector_prom(std::string_view text, ImportContext& ctx) {
   for (const auto& [key, r] : records) {
     if (!sane(r) || !std::isfinite(r.bytes)) {
       ctx.unread(r.line, "n_ranks, n_nodes or message_size missing or out of range");
+      continue;
+    }
+    if (const std::string why = unmeasurable(r, "nccl_collective_exec_time_microseconds",
+                                             "nccl_algorithm_bandwidth_gbs", "nccl_bus_bandwidth_gbs");
+        !why.empty()) {
+      ctx.unread(r.line, why);
       continue;
     }
     buckets.add(r);

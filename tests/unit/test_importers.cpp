@@ -163,9 +163,16 @@ TEST(Importers, NcclInspectorRecordsBecomeBucketedPoints) {
       "{\"header\": {\"n_ranks\": 8, \"nnodes\": 1}, \"coll_perf\": {\"coll\": \"AllReduce\", \"coll_msg_size_bytes\": "
       "8}}\n"
       "{\"header\": {\"n_ranks\": -3}, \"coll_perf\": {\"coll\": \"AllReduce\", \"coll_exec_time_us\": 5}}\n"
-      "{\"coll_perf\": 1, \"header\": 2}\nnot json\n",
+      "{\"coll_perf\": 1, \"header\": 2}\nnot json\n"
+      "{\"header\": {\"n_ranks\": 8, \"nnodes\": 1}, \"coll_perf\": {\"coll\": \"AllReduce\", \"coll_msg_size_bytes\": "
+      "8, \"coll_exec_time_us\": 5, \"coll_algobw_gbs\": 1, \"coll_busbw_gbs\": -350}}\n"
+      "{\"header\": {\"n_ranks\": 8, \"nnodes\": 1}, \"coll_perf\": {\"coll\": \"AllReduce\", \"coll_msg_size_bytes\": "
+      "8, \"coll_exec_time_us\": -5, \"coll_algobw_gbs\": 1}}\n",
       "bad.log", bad, {});
-  ASSERT_EQ(bad.unread.size(), 4u);
+  ASSERT_EQ(bad.unread.size(), 6u);
+  EXPECT_NE(bad.unread[4].find("bad.log:5: coll_busbw_gbs -350: not a bandwidth of 0 or more"), std::string::npos)
+      << bad.unread[4];
+  EXPECT_NE(bad.unread[5].find("bad.log:6: coll_exec_time_us -5: not a time above 0"), std::string::npos);
   EXPECT_NE(bad.unread[0].find("bad.log:1: neither coll_exec_time_us nor coll_algobw_gbs"), std::string::npos);
   EXPECT_NE(bad.unread[1].find("bad.log:2: n_ranks, nnodes or coll_msg_size_bytes"), std::string::npos);
   EXPECT_TRUE(bad.points.empty());
