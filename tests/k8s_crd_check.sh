@@ -73,7 +73,7 @@ expect2 "does not serve example.ccbench.io/v0 (served: v1)" --crd "$fx" "$out/v0
 printf 'a: [1\n' > "$out/broken.yaml"
 expect2 "cannot read it as YAML" --crd "$fx" "$out/broken.yaml"
 expect2 "no CustomResourceDefinition in" --crd "$fx/widget-valid.yaml" "$fx/widget-valid.yaml"
-expect2 "cannot read it as YAML" --crd "$fx" "$out/missing.yaml"
+expect2 "missing.yaml: cannot read it: No such file or directory" --crd "$fx" "$out/missing.yaml"
 printf 'name: x\n' > "$out/plain.yaml"
 # A schema and a resource that contain themselves (YAML aliases) end, exit 2.
 mkdir "$out/loop"
@@ -86,4 +86,38 @@ expect2 "a CRD or resource of a shape no API server takes" --crd "$out/shape.yam
 sed 's/pattern: "^\[a-z\]+\$"/pattern: "(["/' "$fx/widgets.example.ccbench.io.yaml" > "$out/badpattern.yaml"
 expect2 "unterminated character set" --crd "$out/badpattern.yaml" "$fx/widget-valid.yaml"
 expect2 "not a Kubernetes object (no apiVersion and kind)" --crd "$fx" "$out/plain.yaml"
+# Issue 73: a billion laughs (10^9 values from 9 lines) is refused, not expanded; a FIFO is not read (it blocked);
+# a backtracking pattern RE2 accepts ends within its bound; a key given twice is refused as the API server's
+# strict decoding refuses it; apiVersion and kind are never unknown fields.
+python3 - "$out/laughs.yaml" <<'PY'
+import sys
+lines = ["apiVersion: example.ccbench.io/v1", "kind: Widget", "metadata: {name: lol}", 'a0: &a0 ["lol"]']
+lines += [f"a{i}: &a{i} [{', '.join(['*a%d' % (i - 1)] * 10)}]" for i in range(1, 10)]
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+start=$SECONDS
+expect2 "expands to more than 1,000,000 values" --crd "$fx" "$out/laughs.yaml"
+mkfifo "$out/fifo.yaml"
+expect2 "fifo.yaml: not a regular file" --crd "$fx" "$out/fifo.yaml"
+sed 's/pattern: "^\[a-z\]+\$"/pattern: "^(a+)+$"/' "$fx/widgets.example.ccbench.io.yaml" > "$out/backtrack.yaml"
+grep -q '(a+)+' "$out/backtrack.yaml" || fail "the backtracking pattern was not planted"
+python3 - "$fx/widget-valid.yaml" "$out/aaa.yaml" <<'PY'
+import sys, yaml
+d = next(yaml.safe_load_all(open(sys.argv[1])))
+def plant(v):  # every string a pattern may judge: 40 a's and a b (2^40 ways to split in Python's engine)
+    if isinstance(v, dict):
+        return {k: (plant(x) if k not in ("apiVersion", "kind", "metadata") else x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [plant(x) for x in v]
+    return "a" * 40 + "b" if isinstance(v, str) else v
+yaml.safe_dump(plant(d), open(sys.argv[2], "w"))
+PY
+expect2 "ran past 2 s in Python's backtracking engine" --crd "$out/backtrack.yaml" "$out/aaa.yaml"
+[ $((SECONDS - start)) -lt 30 ] || fail "the hostile files took $((SECONDS - start)) s"
+mkdir "$out/bare"
+grep -v '^            \(apiVersion\|kind\): {type: string}' "$fx/widgets.example.ccbench.io.yaml" > "$out/bare/widgets.yaml"
+"${check[@]}" --crd "$out/bare" "$fx/widget-valid.yaml" > "$out/bare.txt" 2>&1 ||
+  { cat "$out/bare.txt"; fail "apiVersion and kind flagged where the CRD's schema does not list them"; }
+printf 'apiVersion: example.ccbench.io/v1\nkind: Widget\nmetadata: {name: twice}\nspec: {size: 1}\nspec: {size: 2}\n' > "$out/twice.yaml"
+expect2 "key 'spec' given twice in one mapping (first at line 4" --crd "$fx" "$out/twice.yaml"
 echo "k8s_crd_check: ok"

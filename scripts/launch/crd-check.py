@@ -22,7 +22,11 @@ import argparse
 import math
 import os
 import re
+import reprlib
+import signal
+import stat
 import sys
+import time
 
 try:
     import yaml
@@ -41,18 +45,115 @@ class BadInput(Exception):
     pass
 
 
-def load_documents(path):
+MAX_FILE_BYTES = 64 << 20   # as ccbench's readers: a larger file is not a launch file
+MAX_VALUES = 1_000_000      # values a file expands to, aliases followed (a "billion laughs" file expands to 10^9)
+PATTERN_SECONDS = 2.0       # one pattern on one value, in Python's backtracking engine
+
+
+class StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping, as the API server's strict decoding does."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                hash(key)
+            except TypeError:
+                continue  # SafeLoader's own error follows
+            if key in seen:
+                raise BadInput(f"line {key_node.start_mark.line + 1}: key {str(key)[:80]!r} given twice in one mapping "
+                               f"(first at line {seen[key]}; the API server's strict decoding refuses it)")
+            seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep)
+
+
+
+def values_in(doc, budget):
+    """Counts the values of doc, aliases followed, up to budget (raises BadInput beyond it)."""
+    stack, n = [doc], 0
+    while stack:
+        v = stack.pop()
+        n += 1
+        if n > budget:
+            raise BadInput(f"it expands to more than {budget:,} values or refers to itself (YAML aliases: no API "
+                           f"server decodes it)")
+        if isinstance(v, dict):
+            stack.extend(v.values())
+            stack.extend(v.keys())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return n
+
+
+def read_regular(path):
+    """The text of a regular file of at most MAX_FILE_BYTES (a FIFO blocked the reader; /dev/zero never ends)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            docs = [d for d in yaml.safe_load_all(f) if d is not None]
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as e:
+        raise BadInput(f"{path}: cannot read it: {e.strerror}")
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise BadInput(f"{path}: not a regular file")
+        if st.st_size > MAX_FILE_BYTES:
+            raise BadInput(f"{path}: {st.st_size} bytes, more than {MAX_FILE_BYTES} (64 MiB)")
+        data = f.read(MAX_FILE_BYTES + 1)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadInput(f"{path}: not UTF-8 text: {e}")
+
+
+def load_documents(path):
+    text = read_regular(path)
+    try:
+        docs = [d for d in yaml.load_all(text, Loader=StrictLoader) if d is not None]
+    except yaml.YAMLError as e:
         raise BadInput(f"{path}: cannot read it as YAML: {e}")
+    except BadInput as e:
+        raise BadInput(f"{path}: {e}")
+    budget = MAX_VALUES
+    for d in docs:
+        try:
+            budget -= values_in(d, budget)
+        except BadInput as e:
+            raise BadInput(f"{path}: {e}")
     out = []
     for d in docs:
         if not isinstance(d, dict):
             raise BadInput(f"{path}: a document is not a mapping")
         out.extend((d.get("items") or []) if d.get("kind") == "List" else [d])
     return out
+
+
+def short(v, limit=120):
+    """repr of v cut at limit characters, without building the whole of a large value."""
+    r = reprlib.Repr()
+    r.maxstring, r.maxother, r.maxlist, r.maxdict, r.maxlevel = limit, limit, 8, 8, 3
+    text = r.repr(v)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def pattern_matches(pattern, value):
+    """re.search in a child process bounded by PATTERN_SECONDS: a pattern RE2 (the API server's engine) runs in
+    linear time can backtrack for hours in Python's (^(a+)+$). True, False, or None when it ran out of time."""
+    if len(value) <= 16:
+        return re.search(pattern, value) is not None  # a short value cannot backtrack for long
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if re.search(pattern, value) else 1)
+    deadline = time.monotonic() + PATTERN_SECONDS
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status) == 0
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return None
+        time.sleep(0.005)
 
 
 def load_crds(paths):
@@ -93,7 +194,7 @@ class Checker:
         if not self.check_type(v, s, path):
             return
         if "enum" in s and v not in s["enum"]:
-            self.fail(path, f"{v!r} is not one of {s['enum']}")
+            self.fail(path, f"{short(v)} is not one of {short(s['enum'])}")
         for sub in s.get("allOf") or []:
             self.check(v, sub, path)
         if "anyOf" in s and not any(self.passes(v, sub, path) for sub in s["anyOf"]):
@@ -129,7 +230,7 @@ class Checker:
                   "integer": lambda: isinstance(v, int) and not isinstance(v, bool),
                   "number": lambda: isinstance(v, (int, float)) and not isinstance(v, bool)}.get(t, lambda: True)()
         if not ok:
-            self.fail(path, f"{type(v).__name__} {v!r} where the schema wants {t}"[:200])
+            self.fail(path, f"{type(v).__name__} {short(v)} where the schema wants {t}")
         return ok
 
     def check_object(self, v, s, path):
@@ -185,8 +286,14 @@ class Checker:
             self.fail(path, f"{len(v)} characters: more than maxLength {s['maxLength']}")
         if "minLength" in s and len(v) < s["minLength"]:
             self.fail(path, f"{len(v)} characters: fewer than minLength {s['minLength']}")
-        if "pattern" in s and not re.search(s["pattern"], v):
-            self.fail(path, f"{v!r} does not match the pattern {s['pattern']}"[:300])
+        if "pattern" in s:
+            matched = pattern_matches(s["pattern"], v)
+            if matched is None:
+                raise BadInput(f"{path or '(root)'}: the pattern {short(s['pattern'])} on {short(v)} ran past "
+                               f"{PATTERN_SECONDS:g} s in Python's backtracking engine (the API server's RE2 runs it "
+                               f"in linear time): not checked here")
+            if not matched:
+                self.fail(path, f"{short(v)} does not match the pattern {short(s['pattern'], 200)}")
 
     def check_number(self, v, s, path):
         if isinstance(v, float) and not math.isfinite(v):
@@ -213,22 +320,22 @@ class Checker:
         if top and not name and not meta.get("generateName"):
             self.fail(path, "neither name nor generateName")
         if name is not None and (not isinstance(name, str) or len(name) > 253 or not DNS_SUBDOMAIN.match(name)):
-            self.fail(f"{path}.name", f"{name!r} is not a DNS-1123 subdomain (lower case, digits, '-', '.')")
+            self.fail(f"{path}.name", f"{short(name)} is not a DNS-1123 subdomain (lower case, digits, '-', '.')")
         for field in ("labels", "annotations"):
             for k, val in (meta.get(field) or {}).items():
                 prefix, _, last = str(k).rpartition("/")
                 if not LABEL_NAME.match(last) or len(last) > 63 or len(prefix) > 253 or (prefix and not DNS_SUBDOMAIN.match(prefix)):
-                    self.fail(f"{path}.{field}", f"{k!r} is not a valid key")
+                    self.fail(f"{path}.{field}", f"{short(k)} is not a valid key")
                 if not isinstance(val, str):
-                    self.fail(f"{path}.{field}.{k}", f"{val!r} is not a string")
+                    self.fail(f"{path}.{field}.{k}", f"{short(val)} is not a string")
                 elif field == "labels" and val and (len(val) > 63 or not LABEL_NAME.match(val)):
-                    self.fail(f"{path}.{field}.{k}", f"{val!r} is not a valid label value")
+                    self.fail(f"{path}.{field}.{k}", f"{short(val)} is not a valid label value")
 
 
 def check_resource(doc, crds, where):
     """Returns (summary line, errors, CEL rules not evaluated); raises BadInput when no served CRD version fits."""
     api, kind = doc.get("apiVersion", ""), doc.get("kind", "")
-    name = (doc.get("metadata") or {}).get("name", "?")
+    name = str((doc.get("metadata") or {}).get("name", "?"))[:253]
     if not isinstance(api, str) or not api or not isinstance(kind, str) or not kind:
         raise BadInput(f"{where}: not a Kubernetes object (no apiVersion and kind)")
     group, _, version = api.rpartition("/")
@@ -245,9 +352,13 @@ def check_resource(doc, crds, where):
         raise BadInput(f"{where}: {kind} {name}: {crd_file} has no openAPIV3Schema for {version}")
     c = Checker()
     c.check_meta(doc.get("metadata"), "metadata", top=True)
-    body = {k: v for k, v in doc.items() if k != "metadata"}
+    # apiVersion, kind and metadata are the API server's own (checked above): never unknown fields, whether or not
+    # the CRD's schema lists them.
+    own = ("apiVersion", "kind", "metadata")
+    body = {k: v for k, v in doc.items() if k not in own}
     body_schema = dict(schema)
-    body_schema["properties"] = {k: v for k, v in (schema.get("properties") or {}).items() if k != "metadata"}
+    body_schema["properties"] = {k: v for k, v in (schema.get("properties") or {}).items() if k not in own}
+    body_schema["required"] = [k for k in schema.get("required") or [] if k not in own]
     c.check(body, body_schema, "")
     summary = f"{where}: {kind} {name}: valid against {os.path.basename(crd_file)} ({version})"
     if c.cel_rules:
