@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <sstream>
 
@@ -19,6 +20,7 @@
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "harness/every_rank_passes.hpp"
+#include "harness/watchdog.hpp"
 #include "harness/faults.hpp"
 #include "harness/run_info.hpp"
 #include "harness/sweep_sizes.hpp"
@@ -193,7 +195,14 @@ PointRecord make_record(const IoOptions& o, IoPattern p, std::size_t block, cons
   return rec;
 }
 
-bool stop_requested() { return stop_signal() != 0; }
+// -T's watchdog while io runs: every request a thread is about to issue
+// (IoRank polls its stop function before each) restarts its idle clock.
+std::atomic<Watchdog*> io_watchdog{nullptr};
+
+bool stop_requested() {
+  if (Watchdog* w = io_watchdog.load(std::memory_order_relaxed)) w->touch();
+  return stop_signal() != 0;
+}
 
 }  // namespace
 
@@ -258,6 +267,12 @@ std::vector<CommandOption> io_options(IoArgs& a, IoRaw& r) {
                      o.time_per_size),
               seconds),
       flag("--keep", "leave the files", o.keep),
+      checked(option("-T,--timeout", "S",
+                     "end the run when no request completes and no step ends for S seconds on a rank (a stopped "
+                     "rank, a stalled mount): the end record is written and every rank exits 4 within S + 3 s; "
+                     "the files are left in place (default 0: no watchdog)",
+                     a.timeout_s),
+              seconds),
       option("-J,--json", "FILE", "JSON Lines (results/SCHEMA.md: the `io` objects)", a.json_path),
       option("--csv", "FILE", "CSV, one row per point", a.csv_path),
       option("--history", "DB", "add the run to this history database when it ends (docs/history.md)", a.history_db),
@@ -467,6 +482,18 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
 
   install_stop_signals();
   outputs.begin(describe_io_run(args, comm, space, *ws));
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  Watchdog watchdog(args.timeout_s, rank, host, {}, Watchdog::Watches::control_plane);
+  watchdog.set_last_words([&outputs](const std::string& status, int code) { outputs.last_words(status, code); });
+  struct Watched {  // the watchdog is io's while the passes run
+    explicit Watched(Watchdog* w) { io_watchdog.store(w); }
+    ~Watched() { io_watchdog.store(nullptr); }
+  } watched(watchdog.enabled() ? &watchdog : nullptr);
+  const auto step = [&](IoPattern p, std::size_t block, const char* what) {
+    watchdog.set_activity(
+        fmt::format("io {} {} B: {} in {} (no request completed meanwhile)", row(p).name, block, what, ws->path()));
+  };
 
   IoRank io(o, *ws, rank, comm.local_rank(), faults.corrupts(rank), stop_requested);
   EndInfo end;
@@ -476,10 +503,17 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
   for (IoPattern p : o.patterns) {
     for (std::size_t block : o.blocks) {
       IoRankResult mine;
-      if (!phase([&] { io.create(p, block); }) || !phase([&] { io.prepare(p, block); })) break;
+      step(p, block, "creating the files");
+      if (!phase([&] { io.create(p, block); })) break;
+      step(p, block, "preparing the pass");
+      if (!phase([&] { io.prepare(p, block); })) break;
+      step(p, block, "waiting for every rank before the pass");
       comm.barrier();
-      if (!phase([&] { mine = io.timed(p, block); }) || !phase([&] { io.finish(p, block, mine); })) break;
-      if (!phase([&] { io.remove_shared(p); })) break;
+      step(p, block, "the timed pass");
+      if (!phase([&] { mine = io.timed(p, block); })) break;
+      step(p, block, "verifying and ending the pass");
+      if (!phase([&] { io.finish(p, block, mine); }) || !phase([&] { io.remove_shared(p); })) break;
+      step(p, block, "gathering the ranks' results");
       const std::vector<std::string> all = comm.gather_strings(encode(mine));
       const int my_signal = stop_signal();
       if (rank == 0) {
@@ -497,6 +531,7 @@ int run_io(const IoArgs& args, const Comm& comm, Writer* extra) {
     }
     if (end.exit_code != 0 || output_failed) break;
   }
+  watchdog.set_activity(fmt::format("io: removing the files in {}", ws->path()));
   ws->clean();
   if (output_failed) return rank == 0 ? outputs.fail() : kExitOutput;
   if (end.exit_code == 0 && comm.sum(end.wrong_total) > 0) {

@@ -13,6 +13,7 @@ struct IoArgs {
   IoOptions options;
   std::string json_path, csv_path;
   std::string history_db, prom_path;  // --history, --prom (docs/history.md)
+  double timeout_s = 0;               // -T: no request completed for this long ends the run (0: never)
   bool table = true;
   std::vector<std::string> argv;
 };

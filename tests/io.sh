@@ -7,7 +7,8 @@
 #   corrupt    a flipped byte on the storage (CCBENCH_FAULT=corrupt:rank=0)
 #              under every pattern: exit 3, #wrong 1, end status wrong_data
 #   ranks      under MPIRUN with 2 and 3 ranks, file per rank and one shared
-#              file: each rank's bytes counted once, per-rank rates kept
+#              file: each rank's bytes counted once, per-rank rates kept; a
+#              rank stopped mid-pass ends the run under -T 3 (exit 4)
 #   sigint     SIGINT during a long pass: exit 130, the point so far marked
 #              cut short, end record "interrupted: SIGINT", files removed
 #   keep       --keep leaves the files; a second run never touches them
@@ -97,6 +98,20 @@ PY
     >"$dir/out" 2>"$dir/err"
   [ $? = 3 ] || fail "a corrupt block in rank 2's region of the shared file: exit 3 expected"
   empty
+  # A rank stopped mid-pass (SIGSTOP: an NFS stall looks the same) with -T 3: the run ends with exit 4
+  # and the end record within the bound; it hung before -T existed for io.
+  "${mpirun[@]}" -np 2 "$ccbench" io "$dir/t" -p seq_write,rand_read -b 4K --file-size 256M --time-per-size 10 -T 3 \
+    -J "$dir/stop.jsonl" >"$dir/out" 2>"$dir/err" &
+  job=$!
+  sleep 2
+  pkill -STOP -n -f "ccbench io $dir/t"
+  start=$SECONDS
+  wait $job; rc=$?
+  pkill -CONT -f "ccbench io $dir/t"; pkill -KILL -f "ccbench io $dir/t"
+  [ $rc = 4 ] || fail "a stopped rank with -T 3: exit $rc, not 4"
+  [ $((SECONDS - start)) -lt 30 ] || fail "a stopped rank with -T 3 took $((SECONDS - start)) s"
+  grep -q '"status":"failed: timeout: io ' "$dir/stop.jsonl" || fail "no end record naming the timeout"
+  rm -rf "$dir/t"
   ;;
 sigint)
   # interrupted JSONL WHAT LAID ARGS...: ccbench io ARGS, SIGINT 1.5 s after its
