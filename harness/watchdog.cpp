@@ -74,9 +74,10 @@ void Watchdog::loop() {
   while (!cv_.wait_for(lock, tick, [this] { return stop_; })) {
     if (const int sig = watches_ == Watches::sweep ? stop_signal() : 0; sig != 0) {
       if (signal_at == 0) signal_at = now_ns();
-      if (now_ns() - signal_at >= kSignalMillis * 1'000'000LL) {
+      const int bound_ms = rank_ == 0 ? kSignalMillis : kSignalMillisOtherRanks;
+      if (now_ns() - signal_at >= bound_ms * 1'000'000LL) {
         const std::string status = fmt::format("interrupted: {} during {} (not acted on within {} ms)",
-                                               signal_name(sig), activity_, kSignalMillis);
+                                               signal_name(sig), activity_, bound_ms);
         fmt::print(stderr, "ccbench: rank {} ({}): {}; exiting\n", rank_, host_, status);
         if (last_words_) last_words_(status, kExitSignal + sig);
         std::fflush(stderr);

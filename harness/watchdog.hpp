@@ -61,7 +61,11 @@ class Watchdog {
   // point still running, or an operation that does not return) ends the
   // process from the watchdog thread, end record first: mpirun follows its
   // SIGTERM with SIGKILL after 1 s (odls_base_sigkill_timeout).
+  // Rank 0 writes the end record, so the other ranks wait longer: the first
+  // rank to exit makes mpirun kill the rest at once, and a rank 1 that left
+  // first lost rank 0's end record (2 runs in 16 here).
   static constexpr int kSignalMillis = 500;
+  static constexpr int kSignalMillisOtherRanks = 850;
   // While paused the idle clock does not run (ccbench accept's control plane
   // while a sweep, with a watchdog of its own, runs); resume() restarts it.
   void pause() { paused_.store(true, std::memory_order_relaxed); }
