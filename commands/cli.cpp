@@ -110,6 +110,10 @@ Usage:
                                      (all, per-node, pairwise, ring), judge gates, name
                                      defective nodes; exit 0 accepted, 1 rejected, 2 error
   ccbench baseline --out FILE RUN... medians of several runs for relative gates
+  ccbench expect RUN... [--link-rate RATE]
+                                     is this number normal? each series against its path's
+                                     physical limit and the published figure for the same
+                                     hardware, with sources (see ccbench expect --help)
   ccbench node-labels OUT [--apply]  an accept verdict as Kubernetes node labels, taints and a
                                      ConfigMap (written; applied with kubectl on request)
   ccbench history add|show|changes|export|copy
@@ -417,9 +421,9 @@ bool parse_command(const RawArgs& raw, ParsedArgs& out) {
   else if (raw.collective == "list") out.command = Command::list;
   if (out.command != Command::run) return true;
   if (raw.collective.empty())
-    throw UsageError(
-        fmt::format("no collective given (one of: {}; or list, copy, io, topo, compare, accept, baseline, model)",
-                    joined_collectives()));
+    throw UsageError(fmt::format(
+        "no collective given (one of: {}; or list, copy, io, topo, compare, accept, baseline, expect, model)",
+        joined_collectives()));
   set_choice(cfg.bind, "--bind", raw.bind);
   if (raw.collective == "topo") {
     out.command = Command::topo;

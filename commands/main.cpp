@@ -19,6 +19,7 @@
 #include "commands/accept/accept_command.hpp"
 #include "harness/slurm.hpp"
 #include "commands/baseline_command.hpp"
+#include "commands/expect_command.hpp"
 #include "harness/every_rank_passes.hpp"
 #include "commands/cli.hpp"
 #include "common/launcher.hpp"
@@ -319,6 +320,7 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"compare", [](int argc, char** argv, bool) { return run_compare(argc, argv); }},
     {"baseline", [](int argc, char** argv, bool) { return run_baseline(argc, argv); }},
+    {"expect", [](int argc, char** argv, bool) { return run_expect(argc, argv); }},
     {"model", [](int argc, char** argv, bool) { return run_model(argc, argv); }},
     {"workload", [](int argc, char** argv, bool) { return run_workload(argc, argv); }},
     {"history", [](int argc, char** argv, bool) { return run_history(argc, argv); }},

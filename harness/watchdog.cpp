@@ -76,8 +76,8 @@ void Watchdog::loop() {
       if (signal_at == 0) signal_at = now_ns();
       const int bound_ms = rank_ == 0 ? kSignalMillis : kSignalMillisOtherRanks;
       if (now_ns() - signal_at >= bound_ms * 1'000'000LL) {
-        const std::string status = fmt::format("interrupted: {} during {} (not acted on within {} ms)",
-                                               signal_name(sig), activity_, bound_ms);
+        const std::string status =
+            fmt::format("interrupted: {} during {} (not acted on within {} ms)", signal_name(sig), activity_, bound_ms);
         fmt::print(stderr, "ccbench: rank {} ({}): {}; exiting\n", rank_, host_, status);
         if (last_words_) last_words_(status, kExitSignal + sig);
         std::fflush(stderr);

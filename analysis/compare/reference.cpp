@@ -20,6 +20,8 @@ std::vector<PublishedFigure> published_figures() {
     f.nodes = j.at("nodes");
     f.bytes = j.at("bytes");
     f.busbw_gbps = j.at("busbw_gbps");
+    f.gpu = j.at("gpu");
+    f.date = j.value("date", "");
     out.push_back(std::move(f));
   }
   return out;

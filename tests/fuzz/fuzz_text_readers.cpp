@@ -25,12 +25,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // The number tables of matrix and routing files.
   try {
     (void)ccb::traffic_draws::read_number_table(text, "fuzz table", "a number", 1e15, true);
-  } catch (const ccb::UsageError&) {
-  }
+  } catch (const ccb::UsageError&) {}
   try {
     (void)ccb::read_routing_file(text, "fuzz-routing.txt");
-  } catch (const ccb::UsageError&) {
-  }
+  } catch (const ccb::UsageError&) {}
   // --traffic as typed (specs naming files are left out: they read paths), and
   // a small plan from whatever is accepted.
   if (text.find("matrix") == std::string::npos && text.find("routing") == std::string::npos) {
@@ -38,8 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const ccb::TrafficModel m = ccb::parse_traffic(text);
       (void)ccb::parse_traffic(m.text());
       (void)ccb::make_traffic_plan(m, 4, 4096);
-    } catch (const ccb::UsageError&) {
-    }
+    } catch (const ccb::UsageError&) {}
   }
   return 0;
 }

@@ -1,0 +1,247 @@
+#include "analysis/compare/expectation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <regex>
+#include <tuple>
+
+#include "common/sizes.hpp"
+
+namespace ccb {
+namespace {
+
+// NVLink bandwidth per GPU per direction (GB/s): links x 25 GB/s (NVIDIA's
+// NVLink specifications: NVLink 3 on A100, 4 on H100/H200, 5 on B200/GB200).
+struct GpuRow {
+  std::string_view family;
+  double nvlink_gbps;
+  bool nvls;  // NVLink SHARP (NVSwitch reductions): all_reduce above 4 GPUs
+};
+constexpr GpuRow kGpus[] = {
+    {"A100", 300, false}, {"H100", 450, true}, {"H200", 450, true}, {"B200", 900, true}, {"GB200", 900, true}};
+
+const GpuRow* gpu_row(const std::string& family) {
+  for (const GpuRow& g : kGpus)
+    if (g.family == family) return &g;
+  return nullptr;
+}
+
+bool is_alltoall(std::string_view c) { return c == "alltoall" || c == "alltoallv"; }
+
+std::string gbps_text(double v) { return fmt::format("{:.4g} GB/s", v); }
+
+}  // namespace
+
+std::string gpu_family(std::string_view device) {
+  std::string up(device);
+  std::transform(up.begin(), up.end(), up.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  // The longest name first: "GB200" before "B200".
+  for (std::string_view f : {"GB200", "B200", "H200", "H100", "A100"}) {
+    for (std::size_t at = up.find(f); at != std::string::npos; at = up.find(f, at + 1)) {
+      const bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(up[at - 1]));
+      const std::size_t end = at + f.size();
+      const bool right = end == up.size() || !std::isdigit(static_cast<unsigned char>(up[end]));
+      if (left && right) return std::string(f);
+    }
+  }
+  return "";
+}
+
+std::optional<double> link_rate_gbps(std::string_view text) {
+  static const std::regex rate(R"(^\s*([0-9]+(?:\.[0-9]+)?)\s*([kKmMgGtT])(?:bit|b/s|bps|b/sec|bit/s)?\s*$)");
+  std::cmatch m;
+  const std::string s(text);
+  if (!std::regex_match(s.c_str(), m, rate)) return std::nullopt;
+  const double v = std::stod(m[1].str());
+  const char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(m[2].str()[0])));
+  const double bits = v * (unit == 'k' ? 1e3 : unit == 'm' ? 1e6 : unit == 'g' ? 1e9 : 1e12);
+  if (!(bits > 0) || !std::isfinite(bits) || bits > 1e15) return std::nullopt;
+  return bits / 8 / 1e9;
+}
+
+NetworkFacts network_facts(const ResultSet& set, double given_gbps, int given_nics) {
+  NetworkFacts n;
+  if (given_gbps > 0) {
+    n.nic_gbps = given_gbps;
+    n.nics_per_node = std::max(1, given_nics);
+    n.basis = fmt::format("--link-rate: {} x {} per node (given)", n.nics_per_node, gbps_text(given_gbps));
+    return n;
+  }
+  const auto it = set.environment.find("hardware.nics");
+  if (it == set.environment.end()) {
+    n.basis = "the run names no NIC: give --link-rate";
+    return n;
+  }
+  // "rdma mlx5_0 400 Gb/sec, ethernet eth0 10000 Mb/s": the fastest rate, and
+  // how many NICs of one host's list run at it.
+  static const std::regex nic(R"(([a-z]+) (\S+) ([0-9]+(?:\.[0-9]+)?) ?([MG])b)");
+  std::map<double, std::pair<int, std::string>> by_rate;
+  const std::string& text = it->second;
+  for (auto m = std::sregex_iterator(text.begin(), text.end(), nic); m != std::sregex_iterator(); ++m) {
+    const double gbit = std::stod((*m)[3].str()) * ((*m)[4].str() == "G" ? 1 : 1e-3);
+    auto& [count, kind] = by_rate[gbit];
+    ++count;
+    kind = (*m)[1].str();
+  }
+  if (by_rate.empty()) {
+    n.basis = "the run's NICs name no line rate: give --link-rate";
+    return n;
+  }
+  const auto& [gbit, row] = *by_rate.rbegin();
+  n.nic_gbps = gbit / 8;
+  n.nics_per_node = given_nics > 0 ? given_nics : row.first;
+  n.basis = fmt::format("the record's NICs: {} x {:g} Gbit/s ({}) per node", n.nics_per_node, gbit, row.second);
+  return n;
+}
+
+Ceiling busbw_ceiling(std::string_view collective, int ranks, int nodes, const std::string& gpu,
+                      const NetworkFacts& net) {
+  Ceiling c;
+  if (ranks < 2) {
+    c.basis = "one rank moves nothing between ranks";
+    return c;
+  }
+  if (nodes >= 2) {
+    if (!(net.nic_gbps > 0)) {
+      c.basis = "no limit: " + net.basis;
+      return c;
+    }
+    const int per_node = (ranks + nodes - 1) / nodes;
+    const double node = net.nic_gbps * std::max(1, net.nics_per_node);
+    if (is_alltoall(collective)) {
+      c.gbps = node / per_node;
+      c.basis = fmt::format(
+          "each rank's share of its node's NICs: {} / {} ranks per node (alltoall cannot aggregate NICs; {})",
+          gbps_text(node), per_node, net.basis);
+    } else {
+      c.gbps = node;
+      c.basis = fmt::format(
+          "the node's NICs: {} (busbw of a ring across nodes levels off at the node's NIC rate: "
+          "nccl-tests #169, #196; {})",
+          gbps_text(node), net.basis);
+    }
+    return c;
+  }
+  const GpuRow* g = gpu_row(gpu);
+  if (!g) {
+    c.basis = gpu.empty() ? "no limit: host memory within one node (its bandwidth is not measured by this command)"
+                          : "no limit: no NVLink figure for " + gpu;
+    return c;
+  }
+  if (collective == "all_reduce" && g->nvls && ranks > 4) {
+    c.gbps = g->nvlink_gbps * 2.0 * (ranks - 1) / (ranks + 1);
+    c.basis = fmt::format(
+        "NVLS ideal: B x 2(n-1)/(n+1) = {} (NVLS moves S(1+1/n) per direction; B = {} NVLink per GPU per "
+        "direction, {}; a ring's limit is B)",
+        gbps_text(c.gbps), gbps_text(g->nvlink_gbps), gpu);
+  } else {
+    c.gbps = g->nvlink_gbps;
+    c.basis = fmt::format("NVLink per GPU per direction: {} ({})", gbps_text(c.gbps), gpu);
+  }
+  return c;
+}
+
+std::vector<Expectation> expectations(const ResultSet& set, const NetworkFacts& net,
+                                      const std::vector<PublishedFigure>& catalogue) {
+  std::string gpu;
+  for (const char* key : {"hardware.gpu", "hardware.gpus_per_node"})
+    if (const auto it = set.environment.find(key); it != set.environment.end() && gpu.empty())
+      gpu = gpu_family(it->second);
+  // Series: the points of one measurement, the largest size kept (the median
+  // busbw of its repeats).
+  using Key = std::tuple<std::string, std::string, std::string, int, int, int, std::string, std::string>;
+  std::map<Key, std::vector<const ImportedPoint*>> series;
+  for (const ImportedPoint& p : set.points) {
+    if (!std::isfinite(p.busbw_gbps)) continue;
+    series[{std::string(p.collective), std::string(p.dtype), std::string(p.op), p.ranks, p.nodes, p.in_place,
+            std::string(p.path), std::string(p.memory)}]
+        .push_back(&p);
+  }
+  std::vector<Expectation> out;
+  for (const auto& [key, points] : series) {
+    const auto& [collective, dtype, op, ranks, nodes, in_place, path, memory] = key;
+    const std::uint64_t top = (*std::max_element(points.begin(), points.end(), [](auto* a, auto* b) {
+                                return a->bytes < b->bytes;
+                              }))->bytes;
+    std::vector<double> bw;
+    for (const ImportedPoint* p : points)
+      if (p->bytes == top) bw.push_back(p->busbw_gbps);
+    std::sort(bw.begin(), bw.end());
+    Expectation e;
+    e.collective = collective, e.gpu = gpu, e.ranks = ranks, e.nodes = nodes, e.bytes = top;
+    e.busbw_gbps = bw.size() % 2 ? bw[bw.size() / 2] : (bw[bw.size() / 2 - 1] + bw[bw.size() / 2]) / 2;
+    e.series = fmt::format("{}{}{}, {} ranks, {} node{}{}", collective, dtype.empty() ? "" : " " + dtype,
+                           op.empty() || op == "-" ? "" : " " + op, ranks, nodes, nodes == 1 ? "" : "s",
+                           in_place < 0 ? "" : in_place ? ", in-place" : ", out-of-place");
+    e.ceiling = busbw_ceiling(collective, ranks, nodes, gpu, net);
+    if (e.ceiling.gbps > 0) {
+      e.share_of_limit = e.busbw_gbps / e.ceiling.gbps;
+      if (e.share_of_limit > 1) {
+        e.above_limit = true;
+        e.above_limit_why =
+            nodes == 2 && !is_alltoall(collective)
+                ? "at 2 nodes NCCL's tree and NVLS-tree algorithms carry part of the bytes over NVLink, and busbw "
+                  "counts them as if they crossed the network: not a network rate (force NCCL_ALGO=Ring for one)"
+            : is_alltoall(collective) && nodes >= 2
+                ? "alltoall's busbw averages in the peers inside the node (NVLink): not a network rate"
+                : "above what the path can carry: the limit's inputs (the NIC rate, the GPU) or the figure are wrong";
+      }
+    }
+    // The published figure of the same hardware, collective, ranks and nodes,
+    // at a size within 2x of the run's largest.
+    const PublishedFigure* best = nullptr;
+    bool same_hardware = false;
+    for (const PublishedFigure& f : catalogue) {
+      if (gpu.empty() || f.gpu != gpu || f.collective != collective || f.ranks != ranks || f.nodes != nodes) continue;
+      same_hardware = true;
+      const double ratio = static_cast<double>(top) / static_cast<double>(f.bytes);
+      if (ratio < 0.5 || ratio > 2) continue;
+      if (!best || std::fabs(std::log(ratio)) < std::fabs(std::log(static_cast<double>(top) / best->bytes))) best = &f;
+    }
+    if (best) {
+      e.reference = *best;
+      e.share_of_reference = e.busbw_gbps / best->busbw_gbps;
+    } else if (gpu.empty()) {
+      e.no_reference_why = "no reference: the run names no GPU this catalogue knows (host memory, or an unknown model)";
+    } else {
+      e.no_reference_why =
+          same_hardware
+              ? fmt::format("no reference for {} {} at {} ({} ranks, {} node{}): the catalogue's figures for it are at "
+                            "other sizes (within 2x needed)",
+                            gpu, collective, format_size(top), ranks, nodes, nodes == 1 ? "" : "s")
+              : fmt::format("no reference for {} {} on {} ranks, {} node{} (never another type's figures)", gpu,
+                            collective, ranks, nodes, nodes == 1 ? "" : "s");
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::string expectations_text(const std::vector<Expectation>& all, const NetworkFacts& net) {
+  std::string s;
+  if (std::any_of(all.begin(), all.end(), [](const Expectation& e) { return e.nodes >= 2; }))
+    s += fmt::format("# network: {}\n", net.basis);
+  for (const Expectation& e : all) {
+    s += fmt::format("# {}: busbw {} at {}\n", e.series, gbps_text(e.busbw_gbps), format_size(e.bytes));
+    if (e.ceiling.gbps > 0)
+      s += fmt::format("  limit    {} ({:.0f}% of it{}): {}\n", gbps_text(e.ceiling.gbps), e.share_of_limit * 100,
+                       e.above_limit ? ", ABOVE THE LIMIT" : "", e.ceiling.basis);
+    else
+      s += fmt::format("  limit    {}\n", e.ceiling.basis);
+    if (e.above_limit) s += fmt::format("           not what it seems: {}\n", e.above_limit_why);
+    if (e.reference)
+      s += fmt::format("  expected {:.0f}% of the reference for {}: {} at {} ({}, {})\n", e.share_of_reference * 100,
+                       e.reference->system, gbps_text(e.reference->busbw_gbps), format_size(e.reference->bytes),
+                       e.reference->source, e.reference->date.empty() ? "undated" : e.reference->date);
+    else
+      s += fmt::format("  expected {}\n", e.no_reference_why);
+  }
+  if (all.empty()) s = "expect: no measured busbw in the run\n";
+  return s;
+}
+
+}  // namespace ccb

@@ -1,0 +1,99 @@
+// "Is this number normal?" (analysis/compare/expectation): GPU families from
+// device names, line rates as typed, the limit of each path, the 2-node
+// inflation flag, and references only for the same hardware.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/compare/expectation.hpp"
+#include "analysis/compare/reference.hpp"
+#include "results/import/importer.hpp"
+
+namespace ccb {
+namespace expectation_test {  // named: the unit tests are one unity build
+
+const std::string kFixtures = std::string(CCBENCH_FIXTURES);
+
+TEST(Expectation, GpuFamiliesAndLineRates) {
+  EXPECT_EQ(gpu_family("NVIDIA H100 80GB HBM3"), "H100");
+  EXPECT_EQ(gpu_family("8 x NVIDIA H200"), "H200");
+  EXPECT_EQ(gpu_family("NVIDIA GB200"), "GB200");
+  EXPECT_EQ(gpu_family("NVIDIA B200"), "B200");
+  EXPECT_EQ(gpu_family("NVIDIA A100-SXM4-80GB"), "A100");
+  EXPECT_EQ(gpu_family("NVIDIA H1000"), "");  // a longer number is another model
+  EXPECT_EQ(gpu_family("Tesla V100"), "");
+  EXPECT_DOUBLE_EQ(*link_rate_gbps("200Mbit"), 0.025);
+  EXPECT_DOUBLE_EQ(*link_rate_gbps("400G"), 50);
+  EXPECT_DOUBLE_EQ(*link_rate_gbps("25Gbit"), 3.125);
+  for (const char* bad : {"", "fast", "200", "-1G", "nanG", "1e400G"}) EXPECT_FALSE(link_rate_gbps(bad)) << bad;
+}
+
+TEST(Expectation, TheLimitOfEachPath) {
+  NetworkFacts net;
+  net.nic_gbps = 50, net.nics_per_node = 8, net.basis = "given";
+  EXPECT_DOUBLE_EQ(busbw_ceiling("all_reduce", 16, 2, "H100", net).gbps, 400);  // the node's NICs
+  EXPECT_DOUBLE_EQ(busbw_ceiling("alltoall", 16, 2, "H100", net).gbps, 50);     // one NIC per rank
+  EXPECT_DOUBLE_EQ(busbw_ceiling("all_reduce", 8, 1, "H100", net).gbps, 700);   // NVLS: 450 x 14/9
+  EXPECT_DOUBLE_EQ(busbw_ceiling("all_reduce", 4, 1, "H100", net).gbps, 450);   // no NVLS at 4 GPUs
+  EXPECT_DOUBLE_EQ(busbw_ceiling("all_gather", 8, 1, "A100", net).gbps, 300);
+  EXPECT_TRUE(std::isnan(busbw_ceiling("all_reduce", 2, 1, "", net).gbps));  // host memory: not measured
+  EXPECT_TRUE(std::isnan(busbw_ceiling("all_reduce", 1, 1, "H100", net).gbps));
+  EXPECT_TRUE(std::isnan(busbw_ceiling("all_reduce", 16, 2, "H100", NetworkFacts{}).gbps));
+}
+
+// The emulated cluster's links at two shaped rates: the same run is twice
+// the share of a link half as fast.
+TEST(Expectation, EmulatedLinksAtTwoRates) {
+  const ResultSet set = load_result_set("emu", kFixtures + "/model/emu-200mbit-2-hosts.jsonl", {});
+  const auto at = [&](const char* rate) {
+    const auto e = expectations(set, network_facts(set, *link_rate_gbps(rate), 0), published_figures());
+    EXPECT_FALSE(e.empty());
+    return e.front();
+  };
+  const Expectation fast = at("200Mbit"), slow = at("100Mbit");
+  EXPECT_DOUBLE_EQ(fast.ceiling.gbps, 0.025);
+  EXPECT_NEAR(slow.share_of_limit, 2 * fast.share_of_limit, 1e-12);
+  EXPECT_GT(fast.share_of_limit, 0.3);  // a 4 MiB all_reduce over 200 Mbit/s: far from nothing
+  EXPECT_LT(fast.share_of_limit, 1.0);
+  EXPECT_FALSE(fast.reference);  // host memory: no GPU, no reference
+}
+
+// A 2-node H100 log above its network's limit is flagged, never a triumph;
+// and it borrows no figure from another node count or GPU.
+TEST(Expectation, TwoNodeInflationIsFlagged) {
+  const ResultSet set = load_result_set("two", kFixtures + "/compare/nccl-tests/two-nodes-concatenated.log", {});
+  const auto all = expectations(set, network_facts(set, 50, 8), published_figures());
+  ASSERT_FALSE(all.empty());
+  const Expectation& e = all.front();
+  EXPECT_EQ(e.gpu, "H100");
+  EXPECT_EQ(e.nodes, 2);
+  EXPECT_GT(e.share_of_limit, 1.0);
+  EXPECT_TRUE(e.above_limit);
+  EXPECT_NE(e.above_limit_why.find("tree"), std::string::npos);
+  EXPECT_FALSE(e.reference);  // aws-2x-p5 is at 8 GiB: the log's largest is 128 MiB
+  EXPECT_NE(e.no_reference_why.find("other sizes"), std::string::npos);
+  EXPECT_NE(expectations_text(all, network_facts(set, 50, 8)).find("ABOVE THE LIMIT"), std::string::npos);
+}
+
+// A figure at the reference's size matches the same GPU only.
+TEST(Expectation, ReferencesOnlyForTheSameHardware) {
+  const auto run = [](const char* gpu) {
+    ResultSet set;
+    set.note_env("hardware.gpu", gpu);
+    ImportedPoint p;
+    p.collective = "all_reduce", p.ranks = 8, p.nodes = 1, p.bytes = 8ull << 30, p.busbw_gbps = 431;
+    set.points.push_back(p);
+    return expectations(set, NetworkFacts{}, published_figures()).front();
+  };
+  const Expectation h100 = run("NVIDIA H100 80GB HBM3");
+  ASSERT_TRUE(h100.reference);
+  EXPECT_EQ(h100.reference->id, "azure-nd-h100-v5");
+  EXPECT_NEAR(h100.share_of_reference, 431 / 478.9, 1e-12);
+  const Expectation b200 = run("NVIDIA B200");
+  EXPECT_FALSE(b200.reference);
+  EXPECT_NE(b200.no_reference_why.find("no reference for B200 all_reduce on 8 ranks, 1 node"), std::string::npos);
+  EXPECT_DOUBLE_EQ(b200.ceiling.gbps, 900 * 14.0 / 9);
+}
+
+}  // namespace expectation_test
+}  // namespace ccb
