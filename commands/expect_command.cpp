@@ -55,8 +55,8 @@ std::vector<CommandOption> expect_options(ExpectArgs& a) {
                  "each NIC's line rate, bits per second as tc and NIC vendors write it (200Mbit, 25Gbit, 400G); "
                  "default: the NICs the run record lists",
                  a.link_rate),
-          option_in("--nics-per-node", "K", "NICs per node at that rate (default: 1 with --link-rate, else the record's)",
-                    a.nics, 0, 1024),
+          option_in("--nics-per-node", "K",
+                    "NICs per node at that rate (default: 1 with --link-rate, else the record's)", a.nics, 0, 1024),
           flag("-h,--help", "this text", a.help)};
 }
 
@@ -78,8 +78,9 @@ int run_expect(int argc, const char* const* argv) {
     double given = 0;
     if (!a.link_rate.empty()) {
       const auto r = link_rate_gbps(a.link_rate);
-      if (!r) throw UsageError(fmt::format("expect: --link-rate '{}': not a rate (e.g. 200Mbit, 25Gbit, 400G)",
-                                           terminal_safe(a.link_rate)));
+      if (!r)
+        throw UsageError(fmt::format("expect: --link-rate '{}': not a rate (e.g. 200Mbit, 25Gbit, 400G)",
+                                     terminal_safe(a.link_rate)));
       given = *r;
     }
     const std::vector<PublishedFigure> catalogue = published_figures();

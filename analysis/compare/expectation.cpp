@@ -164,9 +164,8 @@ std::vector<Expectation> expectations(const ResultSet& set, const NetworkFacts& 
   std::vector<Expectation> out;
   for (const auto& [key, points] : series) {
     const auto& [collective, dtype, op, ranks, nodes, in_place, path, memory] = key;
-    const std::uint64_t top = (*std::max_element(points.begin(), points.end(), [](auto* a, auto* b) {
-                                return a->bytes < b->bytes;
-                              }))->bytes;
+    const std::uint64_t top =
+        (*std::max_element(points.begin(), points.end(), [](auto* a, auto* b) { return a->bytes < b->bytes; }))->bytes;
     std::vector<double> bw;
     for (const ImportedPoint* p : points)
       if (p->bytes == top) bw.push_back(p->busbw_gbps);
@@ -176,7 +175,9 @@ std::vector<Expectation> expectations(const ResultSet& set, const NetworkFacts& 
     e.busbw_gbps = bw.size() % 2 ? bw[bw.size() / 2] : (bw[bw.size() / 2 - 1] + bw[bw.size() / 2]) / 2;
     e.series = fmt::format("{}{}{}, {} ranks, {} node{}{}", collective, dtype.empty() ? "" : " " + dtype,
                            op.empty() || op == "-" ? "" : " " + op, ranks, nodes, nodes == 1 ? "" : "s",
-                           in_place < 0 ? "" : in_place ? ", in-place" : ", out-of-place");
+                           in_place < 0 ? ""
+                           : in_place   ? ", in-place"
+                                        : ", out-of-place");
     e.ceiling = busbw_ceiling(collective, ranks, nodes, gpu, net);
     if (e.ceiling.gbps > 0) {
       e.share_of_limit = e.busbw_gbps / e.ceiling.gbps;
@@ -210,9 +211,10 @@ std::vector<Expectation> expectations(const ResultSet& set, const NetworkFacts& 
     } else {
       e.no_reference_why =
           same_hardware
-              ? fmt::format("no reference for {} {} at {} ({} ranks, {} node{}): the catalogue's figures for it are at "
-                            "other sizes (within 2x needed)",
-                            gpu, collective, format_size(top), ranks, nodes, nodes == 1 ? "" : "s")
+              ? fmt::format(
+                    "no reference for {} {} at {} ({} ranks, {} node{}): the catalogue's figures for it are at "
+                    "other sizes (within 2x needed)",
+                    gpu, collective, format_size(top), ranks, nodes, nodes == 1 ? "" : "s")
               : fmt::format("no reference for {} {} on {} ranks, {} node{} (never another type's figures)", gpu,
                             collective, ranks, nodes, nodes == 1 ? "" : "s");
     }
@@ -230,15 +232,13 @@ std::string expectations_text(const std::vector<Expectation>& all, const Network
     if (e.ceiling.gbps > 0)
       s += fmt::format("  limit    {} ({:.0f}% of it{}): {}\n", gbps_text(e.ceiling.gbps), e.share_of_limit * 100,
                        e.above_limit ? ", ABOVE THE LIMIT" : "", e.ceiling.basis);
-    else
-      s += fmt::format("  limit    {}\n", e.ceiling.basis);
+    else s += fmt::format("  limit    {}\n", e.ceiling.basis);
     if (e.above_limit) s += fmt::format("           not what it seems: {}\n", e.above_limit_why);
     if (e.reference)
       s += fmt::format("  expected {:.0f}% of the reference for {}: {} at {} ({}, {})\n", e.share_of_reference * 100,
                        e.reference->system, gbps_text(e.reference->busbw_gbps), format_size(e.reference->bytes),
                        e.reference->source, e.reference->date.empty() ? "undated" : e.reference->date);
-    else
-      s += fmt::format("  expected {}\n", e.no_reference_why);
+    else s += fmt::format("  expected {}\n", e.no_reference_why);
   }
   if (all.empty()) s = "expect: no measured busbw in the run\n";
   return s;

@@ -594,6 +594,7 @@ Report build_report(const Comparison& c, const CostInputs& cost, const ReportLim
       }(),
       c.baseline().label);
   r.sections.push_back(verdict_section(c));
+  if (Section normal = expectation_section(c); !normal.tables.empty()) r.sections.push_back(std::move(normal));
   r.sections.push_back(inputs_section(c, limits));
   for (const std::string& n : cost.notes) r.sections.back().paragraphs.push_back(n + ".");
   r.charts = chart_groups(c);

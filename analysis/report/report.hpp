@@ -74,6 +74,10 @@ struct ReportLimits {
 };
 
 Report build_report(const Comparison& c, const CostInputs& cost, const ReportLimits& limits);
+// Each measured set's series against its path's limit and its hardware's
+// published figure (analysis/report/expectation_section.cpp); no table when
+// nothing can be held against anything.
+Section expectation_section(const Comparison& c);
 
 // The decision at scale: one sentence per question (first section of the
 // report), and its tables (analysis/report/decision_section.cpp).
