@@ -259,6 +259,7 @@ std::uint64_t IoRank::verify(IoPattern p, std::size_t block) {
   const BlockContent content(region_id(p));
   const std::uint64_t blocks = blocks_per_rank(o_, block), base = region_base();
   for (std::uint64_t b = 0; b < blocks; ++b) {
+    if (b % 256 == 0 && stop_) (void)stop_();  // progress for io -T's watchdog; a signal waits for the check's end
     transfer(fd, false, buf.p, block, base + b * block, ws_.file(region_file(p)));
     if (!content.matches(buf.p, base + b * block, block)) ++wrong;
   }

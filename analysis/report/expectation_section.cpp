@@ -33,16 +33,20 @@ Section expectation_section(const Comparison& c) {
                         {pct(e.share_of_limit), e.above_limit ? Tone::warn : Tone::plain},
                         {e.reference ? fmt::format("{} {:.4g} GB/s", e.reference->id, e.reference->busbw_gbps) : "-"},
                         {pct(e.share_of_reference)},
-                        {e.above_limit ? "ABOVE THE LIMIT: " + e.above_limit_why : e.reference ? "" : e.no_reference_why,
+                        {e.above_limit ? "ABOVE THE LIMIT: " + e.above_limit_why
+                         : e.reference ? ""
+                                       : e.no_reference_why,
                          e.above_limit ? Tone::warn : Tone::muted}});
       if (e.ceiling.gbps > 0) bases.insert(e.ceiling.basis);
-      if (e.reference) bases.insert(fmt::format("{}: {} ({})", e.reference->id, e.reference->system, e.reference->source));
+      if (e.reference)
+        bases.insert(fmt::format("{}: {} ({})", e.reference->id, e.reference->system, e.reference->source));
     }
   }
   if (t.rows.empty()) return s;
-  t.note = "limit: the physical limit of busbw on the path the set names; reference: the published figure of the "
-           "same GPU, collective, ranks and nodes within 2x of the size (docs/expect.md). Where each came from: " +
-           fmt::format("{}", fmt::join(bases, "; ")) + ".";
+  t.note =
+      "limit: the physical limit of busbw on the path the set names; reference: the published figure of the "
+      "same GPU, collective, ranks and nodes within 2x of the size (docs/expect.md). Where each came from: " +
+      fmt::format("{}", fmt::join(bases, "; ")) + ".";
   s.tables.push_back(std::move(t));
   return s;
 }
