@@ -19,20 +19,21 @@
 namespace ccb {
 namespace {
 
-const std::string kExpectHelp = R"(usage: ccbench expect RUN [RUN ...] [--link-rate RATE] [--nics-per-node K]
+std::string expect_help_text() {
+  return fmt::format(R"(usage: ccbench expect RUN [RUN ...] [--link-rate RATE] [--nics-per-node K]
 
 Is this number normal? Each series of each run (a result file or folder in
 any format ccbench compare reads: ccbench, nccl-tests text or -J JSON, ...),
 at its largest size, against:
   limit     the physical limit of busbw on the run's path: across nodes the
             node's NICs (K x the line rate; alltoall: each rank's share of
-            them), within one node NVLink per GPU per direction (A100 300,
-            H100/H200 450, B200/GB200 900 GB/s; all_reduce above 4 GPUs on
+            them); within one node NVLink per GPU per direction
+            ({}; all_reduce above 4 GPUs on
             NVSwitch: NVLS's ideal B x 2(n-1)/(n+1)). A share above 100% is
             flagged as a figure that is not what it seems (at 2 nodes, tree
             algorithms count NVLink bytes as network bytes).
   expected  the published figure (compare --reference list) for the same
-            GPU, collective, ranks and nodes within 2x of the size, with its
+            GPU, collective, ranks and nodes within {:g}x of the size, with its
             source; otherwise "no reference for ...": never another type's.
 The GPU comes from the run (nccl-tests' device lines, ccbench's topology);
 the NIC rate from --link-rate, else the NICs the run record lists (the
@@ -41,7 +42,9 @@ emulated cluster's veths say 10000 Mb/s, not their shaped rate: give
 docs/expect.md has the formulas and sources.
 
 Options:
-)";
+)",
+                     nvlink_limits_text(), kReferenceSizeWindow);
+}
 
 struct ExpectArgs {
   std::vector<std::string> runs;
@@ -72,7 +75,7 @@ int run_expect(int argc, const char* const* argv) {
     parse_or_usage_error(app, argc, argv, "expect", "expect");
     if (a.help) {
       ExpectArgs defaults;
-      return print_or_fail(kExpectHelp + option_list(expect_options(defaults)));
+      return print_or_fail(expect_help_text() + option_list(expect_options(defaults)));
     }
     if (a.runs.empty()) throw UsageError("expect: give one or more runs (files or folders)");
     double given = 0;

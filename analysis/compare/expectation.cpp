@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "common/sizes.hpp"
+#include "results/stats.hpp"
 
 namespace ccb {
 namespace {
@@ -35,6 +36,12 @@ bool is_alltoall(std::string_view c) { return c == "alltoall" || c == "alltoallv
 std::string gbps_text(double v) { return fmt::format("{:.4g} GB/s", v); }
 
 }  // namespace
+
+std::string nvlink_limits_text() {
+  std::string s;
+  for (const GpuRow& g : kGpus) s += fmt::format("{}{} {:g}", s.empty() ? "" : ", ", g.family, g.nvlink_gbps);
+  return s + " GB/s";
+}
 
 std::string gpu_family(std::string_view device) {
   std::string up(device);
@@ -169,10 +176,9 @@ std::vector<Expectation> expectations(const ResultSet& set, const NetworkFacts& 
     std::vector<double> bw;
     for (const ImportedPoint* p : points)
       if (p->bytes == top) bw.push_back(p->busbw_gbps);
-    std::sort(bw.begin(), bw.end());
     Expectation e;
     e.collective = collective, e.gpu = gpu, e.ranks = ranks, e.nodes = nodes, e.bytes = top;
-    e.busbw_gbps = bw.size() % 2 ? bw[bw.size() / 2] : (bw[bw.size() / 2 - 1] + bw[bw.size() / 2]) / 2;
+    e.busbw_gbps = median_of(std::move(bw));
     e.series = fmt::format("{}{}{}, {} ranks, {} node{}{}", collective, dtype.empty() ? "" : " " + dtype,
                            op.empty() || op == "-" ? "" : " " + op, ranks, nodes, nodes == 1 ? "" : "s",
                            in_place < 0 ? ""
@@ -193,14 +199,14 @@ std::vector<Expectation> expectations(const ResultSet& set, const NetworkFacts& 
       }
     }
     // The published figure of the same hardware, collective, ranks and nodes,
-    // at a size within 2x of the run's largest.
+    // at a size within kReferenceSizeWindow of the run's largest.
     const PublishedFigure* best = nullptr;
     bool same_hardware = false;
     for (const PublishedFigure& f : catalogue) {
       if (gpu.empty() || f.gpu != gpu || f.collective != collective || f.ranks != ranks || f.nodes != nodes) continue;
       same_hardware = true;
       const double ratio = static_cast<double>(top) / static_cast<double>(f.bytes);
-      if (ratio < 0.5 || ratio > 2) continue;
+      if (ratio < 1 / kReferenceSizeWindow || ratio > kReferenceSizeWindow) continue;
       if (!best || std::fabs(std::log(ratio)) < std::fabs(std::log(static_cast<double>(top) / best->bytes))) best = &f;
     }
     if (best) {
@@ -214,7 +220,7 @@ std::vector<Expectation> expectations(const ResultSet& set, const NetworkFacts& 
               ? fmt::format(
                     "no reference for {} {} at {} ({} ranks, {} node{}): the catalogue's figures for it are at "
                     "other sizes (within 2x needed)",
-                    gpu, collective, format_size(top), ranks, nodes, nodes == 1 ? "" : "s")
+                    gpu, collective, format_size(top), ranks, nodes, nodes == 1 ? "" : "s", kReferenceSizeWindow)
               : fmt::format("no reference for {} {} on {} ranks, {} node{} (never another type's figures)", gpu,
                             collective, ranks, nodes, nodes == 1 ? "" : "s");
     }

@@ -15,6 +15,13 @@
 
 namespace ccb {
 
+// A reference applies to a run whose largest size is within this factor of
+// the reference's size (either way).
+inline constexpr double kReferenceSizeWindow = 2;
+// NVLink per GPU per direction of each family the catalogue knows, as help
+// and reports name them: "A100 300, H100 450, ... GB/s".
+std::string nvlink_limits_text();
+
 // The GPU family a device name says ("NVIDIA H100 80GB HBM3" -> "H100"); ""
 // when it names none this catalogue knows (A100, H100, H200, B200, GB200).
 std::string gpu_family(std::string_view device);

@@ -2,6 +2,7 @@
 // held against its path's limit and its hardware's published figure
 // (analysis/compare/expectation.hpp, the same objects ccbench expect prints).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <set>
 
@@ -43,10 +44,10 @@ Section expectation_section(const Comparison& c) {
     }
   }
   if (t.rows.empty()) return s;
-  t.note =
-      "limit: the physical limit of busbw on the path the set names; reference: the published figure of the "
-      "same GPU, collective, ranks and nodes within 2x of the size (docs/expect.md). Where each came from: " +
-      fmt::format("{}", fmt::join(bases, "; ")) + ".";
+  t.note = fmt::format(
+      "limit: the physical limit of busbw on the path the set names; reference: the published figure of the same "
+      "GPU, collective, ranks and nodes within {:g}x of the size (docs/expect.md). Where each came from: {}.",
+      kReferenceSizeWindow, fmt::join(bases, "; "));
   s.tables.push_back(std::move(t));
   return s;
 }
