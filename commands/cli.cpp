@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/compare/expectation.hpp"
 #include "harness/sweep_sizes.hpp"
 #include "harness/topo/binding.hpp"
 #if CCBENCH_HAVE_CUDA
@@ -25,6 +26,7 @@
 #endif
 #include "common/environment.hpp"
 #include "common/errors.hpp"
+#include "common/terminal_text.hpp"
 #include "kernels/host_kernels.hpp"
 
 namespace ccb {
@@ -508,6 +510,15 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
   if (!raw.timeout.empty()) cfg.timeout_s = parse_seconds("-T/--timeout", raw.timeout);
   parse_split_option(raw.split, cfg);
   parse_min_bw(cfg);
+  if (!raw.link_rate.empty()) {
+    const auto rate = link_rate_gbps(raw.link_rate);
+    if (!rate)
+      throw UsageError(
+          fmt::format("--link-rate '{}': not a rate (e.g. 200Mbit, 25Gbit, 400G)", terminal_safe(raw.link_rate)));
+    cfg.link_rate = raw.link_rate;
+    cfg.link_rate_gbps = *rate;
+  }
+  if (!raw.nics.empty()) cfg.nics_per_node = static_cast<int>(parse_long("--nics-per-node", raw.nics, 1, 1024));
   if (cfg.split && !cfg.history_db.empty())  // refused before measuring, not after (analysis/history/history_run.cpp)
     throw UsageError(fmt::format(
         "--history with {}: a run of groups side by side is not kept in the history (its series would mix with single "

@@ -295,6 +295,13 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
        "the run's figures as Prometheus text when it ends completed (busbw and algbw in bytes/s, time in s; a "
        "temporary file renamed, for node_exporter's textfile collector; docs/history.md)",
        &cfg.prom_path},
+      {output, "--link-rate", "RATE",
+       "each node's NIC line rate, bits per second as tc and NIC vendors write it (200Mbit, 25Gbit, 400G): the "
+       "limit of busbw across nodes that the table's last lines and the end record hold each series against "
+       "(docs/expect.md; default: the NICs the run's topology lists; on the emulated cluster, the shaped rate)",
+       &raw.link_rate},
+      {output, "--nics-per-node", "K",
+       "NICs per node at that rate (1-1024; default: 1 with --link-rate, else the topology's count)", &raw.nics},
       {output, "-S,--report_timestamps", "0|1",
        "1: as nccl-tests, each row ends with the local time it was printed (%Y-%m-%d %H:%M:%S) under a 'timestamp' "
        "column; the table only",

@@ -16,7 +16,7 @@ struct RawArgs {
   bool help = false, version = false, fixed_buffers = false, buffer_shift = false, json_given = false;
   std::string collective, minb, maxb, stepb, factor, iters, warmup, check, op, dtype, root, block, avg, timeout, timing,
       warmup_order, window, path, backend, memory, ngpus, graph, reg, bind, plan, precision, time_per_size, max_time,
-      max_iters, sync, progress, split, mpi_calls, bitwise, traffic;
+      max_iters, sync, progress, split, mpi_calls, bitwise, traffic, link_rate, nics;
   // nccl-tests' flags ccbench has no own use for (nccl_tests_flags).
   std::string nthreads, agg_iters, run_cycles, parallel_init, stream_null, cputime, timestamps, per_iter, per_iter_skip,
       device_impl, device_ctas, memory_report, cta_policy, unalign;

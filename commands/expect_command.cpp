@@ -89,9 +89,9 @@ int run_expect(int argc, const char* const* argv) {
     const std::vector<PublishedFigure> catalogue = published_figures();
     std::string said;
     for (const ResultSet& set : load_measured_runs(a.runs, "expect")) {
-      const NetworkFacts net = network_facts(set, given, a.nics);
+      const PathFacts net = path_facts(set, given, a.nics);
       said += fmt::format("== {}\n", terminal_safe(set.label));
-      said += terminal_safe_lines(expectations_text(expectations(set, net, catalogue), net));
+      said += terminal_safe_lines(expectations_text(expectations(set, net, catalogue), net.basis));
     }
     return print_or_fail(said);
   } catch (const UsageError& e) {

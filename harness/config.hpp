@@ -80,7 +80,12 @@ struct Config {
   RankCombine aggregation = RankCombine::mean;  // -a: 0 rank 0, 1 average, 2 min, 3 max
   int blocking = 0;                             // -z: nccl waits for each operation; MPI calls always block
   double timeout_s = 0;                         // -T, 0 = no watchdog
-  double min_avg_busbw_gbps = -1;        // nccl-tests' NCCL_TESTS_MIN_BW (GB/s): below 0.9 x it, exit 7; -1 unchecked
+  double min_avg_busbw_gbps = -1;  // nccl-tests' NCCL_TESTS_MIN_BW (GB/s): below 0.9 x it, exit 7; -1 unchecked
+  // --link-rate (as given, and in GB/s; 0: not given) and --nics-per-node
+  // (0: not given): the network's limit of busbw (docs/expect.md).
+  std::string link_rate;
+  double link_rate_gbps = 0;
+  int nics_per_node = 0;
   int timeout_exit_code = kExitTimeout;  // exit code of a -T timeout (ccbench accept: 2, a run error)
   bool table = true;                     // print the table on stdout (ccbench accept collects records instead)
   // mpi: probe which interfaces carry the traffic (8 MiB around the ranks) before

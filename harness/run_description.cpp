@@ -43,6 +43,9 @@ RunInfo describe_config(const Config& cfg, Backend& backend, std::size_t arena_b
   run.rotate_arena_bytes = arena_bytes;
   run.buffer_shift_bytes = shift_bytes;
   run.ranks_per_process = backend.local_ranks();
+  run.link_rate = cfg.link_rate;
+  run.link_rate_gbps = cfg.link_rate_gbps;
+  run.nics_per_node = cfg.nics_per_node;
   run.cuda_graph = cfg.cuda_graph;
   run.per_iter_timing = cfg.per_iter_timing;
   run.per_iter_skip = cfg.per_iter_skip;

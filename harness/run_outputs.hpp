@@ -33,6 +33,9 @@ class RunOutputs {
   void measured(double busbw_gbps);
   // That mean so far (GB/s); -1 before any.
   double average_busbw() const { return busbw_count_ > 0 ? busbw_sum_ / static_cast<double>(busbw_count_) : -1.0; }
+  // Rank 0: the run and point records so far as JSON Lines (results/SCHEMA.md),
+  // what the end record's expectations are computed from.
+  const std::string& records() const { return records_; }
   // Rank 0: the first output that could not be written ("" while all are fine).
   std::string error() const;
   // Collective, at a point boundary, in one reduction: the highest stop
@@ -68,6 +71,7 @@ class RunOutputs {
   bool ended_ = false;
   bool begun_ = false;
   std::unique_ptr<RunInfo> startup_run_;
+  std::string records_;
 };
 
 }  // namespace ccb

@@ -36,6 +36,9 @@
 #include "harness/point_observations.hpp"
 #include "harness/run_description.hpp"
 #include "harness/split_rule.hpp"
+#include "harness/memory_copy.hpp"
+#include "analysis/compare/expectation.hpp"
+#include "results/import/importer.hpp"
 
 namespace ccb {
 namespace {
@@ -528,6 +531,14 @@ int Sweep::run() {
     run_.link_probe_repeats = probe.repeats;
     run_.link_probe = probe.reading;
   }
+  // One node's host memory: its copy rate is the limit of busbw (docs/expect.md).
+  if (run_.nodes == 1 && run_.memory_kind == "host" && run_.ranks >= 2 && run_.ranks_per_process == 1 &&
+      split_.groups == 1) {
+    watchdog_->set_activity("the start-up: host memory's copy rate, every rank at once (the limit of busbw)");
+    const MemoryCopyRate m = measure_memory_copy(comm_);
+    run_.memory_copy_gbps = m.gbps;
+    run_.memory_copy_how = m.how;
+  }
   nvlink_note_ = nvlink_under_pcie(cfg_, comm_, backend_, placed_.topo_json);
   if (!nvlink_note_.empty()) run_.path_evidence += "; " + nvlink_note_;
   if (rank_ == 0) {
@@ -587,6 +598,13 @@ int Sweep::end() {
   }
   end.exit_code = end.wrong_total > 0 ? kExitWrongData : kExitOk;
   end.status = end.wrong_total > 0 ? "wrong_data" : "completed";
+  if (rank_ == 0) {  // each series against its limit and reference, from the records as written
+    ResultSet set;
+    import_text(outputs_->records(), "this run", set, ImportOptions{});
+    const PathFacts facts = path_facts(set, 0, 0);
+    end.expectations = expectations(set, facts, published_figures());
+    end.expectations_network = facts.basis;
+  }
   // nccl-tests' NCCL_TESTS_MIN_BW: the average within 10% of it, else exit 7 (wrong data first).
   end.min_avg_busbw_gbps = cfg_.min_avg_busbw_gbps;
   if (const double avg = outputs_->average_busbw();

@@ -1,5 +1,7 @@
 #include "results/json_records.hpp"
 
+#include <cmath>
+
 #include "common/redact.hpp"
 
 namespace ccb {
@@ -197,6 +199,12 @@ json run_to_json(const RunInfo& r) {
                        {"slow_links", l.slow_links},
                        {"text", l.link_s.empty() ? json(nullptr) : json(l.text())}};
   }
+  const auto positive = [](double v) { return v > 0 ? json(v) : json(nullptr); };
+  j["limits"] = {{"link_rate", r.link_rate.empty() ? json(nullptr) : json(r.link_rate)},
+                 {"link_rate_gbps", positive(r.link_rate_gbps)},
+                 {"nics_per_node", r.nics_per_node > 0 ? json(r.nics_per_node) : json(nullptr)},
+                 {"memory_copy_gbps", positive(r.memory_copy_gbps)},
+                 {"memory_copy", r.memory_copy_how.empty() ? json(nullptr) : json(r.memory_copy_how)}};
   j["noise"] = r.noise;
   return j;
 }
@@ -259,6 +267,27 @@ json end_to_json(const EndInfo& e) {
             {"noisy_measurements", e.noisy_measurements}};
   if (!e.export_errors.empty()) j["export_errors"] = e.export_errors;
   if (e.straggler_checked > 0) j["stragglers"] = {{"named", e.stragglers}, {"placements", e.straggler_checked}};
+  if (!e.expectations.empty()) {
+    const auto number = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+    json all = json::array();
+    for (const Expectation& x : e.expectations) {
+      json ref = nullptr;
+      if (x.reference)
+        ref = {{"id", x.reference->id},       {"system", x.reference->system}, {"busbw_gbps", x.reference->busbw_gbps},
+               {"bytes", x.reference->bytes}, {"source", x.reference->source}, {"date", x.reference->date}};
+      all.push_back({{"series", x.series},
+                     {"bytes", x.bytes},
+                     {"busbw_gbps", number(x.busbw_gbps)},
+                     {"limit_gbps", number(x.ceiling.gbps)},
+                     {"limit_basis", x.ceiling.basis},
+                     {"share_of_limit", number(x.share_of_limit)},
+                     {"above_limit", x.above_limit ? json(x.above_limit_why) : json(nullptr)},
+                     {"reference", ref},
+                     {"share_of_reference", number(x.share_of_reference)},
+                     {"no_reference", x.reference ? json(nullptr) : json(x.no_reference_why)}});
+    }
+    j["expectations"] = {{"network", e.expectations_network}, {"series", all}};
+  }
   return j;
 }
 

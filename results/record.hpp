@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "results/expectation.hpp"
 #include "results/stats.hpp"
 #include "results/link_probe.hpp"
 #include "results/stragglers.hpp"
@@ -101,6 +102,15 @@ struct RunInfo {
   std::size_t link_probe_bytes = 0;
   int link_probe_repeats = 0;
   LinkReading link_probe;
+  // What the path's limit is derived from (docs/expect.md): --link-rate as
+  // given and in GB/s (0: not given), --nics-per-node (0: not given), and the
+  // host-memory copy rate measured beside a one-node shared-memory run (0: not
+  // measured) with how it was measured.
+  std::string link_rate;
+  double link_rate_gbps = 0;
+  int nics_per_node = 0;
+  double memory_copy_gbps = 0;
+  std::string memory_copy_how;
   std::vector<RankPlacement> placement;
   std::vector<NodeRecord> node_topologies;         // one per distinct node
   std::vector<std::string> node_differences;       // how nodes differ where it matters
@@ -254,6 +264,10 @@ struct EndInfo {
   // Exports of the finished run that failed ("--history DB: ..."): the run
   // measured as its status says, and exit_code is 5.
   std::vector<std::string> export_errors;
+  // Each series held against its path's limit and its hardware's published
+  // figure (results/expectation.hpp), and where the network's rate came from.
+  std::vector<Expectation> expectations;
+  std::string expectations_network;
 };
 
 }  // namespace ccb

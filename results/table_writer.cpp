@@ -256,6 +256,9 @@ class TableWriter final : public Writer, private TextSink {
                              bitwise_placements_));
     for (const auto& s : e.stragglers)
       emit("# Straggler: {} of {} placements (the notes per row)\n", s, e.straggler_checked);
+    if (!e.expectations.empty())
+      emit("# Is this number normal? Each series at its largest size (docs/expect.md):\n{}",
+           expectations_text(e.expectations, e.expectations_network, "#"));
     flush();
   }
 

@@ -29,6 +29,9 @@
 #   emu_cluster.sh stragglers CCBENCH  5 hosts at 400 Mbit/s, emu-h3 at 50, all_reduce
 #                                      --stragglers: the link probe names exactly
 #                                      emu-h3; on the clean cluster no slow link
+#   emu_cluster.sh limits CCBENCH      a 2-host sweep at 200 and at 400 Mbit/s, each told its rate
+#                                      (--link-rate): the limit of busbw is the rate, the share of
+#                                      it a plausible one and the same at both rates within 2x
 #   emu_cluster.sh tags CCBENCH        two clusters at once, the second asked for the first's
 #                                      id: both finish, each on its own namespaces; SIGHUP
 #                                      to a cluster ends its mpirun and removes what it made
@@ -50,6 +53,32 @@ run_emu() {  # run_emu LOG EMU-ARGS... -- MPIRUN-ARGS...: returns mpirun's exit 
 }
 
 case "$case" in
+  limits)
+    for rate in 200mbit 400mbit; do
+      run_emu "$out/$rate" -n 2 --rate $rate -- -np 2 "$ccbench" all_reduce -b 1M -e 2M -n 5 -w 1 \
+        --link-rate $rate -J "$out/$rate.jsonl"
+      rc=$?
+      cat "$out/$rate"
+      [ $rc = 0 ] || fail "the sweep at $rate failed ($rc)"
+      grep -q "^# network: the run's --link-rate $rate: 1 x " "$out/$rate" || fail "the table does not say the rate's source"
+    done
+    python3 - "$out" <<'PY' || fail "limits and shares (above)"
+import json, sys
+shares = {}
+for rate, gbps in (("200mbit", 0.025), ("400mbit", 0.05)):
+    end = [json.loads(l) for l in open(f"{sys.argv[1]}/{rate}.jsonl")][-1]
+    series = end["expectations"]["series"]
+    assert series, f"{rate}: no expectations in the end record"
+    for s in series:
+        assert abs(s["limit_gbps"] - gbps) < 1e-9, f"{rate}: limit {s['limit_gbps']}, expected {gbps}"
+        assert 0.1 <= s["share_of_limit"] <= 1.0, f"{rate}: {s['series']} at {s['share_of_limit']:.0%} of the limit"
+        assert s["above_limit"] is None, f"{rate}: flagged above the limit"
+    shares[rate] = min(s["share_of_limit"] for s in series)
+    print(f"{rate}: limit {gbps} GB/s, shares", ", ".join(f"{s['share_of_limit']:.0%}" for s in series))
+ratio = shares["400mbit"] / shares["200mbit"]
+assert 0.5 <= ratio <= 2, f"the share moved {ratio:.2f}x between the rates"
+PY
+    ;;
   tags)
     # PID mod 200 made two clusters share names, and the second's cleanup
     # removed the first's namespaces mid-run (issue 52).
@@ -144,6 +173,9 @@ case "$case" in
     [ "$(grep -c . <<<"$defective")" = 1 ] && grep -q '^| emu-h3 |' <<<"$defective" ||
       fail "expected exactly emu-h3 defective, got: $defective"
     grep -q 'emu-h3 is defective' "$out/v/verdict.md" || fail "verdict.md does not name emu-h3"
+    # Named by its share of the link's limit (spec link_rate: 400Mbit, docs/expect.md).
+    grep -q 'emu-h3 .*= [0-9]*% of the limit, against a bar of 0.01 (20% of it)' "$out/v/verdict.md" ||
+      fail "emu-h3's verdict does not say its share of the limit"
     grep -q 'Second pass' "$out/v/report.html" && grep -q 'Pair matrix' "$out/v/report.html" ||
       fail "report.html lacks the pair matrix or the second pass"
     grep -q 'class="h[0-4] worse">[0-9.e-]* FAIL' "$out/v/report.html" || fail "the heatmap marks no failing pair"

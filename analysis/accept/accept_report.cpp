@@ -447,6 +447,7 @@ json group_json(const GroupVerdict& g, const std::vector<std::string>& hosts) {
                            {"passed", gr.passed},
                            {"pass", gr.pass},
                            {"baseline", gr.base ? json(*gr.base) : json(nullptr)},
+                           {"basis", gr.basis},
                            {"note", gr.note}});
   }
   return gj;
@@ -557,6 +558,7 @@ std::string group_detail_line(const Check& c, const GroupVerdict& g, const std::
     json gj{{"values", json::array()}, {"bar", short_num(gr.bar)}, {"passed", gr.passed}};
     for (double x : gr.values) gj["values"].push_back(short_num(x));
     if (gr.base) gj["baseline"] = short_num(*gr.base);
+    if (!gr.basis.empty()) gj["basis"] = gr.basis;
     if (!gr.note.empty()) gj["note"] = gr.note;
     j["gates"].push_back(std::move(gj));
   }

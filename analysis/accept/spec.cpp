@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <regex>
 #include <set>
 
+#include "analysis/compare/expectation.hpp"
 #include "common/sizes.hpp"
 #include "common/errors.hpp"
 #include "results/yaml_fields.hpp"
@@ -26,6 +28,10 @@ std::string Gate::describe() const {
   const char* unit = metric_unit(metric);
   const char* cmp = higher_is_better(metric) ? ">=" : "<=";
   const std::string at = "at " + format_size(at_bytes);
+  if (!share_of.empty())
+    return fmt::format("{} >= {:g}% of the {} ({}) {}", name(metric), (1 - max_drop) * 100, share_of,
+                       share_of == "limit" ? "the path's physical limit" : "the published figure for this hardware",
+                       at);
   if (population)
     return fmt::format(
         "{} {} {:g} x the median of this check's groups of the same size (or 3 MADs, whichever is "
@@ -78,10 +84,25 @@ Gate parse_gate(const std::string& file, const YAML::Node& g, const std::string&
   if (!listed)
     fail(file, g["at"], key_path(where, "at"), fmt::format("{} B is not one of the check's sizes", gate.at_bytes));
   const bool busbw_like = higher_is_better(gate.metric);
-  gate.min = yamlf::number(file, g, where, "min", 0, 1e9, false);
+  static const std::regex share(R"(^\s*([0-9]+(?:\.[0-9]+)?)\s*%\s+of\s+(limit|reference)\s*$)");
+  std::smatch m_share;
+  const std::string min_text = g["min"] && g["min"].IsScalar() ? g["min"].Scalar() : "";
+  if (std::regex_match(min_text, m_share, share)) {
+    const double pct = std::stod(m_share[1].str());
+    if (gate.metric != Metric::busbw)
+      fail(file, g["min"], key_path(where, "min"), "a share of the limit or reference judges busbw (metric: busbw)");
+    if (!(pct > 0 && pct <= 200))
+      fail(file, g["min"], key_path(where, "min"), fmt::format("{}%: a share from 1% to 200%", m_share[1].str()));
+    gate.share_of = m_share[2].str();
+    gate.max_drop = 1 - pct / 100;
+  } else {
+    gate.min = yamlf::number(file, g, where, "min", 0, 1e9, false);
+  }
   gate.max = yamlf::number(file, g, where, "max", 0, 1e12, false);
   gate.tolerance = yamlf::number(file, g, where, "tolerance", 0, 0.99, false);
   if (std::isnan(gate.tolerance)) gate.tolerance = 0;
+  if (g["baseline"] && !gate.share_of.empty())
+    fail(file, g["baseline"], key_path(where, "baseline"), "give min: N% of limit or a baseline, not both");
   if (g["baseline"]) {
     const std::string b = yamlf::text(file, g, where, "baseline", true);
     if (b.empty()) fail(file, g["baseline"], key_path(where, "baseline"), "empty path");
@@ -298,7 +319,9 @@ Check parse_check(const std::string& file, const YAML::Node& n, const std::strin
 
 AcceptSpec parse_spec(const std::string& text, const std::string& file) {
   const YAML::Node root = yamlf::parse_text(text, file);
-  yamlf::check_keys(file, root, "", {"name", "description", "timeout_s", "step_timeout_s", "checks", "switches"});
+  yamlf::check_keys(
+      file, root, "",
+      {"name", "description", "timeout_s", "step_timeout_s", "checks", "switches", "link_rate", "nics_per_node"});
   AcceptSpec spec;
   spec.file = file;
   spec.name = yamlf::text(file, root, "", "name");
@@ -307,6 +330,14 @@ AcceptSpec parse_spec(const std::string& text, const std::string& file) {
   if (!std::isnan(t)) spec.timeout_s = t;
   const double st = yamlf::number(file, root, "", "step_timeout_s", 1, 86400, false);
   if (!std::isnan(st)) spec.step_timeout_s = st;
+  if (root["link_rate"]) {  // each node's NIC line rate: the limit of share gates across nodes (docs/expect.md)
+    spec.link_rate = yamlf::text(file, root, "", "link_rate", true);
+    const auto r = link_rate_gbps(spec.link_rate);
+    if (!r) fail(file, root["link_rate"], "link_rate", "not a rate (e.g. 200Mbit, 25Gbit, 400G)");
+    spec.link_rate_gbps = *r;
+  }
+  const double nics = yamlf::number(file, root, "", "nics_per_node", 1, 1024, false, true);
+  if (!std::isnan(nics)) spec.nics_per_node = static_cast<int>(nics);
   if (const YAML::Node sw = root["switches"]) {
     // switches: {leaf1: [host-a, host-b], leaf2: [...]}: which switch (leaf,
     // rack) each host hangs off; bisect splits along them and names a switch
@@ -353,6 +384,7 @@ AcceptSpec parse_spec(const std::string& text, const std::string& file) {
     if (c.timeout_s == 0) c.timeout_s = spec.timeout_s;
     if (c.step_timeout_s == 0) c.step_timeout_s = spec.step_timeout_s;
     if (c.step_timeout_s == 0) c.step_timeout_s = (c.repeats + 1) * c.timeout_s + 60;
+    c.link_rate = spec.link_rate, c.link_rate_gbps = spec.link_rate_gbps, c.nics_per_node = spec.nics_per_node;
     spec.checks.push_back(std::move(c));
   }
   return spec;

@@ -58,9 +58,14 @@ struct Gate {
   // judged once kHistoryMinRuns such runs are there, passed with a note before.
   bool history = false;
   int history_runs = 5;
-  int line = 0;  // in the spec
+  // Share (`min: 80% of limit`, `min: 90% of reference`): busbw no lower than
+  // that share of the path's physical limit or of the published figure for
+  // the same hardware (docs/expect.md), as the group's own run record resolves
+  // them; max_drop is 1 - the share.
+  std::string share_of;  // "limit", "reference", or "" (not a share gate)
+  int line = 0;          // in the spec
 
-  bool relative() const { return !baseline.empty() || population || history; }
+  bool relative() const { return !baseline.empty() || population || history || !share_of.empty(); }
   // The bar a measured value must reach (absolute gates ignore `base`).
   double bar(double base = 0) const;
   bool passes(double value, double base = 0) const;
@@ -105,6 +110,11 @@ struct Check {
   GroupPattern pattern = GroupPattern::all;
   bool second_pass = true;  // pairwise and ring: re-pair suspects with good nodes
   double timeout_s = 0;     // per operation (-T); spec default applies when 0
+  // The spec's link_rate (as given, and in GB/s; 0: not given) and
+  // nics_per_node: the network's limit of busbw for share gates.
+  std::string link_rate;
+  double link_rate_gbps = 0;
+  int nics_per_node = 0;
   // Under Slurm, the bound of one group's job step (all its repeats): the
   // spec's, else (repeats + 1) x timeout_s + 60 s.
   double step_timeout_s = 0;
@@ -128,6 +138,9 @@ struct AcceptSpec {
   double timeout_s = 300;                        // default per-operation watchdog of every check
   double step_timeout_s = 0;                     // default step bound of every check (0: derived per check)
   std::map<std::string, std::string> switch_of;  // host -> switch (spec key switches:), may be empty
+  std::string link_rate;                         // each node's NIC line rate (spec key link_rate:), "" when not given
+  double link_rate_gbps = 0;
+  int nics_per_node = 0;
   std::vector<Check> checks;
 };
 

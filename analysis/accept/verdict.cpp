@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 
+#include "analysis/compare/expectation.hpp"
 #include "collectives/collective.hpp"
 #include "common/sizes.hpp"
 #include "results/stats.hpp"
@@ -92,6 +93,40 @@ std::string late_host(const Check& check, const GroupRun& run, const GroupVerdic
 
 }  // namespace
 
+namespace {
+
+// A share gate's base: the first repeat's limit (or the published figure for
+// the same hardware within kReferenceSizeWindow of the gate's size), with
+// where it came from in gr.basis; nullopt and a note when none is known.
+std::optional<double> share_base(const Gate& g, const GroupRun& run, GateResult& gr) {
+  std::string why = "no repeat measured";
+  for (const RepeatResult& r : run.repeats) {
+    if (g.share_of == "limit") {
+      if (r.limit.gbps > 0) {
+        gr.basis = fmt::format("limit {:.4g} GB/s: {}", r.limit.gbps, r.limit.basis);
+        return r.limit.gbps;
+      }
+      if (!r.limit.basis.empty()) why = r.limit.basis;
+    } else if (r.reference) {
+      const double ratio = static_cast<double>(g.at_bytes) / static_cast<double>(r.reference->bytes);
+      if (ratio >= 1 / kReferenceSizeWindow && ratio <= kReferenceSizeWindow) {
+        gr.basis = fmt::format("reference {:.4g} GB/s: {} at {} ({}, {})", r.reference->busbw_gbps, r.reference->system,
+                               format_size(r.reference->bytes), r.reference->source,
+                               r.reference->date.empty() ? "undated" : r.reference->date);
+        return r.reference->busbw_gbps;
+      }
+      why = fmt::format("the reference for this hardware ({}) is at {}, not within {:g}x of {}", r.reference->id,
+                        format_size(r.reference->bytes), kReferenceSizeWindow, format_size(g.at_bytes));
+    } else {
+      why = "no published figure for this hardware, collective, ranks and nodes (docs/expect.md)";
+    }
+  }
+  gr.note = fmt::format("{} gate not judged: {}", g.share_of, why);
+  return std::nullopt;
+}
+
+}  // namespace
+
 GroupVerdict judge_group(const Check& check, const GroupRun& run, const BaselineLookup& baseline) {
   GroupVerdict v;
   v.run = run;
@@ -103,7 +138,9 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
   }
   for (const Gate& g : check.gates) {
     GateResult gr;
-    if (g.relative()) {
+    if (!g.share_of.empty()) {
+      gr.base = share_base(g, run, gr);
+    } else if (g.relative()) {
       gr.base = baseline ? baseline(check, g, run.ranks, run.nodes) : std::nullopt;
       if (!gr.base && g.population)
         gr.note = fmt::format("population gate not judged: fewer than 3 groups of {} nodes measured so far", nodes);
@@ -179,6 +216,12 @@ GroupVerdict judge_group(const Check& check, const GroupRun& run, const Baseline
         v.reason =
             fmt::format("{} not measured at {} (no repeat reported that size): {} of {} repeats passed, {} needed",
                         name(g.metric), format_size(g.at_bytes), gr.passed, gr.values.size(), check.pass_repeats);
+      else if (!g.share_of.empty() && gr.base)  // named by its share: what it should have been, and why
+        v.reason = fmt::format(
+            "{} {:.4g} {} (median) = {:.0f}% of the {}, against a bar of {:.4g} ({:g}% of it) at {}: {} of {} "
+            "repeats passed, {} needed; {}",
+            name(g.metric), med, unit(g.metric), med / *gr.base * 100, g.share_of, gr.bar, (1 - g.max_drop) * 100,
+            format_size(g.at_bytes), gr.passed, gr.values.size(), check.pass_repeats, gr.basis);
       else
         v.reason = fmt::format(
             "{} {:.4g} {} (median) against a bar of {:.4g} at {}: {} of {} repeats passed, {} needed", name(g.metric),

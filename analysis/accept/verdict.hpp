@@ -13,6 +13,7 @@
 
 #include "analysis/accept/schedule.hpp"
 #include "analysis/accept/spec.hpp"
+#include "results/expectation.hpp"
 
 namespace ccb {
 
@@ -32,6 +33,10 @@ struct MeasuredPoint {
 struct RepeatResult {
   std::vector<MeasuredPoint> points;
   std::string error;  // the run failed (e.g. a usage error of the group): why
+  // What its run record resolves (docs/expect.md): the path's limit of busbw
+  // and the published figure for the same hardware (share gates judge by them).
+  Ceiling limit;
+  std::optional<PublishedFigure> reference;
 };
 
 // Why a group ran beyond the first pass (none: a first-pass group; bisect's
@@ -65,7 +70,8 @@ struct GateResult {
   double bar = 0;              // what a value had to reach
   int passed = 0;              // repeats that reached it
   bool pass = false;
-  std::string note;  // why it could not be judged
+  std::string note;   // why it could not be judged
+  std::string basis;  // share gates: the limit or reference judged against, and where it came from
 };
 
 struct GroupVerdict {

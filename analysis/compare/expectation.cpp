@@ -70,18 +70,43 @@ std::optional<double> link_rate_gbps(std::string_view text) {
   return bits / 8 / 1e9;
 }
 
-NetworkFacts network_facts(const ResultSet& set, double given_gbps, int given_nics) {
-  NetworkFacts n;
+namespace {
+
+// An environment value as a positive number; NaN when absent, not a number,
+// or several runs' values disagree ("0.05 | 0.025").
+double env_number(const ResultSet& set, const char* key) {
+  const auto it = set.environment.find(key);
+  if (it == set.environment.end()) return kNaN;
+  char* end = nullptr;
+  const double v = std::strtod(it->second.c_str(), &end);
+  return end && *end == '\0' && v > 0 && std::isfinite(v) ? v : kNaN;
+}
+
+std::string env_text(const ResultSet& set, const char* key) {
+  const auto it = set.environment.find(key);
+  return it == set.environment.end() ? "" : it->second;
+}
+
+// The network's part of path_facts.
+void learn_network(const ResultSet& set, double given_gbps, int given_nics, PathFacts& n) {
   if (given_gbps > 0) {
     n.nic_gbps = given_gbps;
     n.nics_per_node = std::max(1, given_nics);
     n.basis = fmt::format("--link-rate: {} x {} per node (given)", n.nics_per_node, gbps_text(given_gbps));
-    return n;
+    return;
+  }
+  if (const double recorded = env_number(set, "limits.link_rate_gbps"); recorded > 0) {
+    const double nics = env_number(set, "limits.nics_per_node");
+    n.nic_gbps = recorded;
+    n.nics_per_node = given_nics > 0 ? given_nics : nics > 0 ? static_cast<int>(nics) : 1;
+    n.basis = fmt::format("the run's --link-rate {}: {} x {} per node", env_text(set, "limits.link_rate"),
+                          n.nics_per_node, gbps_text(recorded));
+    return;
   }
   const auto it = set.environment.find("hardware.nics");
   if (it == set.environment.end()) {
     n.basis = "the run names no NIC: give --link-rate";
-    return n;
+    return;
   }
   // "rdma mlx5_0 400 Gb/sec, ethernet eth0 10000 Mb/s": the fastest rate, and
   // how many NICs of one host's list run at it.
@@ -96,17 +121,25 @@ NetworkFacts network_facts(const ResultSet& set, double given_gbps, int given_ni
   }
   if (by_rate.empty()) {
     n.basis = "the run's NICs name no line rate: give --link-rate";
-    return n;
+    return;
   }
   const auto& [gbit, row] = *by_rate.rbegin();
   n.nic_gbps = gbit / 8;
   n.nics_per_node = given_nics > 0 ? given_nics : row.first;
   n.basis = fmt::format("the record's NICs: {} x {:g} Gbit/s ({}) per node", n.nics_per_node, gbit, row.second);
+}
+
+}  // namespace
+
+PathFacts path_facts(const ResultSet& set, double given_gbps, int given_nics) {
+  PathFacts n;
+  learn_network(set, given_gbps, given_nics, n);
+  n.memory_copy_gbps = env_number(set, "limits.memory_copy_gbps");
+  n.memory_basis = env_text(set, "limits.memory_copy");
   return n;
 }
 
-Ceiling busbw_ceiling(std::string_view collective, int ranks, int nodes, const std::string& gpu,
-                      const NetworkFacts& net) {
+Ceiling busbw_ceiling(std::string_view collective, int ranks, int nodes, const std::string& gpu, const PathFacts& net) {
   Ceiling c;
   if (ranks < 2) {
     c.basis = "one rank moves nothing between ranks";
@@ -135,8 +168,18 @@ Ceiling busbw_ceiling(std::string_view collective, int ranks, int nodes, const s
   }
   const GpuRow* g = gpu_row(gpu);
   if (!g) {
-    c.basis = gpu.empty() ? "no limit: host memory within one node (its bandwidth is not measured by this command)"
-                          : "no limit: no NVLink figure for " + gpu;
+    if (gpu.empty() && net.memory_copy_gbps > 0) {
+      c.gbps = net.memory_copy_gbps;
+      c.basis = fmt::format(
+          "host memory: each rank's copy rate with every rank copying at once, {} ({}, measured beside the run): "
+          "every byte a rank receives through shared memory is copied by a core at least once, and busbw counts "
+          "each received byte once",
+          gbps_text(c.gbps), net.memory_basis);
+    } else {
+      c.basis = gpu.empty() ? "no limit: host memory within one node, its copy rate not measured (a ccbench sweep "
+                              "of 2 or more ranks on one node measures it)"
+                            : "no limit: no NVLink figure for " + gpu;
+    }
     return c;
   }
   if (collective == "all_reduce" && g->nvls && ranks > 4) {
@@ -152,7 +195,7 @@ Ceiling busbw_ceiling(std::string_view collective, int ranks, int nodes, const s
   return c;
 }
 
-std::vector<Expectation> expectations(const ResultSet& set, const NetworkFacts& net,
+std::vector<Expectation> expectations(const ResultSet& set, const PathFacts& net,
                                       const std::vector<PublishedFigure>& catalogue) {
   std::string gpu;
   for (const char* key : {"hardware.gpu", "hardware.gpus_per_node"})
@@ -171,20 +214,22 @@ std::vector<Expectation> expectations(const ResultSet& set, const NetworkFacts& 
   std::vector<Expectation> out;
   for (const auto& [key, points] : series) {
     const auto& [collective, dtype, op, ranks, nodes, in_place, path, memory] = key;
+    // A host-memory run on a GPU node moves no byte over NVLink: no GPU's limit or figure.
+    const std::string hw = memory == "host" ? std::string() : gpu;
     const std::uint64_t top =
         (*std::max_element(points.begin(), points.end(), [](auto* a, auto* b) { return a->bytes < b->bytes; }))->bytes;
     std::vector<double> bw;
     for (const ImportedPoint* p : points)
       if (p->bytes == top) bw.push_back(p->busbw_gbps);
     Expectation e;
-    e.collective = collective, e.gpu = gpu, e.ranks = ranks, e.nodes = nodes, e.bytes = top;
+    e.collective = collective, e.gpu = hw, e.ranks = ranks, e.nodes = nodes, e.bytes = top;
     e.busbw_gbps = median_of(std::move(bw));
     e.series = fmt::format("{}{}{}, {} ranks, {} node{}{}", collective, dtype.empty() ? "" : " " + dtype,
                            op.empty() || op == "-" ? "" : " " + op, ranks, nodes, nodes == 1 ? "" : "s",
                            in_place < 0 ? ""
                            : in_place   ? ", in-place"
                                         : ", out-of-place");
-    e.ceiling = busbw_ceiling(collective, ranks, nodes, gpu, net);
+    e.ceiling = busbw_ceiling(collective, ranks, nodes, hw, net);
     if (e.ceiling.gbps > 0) {
       e.share_of_limit = e.busbw_gbps / e.ceiling.gbps;
       if (e.share_of_limit > 1) {
@@ -203,7 +248,7 @@ std::vector<Expectation> expectations(const ResultSet& set, const NetworkFacts& 
     const PublishedFigure* best = nullptr;
     bool same_hardware = false;
     for (const PublishedFigure& f : catalogue) {
-      if (gpu.empty() || f.gpu != gpu || f.collective != collective || f.ranks != ranks || f.nodes != nodes) continue;
+      if (hw.empty() || f.gpu != hw || f.collective != collective || f.ranks != ranks || f.nodes != nodes) continue;
       same_hardware = true;
       const double ratio = static_cast<double>(top) / static_cast<double>(f.bytes);
       if (ratio < 1 / kReferenceSizeWindow || ratio > kReferenceSizeWindow) continue;
@@ -212,7 +257,7 @@ std::vector<Expectation> expectations(const ResultSet& set, const NetworkFacts& 
     if (best) {
       e.reference = *best;
       e.share_of_reference = e.busbw_gbps / best->busbw_gbps;
-    } else if (gpu.empty()) {
+    } else if (hw.empty()) {
       e.no_reference_why = "no reference: the run names no GPU this catalogue knows (host memory, or an unknown model)";
     } else {
       e.no_reference_why =
@@ -220,34 +265,13 @@ std::vector<Expectation> expectations(const ResultSet& set, const NetworkFacts& 
               ? fmt::format(
                     "no reference for {} {} at {} ({} ranks, {} node{}): the catalogue's figures for it are at "
                     "other sizes (within 2x needed)",
-                    gpu, collective, format_size(top), ranks, nodes, nodes == 1 ? "" : "s", kReferenceSizeWindow)
-              : fmt::format("no reference for {} {} on {} ranks, {} node{} (never another type's figures)", gpu,
+                    hw, collective, format_size(top), ranks, nodes, nodes == 1 ? "" : "s", kReferenceSizeWindow)
+              : fmt::format("no reference for {} {} on {} ranks, {} node{} (never another type's figures)", hw,
                             collective, ranks, nodes, nodes == 1 ? "" : "s");
     }
     out.push_back(std::move(e));
   }
   return out;
-}
-
-std::string expectations_text(const std::vector<Expectation>& all, const NetworkFacts& net) {
-  std::string s;
-  if (std::any_of(all.begin(), all.end(), [](const Expectation& e) { return e.nodes >= 2; }))
-    s += fmt::format("# network: {}\n", net.basis);
-  for (const Expectation& e : all) {
-    s += fmt::format("# {}: busbw {} at {}\n", e.series, gbps_text(e.busbw_gbps), format_size(e.bytes));
-    if (e.ceiling.gbps > 0)
-      s += fmt::format("  limit    {} ({:.0f}% of it{}): {}\n", gbps_text(e.ceiling.gbps), e.share_of_limit * 100,
-                       e.above_limit ? ", ABOVE THE LIMIT" : "", e.ceiling.basis);
-    else s += fmt::format("  limit    {}\n", e.ceiling.basis);
-    if (e.above_limit) s += fmt::format("           not what it seems: {}\n", e.above_limit_why);
-    if (e.reference)
-      s += fmt::format("  expected {:.0f}% of the reference for {}: {} at {} ({}, {})\n", e.share_of_reference * 100,
-                       e.reference->system, gbps_text(e.reference->busbw_gbps), format_size(e.reference->bytes),
-                       e.reference->source, e.reference->date.empty() ? "undated" : e.reference->date);
-    else s += fmt::format("  expected {}\n", e.no_reference_why);
-  }
-  if (all.empty()) s = "expect: no measured busbw in the run\n";
-  return s;
 }
 
 }  // namespace ccb

@@ -2,7 +2,8 @@
 // its largest size held against the physical limit of the bytes the
 // collective must move over the path the run can name, and against the
 // published figure for the same hardware (analysis/compare/published.json):
-// one Expectation per series, the one object every rendering reads.
+// one Expectation per series (results/expectation.hpp), the one object every
+// rendering reads.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "analysis/compare/reference.hpp"
+#include "results/expectation.hpp"
 #include "results/import/result_set.hpp"
 
 namespace ccb {
@@ -30,45 +32,26 @@ std::string gpu_family(std::string_view device);
 // and NIC vendors' units) -> GB/s (1e9 bytes/s). nullopt when not a rate.
 std::optional<double> link_rate_gbps(std::string_view text);
 
-// What the run's network can carry per node: each NIC's line rate (GB/s) and
-// the NICs at that rate per node, and where it was learned.
-struct NetworkFacts {
+// What the run's path can carry: per node, each NIC's line rate (GB/s) and
+// the NICs at that rate, and where it was learned; within one node's host
+// memory, each rank's copy rate measured beside the run.
+struct PathFacts {
   double nic_gbps = kNaN;
   int nics_per_node = 0;
-  std::string basis;  // "--link-rate 200Mbit", "the record's NICs: 8 x 400 Gb/sec (rdma)"
+  std::string basis;  // "--link-rate: 1 x 0.05 GB/s per node (given)", "the record's NICs: 8 x 400 Gbit/s (rdma)"
+  double memory_copy_gbps = kNaN;
+  std::string memory_basis;  // how the copy rate was measured
 };
-// From --link-rate (given_gbps > 0, the line rate of each node's one NIC,
-// times nics when given), else the NICs the run record lists (the fastest
-// kind; a veth of the emulated cluster says 10000 Mb/s, not its shaped rate).
-NetworkFacts network_facts(const ResultSet& set, double given_gbps, int given_nics);
+// The network: --link-rate (given_gbps > 0, the line rate of each node's one
+// NIC, times nics when given), else the run's own --link-rate (its record's
+// limits), else the NICs the run record lists (the fastest kind; a veth of
+// the emulated cluster says 10000 Mb/s, not its shaped rate). Host memory:
+// the record's measured copy rate.
+PathFacts path_facts(const ResultSet& set, double given_gbps, int given_nics);
 
-// The limit of one point's busbw and how it was derived (formula and source).
-struct Ceiling {
-  double gbps = kNaN;  // NaN: no limit known (the basis says why)
-  std::string basis;
-};
-Ceiling busbw_ceiling(std::string_view collective, int ranks, int nodes, const std::string& gpu,
-                      const NetworkFacts& net);
+Ceiling busbw_ceiling(std::string_view collective, int ranks, int nodes, const std::string& gpu, const PathFacts& net);
 
-// One series' verdict: the figure, what it should be, and why.
-struct Expectation {
-  std::string series;  // "all_reduce float sum, 16 ranks, 2 nodes, out-of-place"
-  std::string collective, gpu;
-  int ranks = 0, nodes = 0;
-  std::uint64_t bytes = 0;  // the largest size measured
-  double busbw_gbps = kNaN;
-  Ceiling ceiling;
-  double share_of_limit = kNaN;  // busbw / ceiling
-  bool above_limit = false;      // share > 1: not the rate it seems (why)
-  std::string above_limit_why;
-  std::optional<PublishedFigure> reference;  // the same hardware, collective, ranks and nodes
-  double share_of_reference = kNaN;          // busbw / the reference's figure
-  std::string no_reference_why;              // when none matched
-};
-
-std::vector<Expectation> expectations(const ResultSet& set, const NetworkFacts& net,
+std::vector<Expectation> expectations(const ResultSet& set, const PathFacts& net,
                                       const std::vector<PublishedFigure>& catalogue);
-// The report: one paragraph per series.
-std::string expectations_text(const std::vector<Expectation>& all, const NetworkFacts& net);
 
 }  // namespace ccb

@@ -6,18 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "results/expectation.hpp"  // PublishedFigure
 #include "results/import/result_set.hpp"
 
 namespace ccb {
-
-struct PublishedFigure {
-  std::string id, system, collective, source;
-  std::string gpu;   // the GPU family the figure was measured on (analysis/compare/expectation.hpp gpu_family)
-  std::string date;  // when it was published or read (YYYY-MM), "" when the source gives none
-  int ranks = 0, nodes = 0;
-  std::uint64_t bytes = 0;
-  double busbw_gbps = 0;
-};
 
 std::vector<PublishedFigure> published_figures();
 // A result set of one figure: collective, ranks, nodes and size are known;

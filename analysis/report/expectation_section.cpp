@@ -23,7 +23,7 @@ Section expectation_section(const Comparison& c) {
   std::set<std::string> bases;
   for (const ResultSet& set : c.sets) {
     if (!set.published_source.empty() || !set.predicted_from.empty()) continue;  // only measured figures
-    const NetworkFacts net = network_facts(set, 0, 0);
+    const PathFacts net = path_facts(set, 0, 0);
     for (const Expectation& e : expectations(set, net, catalogue)) {
       if (!(e.ceiling.gbps > 0) && !e.reference) continue;  // nothing to hold it against
       const auto pct = [](double share) { return std::isfinite(share) ? fmt::format("{:.0f}%", share * 100) : "-"; };

@@ -62,6 +62,7 @@ Config check_config(const Check& c, const std::string& spec_file) {
   cfg.bitwise = c.bitwise;
   cfg.timeout_s = c.timeout_s;
   cfg.timeout_exit_code = kExitUsage;
+  cfg.link_rate = c.link_rate, cfg.link_rate_gbps = c.link_rate_gbps, cfg.nics_per_node = c.nics_per_node;
   cfg.timing = TimingMode::pipelined;
   if (c.times_stragglers()) cfg.stragglers = true, cfg.timing = TimingMode::both;  // each rank timed per iteration
   cfg.table = false;

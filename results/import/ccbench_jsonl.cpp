@@ -171,6 +171,14 @@ void read_environment(const json& run, ResultSet& set) {
   }
   if (const auto it = run.find("node_differences"); it != run.end() && it->is_array() && !it->empty())
     set.note_env("topology.node_differences", it->dump());
+  // What the path's limit is derived from (docs/expect.md): --link-rate and
+  // the host-memory copy rate measured beside the run.
+  const json& limits = obj_at(run, "limits");
+  set.note_env("limits.link_rate", str_at(limits, "link_rate"));
+  for (const char* k : {"link_rate_gbps", "nics_per_node", "memory_copy_gbps"})
+    if (const auto v = num_at(limits, k); v && *v > 0)
+      set.note_env(std::string("limits.") + k, fmt::format("{:.9g}", *v));
+  set.note_env("limits.memory_copy", str_at(limits, "memory_copy"));
   for (const auto& [k, v] : obj_at(run, "environment").items())
     if (v.is_string() && tunes_communication(k)) set.note_env("env." + k, v.get<std::string>());
 }

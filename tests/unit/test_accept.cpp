@@ -252,6 +252,32 @@ TEST(AcceptVerdict, KOfNRepeats) {
   EXPECT_DOUBLE_EQ(v.headline, 9);
 }
 
+// A share gate judges against the limit its run resolved, and names the
+// node's share; with no limit it is not judged and says why (never a pass).
+TEST(AcceptVerdict, ShareOfTheLimitNamesTheShare) {
+  Check c = pair_check();
+  c.gates.resize(1);
+  c.gates[0] = Gate{};
+  c.gates[0].at_bytes = 1 << 20;
+  c.gates[0].share_of = "limit";
+  c.gates[0].max_drop = 0.5;  // 50% of the limit
+  GroupRun slow = run_of({0, 1}, {3, 3, 3});
+  for (RepeatResult& r : slow.repeats) r.limit = Ceiling{10, "the node's NICs: 10 GB/s"};
+  const GroupVerdict v = judge_group(c, slow, {});
+  EXPECT_FALSE(v.pass);
+  EXPECT_DOUBLE_EQ(v.gates[0].bar, 5);
+  EXPECT_NE(v.reason.find("= 30% of the limit, against a bar of 5 (50% of it)"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("limit 10 GB/s: the node's NICs"), std::string::npos) << v.reason;
+  GroupRun fast = run_of({0, 1}, {8, 8, 8});
+  for (RepeatResult& r : fast.repeats) r.limit = Ceiling{10, "x"};
+  EXPECT_TRUE(judge_group(c, fast, {}).pass);
+  GroupRun unknown = run_of({0, 1}, {8, 8, 8});
+  for (RepeatResult& r : unknown.repeats) r.limit = Ceiling{kNaN, "no limit: the run names no NIC: give --link-rate"};
+  const GroupVerdict u = judge_group(c, unknown, {});
+  EXPECT_FALSE(u.pass);
+  EXPECT_EQ(u.reason, "limit gate not judged: no limit: the run names no NIC: give --link-rate");
+}
+
 // Issue 73 item 8: a per-node group of one rank has no all_reduce busbw (0 by
 // nccl-tests' factor); the gate is not judged, and the node is not DEFECTIVE.
 TEST(AcceptVerdict, ABusbwGateOnOneRankIsNotJudged) {
@@ -566,6 +592,37 @@ TEST(AcceptSpec, StragglersAreTimedInEveryCollectiveCheck) {
       "    stragglers: true\n    gates: [{metric: busbw, at: 1M, min: 1}]\n";
   EXPECT_NE(spec_error(io).find("stragglers: does not apply to an io check"), std::string::npos) << spec_error(io);
 }
+
+// Gates as a share of the path's limit or the published figure (docs/expect.md):
+// one spec for several kinds of hardware; each error a user can make is refused.
+TEST(AcceptSpec, ShareGatesOfTheLimitOrTheReference) {
+  const std::string head = "link_rate: 400Mbit\nchecks:\n  - name: s\n    collective: all_reduce\n    sizes: [64K]\n";
+  const AcceptSpec ok = parse_spec(head + "    gates: [{metric: busbw, at: 64K, min: 80% of limit}]\n", "s.yaml");
+  const Gate& g = ok.checks[0].gates[0];
+  EXPECT_EQ(g.share_of, "limit");
+  EXPECT_TRUE(g.relative());
+  EXPECT_DOUBLE_EQ(g.bar(0.05), 0.04);
+  EXPECT_DOUBLE_EQ(ok.checks[0].link_rate_gbps, 0.05);
+  EXPECT_EQ(g.describe(), "busbw >= 80% of the limit (the path's physical limit) at 64 KiB");
+  EXPECT_EQ(parse_spec(head + "    gates: [{metric: busbw, at: 64K, min: 90 % of reference}]\n", "s.yaml")
+                .checks[0]
+                .gates[0]
+                .share_of,
+            "reference");
+  EXPECT_NE(spec_error(head + "    gates: [{metric: time, at: 64K, min: 80% of limit}]\n").find("judges busbw"),
+            std::string::npos);
+  EXPECT_NE(spec_error(head + "    gates: [{metric: busbw, at: 64K, min: 0% of limit}]\n").find("from 1% to 200%"),
+            std::string::npos);
+  EXPECT_NE(spec_error(head + "    gates: [{metric: busbw, at: 64K, min: 80% of peak}]\n"), "(no error)");
+  EXPECT_NE(spec_error(head + "    gates: [{metric: busbw, at: 64K, min: 80% of limit, baseline: b.yaml}]\n")
+                .find("not both"),
+            std::string::npos);
+  EXPECT_NE(spec_error("link_rate: fast\n" + head.substr(head.find('\n') + 1) +
+                       "    gates: [{metric: busbw, at: 64K, min: 1}]\n")
+                .find("link_rate: not a rate"),
+            std::string::npos);
+}
+
 #endif
 
 TEST(AcceptReport, HeatmapMarksTheFailingPairs) {

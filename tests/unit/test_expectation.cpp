@@ -29,7 +29,7 @@ TEST(Expectation, GpuFamiliesAndLineRates) {
 }
 
 TEST(Expectation, TheLimitOfEachPath) {
-  NetworkFacts net;
+  PathFacts net;
   net.nic_gbps = 50, net.nics_per_node = 8, net.basis = "given";
   EXPECT_DOUBLE_EQ(busbw_ceiling("all_reduce", 16, 2, "H100", net).gbps, 400);  // the node's NICs
   EXPECT_DOUBLE_EQ(busbw_ceiling("alltoall", 16, 2, "H100", net).gbps, 50);     // one NIC per rank
@@ -38,7 +38,30 @@ TEST(Expectation, TheLimitOfEachPath) {
   EXPECT_DOUBLE_EQ(busbw_ceiling("all_gather", 8, 1, "A100", net).gbps, 300);
   EXPECT_TRUE(std::isnan(busbw_ceiling("all_reduce", 2, 1, "", net).gbps));  // host memory: not measured
   EXPECT_TRUE(std::isnan(busbw_ceiling("all_reduce", 1, 1, "H100", net).gbps));
-  EXPECT_TRUE(std::isnan(busbw_ceiling("all_reduce", 16, 2, "H100", NetworkFacts{}).gbps));
+  EXPECT_TRUE(std::isnan(busbw_ceiling("all_reduce", 16, 2, "H100", PathFacts{}).gbps));
+  net.memory_copy_gbps = 12, net.memory_basis = "2 ranks copying 32 MiB each at once";
+  const Ceiling shm = busbw_ceiling("all_reduce", 2, 1, "", net);  // host memory, measured beside the run
+  EXPECT_DOUBLE_EQ(shm.gbps, 12);
+  EXPECT_NE(shm.basis.find("2 ranks copying 32 MiB"), std::string::npos);
+}
+
+// A run's own --link-rate and memory copy rate (its record's limits) are
+// what path_facts reads when none is given; a given one wins; runs that
+// disagree give none.
+TEST(Expectation, ThePathFactsARunRecords) {
+  ResultSet set;
+  set.note_env("limits.link_rate", "400mbit");
+  set.note_env("limits.link_rate_gbps", "0.05");
+  set.note_env("limits.memory_copy_gbps", "9.5");
+  set.note_env("hardware.nics", "ethernet eth0 10000 Mb/s");
+  const PathFacts own = path_facts(set, 0, 0);
+  EXPECT_DOUBLE_EQ(own.nic_gbps, 0.05);
+  EXPECT_EQ(own.nics_per_node, 1);
+  EXPECT_NE(own.basis.find("the run's --link-rate 400mbit"), std::string::npos) << own.basis;
+  EXPECT_DOUBLE_EQ(own.memory_copy_gbps, 9.5);
+  EXPECT_DOUBLE_EQ(path_facts(set, 3.125, 2).nic_gbps, 3.125);
+  set.note_env("limits.link_rate_gbps", "0.025");          // a second run at another rate
+  EXPECT_DOUBLE_EQ(path_facts(set, 0, 0).nic_gbps, 1.25);  // not theirs: the NICs listed (10000 Mb/s)
 }
 
 // The emulated cluster's links at two shaped rates: the same run is twice
@@ -46,7 +69,7 @@ TEST(Expectation, TheLimitOfEachPath) {
 TEST(Expectation, EmulatedLinksAtTwoRates) {
   const ResultSet set = load_result_set("emu", kFixtures + "/model/emu-200mbit-2-hosts.jsonl", {});
   const auto at = [&](const char* rate) {
-    const auto e = expectations(set, network_facts(set, *link_rate_gbps(rate), 0), published_figures());
+    const auto e = expectations(set, path_facts(set, *link_rate_gbps(rate), 0), published_figures());
     EXPECT_FALSE(e.empty());
     return e.front();
   };
@@ -62,7 +85,7 @@ TEST(Expectation, EmulatedLinksAtTwoRates) {
 // and it borrows no figure from another node count or GPU.
 TEST(Expectation, TwoNodeInflationIsFlagged) {
   const ResultSet set = load_result_set("two", kFixtures + "/compare/nccl-tests/two-nodes-concatenated.log", {});
-  const auto all = expectations(set, network_facts(set, 50, 8), published_figures());
+  const auto all = expectations(set, path_facts(set, 50, 8), published_figures());
   ASSERT_FALSE(all.empty());
   const Expectation& e = all.front();
   EXPECT_EQ(e.gpu, "H100");
@@ -72,7 +95,7 @@ TEST(Expectation, TwoNodeInflationIsFlagged) {
   EXPECT_NE(e.above_limit_why.find("tree"), std::string::npos);
   EXPECT_FALSE(e.reference);  // aws-2x-p5 is at 8 GiB: the log's largest is 128 MiB
   EXPECT_NE(e.no_reference_why.find("other sizes"), std::string::npos);
-  EXPECT_NE(expectations_text(all, network_facts(set, 50, 8)).find("ABOVE THE LIMIT"), std::string::npos);
+  EXPECT_NE(expectations_text(all, path_facts(set, 50, 8).basis).find("ABOVE THE LIMIT"), std::string::npos);
 }
 
 // A figure at the reference's size matches the same GPU only.
@@ -83,7 +106,7 @@ TEST(Expectation, ReferencesOnlyForTheSameHardware) {
     ImportedPoint p;
     p.collective = "all_reduce", p.ranks = 8, p.nodes = 1, p.bytes = 8ull << 30, p.busbw_gbps = 431;
     set.points.push_back(p);
-    return expectations(set, NetworkFacts{}, published_figures()).front();
+    return expectations(set, PathFacts{}, published_figures()).front();
   };
   const Expectation h100 = run("NVIDIA H100 80GB HBM3");
   ASSERT_TRUE(h100.reference);
