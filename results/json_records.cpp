@@ -255,6 +255,24 @@ json point_to_json(const PointRecord& p) {
   return j;
 }
 
+json expectation_json(const Expectation& x) {
+  const auto number = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  json ref = nullptr;
+  if (x.reference)
+    ref = {{"id", x.reference->id},       {"system", x.reference->system}, {"busbw_gbps", x.reference->busbw_gbps},
+           {"bytes", x.reference->bytes}, {"source", x.reference->source}, {"date", x.reference->date}};
+  return {{"series", x.series},
+          {"bytes", x.bytes},
+          {"busbw_gbps", number(x.busbw_gbps)},
+          {"limit_gbps", number(x.ceiling.gbps)},
+          {"limit_basis", x.ceiling.basis},
+          {"share_of_limit", number(x.share_of_limit)},
+          {"above_limit", x.above_limit ? json(x.above_limit_why) : json(nullptr)},
+          {"reference", ref},
+          {"share_of_reference", number(x.share_of_reference)},
+          {"no_reference", x.reference ? json(nullptr) : json(x.no_reference_why)}};
+}
+
 json end_to_json(const EndInfo& e) {
   json j = {{"type", "end"},
             {"status", e.status},
@@ -268,24 +286,8 @@ json end_to_json(const EndInfo& e) {
   if (!e.export_errors.empty()) j["export_errors"] = e.export_errors;
   if (e.straggler_checked > 0) j["stragglers"] = {{"named", e.stragglers}, {"placements", e.straggler_checked}};
   if (!e.expectations.empty()) {
-    const auto number = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
     json all = json::array();
-    for (const Expectation& x : e.expectations) {
-      json ref = nullptr;
-      if (x.reference)
-        ref = {{"id", x.reference->id},       {"system", x.reference->system}, {"busbw_gbps", x.reference->busbw_gbps},
-               {"bytes", x.reference->bytes}, {"source", x.reference->source}, {"date", x.reference->date}};
-      all.push_back({{"series", x.series},
-                     {"bytes", x.bytes},
-                     {"busbw_gbps", number(x.busbw_gbps)},
-                     {"limit_gbps", number(x.ceiling.gbps)},
-                     {"limit_basis", x.ceiling.basis},
-                     {"share_of_limit", number(x.share_of_limit)},
-                     {"above_limit", x.above_limit ? json(x.above_limit_why) : json(nullptr)},
-                     {"reference", ref},
-                     {"share_of_reference", number(x.share_of_reference)},
-                     {"no_reference", x.reference ? json(nullptr) : json(x.no_reference_why)}});
-    }
+    for (const Expectation& x : e.expectations) all.push_back(expectation_json(x));
     j["expectations"] = {{"network", e.expectations_network}, {"series", all}};
   }
   return j;

@@ -99,24 +99,27 @@ namespace {
 // the same hardware within kReferenceSizeWindow of the gate's size), with
 // where it came from in gr.basis; nullopt and a note when none is known.
 std::optional<double> share_base(const Gate& g, const GroupRun& run, GateResult& gr) {
-  std::string why = "no repeat measured";
+  std::string why = "no repeat's record resolved one";
   for (const RepeatResult& r : run.repeats) {
+    if (!r.figures) continue;
+    const Ceiling& limit = r.figures->limit;
+    const std::optional<PublishedFigure>& reference = r.figures->reference;
     if (g.share_of == "limit") {
-      if (r.limit.gbps > 0) {
-        gr.basis = fmt::format("limit {:.4g} GB/s: {}", r.limit.gbps, r.limit.basis);
-        return r.limit.gbps;
+      if (limit.gbps > 0) {
+        gr.basis = fmt::format("limit {:.4g} GB/s: {}", limit.gbps, limit.basis);
+        return limit.gbps;
       }
-      if (!r.limit.basis.empty()) why = r.limit.basis;
-    } else if (r.reference) {
-      const double ratio = static_cast<double>(g.at_bytes) / static_cast<double>(r.reference->bytes);
+      if (!limit.basis.empty()) why = limit.basis;
+    } else if (reference) {
+      const double ratio = static_cast<double>(g.at_bytes) / static_cast<double>(reference->bytes);
       if (ratio >= 1 / kReferenceSizeWindow && ratio <= kReferenceSizeWindow) {
-        gr.basis = fmt::format("reference {:.4g} GB/s: {} at {} ({}, {})", r.reference->busbw_gbps, r.reference->system,
-                               format_size(r.reference->bytes), r.reference->source,
-                               r.reference->date.empty() ? "undated" : r.reference->date);
-        return r.reference->busbw_gbps;
+        gr.basis = fmt::format("reference {:.4g} GB/s: {} at {} ({}, {})", reference->busbw_gbps, reference->system,
+                               format_size(reference->bytes), reference->source,
+                               reference->date.empty() ? "undated" : reference->date);
+        return reference->busbw_gbps;
       }
-      why = fmt::format("the reference for this hardware ({}) is at {}, not within {:g}x of {}", r.reference->id,
-                        format_size(r.reference->bytes), kReferenceSizeWindow, format_size(g.at_bytes));
+      why = fmt::format("the reference for this hardware ({}) is at {}, not within {:g}x of {}", reference->id,
+                        format_size(reference->bytes), kReferenceSizeWindow, format_size(g.at_bytes));
     } else {
       why = "no published figure for this hardware, collective, ranks and nodes (docs/expect.md)";
     }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -30,13 +31,19 @@ struct MeasuredPoint {
   std::string straggler_host;
 };
 
+// What a repeat's run record resolves (docs/expect.md): the path's limit of
+// busbw and the published figure for the same hardware (share gates judge
+// by them).
+struct ResolvedFigures {
+  Ceiling limit;
+  std::optional<PublishedFigure> reference;
+};
+
 struct RepeatResult {
   std::vector<MeasuredPoint> points;
   std::string error;  // the run failed (e.g. a usage error of the group): why
-  // What its run record resolves (docs/expect.md): the path's limit of busbw
-  // and the published figure for the same hardware (share gates judge by them).
-  Ceiling limit;
-  std::optional<PublishedFigure> reference;
+  // Shared and null unless resolved: --simulate keeps a million repeats.
+  std::shared_ptr<const ResolvedFigures> figures;
 };
 
 // Why a group ran beyond the first pass (none: a first-pass group; bisect's

@@ -195,12 +195,20 @@ Ceiling busbw_ceiling(std::string_view collective, int ranks, int nodes, const s
   return c;
 }
 
+std::string set_gpu_family(const ResultSet& set) {
+  for (const char* key : {"hardware.gpu", "hardware.gpus_per_node"})
+    if (const auto it = set.environment.find(key); it != set.environment.end())
+      if (std::string f = gpu_family(it->second); !f.empty()) return f;
+  return "";
+}
+
+Ceiling point_ceiling(const ImportedPoint& p, const std::string& gpu, const PathFacts& net) {
+  return busbw_ceiling(p.collective.str(), p.ranks, p.nodes, p.memory.str() == "host" ? std::string() : gpu, net);
+}
+
 std::vector<Expectation> expectations(const ResultSet& set, const PathFacts& net,
                                       const std::vector<PublishedFigure>& catalogue) {
-  std::string gpu;
-  for (const char* key : {"hardware.gpu", "hardware.gpus_per_node"})
-    if (const auto it = set.environment.find(key); it != set.environment.end() && gpu.empty())
-      gpu = gpu_family(it->second);
+  const std::string gpu = set_gpu_family(set);
   // Series: the points of one measurement, the largest size kept (the median
   // busbw of its repeats).
   using Key = std::tuple<std::string, std::string, std::string, int, int, int, std::string, std::string>;
@@ -229,7 +237,7 @@ std::vector<Expectation> expectations(const ResultSet& set, const PathFacts& net
                            in_place < 0 ? ""
                            : in_place   ? ", in-place"
                                         : ", out-of-place");
-    e.ceiling = busbw_ceiling(collective, ranks, nodes, hw, net);
+    e.ceiling = point_ceiling(*points.front(), gpu, net);
     if (e.ceiling.gbps > 0) {
       e.share_of_limit = e.busbw_gbps / e.ceiling.gbps;
       if (e.share_of_limit > 1) {

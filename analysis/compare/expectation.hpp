@@ -51,6 +51,11 @@ PathFacts path_facts(const ResultSet& set, double given_gbps, int given_nics);
 
 Ceiling busbw_ceiling(std::string_view collective, int ranks, int nodes, const std::string& gpu, const PathFacts& net);
 
+// The GPU family the set's hardware names ("" none this catalogue knows).
+std::string set_gpu_family(const ResultSet& set);
+// One point's limit (a host-memory point on a GPU node: host memory's).
+Ceiling point_ceiling(const ImportedPoint& p, const std::string& gpu, const PathFacts& net);
+
 std::vector<Expectation> expectations(const ResultSet& set, const PathFacts& net,
                                       const std::vector<PublishedFigure>& catalogue);
 

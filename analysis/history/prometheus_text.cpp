@@ -11,6 +11,7 @@
 
 #include "common/errors.hpp"
 #include "common/terminal_text.hpp"
+#include "analysis/compare/expectation.hpp"
 #include "analysis/history/history_run.hpp"
 #include "results/quantities.hpp"
 
@@ -101,12 +102,21 @@ std::string prometheus_text(const std::vector<PromRun>& runs) {
          p90 = quantity_metric(Quantity::iteration_p90);
   Metric wrong{"ccbench_wrong_elements", "Elements verification found wrong (0: the data was right)", {}};
   Metric started{"ccbench_run_timestamp_seconds", "When the run started, seconds since the epoch", {}};
+  Metric limit{"ccbench_busbw_limit_bytes_per_second",
+               "The physical limit of busbw on the point's path (docs/expect.md: the node's NICs, NVLink, NVLS or "
+               "host memory's copy rate), bytes/s",
+               {}};
+  Metric share{"ccbench_busbw_share_of_limit",
+               "busbw / the limit of its path (above 1: not the rate it seems, docs/expect.md)",
+               {}};
   Metric noisy{"ccbench_noise_flagged",
                "1 when the run recorded noise that threatens its numbers (ranks outnumbering CPUs, a busy host, "
                "steal time): read its values with care; 0 when none",
                {}};
   for (const PromRun& run : runs) {
     const std::string place = place_labels(*run.set, run.unnamed_place);
+    const PathFacts facts = path_facts(*run.set, 0, 0);
+    const std::string gpu = set_gpu_family(*run.set);
     for (const ImportedPoint& p : run.set->points) {
       const std::string labels = fmt::format(
           "collective=\"{}\",dtype=\"{}\",op=\"{}\",path=\"{}\",memory=\"{}\",size_bytes=\"{}\",in_place=\"{}\","
@@ -123,6 +133,10 @@ std::string prometheus_text(const std::vector<PromRun>& runs) {
       put(time, Quantity::time, p.time_us);
       put(p50, Quantity::iteration_p50, p.p50_us);
       put(p90, Quantity::iteration_p90, p.p90_us);
+      if (const Ceiling c = point_ceiling(p, gpu, facts); c.gbps > 0 && std::isfinite(p.busbw_gbps)) {
+        put(limit, Quantity::busbw, c.gbps);
+        share.samples[labels] = p.busbw_gbps / c.gbps;
+      }
       if (p.wrong) wrong.samples[labels] = static_cast<double>(*p.wrong);
       noisy.samples[labels] = p.noise > 0 || !run.set->noise.empty() ? 1 : 0;
       if (const double t = iso_utc_seconds(run.run_time); std::isfinite(t))
@@ -130,7 +144,7 @@ std::string prometheus_text(const std::vector<PromRun>& runs) {
     }
   }
   std::string out;
-  for (const Metric* m : {&busbw, &algbw, &time, &p50, &p90, &wrong, &started, &noisy}) {
+  for (const Metric* m : {&busbw, &algbw, &time, &p50, &p90, &limit, &share, &wrong, &started, &noisy}) {
     if (m->samples.size() > kMaxPromSamples)
       throw UsageError(fmt::format("--prom: {} samples of {} (at most {} per file): write fewer sizes or split the run",
                                    m->samples.size(), m->name, kMaxPromSamples));

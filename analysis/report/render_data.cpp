@@ -6,7 +6,9 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "analysis/compare/expectation.hpp"
 #include "analysis/report/render.hpp"
+#include "results/json_records.hpp"
 #include "results/writers.hpp"
 
 namespace ccb {
@@ -139,8 +141,13 @@ std::string render_json(const Comparison& c, const Report& r) {
               {"alpha", c.options.alpha},
               {"chart_key", key_fields_text(c.chart_fields)}};
   json sets = json::array();
+  const std::vector<PublishedFigure> catalogue = published_figures();
   for (std::size_t i = 0; i < c.sets.size(); ++i) {
     const ResultSet& s = c.sets[i];
+    json normal = json::array();  // measured sets only: "Is each number normal?" (docs/expect.md)
+    if (s.published_source.empty() && s.predicted_from.empty())
+      for (const Expectation& e : expectations(s, path_facts(s, 0, 0), catalogue))
+        normal.push_back(expectation_json(e));
     sets.push_back({{"label", s.label},
                     {"baseline", i == c.options.baseline},
                     {"files", s.files},
@@ -148,7 +155,8 @@ std::string render_json(const Comparison& c, const Report& r) {
                     {"points", s.points.size()},
                     {"unread", s.unread},
                     {"environment", s.environment},
-                    {"published_source", s.published_source.empty() ? json() : json(s.published_source)}});
+                    {"published_source", s.published_source.empty() ? json() : json(s.published_source)},
+                    {"expectations", normal}});
   }
   doc["sets"] = std::move(sets);
   json pairs = json::array();

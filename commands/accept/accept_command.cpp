@@ -95,8 +95,7 @@ RepeatResult parse_repeat(int code, const std::string& jsonl) {
   const std::vector<Expectation> all = expectations(set, path_facts(set, 0, 0), published_figures());
   for (const Expectation& e : all)
     if (e.series.ends_with("out-of-place") || &e == &all.back()) {
-      r.limit = e.ceiling;
-      r.reference = e.reference;
+      r.figures = std::make_shared<const ResolvedFigures>(ResolvedFigures{e.ceiling, e.reference});
       break;
     }
   if (code != kExitOk && code != kExitWrongData) {

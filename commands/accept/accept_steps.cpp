@@ -276,7 +276,7 @@ class StepController {
         : interrupted_ ? fmt::format("interrupted by {}", signal_name(interrupted_))
                        : fmt::format("job step failed{} ({}): {} (log {})", s.reruns ? " twice" : "",
                                      srun_status(s.status), failure_line(s.log_file), s.log_file);
-    run.repeats.assign(static_cast<std::size_t>(c.repeats), RepeatResult{{}, why, {}, {}});
+    run.repeats.assign(static_cast<std::size_t>(c.repeats), RepeatResult{{}, why, {}});
     return run;
   }
 

@@ -262,20 +262,25 @@ TEST(AcceptVerdict, ShareOfTheLimitNamesTheShare) {
   c.gates[0].share_of = "limit";
   c.gates[0].max_drop = 0.5;  // 50% of the limit
   GroupRun slow = run_of({0, 1}, {3, 3, 3});
-  for (RepeatResult& r : slow.repeats) r.limit = Ceiling{10, "the node's NICs: 10 GB/s"};
+  for (RepeatResult& r : slow.repeats)
+    r.figures = std::make_shared<const ResolvedFigures>(ResolvedFigures{Ceiling{10, "the node's NICs: 10 GB/s"}, {}});
   const GroupVerdict v = judge_group(c, slow, {});
   EXPECT_FALSE(v.pass);
   EXPECT_DOUBLE_EQ(v.gates[0].bar, 5);
   EXPECT_NE(v.reason.find("= 30% of the limit, against a bar of 5 (50% of it)"), std::string::npos) << v.reason;
   EXPECT_NE(v.reason.find("limit 10 GB/s: the node's NICs"), std::string::npos) << v.reason;
   GroupRun fast = run_of({0, 1}, {8, 8, 8});
-  for (RepeatResult& r : fast.repeats) r.limit = Ceiling{10, "x"};
+  for (RepeatResult& r : fast.repeats)
+    r.figures = std::make_shared<const ResolvedFigures>(ResolvedFigures{Ceiling{10, "x"}, {}});
   EXPECT_TRUE(judge_group(c, fast, {}).pass);
   GroupRun unknown = run_of({0, 1}, {8, 8, 8});
-  for (RepeatResult& r : unknown.repeats) r.limit = Ceiling{kNaN, "no limit: the run names no NIC: give --link-rate"};
+  for (RepeatResult& r : unknown.repeats)
+    r.figures = std::make_shared<const ResolvedFigures>(
+        ResolvedFigures{Ceiling{kNaN, "no limit: the run names no NIC: give --link-rate"}, {}});
   const GroupVerdict u = judge_group(c, unknown, {});
   EXPECT_FALSE(u.pass);
   EXPECT_EQ(u.reason, "limit gate not judged: no limit: the run names no NIC: give --link-rate");
+  EXPECT_EQ(judge_group(c, run_of({0, 1}, {8}), {}).reason, "limit gate not judged: no repeat's record resolved one");
 }
 
 // Issue 73 item 8: a per-node group of one rank has no all_reduce busbw (0 by

@@ -173,7 +173,7 @@ TEST(Population, AGateRelativeToThisRunsGroupsFindsASlowNodeWithoutAFloor) {
   GroupRun one;
   one.nodes = {0, 1};
   one.ranks = 2;
-  one.repeats.push_back({{MeasuredPoint{1 << 20, 1 << 20, 10, 10, 1, 0, false, 0, ""}}, "", {}, {}});
+  one.repeats.push_back({{MeasuredPoint{1 << 20, 1 << 20, 10, 10, 1, 0, false, 0, ""}}, "", {}});
   const auto v = judge_round(c, {one}, none, {});
   EXPECT_TRUE(v[0].pass);
   EXPECT_NE(v[0].gates[0].note.find("fewer than 3 groups of 2 nodes"), std::string::npos);
