@@ -440,6 +440,13 @@ TEST(PrometheusText, BaseUnitsEscapedLabelsAndPlaceByHostCount) {
             std::string::npos)
       << t;
   EXPECT_EQ(t.find("ccbench_wrong_elements"), std::string::npos);  // not verified: no sample
+  EXPECT_EQ(t.find("ccbench_busbw_share_of_limit"), std::string::npos);  // no limit known: no sample
+  set.note_env("limits.memory_copy_gbps", "6");  // the record's measured copy rate: the limit (docs/expect.md)
+  const std::string limited = prometheus_text({PromRun{&set, "", ""}});
+  EXPECT_NE(limited.find("ccbench_busbw_limit_bytes_per_second{collective=\"all_reduce\""), std::string::npos);
+  EXPECT_NE(limited.find("} 6000000000\n"), std::string::npos) << limited;
+  EXPECT_NE(limited.find("ccbench_busbw_share_of_limit{collective=\"all_reduce\""), std::string::npos);
+  EXPECT_NE(limited.find("} 0.25\n"), std::string::npos) << limited;
   set.hosts = {"a", "b"};
   EXPECT_NE(prometheus_text({PromRun{&set, "", ""}}).find(",link=\"a,b\"}"), std::string::npos);
   set.hosts = {"a", "b", "c"};
