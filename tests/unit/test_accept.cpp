@@ -147,6 +147,9 @@ TEST(AcceptSpec, ExampleSpecsParse) {
     const AcceptSpec s = load_spec(std::string(CCBENCH_FIXTURES) + "/../../examples/acceptance/" + f);
     EXPECT_FALSE(s.checks.empty()) << f;
   }
+  // NVLink's floor as a share of the limit: one gate for H100, H200 and B200 (docs/expect.md).
+  const AcceptSpec h = load_spec(std::string(CCBENCH_FIXTURES) + "/../../examples/acceptance/h100-h200-8gpu-node.yaml");
+  EXPECT_EQ(h.checks.back().gates.back().share_of, "limit");
 }
 
 TEST(AcceptSpec, OnePathPerBackendAndUniqueNames) {

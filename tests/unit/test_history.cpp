@@ -439,7 +439,7 @@ TEST(PrometheusText, BaseUnitsEscapedLabelsAndPlaceByHostCount) {
   EXPECT_NE(t.find("ccbench_run_timestamp_seconds{collective=\"all_reduce\",host=\"h\\\"1\"} 1796169600\n"),
             std::string::npos)
       << t;
-  EXPECT_EQ(t.find("ccbench_wrong_elements"), std::string::npos);  // not verified: no sample
+  EXPECT_EQ(t.find("ccbench_wrong_elements"), std::string::npos);        // not verified: no sample
   EXPECT_EQ(t.find("ccbench_busbw_share_of_limit"), std::string::npos);  // no limit known: no sample
   set.note_env("limits.memory_copy_gbps", "6");  // the record's measured copy rate: the limit (docs/expect.md)
   const std::string limited = prometheus_text({PromRun{&set, "", ""}});
