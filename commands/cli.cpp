@@ -511,12 +511,8 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
   parse_split_option(raw.split, cfg);
   parse_min_bw(cfg);
   if (!raw.link_rate.empty()) {
-    const auto rate = link_rate_gbps(raw.link_rate);
-    if (!rate)
-      throw UsageError(
-          fmt::format("--link-rate '{}': not a rate (e.g. 200Mbit, 25Gbit, 400G)", terminal_safe(raw.link_rate)));
+    cfg.link_rate_gbps = link_rate_option("--link-rate", raw.link_rate);
     cfg.link_rate = raw.link_rate;
-    cfg.link_rate_gbps = *rate;
   }
   if (!raw.nics.empty()) cfg.nics_per_node = static_cast<int>(parse_long("--nics-per-node", raw.nics, 1, 1024));
   if (cfg.split && !cfg.history_db.empty())  // refused before measuring, not after (analysis/history/history_run.cpp)

@@ -79,13 +79,7 @@ int run_expect(int argc, const char* const* argv) {
     }
     if (a.runs.empty()) throw UsageError("expect: give one or more runs (files or folders)");
     double given = 0;
-    if (!a.link_rate.empty()) {
-      const auto r = link_rate_gbps(a.link_rate);
-      if (!r)
-        throw UsageError(fmt::format("expect: --link-rate '{}': not a rate (e.g. 200Mbit, 25Gbit, 400G)",
-                                     terminal_safe(a.link_rate)));
-      given = *r;
-    }
+    if (!a.link_rate.empty()) given = link_rate_option("expect: --link-rate", a.link_rate);
     const std::vector<PublishedFigure> catalogue = published_figures();
     std::string said;
     for (const ResultSet& set : load_measured_runs(a.runs, "expect")) {

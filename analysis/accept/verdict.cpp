@@ -111,8 +111,7 @@ std::optional<double> share_base(const Gate& g, const GroupRun& run, GateResult&
       }
       if (!limit.basis.empty()) why = limit.basis;
     } else if (reference) {
-      const double ratio = static_cast<double>(g.at_bytes) / static_cast<double>(reference->bytes);
-      if (ratio >= 1 / kReferenceSizeWindow && ratio <= kReferenceSizeWindow) {
+      if (within_reference_window(g.at_bytes, reference->bytes)) {
         gr.basis = fmt::format("reference {:.4g} GB/s: {} at {} ({}, {})", reference->busbw_gbps, reference->system,
                                format_size(reference->bytes), reference->source,
                                reference->date.empty() ? "undated" : reference->date);

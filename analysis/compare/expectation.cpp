@@ -9,7 +9,9 @@
 #include <regex>
 #include <tuple>
 
+#include "common/errors.hpp"
 #include "common/sizes.hpp"
+#include "common/terminal_text.hpp"
 #include "results/stats.hpp"
 
 namespace ccb {
@@ -68,6 +70,18 @@ std::optional<double> link_rate_gbps(std::string_view text) {
   const double bits = v * (unit == 'k' ? 1e3 : unit == 'm' ? 1e6 : unit == 'g' ? 1e9 : 1e12);
   if (!(bits > 0) || !std::isfinite(bits) || bits > 1e15) return std::nullopt;
   return bits / 8 / 1e9;
+}
+
+double link_rate_option(const std::string& what, const std::string& text) {
+  const auto rate = link_rate_gbps(text);
+  if (!rate)
+    throw UsageError(fmt::format("{} '{}': not a rate (e.g. 200Mbit, 25Gbit, 400G)", what, terminal_safe(text)));
+  return *rate;
+}
+
+bool within_reference_window(std::uint64_t bytes, std::uint64_t reference_bytes) {
+  const double ratio = static_cast<double>(bytes) / static_cast<double>(reference_bytes);
+  return ratio >= 1 / kReferenceSizeWindow && ratio <= kReferenceSizeWindow;
 }
 
 namespace {
@@ -258,9 +272,11 @@ std::vector<Expectation> expectations(const ResultSet& set, const PathFacts& net
     for (const PublishedFigure& f : catalogue) {
       if (hw.empty() || f.gpu != hw || f.collective != collective || f.ranks != ranks || f.nodes != nodes) continue;
       same_hardware = true;
-      const double ratio = static_cast<double>(top) / static_cast<double>(f.bytes);
-      if (ratio < 1 / kReferenceSizeWindow || ratio > kReferenceSizeWindow) continue;
-      if (!best || std::fabs(std::log(ratio)) < std::fabs(std::log(static_cast<double>(top) / best->bytes))) best = &f;
+      if (!within_reference_window(top, f.bytes)) continue;
+      const auto distance = [&](const PublishedFigure& x) {  // the nearest size wins
+        return std::fabs(std::log(static_cast<double>(top) / static_cast<double>(x.bytes)));
+      };
+      if (!best || distance(f) < distance(*best)) best = &f;
     }
     if (best) {
       e.reference = *best;

@@ -20,6 +20,8 @@ namespace ccb {
 // A reference applies to a run whose largest size is within this factor of
 // the reference's size (either way).
 inline constexpr double kReferenceSizeWindow = 2;
+// Whether a size is within kReferenceSizeWindow of a reference's size.
+bool within_reference_window(std::uint64_t bytes, std::uint64_t reference_bytes);
 // NVLink per GPU per direction of each family the catalogue knows, as help
 // and reports name them: "A100 300, H100 450, ... GB/s".
 std::string nvlink_limits_text();
@@ -31,6 +33,8 @@ std::string gpu_family(std::string_view device);
 // A line rate as typed: "200Mbit", "25Gbit", "400G" (bits per second, tc's
 // and NIC vendors' units) -> GB/s (1e9 bytes/s). nullopt when not a rate.
 std::optional<double> link_rate_gbps(std::string_view text);
+// An option's line rate in GB/s; UsageError "WHAT 'TEXT': not a rate (e.g. ...)" otherwise.
+double link_rate_option(const std::string& what, const std::string& text);
 
 // What the run's path can carry: per node, each NIC's line rate (GB/s) and
 // the NICs at that rate, and where it was learned; within one node's host

@@ -8,7 +8,9 @@ namespace ccb {
 
 extern const char* const kPublishedJson;  // generated from analysis/compare/published.json
 
-std::vector<PublishedFigure> published_figures() {
+namespace {
+
+std::vector<PublishedFigure> parse_published() {
   std::vector<PublishedFigure> out;
   for (const auto& j : nlohmann::json::parse(kPublishedJson)) {
     PublishedFigure f;
@@ -25,6 +27,13 @@ std::vector<PublishedFigure> published_figures() {
     out.push_back(std::move(f));
   }
   return out;
+}
+
+}  // namespace
+
+const std::vector<PublishedFigure>& published_figures() {
+  static const std::vector<PublishedFigure> figures = parse_published();
+  return figures;
 }
 
 ResultSet published_set(const PublishedFigure& f) {

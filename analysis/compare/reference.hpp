@@ -11,7 +11,8 @@
 
 namespace ccb {
 
-std::vector<PublishedFigure> published_figures();
+// Parsed once per process (a sweep, each accept repeat and every report read them).
+const std::vector<PublishedFigure>& published_figures();
 // A result set of one figure: collective, ranks, nodes and size are known;
 // the time is derived from busbw (bytes / (busbw / bus factor)).
 ResultSet published_set(const PublishedFigure& f);
