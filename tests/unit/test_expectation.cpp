@@ -1,12 +1,17 @@
 // "Is this number normal?" (analysis/compare/expectation): GPU families from
 // device names, line rates as typed, the limit of each path, the 2-node
 // inflation flag, and references only for the same hardware.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <regex>
 
 #include "analysis/compare/expectation.hpp"
 #include "analysis/compare/reference.hpp"
+#include "analysis/history/prometheus_text.hpp"
+#include "results/json_records.hpp"
 #include "results/import/importer.hpp"
 
 namespace ccb {
@@ -116,6 +121,64 @@ TEST(Expectation, ReferencesOnlyForTheSameHardware) {
   EXPECT_FALSE(b200.reference);
   EXPECT_NE(b200.no_reference_why.find("no reference for B200 all_reduce on 8 ranks, 1 node"), std::string::npos);
   EXPECT_DOUBLE_EQ(b200.ceiling.gbps, 900 * 14.0 / 9);
+}
+
+// The property: over generated runs (one or two nodes, host or device
+// memory, H100 or no GPU, with and without a link rate or a measured copy
+// rate), every output that shows a series' share says the same number:
+// the object (busbw / limit, flagged exactly when above 1), its text (the
+// percentage), its JSON, and the --prom share of its largest point.
+TEST(Expectation, EveryOutputSaysTheSameShare) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> unit(0.05, 1.6);
+  int checked = 0;
+  for (int scenario = 0; scenario < 300; ++scenario) {
+    ResultSet set;
+    const int nodes = 1 + static_cast<int>(rng() % 2), ranks = nodes * (1 + static_cast<int>(rng() % 8));
+    const bool device = rng() % 2, gpu = rng() % 2;
+    if (gpu) set.note_env("hardware.gpu", "NVIDIA H100 80GB HBM3");
+    if (rng() % 2) set.note_env("limits.link_rate_gbps", "50");
+    if (rng() % 2) set.note_env("limits.memory_copy_gbps", "12.5");
+    set.hosts = {"a"};
+    const PathFacts facts = path_facts(set, 0, 0);
+    const Ceiling limit = busbw_ceiling("all_reduce", ranks, nodes, device ? (gpu ? "H100" : "") : "", facts);
+    for (std::uint64_t bytes : {std::uint64_t{1} << 20, std::uint64_t{1} << 30}) {
+      ImportedPoint p;
+      p.collective = "all_reduce", p.dtype = "float", p.op = "sum", p.path = "auto";
+      p.memory = device ? "device" : "host";
+      p.ranks = ranks, p.nodes = nodes, p.in_place = 0, p.bytes = bytes;
+      p.busbw_gbps = (limit.gbps > 0 ? limit.gbps : 100) * unit(rng);
+      set.points.push_back(p);
+    }
+    const std::vector<Expectation> all = expectations(set, facts, published_figures());
+    ASSERT_EQ(all.size(), 1u) << scenario;
+    const Expectation& e = all.front();
+    const double top = set.points.back().busbw_gbps;
+    EXPECT_EQ(e.busbw_gbps, top);
+    const std::string text = expectations_text(all, facts.basis);
+    const std::string prom = prometheus_text({PromRun{&set, "", ""}});
+    const nlohmann::json j = expectation_json(e);
+    if (!(limit.gbps > 0)) {
+      EXPECT_TRUE(std::isnan(e.share_of_limit)) << scenario;
+      EXPECT_TRUE(j["share_of_limit"].is_null());
+      EXPECT_EQ(prom.find("ccbench_busbw_share_of_limit"), std::string::npos) << scenario;
+      continue;
+    }
+    ++checked;
+    EXPECT_DOUBLE_EQ(e.ceiling.gbps, limit.gbps);
+    EXPECT_DOUBLE_EQ(e.share_of_limit, top / limit.gbps);
+    EXPECT_EQ(e.above_limit, e.share_of_limit > 1) << scenario;
+    EXPECT_NE(text.find(fmt::format("({:.0f}% of it{}", e.share_of_limit * 100, e.above_limit ? ", ABOVE" : ")")),
+              std::string::npos)
+        << text;
+    EXPECT_DOUBLE_EQ(j["share_of_limit"].get<double>(), e.share_of_limit);
+    EXPECT_DOUBLE_EQ(j["limit_gbps"].get<double>(), e.ceiling.gbps);
+    const std::regex share(R"(ccbench_busbw_share_of_limit\{[^}]*size_bytes="1073741824"[^}]*\} ([0-9.e+-]+))");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(prom, m, share)) << prom;
+    EXPECT_NEAR(std::stod(m[1].str()), e.share_of_limit, 1e-9 * e.share_of_limit) << scenario;
+  }
+  EXPECT_GT(checked, 100);  // the generator reaches limits often enough to mean something
 }
 
 }  // namespace expectation_test
