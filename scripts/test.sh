@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs and builds (scripts/setup.sh), then runs the whole test suite:
+# each test once (the main build's, or under the sanitizers: scripts/dev/main-stage-tests.py):
 # unit tests, multi-rank tests under mpirun (2, 3, 4 ranks), error-message tests,
 # ccbench compare on fixtures and on two real runs (headless Chromium screenshot),
 # --prom read back through a real node_exporter and Prometheus;
@@ -13,7 +14,12 @@ stage() { echo "== test.sh: $1 done at $((SECONDS / 60)) min $((SECONDS % 60)) s
 kubectl_package=""; command -v kubectl >/dev/null || kubectl_package=kubernetes-client
 CCBENCH_EXTRA_PACKAGES="chromium slurm-wlm munge clang-format prometheus prometheus-node-exporter postgresql python3-yaml $kubectl_package ${CCBENCH_EXTRA_PACKAGES:-}" scripts/setup.sh
 stage "install + main build"
-(cd build && ctest --output-on-failure -j "$(nproc)" --timeout 600)
+# Every test once: the sanitizer build first, so that the main stage can leave
+# to it what it runs (scripts/dev/main-stage-tests.py says which and why).
+scripts/dev/sanitize.sh --build-only
+stage "sanitizer build"
+scripts/dev/main-stage-tests.py build build-sanitize > build/main-stage-tests.txt
+(cd build && ctest --output-on-failure -j "$(nproc)" --timeout 600 -I main-stage-tests.txt)
 stage "main tests"
 
 # The GPU check's rehearsal (scripts/dev/gpu-check.sh --rehearse): this machine
@@ -31,7 +37,7 @@ tests/gpu_check_rehearsal.sh build-nompi/out
 (cd build-nompi && ctest --output-on-failure -j "$(nproc)" --timeout 600)
 stage "build without MPI + its tests"
 
-# AddressSanitizer + UndefinedBehaviorSanitizer build (clang), a short fuzz run
-# of every importer and of the YAML profile parser.
+# The suite under AddressSanitizer + UndefinedBehaviorSanitizer (built above),
+# then a short run of every fuzzer.
 scripts/dev/sanitize.sh
 stage "sanitizers + fuzzers"

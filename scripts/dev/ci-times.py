@@ -1,22 +1,40 @@
 #!/usr/bin/env python3
 """Where CI's time goes: the tables of docs/development.md "CI", from a log.
 
-  scripts/dev/ci-times.py LOG [--top N]
+  scripts/dev/ci-times.py LOG [--top N] [--build DIR]
 
 LOG is what `scripts/test.sh` (or `.ci/run`) printed: its "== test.sh: STAGE
 done at M min S s" lines and ctest's "Test #K: NAME ... Passed 12.34 sec"
-lines. Prints Markdown: each stage and when it ended; the N slowest tests of
-the main stage; and the tests that run one at a time (the emulated cluster's
-and Slurm's: ctest RESOURCE_LOCK emu_cluster), whose sum bounds the main
+lines (a test belongs to the stage whose line follows it). Prints Markdown:
+each stage and when it ended, and the N slowest tests of the "main tests"
+stage. With --build DIR (the main build the log's tests ran in), also the
+main tests that run alone (ctest RUN_SERIAL) and one at a time (RESOURCE_LOCK
+emu_cluster: the emulated cluster's rate checks): their sums bound the main
 stage from below however many cores there are. Exit 2 when LOG has no stage
-line (not a test.sh log).
+line (not a test.sh log) or DIR lists no tests.
 """
+import json
 import re
+import subprocess
 import sys
 
 STAGE = re.compile(r"== test\.sh: (.+) done at (\d+) min (\d+) s")
 TEST = re.compile(r"Test +#\d+: (\S+) \.*\**\s*(Passed|Failed|\*\*\*Failed|Skipped|\*\*\*Timeout|Timeout|Not Run)?\s+([\d.]+) sec")
-SERIAL = re.compile(r"^(emu|slurm)\.")
+
+
+def test_properties(build):
+    """{name: set of "alone" / "locked"} from a configured build's ctest, or None."""
+    try:
+        out = subprocess.run(["ctest", "--show-only=json-v1"], cwd=build, capture_output=True, text=True, check=True)
+        listed = json.loads(out.stdout).get("tests", [])
+    except (OSError, subprocess.CalledProcessError, ValueError):
+        return None
+    kinds = {}
+    for t in listed:
+        props = {p["name"]: p["value"] for p in t.get("properties", [])}
+        kinds[t["name"]] = {k for k, on in (("alone", props.get("RUN_SERIAL")),
+                                            ("locked", "emu_cluster" in props.get("RESOURCE_LOCK", []))) if on}
+    return kinds or None
 
 
 def main(argv):
@@ -24,35 +42,47 @@ def main(argv):
     if args and args[0] in ("-h", "--help"):
         print(__doc__.strip())
         return 0
-    top = 20
-    if "--top" in args:
-        i = args.index("--top")
-        if i + 1 >= len(args) or not args[i + 1].isdigit() or int(args[i + 1]) < 1:
-            print("ci-times: --top needs a number of tests (1 or more)", file=sys.stderr)
-            return 2
-        top = int(args.pop(i + 1))
-        args.pop(i)
+    top, build = 20, None
+    for flag in ("--top", "--build"):
+        if flag in args:
+            i = args.index(flag)
+            value = args[i + 1] if i + 1 < len(args) else ""
+            if flag == "--top" and (not value.isdigit() or int(value) < 1):
+                print("ci-times: --top needs a number of tests (1 or more)", file=sys.stderr)
+                return 2
+            if flag == "--build" and not value:
+                print("ci-times: --build needs the main build's folder", file=sys.stderr)
+                return 2
+            del args[i:i + 2]
+            top, build = (int(value), build) if flag == "--top" else (top, value)
     if len(args) != 1:
         print("ci-times: give one log of scripts/test.sh (see --help)", file=sys.stderr)
         return 2
+    kinds = None
+    if build is not None:
+        kinds = test_properties(build)
+        if kinds is None:
+            print(f"ci-times: --build {build}: no tests listed there (not a configured build?)", file=sys.stderr)
+            return 2
     argv = [argv[0], args[0]]
     try:
         open(argv[1]).close()
     except OSError as e:
         print(f"ci-times: {argv[1]}: {e.strerror}", file=sys.stderr)
         return 2
-    stages, tests, stage_of = [], {}, []
-    current = 0
+    stages, tests, pending = [], {}, {}
     with open(argv[1], encoding="utf-8", errors="replace") as f:
         for line in f:
             m = STAGE.search(line)
             if m:
                 stages.append((m.group(1), int(m.group(2)) * 60 + int(m.group(3))))
-                current += 1
+                if m.group(1) == "main tests":
+                    tests = pending
+                pending = {}
                 continue
             m = TEST.search(line)
-            if m and current == 1:  # the main tests: after the build's stage line, before their own
-                tests[m.group(1)] = float(m.group(3))
+            if m:
+                pending[m.group(1)] = float(m.group(3))
     if not stages:
         print(f"ci-times: {argv[1]}: no '== test.sh: ... done at' line: not a scripts/test.sh log", file=sys.stderr)
         return 2
@@ -63,17 +93,21 @@ def main(argv):
         last = at
     print("\n".join(out))
     if tests:
-        serial = {n: t for n, t in tests.items() if SERIAL.match(n)}
-        rest = sum(t for n, t in tests.items() if n not in serial)
         print()
-        print(f"Main tests: {len(tests)}, {sum(tests.values()) / 60:.1f} min of test time in all; the "
-              f"{len(serial)} one-at-a-time tests (emulated cluster, Slurm) {sum(serial.values()) / 60:.1f} min "
-              f"in a row, the other {len(tests) - len(serial)} {rest / 60:.1f} min over the cores.")
+        line = f"Main tests: {len(tests)}, {sum(tests.values()) / 60:.1f} min of test time in all"
+        if kinds is not None:
+            for kind, what in (("alone", "run alone (RUN_SERIAL)"),
+                               ("locked", "run one at a time (the emulated cluster's rate checks)")):
+                some = [t for n, t in tests.items() if kind in kinds.get(n, ())]
+                line += f"; the {len(some)} that {what} {sum(some) / 60:.1f} min in a row"
+        print(line + ".")
         print()
         print(f"| the {top} slowest main tests | s |")
         print("|---|---|")
         for name, t in sorted(tests.items(), key=lambda kv: -kv[1])[:top]:
-            print(f"| `{name}`{' (one at a time)' if name in serial else ''} | {t:.0f} |")
+            how = kinds.get(name, set()) if kinds is not None else set()
+            note = " (alone)" if "alone" in how else " (one at a time)" if "locked" in how else ""
+            print(f"| `{name}`{note} | {t:.3g} |")
     return 0
 
 

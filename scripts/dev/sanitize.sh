@@ -1,18 +1,14 @@
 #!/usr/bin/env bash
 # AddressSanitizer + UndefinedBehaviorSanitizer build (clang, no CUDA) in
 # build-sanitize/, with the libFuzzer targets:
-#  1. runs the ctest suite under the sanitizers except the 3- and 4-rank MPI
-#     runs (the 2-rank ones cover the same code: every collective, dtype, op
-#     and placement), the Chromium screenshot, the emulated cluster, and the
-#     tests that wait out watchdogs and signals (fault.*, the accept hangs:
-#     timing, not memory) or repeat unit-tested code at scale (accept.simulate's
-#     1,024-node runs: 90 s under ASan; the simulator's unit tests run), that
-#     compare peak RSS (mpi.buffer_shift: 2 x 256 MiB sweeps, minutes under
-#     ASan, whose shadow memory makes RSS meaningless; mpi.np2.buffer_shift_small
-#     runs the shift) or check sources, not code (format.*, floors.*); leak
-#     checking is off (Open MPI keeps its allocations until exit);
+#  1. runs the ctest suite under the sanitizers except what
+#     scripts/dev/sanitize-skip.txt lists, with why (timing, scale, peak RSS,
+#     sources: scripts/test.sh's main stage runs those); leak checking is off
+#     (Open MPI keeps its allocations until exit);
 #  2. runs every fuzzer, seeded with the importer fixtures: 10,000 inputs from
 #     a fixed seed (FUZZ_RUNS), or FUZZ_SECONDS each for a longer search.
+# --build-only: configure and build, nothing run (scripts/test.sh builds first,
+# to choose its main stage's tests from both builds).
 # Installs clang and its runtime when missing. Fails on any finding.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,10 +20,11 @@ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_COMPIL
   -DCMAKE_CXX_FLAGS="$san -O1 -gline-tables-only -fsanitize=fuzzer-no-link" -DCMAKE_EXE_LINKER_FLAGS="$san" \
   -DCCBENCH_CUDA=OFF -DCCBENCH_BENCH=OFF -DCCBENCH_FUZZ=ON -DCCBENCH_WERROR=ON >/dev/null
 cmake --build build-sanitize -j "$(nproc)"
+[ "${1:-}" = --build-only ] && exit 0
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export CCBENCH_HOSTILE_VMEM_KB=unlimited  # ASan reserves terabytes of shadow address space
-(cd build-sanitize && ctest --output-on-failure -j "$(nproc)" --timeout 900 \
-   -E '^mpi\.np[34]\.|^compare\.demo_screenshot$|^emu\.|^slurm\.|^fault\.|^mpi\.np2\.accept_(control_)?hang$|^accept\.simulate$|^mpi\.buffer_shift$|^format\.|^floors\.')
+skip=$(sed 's/#.*//; s/[[:space:]]*$//; /^$/d' scripts/dev/sanitize-skip.txt | paste -sd'|')
+(cd build-sanitize && ctest --output-on-failure -j "$(nproc)" --timeout 900 -E "$skip")
 
 # CI: a fixed seed and run count. The seeds come in a sorted list (a corpus
 # folder is read in directory order, which differs between file systems),
