@@ -284,8 +284,10 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
       {output, "--csv", "FILE",
        "one CSV row per point and placement (per-iteration timing with one rank per process and --sync barrier: both "
        "also carry each rank's mean over iterations combined as OSU -f and IMB print it, the minimum, average and "
-       "maximum over ranks: JSON rank_means, CSV rank_mean_min_us, _avg_us, _max_us; the last column, groups, is "
-       "--split's group count, 1 without)",
+       "maximum over ranks: JSON rank_means, CSV rank_mean_min_us, _avg_us, _max_us; then groups, "
+       "--split's group count, 1 without; last busbw_limit_gbps, the limit of the point's busbw on the run's path "
+       "(JSON busbw_limit_gbps; the table's footer says how it was derived), and busbw_share_of_limit, busbw over "
+       "it, both empty when no limit is known)",
        &cfg.csv_path},
       {output, "--history", "DB",
        "add the run to this history database when it ends completed (SQLite, created when missing; "

@@ -358,6 +358,10 @@ class Sweep {
   Comm::ClockOffset clock_;
   RunInfo run_;
   std::string nvlink_note_;
+  // Rank 0: what the run record says of its path, and its GPU family: each
+  // point's busbw limit (analysis/compare/expectation.hpp), once per run.
+  PathFacts path_facts_;
+  std::string gpu_family_;
   CpuSample cpu_before_;
   std::unique_ptr<RunOutputs> outputs_;  // outlives the watchdog: its last words write here
   std::unique_ptr<Progress> progress_;
@@ -510,6 +514,9 @@ void Sweep::measure(const Task& t, const SizePoint& p) {
     outputs_->measured(pl.busbw_gbps);
   }
   record_transports(cfg_, comm_, backend_, nvlink_note_, rec);
+  if (rank_ == 0 && rec.busbw_meaningful)
+    rec.busbw_limit_gbps =
+        point_ceiling(rec.collective, rec.ranks, rec.nodes, run_.memory_kind, gpu_family_, path_facts_).gbps;
   outputs_->point(rec);
   progress_->update(fmt::format("{} {}{}", c.name, rec.dtype, rec.op.empty() ? "" : " " + rec.op), p.bytes);
 }
@@ -548,6 +555,12 @@ int Sweep::run() {
     for (const auto& d : run_.node_differences) fmt::print(stderr, "ccbench: warning: nodes differ: {}\n", d);
   }
   outputs_->begin(run_);
+  if (rank_ == 0) {  // the facts the end record's expectations read too: from the run record as written
+    ResultSet set;
+    import_text(outputs_->records(), "this run", set, ImportOptions{});
+    path_facts_ = path_facts(set, 0, 0);
+    gpu_family_ = set_gpu_family(set);
+  }
   progress_ = std::make_unique<Progress>(
       rank_ == 0 ? Progress::choose(cfg_.progress, isatty(2), launcher_rank_variable() != nullptr)
                  : Progress::Style::off,
@@ -601,9 +614,8 @@ int Sweep::end() {
   if (rank_ == 0) {  // each series against its limit and reference, from the records as written
     ResultSet set;
     import_text(outputs_->records(), "this run", set, ImportOptions{});
-    const PathFacts facts = path_facts(set, 0, 0);
-    end.expectations = expectations(set, facts, published_figures());
-    end.expectations_network = facts.basis;
+    end.expectations = expectations(set, path_facts_, published_figures());
+    end.expectations_network = path_facts_.basis;
   }
   // nccl-tests' NCCL_TESTS_MIN_BW: the average within 10% of it, else exit 7 (wrong data first).
   end.min_avg_busbw_gbps = cfg_.min_avg_busbw_gbps;

@@ -9,6 +9,12 @@
 
 namespace ccb {
 
+double share_of_limit(double busbw_gbps, double limit_gbps) {
+  if (!(limit_gbps > 0) || !std::isfinite(limit_gbps) || !std::isfinite(busbw_gbps))
+    return std::numeric_limits<double>::quiet_NaN();
+  return busbw_gbps / limit_gbps;
+}
+
 std::string expectations_text(const std::vector<Expectation>& all, const std::string& network_basis,
                               const std::string& prefix) {
   if (all.empty()) return prefix + (prefix.empty() ? "" : " ") + "expect: no measured busbw in the run\n";

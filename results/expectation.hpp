@@ -28,6 +28,10 @@ struct Ceiling {
   std::string basis;
 };
 
+// A busbw's share of its limit (1 = the limit); NaN when the limit is not
+// known or the figure not measured. Every output's share is this one.
+double share_of_limit(double busbw_gbps, double limit_gbps);
+
 // One series' verdict: the figure, what it should be, and why.
 struct Expectation {
   std::string series;  // "all_reduce float sum, 16 ranks, 2 nodes, out-of-place"

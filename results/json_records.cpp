@@ -8,6 +8,9 @@ namespace ccb {
 using nlohmann::json;
 
 namespace {
+// A measured or derived number; null when it is not known (NaN, infinite).
+json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
 json summary_to_json(const Summary& s) {
   json j{{"n", s.n},        {"min_us", s.min}, {"p50_us", s.p50},   {"p90_us", s.p90},
          {"p99_us", s.p99}, {"max_us", s.max}, {"mean_us", s.mean}, {"stddev_us", s.stddev}};
@@ -235,6 +238,7 @@ json point_to_json(const PointRecord& p) {
       {"iterations", p.iterations},
       {"bus_factor", p.bus_factor},
       {"busbw_meaningful", p.busbw_meaningful},
+      {"busbw_limit_gbps", number(p.busbw_limit_gbps)},
       {"out_of_place", placement_json(p.out_of_place)},
       {"in_place", placement_json(p.in_place)},
       {"notes", notes},
@@ -256,7 +260,6 @@ json point_to_json(const PointRecord& p) {
 }
 
 json expectation_json(const Expectation& x) {
-  const auto number = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   json ref = nullptr;
   if (x.reference)
     ref = {{"id", x.reference->id},       {"system", x.reference->system}, {"busbw_gbps", x.reference->busbw_gbps},

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -228,6 +229,9 @@ struct PointRecord {
   int iterations = 0;
   double bus_factor = 1;
   bool busbw_meaningful = true;
+  // The limit of this point's busbw on the run's path (docs/expect.md; the
+  // end record's expectations say how it was derived); NaN: none known.
+  double busbw_limit_gbps = std::numeric_limits<double>::quiet_NaN();
   Measurement out_of_place, in_place;
   // Backends that observe their transports (nccl), over all ranks: the
   // transports of this point's operations when the library's log tells them

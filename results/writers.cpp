@@ -76,7 +76,7 @@ class CsvWriter final : public Writer {
         "collective,backend,path_requested,path_observed,memory_kind,dtype,op,root,ranks,nodes,"
         "placement,bytes,count,iterations,time_us,time_source,algbw_gbps,busbw_gbps,pipelined_us,"
         "p50_us,p90_us,p99_us,min_us,max_us,mean_us,stddev_us,ci95_lo_us,ci95_hi_us,wrong,"
-        "rank_mean_min_us,rank_mean_avg_us,rank_mean_max_us,groups\n");
+        "rank_mean_min_us,rank_mean_avg_us,rank_mean_max_us,groups,busbw_limit_gbps,busbw_share_of_limit\n");
   }
   void point(const PointRecord& p) override {
     std::string rows;
@@ -85,9 +85,11 @@ class CsvWriter final : public Writer {
       const auto num = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
       const Summary* s = pl->per_iteration_us ? &*pl->per_iteration_us : nullptr;
       const std::optional<RankMeans>& rm = pl->rank_means;
+      const auto finite = [](double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); };
+      const std::string limit = p.busbw_meaningful ? finite(p.busbw_limit_gbps) : "";
       const auto means = [&rm](double RankMeans::*f) { return rm ? fmt::format("{}", (*rm).*f) : std::string(); };
       rows += fmt::format(
-          "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+          "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
           csv_field(p.collective), csv_field(run_.backend), csv_field(run_.path_requested),
           csv_field(run_.path_observed), csv_field(run_.memory_kind), csv_field(p.dtype), csv_field(p.op),
           p.root < 0 ? "" : std::to_string(p.root), p.ranks, p.nodes, label, p.bytes, p.count, p.iterations,
@@ -96,7 +98,8 @@ class CsvWriter final : public Writer {
           s ? num(s->p90) : "", s ? num(s->p99) : "", s ? num(s->min) : "", s ? num(s->max) : "", s ? num(s->mean) : "",
           s ? num(s->stddev) : "", s ? num(s->ci95_lo) : "", s ? num(s->ci95_hi) : "",
           pl->wrong ? std::to_string(*pl->wrong) : "", means(&RankMeans::min_us), means(&RankMeans::avg_us),
-          means(&RankMeans::max_us), p.groups);
+          means(&RankMeans::max_us), p.groups, limit,
+          p.busbw_meaningful ? finite(share_of_limit(pl->busbw_gbps, p.busbw_limit_gbps)) : "");
     }
     file_.write(rows);  // a point's rows are one record: all or none
   }

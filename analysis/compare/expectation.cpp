@@ -216,8 +216,13 @@ std::string set_gpu_family(const ResultSet& set) {
   return "";
 }
 
+Ceiling point_ceiling(std::string_view collective, int ranks, int nodes, std::string_view memory,
+                      const std::string& gpu, const PathFacts& net) {
+  return busbw_ceiling(collective, ranks, nodes, memory == "host" ? std::string() : gpu, net);
+}
+
 Ceiling point_ceiling(const ImportedPoint& p, const std::string& gpu, const PathFacts& net) {
-  return busbw_ceiling(p.collective.str(), p.ranks, p.nodes, p.memory.str() == "host" ? std::string() : gpu, net);
+  return point_ceiling(p.collective.str(), p.ranks, p.nodes, p.memory.str(), gpu, net);
 }
 
 std::vector<Expectation> expectations(const ResultSet& set, const PathFacts& net,
@@ -253,7 +258,7 @@ std::vector<Expectation> expectations(const ResultSet& set, const PathFacts& net
                                         : ", out-of-place");
     e.ceiling = point_ceiling(*points.front(), gpu, net);
     if (e.ceiling.gbps > 0) {
-      e.share_of_limit = e.busbw_gbps / e.ceiling.gbps;
+      e.share_of_limit = share_of_limit(e.busbw_gbps, e.ceiling.gbps);
       if (e.share_of_limit > 1) {
         e.above_limit = true;
         e.above_limit_why =

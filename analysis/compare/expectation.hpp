@@ -57,7 +57,10 @@ Ceiling busbw_ceiling(std::string_view collective, int ranks, int nodes, const s
 
 // The GPU family the set's hardware names ("" none this catalogue knows).
 std::string set_gpu_family(const ResultSet& set);
-// One point's limit (a host-memory point on a GPU node: host memory's).
+// One point's limit (a host-memory point on a GPU node: host memory's);
+// `memory` is the run's memory kind ("host", "device").
+Ceiling point_ceiling(std::string_view collective, int ranks, int nodes, std::string_view memory,
+                      const std::string& gpu, const PathFacts& net);
 Ceiling point_ceiling(const ImportedPoint& p, const std::string& gpu, const PathFacts& net);
 
 std::vector<Expectation> expectations(const ResultSet& set, const PathFacts& net,

@@ -135,7 +135,7 @@ std::string prometheus_text(const std::vector<PromRun>& runs) {
       put(p90, Quantity::iteration_p90, p.p90_us);
       if (const Ceiling c = point_ceiling(p, gpu, facts); c.gbps > 0 && std::isfinite(p.busbw_gbps)) {
         put(limit, Quantity::busbw, c.gbps);
-        share.samples[labels] = p.busbw_gbps / c.gbps;
+        share.samples[labels] = share_of_limit(p.busbw_gbps, c.gbps);
       }
       if (p.wrong) wrong.samples[labels] = static_cast<double>(*p.wrong);
       noisy.samples[labels] = p.noise > 0 || !run.set->noise.empty() ? 1 : 0;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "analysis/compare/expectation.hpp"
@@ -48,12 +49,24 @@ nlohmann::json key_json(const Series& s) {
 void write_csv(const Comparison& c, std::FILE* out) {
   fmt::print(out,
              "baseline,other,collective,dtype,op,ranks,nodes,in_place,path,memory,bytes,baseline_time_us,other_time_us,"
-             "baseline_busbw_gbps,other_busbw_gbps,busbw_ratio,time_ratio,p_value,significant\n");
+             "baseline_busbw_gbps,other_busbw_gbps,busbw_ratio,time_ratio,p_value,significant,"
+             "baseline_busbw_limit_gbps,other_busbw_limit_gbps,baseline_share_of_limit,other_share_of_limit\n");
+  // Each side's busbw limit on its own path (docs/expect.md; a published or
+  // predicted set has none): the series' limit, the same at every size.
+  std::vector<PathFacts> facts;
+  std::vector<std::string> gpus;
+  for (const ResultSet& set : c.sets) facts.push_back(path_facts(set, 0, 0)), gpus.push_back(set_gpu_family(set));
+  const auto limit_of = [&](std::size_t set, const Series& s) {
+    if (!c.sets[set].published_source.empty() || !c.sets[set].predicted_from.empty())
+      return std::numeric_limits<double>::quiet_NaN();
+    return point_ceiling(s.collective.str(), s.ranks, s.nodes, s.memory.str(), gpus[set], facts[set]).gbps;
+  };
   const std::string base = text_field(c.baseline().label);
   for (const PairComparison& pc : c.pairs) {
     const std::string other = text_field(c.sets[pc.other].label);
     for (const SeriesComparison& sc : pc.series) {
       const Series& s = *sc.base;
+      const double base_limit = limit_of(c.options.baseline, s), other_limit = limit_of(pc.other, *sc.other);
       const std::string key =
           fmt::format("{},{},{},{},{},{},{},{},{}", text_field(s.collective), text_field(s.dtype), text_field(s.op),
                       s.ranks > 0 ? std::to_string(s.ranks) : "", s.nodes > 0 ? std::to_string(s.nodes) : "",
@@ -75,6 +88,10 @@ void write_csv(const Comparison& c, std::FILE* out) {
           number(v);
         if (a.p_value) number(*a.p_value), buf.append(std::string_view(a.significant() ? "true" : "false"));
         else buf.push_back(',');
+        buf.push_back(',');
+        for (double v : {base_limit, other_limit, share_of_limit(a.base->busbw_gbps, base_limit)}) number(v);
+        if (const double v = share_of_limit(a.other->busbw_gbps, other_limit); std::isfinite(v))
+          fmt::format_to(std::back_inserter(buf), "{}", v);
         buf.push_back('\n');
         if (buf.size() > (1 << 20)) std::fwrite(buf.data(), 1, buf.size(), out), buf.clear();
       }

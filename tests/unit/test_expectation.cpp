@@ -4,13 +4,17 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <regex>
 
+#include "analysis/compare/comparison.hpp"
 #include "analysis/compare/expectation.hpp"
 #include "analysis/compare/reference.hpp"
 #include "analysis/history/prometheus_text.hpp"
+#include "analysis/report/render.hpp"
 #include "results/json_records.hpp"
 #include "results/import/importer.hpp"
 
@@ -177,6 +181,37 @@ TEST(Expectation, EveryOutputSaysTheSameShare) {
     std::smatch m;
     ASSERT_TRUE(std::regex_search(prom, m, share)) << prom;
     EXPECT_NEAR(std::stod(m[1].str()), e.share_of_limit, 1e-9 * e.share_of_limit) << scenario;
+    if (scenario % 10 == 0) {  // compare --csv: the run against itself, each side's share at 1 GiB
+      ResultSet other = set;
+      other.label = "other";
+      set.label = "base";
+      const Comparison c = compare_sets({set, other}, ComparisonOptions{});
+      std::FILE* f = std::tmpfile();
+      write_csv(c, f);
+      std::string csv(static_cast<std::size_t>(std::ftell(f)), '\0');
+      std::rewind(f);
+      ASSERT_EQ(std::fread(csv.data(), 1, csv.size(), f), csv.size());
+      std::fclose(f);
+      const auto field = [](const std::string& line, std::size_t k) {
+        std::size_t at = 0;
+        for (std::size_t i = 0; i < k; ++i) at = line.find(',', at) + 1;
+        return line.substr(at, line.find(',', at) - at);
+      };
+      const std::string header = csv.substr(0, csv.find('\n'));
+      const std::size_t hit = csv.find(",1073741824,");
+      ASSERT_NE(hit, std::string::npos) << csv;
+      const std::size_t start = csv.rfind('\n', hit) + 1;
+      const std::string row = csv.substr(start, csv.find('\n', hit) - start);
+      std::size_t share_col = 0, limit_col = 0;
+      const auto columns = static_cast<std::size_t>(std::count(header.begin(), header.end(), ',')) + 1;
+      for (std::size_t k = 0; k < columns; ++k) {
+        if (field(header, k) == "baseline_share_of_limit") share_col = k;
+        if (field(header, k) == "other_busbw_limit_gbps") limit_col = k;
+      }
+      ASSERT_GT(share_col, 0u) << header;
+      EXPECT_NEAR(std::stod(field(row, share_col)), e.share_of_limit, 1e-9 * e.share_of_limit) << row;
+      EXPECT_NEAR(std::stod(field(row, limit_col)), e.ceiling.gbps, 1e-9 * e.ceiling.gbps) << row;
+    }
   }
   EXPECT_GT(checked, 100);  // the generator reaches limits often enough to mean something
 }

@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
+#include "results/expectation.hpp"
 #include "results/json_records.hpp"
 #include "results/schema.hpp"
 #include "results/writers.hpp"
@@ -308,9 +311,39 @@ TEST(Writers, RankMeansAsOsuAndImbPrintThem) {
     w->point(p);
   }
   const std::string text = read_file(path);
-  EXPECT_NE(text.find(",wrong,rank_mean_min_us,rank_mean_avg_us,rank_mean_max_us,groups\n"), std::string::npos) << text;
-  EXPECT_NE(text.find(",0,13.5,14.25,15,1\n"), std::string::npos) << text;  // out-of-place
-  EXPECT_NE(text.find(",0,,,,1\n"), std::string::npos) << text;             // in-place: none
+  EXPECT_NE(text.find(",wrong,rank_mean_min_us,rank_mean_avg_us,rank_mean_max_us,groups,busbw_limit_gbps,"
+                      "busbw_share_of_limit\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(",0,13.5,14.25,15,1,,\n"), std::string::npos) << text;  // out-of-place; no limit known
+  EXPECT_NE(text.find(",0,,,,1,,\n"), std::string::npos) << text;             // in-place: none
+}
+
+// The point's limit travels in the point record and the CSV, with the share
+// of it computed by the one definition (share_of_limit); none where busbw
+// means nothing.
+TEST(Writers, ThePointsLimitAndItsShareAreInTheRecordAndTheCsv) {
+  PointRecord p = sample_point();
+  p.out_of_place.busbw_gbps = 3;
+  p.busbw_limit_gbps = 12;
+  EXPECT_EQ(point_to_json(p)["busbw_limit_gbps"], 12.0);
+  EXPECT_TRUE(point_to_json(sample_point())["busbw_limit_gbps"].is_null());
+  const std::string path = ::testing::TempDir() + "/ccbench_limit.csv";
+  for (bool meaningful : {true, false}) {
+    p.busbw_meaningful = meaningful;
+    {
+      auto w = make_csv_writer(path);
+      w->begin(sample_run());
+      w->point(p);
+    }
+    const std::string text = read_file(path);
+    const std::string row = text.substr(text.find('\n') + 1);
+    const std::string tail = row.substr(0, row.find('\n'));
+    EXPECT_TRUE(tail.ends_with(meaningful ? ",12,0.25" : ",,")) << text;
+  }
+  EXPECT_TRUE(std::isnan(share_of_limit(3, std::numeric_limits<double>::quiet_NaN())));
+  EXPECT_TRUE(std::isnan(share_of_limit(3, 0)));
+  EXPECT_DOUBLE_EQ(share_of_limit(3, 12), 0.25);
 }
 
 TEST(Writers, CsvQuotesFieldsWithCommas) {
