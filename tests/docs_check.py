@@ -12,7 +12,9 @@ ccbench's --help) against the tree and the code.
      line name exactly the codes common/errors.hpp defines;
   5. every block of the docs marked <!-- quantities --> ... <!-- /quantities -->
      is, line for line, the "Quantities" section of `ccbench history --help`
-     (results/quantities.cpp: one definition of each quantity).
+     (results/quantities.cpp: one definition of each quantity);
+  6. the README's table of pages lists every page of docs/ (a list kept by
+     hand is checked against the tree).
 
 Usage: docs_check.py REPO_ROOT [CCBENCH]. Prints one line per problem and
 exits 1 when there is any; a test proves each check can fail
@@ -217,6 +219,16 @@ def check_quantities(root, ccbench, files):
                                 "Quantities section (results/quantities.cpp): copy it from there")
 
 
+def check_page_list(root, files):
+    readme = os.path.join(root, "README.md")
+    if not os.path.exists(readme):
+        return
+    listed = set(re.findall(r"\]\((docs/[^)#]+\.md)\)", open(readme, encoding="utf-8").read()))
+    for md in files:
+        if md.startswith("docs/") and md.count("/") == 1 and md not in listed:
+            problems.append(f"README.md: its table of pages does not list {md}")
+
+
 def main():
     root = sys.argv[1]
     ccbench = sys.argv[2] if len(sys.argv) > 2 else None
@@ -229,6 +241,7 @@ def main():
     check_exit_codes(root, ccbench)
     check_environment(root, ccbench)
     check_quantities(root, ccbench, files)
+    check_page_list(root, files)
     for p in problems:
         print(p)
     print(f"docs check: {len(files)} files, {len(problems)} problems")

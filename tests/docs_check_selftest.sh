@@ -40,4 +40,9 @@ chmod +x "$dir/bin/ccbench"
 printf '# Q\n<!-- quantities -->\n```\ntime_us (us): the median per-iteration time of the slowest rank.\n```\n<!-- /quantities -->\n' >"$dir/docs/q.md"
 out=$(python3 "$root/tests/docs_check.py" "$dir" "$dir/bin/ccbench")
 grep -q "^docs/q.md:2: the quantities block is not" <<<"$out" || fail "a stale quantities block not found"
+# A README whose table of pages leaves a page of docs/ out is found.
+printf '# R\n| [docs/a.md](docs/a.md) | a page |\n' >"$dir/README.md"
+out=$(python3 "$root/tests/docs_check.py" "$dir")
+grep -q "^README.md: its table of pages does not list docs/running.md$" <<<"$out" || fail "a page missing from the README's table not found"
+grep -q "does not list docs/a.md" <<<"$out" && fail "a listed page reported"
 echo "docs check self-test: ok"
