@@ -9,7 +9,7 @@ lines (a test belongs to the stage whose line follows it). Prints Markdown:
 each stage and when it ended, and the N slowest tests of the "main tests"
 stage. With --build DIR (the main build the log's tests ran in), also the
 main tests that run alone (ctest RUN_SERIAL) and one at a time (RESOURCE_LOCK
-emu_cluster: the emulated cluster's rate checks): their sums bound the main
+emu_cluster: the emulated clusters): their sums bound the main
 stage from below however many cores there are. Exit 2 when LOG has no stage
 line (not a test.sh log) or DIR lists no tests.
 """
@@ -97,7 +97,7 @@ def main(argv):
         line = f"Main tests: {len(tests)}, {sum(tests.values()) / 60:.1f} min of test time in all"
         if kinds is not None:
             for kind, what in (("alone", "run alone (RUN_SERIAL)"),
-                               ("locked", "run one at a time (the emulated cluster's rate checks)")):
+                               ("locked", "run one at a time (the emulated clusters)")):
                 some = [t for n, t in tests.items() if kind in kinds.get(n, ())]
                 line += f"; the {len(some)} that {what} {sum(some) / 60:.1f} min in a row"
         print(line + ".")
