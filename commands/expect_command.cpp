@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/compare/catalogue.hpp"
 #include "analysis/compare/expectation.hpp"
 #include "analysis/compare/reference.hpp"
 #include "commands/cli_errors.hpp"
@@ -80,7 +81,7 @@ int run_expect(int argc, const char* const* argv) {
     if (a.runs.empty()) throw UsageError("expect: give one or more runs (files or folders)");
     double given = 0;
     if (!a.link_rate.empty()) given = link_rate_option("expect: --link-rate", a.link_rate);
-    const std::vector<PublishedFigure> catalogue = published_figures();
+    const std::vector<PublishedFigure>& catalogue = reference_catalogue();
     std::string said;
     for (const ResultSet& set : load_measured_runs(a.runs, "expect")) {
       const PathFacts net = path_facts(set, given, a.nics);

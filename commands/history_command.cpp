@@ -38,7 +38,7 @@ namespace ccb {
 namespace {
 
 struct HistoryArgs {
-  std::string verb, db, label, cluster, time, collective, size, node, link, since, prom, html;
+  std::string verb, db, label, cluster, time, collective, size, node, link, since, prom, html, out, system;
   std::vector<std::string> runs;
   bool csv = false, json = false, help = false;
   ChangePointOptions changes{.log_scale = true};  // changes and trend: as tested
@@ -86,6 +86,8 @@ std::vector<CommandOption> history_options(HistoryArgs& a) {
                 c.window, std::size_t{0}, std::size_t{1000000}),
       option("--prom", "FILE", "export: the Prometheus text file", a.prom),
       option("--html", "FILE", "trend: the HTML file", a.html),
+      option("--out", "FILE", "references: the catalogue file to write (CCBENCH_REFERENCES reads it)", a.out),
+      option("--system", "TEXT", "references: what the figures are of (default \"this fleet's GPU nodes\")", a.system),
       flag("-h,--help", "this text", a.help),
   };
 }
@@ -97,6 +99,7 @@ ccbench history show [--db DB] [FILTERS] [--csv | --json]
 ccbench history changes [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--span N] [--json]
 ccbench history trend --html FILE [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--span N]
 ccbench history export --prom FILE [--db DB] [FILTERS]
+ccbench history references --out FILE [--db DB] [FILTERS] [--system TEXT]
 ccbench history verdicts [--db DB] [--node HOST] [--since ISO8601] [--csv | --json]
 ccbench history stragglers [--db DB] [FILTERS] [--p-value P] [--magnitude M] [--span N]
 ccbench history copy FROM TO [--wait S]
@@ -130,6 +133,12 @@ trend --html: one chart per series over its runs (the value changes judges),
 its change points marked; at most 500 series per file.
 export --prom: each series' newest run as Prometheus text (the metrics of a
 sweep's --prom), written to a temporary file and renamed.
+references --out: the fleet's own expected figures as a catalogue file
+(docs/expect.md) that CCBENCH_REFERENCES=FILE makes every "is this number
+normal?" read: per GPU family, collective, ranks, nodes and size, the median
+over host sets of each set's median busbw, from at least 3 clean runs
+(finite busbw, nothing wrong, no noise flag); device memory on a GPU the
+limits know (A100, H100, H200, B200, GB200), out-of-place, 2+ ranks.
 verdicts: the kept acceptance verdicts, one row per node and check, oldest
 first: started_at, verdict id, outcome (accepted, rejected), check, host,
 status (pass, DEFECTIVE, suspect, cleared, ...), margin to the gate, why.
@@ -477,9 +486,10 @@ int run_history(int argc, char** argv) {
       return a.help ? kExitOk : kExitUsage;
     }
     if (a.verb != "add" && a.verb != "show" && a.verb != "changes" && a.verb != "trend" && a.verb != "export" &&
-        a.verb != "verdicts" && a.verb != "stragglers" && a.verb != "copy")
+        a.verb != "verdicts" && a.verb != "stragglers" && a.verb != "copy" && a.verb != "references")
       throw UsageError(fmt::format(
-          "history: verb '{}': unknown (allowed: add, show, changes, trend, export, verdicts, stragglers, copy)",
+          "history: verb '{}': unknown (allowed: add, show, changes, trend, export, verdicts, stragglers, copy, "
+          "references)",
           terminal_safe(a.verb)));
     if (a.verb == "copy") return copy(a);
     if (a.db.empty()) a.db = default_history_db();
@@ -499,6 +509,9 @@ int run_history(int argc, char** argv) {
     if (a.verb == "verdicts" && (!a.collective.empty() || !a.size.empty() || !a.link.empty()))
       throw UsageError(
           "history verdicts: --collective, --size and --link select series; verdicts take --node, --since");
+    if ((a.verb == "references") != !a.out.empty())
+      throw UsageError(a.out.empty() ? "history references: give --out FILE" : "history: --out is references'");
+    if (a.verb != "references" && !a.system.empty()) throw UsageError("history: --system is references'");
     if (a.verb == "add") return add(a);
     const SeriesFilter filter = filter_of(a);  // its errors before the database's
     if (a.verb == "show") return show(a, filter);
@@ -515,14 +528,15 @@ int run_history(int argc, char** argv) {
       throw UsageError(a.prom.empty() ? "history export: give --prom FILE" : "history: --prom is export's");
     if ((a.verb == "trend") != !a.html.empty())
       throw UsageError(a.html.empty() ? "history trend: give --html FILE" : "history: --html is trend's");
-    const std::string out = a.prom.empty() ? a.html : a.prom;
+    const std::string out = !a.prom.empty() ? a.prom : !a.html.empty() ? a.html : a.out;
     if (!out.empty()) {
-      const std::string flag = a.prom.empty() ? "--html" : "--prom";
+      const std::string flag = !a.prom.empty() ? "--prom" : !a.html.empty() ? "--html" : "--out";
       check_output_writable(flag, out);
       check_distinct_paths({{flag, out}}, {{"--db", a.db}});
     }
     HistoryDb db(a.db, HistoryDb::Access::read, static_cast<int>(a.wait_s * 1000));
     if (a.verb == "export") return history_export_prom(db, filter, a.prom);
+    if (a.verb == "references") return history_references(db, filter, a.system, a.out);
     if (a.verb == "trend") return history_trend_html(db, filter, a.changes, a.since, a.html);
     return history_changes(db, filter, a.changes, a.json, a.since);
   } catch (const UsageError& e) {

@@ -8,6 +8,8 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "analysis/compare/catalogue.hpp"
+#include "analysis/history/fleet_references.hpp"
 #include "common/errors.hpp"
 #include "analysis/history/history_run.hpp"
 #include "analysis/history/prometheus_text.hpp"
@@ -307,6 +309,23 @@ int history_export_prom(HistoryDb& db, const SeriesFilter& filter, const std::st
   std::size_t series = 0;
   for (const auto& [hosts, set] : groups) series += set.points.size();
   fmt::print("history: {}: {} series' newest runs\n", terminal_safe(out_path), series);
+  return kExitOk;
+}
+
+int history_references(HistoryDb& db, const SeriesFilter& filter, const std::string& system,
+                       const std::string& out_path) {
+  std::vector<FleetSeries> all;
+  for (const StoredSeries& s : db.series(filter)) all.push_back({s.key, db.points(s.id, filter.since)});
+  const std::vector<PublishedFigure> figures = fleet_figures(all, system);
+  if (figures.empty())
+    throw UsageError(fmt::format(
+        "history references: no figure: a figure needs a series on a GPU the limits know (A100, H100, H200, B200, "
+        "GB200; device memory, 2 or more ranks) with at least {} clean runs (finite busbw, nothing wrong, no noise "
+        "flag); {} series matched the filters",
+        kFleetMinRuns, all.size()));
+  write_file_atomically("--out", out_path, catalogue_text(figures));
+  fmt::print("history: {}: {} figure{} (CCBENCH_REFERENCES={} holds runs against them)\n", terminal_safe(out_path),
+             figures.size(), figures.size() == 1 ? "" : "s", terminal_safe(out_path));
   return kExitOk;
 }
 

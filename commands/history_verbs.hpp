@@ -21,6 +21,13 @@ int history_trend_html(HistoryDb& db, const SeriesFilter& filter, const ChangePo
 // Each series' newest run as Prometheus text at out_path (temporary + rename).
 int history_export_prom(HistoryDb& db, const SeriesFilter& filter, const std::string& out_path);
 
+// The fleet's medians per GPU family, collective, ranks, nodes and size as
+// a catalogue file at out_path (temporary + rename) for CCBENCH_REFERENCES;
+// `system` names the fleet ("" a default). Exit 2 when no series yields a
+// figure (none on a GPU the limits know, or fewer than kFleetMinRuns clean runs).
+int history_references(HistoryDb& db, const SeriesFilter& filter, const std::string& system,
+                       const std::string& out_path);
+
 // Per host, how often its rank was named late (--stragglers points) run by
 // run, and change points in that share (a repeat offender); kExitRejected
 // (1) when a host's share rises at one.

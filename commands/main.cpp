@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/compare/catalogue.hpp"
 #include "collectives/nccl/nccl_env.hpp"
 #include "commands/accept/accept_command.hpp"
 #include "harness/slurm.hpp"
@@ -180,6 +181,7 @@ int accept_main(int argc, char** argv, bool printer) {
     args = parse_accept(argc, argv);
     if (!args) return printer ? print_or_fail(accept_help()) : kExitOk;
     nccl_log = request_accept_paths(args->spec);
+    (void)reference_catalogue();  // a bad CCBENCH_REFERENCES ends the run before it starts, not at its verdict
   } catch (const UsageError& e) {
     error = said(e);
   }
@@ -251,7 +253,10 @@ int sweep_main(int argc, char** argv, bool printer) {
   std::string nccl_log, error;
   try {
     args = parse_args(argc, argv);
-    if (args.command == Command::run) nccl_log = request_path(args.config);
+    if (args.command == Command::run) {
+      nccl_log = request_path(args.config);
+      (void)reference_catalogue();  // read by the end record: a bad CCBENCH_REFERENCES ends the run before it starts
+    }
   } catch (const UsageError& e) {
     error = said(e);
     if (print_unless_launched(error)) return kExitUsage;

@@ -7,7 +7,17 @@
 
 namespace ccb {
 
-enum class EnvVar { backend, cache_bytes, fault, gnuplot, gnuplot_timeout, history_db, host_isa, init_timeout };
+enum class EnvVar {
+  backend,
+  cache_bytes,
+  fault,
+  gnuplot,
+  gnuplot_timeout,
+  history_db,
+  host_isa,
+  init_timeout,
+  references
+};
 
 struct EnvVarInfo {
   EnvVar var;
@@ -34,6 +44,10 @@ inline constexpr EnvVarInfo kEnvVars[] = {
     {EnvVar::init_timeout, "CCBENCH_INIT_TIMEOUT", "the larger of -T and 120",
      "with -T: seconds the backend's initialisation (NCCL's bootstrap, ncclCommInitRankConfig) may take before "
      "the job ends with exit 4"},
+    {EnvVar::references, "CCBENCH_REFERENCES", "none (the published figures only)",
+     "a catalogue file of your own expected busbw figures (JSON, the published catalogue's format: your fleet's "
+     "medians from ccbench history references, or your vendor's figures): every \"is this number normal?\" holds "
+     "runs against them too (docs/expect.md)"},
 };
 
 // The variable's value as the environment holds it; nullptr when it is unset.

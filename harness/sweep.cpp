@@ -37,6 +37,7 @@
 #include "harness/run_description.hpp"
 #include "harness/split_rule.hpp"
 #include "harness/memory_copy.hpp"
+#include "analysis/compare/catalogue.hpp"
 #include "analysis/compare/expectation.hpp"
 #include "results/import/importer.hpp"
 
@@ -614,7 +615,7 @@ int Sweep::end() {
   if (rank_ == 0) {  // each series against its limit and reference, from the records as written
     ResultSet set;
     import_text(outputs_->records(), "this run", set, ImportOptions{});
-    end.expectations = expectations(set, path_facts_, published_figures());
+    end.expectations = expectations(set, path_facts_, reference_catalogue());
     end.expectations_network = path_facts_.basis;
   }
   // nccl-tests' NCCL_TESTS_MIN_BW: the average within 10% of it, else exit 7 (wrong data first).

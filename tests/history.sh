@@ -12,6 +12,9 @@
 #                                       iteration_p50_us although the pipelined time_us hides it
 #   history.sh CCBENCH FIXTURES places  files that name no host: one series per file unless --cluster joins them;
 #                                       "ranks unknown", never "0 ranks"; export keeps the places apart
+#   history.sh CCBENCH FIXTURES references  the fleet's medians as a catalogue file (4 runs of two
+#                                       H100 hosts): CCBENCH_REFERENCES makes expect, compare and a sweep
+#                                       hold runs against it; a bad file ends them before anything runs
 #   history.sh CCBENCH FIXTURES accept  baseline: history: not judged without a past, rejected against a
 #                                       past 1000x faster, passed against one 1000x slower; needs --history
 set -uo pipefail
@@ -238,6 +241,46 @@ PY
       grep -q '^# HELP ccbench_iteration_p50_seconds the median over iterations of the slowest rank' "$out/s.prom" &&
       grep -q '^ccbench_iteration_p50_seconds{collective="all_reduce"' "$out/s.prom" ||
       { cat "$out/s.prom"; fail "export --prom: the per-iteration p50 with its definition"; }
+    ;;
+  references)
+    # Two H100 hosts, two runs each (one host 10% slower): the fleet's figure is the median of the two
+    # hosts' medians, about 0.95x the original log's busbw.
+    src="$fx/compare/nccl-tests/bare-metal-all_reduce.log"
+    for run in 1 2; do
+      nccl_log "$src" dgx-a01 1 "$run" > "$out/a$run.log"
+      nccl_log "$src" dgx-a02 1.1 "$((run + 10))" > "$out/b$run.log"
+      "$ccbench" history add --db "$db" --time "2026-11-0${run}T00:00:00Z" "$out/a$run.log" "$out/b$run.log" > /dev/null ||
+        fail "add run $run"
+    done
+    "$ccbench" history references --db "$db" --out "$out/fleet.json" --system "lab H100 nodes" > "$out/ref.txt" ||
+      { cat "$out/ref.txt"; fail "references"; }
+    grep -q '"id": *"fleet-h100-all_reduce-8r-1n-134217728"' "$out/fleet.json" ||
+      { cat "$out/fleet.json"; fail "no figure for H100 all_reduce on 8 ranks at 128 MiB"; }
+    python3 - "$out/fleet.json" <<'PY' || fail "the fleet's figure"
+import json, sys
+f = [x for x in json.load(open(sys.argv[1])) if x["id"] == "fleet-h100-all_reduce-8r-1n-134217728"][0]
+assert f["gpu"] == "H100" and f["system"] == "lab H100 nodes" and f["date"] == "2026-11-02", f
+assert 461.0 / 1.1 * 0.97 < f["busbw_gbps"] < 461.0 * 1.03, f  # between the two hosts' medians
+assert "2 host sets" in f["source"] and "4 clean runs" in f["source"], f
+PY
+    # Held against it: expect names the fleet's figure and its source; without the variable there is none.
+    CCBENCH_REFERENCES="$out/fleet.json" "$ccbench" expect "$src" > "$out/expect.txt" || { cat "$out/expect.txt"; fail "expect"; }
+    grep -qE 'expected 10[0-9]% of the reference for lab H100 nodes: .*fleet median' "$out/expect.txt" ||
+      { cat "$out/expect.txt"; fail "expect against the fleet's figure"; }
+    "$ccbench" expect "$src" | grep -q 'lab H100 nodes' && fail "a reference without CCBENCH_REFERENCES"
+    CCBENCH_REFERENCES="$out/fleet.json" "$ccbench" compare --run a="$out/a1.log" --run b="$out/b1.log" --json "$out/c.json"       --color never > /dev/null || fail "compare"
+    grep -q '"system": *"lab H100 nodes"' "$out/c.json" || fail "compare --json: the fleet's figure as the reference"
+    # A bad catalogue: one line, exit 2, before anything runs (a sweep included).
+    printf '[{"id": "x", "system": "s", "collective": "all_reduce", "gpu": "H300", "ranks": 8, "nodes": 1, "bytes": 1024, "busbw_gbps": 1, "source": "me"}]\n' > "$out/bad.json"
+    CCBENCH_REFERENCES="$out/bad.json" "$ccbench" expect "$src" > "$out/bad.txt" 2>&1
+    [ $? = 2 ] && grep -q "figure 1: gpu 'H300': not a family" "$out/bad.txt" || { cat "$out/bad.txt"; fail "a bad gpu"; }
+    CCBENCH_REFERENCES="$out/nonexistent.json" "$ccbench" all_reduce -b 1K -e 1K -n 1 > "$out/bad.txt" 2>&1
+    [ $? = 2 ] && grep -q "CCBENCH_REFERENCES" "$out/bad.txt" && ! grep -q "Avg bus bandwidth" "$out/bad.txt" ||
+      { cat "$out/bad.txt"; fail "a sweep with a missing catalogue ran"; }
+    # Too few clean runs: no figure, exit 2, nothing written.
+    "$ccbench" history references --db "$db" --node dgx-a01 --size 128M --out "$out/few.json" > "$out/few.txt" 2>&1
+    [ $? = 2 ] && grep -q "at least 3 clean runs" "$out/few.txt" && [ ! -e "$out/few.json" ] ||
+      { cat "$out/few.txt"; fail "2 runs made a figure"; }
     ;;
   places)
     # Two sites' OSU files, same collective and sizes, no host named: two series.

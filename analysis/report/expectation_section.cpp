@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "analysis/compare/catalogue.hpp"
 #include "analysis/compare/expectation.hpp"
 #include "analysis/report/report.hpp"
 
@@ -19,7 +20,7 @@ Section expectation_section(const Comparison& c) {
   t.header = {"set", "series", "busbw at the largest size", "limit", "share", "reference", "share", "note"};
   t.left_columns = 2;
   t.last_left = true;
-  const std::vector<PublishedFigure> catalogue = published_figures();
+  const std::vector<PublishedFigure>& catalogue = reference_catalogue();
   std::set<std::string> bases;
   for (const ResultSet& set : c.sets) {
     if (!set.published_source.empty() || !set.predicted_from.empty()) continue;  // only measured figures

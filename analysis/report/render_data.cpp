@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "analysis/compare/catalogue.hpp"
 #include "analysis/compare/expectation.hpp"
 #include "analysis/report/render.hpp"
 #include "results/json_records.hpp"
@@ -158,7 +159,7 @@ std::string render_json(const Comparison& c, const Report& r) {
               {"alpha", c.options.alpha},
               {"chart_key", key_fields_text(c.chart_fields)}};
   json sets = json::array();
-  const std::vector<PublishedFigure> catalogue = published_figures();
+  const std::vector<PublishedFigure>& catalogue = reference_catalogue();
   for (std::size_t i = 0; i < c.sets.size(); ++i) {
     const ResultSet& s = c.sets[i];
     json normal = json::array();  // measured sets only: "Is each number normal?" (docs/expect.md)

@@ -1,6 +1,7 @@
 #include "results/json_text.hpp"
 #include "common/redact.hpp"
 #include "commands/accept/accept_command.hpp"
+#include "analysis/compare/catalogue.hpp"
 #include "analysis/compare/expectation.hpp"
 #include "commands/run_exports.hpp"
 #include "commands/accept/accept_parts.hpp"
@@ -92,7 +93,7 @@ RepeatResult parse_repeat(int code, const std::string& jsonl) {
   }
   // The path's limit and the published figure, as its own record resolves
   // them (share gates; docs/expect.md): the out-of-place series' where there is one.
-  const std::vector<Expectation> all = expectations(set, path_facts(set, 0, 0), published_figures());
+  const std::vector<Expectation> all = expectations(set, path_facts(set, 0, 0), reference_catalogue());
   for (const Expectation& e : all)
     if (e.series.ends_with("out-of-place") || &e == &all.back()) {
       r.figures = std::make_shared<const ResolvedFigures>(ResolvedFigures{e.ceiling, e.reference});

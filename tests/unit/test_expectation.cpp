@@ -10,11 +10,14 @@
 #include <random>
 #include <regex>
 
+#include "analysis/compare/catalogue.hpp"
 #include "analysis/compare/comparison.hpp"
 #include "analysis/compare/expectation.hpp"
 #include "analysis/compare/reference.hpp"
+#include "analysis/history/fleet_references.hpp"
 #include "analysis/history/prometheus_text.hpp"
 #include "analysis/report/render.hpp"
+#include "common/errors.hpp"
 #include "results/json_records.hpp"
 #include "results/import/importer.hpp"
 
@@ -216,5 +219,92 @@ TEST(Expectation, EveryOutputSaysTheSameShare) {
   EXPECT_GT(checked, 100);  // the generator reaches limits often enough to mean something
 }
 
+// Your own catalogue file: each field checked, one line naming the figure;
+// what catalogue_text writes reads back the same.
+TEST(Catalogue, EveryFieldIsCheckedAndTheTextReadsBack) {
+  const std::string good =
+      R"({"id": "mine", "system": "our H100 nodes", "collective": "all_reduce", "gpu": "H100", "ranks": 8,
+          "nodes": 1, "bytes": 134217728, "busbw_gbps": 440.5, "source": "our acceptance", "date": "2026-11"})";
+  const std::vector<PublishedFigure> one = read_catalogue("[" + good + "]", "FILE");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].gpu, "H100");
+  EXPECT_EQ(one[0].source, "our acceptance (FILE)");
+  const std::vector<PublishedFigure> again = read_catalogue(catalogue_text(one), "AGAIN");
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].id, "mine");
+  EXPECT_EQ(again[0].bytes, 134217728u);
+  EXPECT_DOUBLE_EQ(again[0].busbw_gbps, 440.5);
+  EXPECT_EQ(again[0].date, "2026-11");
+  const auto error = [&](const std::string& key, const std::string& value) {
+    nlohmann::json j = nlohmann::json::parse(good);
+    if (value.empty()) j.erase(key);
+    else j[key] = nlohmann::json::parse(value);
+    try {
+      read_catalogue("[" + j.dump() + "]", "FILE");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error("gpu", R"("H300")"),
+            "FILE: figure 1: gpu 'H300': not a family the limits know (A100, H100, H200, B200, GB200)");
+  EXPECT_EQ(error("gpu", R"("NVIDIA H100 80GB HBM3")").find("accepted"),
+            std::string::npos);  // a family, not a device name
+  EXPECT_NE(error("collective", R"("allreduce")").find("collective 'allreduce': not one ccbench runs"),
+            std::string::npos);
+  EXPECT_NE(error("ranks", "1").find("ranks must be a whole number from 2"), std::string::npos);
+  EXPECT_NE(error("nodes", "9").find("nodes must be a whole number from 1 to 8"), std::string::npos);
+  EXPECT_NE(error("bytes", "0.5").find("bytes must be a whole number"), std::string::npos);
+  EXPECT_NE(error("busbw_gbps", "-3").find("busbw_gbps must be a number above 0"), std::string::npos);
+  EXPECT_NE(error("busbw_gbps", R"("fast")").find("busbw_gbps must be a number above 0"), std::string::npos);
+  EXPECT_NE(error("date", R"("2026-13")").find("date '2026-13': YYYY-MM or YYYY-MM-DD"), std::string::npos);
+  EXPECT_NE(error("source", "").find("figure 1: no source"), std::string::npos);
+  EXPECT_NE(error("id", R"("")").find("id must be a text"), std::string::npos);
+  EXPECT_THROW(read_catalogue("[" + good + "," + good + "]", "FILE"), UsageError);  // an id twice
+  EXPECT_THROW(read_catalogue("{}", "FILE"), UsageError);
+  EXPECT_THROW(read_catalogue("[1]", "FILE"), UsageError);
+  EXPECT_THROW(read_catalogue("not json", "FILE"), UsageError);
+}
+
+// The fleet's figure: per GPU family, collective, ranks, nodes and size, the
+// median over host sets of each set's median of clean runs; host memory,
+// in-place, unknown GPUs and too few runs make none.
+TEST(Catalogue, TheFleetsFigureIsTheMedianOfEachHostSetsMedian) {
+  const auto series = [](std::string hosts, std::string gpu, std::vector<double> bw, int in_place = 0,
+                         std::string memory = "device") {
+    FleetSeries s;
+    s.key.collective = "all_reduce", s.key.memory = std::move(memory), s.key.gpu = std::move(gpu);
+    s.key.ranks = 8, s.key.nodes = 1, s.key.bytes = 1 << 27, s.key.in_place = in_place, s.key.hosts = std::move(hosts);
+    int day = 1;
+    for (double b : bw) {
+      StoredPoint p;
+      p.busbw_gbps = b;
+      p.started_at = fmt::format("2026-11-{:02d}T00:00:00Z", day++);
+      s.points.push_back(p);
+    }
+    return s;
+  };
+  std::vector<FleetSeries> all{series("a", "NVIDIA H100 80GB HBM3", {400, 410, 420}),
+                               series("b", "NVIDIA H100 80GB HBM3", {300, 310}),
+                               series("c", "NVIDIA H100 80GB HBM3", {500}),
+                               series("a", "NVIDIA H100 80GB HBM3", {9, 9, 9}, 1),  // in-place
+                               series("a", "", {9, 9, 9}, 0, "host"),               // host memory
+                               series("d", "Tesla V100", {9, 9, 9})};               // a GPU the limits do not know
+  StoredPoint noisy;
+  noisy.busbw_gbps = 1, noisy.noise = "oversubscribed", noisy.started_at = "2026-12-01T00:00:00Z";
+  all[0].points.push_back(noisy);  // not clean: left out
+  const std::vector<PublishedFigure> figures = fleet_figures(all, "");
+  ASSERT_EQ(figures.size(), 1u);
+  const PublishedFigure& f = figures[0];
+  EXPECT_EQ(f.id, "fleet-h100-all_reduce-8r-1n-134217728");
+  EXPECT_EQ(f.gpu, "H100");
+  EXPECT_DOUBLE_EQ(f.busbw_gbps, 410);  // medians 410, 305, 500: their median
+  EXPECT_EQ(f.date, "2026-11-03");
+  EXPECT_NE(f.source.find("3 host sets"), std::string::npos) << f.source;
+  EXPECT_NE(f.source.find("6 clean runs"), std::string::npos) << f.source;
+  EXPECT_EQ(f.system, "this fleet's H100 nodes");
+  EXPECT_EQ(read_catalogue(catalogue_text(figures), "F").size(), 1u);  // what it writes, CCBENCH_REFERENCES reads
+  EXPECT_TRUE(fleet_figures({series("a", "NVIDIA H100 80GB HBM3", {400, 410})}, "").empty());  // 2 runs: none
+}
 }  // namespace expectation_test
 }  // namespace ccb
