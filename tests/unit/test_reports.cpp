@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "tests/unit/compare_csv.hpp"
 #include "analysis/compare/comparison.hpp"
 #include "analysis/report/charts_gnuplot.hpp"
 #include "analysis/history/prometheus_text.hpp"
@@ -156,12 +157,7 @@ TEST(Reports, MarkdownTerminalAndCsvAreSafe) {
   EXPECT_NE(term.find("bare?[31m"), std::string::npos);
   const std::string colored = render_terminal(r, true);
   EXPECT_NE(colored.find("\033[31m"), std::string::npos);  // ours: a worse ratio in red
-  std::FILE* f = std::tmpfile();
-  write_csv(c, f);
-  std::string csv(static_cast<std::size_t>(std::ftell(f)), '\0');
-  std::rewind(f);
-  ASSERT_EQ(std::fread(csv.data(), 1, csv.size(), f), csv.size());
-  std::fclose(f);
+  const std::string csv = compare_csv_text(c);
   EXPECT_NE(csv.find(",\"'=HYPERLINK(\"\"http://x\"\")<script>alert(1)</script>\","), std::string::npos)
       << csv.substr(0, 400);
   EXPECT_EQ(csv.find("\n="), std::string::npos);
