@@ -142,13 +142,6 @@ PY
 "$ccbench" all_reduce --backend mpi -C 1 --timing per_iteration > "$out/ct.txt" 2>&1
 [ $? = 2 ] && grep -q -- '-C 1 reports the pipelined loop' "$out/ct.txt" || { cat "$out/ct.txt"; fail "-C 1 with --timing per_iteration"; }
 
-# -u 3: every buffer 3 elements past its allocation, every type, shifted and rotated buffers alike; checked.
-for c in "all_reduce --buffer-shift" "alltoall --rotate-buffers" "all_gather"; do
-  mpirun -np "$np" "$ccbench" $c -d all -b 1K -e 16K -f 4 -n 2 -w 1 -u 3 > "$out/u.txt" 2>&1 &&
-    grep -q ' unalign: 3$' "$out/u.txt" && grep -q '^# Out of bounds values : 0 OK$' "$out/u.txt" ||
-    { cat "$out/u.txt"; fail "-u 3 ($c): unaligned buffers, every result right"; }
-done
-
 # scripts/validate/nccl_tests_view.py (what the GPU parity run diffs against nccl-tests itself): two
 # runs of one command have one view, stdout and document alike; another flag set (-I 1) another.
 view=$(dirname "$0")/../scripts/validate/nccl_tests_view.py
