@@ -20,6 +20,7 @@
 #include "commands/cli_errors.hpp"
 #include "commands/option_table.hpp"
 #include "commands/history_verbs.hpp"
+#include "results/expectation.hpp"
 #include "results/quantities.hpp"
 #include "analysis/history/change_points.hpp"
 #include "analysis/history/history_db.hpp"
@@ -261,23 +262,25 @@ int show(const HistoryArgs& a, const SeriesFilter& filter) {
   if (a.csv)
     text =
         "collective,dtype,op,path,memory,ranks,nodes,in_place,bytes,hosts,gpu,run,started_at,time_us,busbw_gbps,"
-        "algbw_gbps,wrong,noise,iteration_p50_us,iteration_p90_us\n";
+        "algbw_gbps,wrong,noise,iteration_p50_us,iteration_p90_us,busbw_limit_gbps,busbw_share_of_limit\n";
   for (const StoredSeries& s : all) {
     const std::vector<StoredPoint> pts = db.points(s.id, a.since);
     if (!a.csv && !a.json) {
-      text += fmt::format("# {} ({} run{})\n{:<22} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6}\n",
+      text += fmt::format("# {} ({} run{})\n{:<22} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>7} {:>6}\n",
                           series_name(s.key), pts.size(), pts.size() == 1 ? "" : "s", "started_at", "run", "time_us",
-                          "iter_p50_us", "iter_p90_us", "busbw_GB/s", "algbw_GB/s", "wrong");
+                          "iter_p50_us", "iter_p90_us", "busbw_GB/s", "algbw_GB/s", "limit_GB/s", "share", "wrong");
     }
     for (const StoredPoint& p : pts) {
       const SeriesKey& k = s.key;
+      const double share = share_of_limit(p.busbw_gbps, p.busbw_limit_gbps);  // the one share (docs/expect.md)
       if (a.csv) {
-        text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(k.collective),
-                            csv_field(k.dtype), csv_field(k.op), csv_field(k.path), csv_field(k.memory), k.ranks,
-                            k.nodes, k.in_place, k.bytes, csv_field(k.hosts), csv_field(k.gpu), p.run, p.started_at,
-                            value_text(p.time_us, "{:.6g}"), value_text(p.busbw_gbps, "{:.6g}"),
-                            value_text(p.algbw_gbps, "{:.6g}"), p.wrong, csv_field(p.noise),
-                            value_text(p.p50_us, "{:.6g}"), value_text(p.p90_us, "{:.6g}"));
+        text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                            csv_field(k.collective), csv_field(k.dtype), csv_field(k.op), csv_field(k.path),
+                            csv_field(k.memory), k.ranks, k.nodes, k.in_place, k.bytes, csv_field(k.hosts),
+                            csv_field(k.gpu), p.run, p.started_at, value_text(p.time_us, "{:.6g}"),
+                            value_text(p.busbw_gbps, "{:.6g}"), value_text(p.algbw_gbps, "{:.6g}"), p.wrong,
+                            csv_field(p.noise), value_text(p.p50_us, "{:.6g}"), value_text(p.p90_us, "{:.6g}"),
+                            value_text(p.busbw_limit_gbps, "{:.6g}"), value_text(share, "{:.6g}"));
       } else if (a.json) {
         const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
         out.push_back({{"collective", k.collective},
@@ -298,13 +301,16 @@ int show(const HistoryArgs& a, const SeriesFilter& filter) {
                        {"iteration_p90_us", num(p.p90_us)},
                        {"busbw_gbps", num(p.busbw_gbps)},
                        {"algbw_gbps", num(p.algbw_gbps)},
+                       {"busbw_limit_gbps", num(p.busbw_limit_gbps)},
+                       {"busbw_share_of_limit", num(share)},
                        {"wrong", p.wrong},
                        {"noise", p.noise}});
       } else {
         text +=
-            fmt::format("{:<22} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6}{}\n", p.started_at, p.run,
+            fmt::format("{:<22} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>7} {:>6}{}\n", p.started_at, p.run,
                         value_text(p.time_us, "{:.4g}"), value_text(p.p50_us, "{:.4g}"), value_text(p.p90_us, "{:.4g}"),
                         value_text(p.busbw_gbps, "{:.4g}"), value_text(p.algbw_gbps, "{:.4g}"),
+                        value_text(p.busbw_limit_gbps, "{:.4g}"), value_text(share * 100, "{:.3g}%"),
                         p.wrong ? std::to_string(p.wrong) : "", p.noise.empty() ? "" : "  noisy: " + p.noise);
       }
     }

@@ -98,6 +98,23 @@ case "$case" in
     done
     same show --csv --node $'vm-\xef\xbf\xbd'
     grep -q $'vm-\xef\xbf\xbd' "$work/pg.txt" || fail "the repaired host kept"
+    # Each point's busbw limit (schema 5): the genuine 8 x H100 log's NVLS limit, 700 GB/s.
+    "$ccbench" history show --db "$url" --csv > "$work/limits.txt" &&
+      grep -q '^all_reduce,float,sum,auto,device,8,1,0,134217728,dgx-a01,NVIDIA H100 80GB HBM3,.*,700,0\.65' \
+        "$work/limits.txt" || fail "show --csv: the H100 log's limit and share"
+    # A schema 4 database (before the limits): read as it is, migrated by the next writer.
+    psql_do "CREATE DATABASE old" || fail "createdb old"
+    old="postgresql://ccbench@/old?host=$out"
+    "$ccbench" history add --db "$old" "$work/runs/r1.log" > /dev/null || fail "add to old"
+    psql_do "ALTER TABLE ccbench.points DROP COLUMN busbw_limit_gbps; UPDATE ccbench.meta SET version = 4" old ||
+      fail "make old a schema 4 database"
+    "$ccbench" history show --db "$old" --csv > "$work/old.txt" || { cat "$work/old.txt"; fail "show from schema 4"; }
+    grep -q ',-,-$' "$work/old.txt" || fail "schema 4: no limits, shown as -"
+    "$ccbench" history add --db "$old" "$fx/compare/nccl-tests/bare-metal-all_reduce.log" > "$work/old-add.txt" 2>&1 ||
+      { cat "$work/old-add.txt"; fail "add to schema 4"; }
+    [ "$(psql -X -At "$old" -c 'SELECT version FROM ccbench.meta')" = 5 ] || fail "schema 4 migrated to 5"
+    "$ccbench" history show --db "$old" --csv > "$work/old.txt" && grep -q ',700,0\.65' "$work/old.txt" ||
+      fail "the migrated database keeps limits"
     no_password "$work"
     ;;
   writers)

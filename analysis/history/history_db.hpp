@@ -20,7 +20,7 @@ namespace ccb {
 // PRAGMA user_version of the schema this ccbench writes (2: verdicts kept;
 // 3: runs.run_key and runs.complete);
 // it reads 1 to this and migrates older ones when it writes.
-inline constexpr int kHistorySchemaVersion = 4;
+inline constexpr int kHistorySchemaVersion = 5;
 // PRAGMA application_id that marks a ccbench history ("ccbh").
 inline constexpr int kHistoryApplicationId = 0x63636268;
 
@@ -43,6 +43,10 @@ struct HistoryValue {
   // the rank named late ("" when none was named).
   double skew_us = std::numeric_limits<double>::quiet_NaN();
   std::string straggler_host;
+  // The limit of busbw on the point's path (schema 5; GB/s, NaN: none known),
+  // derived when the run is added (analysis/compare/expectation.hpp
+  // point_ceiling, docs/expect.md) from what its file records.
+  double busbw_limit_gbps = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct HistoryRun {
@@ -89,6 +93,7 @@ struct StoredPoint {
   std::uint64_t wrong = 0;
   std::string noise;  // the run's (HistoryRun::noise): "" when it recorded none
   double p50_us = std::numeric_limits<double>::quiet_NaN(), p90_us = std::numeric_limits<double>::quiet_NaN();
+  double busbw_limit_gbps = std::numeric_limits<double>::quiet_NaN();  // HistoryValue's (schema 5)
   // The quantity by its definition (results/quantities.hpp): NaN when not recorded.
   double value(Quantity q) const {
     switch (q) {

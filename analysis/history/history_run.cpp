@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <tuple>
 
+#include "analysis/compare/expectation.hpp"
 #include "common/sha256.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
@@ -81,6 +82,7 @@ ImportedPoint imported_point(const SeriesKey& key, const StoredPoint& point) {
   ip.algbw_gbps = point.algbw_gbps;
   ip.p50_us = point.p50_us;
   ip.p90_us = point.p90_us;
+  ip.busbw_limit_gbps = point.busbw_limit_gbps;
   if (point.wrong) ip.wrong = point.wrong;
   ip.noise = point.noise.empty() ? 0 : 1;  // its run's flags, counted as one
   return ip;
@@ -150,6 +152,9 @@ std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::st
   const auto below_resolution = [&](double gbps) { return printed_rounded && gbps == 0; };
   run.values.reserve(set.points.size());
   const std::string place = series_place(run.hosts, source);
+  // Each point's busbw limit, as compare and --prom derive it from the file.
+  const PathFacts facts = path_facts(set, 0, 0);
+  const std::string gpu_family = set_gpu_family(set);
   for (const ImportedPoint& p : set.points) {
     HistoryValue v;
     v.key = SeriesKey{p.collective.str(),
@@ -171,6 +176,8 @@ std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::st
     v.wrong = p.wrong.value_or(0);
     v.skew_us = p.straggler_skew_us;
     v.straggler_host = p.straggler_host;
+    v.busbw_limit_gbps = point_ceiling(p, gpu_family, facts).gbps;
+    if (!(v.busbw_limit_gbps > 0)) v.busbw_limit_gbps = kNaN;
     run.values.push_back(std::move(v));
   }
   return run;

@@ -91,6 +91,7 @@ CREATE TABLE ccbench.points(
   time_us DOUBLE PRECISION, busbw_gbps DOUBLE PRECISION, algbw_gbps DOUBLE PRECISION,
   p50_us DOUBLE PRECISION, p90_us DOUBLE PRECISION, wrong BIGINT NOT NULL,
   skew_us DOUBLE PRECISION, straggler_host TEXT COLLATE "C" NOT NULL DEFAULT '',
+  busbw_limit_gbps DOUBLE PRECISION,
   PRIMARY KEY(series_id, run_id));
 CREATE INDEX points_run ON ccbench.points(run_id);
 CREATE TABLE ccbench.verdicts(
@@ -307,6 +308,7 @@ class PostgresHistory final : public HistoryStore {
     throw OutputError(fmt::format("history: {}: PostgreSQL failed: {}", name_, msg));
   }
 
+  std::string limit_column() const { return version_ >= 5 ? "busbw_limit_gbps" : "NULL::DOUBLE PRECISION"; }
   void begin_write() {
     if (access_ != HistoryAccess::write) throw UsageError(fmt::format("history: {}: opened for reading", name_));
     run("BEGIN", {});
@@ -366,7 +368,22 @@ class PostgresHistory final : public HistoryStore {
     if (m.rows() != 1 || m.integer(0, 0) != kHistoryApplicationId)
       throw UsageError(
           fmt::format("history: {}: ccbench.meta does not mark a ccbench history; nothing was changed", name_));
-    if (m.integer(0, 1) != kHistorySchemaVersion)
+    version_ = static_cast<int>(m.integer(0, 1));
+    if (version_ == 4 && access_ == HistoryAccess::write) {  // schema 5 adds each point's busbw limit
+      begin_write();
+      try {
+        if (run("SELECT version FROM ccbench.meta", {}).integer(0, 0) == 4) {
+          run("ALTER TABLE ccbench.points ADD COLUMN busbw_limit_gbps DOUBLE PRECISION", {});
+          run("UPDATE ccbench.meta SET version = $1", Params().integer(kHistorySchemaVersion));
+        }
+        run("COMMIT", {});
+      } catch (...) {
+        rollback();
+        throw;
+      }
+      version_ = kHistorySchemaVersion;
+    }
+    if (version_ != kHistorySchemaVersion && !(version_ == 4 && access_ == HistoryAccess::read))
       throw UsageError(
           fmt::format("history: {}: schema version {} (this ccbench reads and writes {}); nothing was "
                       "changed",
@@ -392,8 +409,9 @@ class PostgresHistory final : public HistoryStore {
   static constexpr int kAnswerSlackMs = 10000;  // a statement's own work beyond --wait's lock waits
   std::string name_;
   HistoryAccess access_;
-  int answer_ms_;                     // how long a call may wait for the server's answer
-  std::vector<std::string> secrets_;  // the passwords libpq read from the URL
+  int version_ = kHistorySchemaVersion;  // 4 reads as it is (no busbw limits); a writer migrates it
+  int answer_ms_;                        // how long a call may wait for the server's answer
+  std::vector<std::string> secrets_;     // the passwords libpq read from the URL
   bool in_batch_ = false;
 };
 
@@ -493,10 +511,11 @@ HistoryAdded PostgresHistory::add(const HistoryRun& run_in) {
       }
       Params p;
       p.integer(id).integer(out.run).real(v.time_us).real(v.busbw_gbps).real(v.algbw_gbps).real(v.p50_us);
-      p.real(v.p90_us).count(v.wrong).real(v.skew_us).text(v.straggler_host);
+      p.real(v.p90_us).count(v.wrong).real(v.skew_us).text(v.straggler_host).real(v.busbw_limit_gbps);
       Result point =
           run("INSERT INTO ccbench.points(series_id, run_id, time_us, busbw_gbps, algbw_gbps, p50_us, p90_us, wrong, "
-              "skew_us, straggler_host) VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT DO NOTHING RETURNING 1",
+              "skew_us, straggler_host, busbw_limit_gbps) VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) ON CONFLICT DO "
+              "NOTHING RETURNING 1",
               p);
       out.values += static_cast<std::size_t>(point.rows());
     }
@@ -562,14 +581,17 @@ std::vector<StoredPoint> PostgresHistory::points(std::int64_t series, const std:
   Result r =
       run("SELECT runs.id, runs.started_at, runs.versions, runs.source, time_us, busbw_gbps, algbw_gbps, wrong, "
           "runs.noise, "
-          "p50_us, p90_us FROM ccbench.points JOIN ccbench.runs ON runs.id = points.run_id WHERE series_id = $1 "
-          "AND ($2 = '' OR started_at >= $2) ORDER BY runs.started_at, runs.id",
+          "p50_us, p90_us, " +
+              limit_column() +
+              " FROM ccbench.points JOIN ccbench.runs ON runs.id = points.run_id "
+              "WHERE series_id = $1 "
+              "AND ($2 = '' OR started_at >= $2) ORDER BY runs.started_at, runs.id",
           Params().integer(series).text(since));
   std::vector<StoredPoint> out;
   for (int i = 0; i < r.rows(); ++i)
     out.push_back(StoredPoint{r.integer(i, 0), r.text(i, 1), r.text(i, 2), r.text(i, 3), r.real(i, 4), r.real(i, 5),
                               r.real(i, 6), static_cast<std::uint64_t>(r.integer(i, 7)), r.text(i, 8), r.real(i, 9),
-                              r.real(i, 10)});
+                              r.real(i, 10), r.real(i, 11)});
   return out;
 }
 
@@ -631,8 +653,10 @@ std::vector<HistoryRun> PostgresHistory::all_runs() {
   }
   Result r = run(
       "SELECT points.run_id, collective, dtype, op, path, memory, ranks, nodes, in_place, bytes, hosts, gpu, time_us, "
-      "busbw_gbps, algbw_gbps, p50_us, p90_us, wrong, skew_us, straggler_host FROM ccbench.points "
-      "JOIN ccbench.series ON series.id = points.series_id ORDER BY points.run_id, series.id",
+      "busbw_gbps, algbw_gbps, p50_us, p90_us, wrong, skew_us, straggler_host, " +
+          limit_column() +
+          " FROM ccbench.points "
+          "JOIN ccbench.series ON series.id = points.series_id ORDER BY points.run_id, series.id",
       {});
   for (int i = 0; i < r.rows(); ++i) {
     const auto it = index.find(r.integer(i, 0));
@@ -641,7 +665,7 @@ std::vector<HistoryRun> PostgresHistory::all_runs() {
     v.key = key_at(r, i, 1);
     v.time_us = r.real(i, 12), v.busbw_gbps = r.real(i, 13), v.algbw_gbps = r.real(i, 14), v.p50_us = r.real(i, 15);
     v.p90_us = r.real(i, 16), v.wrong = static_cast<std::uint64_t>(r.integer(i, 17)), v.skew_us = r.real(i, 18);
-    v.straggler_host = r.text(i, 19);
+    v.straggler_host = r.text(i, 19), v.busbw_limit_gbps = r.real(i, 20);
     out[it->second].values.push_back(std::move(v));
   }
   return out;

@@ -133,9 +133,11 @@ std::string prometheus_text(const std::vector<PromRun>& runs) {
       put(time, Quantity::time, p.time_us);
       put(p50, Quantity::iteration_p50, p.p50_us);
       put(p90, Quantity::iteration_p90, p.p90_us);
-      if (const Ceiling c = point_ceiling(p, gpu, facts); c.gbps > 0 && std::isfinite(p.busbw_gbps)) {
-        put(limit, Quantity::busbw, c.gbps);
-        share.samples[labels] = share_of_limit(p.busbw_gbps, c.gbps);
+      // The limit stored with a history point, else derived from the file (the same derivation).
+      const double lim = p.busbw_limit_gbps > 0 ? p.busbw_limit_gbps : point_ceiling(p, gpu, facts).gbps;
+      if (lim > 0 && std::isfinite(p.busbw_gbps)) {
+        put(limit, Quantity::busbw, lim);
+        share.samples[labels] = share_of_limit(p.busbw_gbps, lim);
       }
       if (p.wrong) wrong.samples[labels] = static_cast<double>(*p.wrong);
       noisy.samples[labels] = p.noise > 0 || !run.set->noise.empty() ? 1 : 0;

@@ -78,7 +78,12 @@ ALTER TABLE points ADD COLUMN skew_us REAL;
 ALTER TABLE points ADD COLUMN straggler_host TEXT NOT NULL DEFAULT '';
 )";
 
-constexpr const char* kMigrations[] = {kSchema1, kSchema2, kSchema3, kSchema4};
+// Version 5: each point's busbw limit on its path (HistoryValue::busbw_limit_gbps).
+constexpr const char* kSchema5 = R"(
+ALTER TABLE points ADD COLUMN busbw_limit_gbps REAL;
+)";
+
+constexpr const char* kMigrations[] = {kSchema1, kSchema2, kSchema3, kSchema4, kSchema5};
 static_assert(std::size(kMigrations) == kHistorySchemaVersion);
 
 class Statement {
@@ -484,7 +489,7 @@ HistoryAdded SqliteHistory::add(const HistoryRun& run) {
                  path_);
   Statement point(db_,
                   "INSERT OR IGNORE INTO points(series_id, run_id, time_us, busbw_gbps, algbw_gbps, p50_us, p90_us, "
-                  "wrong, skew_us, straggler_host) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                  "wrong, skew_us, straggler_host, busbw_limit_gbps) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
                   path_);
   std::map<SeriesKey, std::int64_t> fresh_ids;  // made by this transaction: cached once it commits
   std::map<SeriesKey, std::int64_t>& made = in_batch_ ? batch_ids_ : fresh_ids;
@@ -520,7 +525,8 @@ HistoryAdded SqliteHistory::add(const HistoryRun& run) {
         .bind_real(7, v.p90_us)
         .bind(8, static_cast<std::int64_t>(std::min<std::uint64_t>(v.wrong, INT64_MAX)))
         .bind_real(9, v.skew_us)
-        .bind(10, v.straggler_host);
+        .bind(10, v.straggler_host)
+        .bind_real(11, v.busbw_limit_gbps);
     point.step();
     out.values += static_cast<std::size_t>(sqlite3_changes(db_));
     point.reset();
@@ -569,16 +575,16 @@ std::vector<StoredPoint> SqliteHistory::points(std::int64_t series, const std::s
   // runs.noise from schema 3 (an older file read as it is has none).
   const std::string sql = fmt::format(
       "SELECT runs.id, runs.started_at, runs.versions, runs.source, time_us, busbw_gbps, algbw_gbps, wrong, {}, "
-      "p50_us, p90_us FROM points JOIN runs ON runs.id = points.run_id WHERE series_id = ?1 AND (?2 = '' OR started_at "
-      ">= ?2) "
+      "p50_us, p90_us, {} FROM points JOIN runs ON runs.id = points.run_id WHERE series_id = ?1 AND (?2 = '' OR "
+      "started_at >= ?2) "
       "ORDER BY runs.started_at, runs.id",
-      version_ >= 3 ? "runs.noise" : "''");
+      version_ >= 3 ? "runs.noise" : "''", version_ >= 5 ? "busbw_limit_gbps" : "NULL");
   Statement q(db_, sql.c_str(), path_);
   q.bind(1, series).bind(2, since);
   std::vector<StoredPoint> out;
   while (q.step())
     out.push_back(StoredPoint{q.integer(0), q.text(1), q.text(2), q.text(3), q.real(4), q.real(5), q.real(6),
-                              static_cast<std::uint64_t>(q.integer(7)), q.text(8), q.real(9), q.real(10)});
+                              static_cast<std::uint64_t>(q.integer(7)), q.text(8), q.real(9), q.real(10), q.real(11)});
   confirm_unchanged();
   return out;
 }
@@ -688,9 +694,9 @@ std::vector<HistoryRun> SqliteHistory::all_runs() {
   }
   const std::string sql = fmt::format(
       "SELECT points.run_id, collective, dtype, op, path, memory, ranks, nodes, in_place, bytes, hosts, gpu, time_us, "
-      "busbw_gbps, algbw_gbps, p50_us, p90_us, wrong, {} FROM points JOIN series ON series.id = points.series_id "
+      "busbw_gbps, algbw_gbps, p50_us, p90_us, wrong, {}, {} FROM points JOIN series ON series.id = points.series_id "
       "ORDER BY points.run_id, series.id",
-      version_ >= 4 ? "skew_us, straggler_host" : "NULL, ''");
+      version_ >= 4 ? "skew_us, straggler_host" : "NULL, ''", version_ >= 5 ? "busbw_limit_gbps" : "NULL");
   Statement q(db_, sql.c_str(), path_);
   while (q.step()) {
     const auto it = index.find(q.integer(0));
@@ -699,7 +705,7 @@ std::vector<HistoryRun> SqliteHistory::all_runs() {
     v.key = key_at(q, 1);
     v.time_us = q.real(12), v.busbw_gbps = q.real(13), v.algbw_gbps = q.real(14), v.p50_us = q.real(15);
     v.p90_us = q.real(16), v.wrong = static_cast<std::uint64_t>(q.integer(17)), v.skew_us = q.real(18);
-    v.straggler_host = q.text(19);
+    v.straggler_host = q.text(19), v.busbw_limit_gbps = q.real(20);
     out[it->second].values.push_back(std::move(v));
   }
   confirm_unchanged();

@@ -35,6 +35,7 @@ struct ImportedPoint {
   double time_lo_us = kNaN, time_hi_us = kNaN;  // predicted points: the 90% prediction interval
   bool time_unbounded = false;          // predicted: the data cannot bound the interval (the model's "unbounded")
   double p50_us = kNaN, p90_us = kNaN;  // per-iteration median and 90th percentile, when recorded
+  double busbw_limit_gbps = kNaN;       // a history store's point: the limit stored with it (schema 5)
   double rank_mean_avg_us = kNaN;       // ccbench: average over ranks of each rank's mean time (OSU's and IMB's figure)
   std::vector<double> samples_us;       // per-iteration times, when the file has them
   std::string

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "common/errors.hpp"
@@ -226,6 +227,30 @@ TEST(HistoryDb, StragglersPerHostShowARepeatOffender) {
   EXPECT_EQ(db.straggler_runs(f).size(), 2u);
 }
 
+// Each point's busbw limit (schema 5) is kept as added, NaN as none, and
+// read back by show's points and by copy's runs alike.
+TEST(HistoryDb, KeepsEachPointsLimit) {
+  const std::string path = temp_db("h-limit.db");
+  HistoryRun r = run_with("lim", "2026-12-01T00:00:00Z", 5);
+  r.values[0].busbw_limit_gbps = 25;  // 1 MiB: a limit; 1 KiB: none known
+  HistoryDb(path, HistoryDb::Access::write).add(r);
+  HistoryDb db(path, HistoryDb::Access::read);
+  std::map<std::uint64_t, double> shown;
+  for (const StoredSeries& s : db.series({}))
+    for (const StoredPoint& p : db.points(s.id)) shown[s.key.bytes] = p.busbw_limit_gbps;
+  EXPECT_EQ(shown.at(1 << 20), 25);
+  EXPECT_TRUE(std::isnan(shown.at(1 << 10)));
+  const std::vector<HistoryRun> runs = db.all_runs();
+  ASSERT_EQ(runs.size(), 1u);
+  for (const HistoryValue& v : runs[0].values) {
+    if (v.key.bytes == 1 << 20) {
+      EXPECT_EQ(v.busbw_limit_gbps, 25);
+    } else {
+      EXPECT_TRUE(std::isnan(v.busbw_limit_gbps));
+    }
+  }
+}
+
 // One run arriving in several files (issue 52): a partial -J, then the whole
 // file; the fuller copy is kept under the run's id, never both.
 TEST(HistoryDb, TheSameRunInAnotherFileIsOneRun) {
@@ -356,6 +381,8 @@ TEST(HistoryDb, MigratesASchemaOneDatabaseKeepingItsRuns) {
   HistoryDb db(path, HistoryDb::Access::read);
   EXPECT_EQ(db.run_count(), 2);
   EXPECT_EQ(points_of(db), 20u);
+  for (const StoredSeries& s : db.series({}))  // schema 5's limits: none for points stored before it
+    for (const StoredPoint& p : db.points(s.id)) EXPECT_TRUE(std::isnan(p.busbw_limit_gbps));
   const auto h2 = db.node_verdicts("h2", "");
   ASSERT_EQ(h2.size(), 1u);
   EXPECT_EQ(h2[0].row.status, "defective");
@@ -413,6 +440,19 @@ TEST(HistoryRun, NcclTestsTextGivesHostsAndTheFileTime) {
   EXPECT_EQ(run->values[0].key.gpu, "NVIDIA H100 80GB HBM3");
   EXPECT_FALSE(history_run_of("hello\n", HistoryRunSource{"x.txt", "", "", "", ""}, &why));
   EXPECT_EQ(why, "not a result format ccbench reads");
+  // Two hosts, no NIC named: no limit known. Eight H100s of one host: NVLS's
+  // 2(n-1)/(n+1) x 450 GB/s = 700 GB/s (docs/expect.md), stored with each point.
+  EXPECT_TRUE(std::isnan(run->values[0].busbw_limit_gbps));
+  std::string one_node = "# nThread 1 nGpus 1 minBytes 8 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20\n";
+  for (int rank = 0; rank < 8; ++rank)
+    one_node +=
+        fmt::format("#  Rank {:2} Group  0 Pid  1 on node-a device {:2} [0x1b] NVIDIA H100 80GB HBM3\n", rank, rank);
+  one_node += text.substr(text.find("#       size"));
+  const auto nvls =
+      history_run_of(one_node, HistoryRunSource{"all_reduce.log", "2026-01-02T03:04:05Z", "", "", ""}, &why);
+  ASSERT_TRUE(nvls) << why;
+  ASSERT_EQ(nvls->values.size(), 2u);
+  EXPECT_NEAR(nvls->values[0].busbw_limit_gbps, 700, 1e-9);
 }
 
 TEST(PrometheusText, BaseUnitsEscapedLabelsAndPlaceByHostCount) {
