@@ -176,6 +176,8 @@ PY
     # Named by its share of the link's limit (spec link_rate: 400Mbit, docs/expect.md).
     grep -q 'emu-h3 .*= [0-9]*% of the limit, against a bar of 0.01 (20% of it)' "$out/v/verdict.md" ||
       fail "emu-h3's verdict does not say its share of the limit"
+    grep -q "^Floor of line [0-9]*: limit 0.05 GB/s: the node's NICs: 0.05 GB/s" "$out/v/verdict.md" ||
+      fail "the report does not give the floor's basis"
     grep -q 'Second pass' "$out/v/report.html" && grep -q 'Pair matrix' "$out/v/report.html" ||
       fail "report.html lacks the pair matrix or the second pass"
     grep -q 'class="h[0-4] worse">[0-9.e-]* FAIL' "$out/v/report.html" || fail "the heatmap marks no failing pair"

@@ -13,6 +13,7 @@
 
 #include "results/stats.hpp"
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
@@ -331,6 +332,17 @@ Section check_section(const CheckVerdict& v, const AcceptOutcome& o, const ViewL
   for (const Gate& g : c.gates)
     gates += (gates.empty() ? "Gates: " : "; ") + g.describe() + fmt::format(" (line {})", g.line);
   s.paragraphs.push_back(gates + ".");
+  // A share gate's floor: what it was a share of and where that came from,
+  // each distinct basis once (every group's run resolves its own).
+  for (std::size_t i = 0; i < c.gates.size(); ++i) {
+    if (c.gates[i].share_of.empty()) continue;
+    std::set<std::string> bases;
+    for (const auto* pass : {&v.first, &v.second})
+      for (const GroupVerdict& g : *pass)
+        if (i < g.gates.size()) bases.insert(g.gates[i].basis.empty() ? g.gates[i].note : g.gates[i].basis);
+    for (const std::string& b : bases)
+      if (!b.empty()) s.paragraphs.push_back(fmt::format("Floor of line {}: {}.", c.gates[i].line, b));
+  }
   for (std::size_t i = 0; i < v.findings.size() && i < lim.findings; ++i)
     s.paragraphs.push_back("Finding: " + v.findings[i]);
   if (v.findings.size() > lim.findings)

@@ -11,6 +11,8 @@
 #include "common/errors.hpp"
 #include "analysis/accept/accept_report.hpp"
 #include "analysis/accept/baseline.hpp"
+#include "analysis/accept/reference_spec.hpp"
+#include "analysis/compare/reference.hpp"
 #include "analysis/accept/schedule.hpp"
 #include "analysis/accept/spec.hpp"
 #include "analysis/accept/verdict.hpp"
@@ -567,6 +569,48 @@ TEST(AcceptVerdict, ALateHostIsALeadWhenABandwidthGateFails) {
 }
 
 #if CCBENCH_HAVE_YAML
+// Floors from the catalogue (ccbench expect --spec-out): a check per figure of
+// the GPU the job can run, each a share-of-reference gate accept parses; the
+// other figures left out with why; another GPU's never borrowed.
+TEST(ReferenceSpec, FloorsFromTheCatalogueParseAsASpec) {
+  const ReferenceSpec h100 = reference_spec(published_figures(), {"H100", 4, 8, 0.9});
+  const AcceptSpec spec = parse_spec(h100.text, "floors.yaml");
+  ASSERT_EQ(spec.checks.size(), 3u);
+  EXPECT_EQ(h100.checks, 3);
+  std::vector<std::string> patterns;
+  for (const Check& c : spec.checks) {
+    patterns.emplace_back(name(c.pattern));
+    EXPECT_EQ(c.backend, BackendKind::nccl);
+    ASSERT_EQ(c.gates.size(), 1u);
+    EXPECT_EQ(c.gates[0].share_of, "reference");
+    EXPECT_NEAR(c.gates[0].max_drop, 0.1, 1e-12);
+    EXPECT_EQ(c.sizes, std::vector<std::size_t>{c.gates[0].at_bytes});
+  }
+  EXPECT_EQ(patterns, (std::vector<std::string>{"per-node", "pairwise", "all"}));  // 1, 2 and the job's 4 nodes
+  EXPECT_NE(h100.text.find("aws-8x-p5: 8 nodes, the job has 4"), std::string::npos);
+  for (const PublishedFigure& f : published_figures())  // no other GPU's figure, in a check or a comment
+    if (f.gpu != "H100") EXPECT_EQ(h100.text.find(f.id), std::string::npos) << f.id;
+  // 4 GPUs per node: no H100 figure ran so; no GPU the catalogue knows: nothing to gate.
+  const auto error = [](const ReferenceSpecRequest& r) {
+    try {
+      reference_spec(published_figures(), r);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error({"H100", 4, 4, 0.9}).find("no reference for H100 at 4 nodes of 4 GPUs"), std::string::npos);
+  EXPECT_NE(error({"B200", 1, 8, 0.9}).find("no reference for B200"), std::string::npos);
+  EXPECT_NE(error({"H100", 1, 8, 0}).find("--floor 0"), std::string::npos);
+  // Catalogue text is the user's: a line break in a name or source stays in its comment.
+  std::vector<PublishedFigure> own{published_figures().front()};
+  own[0].id = "fleet\nchecks: []", own[0].system = "lab\nname: x", own[0].source = "file\r\n- name: y";
+  const AcceptSpec hostile = parse_spec(reference_spec(own, {own[0].gpu, 1, 8, 0.8}).text, "own.yaml");
+  ASSERT_EQ(hostile.checks.size(), 1u);
+  EXPECT_EQ(hostile.checks[0].name, "reference-fleet-checks----");
+  EXPECT_NEAR(hostile.checks[0].gates[0].max_drop, 0.2, 1e-12);
+}
+
 TEST(AcceptSpec, SkewGatesTakeACeilingOnly) {
   const std::string head = "checks:\n  - name: s\n    collective: all_reduce\n    sizes: [64K]\n    gates: [";
   EXPECT_NE(spec_error(head + "{metric: skew, at: 64K, min: 5}]\n").find("skew takes max"), std::string::npos);
