@@ -14,6 +14,7 @@
 #include "results/noise.hpp"
 #include "results/record.hpp"
 #include "results/import/importer.hpp"
+#include "results/import/json_lines.hpp"
 #include "results/import/text_input.hpp"
 
 namespace ccb {
@@ -299,18 +300,8 @@ void read_point(const json& j, const RunContext& run, std::uint32_t line, Import
 }  // namespace
 
 void import_ccbench_jsonl(std::string_view text, ImportContext& ctx) {
-  LineReader lines(text);
-  std::string_view l;
   RunContext run;
-  while (lines.next(l)) {
-    const std::uint32_t n = lines.number();
-    if (trim(l).empty()) continue;
-    if (ctx.skip_long_line(l, n)) continue;
-    const json j = json::parse(l, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-      ctx.unread(n, "not a JSON object (truncated or corrupt line)");
-      continue;
-    }
+  for_each_json_object(text, ctx, [&](const json& j, std::uint32_t n) {
     const std::string type = str_at(j, "type");
     if (type == "run") {
       const auto version = num_at(j, "schema_version");
@@ -318,7 +309,7 @@ void import_ccbench_jsonl(std::string_view text, ImportContext& ctx) {
         ctx.unread(n, fmt::format("run record with schema_version {}: this ccbench reads 1 to {}; the file is skipped",
                                   j.contains("schema_version") ? quote_value(j["schema_version"].dump()) : "missing",
                                   kSchemaVersion));
-        return;
+        return JsonLine::stop;
       }
       const json& config = obj_at(j, "config");
       run.collective = str_at(config, "collective");
@@ -343,7 +334,7 @@ void import_ccbench_jsonl(std::string_view text, ImportContext& ctx) {
       ctx.unread(n,
                  "a ccbench replay record (one training step's phases, docs/workload.md), not a sweep: the file is "
                  "skipped");
-      return;
+      return JsonLine::stop;
     } else if (type == "point") {
       if (!run.seen) ctx.unread(n, "point record before any run record: memory kind and path assumed host, auto");
       run.seen = true;
@@ -356,7 +347,8 @@ void import_ccbench_jsonl(std::string_view text, ImportContext& ctx) {
     } else {
       ctx.unread(n, fmt::format("record type {}: expected run, point or end", quote_value(type)));
     }
-  }
+    return JsonLine::next;
+  });
 }
 
 }  // namespace ccb

@@ -31,6 +31,7 @@
 #include <tuple>
 
 #include "results/import/importer.hpp"
+#include "results/import/json_lines.hpp"
 #include "results/import/text_input.hpp"
 #include "results/stats.hpp"
 
@@ -170,21 +171,11 @@ std::string unmeasurable(const Record& r, const char* time, const char* algbw, c
 void import_nccl_inspector_json(std::string_view text, ImportContext& ctx) {
   Buckets buckets(ctx);
   double first_us = kNaN;
-  LineReader lines(text);
-  std::string_view l;
-  while (lines.next(l)) {
-    const std::uint32_t n = lines.number();
-    if (trim(l).empty()) continue;
-    if (ctx.skip_long_line(l, n)) continue;
-    const json j = json::parse(l, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-      ctx.unread(n, "not a JSON object (a truncated or corrupt line)");
-      continue;
-    }
+  for_each_json_object(text, ctx, [&](const json& j, std::uint32_t n) {
     const auto header = j.find("header"), meta = j.find("metadata"), perf = j.find("coll_perf");
     if (header == j.end() || perf == j.end() || !header->is_object() || !perf->is_object()) {
       ctx.unread(n, "no header and coll_perf: not an NCCL Inspector record");
-      continue;
+      return JsonLine::next;
     }
     Record r;
     r.line = n;
@@ -204,15 +195,16 @@ void import_nccl_inspector_json(std::string_view text, ImportContext& ctx) {
     }
     if (!sane(r) || !std::isfinite(r.bytes)) {
       ctx.unread(n, "n_ranks, nnodes or coll_msg_size_bytes missing or out of range");
-      continue;
+      return JsonLine::next;
     }
     if (const std::string why = unmeasurable(r, "coll_exec_time_us", "coll_algobw_gbs", "coll_busbw_gbs");
         !why.empty()) {
       ctx.unread(n, why);
-      continue;
+      return JsonLine::next;
     }
     buckets.add(r);
-  }
+    return JsonLine::next;
+  });
   buckets.finish();
   if (first_us > 0 && ctx.set.started_at.empty()) {
     const auto seconds = static_cast<std::time_t>(first_us / 1e6);
