@@ -15,7 +15,7 @@ namespace ccb {
 namespace {
 
 // Catalogue text in a YAML comment: one line, no control bytes.
-std::string comment_text(const std::string& s) {
+std::string one_line(const std::string& s) {
   std::string out;
   for (const char c : s) out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c;
   return out;
@@ -60,7 +60,7 @@ ReferenceSpec reference_spec(const std::vector<PublishedFigure>& catalogue, cons
                                               f.nodes == 1 ? "" : "s", r.gpus_per_node)
                                 : "";
     if (!why.empty()) {
-      left_out.push_back(fmt::format("{}: {}", comment_text(f.id), why));
+      left_out.push_back(fmt::format("{}: {}", one_line(f.id), why));
       continue;
     }
     ++n;
@@ -75,8 +75,8 @@ ReferenceSpec reference_spec(const std::vector<PublishedFigure>& catalogue, cons
         "    pattern: {}\n"
         "    gates:\n"
         "      - {{metric: busbw, at: {}, min: {:g}% of reference}}\n",
-        comment_text(f.system), f.busbw_gbps, format_size(f.bytes), comment_text(f.source),
-        f.date.empty() ? "undated" : comment_text(f.date), check_name(f.id, names), f.collective, f.bytes, pattern,
+        one_line(f.system), f.busbw_gbps, format_size(f.bytes), one_line(f.source),
+        f.date.empty() ? "undated" : one_line(f.date), check_name(f.id, names), f.collective, f.bytes, pattern,
         f.bytes, r.floor * 100);
   }
   if (n == 0)

@@ -34,6 +34,24 @@ struct SeriesKey {
   friend bool operator<(const SeriesKey& a, const SeriesKey& b);
 };
 
+// A series' key from its columns in the series table's order (collective,
+// dtype, op, path, memory, ranks, nodes, in_place, bytes, hosts, gpu), as
+// both stores read them: text(i) and integer(i) read the row's i-th of them.
+template <class Text, class Integer>
+SeriesKey series_key_of_columns(Text text, Integer integer) {
+  return SeriesKey{.collective = text(0),
+                   .dtype = text(1),
+                   .op = text(2),
+                   .path = text(3),
+                   .memory = text(4),
+                   .ranks = static_cast<int>(integer(5)),
+                   .nodes = static_cast<int>(integer(6)),
+                   .in_place = static_cast<int>(integer(7)),
+                   .bytes = static_cast<std::uint64_t>(integer(8)),
+                   .hosts = text(9),
+                   .gpu = text(10)};
+}
+
 struct HistoryValue {
   SeriesKey key;
   double time_us = 0, busbw_gbps = 0, algbw_gbps = 0;  // NaN stored as NULL

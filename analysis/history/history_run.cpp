@@ -157,17 +157,17 @@ std::optional<HistoryRun> history_run_of(const ResultSet& set, Format f, std::st
   const std::string gpu_family = set_gpu_family(set);
   for (const ImportedPoint& p : set.points) {
     HistoryValue v;
-    v.key = SeriesKey{p.collective.str(),
-                      p.dtype.str(),
-                      p.op.str(),
-                      p.path.str(),
-                      p.memory.str(),
-                      p.ranks,
-                      p.nodes,
-                      p.in_place,
-                      p.bytes,
-                      place,
-                      p.memory == "device" ? gpu : ""};
+    v.key = SeriesKey{.collective = p.collective.str(),
+                      .dtype = p.dtype.str(),
+                      .op = p.op.str(),
+                      .path = p.path.str(),
+                      .memory = p.memory.str(),
+                      .ranks = p.ranks,
+                      .nodes = p.nodes,
+                      .in_place = p.in_place,
+                      .bytes = p.bytes,
+                      .hosts = place,
+                      .gpu = p.memory == "device" ? gpu : ""};
     v.time_us = p.time_us;
     v.busbw_gbps = below_resolution(p.busbw_gbps) ? kNaN : p.busbw_gbps;
     v.algbw_gbps = below_resolution(p.algbw_gbps) ? kNaN : p.algbw_gbps;
@@ -210,8 +210,17 @@ HistoryRun replay_history_run(const ReplayRun& replay, std::string_view text, co
     std::sort(v.begin(), v.end());
     if (v.back() <= 0 && what != "") return;  // a dimension that exposed nothing
     HistoryValue h;
-    h.key =
-        SeriesKey{"step:" + workload + what, "-", op, "-", "host", replay.ranks, replay.nodes, -1, 0, run.hosts, ""};
+    h.key = SeriesKey{.collective = "step:" + workload + what,
+                      .dtype = "-",
+                      .op = op,
+                      .path = "-",
+                      .memory = "host",
+                      .ranks = replay.ranks,
+                      .nodes = replay.nodes,
+                      .in_place = -1,
+                      .bytes = 0,
+                      .hosts = run.hosts,
+                      .gpu = ""};
     h.time_us = quantile_sorted(v, 0.5) * 1e6, h.p50_us = h.time_us, h.p90_us = quantile_sorted(v, 0.9) * 1e6;
     h.busbw_gbps = h.algbw_gbps = kNaN;
     run.values.push_back(std::move(h));

@@ -423,17 +423,8 @@ Params key_params(const SeriesKey& k) {
 }
 
 SeriesKey key_at(const Result& r, int row, int col) {
-  return SeriesKey{r.text(row, col),
-                   r.text(row, col + 1),
-                   r.text(row, col + 2),
-                   r.text(row, col + 3),
-                   r.text(row, col + 4),
-                   static_cast<int>(r.integer(row, col + 5)),
-                   static_cast<int>(r.integer(row, col + 6)),
-                   static_cast<int>(r.integer(row, col + 7)),
-                   static_cast<std::uint64_t>(r.integer(row, col + 8)),
-                   r.text(row, col + 9),
-                   r.text(row, col + 10)};
+  return series_key_of_columns([&](int i) { return r.text(row, col + i); },
+                               [&](int i) { return r.integer(row, col + i); });
 }
 
 HistoryAdded PostgresHistory::add(const HistoryRun& run_in) {
@@ -589,9 +580,18 @@ std::vector<StoredPoint> PostgresHistory::points(std::int64_t series, const std:
           Params().integer(series).text(since));
   std::vector<StoredPoint> out;
   for (int i = 0; i < r.rows(); ++i)
-    out.push_back(StoredPoint{r.integer(i, 0), r.text(i, 1), r.text(i, 2), r.text(i, 3), r.real(i, 4), r.real(i, 5),
-                              r.real(i, 6), static_cast<std::uint64_t>(r.integer(i, 7)), r.text(i, 8), r.real(i, 9),
-                              r.real(i, 10), r.real(i, 11)});
+    out.push_back(StoredPoint{.run = r.integer(i, 0),
+                              .started_at = r.text(i, 1),
+                              .versions = r.text(i, 2),
+                              .source = r.text(i, 3),
+                              .time_us = r.real(i, 4),
+                              .busbw_gbps = r.real(i, 5),
+                              .algbw_gbps = r.real(i, 6),
+                              .wrong = static_cast<std::uint64_t>(r.integer(i, 7)),
+                              .noise = r.text(i, 8),
+                              .p50_us = r.real(i, 9),
+                              .p90_us = r.real(i, 10),
+                              .busbw_limit_gbps = r.real(i, 11)});
   return out;
 }
 

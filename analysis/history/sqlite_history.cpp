@@ -164,17 +164,7 @@ void Statement::fail(const char* what) const { throw_sqlite(db_, path_, what); }
 
 // A series' key from columns col.. of a row (series' own column order).
 SeriesKey key_at(const Statement& q, int col) {
-  return SeriesKey{q.text(col),
-                   q.text(col + 1),
-                   q.text(col + 2),
-                   q.text(col + 3),
-                   q.text(col + 4),
-                   static_cast<int>(q.integer(col + 5)),
-                   static_cast<int>(q.integer(col + 6)),
-                   static_cast<int>(q.integer(col + 7)),
-                   static_cast<std::uint64_t>(q.integer(col + 8)),
-                   q.text(col + 9),
-                   q.text(col + 10)};
+  return series_key_of_columns([&](int i) { return q.text(col + i); }, [&](int i) { return q.integer(col + i); });
 }
 
 void exec(sqlite3* db, const std::string& path, const char* sql) {
@@ -583,8 +573,18 @@ std::vector<StoredPoint> SqliteHistory::points(std::int64_t series, const std::s
   q.bind(1, series).bind(2, since);
   std::vector<StoredPoint> out;
   while (q.step())
-    out.push_back(StoredPoint{q.integer(0), q.text(1), q.text(2), q.text(3), q.real(4), q.real(5), q.real(6),
-                              static_cast<std::uint64_t>(q.integer(7)), q.text(8), q.real(9), q.real(10), q.real(11)});
+    out.push_back(StoredPoint{.run = q.integer(0),
+                              .started_at = q.text(1),
+                              .versions = q.text(2),
+                              .source = q.text(3),
+                              .time_us = q.real(4),
+                              .busbw_gbps = q.real(5),
+                              .algbw_gbps = q.real(6),
+                              .wrong = static_cast<std::uint64_t>(q.integer(7)),
+                              .noise = q.text(8),
+                              .p50_us = q.real(9),
+                              .p90_us = q.real(10),
+                              .busbw_limit_gbps = q.real(11)});
   confirm_unchanged();
   return out;
 }

@@ -588,8 +588,11 @@ TEST(ReferenceSpec, FloorsFromTheCatalogueParseAsASpec) {
   }
   EXPECT_EQ(patterns, (std::vector<std::string>{"per-node", "pairwise", "all"}));  // 1, 2 and the job's 4 nodes
   EXPECT_NE(h100.text.find("aws-8x-p5: 8 nodes, the job has 4"), std::string::npos);
-  for (const PublishedFigure& f : published_figures())  // no other GPU's figure, in a check or a comment
-    if (f.gpu != "H100") EXPECT_EQ(h100.text.find(f.id), std::string::npos) << f.id;
+  for (const PublishedFigure& f : published_figures()) {  // no other GPU's figure, in a check or a comment
+    if (f.gpu != "H100") {
+      EXPECT_EQ(h100.text.find(f.id), std::string::npos) << f.id;
+    }
+  }
   // 4 GPUs per node: no H100 figure ran so; no GPU the catalogue knows: nothing to gate.
   const auto error = [](const ReferenceSpecRequest& r) {
     try {
