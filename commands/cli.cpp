@@ -28,6 +28,7 @@
 #include "common/errors.hpp"
 #include "common/terminal_text.hpp"
 #include "kernels/host_kernels.hpp"
+#include "results/noise.hpp"
 
 namespace ccb {
 
@@ -86,6 +87,10 @@ constexpr const char* kCompatibilityFlags =
   thread per process). Not supported: -r -1 (every root: run once per root); nccl-tests'
   --memory (-M) is ccbench's --memory KIND, so give -M)";
 
+// ccbench copy's default sizes (parse_copy; the help says them).
+constexpr std::size_t kCopyMinBytes = std::size_t{1} << 20, kCopyMaxBytes = std::size_t{256} << 20;
+constexpr int kCopyFactor = 4;
+
 std::string help_text() {
   return fmt::format(R"(ccbench {0} - collective-communication benchmark
 
@@ -94,7 +99,7 @@ Usage:
   ccbench moe --traffic moe:...      a MoE layer: moe_dispatch, then moe_combine (docs/moe.md)
   ccbench copy [-b -e -f -n -w -J --csv]
                                      host<->GPU and GPU<->GPU copy bandwidth and latency
-                                     (copy engines and SM kernels; default 1M..256M x4)
+                                     (copy engines and SM kernels; default {copy})
   ccbench io DIR [-p PATTERNS -b -e -f --direct --qd N --threads N ...]
                                      storage -> memory (-> GPU): sequential, random, mixed,
                                      checkpoint, small-file dataset (see ccbench io --help)
@@ -169,8 +174,8 @@ nccl-tests computes it. Noise (comment lines, and "noise" in the JSON):
 "WARNING: noise" in the ccbench block when a host runs more ranks than the
 CPUs they are bound to (oversubscribed) or was busy before the run (load
 average above its CPUs); a row's "noise:" note when its pipelined time is over
-3x away from its per-iteration p50, or its p99 over 10x its p50; "# Noise"
-after the footer repeats the run's flags, CPU steal above 2% during the run,
+{ratio:g}x away from its per-iteration p50, or its p99 over {tail:g}x its p50; "# Noise"
+after the footer repeats the run's flags, CPU steal above {steal:g}% during the run,
 and how many measurements were flagged. compare calls no winner on them.
 
 Exit codes: 0 ok, 1 internal failure, 2 bad input, 3 wrong data, 4 watchdog timeout,
@@ -179,7 +184,10 @@ Exit codes: 0 ok, 1 internal failure, 2 bad input, 3 wrong data, 4 watchdog time
 
 {3})",
                      CCBENCH_VERSION, joined_collectives(), options_help("Per-iteration sampling", kCompatibilityFlags),
-                     environment_help());
+                     environment_help(), fmt::arg("ratio", kNoisePipelinedRatio), fmt::arg("tail", kNoiseTailRatio),
+                     fmt::arg("steal", kNoiseStealShare * 100),
+                     fmt::arg("copy", fmt::format("{} to {}, x{}", format_size(kCopyMinBytes),
+                                                  format_size(kCopyMaxBytes), kCopyFactor)));
 }
 
 std::string list_text() {
@@ -408,9 +416,9 @@ void parse_copy(const RawArgs& raw, Config& cfg) {
   for (const auto& [value, flag] : not_for_copy)
     if (!value->empty()) throw UsageError(fmt::format("{}: does not apply to ccbench copy", flag));
   if (raw.minb.empty() && raw.maxb.empty()) {
-    cfg.min_bytes = std::size_t{1} << 20;
-    cfg.max_bytes = std::size_t{256} << 20;
-    if (raw.factor.empty()) cfg.step_factor = 4;
+    cfg.min_bytes = kCopyMinBytes;
+    cfg.max_bytes = kCopyMaxBytes;
+    if (raw.factor.empty()) cfg.step_factor = kCopyFactor;
   }
 }
 

@@ -76,8 +76,8 @@ ReferenceSpec reference_spec(const std::vector<PublishedFigure>& catalogue, cons
         "    gates:\n"
         "      - {{metric: busbw, at: {}, min: {:g}% of reference}}\n",
         one_line(f.system), f.busbw_gbps, format_size(f.bytes), one_line(f.source),
-        f.date.empty() ? "undated" : one_line(f.date), check_name(f.id, names), f.collective, f.bytes, pattern,
-        f.bytes, r.floor * 100);
+        f.date.empty() ? "undated" : one_line(f.date), check_name(f.id, names), f.collective, f.bytes, pattern, f.bytes,
+        r.floor * 100);
   }
   if (n == 0)
     throw UsageError(

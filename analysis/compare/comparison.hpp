@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/compare/ratio_call.hpp"
 #include "analysis/compare/series.hpp"
 #include "analysis/compare/verdict.hpp"
 #include "results/import/result_set.hpp"
@@ -16,10 +17,10 @@
 namespace ccb {
 
 struct ComparisonOptions {
-  std::size_t baseline = 0;  // index into the sets
-  unsigned ignored = 0;      // key fields the user asked to ignore (--ignore-key)
-  double alpha = 0.05;       // significance level of the Mann-Whitney test
-  double tie_band = 0.02;    // |ratio - 1| below this is a tie (crossovers)
+  std::size_t baseline = 0;      // index into the sets
+  unsigned ignored = 0;          // key fields the user asked to ignore (--ignore-key)
+  double alpha = kDefaultAlpha;  // significance level of the Mann-Whitney test
+  double tie_band = kTieBand;    // |ratio - 1| below this is a tie (crossovers)
 };
 
 struct AlignedPoint {
@@ -30,7 +31,7 @@ struct AlignedPoint {
   double time_ratio = kNaN;       // other / baseline (< 1: other is faster)
   std::optional<double> p_value;  // Mann-Whitney on per-iteration times, when both have samples
   bool significant() const { return !p_value || *p_value < alpha; }
-  double alpha = 0.05;
+  double alpha = kDefaultAlpha;
 };
 
 // other's busbw / the baseline's at one size, from the times (what was

@@ -16,6 +16,11 @@ namespace ccb {
 // and hi / lo <= kMaxIntervalSpan; on par: the whole interval within the tie
 // band; otherwise cannot tell (the interval contains equal, or is too wide).
 inline constexpr double kMaxIntervalSpan = 10;
+// |ratio - 1| within which two sets are on par (the tie band).
+inline constexpr double kTieBand = 0.02;
+// The significance level of the tests a call rests on (compare's
+// Mann-Whitney per size, a replayed step's per phase) unless --alpha says.
+inline constexpr double kDefaultAlpha = 0.05;
 struct RatioCall {
   // unbounded: a set's estimate rests on an interval the data cannot bound (why names it)
   enum Kind { winner, on_par, contains_equal, too_wide, not_aligned, unbounded, none };
@@ -25,7 +30,7 @@ struct RatioCall {
   std::string why;  // not_aligned: what the comparison's tables say instead; unbounded: which set, which phases
 };
 RatioCall call_ratio(const std::string& lower, const std::string& higher, double ratio, double lo, double hi,
-                     double tie_band = 0.02);
+                     double tie_band = kTieBand);
 
 // The ratio's interval as text ("1.1x to 1.5x", or "no interval"), and what a
 // call that names no winner says ("cannot tell which is faster: ..."; "" for

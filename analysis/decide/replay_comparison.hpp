@@ -38,7 +38,7 @@ struct ReplayComparison {
   std::vector<ReplayRun> runs;
   std::vector<ReplayMedians> medians;
   std::size_t baseline = 0;
-  double alpha = 0.05;
+  double alpha = kDefaultAlpha;
   std::vector<ReplayPair> pairs;  // every other run against the baseline
 };
 
