@@ -131,10 +131,7 @@ TrafficModel parse_traffic(std::string_view spec) {
   else if (kind == "hot") m.kind = TrafficKind::hot;
   else if (kind == "lognormal") m.kind = TrafficKind::lognormal;
   else if (kind == "permutations") m.kind = TrafficKind::permutations;
-  else
-    throw bad(
-        "expected uniform, spread:F, hot:R[:rank=K], lognormal:SIGMA[:seed=N], permutations:K[:seed=N], "
-        "matrix:FILE or moe:experts=E:topk=K:hidden=H[:...]");
+  else throw bad(fmt::format("expected {} or {}[:dispatch|:combine]", kTrafficModels, kMoeTraffic));
   if (f.size() < 2) throw bad(fmt::format("{} needs a value ({}:VALUE)", kind, kind));
   const auto v = number(f[1]);
   if (!v) throw bad(fmt::format("'{}' is not a number", f[1]));

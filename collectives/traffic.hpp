@@ -42,6 +42,13 @@
 
 namespace ccb {
 
+// The --traffic grammar, as --help, the parser's errors and moe's say it.
+inline constexpr std::string_view kTrafficModels =
+    "uniform, spread:F, hot:R[:rank=K], lognormal:SIGMA[:seed=N], permutations:K[:seed=N], matrix:FILE";
+// A MoE layer's traffic; a sweep of one collective may add [:dispatch|:combine].
+inline constexpr std::string_view kMoeTraffic =
+    "moe:experts=E:topk=K:hidden=H[:hot=R[:rank=K]|:lognormal=SIGMA|:routing=FILE][:seed=N]";
+
 enum class TrafficKind { uniform, spread, hot, lognormal, permutations, matrix, moe };
 
 struct TrafficModel {

@@ -542,10 +542,7 @@ void parse_measurement(const RawArgs& raw, Config& cfg) {
       (cfg.collective->id == CollectiveId::moe_dispatch || cfg.collective->id == CollectiveId::moe_combine)) {
     const std::string_view name = cfg.moe_layer ? "moe" : cfg.collective->name;
     if (raw.traffic.empty() || cfg.traffic->kind != TrafficKind::moe)
-      throw UsageError(
-          fmt::format("{}: give the layer, --traffic moe:experts=E:topk=K:hidden=H[:hot=R|:lognormal=S|"
-                      ":routing=FILE] (docs/moe.md)",
-                      name));
+      throw UsageError(fmt::format("{}: give the layer, --traffic {} (docs/moe.md)", name, kMoeTraffic));
     MoeRouting& m = cfg.traffic->moe;
     const bool combine = cfg.collective->id == CollectiveId::moe_combine;
     if (m.direction_given && (cfg.moe_layer || m.combine != combine))

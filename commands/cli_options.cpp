@@ -101,12 +101,13 @@ std::vector<OptionRow> option_rows(RawArgs& raw, Config& cfg) {
        "alltoallv only: who sends how much to whom (docs/alltoallv.md). uniform; spread:F (nccl-tests' "
        "distance-weighted pattern, F 0-1); hot:R[:rank=K] (every rank sends R x as much to rank K, default 0, as to "
        "each other: DeepEP's unbalanced ratio); lognormal:SIGMA[:seed=N] (each receiver's share log-normal); "
-       "permutations:K[:seed=N] (the sum of K random permutations); matrix:FILE (nccl-tests' matrix file, its shape); "
-       "moe:experts=E:topk=K:hidden=H[:hot=R[:rank=K]|:lognormal=SIGMA|:routing=FILE][:seed=N][:dispatch|:combine] (a "
-       "MoE layer's dispatch or combine of size/H tokens per rank, docs/moe.md). "
-       "The size is the bytes a rank sends on average (moe: the bytes of a rank's tokens). Without --traffic, "
-       "nccl-tests' NCCL_TESTS_ALLTOALLV_MATRIX_FILE "
-       "or NCCL_TESTS_ALLTOALLV_SPREAD, else spread:1 (nccl-tests' default)",
+       "permutations:K[:seed=N] (the sum of K random permutations); matrix:FILE (nccl-tests' matrix file, its "
+       "shape); " +
+           std::string(kMoeTraffic) +
+           "[:dispatch|:combine] (a MoE layer's dispatch or combine of size/H tokens per rank, docs/moe.md). "
+           "The size is the bytes a rank sends on average (moe: the bytes of a rank's tokens). Without --traffic, "
+           "nccl-tests' NCCL_TESTS_ALLTOALLV_MATRIX_FILE "
+           "or NCCL_TESTS_ALLTOALLV_SPREAD, else spread:1 (nccl-tests' default)",
        &raw.traffic},
 
       {timing, "-n,--iters", "N", fmt::format("timed iterations per size and mode (default {})", d.iters), &raw.iters},
