@@ -14,7 +14,9 @@ ccbench's --help) against the tree and the code.
      is, line for line, the "Quantities" section of `ccbench history --help`
      (results/quantities.cpp: one definition of each quantity);
   6. the README's table of pages lists every page of docs/ (a list kept by
-     hand is checked against the tree).
+     hand is checked against the tree);
+  7. docs/development.md's layout names every page of docs/ and every script
+     of scripts/validate/ in those folders' entries.
 
 Usage: docs_check.py REPO_ROOT [CCBENCH]. Prints one line per problem and
 exits 1 when there is any; a test proves each check can fail
@@ -229,6 +231,37 @@ def check_page_list(root, files):
             problems.append(f"README.md: its table of pages does not list {md}")
 
 
+def layout_entry(text, folder):
+    """The layout's entry for `folder`: its line and the indented lines after it."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith(folder + " "):
+            entry = [line[len(folder):]]
+            for more in lines[i + 1:]:
+                if not more.startswith(" "):
+                    break
+                entry.append(more)
+            return " ".join(entry)
+    return None
+
+
+def check_layout(root):
+    dev = os.path.join(root, "docs", "development.md")
+    if not os.path.exists(dev):
+        return
+    text = open(dev, encoding="utf-8").read()
+    for folder, pattern in (("docs/", "*.md"), ("scripts/validate/", "*")):
+        entry = layout_entry(text, folder)
+        if entry is None:
+            problems.append(f"docs/development.md: its layout has no entry for {folder}")
+            continue
+        words = set(re.findall(r"[A-Za-z0-9_.-]+", entry))
+        for path in sorted(glob.glob(os.path.join(root, folder, pattern))):
+            stem = os.path.splitext(os.path.basename(path))[0]
+            if os.path.isfile(path) and stem not in words:
+                problems.append(f"docs/development.md: its layout's {folder} does not name {stem}")
+
+
 def main():
     root = sys.argv[1]
     ccbench = sys.argv[2] if len(sys.argv) > 2 else None
@@ -242,6 +275,7 @@ def main():
     check_environment(root, ccbench)
     check_quantities(root, ccbench, files)
     check_page_list(root, files)
+    check_layout(root)
     for p in problems:
         print(p)
     print(f"docs check: {len(files)} files, {len(problems)} problems")

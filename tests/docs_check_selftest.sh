@@ -45,4 +45,12 @@ printf '# R\n| [docs/a.md](docs/a.md) | a page |\n' >"$dir/README.md"
 out=$(python3 "$root/tests/docs_check.py" "$dir")
 grep -q "^README.md: its table of pages does not list docs/running.md$" <<<"$out" || fail "a page missing from the README's table not found"
 grep -q "does not list docs/a.md" <<<"$out" && fail "a listed page reported"
+# A layout in docs/development.md that leaves out a page of docs/ or a validate script is found.
+mkdir -p "$dir/scripts/validate" && touch "$dir/scripts/validate/check-a.sh" "$dir/scripts/validate/check-b.py"
+printf '# D\n```\ndocs/      pages: running, a, q,\n           failures\nscripts/validate/  check-a\n```\n' >"$dir/docs/development.md"
+out=$(python3 "$root/tests/docs_check.py" "$dir")
+grep -q "^docs/development.md: its layout's docs/ does not name development$" <<<"$out" &&
+  grep -q "^docs/development.md: its layout's scripts/validate/ does not name check-b$" <<<"$out" ||
+  fail "a page or a script missing from the layout not found"
+grep -q "does not name \(running\|failures\|check-a\)" <<<"$out" && fail "a named page or script reported"
 echo "docs check self-test: ok"
