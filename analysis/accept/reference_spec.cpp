@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "analysis/compare/expectation.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 
@@ -90,14 +91,14 @@ ReferenceSpec reference_spec(const std::vector<PublishedFigure>& catalogue, cons
           "# Floors from the reference catalogue for {gpu} ({nodes} node{s}, {g} GPUs each): ccbench expect "
           "--spec-out.\n"
           "# Each gate is {floor:g}% of the figure that accept resolves from each group's own run (same GPU family,\n"
-          "# collective, ranks and nodes, within 2x of the size); the report prints each floor's basis.\n"
+          "# collective, ranks and nodes, within {window:g}x of the size); the report prints each floor's basis.\n"
           "# Launch one rank per GPU on every node: mpirun -npernode {g} ccbench accept THIS.yaml\n"
           "{left}"
           "name: {name}\n"
           "checks:\n"
           "{checks}",
           fmt::arg("gpu", r.gpu), fmt::arg("nodes", r.nodes), fmt::arg("s", r.nodes == 1 ? "" : "s"),
-          fmt::arg("g", r.gpus_per_node), fmt::arg("floor", r.floor * 100),
+          fmt::arg("g", r.gpus_per_node), fmt::arg("floor", r.floor * 100), fmt::arg("window", kReferenceSizeWindow),
           fmt::arg("left", left_out.empty() ? ""
                                             : fmt::format("# Left out (the job cannot run their shape):\n#   {}\n",
                                                           fmt::join(left_out, "\n#   "))),
