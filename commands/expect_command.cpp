@@ -126,6 +126,9 @@ int run_expect(int argc, const char* const* argv) {
       return print_or_fail(expect_help_text() + option_list(expect_options(defaults)));
     }
     if (!a.spec_out.empty()) return write_reference_spec(a);
+    const ExpectArgs d;
+    if (!a.gpu.empty() || a.nodes != d.nodes || a.gpus_per_node != d.gpus_per_node || a.floor_pct != d.floor_pct)
+      throw UsageError("expect: --gpu, --nodes, --gpus-per-node and --floor shape --spec-out's spec: give --spec-out");
     if (a.runs.empty()) throw UsageError("expect: give one or more runs (files or folders)");
     double given = 0;
     if (!a.link_rate.empty()) given = link_rate_option("expect: --link-rate", a.link_rate);
