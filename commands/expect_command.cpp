@@ -76,8 +76,9 @@ std::vector<CommandOption> expect_options(ExpectArgs& a) {
                     "NICs per node at that rate (default: 1 with --link-rate, else the record's)", a.nics, 0, 1024),
           option("--spec-out", "FILE", "write an acceptance spec of floors from the reference catalogue", a.spec_out),
           option("--gpu", "GPU",
-                 "--spec-out: the GPU (A100, H100, H200, B200, GB200 or a device name such as 'NVIDIA H100 80GB "
-                 "HBM3'); default: the runs'",
+                 fmt::format("--spec-out: the GPU ({} or a device name such as 'NVIDIA H100 80GB HBM3'); default: "
+                             "the runs'",
+                             gpu_families_text()),
                  a.gpu),
           option_in("--nodes", "N", "--spec-out: the job's node count", a.nodes, 1, 100000),
           option_in("--gpus-per-node", "G", "--spec-out: GPUs (ranks) per node", a.gpus_per_node, 1, 1024),
@@ -89,8 +90,8 @@ std::vector<CommandOption> expect_options(ExpectArgs& a) {
 int write_reference_spec(const ExpectArgs& a) {
   std::string gpu = a.gpu.empty() ? "" : gpu_family(a.gpu);
   if (!a.gpu.empty() && gpu.empty())
-    throw UsageError(fmt::format("expect: --gpu '{}': not a GPU the limits know (A100, H100, H200, B200, GB200)",
-                                 terminal_safe(a.gpu)));
+    throw UsageError(
+        fmt::format("expect: --gpu '{}': not a GPU the limits know ({})", terminal_safe(a.gpu), gpu_families_text()));
   if (gpu.empty() && !a.runs.empty())
     for (const ResultSet& set : load_measured_runs(a.runs, "expect"))
       if (gpu.empty()) gpu = set_gpu_family(set);

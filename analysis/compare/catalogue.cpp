@@ -78,8 +78,7 @@ std::vector<PublishedFigure> read_catalogue(std::string_view text, const std::st
       throw bad(fmt::format("collective {}: not one ccbench runs (ccbench list)", quote_value(f.collective)));
     f.gpu = text_of("gpu", true);
     if (gpu_family(f.gpu) != f.gpu)
-      throw bad(
-          fmt::format("gpu {}: not a family the limits know (A100, H100, H200, B200, GB200)", quote_value(f.gpu)));
+      throw bad(fmt::format("gpu {}: not a family the limits know ({})", quote_value(f.gpu), gpu_families_text()));
     f.ranks = static_cast<int>(whole("ranks", 2, kMaxRanks));
     f.nodes = static_cast<int>(whole("nodes", 1, f.ranks));
     f.bytes = static_cast<std::uint64_t>(whole("bytes", 1, std::int64_t{1} << 50));

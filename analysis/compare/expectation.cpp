@@ -45,6 +45,12 @@ std::string nvlink_limits_text() {
   return s + " GB/s";
 }
 
+std::string gpu_families_text() {
+  std::string s;
+  for (const GpuRow& g : kGpus) s += fmt::format("{}{}", s.empty() ? "" : ", ", g.family);
+  return s;
+}
+
 std::string gpu_family(std::string_view device) {
   std::string up(device);
   std::transform(up.begin(), up.end(), up.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });

@@ -25,6 +25,8 @@ bool within_reference_window(std::uint64_t bytes, std::uint64_t reference_bytes)
 // NVLink per GPU per direction of each family the catalogue knows, as help
 // and reports name them: "A100 300, H100 450, ... GB/s".
 std::string nvlink_limits_text();
+// The families themselves, as messages name them: "A100, H100, H200, B200, GB200".
+std::string gpu_families_text();
 
 // The GPU family a device name says ("NVIDIA H100 80GB HBM3" -> "H100"); ""
 // when it names none this catalogue knows (A100, H100, H200, B200, GB200).
